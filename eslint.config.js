@@ -1,0 +1,42 @@
+import tseslint from 'typescript-eslint';
+
+const rawIpcWrappers = ['electron/ipc/main-ipc.ts', 'electron/ipc/preload-ipc.ts'];
+
+export default tseslint.config(
+  {
+    ignores: ['node_modules/**', 'dist/**', 'dist-electron/**', 'dist-renderer/**', 'release/**', 'out/**', 'logs/**'],
+  },
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      'no-restricted-exports': ['error', { restrictDefaultExports: { direct: true, named: true, defaultFrom: true } }],
+    },
+  },
+  {
+    // The relay core runs without Electron (headless relay, CI, tests).
+    files: ['src/**/*.ts', 'src/**/*.tsx'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: [{ name: 'electron', message: 'src/ is plain Node: put Electron code in electron/.' }] }],
+    },
+  },
+  {
+    // Raw IPC only in the two typed wrappers.
+    files: ['electron/**/*.ts', 'renderer/**/*.ts', 'renderer/**/*.tsx'],
+    ignores: rawIpcWrappers,
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: [{ name: 'electron', importNames: ['ipcMain', 'ipcRenderer'], message: 'Use the typed wrappers in electron/ipc/.' }],
+      }],
+      'no-restricted-syntax': ['error', {
+        selector: "MemberExpression[property.name=/^(ipcMain|ipcRenderer)$/]",
+        message: 'Use the typed wrappers in electron/ipc/.',
+      }],
+    },
+  },
+  {
+    // Config files are the tools' own convention.
+    files: ['*.config.ts', '*.config.js'],
+    rules: { 'no-restricted-exports': 'off' },
+  },
+);

@@ -1,0 +1,73 @@
+import { z } from 'zod';
+
+/** Connection details of an agent runtime (opencode) server. Password is a secret. */
+export interface RuntimeEndpoint {
+  url: string;
+  username: string;
+  password: string;
+}
+
+export const sessionSchema = z.looseObject({
+  id: z.string().startsWith('ses'),
+  title: z.string().optional(),
+  parentID: z.string().optional(),
+  directory: z.string().optional(),
+  time: z.looseObject({ created: z.number(), updated: z.number().optional() }).optional(),
+});
+export type Session = z.infer<typeof sessionSchema>;
+
+export const runtimeHealthSchema = z.looseObject({ healthy: z.boolean(), version: z.string().optional() });
+export type RuntimeHealth = z.infer<typeof runtimeHealthSchema>;
+
+/** One event from the runtime's `GET /event` stream: `{type, properties}`. */
+export const runtimeEventSchema = z.looseObject({
+  type: z.string(),
+  properties: z.record(z.string(), z.unknown()).default({}),
+});
+export type RuntimeEvent = z.infer<typeof runtimeEventSchema>;
+
+/**
+ * Why a runtime call failed. `unreachable` and `server` are worth retrying later
+ * (the alert is queued); `auth` and `client` are configuration or programming errors.
+ */
+export type AgentErrorKind = 'unreachable' | 'timeout' | 'auth' | 'server' | 'not_found' | 'client';
+
+export class AgentRuntimeError extends Error {
+  override readonly name = 'AgentRuntimeError';
+  constructor(
+    readonly kind: AgentErrorKind,
+    message: string,
+    readonly status?: number,
+  ) {
+    super(message);
+  }
+  get retryable(): boolean {
+    return this.kind === 'unreachable' || this.kind === 'timeout' || this.kind === 'server';
+  }
+}
+
+export interface PromptInput {
+  /** Agent name; omitted for follow-up prompts so the session keeps its agent. */
+  agent?: string;
+  text: string;
+}
+
+/** What the relay needs from the agent runtime. The real implementation is src/agent/client.ts. */
+export interface AgentRuntime {
+  readonly url: string;
+  health(): Promise<RuntimeHealth>;
+  createSession(input: { title: string }): Promise<Session>;
+  promptAsync(sessionId: string, input: PromptInput): Promise<void>;
+  getSession(sessionId: string): Promise<Session>;
+  listSessions(): Promise<Session[]>;
+  abort(sessionId: string): Promise<void>;
+  /**
+   * Follows `GET /event` until `signal` aborts; reconnects with backoff and calls
+   * `onStatus` on every connect/disconnect so health can show it.
+   */
+  followEvents(
+    onEvent: (event: RuntimeEvent) => void,
+    opts: { signal: AbortSignal; onStatus?: (status: { connected: boolean; error?: string }) => void },
+  ): Promise<void>;
+  close(): Promise<void>;
+}
