@@ -1,0 +1,64 @@
+import { alertResultSchema, SEARCH_METADATA_KEYS, scalarField, type InboundAlert, type KbQueryMode } from './schema';
+
+/** Long values are cut so one noisy field cannot crowd the agent's context. */
+export const MAX_VAR_CHARS = 2048;
+export const MAX_RAW_CHARS = 8192;
+
+export interface NormalizedAlert {
+  alert_def_id: string;
+  device_hostname: string;
+  alert_vars: Record<string, string>;
+  raw_message: string | null;
+  kb_query_mode: KbQueryMode;
+  warnings: string[];
+  /** Identity of the fault for de-duplication while its incident is open. */
+  dedup_key: string;
+}
+
+function cap(value: string, max: number, name: string, warnings: string[]): string {
+  if (value.length <= max) return value;
+  warnings.push(`field_truncated: ${name} was ${value.length} characters, cut to ${max}`);
+  return `${value.slice(0, max)}…[truncated]`;
+}
+
+export function normalizeAlert(alert: InboundAlert): NormalizedAlert {
+  const { result } = alert;
+  const warnings: string[] = [];
+  const system = result.system;
+  const deviceName = result.device_name;
+  // The decision: `system` wins; a differing device_name is contradictory context.
+  const hostname = (system ?? deviceName) as string;
+  if (system && deviceName && system !== deviceName) {
+    warnings.push(`hostname_conflict: result.system is "${system}" but result.device_name is "${deviceName}"`);
+  }
+
+  const vars: Record<string, string> = {};
+  for (const [key, value] of Object.entries(result)) {
+    if (key === 'alert_def_id' || key === 'system' || key === '_raw' || value === undefined || value === null) continue;
+    if (key === 'device_name' && (!system || deviceName === system)) continue;
+    const known = key in alertResultSchema.shape;
+    const text = known ? String(value) : scalarField.parse(value);
+    vars[key] = cap(text, MAX_VAR_CHARS, `result.${key}`, warnings);
+  }
+  for (const key of SEARCH_METADATA_KEYS) {
+    const value = alert[key];
+    if (value !== undefined) vars[key] = cap(value, MAX_VAR_CHARS, key, warnings);
+  }
+
+  const raw = result._raw && result._raw.trim() !== '' ? cap(result._raw, MAX_RAW_CHARS, 'result._raw', warnings) : null;
+
+  return {
+    alert_def_id: result.alert_def_id,
+    device_hostname: hostname,
+    alert_vars: vars,
+    raw_message: raw,
+    kb_query_mode: alert.kb_query_mode ?? 'standard',
+    warnings,
+    dedup_key: JSON.stringify([
+      result.alert_def_id.toUpperCase(),
+      hostname.toLowerCase(),
+      result.neighbor_ip ?? '',
+      result.vrf_name ?? '',
+    ]),
+  };
+}

@@ -1,0 +1,76 @@
+import { z } from 'zod';
+
+export const KB_QUERY_MODES = ['quick', 'standard', 'deep'] as const;
+export type KbQueryMode = (typeof KB_QUERY_MODES)[number];
+
+/** Splunk sends empty strings for absent fields; treat them as absent. */
+const blankToUndefined = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
+
+// Identifiers end up in file names (artifact folders, session logs): keep them tame.
+const alertDefId = z
+  .string({ error: 'required string' })
+  .trim()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'letters, digits, "_", "." or "-" (for example AD000002)');
+const hostname = z
+  .string()
+  .trim()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,252}$/, 'a device hostname (letters, digits, "_", ".", ":" or "-")');
+const ip = z.union([z.ipv4(), z.ipv6()], { error: 'an IPv4 or IPv6 address' });
+
+/**
+ * Any other Splunk field: strings kept, numbers and booleans stringified, multivalue
+ * arrays joined. Nested objects are refused: the agent gets flat, readable variables.
+ */
+const scalarField = z.union(
+  [
+    z.string(),
+    z.number().transform(String),
+    z.boolean().transform(String),
+    z.array(z.union([z.string(), z.number(), z.boolean()])).transform((a) => a.map(String).join(', ')),
+  ],
+  { error: 'a string, number, boolean or list of those (nested objects are not accepted)' },
+);
+
+export const alertResultSchema = z.looseObject({
+  alert_def_id: alertDefId,
+  system: z.preprocess(blankToUndefined, hostname.optional()),
+  device_name: z.preprocess(blankToUndefined, hostname.optional()),
+  _time: z.preprocess(blankToUndefined, scalarField.optional()),
+  device_ip: z.preprocess(blankToUndefined, ip.optional()),
+  neighbor_ip: z.preprocess(blankToUndefined, ip.optional()),
+  vrf_name: z.preprocess(blankToUndefined, z.string().optional()),
+  neighbor_as: z.preprocess(blankToUndefined, scalarField.pipe(z.string().regex(/^\d+(\.\d+)?$/, 'an AS number')).optional()),
+  _raw: z.preprocess(blankToUndefined, z.string().optional()),
+});
+
+export const SEARCH_METADATA_KEYS = ['sid', 'search_name', 'app', 'owner', 'results_link'] as const;
+
+export const inboundAlertSchema = z
+  .looseObject({
+    result: alertResultSchema,
+    sid: z.preprocess(blankToUndefined, z.string().optional()),
+    search_name: z.preprocess(blankToUndefined, z.string().optional()),
+    app: z.preprocess(blankToUndefined, z.string().optional()),
+    owner: z.preprocess(blankToUndefined, z.string().optional()),
+    results_link: z.preprocess(blankToUndefined, z.url().optional()),
+    kb_query_mode: z.preprocess(blankToUndefined, z.enum(KB_QUERY_MODES).optional()),
+  })
+  .superRefine((alert, ctx) => {
+    if (!alert.result.system && !alert.result.device_name) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['result', 'system'],
+        message: 'a device hostname is required in result.system or result.device_name',
+      });
+    }
+    for (const [key, value] of Object.entries(alert.result)) {
+      if (key in alertResultSchema.shape || value === undefined || value === null) continue;
+      const parsed = scalarField.safeParse(value);
+      if (!parsed.success) {
+        ctx.addIssue({ code: 'custom', path: ['result', key], message: parsed.error.issues[0]?.message ?? 'invalid' });
+      }
+    }
+  });
+
+export type InboundAlert = z.output<typeof inboundAlertSchema>;
+export { scalarField };

@@ -1,0 +1,109 @@
+import { z } from 'zod';
+
+const port = z.coerce.number().int().min(0).max(65535);
+const positiveInt = z.coerce.number().int().positive();
+const url = z.url({ protocol: /^https?$/ });
+const optionalString = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v));
+const optionalUrl = optionalString.pipe(url.optional());
+
+/** Byte sizes like `256k`, `1m` or a plain number of bytes. */
+const byteSize = z
+  .union([z.number(), z.string()])
+  .transform((v, ctx) => {
+    const m = /^\s*(\d+)\s*([kKmM]?)[bB]?\s*$/.exec(String(v));
+    if (!m) {
+      ctx.addIssue({ code: 'custom', message: 'expected a size such as 262144, 256k or 1m' });
+      return z.NEVER;
+    }
+    const unit = m[2]?.toLowerCase();
+    return Number(m[1]) * (unit === 'k' ? 1024 : unit === 'm' ? 1024 * 1024 : 1);
+  })
+  .pipe(z.number().int().min(1024).max(64 * 1024 * 1024));
+
+const emailList = optionalString.transform((v) =>
+  v
+    ? v
+        .split(/[,\s]+/)
+        .map((e) => e.trim().toLowerCase())
+        .filter(Boolean)
+    : [],
+);
+
+/**
+ * Every setting of the relay, read from environment variables. The keys are the
+ * variable names so an error can name the variable the user has to fix.
+ */
+export const configSchema = z
+  .object({
+    AGENT_URL: optionalUrl,
+    AGENT_SERVER_USERNAME: z.string().default('opencode'),
+    AGENT_SERVER_PASSWORD: optionalString,
+    AGENT_NAME: z.string().min(1).default('network-troubleshooter'),
+    REMEDIATION_MODE: z.enum(['strict', 'hybrid']).default('strict'),
+    INGEST_PORT: port.default(8080),
+    RELAY_HOST: z.string().min(1).default('127.0.0.1'),
+    RELAY_DATA_DIR: z.string().min(1).default('.relay-data'),
+    RELAY_LOG_DIR: z.string().min(1).default('logs'),
+    RELAY_PROJECT_DIR: z.string().min(1).default('.'),
+    WEBHOOK_SECRET: optionalString,
+    MAX_ACTIVE_RUNS: positiveInt.max(100).default(4),
+    MAX_BODY_BYTES: byteSize.default(256 * 1024),
+    INCIDENT_RETENTION: positiveInt.default(1000),
+    DELIVERY_RETRY_MAX_MS: positiveInt.default(60_000),
+    DEVICE_MCP_URL: optionalUrl,
+    MSG_BOT_TOKEN: optionalString,
+    MSG_ROOM_ID: optionalString,
+    MSG_U2C_URL: url.default('https://u2c.wbx2.com/u2c/api/v1'),
+    MSG_API_URL: url.default('https://webexapis.com/v1'),
+    MSG_APPROVERS: emailList,
+    APPROVAL_TTL: z
+      .string()
+      .default('30m')
+      .transform((v, ctx) => {
+        const m = /^\s*(\d+)\s*(ms|s|m|h)?\s*$/.exec(v);
+        if (!m) {
+          ctx.addIssue({ code: 'custom', message: 'expected a duration such as 30m, 90s or 2h' });
+          return z.NEVER;
+        }
+        const mult = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(m[2] ?? 'ms') as 'ms' | 's' | 'm' | 'h'];
+        return Number(m[1]) * mult;
+      })
+      .pipe(z.number().int().positive()),
+    APPROVAL_WHEN_UNATTENDED: z.enum(['approve', 'deny']).default('approve'),
+    RELAY_TOOLS_TOKEN: optionalString,
+    SEARCH_UPSTREAM_URL: optionalUrl,
+    SEARCH_UPSTREAM_TOKEN: optionalString,
+    SEARCH_UPSTREAM_TIMEOUT_MS: positiveInt.default(30_000),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  })
+  .superRefine((c, ctx) => {
+    if (c.AGENT_URL && !c.AGENT_SERVER_PASSWORD) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['AGENT_SERVER_PASSWORD'],
+        message: 'required when AGENT_URL is set (the runtime is password protected)',
+      });
+    }
+    if (Boolean(c.MSG_BOT_TOKEN) !== Boolean(c.MSG_ROOM_ID)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [c.MSG_BOT_TOKEN ? 'MSG_ROOM_ID' : 'MSG_BOT_TOKEN'],
+        message: 'MSG_BOT_TOKEN and MSG_ROOM_ID go together: set both to enable Webex, or neither',
+      });
+    }
+  });
+
+export type RelayConfig = z.output<typeof configSchema>;
+export type RelayConfigInput = z.input<typeof configSchema>;
+
+/** Names whose values are never printed, logged or returned. */
+export const SECRET_KEYS = [
+  'AGENT_SERVER_PASSWORD',
+  'WEBHOOK_SECRET',
+  'MSG_BOT_TOKEN',
+  'RELAY_TOOLS_TOKEN',
+  'SEARCH_UPSTREAM_TOKEN',
+] as const satisfies readonly (keyof RelayConfig)[];

@@ -1,0 +1,171 @@
+import type { Logger } from 'pino';
+import { AgentRuntimeError, type AgentRuntime } from '../agent/types';
+import type { Clock } from '../clock';
+import type { Incidents } from '../incidents/service';
+import type { Incident } from '../incidents/model';
+import { backoffDelay } from './backoff';
+
+const ACTIVE_STATES: ReadonlySet<Incident['state']> = new Set(['running', 'awaiting_approval', 'approved', 'denied']);
+
+export interface DispatcherOptions {
+  incidents: Incidents;
+  agent: AgentRuntime;
+  agentName: string;
+  maxActiveRuns: number;
+  retryBaseMs?: number;
+  retryMaxMs: number;
+  clock: Clock;
+  logger: Logger;
+  random?: () => number;
+}
+
+/** A runtime error as it may be shown: the client's messages never carry credentials. */
+function describeError(error: unknown): string {
+  if (error instanceof AgentRuntimeError) return `${error.kind}: ${error.message}`;
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Delivers queued incidents to the agent runtime, first in first out, with at most
+ * `maxActiveRuns` runs at once. A failed delivery leaves the incident queued and
+ * the whole queue backs off (the runtime is down for everyone, not for one alert).
+ */
+export function createDispatcher(opts: DispatcherOptions) {
+  const { incidents, agent, agentName, maxActiveRuns, clock, logger } = opts;
+  const retryBaseMs = opts.retryBaseMs ?? 500;
+  const inFlight = new Map<string, Promise<void>>();
+  /** Incidents queued before this process started may already have a session (crash after create). */
+  const needsAdoption = new Set<string>();
+  let failures = 0;
+  let retryTimer: { cancel(): void } | null = null;
+  let stopped = false;
+
+  const activeCount = () =>
+    inFlight.size + incidents.open().filter((i) => ACTIVE_STATES.has(i.state)).length;
+
+  const queue = () =>
+    incidents
+      .open()
+      .filter((i) => i.state === 'queued' && !inFlight.has(i.incident_id))
+      .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.incident_id.localeCompare(b.incident_id));
+
+  async function adoptExistingSession(incidentId: string): Promise<string | null> {
+    const sessions = await agent.listSessions();
+    const found = sessions.find((s) => s.title?.startsWith(`${incidentId} `) && !s.parentID);
+    return found?.id ?? null;
+  }
+
+  async function deliver(incidentId: string): Promise<void> {
+    const log = logger.child({ incident_id: incidentId });
+    let incident = incidents.get(incidentId);
+    if (!incident || incident.state !== 'queued') return;
+    try {
+      let sessionId = incident.session_id;
+      if (!sessionId && needsAdoption.has(incidentId)) {
+        sessionId = await adoptExistingSession(incidentId);
+        if (sessionId) {
+          incidents.update(incidentId, () => ({ session_id: sessionId }));
+          incidents.record(incidentId, 'session.adopted', `Found session ${sessionId} created before a restart`, { session_id: sessionId });
+        }
+      }
+      needsAdoption.delete(incidentId);
+      if (!sessionId) {
+        const title = `${incident.incident_id} ${incident.alert_def_id} ${incident.device_hostname}`;
+        const session = await agent.createSession({ title });
+        sessionId = session.id;
+        incident = incidents.update(incidentId, () => ({ session_id: session.id }));
+        incidents.record(incidentId, 'session.created', `Agent session ${session.id} created`, { session_id: session.id });
+      }
+      await agent.promptAsync(sessionId, { agent: agentName, text: incident.prompt_text });
+      incidents.update(incidentId, (cur) => ({
+        state: 'running',
+        delivery: { ...cur.delivery, attempts: cur.delivery.attempts + 1, next_attempt_at: null, last_error: null, prompt_sent: true },
+      }));
+      incidents.record(incidentId, 'prompt.sent', `Prompt sent to ${agentName}`, { session_id: sessionId, agent: agentName });
+      log.info({ session_id: sessionId }, 'incident delivered to the agent runtime');
+      failures = 0;
+    } catch (error) {
+      failures += 1;
+      const delay = backoffDelay(failures, retryBaseMs, opts.retryMaxMs, opts.random);
+      const message = describeError(error);
+      const lostSession = error instanceof AgentRuntimeError && error.kind === 'not_found';
+      incidents.update(incidentId, (cur) => ({
+        // The runtime forgot the session (fresh storage): start a new one next time.
+        session_id: lostSession ? null : cur.session_id,
+        delivery: {
+          ...cur.delivery,
+          attempts: cur.delivery.attempts + 1,
+          next_attempt_at: new Date(clock.now().getTime() + delay).toISOString(),
+          last_error: message,
+        },
+      }));
+      incidents.record(incidentId, 'delivery.failed', `Agent runtime not reached (${message}); retrying in ${Math.ceil(delay / 1000)} s`, {
+        error: message,
+      });
+      log.warn({ err_kind: error instanceof AgentRuntimeError ? error.kind : 'unknown', retry_in_ms: delay }, `delivery failed: ${message}`);
+      scheduleRetry(delay);
+    }
+  }
+
+  function scheduleRetry(delay: number) {
+    if (stopped || retryTimer) return;
+    retryTimer = clock.setTimeout(() => {
+      retryTimer = null;
+      pump();
+    }, delay);
+  }
+
+  /** Starts as many deliveries as capacity allows; returns those it started. */
+  function pump(): Map<string, Promise<void>> {
+    const started = new Map<string, Promise<void>>();
+    if (stopped || retryTimer) return started;
+    let free = maxActiveRuns - activeCount();
+    for (const next of queue()) {
+      if (free <= 0) break;
+      free -= 1;
+      const p = deliver(next.incident_id).finally(() => {
+        inFlight.delete(next.incident_id);
+        // Delivery done: if it failed a retry is scheduled; if it worked, nothing more is waiting on it.
+      });
+      inFlight.set(next.incident_id, p);
+      started.set(next.incident_id, p);
+      // One at a time while failing, so a dead runtime is not hammered with the whole queue.
+      if (failures > 0) break;
+    }
+    return started;
+  }
+
+  return {
+    /** After intake: delivers now if capacity allows; resolves once that attempt is done, or at once if queued. */
+    submit(incidentId: string): Promise<void> {
+      const started = pump();
+      return started.get(incidentId) ?? inFlight.get(incidentId) ?? Promise.resolve();
+    },
+    /** A run ended or the runtime came back: try the queue again now. */
+    kick(opts: { resetBackoff?: boolean } = {}) {
+      if (opts.resetBackoff && retryTimer) {
+        retryTimer.cancel();
+        retryTimer = null;
+        failures = 0;
+      }
+      pump();
+    },
+    /** At start-up: queued incidents from before a restart go out again. */
+    recover() {
+      for (const incident of incidents.list()) {
+        if (incident.state === 'queued' && !incident.session_id) needsAdoption.add(incident.incident_id);
+      }
+      pump();
+    },
+    pending: () => queue().length,
+    active: activeCount,
+    async stop() {
+      stopped = true;
+      retryTimer?.cancel();
+      retryTimer = null;
+      await Promise.allSettled([...inFlight.values()]);
+    },
+  };
+}
+
+export type Dispatcher = ReturnType<typeof createDispatcher>;

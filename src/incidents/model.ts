@@ -1,0 +1,74 @@
+import { z } from 'zod';
+
+export const INCIDENT_STATES = [
+  'queued',
+  'running',
+  'awaiting_approval',
+  'approved',
+  'denied',
+  'resolved',
+  'escalated',
+  'failed',
+] as const;
+export const incidentStateSchema = z.enum(INCIDENT_STATES);
+export type IncidentState = z.infer<typeof incidentStateSchema>;
+
+export const TERMINAL_STATES: ReadonlySet<IncidentState> = new Set(['resolved', 'escalated', 'failed']);
+export const isTerminal = (state: IncidentState) => TERMINAL_STATES.has(state);
+
+export const approvalSchema = z.object({
+  decision: z.enum(['APPROVED', 'DENIED', 'EXPIRED', 'SKIPPED']),
+  by: z.string(),
+  channel: z.string(),
+  at: z.string(),
+  reason: z.string().optional(),
+});
+
+export const outcomeSchema = z.object({
+  kind: z.enum(['resolved', 'escalated', 'failed']),
+  summary: z.string(),
+  at: z.string(),
+});
+
+export const deliverySchema = z.object({
+  attempts: z.number().int(),
+  next_attempt_at: z.string().nullable(),
+  last_error: z.string().nullable(),
+  prompt_sent: z.boolean(),
+});
+
+export const incidentSchema = z.object({
+  incident_id: z.string(),
+  session_id: z.string().nullable(),
+  alert_def_id: z.string(),
+  device_hostname: z.string(),
+  mode: z.enum(['strict', 'hybrid']),
+  state: incidentStateSchema,
+  created_at: z.string(),
+  updated_at: z.string(),
+  occurrences: z.number().int().positive(),
+  last_seen: z.string(),
+  warnings: z.array(z.string()),
+  alert_vars: z.record(z.string(), z.string()),
+  approval: approvalSchema.nullable(),
+  outcome: outcomeSchema.nullable(),
+  dedup_key: z.string(),
+  /** The exact prompt text, kept so a queued alert is delivered unchanged after a restart. */
+  prompt_text: z.string(),
+  delivery: deliverySchema,
+});
+export type Incident = z.infer<typeof incidentSchema>;
+
+export const timelineEntrySchema = z.looseObject({
+  at: z.string(),
+  type: z.string(),
+  message: z.string(),
+});
+export type TimelineEntry = z.infer<typeof timelineEntrySchema>;
+
+/** What `/sessions` shows: no prompt text, no internal bookkeeping. */
+export function publicIncident(incident: Incident) {
+  const { prompt_text: _prompt, dedup_key: _key, ...rest } = incident;
+  return rest;
+}
+export type PublicIncident = ReturnType<typeof publicIncident>;

@@ -1,0 +1,98 @@
+import { appendFileSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import { incidentSchema, isTerminal, timelineEntrySchema, type Incident, type TimelineEntry } from './model';
+import type { IncidentStore, KeyValueBackend } from './store';
+
+const INDEX_KEY = 'incidents';
+
+export interface PersistentStoreOptions {
+  backend: KeyValueBackend;
+  /** Append-only JSONL timelines; in memory when omitted (tests). */
+  timelineDir?: string;
+  /** How many terminal incidents to keep. Open incidents are never evicted. */
+  retention: number;
+  logger: Logger;
+}
+
+export function createPersistentStore(opts: PersistentStoreOptions): IncidentStore {
+  const { backend, timelineDir, retention, logger } = opts;
+  const index = new Map<string, Incident>();
+  const memoryTimelines = new Map<string, TimelineEntry[]>();
+  if (timelineDir) mkdirSync(timelineDir, { recursive: true, mode: 0o700 });
+
+  const stored = backend.get(INDEX_KEY);
+  for (const raw of Array.isArray(stored) ? stored : []) {
+    const parsed = incidentSchema.safeParse(raw);
+    if (parsed.success) index.set(parsed.data.incident_id, parsed.data);
+    else logger.error({ incident_id: (raw as { incident_id?: unknown })?.incident_id }, 'stored incident unreadable, kept out of the index');
+  }
+
+  const timelinePath = (id: string) => join(timelineDir as string, `${id}.jsonl`);
+
+  const persist = () => backend.set(INDEX_KEY, [...index.values()]);
+
+  const evict = () => {
+    const terminal = [...index.values()].filter((i) => isTerminal(i.state));
+    if (terminal.length <= retention) return;
+    terminal.sort((a, b) => a.updated_at.localeCompare(b.updated_at));
+    for (const old of terminal.slice(0, terminal.length - retention)) {
+      index.delete(old.incident_id);
+      memoryTimelines.delete(old.incident_id);
+      if (timelineDir) rmSync(timelinePath(old.incident_id), { force: true });
+    }
+  };
+
+  return {
+    get: (id) => index.get(id),
+    list: () => [...index.values()].sort((a, b) => b.created_at.localeCompare(a.created_at) || b.incident_id.localeCompare(a.incident_id)),
+    put(incident) {
+      index.set(incident.incident_id, incident);
+      if (isTerminal(incident.state)) evict();
+      persist();
+    },
+    appendTimeline(id, entry) {
+      if (!timelineDir) {
+        let list = memoryTimelines.get(id);
+        if (!list) memoryTimelines.set(id, (list = []));
+        list.push(entry);
+        return;
+      }
+      appendFileSync(timelinePath(id), `${JSON.stringify(entry)}\n`, { mode: 0o600 });
+    },
+    timeline(id) {
+      if (!timelineDir) return [...(memoryTimelines.get(id) ?? [])];
+      let text: string;
+      try {
+        text = readFileSync(timelinePath(id), 'utf8');
+      } catch {
+        return [];
+      }
+      const out: TimelineEntry[] = [];
+      for (const line of text.split('\n')) {
+        if (!line) continue;
+        // A crash can leave a torn last line; everything before it is intact.
+        try {
+          const parsed = timelineEntrySchema.safeParse(JSON.parse(line));
+          if (parsed.success) out.push(parsed.data);
+        } catch {
+          /* torn line */
+        }
+      }
+      return out;
+    },
+    close() {
+      persist();
+    },
+  };
+}
+
+/** A Map behind the backend interface, for tests and throwaway relays. */
+export function createMemoryBackend(): KeyValueBackend & { data: Map<string, unknown> } {
+  const data = new Map<string, unknown>();
+  return {
+    data,
+    get: (key) => structuredClone(data.get(key)),
+    set: (key, value) => void data.set(key, structuredClone(value)),
+  };
+}

@@ -1,0 +1,95 @@
+import type { Logger } from 'pino';
+import type { Bus } from '../events/bus';
+import type { Clock } from '../clock';
+import type { RelayEvents } from './events';
+import { incidentIdFor } from './ids';
+import { isTerminal, publicIncident, type Incident, type TimelineEntry } from './model';
+import type { IncidentStore } from './store';
+
+export type NewIncident = Omit<Incident, 'incident_id' | 'created_at' | 'updated_at' | 'last_seen' | 'occurrences' | 'state' | 'session_id' | 'approval' | 'outcome' | 'delivery' | 'prompt_text'> & {
+  promptTextFor: (incidentId: string) => string;
+};
+
+/**
+ * The one place incidents change: every change is stored, lands in the timeline
+ * and is published on the bus, so the UI, the tray and the logs never disagree.
+ */
+export function createIncidents(deps: { store: IncidentStore; bus: Bus<RelayEvents>; clock: Clock; logger: Logger }) {
+  const { store, bus, clock, logger } = deps;
+  const openByKey = new Map<string, string>();
+  for (const incident of store.list()) {
+    if (!isTerminal(incident.state)) openByKey.set(incident.dedup_key, incident.incident_id);
+  }
+
+  const record = (incidentId: string, type: string, message: string, data: Record<string, unknown> = {}) => {
+    const entry: TimelineEntry = { at: clock.now().toISOString(), type, message, ...data };
+    store.appendTimeline(incidentId, entry);
+    bus.publish('incident.timeline', { incident_id: incidentId, entry });
+    return entry;
+  };
+
+  const get = (incidentId: string) => store.get(incidentId);
+
+  return {
+    get,
+    list: () => store.list(),
+    /** Incidents not yet resolved, escalated or failed; cheap, for the hot paths. */
+    open: (): Incident[] => [...openByKey.values()].map((id) => store.get(id)).filter((i): i is Incident => i !== undefined),
+    timeline: (incidentId: string) => store.timeline(incidentId),
+    record,
+    findOpen: (dedupKey: string) => {
+      const id = openByKey.get(dedupKey);
+      return id ? store.get(id) : undefined;
+    },
+
+    /** Synchronous on purpose: check-and-insert must not interleave with another intake. */
+    create(input: NewIncident): Incident {
+      const now = clock.now();
+      const at = now.toISOString();
+      const incident_id = incidentIdFor(now, (id) => store.get(id) !== undefined);
+      const { promptTextFor, ...fields } = input;
+      const incident: Incident = {
+        ...fields,
+        incident_id,
+        session_id: null,
+        state: 'queued',
+        created_at: at,
+        updated_at: at,
+        last_seen: at,
+        occurrences: 1,
+        approval: null,
+        outcome: null,
+        prompt_text: promptTextFor(incident_id),
+        delivery: { attempts: 0, next_attempt_at: null, last_error: null, prompt_sent: false },
+      };
+      store.put(incident);
+      openByKey.set(incident.dedup_key, incident_id);
+      logger.info({ incident_id, alert_def_id: incident.alert_def_id, device: incident.device_hostname }, 'incident created');
+      for (const w of incident.warnings) logger.warn({ incident_id }, `incident warning: ${w}`);
+      record(incident_id, 'alert.received', `Alert ${incident.alert_def_id} for ${incident.device_hostname} accepted`, {
+        warnings: incident.warnings,
+      });
+      bus.publish('incident.created', { incident: publicIncident(incident) });
+      return incident;
+    },
+
+    /** Applies `change` to the stored incident; returns the new record. */
+    update(incidentId: string, change: (current: Incident) => Partial<Incident>): Incident {
+      const current = store.get(incidentId);
+      if (!current) throw new Error(`unknown incident ${incidentId}`);
+      const next: Incident = { ...current, ...change(current), updated_at: clock.now().toISOString() };
+      store.put(next);
+      if (isTerminal(next.state)) {
+        if (openByKey.get(next.dedup_key) === incidentId) openByKey.delete(next.dedup_key);
+      }
+      if (next.state !== current.state) {
+        logger.info({ incident_id: incidentId, from: current.state, to: next.state }, 'incident state changed');
+        record(incidentId, 'state.changed', `${current.state} → ${next.state}`, { from: current.state, to: next.state });
+      }
+      bus.publish('incident.updated', { incident: publicIncident(next), previous_state: current.state });
+      return next;
+    },
+  };
+}
+
+export type Incidents = ReturnType<typeof createIncidents>;

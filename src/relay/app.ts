@@ -1,0 +1,63 @@
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import type { Logger } from 'pino';
+import type { AgentRuntime } from '../agent/types';
+import type { RelayConfig } from '../config/schema';
+import type { Incidents } from '../incidents/service';
+import { bearerGuard } from './auth';
+import { installErrorHandler } from './errors';
+import type { MessagingHealth } from './health-checks';
+import type { Intake } from './intake';
+import { faultAlertRoutes } from './routes/fault-alert';
+import { healthRoutes } from './routes/health';
+import { searchProxyRoutes } from './routes/search-proxy';
+import { sessionsRoutes } from './routes/sessions';
+
+export interface AppDeps {
+  config: RelayConfig;
+  logger: Logger;
+  agent: AgentRuntime;
+  incidents: Incidents;
+  intake: Intake;
+  messaging: () => MessagingHealth;
+}
+
+/** The relay's HTTP surface as a fastify instance; `server.ts` decides where it listens. */
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const { config } = deps;
+  const app = Fastify({
+    loggerInstance: deps.logger as FastifyBaseLogger,
+    bodyLimit: config.MAX_BODY_BYTES,
+    requestTimeout: 30_000,
+    connectionTimeout: 60_000,
+    keepAliveTimeout: 72_000,
+    return503OnClosing: true,
+    disableRequestLogging: false,
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  installErrorHandler(app);
+
+  const secret = config.WEBHOOK_SECRET;
+  await app.register(healthRoutes, {
+    agent: deps.agent,
+    agentName: config.AGENT_NAME,
+    mode: config.REMEDIATION_MODE,
+    deviceMcpUrl: config.DEVICE_MCP_URL,
+    webhookSecret: secret,
+    messaging: deps.messaging,
+  });
+  await app.register(faultAlertRoutes, { intake: deps.intake, webhookSecret: secret });
+  await app.register(async (scope) => {
+    scope.addHook('onRequest', bearerGuard(secret));
+    await scope.register(sessionsRoutes, { incidents: deps.incidents });
+  });
+  await app.register(searchProxyRoutes, {
+    upstreamUrl: config.SEARCH_UPSTREAM_URL,
+    upstreamToken: config.SEARCH_UPSTREAM_TOKEN,
+    timeoutMs: config.SEARCH_UPSTREAM_TIMEOUT_MS,
+    bodyLimit: config.MAX_BODY_BYTES,
+    webhookSecret: secret,
+  });
+  return app;
+}

@@ -1,0 +1,24 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
+import { HttpError } from './errors';
+
+const digest = (s: string) => createHash('sha256').update(s).digest();
+
+/**
+ * Bearer check in constant time. Comparing digests keeps the comparison length-
+ * independent, so the secret's length does not leak either.
+ */
+export function bearerGuard(secret: string | undefined) {
+  const expected = secret ? digest(secret) : null;
+  return async (request: FastifyRequest) => {
+    if (!expected) return;
+    const header = request.headers.authorization ?? '';
+    const match = /^Bearer\s+(.+)$/i.exec(header);
+    const ok = match ? timingSafeEqual(digest(match[1] as string), expected) : false;
+    if (!ok) {
+      throw new HttpError(401, 'unauthorized', 'Missing or wrong bearer token: send Authorization: Bearer <WEBHOOK_SECRET>.', undefined, {
+        'WWW-Authenticate': 'Bearer realm="fault-relay"',
+      });
+    }
+  };
+}

@@ -1,0 +1,80 @@
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import type { AgentRuntime } from '../agent/types';
+import { systemClock, type Clock } from '../clock';
+import type { RelayConfig } from '../config/schema';
+import { createDispatcher } from '../delivery/dispatcher';
+import { createBus, type Bus } from '../events/bus';
+import type { RelayEvents } from '../incidents/events';
+import { isTerminal } from '../incidents/model';
+import { createIncidents } from '../incidents/service';
+import type { IncidentStore } from '../incidents/store';
+import { buildApp } from './app';
+import type { MessagingHealth } from './health-checks';
+import { createIntake } from './intake';
+
+export interface RelayDeps {
+  config: RelayConfig;
+  store: IncidentStore;
+  agent: AgentRuntime;
+  logger: Logger;
+  clock?: Clock;
+  bus?: Bus<RelayEvents>;
+  messaging?: () => MessagingHealth;
+  /** Upper bound on how long `POST /fault-alert` waits for the session before answering `queued`. */
+  deliveryWaitMs?: number;
+  retryBaseMs?: number;
+}
+
+export interface Relay {
+  app: FastifyInstance;
+  bus: Bus<RelayEvents>;
+  incidents: ReturnType<typeof createIncidents>;
+  dispatcher: ReturnType<typeof createDispatcher>;
+  /** Listens on RELAY_HOST:INGEST_PORT (or the given port); returns the base URL. */
+  listen(opts?: { port?: number; host?: string }): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** The one factory both the tray and the headless relay call. */
+export async function createRelay(deps: RelayDeps): Promise<Relay> {
+  const { config, store, agent, logger } = deps;
+  const clock = deps.clock ?? systemClock;
+  const bus = deps.bus ?? createBus<RelayEvents>((error, type) => logger.error({ err: error, event: type }, 'event handler failed'));
+  const incidents = createIncidents({ store, bus, clock, logger });
+  const dispatcher = createDispatcher({
+    incidents,
+    agent,
+    agentName: config.AGENT_NAME,
+    maxActiveRuns: config.MAX_ACTIVE_RUNS,
+    retryMaxMs: config.DELIVERY_RETRY_MAX_MS,
+    retryBaseMs: deps.retryBaseMs,
+    clock,
+    logger,
+  });
+  const intake = createIntake({ incidents, dispatcher, mode: config.REMEDIATION_MODE, clock, logger, deliveryWaitMs: deps.deliveryWaitMs });
+  const messaging = deps.messaging ?? (() => ({ configured: Boolean(config.MSG_BOT_TOKEN && config.MSG_ROOM_ID), connected: false }));
+  const app = await buildApp({ config, logger, agent, incidents, intake, messaging });
+
+  // A finished run frees a slot for the next queued alert.
+  const offUpdated = bus.subscribe('incident.updated', ({ incident, previous_state }) => {
+    if (isTerminal(incident.state) && !isTerminal(previous_state)) dispatcher.kick();
+  });
+  dispatcher.recover();
+
+  return {
+    app,
+    bus,
+    incidents,
+    dispatcher,
+    async listen(opts = {}) {
+      return app.listen({ port: opts.port ?? config.INGEST_PORT, host: opts.host ?? config.RELAY_HOST });
+    },
+    async close() {
+      offUpdated();
+      await app.close();
+      await dispatcher.stop();
+      store.close();
+    },
+  };
+}

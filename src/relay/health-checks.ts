@@ -1,0 +1,69 @@
+import { request } from 'undici';
+import { AgentRuntimeError, type AgentRuntime } from '../agent/types';
+
+export interface MessagingHealth {
+  configured: boolean;
+  connected: boolean;
+  device_registered?: boolean;
+  last_event_at?: string;
+  error?: string;
+}
+
+export interface DeepHealth {
+  status: 'ok' | 'degraded';
+  checks: {
+    agent_runtime: { ok: boolean; url: string; latency_ms: number; version?: string; error?: string };
+    device_mcp: { skipped: true } | { ok: boolean; url: string; latency_ms: number; status_code?: number; error?: string };
+    messaging: MessagingHealth;
+  };
+}
+
+const elapsed = (start: bigint) => Math.round(Number(process.hrtime.bigint() - start) / 1e5) / 10;
+
+async function checkRuntime(agent: AgentRuntime): Promise<DeepHealth['checks']['agent_runtime']> {
+  const start = process.hrtime.bigint();
+  try {
+    const h = await agent.health();
+    return { ok: h.healthy, url: agent.url, latency_ms: elapsed(start), version: h.version };
+  } catch (error) {
+    const message =
+      error instanceof AgentRuntimeError && error.kind === 'auth'
+        ? 'the agent runtime rejected the relay\'s credentials: check AGENT_SERVER_USERNAME and AGENT_SERVER_PASSWORD'
+        : error instanceof Error
+          ? error.message
+          : String(error);
+    return { ok: false, url: agent.url, latency_ms: elapsed(start), error: message };
+  }
+}
+
+/** Any HTTP answer proves reachability; an MCP endpoint may well refuse a bare GET. */
+async function checkDeviceMcp(url: string | undefined, timeoutMs: number): Promise<DeepHealth['checks']['device_mcp']> {
+  if (!url) return { skipped: true };
+  const start = process.hrtime.bigint();
+  try {
+    const res = await request(url, { method: 'GET', headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+    await res.body.dump();
+    return { ok: true, url, latency_ms: elapsed(start), status_code: res.statusCode };
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    return { ok: false, url, latency_ms: elapsed(start), error: `not reachable from the relay${code ? ` (${code})` : ''}` };
+  }
+}
+
+export async function deepHealth(deps: {
+  agent: AgentRuntime;
+  deviceMcpUrl?: string;
+  messaging: () => MessagingHealth;
+  timeoutMs?: number;
+}): Promise<DeepHealth> {
+  const [agent_runtime, device_mcp] = await Promise.all([
+    checkRuntime(deps.agent),
+    checkDeviceMcp(deps.deviceMcpUrl, deps.timeoutMs ?? 3000),
+  ]);
+  const messaging = deps.messaging();
+  const failed =
+    !agent_runtime.ok ||
+    ('ok' in device_mcp && !device_mcp.ok) ||
+    (messaging.configured && !messaging.connected);
+  return { status: failed ? 'degraded' : 'ok', checks: { agent_runtime, device_mcp, messaging } };
+}

@@ -1,0 +1,26 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { AgentRuntime } from '../../agent/types';
+import { deepHealth, type MessagingHealth } from '../health-checks';
+import { bearerGuard } from '../auth';
+
+export interface HealthRouteOptions {
+  agent: AgentRuntime;
+  agentName: string;
+  mode: string;
+  deviceMcpUrl?: string;
+  webhookSecret?: string;
+  messaging: () => MessagingHealth;
+}
+
+export const healthRoutes: FastifyPluginAsync<HealthRouteOptions> = async (app, opts) => {
+  // Open on purpose: load balancers and the tray poll it. It carries no secret.
+  app.get('/health', async () => ({ status: 'ok', agent_url: opts.agent.url, agent: opts.agentName, mode: opts.mode }));
+
+  app.register(async (deep) => {
+    deep.addHook('onRequest', bearerGuard(opts.webhookSecret));
+    deep.get('/health/deep', async (_request, reply) => {
+      const result = await deepHealth({ agent: opts.agent, deviceMcpUrl: opts.deviceMcpUrl, messaging: opts.messaging });
+      return reply.code(result.status === 'ok' ? 200 : 503).send(result);
+    });
+  });
+};

@@ -1,0 +1,101 @@
+import type { FastifyPluginAsync } from 'fastify';
+import { Agent, request as undiciRequest } from 'undici';
+import { bearerGuard } from '../auth';
+import { HttpError } from '../errors';
+
+export interface SearchProxyOptions {
+  upstreamUrl?: string;
+  upstreamToken?: string;
+  timeoutMs: number;
+  bodyLimit: number;
+  webhookSecret?: string;
+}
+
+const PREFIX = '/search-platform';
+
+// Hop-by-hop headers (RFC 9110 §7.6.1) plus the caller's own credentials: the
+// upstream gets the relay's credential, never the caller's.
+const DROP_REQUEST = new Set([
+  'connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding',
+  'upgrade', 'host', 'content-length', 'authorization', 'cookie', 'expect',
+]);
+const DROP_RESPONSE = new Set([
+  'connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding',
+  'upgrade', 'set-cookie', 'content-length',
+]);
+
+/** Refuses `..` and `.` segments however they are encoded, before anything is forwarded. */
+export function assertSafePath(path: string) {
+  let current = path;
+  for (let round = 0; round < 3; round++) {
+    const segments = current.split(/[/\\]/);
+    if (segments.some((s) => s === '..' || s === '.')) {
+      throw new HttpError(400, 'invalid_path', 'Path traversal is not allowed through the search-platform proxy.');
+    }
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(current);
+    } catch {
+      throw new HttpError(400, 'invalid_path', 'The path is not valid percent-encoding.');
+    }
+    if (decoded === current) return;
+    current = decoded;
+  }
+  throw new HttpError(400, 'invalid_path', 'The path is encoded too many times.');
+}
+
+export const searchProxyRoutes: FastifyPluginAsync<SearchProxyOptions> = async (app, opts) => {
+  const dispatcher = new Agent({ keepAliveTimeout: 10_000, connect: { timeout: opts.timeoutMs } });
+  app.addHook('onClose', async () => dispatcher.close());
+  app.addHook('onRequest', bearerGuard(opts.webhookSecret));
+
+  // The proxy forwards bodies untouched, whatever their type.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: opts.bodyLimit }, (_req, body, done) => done(null, body));
+
+  const handler = async (request: import('fastify').FastifyRequest, reply: import('fastify').FastifyReply) => {
+    if (!opts.upstreamUrl) {
+      throw new HttpError(503, 'proxy_not_configured', 'The search-platform proxy is off: set SEARCH_UPSTREAM_URL.');
+    }
+    const raw = request.raw.url ?? PREFIX;
+    const q = raw.indexOf('?');
+    const path = (q < 0 ? raw : raw.slice(0, q)).slice(PREFIX.length) || '/';
+    const query = q < 0 ? '' : raw.slice(q);
+    assertSafePath(path);
+
+    const base = new URL(opts.upstreamUrl);
+    const target = `${base.origin}${base.pathname.replace(/\/$/, '')}${path.startsWith('/') ? path : `/${path}`}${query}`;
+
+    const headers: Record<string, string | string[]> = {};
+    for (const [name, value] of Object.entries(request.headers)) {
+      if (value !== undefined && !DROP_REQUEST.has(name.toLowerCase())) headers[name] = value;
+    }
+    headers['x-forwarded-for'] = request.ip;
+    if (opts.upstreamToken) headers.authorization = `Bearer ${opts.upstreamToken}`;
+
+    const body = Buffer.isBuffer(request.body) && request.body.length > 0 ? request.body : undefined;
+    let upstream: Awaited<ReturnType<typeof undiciRequest>>;
+    try {
+      upstream = await undiciRequest(target, {
+        method: request.method as 'GET',
+        headers,
+        body,
+        dispatcher,
+        headersTimeout: opts.timeoutMs,
+        bodyTimeout: opts.timeoutMs,
+      });
+    } catch (error) {
+      const code = (error as { code?: string }).code ?? '';
+      if (/TIMEOUT/.test(code)) throw new HttpError(504, 'upstream_timeout', 'The search platform did not answer in time.');
+      throw new HttpError(502, 'upstream_unreachable', `The search platform could not be reached${code ? ` (${code})` : ''}.`);
+    }
+    reply.code(upstream.statusCode);
+    for (const [name, value] of Object.entries(upstream.headers)) {
+      if (value !== undefined && !DROP_RESPONSE.has(name.toLowerCase())) reply.header(name, value);
+    }
+    return reply.send(upstream.body);
+  };
+
+  app.all(PREFIX, handler);
+  app.all(`${PREFIX}/*`, handler);
+};
