@@ -1,0 +1,42 @@
+import pino from 'pino';
+import { loadConfig } from '../../src/config/load';
+import type { AgentRuntime } from '../../src/agent/types';
+import { createMemoryBackend, createPersistentStore } from '../../src/incidents/persistent-store';
+import { createRelay } from '../../src/relay/create-relay';
+import type { Clock } from '../../src/clock';
+import type { IncidentStore } from '../../src/incidents/store';
+
+export const silent = pino({ level: 'silent' });
+
+/** A relay on an in-memory store, answering through `app.inject()`. */
+export async function relayForTest(opts: {
+  agent: AgentRuntime;
+  env?: Record<string, string>;
+  clock?: Clock;
+  store?: IncidentStore;
+  deliveryWaitMs?: number;
+}) {
+  const config = loadConfig({ AGENT_URL: 'http://127.0.0.1:1', AGENT_SERVER_PASSWORD: 'pw', ...opts.env });
+  const store = opts.store ?? createPersistentStore({ backend: createMemoryBackend(), retention: config.INCIDENT_RETENTION, logger: silent });
+  return createRelay({ config, store, agent: opts.agent, logger: silent, clock: opts.clock, deliveryWaitMs: opts.deliveryWaitMs, retryBaseMs: 50 });
+}
+
+export const ad000002 = (over: Record<string, unknown> = {}, top: Record<string, unknown> = {}) => ({
+  sid: 'scheduler__admin__search__RMD5_at_1700000000_42',
+  search_name: 'BGP neighbor admin down',
+  app: 'search',
+  owner: 'admin',
+  results_link: 'https://splunk.example.net:8000/app/search/search?sid=42',
+  ...top,
+  result: {
+    alert_def_id: 'AD000002',
+    system: 'R1',
+    _time: '1700000000',
+    device_ip: '192.0.2.11',
+    neighbor_ip: '10.0.0.2',
+    vrf_name: 'default',
+    neighbor_as: '65002',
+    _raw: 'Nov 21 10:00:00 R1 %BGP-5-ADJCHANGE: neighbor 10.0.0.2 Down Admin. shutdown',
+    ...over,
+  },
+});

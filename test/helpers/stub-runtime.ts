@@ -1,0 +1,60 @@
+import { AgentRuntimeError, type AgentRuntime, type Session } from '../../src/agent/types';
+
+/**
+ * A runtime whose availability the test controls, for route and dispatcher logic.
+ * End-to-end behaviour is tested against the real opencode server elsewhere.
+ */
+export function createStubRuntime() {
+  let down: AgentRuntimeError | null = null;
+  const sessions: Session[] = [];
+  const prompts: { sessionId: string; agent?: string; text: string }[] = [];
+  let seq = 0;
+  const check = () => {
+    if (down) throw down;
+  };
+  const runtime: AgentRuntime & {
+    sessions: Session[];
+    prompts: typeof prompts;
+    setDown(kind?: 'unreachable' | 'server' | 'auth'): void;
+    setUp(): void;
+  } = {
+    url: 'http://127.0.0.1:1',
+    sessions,
+    prompts,
+    setDown(kind = 'unreachable') {
+      down = new AgentRuntimeError(kind, kind === 'auth' ? 'credentials rejected (HTTP 401)' : 'connect ECONNREFUSED 127.0.0.1:1');
+    },
+    setUp() {
+      down = null;
+    },
+    async health() {
+      check();
+      return { healthy: true, version: 'stub' };
+    },
+    async createSession({ title }) {
+      check();
+      const s = { id: `ses_stub${String(++seq).padStart(4, '0')}`, title };
+      sessions.push(s);
+      return s;
+    },
+    async promptAsync(sessionId, input) {
+      check();
+      if (!sessions.some((s) => s.id === sessionId)) throw new AgentRuntimeError('not_found', `Session not found: ${sessionId}`, 404);
+      prompts.push({ sessionId, ...input });
+    },
+    async getSession(id) {
+      check();
+      const s = sessions.find((x) => x.id === id);
+      if (!s) throw new AgentRuntimeError('not_found', `Session not found: ${id}`, 404);
+      return s;
+    },
+    async listSessions() {
+      check();
+      return [...sessions];
+    },
+    async abort() {},
+    async followEvents() {},
+    async close() {},
+  };
+  return runtime;
+}

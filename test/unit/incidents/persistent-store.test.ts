@@ -1,0 +1,65 @@
+import { appendFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createConfBackend } from '../../../src/incidents/conf-backend';
+import type { Incident } from '../../../src/incidents/model';
+import { createPersistentStore } from '../../../src/incidents/persistent-store';
+import { silent } from '../../helpers/relay';
+
+const dirs: string[] = [];
+const tmp = () => {
+  const d = mkdtempSync(join(tmpdir(), 'relay-store-'));
+  dirs.push(d);
+  return d;
+};
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+const incident = (n: number, state: Incident['state'] = 'queued'): Incident => {
+  const at = new Date(Date.UTC(2026, 10, 21, 10, 0, n)).toISOString();
+  return {
+    incident_id: `INC-${n}`, session_id: null, alert_def_id: 'AD000002', device_hostname: `R${n}`, mode: 'strict', state,
+    created_at: at, updated_at: at, last_seen: at, occurrences: 1, warnings: [], alert_vars: {}, approval: null, outcome: null,
+    dedup_key: `k${n}`, prompt_text: `prompt ${n}`, delivery: { attempts: 0, next_attempt_at: null, last_error: null, prompt_sent: false },
+  };
+};
+
+const open = (dir: string, retention = 1000) =>
+  createPersistentStore({ backend: createConfBackend(dir), timelineDir: join(dir, 'timelines'), retention, logger: silent });
+
+describe('persistent incident store', () => {
+  it('keeps incidents and timelines across a reopen (a restart)', () => {
+    const dir = tmp();
+    const a = open(dir);
+    a.put(incident(1));
+    a.appendTimeline('INC-1', { at: 'x', type: 'alert.received', message: 'hello' });
+    a.appendTimeline('INC-1', { at: 'y', type: 'prompt.sent', message: 'sent' });
+    const b = open(dir);
+    expect(b.get('INC-1')?.prompt_text).toBe('prompt 1');
+    expect(b.timeline('INC-1').map((e) => e.type)).toEqual(['alert.received', 'prompt.sent']);
+  });
+
+  it('reads a timeline whose last line was torn by a crash', () => {
+    const dir = tmp();
+    const a = open(dir);
+    a.put(incident(1));
+    a.appendTimeline('INC-1', { at: 'x', type: 'alert.received', message: 'hello' });
+    appendFileSync(join(dir, 'timelines', 'INC-1.jsonl'), '{"at":"y","type":"pro');
+    expect(open(dir).timeline('INC-1')).toHaveLength(1);
+  });
+
+  it('keeps only the newest terminal incidents, never an open one, and removes evicted timelines', () => {
+    const dir = tmp();
+    const s = open(dir, 2);
+    s.put(incident(0, 'queued'));
+    for (let n = 1; n <= 4; n++) {
+      s.put(incident(n, 'resolved'));
+      s.appendTimeline(`INC-${n}`, { at: 'x', type: 't', message: 'm' });
+    }
+    expect(s.list().map((i) => i.incident_id)).toEqual(['INC-4', 'INC-3', 'INC-0']);
+    expect(readdirSync(join(dir, 'timelines')).sort()).toEqual(['INC-3.jsonl', 'INC-4.jsonl']);
+    expect(open(dir, 2).list()).toHaveLength(3);
+  });
+});
