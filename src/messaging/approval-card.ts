@@ -1,0 +1,92 @@
+import { z } from 'zod';
+import { FAULT_APPROVAL_KEYWORD, type AdaptiveCard, type FaultApprovalData } from './schemas';
+
+export const approvalCardInputSchema = z.object({
+  incident_id: z.string().min(1),
+  alert_def_id: z.string().min(1),
+  device: z.string().min(1),
+  summary: z.string().min(1),
+  commands: z.array(z.string().min(1)).min(1),
+  rollback: z.array(z.string().min(1)).optional(),
+  artifact_ref: z.string().min(1).optional(),
+  expires_at: z.string().min(1).optional(),
+});
+export type ApprovalCardInput = z.infer<typeof approvalCardInputSchema>;
+
+// A card is one message: long command lists are shown in part, the agent's prompt has them all.
+const MAX_LINES_SHOWN = 40;
+const MAX_SUMMARY_CHARS = 2000;
+
+/**
+ * The approval card: Adaptive Card 1.3 with Approve / Deny `Action.Submit` buttons whose data
+ * routes the submission (`callback_keyword: fault_approval`) and an optional reason field.
+ * Throws with the failing fields when the input is incomplete.
+ */
+export function buildApprovalCard(input: ApprovalCardInput): AdaptiveCard {
+  const parsed = approvalCardInputSchema.safeParse(input);
+  if (!parsed.success) {
+    throw new Error(`approval card: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'input'} ${i.message}`).join('; ')}`);
+  }
+  const a = parsed.data;
+  const data = (decision: FaultApprovalData['decision']): FaultApprovalData => ({
+    callback_keyword: FAULT_APPROVAL_KEYWORD,
+    alert_def_id: a.alert_def_id,
+    incident_id: a.incident_id,
+    decision,
+  });
+
+  const facts = [
+    { title: 'Incident', value: a.incident_id },
+    { title: 'Alert', value: a.alert_def_id },
+    { title: 'Device', value: a.device },
+    ...(a.artifact_ref ? [{ title: 'Artifact', value: a.artifact_ref }] : []),
+    ...(a.expires_at ? [{ title: 'Expires', value: a.expires_at }] : []),
+  ];
+
+  return {
+    $schema: 'http://adaptivecards.io/schemas/adaptive-card.json',
+    type: 'AdaptiveCard',
+    version: '1.3',
+    body: [
+      { type: 'TextBlock', text: `Approval needed: configuration change on ${a.device}`, weight: 'Bolder', size: 'Medium', wrap: true },
+      { type: 'FactSet', facts },
+      { type: 'TextBlock', text: clip(a.summary, MAX_SUMMARY_CHARS), wrap: true, spacing: 'Medium' },
+      ...commandBlock('Commands to apply', a.commands),
+      ...(a.rollback?.length ? commandBlock('Rollback', a.rollback) : []),
+      { type: 'Input.Text', id: 'reason', placeholder: 'Reason (optional)', isMultiline: true, maxLength: 500 },
+    ],
+    actions: [
+      { type: 'Action.Submit', title: 'Approve', style: 'positive', data: data('APPROVED') },
+      { type: 'Action.Submit', title: 'Deny', style: 'destructive', data: data('DENIED') },
+    ],
+  };
+}
+
+/** What card-less clients (and notifications) show instead of the card. */
+export function approvalFallbackMarkdown(input: ApprovalCardInput): string {
+  const a = approvalCardInputSchema.parse(input);
+  return [
+    `**Approval needed** for ${a.incident_id} (${a.alert_def_id}) on \`${a.device}\`: ${clip(a.summary, 500)}`,
+    `Open this message in a Webex client that shows cards to approve or deny ${a.commands.length} command(s).`,
+  ].join('\n\n');
+}
+
+function commandBlock(title: string, lines: string[]): AdaptiveCard['body'] {
+  const shown = lines.slice(0, MAX_LINES_SHOWN);
+  const more = lines.length - shown.length;
+  return [
+    { type: 'TextBlock', text: title, weight: 'Bolder', spacing: 'Medium' },
+    {
+      type: 'Container',
+      style: 'emphasis',
+      items: [
+        ...shown.map((text) => ({ type: 'TextBlock', text, fontType: 'Monospace', wrap: true, spacing: 'None' })),
+        ...(more > 0 ? [{ type: 'TextBlock', text: `… and ${more} more`, isSubtle: true, spacing: 'Small' }] : []),
+      ],
+    },
+  ];
+}
+
+function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}

@@ -1,0 +1,217 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import WebSocket from 'ws';
+import { inboundFrameSchema, type InboundFrame } from './schemas';
+import type { MessagingClock } from './timers';
+
+/** Why a socket never became ready. */
+export type OpenFailure =
+  | { kind: 'http'; status: number }
+  | { kind: 'closed'; code: number; reason: string }
+  | { kind: 'network'; message: string }
+  | { kind: 'timeout' };
+
+export class MercuryOpenError extends Error {
+  override readonly name = 'MercuryOpenError';
+  constructor(readonly failure: OpenFailure) {
+    super(describeFailure(failure));
+  }
+}
+
+export interface MercurySocket {
+  /** Close from our side; `onClose` still reports it, with this code and reason. */
+  close(code: number, reason: string): void;
+}
+
+export interface MercurySocketOptions {
+  /** The device's webSocketUrl; the protocol flags are added here. */
+  webSocketUrl: string;
+  token: string;
+  clock: MessagingClock;
+  logger: Logger;
+  pingIntervalMs: number;
+  pongTimeoutMs: number;
+  readyTimeoutMs: number;
+  /** Aborts an attempt that is not ready yet. */
+  signal?: AbortSignal;
+  /** Every inbound frame except pongs, already acknowledged. */
+  onFrame(frame: InboundFrame): void;
+  /** Once, after the socket was ready, when it closes for any reason. */
+  onClose(code: number, reason: string): void;
+}
+
+/** The flags every Webex client sets; without `outboundWireFormat=text` frames are not JSON text. */
+export function prepareSocketUrl(webSocketUrl: string, now: Date): string {
+  const url = new URL(webSocketUrl);
+  url.searchParams.set('outboundWireFormat', 'text');
+  url.searchParams.set('bufferStates', 'true');
+  url.searchParams.set('aliasHttpStatus', 'true');
+  url.searchParams.set('clientTimestamp', String(now.getTime()));
+  return url.toString();
+}
+
+/**
+ * One Mercury connection: authorization frame, wait for `mercury.buffer_state`, then an
+ * application-level ping loop. Resolves when ready; rejects with `MercuryOpenError` otherwise.
+ */
+export function openMercurySocket(opts: MercurySocketOptions): Promise<MercurySocket> {
+  const { clock, logger } = opts;
+  const ws = new WebSocket(prepareSocketUrl(opts.webSocketUrl, clock.now()), { handshakeTimeout: opts.readyTimeoutMs });
+
+  let ready = false;
+  let settled = false;
+  let closed = false;
+  let localClose: { code: number; reason: string } | undefined;
+  let pingTimer: { cancel(): void } | undefined;
+  let pongTimer: { cancel(): void } | undefined;
+  let pendingPingId: string | undefined;
+  let expectedSequence: number | undefined;
+
+  const send = (frame: unknown) => {
+    if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(frame));
+  };
+
+  const stopTimers = () => {
+    pingTimer?.cancel();
+    pongTimer?.cancel();
+    readyTimer.cancel();
+  };
+
+  // Close codes from our side must reach the manager even if the peer never answers.
+  const closeLocally = (code: number, reason: string) => {
+    if (closed || localClose) return;
+    localClose = { code, reason };
+    stopTimers();
+    try {
+      if (ws.readyState === WebSocket.OPEN) ws.close(code, reason);
+    } finally {
+      ws.terminate();
+    }
+  };
+
+  const ping = () => {
+    pendingPingId = randomUUID();
+    send({ id: pendingPingId, type: 'ping' });
+    pongTimer = clock.setTimeout(() => {
+      logger.warn('webex websocket: pong not received; reconnecting');
+      closeLocally(1000, 'Pong not received');
+    }, opts.pongTimeoutMs);
+  };
+
+  const onPong = (frame: InboundFrame) => {
+    if (frame.id !== pendingPingId) {
+      logger.warn('webex websocket: pong for another ping; reconnecting');
+      closeLocally(1000, 'Pong mismatch');
+      return;
+    }
+    pongTimer?.cancel();
+    pingTimer = clock.setTimeout(ping, opts.pingIntervalMs);
+  };
+
+  let resolveOpen!: (s: MercurySocket) => void;
+  let rejectOpen!: (e: MercuryOpenError) => void;
+  const opened = new Promise<MercurySocket>((resolve, reject) => {
+    resolveOpen = resolve;
+    rejectOpen = reject;
+  });
+
+  const fail = (failure: OpenFailure) => {
+    if (settled) return;
+    settled = true;
+    stopTimers();
+    rejectOpen(new MercuryOpenError(failure));
+    ws.terminate();
+  };
+
+  const readyTimer = clock.setTimeout(() => fail({ kind: 'timeout' }), opts.readyTimeoutMs);
+  opts.signal?.addEventListener('abort', () => fail({ kind: 'closed', code: 1000, reason: 'Done' }), { once: true });
+
+  ws.on('unexpected-response', (_req, res) => {
+    res.resume();
+    fail({ kind: 'http', status: res.statusCode ?? 0 });
+  });
+
+  ws.on('error', (error) => {
+    if (!settled) fail({ kind: 'network', message: (error as { code?: string }).code ?? error.message });
+    else logger.debug({ err: error.message }, 'webex websocket error');
+  });
+
+  ws.on('open', () => {
+    send({
+      id: randomUUID(),
+      type: 'authorization',
+      data: { token: `Bearer ${opts.token}` },
+      trackingId: `fault-relay_${randomUUID()}`,
+    });
+  });
+
+  ws.on('message', (raw) => {
+    let frame: InboundFrame;
+    try {
+      const parsed = inboundFrameSchema.safeParse(JSON.parse(raw.toString()));
+      if (!parsed.success) throw new Error(parsed.error.message);
+      frame = parsed.data;
+    } catch (error) {
+      logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'webex websocket: unreadable frame ignored');
+      return;
+    }
+    // Unacknowledged frames are redelivered by Mercury; ack before handling, as the SDK does.
+    if (frame.id) send({ messageId: frame.id, type: 'ack' });
+
+    if (frame.sequenceNumber !== undefined) {
+      if (expectedSequence !== undefined && frame.sequenceNumber !== expectedSequence) {
+        logger.warn({ expected: expectedSequence, got: frame.sequenceNumber }, 'webex websocket: sequence gap, events may be lost');
+      }
+      expectedSequence = frame.sequenceNumber + 1;
+    }
+
+    if (frame.type === 'pong') {
+      onPong(frame);
+      return;
+    }
+    const eventType = frame.data?.eventType;
+    if (!ready && !frame.type && (eventType === 'mercury.buffer_state' || eventType === 'mercury.registration_status')) {
+      ready = true;
+      settled = true;
+      readyTimer.cancel();
+      resolveOpen({ close: closeLocally });
+      ping();
+    }
+    opts.onFrame(frame);
+  });
+
+  ws.on('close', (code, reasonBuf) => {
+    closed = true;
+    stopTimers();
+    const reported = localClose ?? fixCloseCode(code, reasonBuf.toString());
+    if (!ready) {
+      fail({ kind: 'closed', ...reported });
+      return;
+    }
+    opts.onClose(reported.code, reported.reason);
+  });
+
+  return opened;
+}
+
+/** Some stacks drop 4xxx codes but keep the reason; map the reasons Webex is known to use. */
+function fixCloseCode(code: number, reason: string): { code: number; reason: string } {
+  if (code !== 1005 || !reason) return { code, reason };
+  const r = reason.toLowerCase();
+  if (r === 'replaced') return { code: 4000, reason };
+  if (r.startsWith('authentication')) return { code: 1008, reason };
+  return { code, reason };
+}
+
+function describeFailure(f: OpenFailure): string {
+  switch (f.kind) {
+    case 'http':
+      return `websocket upgrade refused with HTTP ${f.status}`;
+    case 'closed':
+      return `websocket closed before it was ready (${f.code}${f.reason ? ` ${f.reason}` : ''})`;
+    case 'network':
+      return `websocket unreachable: ${f.message}`;
+    case 'timeout':
+      return 'websocket not ready in time (no buffer_state after authorization)';
+  }
+}
