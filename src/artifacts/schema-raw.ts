@@ -1,0 +1,127 @@
+import { z } from 'zod';
+import { alertDefIdSchema, semverSchema, variableFormatSchema, variableNameSchema } from './schema-fs';
+
+const stepIdSchema = z.string().regex(/^[a-z][a-z0-9_]*$/, 'must be snake_case, e.g. validate_neighbor_state');
+
+/**
+ * A check on a command's output. Strings are templates ({{neighbor_ip|re}}); regexes are
+ * JavaScript, multiline. `var` checks a value captured earlier in the run.
+ */
+export const expectationSchema = z.union([
+  z.strictObject({ contains: z.string().min(1) }),
+  z.strictObject({ not_contains: z.string().min(1) }),
+  z.strictObject({ matches: z.string().min(1) }),
+  z.strictObject({ not_matches: z.string().min(1) }),
+  z.strictObject({
+    var: variableNameSchema,
+    equals: z.string().optional(),
+    gt: z.number().optional(),
+    lt: z.number().optional(),
+  }),
+]);
+export type Expectation = z.infer<typeof expectationSchema>;
+
+export const rawInputSchema = z.strictObject({
+  name: variableNameSchema,
+  description: z.string().min(1),
+  required: z.boolean().default(false),
+  format: variableFormatSchema.optional(),
+  /** Used when the alert does not carry the value (e.g. an empty VRF means the global table). */
+  default: z.string().optional(),
+});
+
+const common = {
+  id: stepIdSchema,
+  description: z.string().min(1),
+};
+
+/** Regex(es) with named groups run over the output; each group becomes a run variable. */
+const captureSchema = z.array(z.string().min(1)).default([]);
+
+const execAction = z.strictObject({ type: z.literal('exec_cli'), command: z.string().min(1) });
+const configAction = z.strictObject({ type: z.literal('config_cli'), commands: z.array(z.string()).min(1) });
+
+const failureCaseSchema = z.strictObject({
+  /** All must hold for this case to apply. */
+  when: z.array(expectationSchema).min(1),
+  next: stepIdSchema,
+});
+
+const checkStep = (kind: 'validate' | 'collect' | 'revalidate') =>
+  z.strictObject({
+    ...common,
+    kind: z.literal(kind),
+    action: execAction,
+    timeout_s: z.number().positive().max(600).default(30),
+    /** Poll until the expectations hold; attempts × interval bounds the step. */
+    retry: z.strictObject({ attempts: z.number().int().min(1).max(60), interval_s: z.number().positive().max(600) }).optional(),
+    capture: captureSchema,
+    expect: z.array(expectationSchema).default([]),
+    on_success: stepIdSchema,
+    /** Checked in order when `expect` does not hold; the first case whose `when` all hold wins. */
+    failure_cases: z.array(failureCaseSchema).default([]),
+    on_failure: stepIdSchema,
+    /** The tool call itself failed: unknown or unreachable device, invalid command, timeout. */
+    on_error: stepIdSchema,
+  });
+
+export const repairStepSchema = z.strictObject({
+  ...common,
+  kind: z.literal('repair'),
+  action: configAction,
+  timeout_s: z.number().positive().max(600).default(60),
+  /** What the approval card shows the operator, beside the rendered commands. */
+  approval_summary: z.string().min(1),
+  expect: z.array(expectationSchema).default([]),
+  on_success: stepIdSchema,
+  on_denied: stepIdSchema,
+  on_failure: stepIdSchema,
+  on_error: stepIdSchema,
+});
+
+export const waitStepSchema = z.strictObject({
+  ...common,
+  kind: z.literal('wait'),
+  duration_s: z.number().positive().max(3600),
+  next: stepIdSchema,
+});
+
+const terminal = (kind: 'resolve' | 'fail' | 'escalate') =>
+  z.strictObject({
+    ...common,
+    kind: z.literal(kind),
+    /** Rendered into the outcome report. */
+    summary: z.string().min(1),
+  });
+
+export const rawStepSchema = z.discriminatedUnion('kind', [
+  checkStep('validate'),
+  checkStep('collect'),
+  checkStep('revalidate'),
+  repairStepSchema,
+  waitStepSchema,
+  terminal('resolve'),
+  terminal('fail'),
+  terminal('escalate'),
+]);
+export type RawStep = z.infer<typeof rawStepSchema>;
+export type CheckStep = Extract<RawStep, { kind: 'validate' | 'collect' | 'revalidate' }>;
+export type RepairStep = z.infer<typeof repairStepSchema>;
+export type TerminalStep = Extract<RawStep, { kind: 'resolve' | 'fail' | 'escalate' }>;
+
+export const STEP_KINDS = ['validate', 'collect', 'repair', 'wait', 'revalidate', 'resolve', 'fail', 'escalate'] as const;
+
+export const repairActionWorkflowSchema = z.strictObject({
+  kind: z.literal('repair_action_workflow'),
+  alert_def_id: alertDefIdSchema,
+  title: z.string().min(1),
+  version: semverSchema,
+  /** The FS version this workflow was written against. */
+  fs_version: semverSchema,
+  /** Template naming the device every action targets, e.g. "{{device_hostname}}". */
+  device: z.string().min(1),
+  inputs: z.array(rawInputSchema).min(1),
+  /** Steps run from the first; transitions name step ids. */
+  steps: z.array(rawStepSchema).min(2),
+});
+export type RepairActionWorkflow = z.infer<typeof repairActionWorkflowSchema>;

@@ -1,0 +1,36 @@
+import { z } from 'zod';
+
+/**
+ * Faults the lab can inject. Alert definition ids are accepted as aliases so that
+ * `npm run lab -- inject AD000002 …` reproduces exactly the fault that alert describes.
+ */
+export const FAULT_ALIASES: Record<string, FaultKind> = {
+  AD000002: 'bgp_neighbor_admin_down',
+  AD000003: 'interface_admin_down',
+};
+
+const device = z.string().min(1);
+const neighbor = z.string().regex(/^(?:\d{1,3}\.){3}\d{1,3}$/, 'must be an IPv4 address');
+const vrf = z.string().min(1).optional();
+
+export const faultSpecSchema = z.discriminatedUnion('fault', [
+  /** Someone configured `neighbor X shutdown`: the AD000002 fault. */
+  z.strictObject({ fault: z.literal('bgp_neighbor_admin_down'), device, neighbor, vrf }),
+  /** The peer stops answering (its side is broken); the session sits in Active. */
+  z.strictObject({ fault: z.literal('bgp_peer_unreachable'), device, neighbor, vrf }),
+  /** Someone configured `shutdown` on an interface: the AD000003 fault. */
+  z.strictObject({ fault: z.literal('interface_admin_down'), device, interface: z.string().min(1) }),
+  /** Loss of light / cable pulled: link down without any configuration change. */
+  z.strictObject({ fault: z.literal('interface_link_down'), device, interface: z.string().min(1) }),
+  /** The management plane does not answer; every tool call to the device times out. */
+  z.strictObject({ fault: z.literal('device_unreachable'), device }),
+]);
+export type FaultSpec = z.infer<typeof faultSpecSchema>;
+export type FaultKind = FaultSpec['fault'];
+export const FAULT_KINDS = faultSpecSchema.options.map((o) => o.shape.fault.value);
+
+/** Accepts `AD000002` as well as `bgp_neighbor_admin_down`. */
+export function parseFaultSpec(input: Record<string, unknown>): FaultSpec {
+  const fault = typeof input.fault === 'string' ? (FAULT_ALIASES[input.fault.toUpperCase()] ?? input.fault) : input.fault;
+  return faultSpecSchema.parse({ ...input, fault });
+}

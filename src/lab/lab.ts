@@ -1,0 +1,209 @@
+import type { Logger } from 'pino';
+import type { Clock } from '../artifacts/clock';
+import { systemClock } from '../artifacts/clock';
+import { parseCommand, resolveInterfaceName, splitPipe } from './cli-parser';
+import { applyConfigLines } from './config-mode';
+import { Network, neighborKey, type Device } from './device';
+import { execGrammar } from './exec-commands';
+import type { FaultSpec } from './faults';
+import type { Inventory } from './inventory';
+
+export type CliResult = { ok: true; output: string } | { ok: false; error: string };
+
+export interface LabOptions {
+  inventory: Inventory;
+  clock?: Clock;
+  /** From `no neighbor … shutdown` to Established; a few seconds on real routers. */
+  convergeDelayMs?: number;
+  /** From `no shutdown` to line protocol up. */
+  linkDelayMs?: number;
+  logger?: Logger;
+}
+
+export interface Lab {
+  readonly clock: Clock;
+  /** Runs one read-only show command. */
+  exec(device: string, command: string): CliResult;
+  /** Applies configuration lines atomically: all of them or, on the first rejected line, none. */
+  config(device: string, lines: readonly string[], by?: { user: string; from: string }): CliResult;
+  inject(fault: FaultSpec): string;
+  /** Clears injected faults that are not configuration (peer, link, reachability); config stays as it is. */
+  clearFaults(device?: string): void;
+  /** Back to the inventory: configuration, sessions and logs. */
+  reset(): void;
+  devices(): { hostname: string; mgmt_ip: string }[];
+  /** Successful configuration changes since start or reset, for tests that must prove nothing changed. */
+  configChanges(): number;
+  /** Network state for inspection; not a public contract. */
+  network(): Network;
+  close(): void;
+}
+
+export class LabError extends Error {
+  override readonly name = 'LabError';
+}
+
+export const DEFAULT_CONVERGE_DELAY_MS = 4000;
+export const DEFAULT_LINK_DELAY_MS = 2000;
+
+const READ_ONLY_HINT = '% exec_cli runs read-only show commands; configuration goes through config_cli';
+const EXEC_VERBS = /^(conf|configure|clear|reload|copy|write|debug|undebug|delete|erase|format|request|install|license|no)\b/i;
+
+export function createLab(opts: LabOptions): Lab {
+  const clock = opts.clock ?? systemClock();
+  const timing = {
+    convergeDelayMs: opts.convergeDelayMs ?? DEFAULT_CONVERGE_DELAY_MS,
+    linkDelayMs: opts.linkDelayMs ?? DEFAULT_LINK_DELAY_MS,
+  };
+  const log = opts.logger;
+  let net = new Network(opts.inventory.devices, clock, timing);
+  let changes = 0;
+
+  const known = () => [...net.devices.values()].map((d) => d.config.hostname).join(', ');
+
+  const reach = (hostname: string): Device | string => {
+    const device = net.find(hostname.trim());
+    if (!device) return `% Unknown host "${hostname}": not in the device inventory (known: ${known()})`;
+    if (device.faults.unreachable) {
+      return `% Connection timed out; remote host not responding: ${device.config.hostname} (${device.inventory.mgmt_ip}) port 22`;
+    }
+    return device;
+  };
+
+  const findNeighbor = (device: Device, address: string, vrf?: string) => {
+    const all = device.config.bgp?.neighbors ?? [];
+    const hits = all.filter((n) => n.address === address && (vrf === undefined || (n.vrf ?? '') === vrf));
+    if (hits.length === 0) throw new LabError(`${device.config.hostname} has no BGP neighbor ${address}${vrf ? ` in vrf ${vrf}` : ''}`);
+    if (hits.length > 1) throw new LabError(`${device.config.hostname}: neighbor ${address} exists in several VRFs; pass --vrf`);
+    return hits[0]!;
+  };
+
+  const deviceFor = (hostname: string): Device => {
+    const d = net.find(hostname);
+    if (!d) throw new LabError(`unknown device "${hostname}" (known: ${known()})`);
+    return d;
+  };
+
+  const interfaceFor = (device: Device, name: string) => {
+    const full = resolveInterfaceName(name, device.config.interfaces.map((i) => i.name));
+    if (!full) throw new LabError(`${device.config.hostname} has no interface ${name}`);
+    return device.config.interfaces.find((i) => i.name === full)!;
+  };
+
+  const recordChange = (device: Device, by: { user: string; from: string }) => {
+    device.lastChange = { at: clock.now(), by: by.user };
+    net.log(device, `%SYS-5-CONFIG_I: Configured from console by ${by.user} on vty0 (${by.from})`);
+  };
+
+  return {
+    clock,
+    exec(hostname, command) {
+      const device = reach(hostname);
+      if (typeof device === 'string') return { ok: false, error: device };
+      const line = command.replace(/\s+$/, '');
+      if (line.trim() === '') return { ok: false, error: '% Incomplete command.' };
+      if (/[\r\n]/.test(line)) return { ok: false, error: '% One command per call: the command contains a line break' };
+      if (EXEC_VERBS.test(line.trim())) return { ok: false, error: READ_ONLY_HINT };
+      const pipe = splitPipe(line);
+      if (pipe.error) return { ok: false, error: pipe.error };
+      const parsed = parseCommand(execGrammar(device, clock.now()), pipe.command, {
+        interfaces: device.config.interfaces.map((i) => i.name),
+      });
+      if (!parsed.ok) {
+        // Keep the caret aligned with the full line the caller typed.
+        return { ok: false, error: parsed.error.replace(pipe.command, line) };
+      }
+      const output = parsed.run();
+      if (output.startsWith('% ')) return { ok: false, error: output };
+      return { ok: true, output: pipe.filter ? pipe.filter(output) : output };
+    },
+
+    config(hostname, lines, by = { user: 'automation', from: '192.0.2.250' }) {
+      const device = reach(hostname);
+      if (typeof device === 'string') return { ok: false, error: device };
+      if (lines.length === 0) return { ok: false, error: '% No configuration lines given' };
+      if (lines.some((l) => /[\r\n]/.test(l))) return { ok: false, error: '% One command per line: a line contains a line break' };
+      const draft = structuredClone(device.config);
+      const result = applyConfigLines(draft, lines);
+      if (!result.ok) {
+        log?.info({ device: device.config.hostname, error: result.error }, 'lab config rejected');
+        return { ok: false, error: `${result.transcript}\n% No changes were applied.` };
+      }
+      device.config = draft;
+      changes += 1;
+      recordChange(device, by);
+      net.reconcile();
+      log?.info({ device: device.config.hostname, lines }, 'lab config applied');
+      return { ok: true, output: result.transcript };
+    },
+
+    inject(fault) {
+      const device = deviceFor(fault.device);
+      const host = device.config.hostname;
+      let what: string;
+      switch (fault.fault) {
+        case 'bgp_neighbor_admin_down': {
+          const n = findNeighbor(device, fault.neighbor, fault.vrf);
+          n.shutdown = true;
+          recordChange(device, { user: 'netops', from: '192.0.2.50' });
+          what = `${host}: neighbor ${n.address}${n.vrf ? ` vrf ${n.vrf}` : ''} administratively shut down`;
+          break;
+        }
+        case 'bgp_peer_unreachable': {
+          const n = findNeighbor(device, fault.neighbor, fault.vrf);
+          device.faults.peerUnreachable.add(neighborKey(n.address, n.vrf));
+          what = `${host}: BGP peer ${n.address}${n.vrf ? ` vrf ${n.vrf}` : ''} stops answering`;
+          break;
+        }
+        case 'interface_admin_down': {
+          const i = interfaceFor(device, fault.interface);
+          i.shutdown = true;
+          recordChange(device, { user: 'netops', from: '192.0.2.50' });
+          what = `${host}: interface ${i.name} administratively shut down`;
+          break;
+        }
+        case 'interface_link_down': {
+          const i = interfaceFor(device, fault.interface);
+          device.faults.linkDown.add(i.name);
+          what = `${host}: interface ${i.name} lost its link`;
+          break;
+        }
+        case 'device_unreachable':
+          device.faults.unreachable = true;
+          what = `${host}: management plane unreachable`;
+          break;
+      }
+      net.reconcile();
+      log?.info({ fault }, `lab fault injected: ${what}`);
+      return what;
+    },
+
+    clearFaults(hostname) {
+      const targets = hostname ? [deviceFor(hostname)] : [...net.devices.values()];
+      for (const d of targets) {
+        d.faults.unreachable = false;
+        d.faults.peerUnreachable.clear();
+        d.faults.linkDown.clear();
+      }
+      net.reconcile();
+    },
+
+    reset() {
+      closeTimers(net);
+      net = new Network(opts.inventory.devices, clock, timing);
+      changes = 0;
+    },
+
+    devices: () => [...net.devices.values()].map((d) => ({ hostname: d.config.hostname, mgmt_ip: d.inventory.mgmt_ip })),
+    configChanges: () => changes,
+    network: () => net,
+    close: () => closeTimers(net),
+  };
+}
+
+function closeTimers(net: Network): void {
+  for (const d of net.devices.values()) {
+    for (const op of d.neighbors.values()) op.pending?.();
+    for (const op of d.interfaces.values()) op.pending?.();
+  }
+}
