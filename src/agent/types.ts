@@ -19,6 +19,35 @@ export type Session = z.infer<typeof sessionSchema>;
 export const runtimeHealthSchema = z.looseObject({ healthy: z.boolean(), version: z.string().optional() });
 export type RuntimeHealth = z.infer<typeof runtimeHealthSchema>;
 
+/**
+ * One stored message of a session (`GET /session/:id/message`). Only the fields the relay reads are
+ * named; the rest passes through untouched.
+ */
+export const messageInfoSchema = z.looseObject({
+  id: z.string(),
+  sessionID: z.string(),
+  role: z.enum(['user', 'assistant']),
+  agent: z.string().optional(),
+  parentID: z.string().optional(),
+  time: z.looseObject({ created: z.number(), completed: z.number().optional() }),
+  finish: z.string().optional(),
+  error: z.looseObject({ name: z.string(), data: z.unknown().optional() }).optional(),
+});
+export type MessageInfo = z.infer<typeof messageInfoSchema>;
+
+/** A message part: text, tool call, step marker… `text` is set on text/reasoning parts. */
+export const messagePartSchema = z.looseObject({
+  id: z.string(),
+  type: z.string(),
+  sessionID: z.string().optional(),
+  messageID: z.string().optional(),
+  text: z.string().optional(),
+});
+export type MessagePart = z.infer<typeof messagePartSchema>;
+
+export const sessionMessageSchema = z.object({ info: messageInfoSchema, parts: z.array(messagePartSchema) });
+export type SessionMessage = z.infer<typeof sessionMessageSchema>;
+
 /** One event from the runtime's `GET /event` stream: `{type, properties}`. */
 export const runtimeEventSchema = z.looseObject({
   type: z.string(),
