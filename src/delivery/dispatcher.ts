@@ -89,6 +89,8 @@ export function createDispatcher(opts: DispatcherOptions) {
       const delay = backoffDelay(failures, retryBaseMs, opts.retryMaxMs, opts.random);
       const message = describeError(error);
       const lostSession = error instanceof AgentRuntimeError && error.kind === 'not_found';
+      // A timed-out create may still have created the session: look for it before creating another.
+      if (error instanceof AgentRuntimeError && error.kind === 'timeout') needsAdoption.add(incidentId);
       incidents.update(incidentId, (cur) => ({
         // The runtime forgot the session (fresh storage): start a new one next time.
         session_id: lostSession ? null : cur.session_id,

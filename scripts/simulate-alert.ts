@@ -1,0 +1,117 @@
+/**
+ * Posts Splunk-style fault alerts to a running relay, or prints the headed-mode prompt.
+ *   npm run simulate -- [--api URL] [--device R1] [--neighbor 10.0.0.2] [--count N] [--direct] [--mode strict]
+ */
+import { parseArgs } from 'node:util';
+import { request } from 'undici';
+import { directPrompt } from '../src/alert/direct-prompt';
+import { buildSplunkAlert } from '../src/alert/sample';
+
+const HELP = `Usage: npm run simulate -- [options]
+  --api URL         relay base URL (default $RELAY_URL or http://127.0.0.1:8080)
+  --secret S        bearer secret (default $WEBHOOK_SECRET)
+  --alert ID        alert definition (default AD000002)
+  --device NAME     device hostname (default R1)
+  --neighbor IP     BGP neighbor (default 10.0.0.2)
+  --vrf NAME        VRF (default default)
+  --as N            neighbor AS (default 65002)
+  --kb-mode MODE    quick | standard | deep
+  --count N         send N alerts at once (a storm; duplicates fold into one incident)
+  --direct          print the headed-mode prompt instead of posting
+  --mode MODE       strict | hybrid, for --direct (default $REMEDIATION_MODE or strict)
+  --incident-id ID  incident id to put in the --direct prompt`;
+
+function fail(message: string): never {
+  process.stderr.write(`simulate: ${message}\n`);
+  process.exit(2);
+}
+
+let args: ReturnType<typeof parse>;
+function parse() {
+  return parseArgs({
+    options: {
+      api: { type: 'string' },
+      secret: { type: 'string' },
+      alert: { type: 'string' },
+      device: { type: 'string' },
+      neighbor: { type: 'string' },
+      vrf: { type: 'string' },
+      as: { type: 'string' },
+      'kb-mode': { type: 'string' },
+      count: { type: 'string' },
+      direct: { type: 'boolean' },
+      mode: { type: 'string' },
+      'incident-id': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  }).values;
+}
+try {
+  args = parse();
+} catch (error) {
+  fail(`${(error as Error).message}\n${HELP}`);
+}
+if (args.help) {
+  process.stdout.write(`${HELP}\n`);
+  process.exit(0);
+}
+
+const kbMode = args['kb-mode'];
+if (kbMode && !['quick', 'standard', 'deep'].includes(kbMode)) fail('--kb-mode must be quick, standard or deep');
+const body = buildSplunkAlert({
+  alertDefId: args.alert,
+  device: args.device,
+  neighbor: args.neighbor,
+  vrf: args.vrf,
+  neighborAs: args.as,
+  kbQueryMode: kbMode as 'quick' | 'standard' | 'deep' | undefined,
+});
+
+if (args.direct) {
+  const mode = args.mode ?? process.env.REMEDIATION_MODE ?? 'strict';
+  if (mode !== 'strict' && mode !== 'hybrid') fail('--mode must be strict or hybrid');
+  try {
+    process.stdout.write(`${directPrompt(body, { mode, incidentId: args['incident-id'] })}\n`);
+  } catch (error) {
+    fail(`the alert is not valid: ${(error as Error).message}`);
+  }
+  process.exit(0);
+}
+
+const api = (args.api ?? process.env.RELAY_URL ?? 'http://127.0.0.1:8080').replace(/\/$/, '');
+const secret = args.secret ?? process.env.WEBHOOK_SECRET;
+const count = Number(args.count ?? '1');
+if (!Number.isInteger(count) || count < 1 || count > 10_000) fail('--count must be a whole number from 1 to 10000');
+
+async function postOne(): Promise<void> {
+  let res;
+  try {
+    res = await request(`${api}/fault-alert`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(secret ? { authorization: `Bearer ${secret}` } : {}) },
+      body: JSON.stringify(body),
+      headersTimeout: 30_000,
+    });
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    fail(`relay not reachable at ${api} (${code ?? (error as Error).message}); start it with npm run relay or the tray app`);
+  }
+  const text = await res.body.text();
+  let json: Record<string, unknown> = {};
+  try {
+    json = JSON.parse(text);
+  } catch {
+    /* not JSON: shown below */
+  }
+  if (res.statusCode === 401) fail(`relay at ${api} answered 401 unauthorized: pass --secret or set WEBHOOK_SECRET`);
+  if (res.statusCode !== 202) {
+    const err = (json.error ?? {}) as { code?: string; message?: string };
+    fail(`relay answered ${res.statusCode} ${err.code ?? ''}: ${err.message ?? text.slice(0, 200)}`);
+  }
+  const status = String(json.status);
+  const session = json.session_id ?? '(none yet)';
+  const extra = status === 'duplicate' ? ` occurrences ${json.occurrences}` : status === 'queued' ? ' (the runtime is not reachable yet; the relay will deliver it)' : '';
+  process.stdout.write(`${json.incident_id} ${status} session ${session}${extra}\n`);
+}
+
+await Promise.all(Array.from({ length: count }, postOne));

@@ -1,0 +1,32 @@
+/** `npm run relay`: the headless relay for servers, CI and local demos. */
+import { ConfigError } from '../config/load';
+import { createLogger } from '../log/logger';
+import { startHeadlessRelay } from './start-headless';
+
+const logger = createLogger({ level: process.env.LOG_LEVEL ?? 'info' });
+
+try {
+  const running = await startHeadlessRelay({ env: process.env, logger });
+  let exiting = false;
+  const shutdown = async (signal: string) => {
+    if (exiting) return;
+    exiting = true;
+    logger.info({ signal }, 'relay stopping');
+    await running.stop();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+} catch (error) {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`fault-relay: ${error.message}\n`);
+    process.exit(78); // EX_CONFIG
+  }
+  const code = (error as { code?: string }).code;
+  if (code === 'EADDRINUSE') {
+    process.stderr.write(`fault-relay: the port is already in use: set INGEST_PORT to a free port\n`);
+    process.exit(1);
+  }
+  logger.fatal({ err: error }, 'relay failed to start');
+  process.exit(1);
+}
