@@ -113,8 +113,8 @@ export function createLab(opts: LabOptions): Lab {
         // Keep the caret aligned with the full line the caller typed.
         return { ok: false, error: parsed.error.replace(pipe.command, line) };
       }
+      // Output such as "% No such neighbor or address family" is what the command printed, not a tool failure.
       const output = parsed.run();
-      if (output.startsWith('% ')) return { ok: false, error: output };
       return { ok: true, output: pipe.filter ? pipe.filter(output) : output };
     },
 

@@ -1,0 +1,241 @@
+import type { Logger } from 'pino';
+import { systemClock, type Clock } from './clock';
+import { DeviceToolError, type DeviceTools } from './device-tools';
+import { evaluateExpectations, runCaptures, type ExpectationResult } from './expectations';
+import type { FaultSignature } from './schema-fs';
+import type { CheckStep, RawStep, RepairActionWorkflow, RepairStep } from './schema-raw';
+import { renderTemplate, TemplateError } from './template';
+import { checkFormat, resolveFaultVariables } from './variables';
+
+export type Decision = 'APPROVED' | 'DENIED';
+export type RunOutcome = 'resolved' | 'escalated' | 'failed';
+
+export interface ApprovalRequest {
+  step: string;
+  description: string;
+  /** The RAW's approval summary, rendered. */
+  summary: string;
+  device: string;
+  commands: string[];
+}
+
+export interface StepRecord {
+  step: string;
+  kind: RawStep['kind'];
+  description: string;
+  started_at: string;
+  ended_at: string;
+  device?: string;
+  command?: string;
+  commands?: string[];
+  attempts?: number;
+  output?: string;
+  error?: string;
+  expectations?: ExpectationResult[];
+  captured?: Record<string, string>;
+  approval?: Decision;
+  result: 'passed' | 'failed' | 'error' | 'denied' | 'done' | 'terminal';
+  next?: string;
+  summary?: string;
+}
+
+export interface RunRawOptions {
+  raw: RepairActionWorkflow;
+  /** With the FS, variables are joined with the log line's captures and contradictions escalate. */
+  fs?: FaultSignature;
+  /** device_hostname plus the alert's alert_vars. */
+  vars: Readonly<Record<string, string | undefined>>;
+  rawMessage?: string | null;
+  tools: DeviceTools;
+  approve: (req: ApprovalRequest) => Promise<Decision>;
+  clock?: Clock;
+  logger?: Logger;
+  /** Called after every step, for live progress. */
+  onStep?: (record: StepRecord) => void;
+  /** Guards against a workflow that loops. */
+  maxSteps?: number;
+}
+
+export interface RunRawResult {
+  outcome: RunOutcome;
+  /** The terminal step reached; absent when the run stopped before its first step. */
+  terminal_step?: string;
+  summary: string;
+  path: StepRecord[];
+  vars: Record<string, string>;
+  config_changes: number;
+}
+
+const OUTCOME: Record<'resolve' | 'fail' | 'escalate', RunOutcome> = { resolve: 'resolved', fail: 'failed', escalate: 'escalated' };
+
+class ToolTimeout extends Error {
+  override readonly name = 'ToolTimeout';
+}
+
+function withTimeout<T>(clock: Clock, ms: number, work: Promise<T>, what: string): Promise<T> {
+  let cancel = () => {};
+  const timeout = new Promise<never>((_, reject) => {
+    cancel = clock.setTimer(() => reject(new ToolTimeout(`${what} timed out after ${ms / 1000} s`)), ms);
+  });
+  return Promise.race([work, timeout]).finally(() => cancel());
+}
+
+const errorText = (e: unknown) => (e instanceof DeviceToolError || e instanceof ToolTimeout ? e.message : `tool call failed: ${(e as Error).message}`);
+
+/**
+ * Runs a RAW against a device-tool interface: renders templates, checks expectations,
+ * follows transitions, asks `approve` before every config_cli and records each step.
+ * It is the test harness for artifacts and the reference for strict mode; it never
+ * improvises: anything the RAW does not cover ends the run.
+ */
+export async function runRaw(opts: RunRawOptions): Promise<RunRawResult> {
+  const { raw, tools, approve } = opts;
+  const clock = opts.clock ?? systemClock();
+  const iso = () => new Date(clock.now()).toISOString();
+  const path: StepRecord[] = [];
+  let changes = 0;
+
+  let vars: Record<string, string> = {};
+  const problems: string[] = [];
+  if (opts.fs) {
+    const resolved = resolveFaultVariables(opts.fs, opts.vars, opts.rawMessage);
+    vars = resolved.vars;
+    problems.push(...resolved.problems);
+  } else {
+    for (const [k, v] of Object.entries(opts.vars)) if (v !== undefined) vars[k] = v;
+  }
+  for (const input of raw.inputs) {
+    const value = vars[input.name] ?? input.default;
+    if (value === undefined || (value === '' && input.required)) {
+      if (input.required) problems.push(`required input ${input.name} is missing`);
+      continue;
+    }
+    vars[input.name] = value;
+    if (value !== '' && input.format && !checkFormat(input.format, value)) problems.push(`input ${input.name} "${value}" is not a valid ${input.format}`);
+  }
+  const stop = (outcome: RunOutcome, summary: string, terminal?: string): RunRawResult => ({
+    outcome,
+    ...(terminal ? { terminal_step: terminal } : {}),
+    summary,
+    path,
+    vars,
+    config_changes: changes,
+  });
+  if (problems.length > 0) {
+    // Missing or contradictory runtime context: escalate, never guess a repair.
+    return stop('escalated', `Runtime context is missing or contradictory: ${problems.join('; ')}`);
+  }
+
+  const steps = new Map(raw.steps.map((s) => [s.id, s]));
+  const maxSteps = opts.maxSteps ?? 100;
+  let current: RawStep | undefined = raw.steps[0];
+  let device: string;
+  try {
+    device = renderTemplate(raw.device, vars);
+  } catch (e) {
+    return stop('failed', `Artifact error: device template: ${(e as Error).message}`);
+  }
+
+  const finish = (record: StepRecord) => {
+    path.push(record);
+    opts.logger?.info({ step: record.step, result: record.result, next: record.next }, 'raw step');
+    opts.onStep?.(record);
+  };
+
+  for (let n = 0; current; n++) {
+    if (n >= maxSteps) return stop('failed', `Workflow did not end within ${maxSteps} steps`);
+    const step: RawStep = current;
+    const base = { step: step.id, kind: step.kind, description: step.description, started_at: iso() };
+    let next: string;
+    try {
+      switch (step.kind) {
+        case 'resolve':
+        case 'fail':
+        case 'escalate': {
+          let summary: string;
+          try {
+            summary = renderTemplate(step.summary, vars);
+          } catch {
+            summary = step.summary;
+          }
+          finish({ ...base, ended_at: iso(), result: 'terminal', summary });
+          return stop(OUTCOME[step.kind], summary, step.id);
+        }
+        case 'wait':
+          await clock.sleep(step.duration_s * 1000);
+          next = step.next;
+          finish({ ...base, ended_at: iso(), result: 'done', next });
+          break;
+        case 'repair': {
+          const r = await runRepair(step, device);
+          next = r.next;
+          finish({ ...base, ...r.record, ended_at: iso(), next });
+          break;
+        }
+        default: {
+          const r = await runCheck(step, device);
+          next = r.next;
+          finish({ ...base, ...r.record, ended_at: iso(), next });
+        }
+      }
+    } catch (e) {
+      if (e instanceof TemplateError) {
+        finish({ ...base, ended_at: iso(), result: 'error', error: e.message });
+        return stop('failed', `Artifact error in step ${step.id}: ${e.message}`);
+      }
+      throw e;
+    }
+    current = steps.get(next);
+    if (!current) return stop('failed', `Artifact error: step ${step.id} leads to unknown step ${next}`);
+  }
+  return stop('failed', 'Workflow has no steps');
+
+  async function runCheck(step: CheckStep, target: string): Promise<{ next: string; record: Partial<StepRecord> }> {
+    const attempts = step.retry?.attempts ?? 1;
+    let output = '';
+    let command = '';
+    let evaluation = { ok: false, results: [] as ExpectationResult[] };
+    const captured: Record<string, string> = {};
+    for (let attempt = 1; attempt <= attempts; attempt++) {
+      command = renderTemplate(step.action.command, vars);
+      try {
+        output = await withTimeout(clock, step.timeout_s * 1000, tools.execCli(target, command), `exec_cli "${command}"`);
+      } catch (e) {
+        return { next: step.on_error, record: { device: target, command, attempts: attempt, result: 'error', error: errorText(e) } };
+      }
+      Object.assign(captured, runCaptures(step.capture, output, vars));
+      Object.assign(vars, captured);
+      evaluation = evaluateExpectations(step.expect, output, vars);
+      if (evaluation.ok) {
+        return { next: step.on_success, record: { device: target, command, attempts: attempt, output, expectations: evaluation.results, captured, result: 'passed' } };
+      }
+      if (attempt < attempts) await clock.sleep(step.retry!.interval_s * 1000);
+    }
+    const matched = step.failure_cases.find((c) => evaluateExpectations(c.when, output, vars).ok);
+    return {
+      next: matched?.next ?? step.on_failure,
+      record: { device: target, command, attempts, output, expectations: evaluation.results, captured, result: 'failed' },
+    };
+  }
+
+  async function runRepair(step: RepairStep, target: string): Promise<{ next: string; record: Partial<StepRecord> }> {
+    const commands = step.action.commands.map((c) => renderTemplate(c, vars).trim()).filter((c) => c !== '');
+    const summary = renderTemplate(step.approval_summary, vars);
+    const decision = await approve({ step: step.id, description: step.description, summary, device: target, commands });
+    if (decision !== 'APPROVED') {
+      return { next: step.on_denied, record: { device: target, commands, approval: 'DENIED', result: 'denied' } };
+    }
+    let output: string;
+    try {
+      output = await withTimeout(clock, step.timeout_s * 1000, tools.configCli(target, commands), 'config_cli');
+    } catch (e) {
+      return { next: step.on_error, record: { device: target, commands, approval: 'APPROVED', result: 'error', error: errorText(e) } };
+    }
+    changes += 1;
+    const evaluation = evaluateExpectations(step.expect, output, vars);
+    return {
+      next: evaluation.ok ? step.on_success : step.on_failure,
+      record: { device: target, commands, approval: 'APPROVED', output, expectations: evaluation.results, result: evaluation.ok ? 'passed' : 'failed' },
+    };
+  }
+}
