@@ -104,10 +104,13 @@ export function createMercuryConnection(opts: MercuryOptions): MercuryConnection
 
   let running = false;
   let failures = 0;
-  let current: { socket: MercurySocket } | undefined;
+  // `retired`: replaced or given up by us; its late frames and close mean nothing any more.
+  type Slot = { socket: MercurySocket; retired: boolean };
+  let current: Slot | undefined;
   let retryTimer: { cancel(): void } | undefined;
   let inflight: AbortController | undefined;
   let afterShutdown = false;
+  let handingOver = false;
   let firstReady: { resolve(): void; reject(e: Error): void } | undefined;
 
   const stopFatally = (error: string, deviceInUse = false) => {
@@ -115,7 +118,7 @@ export function createMercuryConnection(opts: MercuryOptions): MercuryConnection
     running = false;
     retryTimer?.cancel();
     inflight?.abort();
-    current?.socket.close(1000, 'Done');
+    retire(current);
     current = undefined;
     opts.onConnected(false);
     opts.onFatal(error, deviceInUse);
@@ -148,10 +151,16 @@ export function createMercuryConnection(opts: MercuryOptions): MercuryConnection
   };
 
   /** One attempt; frames and closes of a socket count only while it is the current one. */
-  const open = async (): Promise<{ socket: MercurySocket } | Next> => {
+  const retire = (slot: Slot | undefined) => {
+    if (!slot || slot.retired) return;
+    slot.retired = true;
+    slot.socket.close(1000, 'Done');
+  };
+
+  const open = async (): Promise<Slot | Next> => {
     const device = opts.devices.current();
     if (!device) return { action: 'register-device' };
-    const slot: { socket: MercurySocket } = { socket: undefined as unknown as MercurySocket };
+    const slot: Slot = { socket: undefined as unknown as MercurySocket, retired: false };
     inflight = new AbortController();
     try {
       slot.socket = await openMercurySocket({
@@ -163,13 +172,17 @@ export function createMercuryConnection(opts: MercuryOptions): MercuryConnection
         pongTimeoutMs,
         readyTimeoutMs,
         signal: inflight.signal,
+        // Frames of a socket still opening count: buffer_state and events may precede readiness.
         onFrame: (frame) => {
-          if (slot !== current) return;
-          if (frame.type === 'shutdown') return void handover();
+          if (slot.retired) return;
+          if (frame.type === 'shutdown') {
+            if (slot === current && !handingOver) void handover();
+            return;
+          }
           opts.onFrame(frame);
         },
         onClose: (code, reason) => {
-          if (slot !== current) return;
+          if (slot.retired || slot !== current) return;
           current = undefined;
           logger.info({ code, reason }, 'webex websocket closed');
           opts.onConnected(false);
@@ -186,7 +199,7 @@ export function createMercuryConnection(opts: MercuryOptions): MercuryConnection
     }
   };
 
-  const becomeReady = (slot: { socket: MercurySocket }) => {
+  const becomeReady = (slot: Slot) => {
     current = slot;
     failures = 0;
     afterShutdown = false;
@@ -201,7 +214,7 @@ export function createMercuryConnection(opts: MercuryOptions): MercuryConnection
     if (!running) return;
     const result = await open();
     if (!running) {
-      if ('socket' in result) result.socket.close(1000, 'Done');
+      if ('socket' in result) retire(result);
       return;
     }
     if ('socket' in result) becomeReady(result);
@@ -212,15 +225,16 @@ export function createMercuryConnection(opts: MercuryOptions): MercuryConnection
   const handover = async () => {
     logger.info('webex websocket: server shutdown notice; opening a new socket');
     afterShutdown = true;
+    handingOver = true;
     const old = current;
-    const result = await open();
+    const result = await open().finally(() => (handingOver = false));
     if (!running) {
-      if ('socket' in result) result.socket.close(1000, 'Done');
+      if ('socket' in result) retire(result);
       return;
     }
     if ('socket' in result) {
       becomeReady(result);
-      old?.socket.close(1000, 'Done');
+      retire(old);
     } else {
       // The old socket still works until the server retires it; its close decides then.
       logger.warn('webex websocket: handover failed; keeping the old socket');
@@ -242,7 +256,7 @@ export function createMercuryConnection(opts: MercuryOptions): MercuryConnection
       inflight?.abort();
       const slot = current;
       current = undefined;
-      slot?.socket.close(1000, 'Done');
+      retire(slot);
       if (slot) opts.onConnected(false);
       firstReady?.reject(new Error('webex websocket stopped before it was ready'));
       firstReady = undefined;
