@@ -76,7 +76,9 @@ export function createDispatcher(opts: DispatcherOptions) {
         incident = incidents.update(incidentId, () => ({ session_id: session.id }));
         incidents.record(incidentId, 'session.created', `Agent session ${session.id} created`, { session_id: session.id });
       }
-      await agent.promptAsync(sessionId, { agent: agentName, text: incident.prompt_text });
+      const text = incidents.promptText(incidentId);
+      if (text === undefined) throw new Error('the prompt recorded at intake is missing from the timeline');
+      await agent.promptAsync(sessionId, { agent: agentName, text });
       incidents.update(incidentId, (cur) => ({
         state: 'running',
         delivery: { ...cur.delivery, attempts: cur.delivery.attempts + 1, next_attempt_at: null, last_error: null, prompt_sent: true },

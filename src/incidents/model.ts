@@ -53,8 +53,6 @@ export const incidentSchema = z.object({
   approval: approvalSchema.nullable(),
   outcome: outcomeSchema.nullable(),
   dedup_key: z.string(),
-  /** The exact prompt text, kept so a queued alert is delivered unchanged after a restart. */
-  prompt_text: z.string(),
   delivery: deliverySchema,
 });
 export type Incident = z.infer<typeof incidentSchema>;
@@ -66,9 +64,9 @@ export const timelineEntrySchema = z.looseObject({
 });
 export type TimelineEntry = z.infer<typeof timelineEntrySchema>;
 
-/** What `/sessions` shows: no prompt text, no internal bookkeeping. */
+/** What `/sessions` shows: no internal bookkeeping. */
 export function publicIncident(incident: Incident) {
-  const { prompt_text: _prompt, dedup_key: _key, ...rest } = incident;
+  const { dedup_key: _key, ...rest } = incident;
   return rest;
 }
 export type PublicIncident = ReturnType<typeof publicIncident>;

@@ -13,6 +13,8 @@ export interface PersistentStoreOptions {
   /** How many terminal incidents to keep. Open incidents are never evicted. */
   retention: number;
   logger: Logger;
+  /** How long a lazy write may wait to be coalesced with others. */
+  lazyFlushMs?: number;
 }
 
 export function createPersistentStore(opts: PersistentStoreOptions): IncidentStore {
@@ -30,7 +32,12 @@ export function createPersistentStore(opts: PersistentStoreOptions): IncidentSto
 
   const timelinePath = (id: string) => join(timelineDir as string, `${id}.jsonl`);
 
-  const persist = () => backend.set(INDEX_KEY, [...index.values()]);
+  let flushTimer: NodeJS.Timeout | null = null;
+  const persist = () => {
+    if (flushTimer) clearTimeout(flushTimer);
+    flushTimer = null;
+    backend.set(INDEX_KEY, [...index.values()]);
+  };
 
   const evict = () => {
     const terminal = [...index.values()].filter((i) => isTerminal(i.state));
@@ -46,10 +53,12 @@ export function createPersistentStore(opts: PersistentStoreOptions): IncidentSto
   return {
     get: (id) => index.get(id),
     list: () => [...index.values()].sort((a, b) => b.created_at.localeCompare(a.created_at) || b.incident_id.localeCompare(a.incident_id)),
-    put(incident) {
+    put(incident, putOpts) {
       index.set(incident.incident_id, incident);
       if (isTerminal(incident.state)) evict();
-      persist();
+      if (!putOpts?.lazy) return persist();
+      flushTimer ??= setTimeout(persist, opts.lazyFlushMs ?? 250);
+      flushTimer.unref?.();
     },
     appendTimeline(id, entry) {
       if (!timelineDir) {

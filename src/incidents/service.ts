@@ -6,7 +6,7 @@ import { incidentIdFor } from './ids';
 import { isTerminal, publicIncident, type Incident, type TimelineEntry } from './model';
 import type { IncidentStore } from './store';
 
-export type NewIncident = Omit<Incident, 'incident_id' | 'created_at' | 'updated_at' | 'last_seen' | 'occurrences' | 'state' | 'session_id' | 'approval' | 'outcome' | 'delivery' | 'prompt_text'> & {
+export type NewIncident = Omit<Incident, 'incident_id' | 'created_at' | 'updated_at' | 'last_seen' | 'occurrences' | 'state' | 'session_id' | 'approval' | 'outcome' | 'delivery'> & {
   promptTextFor: (incidentId: string) => string;
 };
 
@@ -18,7 +18,12 @@ export function createIncidents(deps: { store: IncidentStore; bus: Bus<RelayEven
   const { store, bus, clock, logger } = deps;
   const openByKey = new Map<string, string>();
   for (const incident of store.list()) {
-    if (!isTerminal(incident.state)) openByKey.set(incident.dedup_key, incident.incident_id);
+    if (isTerminal(incident.state)) continue;
+    openByKey.set(incident.dedup_key, incident.incident_id);
+    // Repeats are written to the index lazily; the timeline has every one of them.
+    const repeats = store.timeline(incident.incident_id).filter((e) => e.type === 'alert.repeated');
+    const counted = Number(repeats.at(-1)?.occurrences ?? 0);
+    if (counted > incident.occurrences) store.put({ ...incident, occurrences: counted });
   }
 
   const record = (incidentId: string, type: string, message: string, data: Record<string, unknown> = {}) => {
@@ -36,6 +41,11 @@ export function createIncidents(deps: { store: IncidentStore; bus: Bus<RelayEven
     /** Incidents not yet resolved, escalated or failed; cheap, for the hot paths. */
     open: (): Incident[] => [...openByKey.values()].map((id) => store.get(id)).filter((i): i is Incident => i !== undefined),
     timeline: (incidentId: string) => store.timeline(incidentId),
+    /** The exact prompt text recorded at intake, so a queued alert is delivered unchanged after a restart. */
+    promptText(incidentId: string): string | undefined {
+      const received = store.timeline(incidentId).find((e) => e.type === 'alert.received');
+      return typeof received?.prompt === 'string' ? received.prompt : undefined;
+    },
     record,
     findOpen: (dedupKey: string) => {
       const id = openByKey.get(dedupKey);
@@ -59,26 +69,28 @@ export function createIncidents(deps: { store: IncidentStore; bus: Bus<RelayEven
         occurrences: 1,
         approval: null,
         outcome: null,
-        prompt_text: promptTextFor(incident_id),
         delivery: { attempts: 0, next_attempt_at: null, last_error: null, prompt_sent: false },
       };
-      store.put(incident);
       openByKey.set(incident.dedup_key, incident_id);
       logger.info({ incident_id, alert_def_id: incident.alert_def_id, device: incident.device_hostname }, 'incident created');
       for (const w of incident.warnings) logger.warn({ incident_id }, `incident warning: ${w}`);
+      // The prompt lives in the append-only timeline, not the index: written once, read on delivery,
+      // and it keeps the index small. It is written before the index so a crash cannot separate them.
       record(incident_id, 'alert.received', `Alert ${incident.alert_def_id} for ${incident.device_hostname} accepted`, {
         warnings: incident.warnings,
+        prompt: promptTextFor(incident_id),
       });
+      store.put(incident);
       bus.publish('incident.created', { incident: publicIncident(incident) });
       return incident;
     },
 
     /** Applies `change` to the stored incident; returns the new record. */
-    update(incidentId: string, change: (current: Incident) => Partial<Incident>): Incident {
+    update(incidentId: string, change: (current: Incident) => Partial<Incident>, opts?: { lazy?: boolean }): Incident {
       const current = store.get(incidentId);
       if (!current) throw new Error(`unknown incident ${incidentId}`);
       const next: Incident = { ...current, ...change(current), updated_at: clock.now().toISOString() };
-      store.put(next);
+      store.put(next, { lazy: Boolean(opts?.lazy) && next.state === current.state });
       if (isTerminal(next.state)) {
         if (openByKey.get(next.dedup_key) === incidentId) openByKey.delete(next.dedup_key);
       }

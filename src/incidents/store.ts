@@ -9,8 +9,11 @@ export interface IncidentStore {
   get(incidentId: string): Incident | undefined;
   /** Newest first. */
   list(): Incident[];
-  /** Insert or replace; durable when it returns. */
-  put(incident: Incident): void;
+  /**
+   * Insert or replace; durable when it returns. `lazy` writes may be coalesced for a
+   * moment (a duplicate storm): use it only for what the timeline also records.
+   */
+  put(incident: Incident, opts?: { lazy?: boolean }): void;
   appendTimeline(incidentId: string, entry: TimelineEntry): void;
   timeline(incidentId: string): TimelineEntry[];
   /** Flushes anything written lazily. */

@@ -35,7 +35,7 @@ export function createIntake(opts: IntakeOptions) {
     const open = incidents.findOpen(normalized.dedup_key);
     if (open) {
       const at = clock.now().toISOString();
-      const updated = incidents.update(open.incident_id, (cur) => ({ occurrences: cur.occurrences + 1, last_seen: at }));
+      const updated = incidents.update(open.incident_id, (cur) => ({ occurrences: cur.occurrences + 1, last_seen: at }), { lazy: true });
       incidents.record(open.incident_id, 'alert.repeated', `Same alert again (${updated.occurrences} so far)`, {
         occurrences: updated.occurrences,
       });

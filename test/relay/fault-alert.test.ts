@@ -88,7 +88,7 @@ describe('POST /fault-alert', () => {
 
   it('answers 401 with WWW-Authenticate when the bearer secret is missing or wrong', async () => {
     relay = await relayForTest({ agent: createStubRuntime(), env: { WEBHOOK_SECRET: 's3cret-value' } });
-    for (const headers of [{}, { authorization: 'Bearer nope' }, { authorization: 's3cret-value' }]) {
+    for (const headers of [{}, { authorization: 'Bearer nope' }, { authorization: 's3cret-value' }] as Record<string, string>[]) {
       const res = await post(relay, ad000002(), headers);
       expect(res.statusCode).toBe(401);
       expect(res.headers['www-authenticate']).toMatch(/^Bearer/);

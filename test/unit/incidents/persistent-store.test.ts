@@ -22,7 +22,7 @@ const incident = (n: number, state: Incident['state'] = 'queued'): Incident => {
   return {
     incident_id: `INC-${n}`, session_id: null, alert_def_id: 'AD000002', device_hostname: `R${n}`, mode: 'strict', state,
     created_at: at, updated_at: at, last_seen: at, occurrences: 1, warnings: [], alert_vars: {}, approval: null, outcome: null,
-    dedup_key: `k${n}`, prompt_text: `prompt ${n}`, delivery: { attempts: 0, next_attempt_at: null, last_error: null, prompt_sent: false },
+    dedup_key: `k${n}`, delivery: { attempts: 0, next_attempt_at: null, last_error: null, prompt_sent: false },
   };
 };
 
@@ -37,7 +37,7 @@ describe('persistent incident store', () => {
     a.appendTimeline('INC-1', { at: 'x', type: 'alert.received', message: 'hello' });
     a.appendTimeline('INC-1', { at: 'y', type: 'prompt.sent', message: 'sent' });
     const b = open(dir);
-    expect(b.get('INC-1')?.prompt_text).toBe('prompt 1');
+    expect(b.get('INC-1')?.device_hostname).toBe('R1');
     expect(b.timeline('INC-1').map((e) => e.type)).toEqual(['alert.received', 'prompt.sent']);
   });
 
