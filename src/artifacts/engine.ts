@@ -66,6 +66,9 @@ export interface RunRawResult {
   config_changes: number;
 }
 
+/** What a step adds to the common fields of its record. */
+type StepDetail = Omit<StepRecord, 'step' | 'kind' | 'description' | 'started_at' | 'ended_at' | 'next' | 'summary'>;
+
 const OUTCOME: Record<'resolve' | 'fail' | 'escalate', RunOutcome> = { resolve: 'resolved', fail: 'failed', escalate: 'escalated' };
 
 class ToolTimeout extends Error {
@@ -190,7 +193,7 @@ export async function runRaw(opts: RunRawOptions): Promise<RunRawResult> {
   }
   return stop('failed', 'Workflow has no steps');
 
-  async function runCheck(step: CheckStep, target: string): Promise<{ next: string; record: Partial<StepRecord> }> {
+  async function runCheck(step: CheckStep, target: string): Promise<{ next: string; record: StepDetail }> {
     const attempts = step.retry?.attempts ?? 1;
     let output = '';
     let command = '';
@@ -218,7 +221,7 @@ export async function runRaw(opts: RunRawOptions): Promise<RunRawResult> {
     };
   }
 
-  async function runRepair(step: RepairStep, target: string): Promise<{ next: string; record: Partial<StepRecord> }> {
+  async function runRepair(step: RepairStep, target: string): Promise<{ next: string; record: StepDetail }> {
     const commands = step.action.commands.map((c) => renderTemplate(c, vars).trim()).filter((c) => c !== '');
     const summary = renderTemplate(step.approval_summary, vars);
     const decision = await approve({ step: step.id, description: step.description, summary, device: target, commands });

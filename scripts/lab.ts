@@ -1,0 +1,109 @@
+/**
+ * The device lab.
+ *   npm run lab [-- --port 4310 --host 127.0.0.1 --inventory src/lab/inventory.yaml --converge-delay-ms 4000]
+ *   npm run lab -- inject AD000002 --device R1 --neighbor 10.0.0.2 [--vrf CUST-A]
+ *   npm run lab -- inject AD000003 --device R1 --interface GigabitEthernet2
+ *   npm run lab -- inject bgp_peer_unreachable|interface_link_down|device_unreachable --device R1 …
+ *   npm run lab -- exec --device R1 "show ip bgp summary"
+ *   npm run lab -- clear [--device R1] | reset | devices
+ * Commands other than start talk to a running lab: --url, else LAB_URL, else http://127.0.0.1:4310.
+ */
+import { parseArgs } from 'node:util';
+import { pino } from 'pino';
+import { createMcpDeviceTools, DeviceToolError } from '../src/artifacts/device-tools';
+import { createLabAdminClient, LabAdminError } from '../src/lab/admin-client';
+import { FAULT_ALIASES, FAULT_KINDS } from '../src/lab/faults';
+import { DEFAULT_LAB_PORT, startLab } from '../src/lab/server';
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    url: { type: 'string' },
+    host: { type: 'string', default: '127.0.0.1' },
+    port: { type: 'string', default: String(DEFAULT_LAB_PORT) },
+    inventory: { type: 'string' },
+    'converge-delay-ms': { type: 'string' },
+    device: { type: 'string' },
+    neighbor: { type: 'string' },
+    vrf: { type: 'string' },
+    interface: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  },
+});
+
+const [command = 'start', ...rest] = positionals;
+const url = values.url ?? process.env.LAB_URL ?? `http://127.0.0.1:${DEFAULT_LAB_PORT}`;
+
+function usage(): never {
+  console.log(`usage:
+  npm run lab [-- --port ${DEFAULT_LAB_PORT} --host 127.0.0.1 --inventory <file> --converge-delay-ms 4000]
+  npm run lab -- inject <fault> --device R1 [--neighbor 10.0.0.2] [--vrf CUST-A] [--interface Gi2]
+      faults: ${[...Object.keys(FAULT_ALIASES), ...FAULT_KINDS].join(', ')}
+  npm run lab -- exec --device R1 "show ip bgp summary"
+  npm run lab -- clear [--device R1] | reset | devices
+  (--url or LAB_URL selects the running lab; default ${`http://127.0.0.1:${DEFAULT_LAB_PORT}`})`);
+  process.exit(0);
+}
+
+async function main(): Promise<void> {
+  if (values.help) usage();
+  const admin = createLabAdminClient(url);
+  switch (command) {
+    case 'start': {
+      const port = Number(values.port);
+      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port ${values.port} is not a port number`);
+      const delay = values['converge-delay-ms'] !== undefined ? Number(values['converge-delay-ms']) : undefined;
+      if (delay !== undefined && !(delay >= 0)) throw new Error('--converge-delay-ms must be a number of milliseconds');
+      const lab = await startLab({
+        host: values.host!,
+        port,
+        ...(values.inventory ? { inventoryPath: values.inventory } : {}),
+        ...(delay !== undefined ? { convergeDelayMs: delay } : {}),
+        logger: pino({ level: process.env.LOG_LEVEL ?? 'info' }),
+      });
+      console.log(`device lab: MCP ${lab.mcpUrl}  health ${lab.url}/health  devices ${lab.lab.devices().map((d) => d.hostname).join(', ')}`);
+      const stop = () => void lab.stop().then(() => process.exit(0));
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+      return;
+    }
+    case 'inject': {
+      const fault = rest[0];
+      if (!fault || !values.device) throw new LabAdminError('inject needs a fault and --device, e.g. inject AD000002 --device R1 --neighbor 10.0.0.2');
+      const spec: Record<string, unknown> = { fault, device: values.device };
+      if (values.neighbor) spec.neighbor = values.neighbor;
+      if (values.vrf) spec.vrf = values.vrf;
+      if (values.interface) spec.interface = values.interface;
+      console.log(await admin.inject(spec));
+      return;
+    }
+    case 'clear':
+      console.log(await admin.clear(values.device));
+      return;
+    case 'reset':
+      console.log(await admin.reset());
+      return;
+    case 'devices':
+      for (const d of await admin.devices()) console.log(`${d.hostname.padEnd(8)} ${d.mgmt_ip}`);
+      return;
+    case 'exec': {
+      const cli = rest.join(' ');
+      if (!values.device || !cli) throw new LabAdminError('exec needs --device and a show command');
+      const tools = createMcpDeviceTools(new URL('/mcp', url).toString());
+      try {
+        console.log(await tools.execCli(values.device, cli));
+      } finally {
+        await tools.close();
+      }
+      return;
+    }
+    default:
+      usage();
+  }
+}
+
+main().catch((e: unknown) => {
+  const known = e instanceof LabAdminError || e instanceof DeviceToolError;
+  console.error(known ? (e as Error).message : e);
+  process.exitCode = 1;
+});
