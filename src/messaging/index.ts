@@ -6,6 +6,7 @@ export {
   faultApprovalDataSchema,
   messagingStatusSchema,
   FAULT_APPROVAL_KEYWORD,
+  MESSAGING_NOT_CONFIGURED,
   type AdaptiveCard,
   type CardSubmission,
   type FaultApprovalData,

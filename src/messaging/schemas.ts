@@ -164,3 +164,6 @@ export const cardSubmissionSchema = z.object({
   created: z.string(),
 });
 export type CardSubmission = z.infer<typeof cardSubmissionSchema>;
+
+/** `/health/deep` messaging when MSG_BOT_TOKEN or MSG_ROOM_ID is unset: no bot exists. */
+export const MESSAGING_NOT_CONFIGURED: MessagingStatus = Object.freeze({ configured: false, connected: false, deviceRegistered: false });

@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { approvalFallbackMarkdown, buildApprovalCard } from '../../../src/messaging/approval-card';
+import { adaptiveCardSchema, faultApprovalDataSchema } from '../../../src/messaging/schemas';
+
+const input = {
+  incident_id: 'INC-20250101T000000Z',
+  alert_def_id: 'AD000002',
+  device: 'rtr-edge-01',
+  summary: 'BGP neighbor 10.0.0.2 is administratively down.',
+  commands: ['router bgp 65001', 'no neighbor 10.0.0.2 shutdown'],
+  rollback: ['router bgp 65001', 'neighbor 10.0.0.2 shutdown'],
+  artifact_ref: 'intelligence-artifacts/AD000002/raw.yaml',
+  expires_at: '2025-01-01T00:30:00Z',
+};
+
+const texts = (node: unknown): string[] => {
+  if (Array.isArray(node)) return node.flatMap(texts);
+  if (node && typeof node === 'object') {
+    const o = node as Record<string, unknown>;
+    const own = ['text', 'value'].map((k) => o[k]).filter((v): v is string => typeof v === 'string');
+    return [...own, ...Object.values(o).flatMap(texts)];
+  }
+  return [];
+};
+
+describe('approval card', () => {
+  it('is an Adaptive Card 1.3 whose Approve/Deny buttons submit the routing data', () => {
+    const card = buildApprovalCard(input);
+
+    expect(adaptiveCardSchema.parse(card).version).toBe('1.3');
+    expect(card.actions).toEqual([
+      expect.objectContaining({
+        type: 'Action.Submit',
+        title: 'Approve',
+        data: { callback_keyword: 'fault_approval', alert_def_id: 'AD000002', incident_id: 'INC-20250101T000000Z', decision: 'APPROVED' },
+      }),
+      expect.objectContaining({
+        type: 'Action.Submit',
+        title: 'Deny',
+        data: { callback_keyword: 'fault_approval', alert_def_id: 'AD000002', incident_id: 'INC-20250101T000000Z', decision: 'DENIED' },
+      }),
+    ]);
+    for (const a of card.actions ?? []) expect(faultApprovalDataSchema.safeParse(a.data).success).toBe(true);
+  });
+
+  it('shows the operator what will run, how to undo it, and when the request expires', () => {
+    const shown = texts(buildApprovalCard(input)).join('\n');
+    for (const line of [...input.commands, ...input.rollback, input.device, input.summary, input.expires_at, input.artifact_ref]) {
+      expect(shown).toContain(line);
+    }
+  });
+
+  it('offers an optional reason field that travels with the submission', () => {
+    const card = buildApprovalCard(input);
+    expect(card.body).toContainEqual(expect.objectContaining({ type: 'Input.Text', id: 'reason' }));
+  });
+
+  it('shows a long command list in part and says how many more there are', () => {
+    const commands = Array.from({ length: 55 }, (_, i) => `interface Gi0/${i}`);
+    const shown = texts(buildApprovalCard({ ...input, commands, rollback: undefined }));
+    expect(shown).toContain('interface Gi0/39');
+    expect(shown).not.toContain('interface Gi0/40');
+    expect(shown).toContain('… and 15 more');
+  });
+
+  it('refuses incomplete input with the missing fields named', () => {
+    expect(() => buildApprovalCard({ ...input, commands: [], incident_id: '' })).toThrow(/incident_id.*commands|commands.*incident_id/);
+  });
+
+  it('has a fallback for clients without cards that names the incident and device', () => {
+    expect(approvalFallbackMarkdown(input)).toMatch(/INC-20250101T000000Z.*AD000002.*rtr-edge-01/);
+  });
+});
