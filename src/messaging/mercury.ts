@@ -126,7 +126,7 @@ export function createMercuryConnection(opts: MercuryOptions): MercuryConnection
     firstReady = undefined;
   };
 
-  // Full jitter on an exponential base: a fleet of relays never reconnects in lockstep.
+  // Half fixed, half random on an exponential base: relays sharing an outage do not reconnect in lockstep.
   const scheduleRetry = () => {
     if (!running) return;
     const base = Math.min(backoffMaxMs, backoffInitialMs * 2 ** Math.min(failures, 16));

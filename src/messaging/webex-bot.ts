@@ -134,7 +134,7 @@ export function createWebexBot(opts: WebexBotOptions): WebexBot {
     if (myUuid && actorUuid === myUuid) return;
     // Inputs on the socket are encrypted; the REST copy is plaintext.
     const actionId = encodeHydraId('ATTACHMENT_ACTION', activity.id, clusterForServiceUrl(catalog, activity.target?.url));
-    const action = await rest.getAttachmentAction(actionId);
+    const action = await fetchAction(actionId);
     if (action.inputs['callback_keyword'] !== FAULT_APPROVAL_KEYWORD) {
       logger.debug({ action_id: action.id }, 'webex card submission for another card ignored');
       return;
@@ -152,6 +152,19 @@ export function createWebexBot(opts: WebexBotOptions): WebexBot {
     };
     logger.info({ action_id: action.id, message_id: action.messageId }, 'webex card submission received');
     await opts.onCardSubmission(submission);
+  };
+
+  // The activity can outrun the REST copy; a short retry covers that and brief outages.
+  const fetchAction = async (id: string) => {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await rest.getAttachmentAction(id);
+      } catch (error) {
+        const retriable = error instanceof WebexApiError && (error.status === undefined || error.status === 404 || error.status >= 500);
+        if (!retriable || attempt >= 2 || !running) throw error;
+        await new Promise<void>((resolve) => clock.setTimeout(resolve, 1_000 * (attempt + 1)));
+      }
+    }
   };
 
   const emailOf = async (personId: string): Promise<string | undefined> => {
@@ -179,6 +192,12 @@ export function createWebexBot(opts: WebexBotOptions): WebexBot {
         running = false;
         if (error instanceof WebexApiError) setStatus({ error: error.message });
         throw error;
+      }
+      if (!running) {
+        // stop() came while the device was being registered: do not leave it behind.
+        await manager.unregister().catch(() => undefined);
+        setStatus({ deviceRegistered: false });
+        throw new Error('webex bot stopped before it was ready');
       }
       mercury = createMercuryConnection({
         token: opts.token,
