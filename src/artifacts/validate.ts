@@ -252,6 +252,9 @@ function checkRaw(raw: RepairActionWorkflow, src: YamlSource, fs: FaultSignature
     for (const str of stepStrings(s, i)) {
       const names = checkTemplate(str.path, str.text);
       if (!names) continue;
+      // Strict mode allows exactly the RAW's show commands, rendered before the run: so only inputs may shape them.
+      const late = str.role === 'command' ? names.filter((n) => !inputs.has(n)) : [];
+      if (late.length) sink.at(src, str.path, `exec_cli commands may use RAW inputs only (strict mode renders them before the run); ${late.map((n) => `{{${n}}}`).join(', ')} is captured at run time`);
       for (const rendered of variants(names, str.text)) {
         if (str.role === 'regex') {
           try {
