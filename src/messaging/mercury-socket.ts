@@ -4,6 +4,8 @@ import WebSocket from 'ws';
 import { inboundFrameSchema, type InboundFrame } from './schemas';
 import type { MessagingClock } from './timers';
 
+const FORCE_CLOSE_MS = 2_000;
+
 /** Why a socket never became ready. */
 export type OpenFailure =
   | { kind: 'http'; status: number }
@@ -77,16 +79,16 @@ export function openMercurySocket(opts: MercurySocketOptions): Promise<MercurySo
     readyTimer.cancel();
   };
 
-  // Close codes from our side must reach the manager even if the peer never answers.
+  // Our own closes: a dead peer (no pong) is cut at once; otherwise the close handshake gets
+  // a moment before the connection is cut anyway.
   const closeLocally = (code: number, reason: string) => {
     if (closed || localClose) return;
     localClose = { code, reason };
     stopTimers();
-    try {
-      if (ws.readyState === WebSocket.OPEN) ws.close(code, reason);
-    } finally {
-      ws.terminate();
-    }
+    const peerAlive = reason !== 'Pong not received' && ws.readyState === WebSocket.OPEN;
+    if (!peerAlive) return void ws.terminate();
+    ws.close(code, reason);
+    clock.setTimeout(() => ws.terminate(), FORCE_CLOSE_MS);
   };
 
   const ping = () => {

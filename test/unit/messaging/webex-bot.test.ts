@@ -292,6 +292,8 @@ describe('webex bot against the local Webex fake', () => {
     expect(fake.devices()).toEqual([]);
     expect(fake.requests().at(-1)).toEqual({ method: 'DELETE', path: `/wdm/api/v1/devices/${device!.id}` });
     expect(bot.status()).toMatchObject({ connected: false, deviceRegistered: false });
+    await fake.until(() => fake.connections()[0]?.closed !== undefined);
+    expect(fake.connections()[0]?.closed).toEqual({ code: 1000, reason: 'Done' });
   });
 
   it('falls back to the default device service when the catalog is down', async () => {
