@@ -30,6 +30,12 @@ export interface AgentClientTimeouts {
   /** Longest silence while reading a response body. */
   bodyMs?: number;
   /**
+   * Until the event stream's headers arrive. Short: a healthy runtime answers at once, but one
+   * that is still starting accepts connections it never serves (seen on opencode 1.18.33 for about
+   * a second before its "listening" line), and a reconnect landing there must not wait long.
+   */
+  eventHeadersMs?: number;
+  /**
    * Longest silence on the event stream before it counts as dead and is reopened. The runtime
    * sends a heartbeat every 10 s, so anything well above that only fires on a stuck connection.
    */
@@ -46,7 +52,7 @@ export interface AgentClientOptions {
   connections?: number;
 }
 
-const defaults = { connectMs: 3_000, headersMs: 15_000, bodyMs: 30_000, eventIdleMs: 35_000 };
+const defaults = { connectMs: 3_000, headersMs: 10_000, bodyMs: 30_000, eventHeadersMs: 3_000, eventIdleMs: 35_000 };
 
 type Method = 'GET' | 'POST';
 
@@ -79,7 +85,7 @@ export function createAgentClient(endpoint: RuntimeEndpoint, opts: AgentClientOp
   const eventPool = new Pool(base.origin, {
     connections: 2,
     connectTimeout: timeouts.connectMs,
-    headersTimeout: timeouts.headersMs,
+    headersTimeout: timeouts.eventHeadersMs,
     bodyTimeout: timeouts.eventIdleMs,
   });
 
@@ -155,7 +161,11 @@ export function createAgentClient(endpoint: RuntimeEndpoint, opts: AgentClientOp
     const parser = createSseParser();
     try {
       for await (const chunk of res.body) {
-        for (const data of parser.push(chunk as Buffer)) deliver(data, onEvent);
+        for (const data of parser.push(chunk as Buffer)) {
+          // Nothing reaches the caller after it said stop, not even the rest of this chunk.
+          if (signal.aborted) return;
+          deliver(data, onEvent);
+        }
       }
     } catch (error) {
       if (signal.aborted) return;

@@ -45,6 +45,9 @@ export interface EmbeddedRuntime {
   stop(opts?: { graceMs?: number }): Promise<void>;
 }
 
+/** opencode exited before it was ready (e.g. its port was taken), as opposed to hanging. */
+class EarlyExitError extends Error {}
+
 interface Running {
   proc: GuardedProcess;
   pid?: number;
@@ -133,12 +136,12 @@ export async function startEmbeddedRuntime(opts: EmbeddedRuntimeOptions): Promis
 
     return new Promise((resolve, reject) => {
       let settled = false;
-      const fail = (message: string) => {
+      const fail = (message: string, early = false) => {
         if (settled) return;
         settled = true;
         clock.clearTimeout(timer);
-        const detail = tail.length ? `: ${tail.slice(-5).join(' | ')}` : '';
-        void kill(running, 0).finally(() => reject(new Error(`${message}${detail}`)));
+        const text = `${message}${tail.length ? `: ${tail.slice(-5).join(' | ')}` : ''}`;
+        void kill(running, 0).finally(() => reject(early ? new EarlyExitError(text) : new Error(text)));
       };
       const timer = clock.setTimeout(
         () => fail(`opencode did not report ready within ${startTimeoutMs} ms`),
@@ -162,7 +165,7 @@ export async function startEmbeddedRuntime(opts: EmbeddedRuntimeOptions): Promis
       createInterface({ input: proc.stdout }).on('line', onLine('stdout'));
       createInterface({ input: proc.stderr }).on('line', onLine('stderr'));
       void proc.exited.then((exit) =>
-        fail(`opencode exited before it was ready (${exit.error ?? `code ${exit.code}, signal ${exit.signal}`})`),
+        fail(`opencode exited before it was ready (${exit.error ?? `code ${exit.code}, signal ${exit.signal}`})`, true),
       );
     });
   }
@@ -240,7 +243,7 @@ export async function startEmbeddedRuntime(opts: EmbeddedRuntimeOptions): Promis
       supervise(running);
       break;
     } catch (err) {
-      if (opts.port !== undefined || i >= INITIAL_ATTEMPTS) {
+      if (opts.port !== undefined || i >= INITIAL_ATTEMPTS || !(err instanceof EarlyExitError)) {
         await stop({ graceMs: 0 });
         throw err;
       }

@@ -54,14 +54,16 @@ function markPluginInstalled(dir: string) {
 }
 
 /**
- * Starts the real opencode server (from node_modules, loopback, random port, random password)
- * through the relay's embedded-runtime code, isolated from the user's own opencode config and
- * data: XDG folders point into a temp folder removed when the test process exits.
+ * Environment that keeps an opencode server away from the user's own opencode config, data and
+ * Claude Code files, and from the npm registry: XDG folders in a temp folder removed when the
+ * test process exits.
  */
-export async function startOpencode(opts: OpencodeOptions = {}): Promise<OpencodeHarness> {
-  const cwd = opts.cwd ?? repoRoot;
+const tempHomes: string[] = [];
+process.once('exit', () => tempHomes.forEach((home) => rmSync(home, { recursive: true, force: true })));
+
+export function isolatedOpencodeEnv(cwd: string): Record<string, string> {
   const home = mkdtempSync(path.join(tmpdir(), 'opencode-home-'));
-  process.once('exit', () => rmSync(home, { recursive: true, force: true }));
+  tempHomes.push(home);
   const xdg = {
     XDG_CONFIG_HOME: path.join(home, 'config'),
     XDG_DATA_HOME: path.join(home, 'data'),
@@ -70,7 +72,20 @@ export async function startOpencode(opts: OpencodeOptions = {}): Promise<Opencod
   };
   markPluginInstalled(path.join(xdg.XDG_CONFIG_HOME, 'opencode'));
   if (existsSync(path.join(cwd, '.opencode'))) markPluginInstalled(path.join(cwd, '.opencode'));
+  return {
+    ...xdg,
+    OPENCODE_DISABLE_CLAUDE_CODE: '1',
+    OPENCODE_DISABLE_EXTERNAL_SKILLS: '1',
+    OPENCODE_DISABLE_DEFAULT_PLUGINS: '1',
+  };
+}
 
+/**
+ * Starts the real opencode server (from node_modules, loopback, random port, random password)
+ * through the relay's embedded-runtime code, isolated as `isolatedOpencodeEnv` says.
+ */
+export async function startOpencode(opts: OpencodeOptions = {}): Promise<OpencodeHarness> {
+  const cwd = opts.cwd ?? repoRoot;
   const configContent =
     opts.configContent === undefined
       ? undefined
@@ -78,10 +93,7 @@ export async function startOpencode(opts: OpencodeOptions = {}): Promise<Opencod
         ? opts.configContent
         : JSON.stringify(opts.configContent);
   const env = {
-    ...xdg,
-    OPENCODE_DISABLE_CLAUDE_CODE: '1',
-    OPENCODE_DISABLE_EXTERNAL_SKILLS: '1',
-    OPENCODE_DISABLE_DEFAULT_PLUGINS: '1',
+    ...isolatedOpencodeEnv(cwd),
     ...(configContent ? { OPENCODE_CONFIG_CONTENT: configContent } : {}),
     ...opts.env,
   };
@@ -127,4 +139,31 @@ export async function startOpencode(opts: OpencodeOptions = {}): Promise<Opencod
       });
     },
   };
+}
+
+/** True while `pid` runs (a zombie awaiting its reaper counts as gone). */
+export function isProcessAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return process.platform !== 'linux';
+  }
+}
+
+/**
+ * Resolves once `condition` holds. For facts nothing announces (a process has gone); checks
+ * every `everyMs` and fails after `timeoutMs` with `what` in the message.
+ */
+export async function waitUntil(condition: () => boolean | Promise<boolean>, what: string, { timeoutMs = 20_000, everyMs = 50 } = {}) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
 }
