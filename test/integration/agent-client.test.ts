@@ -3,7 +3,14 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgentClient, type AgentClient } from '../../src/agent/client';
 import { AgentRuntimeError, type RuntimeEvent } from '../../src/agent/types';
-import { scriptedProviderConfig, startScriptedModel, textOf, type ScriptedModel } from '../fakes/scripted-model';
+import {
+  finishingScript,
+  scriptedProviderConfig,
+  startScriptedModel,
+  textOf,
+  toolNames,
+  type ScriptedModel,
+} from '../fakes/scripted-model';
 import { repoRoot, startOpencode, type OpencodeHarness } from '../helpers/opencode';
 
 // One real opencode server (and one scripted model) for the whole file.
@@ -12,7 +19,14 @@ let oc: OpencodeHarness;
 let client: AgentClient;
 
 beforeAll(async () => {
-  model = await startScriptedModel();
+  // A prompt containing CALL:read makes the model read opencode.json once; everything else just finishes.
+  model = await startScriptedModel((request) => {
+    const last = request.messages.at(-1);
+    if (last?.role === 'user' && textOf(last).includes('CALL:read') && toolNames(request).includes('read')) {
+      return { toolCalls: [{ name: 'read', arguments: { filePath: path.join(repoRoot, 'opencode.json') } }] };
+    }
+    return finishingScript(request);
+  });
   oc = await startOpencode({ configContent: scriptedProviderConfig(model.baseURL) });
   client = createAgentClient(oc.endpoint, { reconnectDelay: () => 100 });
 });
@@ -96,6 +110,28 @@ describe('agent runtime client against real opencode', () => {
     // The model was prompted with the agent's own instructions from .opencode/agent/.
     const system = model.requests().map((r) => textOf(r.messages.find((m) => m.role === 'system')));
     expect(system.some((s) => s.includes('You are the network troubleshooter'))).toBe(true);
+  });
+
+  it('follows a run in which the agent calls a tool: tool part completed, then the final answer', async () => {
+    const target: { id?: string } = {};
+    const events = collectEvents(terminalFor(() => target.id));
+    await events.connected;
+    const session = await client.createSession({ title: 'INC-tool AD000002 edge-rtr-01' });
+    target.id = session.id;
+    await client.promptAsync(session.id, { agent: 'network-troubleshooter', text: 'CALL:read please' });
+
+    const seen = (await events.done).filter((e) => e.properties.sessionID === session.id);
+    const toolStates = seen
+      .filter((e) => e.type === 'message.part.updated')
+      .map((e) => e.properties.part as { type: string; tool?: string; state?: { status: string } })
+      .filter((p) => p.type === 'tool' && p.tool === 'read')
+      .map((p) => p.state?.status);
+    expect(toolStates.at(-1)).toBe('completed');
+    expect(seen.at(-1)?.type).toBe('session.idle');
+
+    const messages = await client.getMessages(session.id);
+    const answers = messages.flatMap((m) => m.parts).filter((p) => p.type === 'text' && p.text?.startsWith('TOOL_RESULT_SEEN'));
+    expect(answers).toHaveLength(1);
   });
 
   it('says not_found for a session the runtime does not know', async () => {

@@ -28,7 +28,7 @@ export interface ScriptedModel {
  * Answers like a tool-calling model would: a tool result is acknowledged in text (so agent
  * loops end), otherwise a greeting. Good enough for runs that only need to finish.
  */
-export const finishingScript: Script = (request) => {
+export const finishingScript = (request: ChatRequest): Step => {
   const last = request.messages.at(-1);
   if (last?.role === 'tool') return { text: `TOOL_RESULT_SEEN ${textOf(last).slice(0, 80)}` };
   return { text: 'Hello from scripted model' };
