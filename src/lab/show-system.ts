@@ -8,7 +8,7 @@ export function showVersion(device: Device, now: number): string {
   const [major = '17', minor = '9', patch = '4a'] = inv.version.split('.');
   const gig = device.config.interfaces.filter((i) => i.name.startsWith('GigabitEthernet')).length;
   return [
-    `Cisco IOS XE Software, Version ${major}.${minor.padStart(2, '0')}.${patch.padStart(2, '0')}`,
+    `Cisco IOS XE Software, Version ${major}.${minor.padStart(2, '0')}.${patch.replace(/^(\d)(?!\d)/, '0$1')}`,
     `Cisco IOS Software [Cupertino], Virtual XE Software (X86_64_LINUX_IOSD-UNIVERSALK9-M), Version ${inv.version}, RELEASE SOFTWARE (fc3)`,
     'Technical Support: http://www.cisco.com/techsupport',
     'Copyright (c) 1986-2023 by Cisco Systems, Inc.',
