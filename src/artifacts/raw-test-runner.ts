@@ -40,8 +40,16 @@ export async function runTestCase(
   const lab = createLab({ inventory: await loadInventory(inventoryPath), clock, ...(opts.logger ? { logger: opts.logger } : {}) });
   const failures: string[] = [];
   const approvals: ApprovalRequest[] = [];
+  const base = { group: group.alert_def_id, name: tc.name, file, expected: tc.expect, approvals };
   try {
-    for (const fault of tc.lab.faults) lab.inject(fault);
+    try {
+      for (const fault of tc.lab.faults) lab.inject(fault);
+    } catch (e) {
+      // A scenario the lab cannot build is a broken test case, reported like any failure.
+      const message = `lab scenario cannot be set up: ${(e as Error).message}`;
+      const result: RunRawResult = { outcome: 'failed', summary: message, path: [], vars: {}, config_changes: 0 };
+      return { ...base, passed: false, failures: [message], result, wallMs: performance.now() - started };
+    }
     clock.advance(ALERT_LATENCY_MS);
     const result = await runRaw({
       raw: group.raw,
@@ -71,7 +79,7 @@ export async function runTestCase(
     for (const s of tc.expect.summary_contains) {
       if (!result.summary.includes(s)) failures.push(`summary does not contain "${s}": ${result.summary}`);
     }
-    return { group: group.alert_def_id, name: tc.name, file, passed: failures.length === 0, failures, expected: tc.expect, result, approvals, wallMs: performance.now() - started };
+    return { ...base, passed: failures.length === 0, failures, result, wallMs: performance.now() - started };
   } finally {
     lab.close();
   }

@@ -41,6 +41,13 @@ describe('RAW test runner', () => {
     expect(toSummaryMarkdown([r])).toContain('0 of 1 cases passed, **1 failed**');
   });
 
+  it('reports a scenario the lab cannot build as a failed case instead of crashing', async () => {
+    const { file, testCase } = ad2.tests[0]!;
+    const broken = { ...testCase, lab: { faults: [{ fault: 'bgp_neighbor_admin_down' as const, device: 'R7', neighbor: '10.0.0.2' }] } };
+    const r = await runTestCase(ad2, broken, file);
+    expect(r).toMatchObject({ passed: false, failures: ['lab scenario cannot be set up: unknown device "R7" (known: R1, R2, R3)'] });
+  });
+
   it('npm run raw:test writes results.xml and summary.md', async () => {
     const out = join(tmp, 'out');
     const { stdout } = await run(TSX, ['scripts/raw-test.ts', 'AD000002', '--out', out]);
