@@ -13,6 +13,7 @@ import { pino } from 'pino';
 import { createMcpDeviceTools, DeviceToolError } from '../src/artifacts/device-tools';
 import { createLabAdminClient, LabAdminError } from '../src/lab/admin-client';
 import { FAULT_ALIASES, FAULT_KINDS } from '../src/lab/faults';
+import { InventoryError } from '../src/lab/inventory';
 import { DEFAULT_LAB_PORT, startLab } from '../src/lab/server';
 
 const { values, positionals } = parseArgs({
@@ -103,7 +104,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((e: unknown) => {
-  const known = e instanceof LabAdminError || e instanceof DeviceToolError;
+  const known = e instanceof LabAdminError || e instanceof DeviceToolError || e instanceof InventoryError;
   console.error(known ? (e as Error).message : e);
   process.exitCode = 1;
 });

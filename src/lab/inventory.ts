@@ -83,5 +83,11 @@ export function parseInventory(text: string, source = 'inventory'): Inventory {
 }
 
 export async function loadInventory(path = DEFAULT_INVENTORY_PATH): Promise<Inventory> {
-  return parseInventory(await readFile(path, 'utf8'), path);
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (e) {
+    throw new InventoryError(`cannot read inventory ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  return parseInventory(text, path);
 }

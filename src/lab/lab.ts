@@ -114,8 +114,9 @@ export function createLab(opts: LabOptions): Lab {
         return { ok: false, error: parsed.error.replace(pipe.command, line) };
       }
       // Output such as "% No such neighbor or address family" is what the command printed, not a tool failure.
+      // IOS prints such messages whatever the output filter says.
       const output = parsed.run();
-      return { ok: true, output: pipe.filter ? pipe.filter(output) : output };
+      return { ok: true, output: pipe.filter && !output.startsWith('% ') ? pipe.filter(output) : output };
     },
 
     config(hostname, lines, by = { user: 'automation', from: '192.0.2.250' }) {
