@@ -16,13 +16,36 @@ export type IncidentState = z.infer<typeof incidentStateSchema>;
 export const TERMINAL_STATES: ReadonlySet<IncidentState> = new Set(['resolved', 'escalated', 'failed']);
 export const isTerminal = (state: IncidentState) => TERMINAL_STATES.has(state);
 
+export const DECISIONS = ['APPROVED', 'DENIED'] as const;
+export type Decision = (typeof DECISIONS)[number];
+
+/** What the agent asked the operator to approve, exactly. */
+export const approvalRequestSchema = z.object({
+  summary: z.string(),
+  device: z.string(),
+  commands: z.array(z.string()),
+  rollback: z.array(z.string()),
+  artifact_ref: z.string().optional(),
+  requested_at: z.string(),
+  expires_at: z.string(),
+  card_message_id: z.string().optional(),
+});
+export type ApprovalRequest = z.infer<typeof approvalRequestSchema>;
+
 export const approvalSchema = z.object({
+  /** SKIPPED: no operator channel, treated per APPROVAL_WHEN_UNATTENDED; EXPIRED: APPROVAL_TTL passed. */
   decision: z.enum(['APPROVED', 'DENIED', 'EXPIRED', 'SKIPPED']),
+  /** What the run was told: SKIPPED resolves to APPROVED or DENIED. */
+  effective: z.enum(DECISIONS),
   by: z.string(),
   channel: z.string(),
   at: z.string(),
   reason: z.string().optional(),
+  commands: z.array(z.string()),
+  /** Set once the agent session has been told; a restart re-sends until it is. */
+  forwarded_at: z.string().nullable(),
 });
+export type Approval = z.infer<typeof approvalSchema>;
 
 export const outcomeSchema = z.object({
   kind: z.enum(['resolved', 'escalated', 'failed']),
@@ -50,6 +73,7 @@ export const incidentSchema = z.object({
   last_seen: z.string(),
   warnings: z.array(z.string()),
   alert_vars: z.record(z.string(), z.string()),
+  approval_request: approvalRequestSchema.nullable().default(null),
   approval: approvalSchema.nullable(),
   outcome: outcomeSchema.nullable(),
   dedup_key: z.string(),

@@ -6,7 +6,7 @@ import { incidentIdFor } from './ids';
 import { isTerminal, publicIncident, type Incident, type TimelineEntry } from './model';
 import type { IncidentStore } from './store';
 
-export type NewIncident = Omit<Incident, 'incident_id' | 'created_at' | 'updated_at' | 'last_seen' | 'occurrences' | 'state' | 'session_id' | 'approval' | 'outcome' | 'delivery'> & {
+export type NewIncident = Omit<Incident, 'incident_id' | 'created_at' | 'updated_at' | 'last_seen' | 'occurrences' | 'state' | 'session_id' | 'approval_request' | 'approval' | 'outcome' | 'delivery'> & {
   promptTextFor: (incidentId: string) => string;
 };
 
@@ -17,7 +17,9 @@ export type NewIncident = Omit<Incident, 'incident_id' | 'created_at' | 'updated
 export function createIncidents(deps: { store: IncidentStore; bus: Bus<RelayEvents>; clock: Clock; logger: Logger }) {
   const { store, bus, clock, logger } = deps;
   const openByKey = new Map<string, string>();
+  const bySession = new Map<string, string>();
   for (const incident of store.list()) {
+    if (incident.session_id) bySession.set(incident.session_id, incident.incident_id);
     if (isTerminal(incident.state)) continue;
     openByKey.set(incident.dedup_key, incident.incident_id);
     // Repeats are written to the index lazily; the timeline has every one of them.
@@ -47,6 +49,11 @@ export function createIncidents(deps: { store: IncidentStore; bus: Bus<RelayEven
       return typeof received?.prompt === 'string' ? received.prompt : undefined;
     },
     record,
+    /** The incident whose root agent session this is. */
+    bySession: (sessionId: string) => {
+      const id = bySession.get(sessionId);
+      return id ? store.get(id) : undefined;
+    },
     findOpen: (dedupKey: string) => {
       const id = openByKey.get(dedupKey);
       return id ? store.get(id) : undefined;
@@ -67,6 +74,7 @@ export function createIncidents(deps: { store: IncidentStore; bus: Bus<RelayEven
         updated_at: at,
         last_seen: at,
         occurrences: 1,
+        approval_request: null,
         approval: null,
         outcome: null,
         delivery: { attempts: 0, next_attempt_at: null, last_error: null, prompt_sent: false },
@@ -91,6 +99,7 @@ export function createIncidents(deps: { store: IncidentStore; bus: Bus<RelayEven
       if (!current) throw new Error(`unknown incident ${incidentId}`);
       const next: Incident = { ...current, ...change(current), updated_at: clock.now().toISOString() };
       store.put(next, { lazy: Boolean(opts?.lazy) && next.state === current.state });
+      if (next.session_id && next.session_id !== current.session_id) bySession.set(next.session_id, incidentId);
       if (isTerminal(next.state)) {
         if (openByKey.get(next.dedup_key) === incidentId) openByKey.delete(next.dedup_key);
       }

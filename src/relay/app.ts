@@ -8,7 +8,9 @@ import { bearerGuard } from './auth';
 import { installErrorHandler } from './errors';
 import type { MessagingHealth } from './health-checks';
 import type { Intake } from './intake';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { faultAlertRoutes } from './routes/fault-alert';
+import { mcpRoutes } from './routes/mcp';
 import { healthRoutes } from './routes/health';
 import { searchProxyRoutes } from './routes/search-proxy';
 import { sessionsRoutes } from './routes/sessions';
@@ -20,6 +22,9 @@ export interface AppDeps {
   incidents: Incidents;
   intake: Intake;
   messaging: () => MessagingHealth;
+  tools: { token: string; createServer: () => McpServer };
+  /** Extra routes behind the same bearer as /sessions (the live event stream, the UI data). */
+  protectedRoutes?: (scope: FastifyInstance) => Promise<void>;
 }
 
 /** The relay's HTTP surface as a fastify instance; `server.ts` decides where it listens. */
@@ -50,7 +55,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(async (scope) => {
     scope.addHook('onRequest', bearerGuard(secret));
     await scope.register(sessionsRoutes, { incidents: deps.incidents });
+    if (deps.protectedRoutes) await deps.protectedRoutes(scope);
   });
+  await app.register(mcpRoutes, deps.tools);
   await app.register(searchProxyRoutes, {
     upstreamUrl: config.SEARCH_UPSTREAM_URL,
     upstreamToken: config.SEARCH_UPSTREAM_TOKEN,

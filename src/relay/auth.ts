@@ -8,7 +8,7 @@ const digest = (s: string) => createHash('sha256').update(s).digest();
  * Bearer check in constant time. Comparing digests keeps the comparison length-
  * independent, so the secret's length does not leak either.
  */
-export function bearerGuard(secret: string | undefined) {
+export function bearerGuard(secret: string | undefined, secretName = 'WEBHOOK_SECRET') {
   const expected = secret ? digest(secret) : null;
   return async (request: FastifyRequest) => {
     if (!expected) return;
@@ -16,7 +16,7 @@ export function bearerGuard(secret: string | undefined) {
     const match = /^Bearer\s+(.+)$/i.exec(header);
     const ok = match ? timingSafeEqual(digest(match[1] as string), expected) : false;
     if (!ok) {
-      throw new HttpError(401, 'unauthorized', 'Missing or wrong bearer token: send Authorization: Bearer <WEBHOOK_SECRET>.', undefined, {
+      throw new HttpError(401, 'unauthorized', `Missing or wrong bearer token: send Authorization: Bearer <${secretName}>.`, undefined, {
         'WWW-Authenticate': 'Bearer realm="fault-relay"',
       });
     }

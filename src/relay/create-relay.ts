@@ -1,4 +1,10 @@
+import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import { createApprovals, type Approvals } from '../approvals/approvals';
+import { createCardSubmissionHandler } from '../approvals/card-submissions';
+import type { OperatorRoom } from '../approvals/operator-room';
+import type { CardSubmission } from '../messaging/schemas';
+import { createRelayToolsServer } from '../tools/relay-tools';
 import type { Logger } from 'pino';
 import type { AgentRuntime } from '../agent/types';
 import { systemClock, type Clock } from '../clock';
@@ -21,6 +27,13 @@ export interface RelayDeps {
   clock?: Clock;
   bus?: Bus<RelayEvents>;
   messaging?: () => MessagingHealth;
+  /** The operators' room (the Webex bot); without it approvals are unattended unless another channel is live. */
+  room?: OperatorRoom;
+  /** Other live approval channels, e.g. the tray's desktop notifications. */
+  extraChannels?: () => string[];
+  /** Bearer for the agents' tool endpoint; RELAY_TOOLS_TOKEN, else generated for this run. */
+  toolsToken?: string;
+  protectedRoutes?: (scope: FastifyInstance) => Promise<void>;
   /** Upper bound on how long `POST /fault-alert` waits for the session before answering `queued`. */
   deliveryWaitMs?: number;
   retryBaseMs?: number;
@@ -31,6 +44,11 @@ export interface Relay {
   bus: Bus<RelayEvents>;
   incidents: ReturnType<typeof createIncidents>;
   dispatcher: ReturnType<typeof createDispatcher>;
+  approvals: Approvals;
+  /** Feed Webex card submissions here. */
+  onCardSubmission(sub: CardSubmission): Promise<void>;
+  /** What the agents' runtime needs to reach the relay's tools. */
+  toolsToken: string;
   /** Listens on RELAY_HOST:INGEST_PORT (or the given port); returns the base URL. */
   listen(opts?: { port?: number; host?: string }): Promise<string>;
   close(): Promise<void>;
@@ -54,24 +72,54 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
   });
   const intake = createIntake({ incidents, dispatcher, mode: config.REMEDIATION_MODE, clock, logger, deliveryWaitMs: deps.deliveryWaitMs });
   const messaging = deps.messaging ?? (() => ({ configured: Boolean(config.MSG_BOT_TOKEN && config.MSG_ROOM_ID), connected: false }));
-  const app = await buildApp({ config, logger, agent, incidents, intake, messaging });
+  const approvals = createApprovals({
+    incidents,
+    agent,
+    bus,
+    room: deps.room,
+    extraChannels: deps.extraChannels,
+    ttlMs: config.APPROVAL_TTL,
+    whenUnattended: config.APPROVAL_WHEN_UNATTENDED,
+    clock,
+    logger,
+  });
+  const toolsToken = deps.toolsToken ?? config.RELAY_TOOLS_TOKEN ?? randomBytes(24).toString('base64url');
+  const onCardSubmission =
+    deps.room && config.MSG_ROOM_ID
+      ? createCardSubmissionHandler({ approvals, incidents, room: deps.room, roomId: config.MSG_ROOM_ID, approvers: config.MSG_APPROVERS, logger })
+      : async () => logger.warn('card submission ignored: no operator room configured');
+  const app = await buildApp({
+    config,
+    logger,
+    agent,
+    incidents,
+    intake,
+    messaging,
+    tools: { token: toolsToken, createServer: () => createRelayToolsServer({ incidents, approvals, room: deps.room, logger, clock }) },
+    protectedRoutes: deps.protectedRoutes,
+  });
 
   // A finished run frees a slot for the next queued alert.
   const offUpdated = bus.subscribe('incident.updated', ({ incident, previous_state }) => {
     if (isTerminal(incident.state) && !isTerminal(previous_state)) dispatcher.kick();
   });
   dispatcher.recover();
+  approvals.recover();
 
   return {
     app,
     bus,
     incidents,
     dispatcher,
+    approvals,
+    onCardSubmission,
+    toolsToken,
     async listen(opts = {}) {
       return app.listen({ port: opts.port ?? config.INGEST_PORT, host: opts.host ?? config.RELAY_HOST });
     },
     async close() {
       offUpdated();
+      approvals.stop();
       await app.close();
       await dispatcher.stop();
       store.close();

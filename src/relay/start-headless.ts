@@ -1,14 +1,17 @@
 import { join, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { createAgentClient } from '../agent/client';
+import { createDeferredRuntime } from '../agent/deferred';
 import { startEmbeddedRuntime, type EmbeddedRuntime } from '../agent/embedded';
-import type { RuntimeEndpoint } from '../agent/types';
+import type { Clock } from '../clock';
 import { loadConfig } from '../config/load';
 import { SECRET_KEYS, type RelayConfig } from '../config/schema';
 import { createConfBackend } from '../incidents/conf-backend';
 import { createPersistentStore } from '../incidents/persistent-store';
 import type { IncidentStore, KeyValueBackend } from '../incidents/store';
+import { createWebexBot, type WebexBot } from '../messaging/webex-bot';
 import { createRelay, type Relay } from './create-relay';
+import type { MessagingHealth } from './health-checks';
 
 export interface HeadlessOptions {
   env: Record<string, string | undefined>;
@@ -16,6 +19,9 @@ export interface HeadlessOptions {
   /** The tray passes its electron-store here; headless uses conf under RELAY_DATA_DIR. */
   backend?: KeyValueBackend;
   port?: number;
+  clock?: Clock;
+  /** Other live approval channels (the tray's desktop notifications). */
+  extraChannels?: () => string[];
 }
 
 export interface RunningRelay {
@@ -23,49 +29,109 @@ export interface RunningRelay {
   config: RelayConfig;
   url: string;
   embedded?: EmbeddedRuntime;
+  bot?: WebexBot;
   stop(): Promise<void>;
 }
 
+const toHealth = (bot: WebexBot | undefined): MessagingHealth => {
+  if (!bot) return { configured: false, connected: false };
+  const s = bot.status();
+  return {
+    configured: s.configured,
+    connected: s.connected,
+    device_registered: s.deviceRegistered,
+    ...(s.lastEventAt ? { last_event_at: s.lastEventAt } : {}),
+    ...(s.error ? { error: s.error } : {}),
+  };
+};
+
+/** Where the embedded runtime's agents reach the relay's tools. */
+function toolsUrl(listenUrl: string): string {
+  const u = new URL(listenUrl);
+  if (u.hostname === '0.0.0.0' || u.hostname === '[::]' || u.hostname === '::') u.hostname = '127.0.0.1';
+  return `${u.origin}/mcp`;
+}
+
 /**
- * Starts the relay with its real parts: the conf store, the agent runtime (the
- * configured one, or an embedded `opencode serve` it supervises) and the HTTP server.
+ * Starts the relay with its real parts: the conf store, the Webex bot when
+ * configured, the HTTP server, and the agent runtime (the configured one, or an
+ * embedded `opencode serve` it supervises, started after the relay listens so its
+ * agents find the relay's tools).
  */
 export async function startHeadlessRelay(opts: HeadlessOptions): Promise<RunningRelay> {
   const config = loadConfig(opts.env);
   const { logger } = opts;
   const dataDir = resolve(config.RELAY_DATA_DIR);
 
-  let embedded: EmbeddedRuntime | undefined;
-  let endpoint: RuntimeEndpoint;
-  if (config.AGENT_URL) {
-    endpoint = { url: config.AGENT_URL, username: config.AGENT_SERVER_USERNAME, password: config.AGENT_SERVER_PASSWORD as string };
-  } else {
-    embedded = await startEmbeddedRuntime({
-      cwd: resolve(config.RELAY_PROJECT_DIR),
-      logger,
-      // The runtime and its MCP servers need none of the relay's own secrets.
-      omitEnv: SECRET_KEYS.filter((k) => k !== 'RELAY_TOOLS_TOKEN'),
-    });
-    endpoint = embedded.endpoint;
-    logger.info({ agent_url: endpoint.url }, 'embedded agent runtime ready');
-  }
-
-  // The relay's calls are small; a runtime that takes longer than this is starting up or stuck,
-  // and the alert is better queued and retried than left hanging.
-  const agent = createAgentClient(endpoint, { logger, timeouts: { headersMs: 5_000 } });
   const store: IncidentStore = createPersistentStore({
     backend: opts.backend ?? createConfBackend(dataDir),
     timelineDir: join(dataDir, 'timelines'),
     retention: config.INCIDENT_RETENTION,
     logger,
   });
-  const relay = await createRelay({ config, store, agent, logger });
+
+  // The bot exists before the relay that handles its clicks.
+  const ref: { relay?: Relay } = {};
+  const bot =
+    config.MSG_BOT_TOKEN && config.MSG_ROOM_ID
+      ? createWebexBot({
+          token: config.MSG_BOT_TOKEN,
+          roomId: config.MSG_ROOM_ID,
+          u2cUrl: config.MSG_U2C_URL,
+          apiUrl: config.MSG_API_URL,
+          logger: logger.child({ component: 'webex' }),
+          ...(opts.clock ? { clock: opts.clock } : {}),
+          onCardSubmission: (sub) => ref.relay?.onCardSubmission(sub),
+        })
+      : undefined;
+
+  const agent = createDeferredRuntime();
+  const relay = await createRelay({
+    config,
+    store,
+    agent,
+    logger,
+    clock: opts.clock,
+    room: bot,
+    messaging: () => toHealth(bot),
+    extraChannels: opts.extraChannels,
+  });
+  ref.relay = relay;
+  const url = await relay.listen({ port: opts.port });
+
+  let embedded: EmbeddedRuntime | undefined;
+  try {
+    if (config.AGENT_URL) {
+      // The relay's calls are small; a runtime slower than this is starting or stuck: queue and retry.
+      agent.attach(
+        createAgentClient(
+          { url: config.AGENT_URL, username: config.AGENT_SERVER_USERNAME, password: config.AGENT_SERVER_PASSWORD as string },
+          { logger, timeouts: { headersMs: 5_000 } },
+        ),
+      );
+    } else {
+      embedded = await startEmbeddedRuntime({
+        cwd: resolve(config.RELAY_PROJECT_DIR),
+        logger,
+        // The runtime needs none of the relay's own secrets, only the way to its tools.
+        omitEnv: [...SECRET_KEYS],
+        env: { RELAY_TOOLS_URL: toolsUrl(url), RELAY_TOOLS_TOKEN: relay.toolsToken },
+      });
+      agent.attach(createAgentClient(embedded.endpoint, { logger, timeouts: { headersMs: 5_000 } }));
+      logger.info({ agent_url: embedded.endpoint.url }, 'embedded agent runtime ready');
+    }
+  } catch (error) {
+    await relay.close();
+    throw error;
+  }
+  relay.dispatcher.kick({ resetBackoff: true });
   // The runtime came back: deliver what waited for it now, not at the next backoff step.
   const offState = embedded?.onState((state) => {
     if (state === 'ready') relay.dispatcher.kick({ resetBackoff: true });
   });
-  const url = await relay.listen({ port: opts.port });
-  logger.info({ url, agent_url: agent.url, mode: config.REMEDIATION_MODE }, 'relay listening');
+  // Not awaited: without the network it keeps retrying, and the relay must serve meanwhile.
+  bot?.start().catch((error: unknown) => logger.error({ err: error }, `Webex connection stopped: ${(error as Error).message}`));
+  logger.info({ url, agent_url: agent.url, mode: config.REMEDIATION_MODE, webex: Boolean(bot) }, 'relay listening');
 
   let stopping: Promise<void> | undefined;
   return {
@@ -73,9 +139,11 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
     config,
     url,
     embedded,
+    bot,
     stop: () =>
       (stopping ??= (async () => {
         offState?.();
+        await bot?.stop().catch((error: unknown) => logger.warn({ err: error }, 'Webex bot did not stop cleanly'));
         await relay.close();
         await agent.close();
         await embedded?.stop();

@@ -1,4 +1,5 @@
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
+import type { OperatorRoom } from '../../src/approvals/operator-room';
 import { loadConfig } from '../../src/config/load';
 import type { AgentRuntime } from '../../src/agent/types';
 import { createMemoryBackend, createPersistentStore } from '../../src/incidents/persistent-store';
@@ -15,10 +16,21 @@ export async function relayForTest(opts: {
   clock?: Clock;
   store?: IncidentStore;
   deliveryWaitMs?: number;
+  logger?: Logger;
+  room?: OperatorRoom;
 }) {
   const config = loadConfig({ AGENT_URL: 'http://127.0.0.1:1', AGENT_SERVER_PASSWORD: 'pw', ...opts.env });
   const store = opts.store ?? createPersistentStore({ backend: createMemoryBackend(), retention: config.INCIDENT_RETENTION, logger: silent });
-  return createRelay({ config, store, agent: opts.agent, logger: silent, clock: opts.clock, deliveryWaitMs: opts.deliveryWaitMs, retryBaseMs: 50 });
+  return createRelay({
+    config,
+    store,
+    agent: opts.agent,
+    logger: opts.logger ?? silent,
+    clock: opts.clock,
+    deliveryWaitMs: opts.deliveryWaitMs,
+    retryBaseMs: 50,
+    room: opts.room,
+  });
 }
 
 export const ad000002 = (over: Record<string, unknown> = {}, top: Record<string, unknown> = {}) => ({

@@ -1,0 +1,70 @@
+import type { Logger } from 'pino';
+import type { Incidents } from '../incidents/service';
+import { faultApprovalDataSchema, type CardSubmission } from '../messaging/schemas';
+import type { Approvals } from './approvals';
+import type { OperatorRoom } from './operator-room';
+import { ack } from './wording';
+
+export interface CardSubmissionDeps {
+  approvals: Approvals;
+  incidents: Incidents;
+  room: OperatorRoom;
+  roomId: string;
+  /** Lower-case e-mails; empty: anyone in the room may decide. */
+  approvers: string[];
+  logger: Logger;
+}
+
+/**
+ * A click on an approval card. Every submission is acknowledged in the room,
+ * whether it decided something or not, so nobody clicks twice wondering.
+ */
+export function createCardSubmissionHandler(deps: CardSubmissionDeps) {
+  const { approvals, incidents, room, logger } = deps;
+  const say = (markdown: string) =>
+    room.postMarkdown(markdown).catch((error: unknown) => logger.error({ err: error }, 'could not acknowledge a card submission'));
+
+  return async function onCardSubmission(sub: CardSubmission): Promise<void> {
+    const who = sub.personEmail ?? sub.personId;
+    const data = faultApprovalDataSchema.safeParse(sub.inputs);
+    if (!data.success) {
+      logger.warn({ action: sub.actionId }, 'card submission without fault_approval data ignored');
+      return;
+    }
+    const { incident_id, alert_def_id, decision } = data.data;
+    const log = logger.child({ incident_id, by: who });
+
+    if (sub.roomId !== deps.roomId) {
+      log.warn({ room: sub.roomId }, 'card submission from another room refused');
+      await say(ack.otherRoom(who));
+      return;
+    }
+    const email = sub.personEmail?.toLowerCase();
+    if (deps.approvers.length > 0 && (!email || !deps.approvers.includes(email))) {
+      log.warn('card submission from a person not in MSG_APPROVERS refused');
+      await say(ack.notAllowed(who));
+      return;
+    }
+
+    // By incident_id; else the newest incident of that alert definition awaiting approval.
+    const target = incident_id
+      ? incidents.get(incident_id)
+      : approvals.pending().find((i) => i.alert_def_id === alert_def_id);
+    if (!target) {
+      await say(ack.noActive(alert_def_id, incident_id, who));
+      return;
+    }
+    const reason = typeof sub.inputs.reason === 'string' ? sub.inputs.reason : undefined;
+    const result = approvals.decide(target.incident_id, decision, { id: who }, 'webex', reason);
+    switch (result.status) {
+      case 'accepted':
+        await say(ack.accepted(result.incident, result.approval));
+        return;
+      case 'already_decided':
+        await say(ack.alreadyDecided(result.incident, result.approval, who));
+        return;
+      default:
+        await say(ack.noActive(alert_def_id, target.incident_id, who));
+    }
+  };
+}

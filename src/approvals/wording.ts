@@ -1,0 +1,26 @@
+import type { Approval, Incident } from '../incidents/model';
+
+export function formatTtl(ms: number): string {
+  if (ms % 3_600_000 === 0) return `${ms / 3_600_000} h`;
+  if (ms % 60_000 === 0) return `${ms / 60_000} min`;
+  return `${Math.round(ms / 1000)} s`;
+}
+
+const hhmm = (iso: string) => `${iso.slice(11, 16)} UTC`;
+
+export function describeDecision(incident: Incident, approval: Approval): string {
+  const what = approval.effective === 'APPROVED' ? `applying ${approval.commands.length} command(s)` : 'nothing will be applied; escalating';
+  return `${approval.decision} by ${approval.by} via ${approval.channel} at ${hhmm(approval.at)}: ${what}`;
+}
+
+/** Acknowledgements in the room, one for every card submission. */
+export const ack = {
+  accepted: (incident: Incident, approval: Approval) =>
+    `${approval.effective === 'APPROVED' ? '✅' : '⛔'} **${incident.incident_id}** on \`${incident.device_hostname}\`: ${describeDecision(incident, approval)}${approval.reason ? ` (reason: ${approval.reason})` : ''}.`,
+  alreadyDecided: (incident: Incident, approval: Approval, who: string) =>
+    `ℹ️ ${who}: **${incident.incident_id}** was already ${approval.decision} by ${approval.by} via ${approval.channel} at ${hhmm(approval.at)}; this click changed nothing.`,
+  notAllowed: (who: string) => `🚫 ${who} is not allowed to approve configuration changes (MSG_APPROVERS); nothing changed.`,
+  otherRoom: (who: string) => `🚫 A card submission by ${who} came from another room and was refused; nothing changed.`,
+  noActive: (alertDefId: string, incidentId: string | undefined, who: string) =>
+    `ℹ️ ${who}: no active incident is awaiting approval for ${incidentId ?? alertDefId}; nothing resumed.`,
+};

@@ -1,0 +1,119 @@
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import type { Logger } from 'pino';
+import { ApprovalError, HEADED_PREFIX, type Approvals } from '../approvals/approvals';
+import type { OperatorRoom } from '../approvals/operator-room';
+import { isTerminal } from '../incidents/model';
+import type { Incidents } from '../incidents/service';
+import type { Clock } from '../clock';
+
+export interface RelayToolsDeps {
+  clock: Clock;
+  incidents: Incidents;
+  approvals: Approvals;
+  room?: OperatorRoom;
+  logger: Logger;
+}
+
+const text = (value: unknown): CallToolResult => ({
+  content: [{ type: 'text', text: typeof value === 'string' ? value : JSON.stringify(value, null, 2) }],
+});
+const refuse = (message: string): CallToolResult => ({ isError: true, content: [{ type: 'text', text: message }] });
+
+const incidentId = z.string().min(1).max(64).describe('incident_id from the alert prompt');
+
+/**
+ * The only way the agents reach the operator. Because every approval goes through
+ * here, the relay always knows when one is pending and can raise it everywhere.
+ */
+export function createRelayToolsServer(deps: RelayToolsDeps): McpServer {
+  const { incidents, approvals, room, logger, clock } = deps;
+  const server = new McpServer(
+    { name: 'fault-relay', version: '1.0.0' },
+    { instructions: 'Operator channel of the fault relay: notify the room, request approvals, report the outcome.' },
+  );
+
+  server.registerTool(
+    'notify',
+    {
+      title: 'Notify the operators',
+      description: 'Posts a Markdown message to the operators\' room and the incident timeline. kind: fault-received (after loading artifacts and KB), step-progress (after each RAW step), final (after the outcome).',
+      inputSchema: {
+        incident_id: incidentId,
+        kind: z.enum(['fault-received', 'step-progress', 'final']),
+        markdown: z.string().min(1).max(20_000),
+      },
+    },
+    async ({ incident_id, kind, markdown }) => {
+      const headed = incident_id.startsWith(HEADED_PREFIX);
+      if (!headed && !incidents.get(incident_id)) return refuse(`unknown incident ${incident_id}: use the incident_id from the alert prompt`);
+      if (!headed) incidents.record(incident_id, `notify.${kind}`, markdown.slice(0, 2000), { kind });
+      if (!room) return text({ posted: false, recorded: !headed, note: 'No operator room is configured; the message is in the incident timeline.' });
+      try {
+        await room.postMarkdown(`**${incident_id}** · ${kind}\n\n${markdown}`);
+        return text({ posted: true, recorded: !headed });
+      } catch (error) {
+        logger.error({ incident_id, err: error }, 'notify could not post to the room');
+        return refuse(`the room did not take the message (${(error as Error).message}); it is in the incident timeline`);
+      }
+    },
+  );
+
+  server.registerTool(
+    'request_approval',
+    {
+      title: 'Request an operator approval',
+      description:
+        'Before ANY config_cli action: asks the human operator to approve the exact configuration lines. Returns pending (stop and wait for the HUMAN OPERATOR RESPONSE prompt), skipped_with_warning (no channel: the decision is in the result) or headed (ask in the terminal).',
+      inputSchema: {
+        incident_id: incidentId,
+        summary: z.string().min(1).max(4000).describe('What is wrong and what the change does, for the operator'),
+        device: z.string().min(1),
+        commands: z.array(z.string().min(1)).min(1).max(200).describe('Exact configuration lines, in order'),
+        rollback: z.array(z.string().min(1)).max(200).optional(),
+        artifact_ref: z.string().max(300).optional().describe('The RAW step this change comes from'),
+      },
+    },
+    async (input) => {
+      try {
+        return text(await approvals.request(input));
+      } catch (error) {
+        if (error instanceof ApprovalError) return refuse(error.message);
+        throw error;
+      }
+    },
+  );
+
+  server.registerTool(
+    'report_outcome',
+    {
+      title: 'Report the outcome of the run',
+      description: 'Ends the incident: resolved, escalated or failed, with a summary. Call once, then send the final notification.',
+      inputSchema: {
+        incident_id: incidentId,
+        outcome: z.enum(['resolved', 'escalated', 'failed']),
+        summary: z.string().min(1).max(8000),
+      },
+    },
+    async ({ incident_id, outcome, summary }) => {
+      if (incident_id.startsWith(HEADED_PREFIX)) return text({ recorded: false, note: 'Headed run: the outcome is in this terminal session.' });
+      const incident = incidents.get(incident_id);
+      if (!incident) return refuse(`unknown incident ${incident_id}: use the incident_id from the alert prompt`);
+      if (isTerminal(incident.state)) {
+        return refuse(`${incident_id} already ended as ${incident.state} at ${incident.outcome?.at ?? incident.updated_at}; a second outcome is refused`);
+      }
+      if (incident.state === 'awaiting_approval') {
+        return refuse(`${incident_id} is awaiting an operator decision; wait for the HUMAN OPERATOR RESPONSE before reporting an outcome`);
+      }
+      if (incident.state === 'queued') return refuse(`${incident_id} has not started yet`);
+      const at = clock.now().toISOString();
+      incidents.update(incident_id, () => ({ state: outcome, outcome: { kind: outcome, summary, at } }));
+      incidents.record(incident_id, 'outcome.reported', `${outcome}: ${summary.slice(0, 1000)}`, { outcome });
+      logger.info({ incident_id, outcome }, 'outcome reported');
+      return text({ recorded: true, state: outcome });
+    },
+  );
+
+  return server;
+}
