@@ -1,0 +1,71 @@
+/**
+ * The one interface the renderer uses to reach the product. The tray implements it
+ * over typed IPC (electron/preload), the headless relay's read-only /ui over HTTP.
+ * Shapes come from the relay's own zod schemas; nothing here is written twice.
+ */
+import type { ApprovalRequest, Approval, PublicIncident, TimelineEntry } from '../../src/incidents/model';
+import type { DeepHealth } from '../../src/relay/health-checks';
+
+export type IncidentSummary = PublicIncident;
+export type IncidentDetail = PublicIncident & { timeline: TimelineEntry[] };
+
+/** Live events, as the relay's bus and its `/events` stream name them. */
+export type UiEvent =
+  | { type: 'snapshot'; incidents: IncidentSummary[] }
+  | { type: 'incident.created'; incident: IncidentSummary }
+  | { type: 'incident.updated'; incident: IncidentSummary; previous_state: IncidentSummary['state'] }
+  | { type: 'incident.timeline'; incident_id: string; entry: TimelineEntry }
+  | { type: 'approval.requested'; incident: IncidentSummary; request: ApprovalRequest }
+  | { type: 'approval.decided'; incident: IncidentSummary; approval: Approval };
+
+export interface ArtifactGroupView {
+  alert_def_id: string;
+  title: string;
+  valid: boolean;
+  /** Alert variables the RAW needs, with an example value where the FS gives one. */
+  variables: { name: string; required: boolean; example?: string }[];
+}
+
+export interface DirectPromptInput {
+  alert_def_id: string;
+  device: string;
+  mode: 'strict' | 'hybrid';
+  kb_query_mode?: 'quick' | 'standard' | 'deep';
+  /** Alert variables: neighbor_ip, vrf_name, neighbor_as … */
+  vars: Record<string, string>;
+}
+
+export type DecideOutcome =
+  | { status: 'accepted' }
+  | { status: 'already_decided'; by: string; channel: string; at: string; decision: string }
+  | { status: 'not_awaiting'; state: string }
+  | { status: 'unknown_incident' };
+
+export interface SettingField {
+  name: string;
+  value: string | null;
+  secret: boolean;
+  /** Secrets are write-only: the UI learns only whether one is set. */
+  isSet: boolean;
+  description: string;
+}
+
+export interface Bridge {
+  readonly kind: 'desktop' | 'browser';
+  /** Approve/Deny only in the tray; the browser view is read-only. */
+  readonly canDecide: boolean;
+  listIncidents(): Promise<IncidentSummary[]>;
+  getIncident(incidentId: string): Promise<IncidentDetail>;
+  /** Live updates; returns the unsubscribe function. */
+  subscribe(onEvent: (event: UiEvent) => void): () => void;
+  health(): Promise<DeepHealth>;
+  sessionLog(incidentId: string): Promise<string | null>;
+  listArtifactGroups(): Promise<ArtifactGroupView[]>;
+  /** The exact headed-mode prompt, built by the relay's own code. */
+  directPrompt(input: DirectPromptInput): Promise<string>;
+  copyText(text: string): Promise<void>;
+  decide(incidentId: string, decision: 'APPROVED' | 'DENIED', reason?: string): Promise<DecideOutcome>;
+  getSettings(): Promise<SettingField[]>;
+  /** Validated by the relay's config schema; answers one line per problem, changes nothing on error. */
+  saveSettings(values: Record<string, string>): Promise<{ ok: true; restartNeeded: boolean } | { ok: false; problems: string[] }>;
+}
