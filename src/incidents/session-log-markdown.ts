@@ -1,0 +1,110 @@
+import type { Incident, TimelineEntry } from './model';
+
+/** Alert variables whose name says they hold a credential are never written out. */
+const SECRET_NAME = /pass(word)?|secret|token|api[-_]?key|authorization|cookie|credential/i;
+
+/** A value inside a Markdown table cell: one line, no column breaks. */
+const cell = (value: string) => value.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n/g, '<br>');
+
+/** A fenced block that no backtick run in the content can close early. */
+function fenced(lines: string[]): string {
+  const longest = Math.max(2, ...lines.map((l) => Math.max(0, ...(l.match(/`+/g) ?? []).map((run) => run.length))));
+  const fence = '`'.repeat(longest + 1);
+  return [fence, ...lines, fence].join('\n');
+}
+
+const table = (head: [string, string, ...string[]], rows: string[][]) =>
+  [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.map(cell).join(' | ')} |`)].join('\n');
+
+function approvalSection(incident: Incident): string[] {
+  const { approval_request: request, approval } = incident;
+  if (!request && !approval) return ['No approval was requested.'];
+  const out: string[] = [];
+  if (request) {
+    out.push(
+      table(
+        ['Request', 'Value'],
+        [
+          ['Summary', request.summary],
+          ['Device', request.device],
+          ['Requested at', request.requested_at],
+          ['Expires at', request.expires_at],
+          ...(request.artifact_ref ? [['Artifact', request.artifact_ref]] : []),
+        ],
+      ),
+      '',
+      'Commands:',
+      '',
+      fenced(request.commands.length ? request.commands : ['(none)']),
+      '',
+      'Rollback:',
+      '',
+      fenced(request.rollback.length ? request.rollback : ['(none)']),
+      '',
+    );
+  }
+  if (!approval) {
+    out.push('No decision was made.');
+    return out;
+  }
+  const decision = approval.decision === approval.effective ? approval.decision : `${approval.decision} (treated as ${approval.effective})`;
+  out.push(
+    table(
+      ['Decision', 'Value'],
+      [
+        ['Decision', decision],
+        ['By', approval.by],
+        ['Channel', approval.channel],
+        ['At', approval.at],
+        ['Reason', approval.reason ?? '—'],
+        ['Agent told at', approval.forwarded_at ?? 'not yet'],
+      ],
+    ),
+  );
+  if (approval.effective === 'APPROVED' && approval.commands.length) {
+    out.push('', 'Commands approved:', '', fenced(approval.commands));
+  }
+  return out;
+}
+
+/** The session log of one incident, from the relay's own record. */
+export function renderSessionLog(incident: Incident, timeline: TimelineEntry[]): string {
+  const vars = Object.entries(incident.alert_vars).sort(([a], [b]) => a.localeCompare(b));
+  const outcome = incident.outcome;
+  return [
+    `# ${incident.incident_id}: ${incident.alert_def_id} on ${incident.device_hostname}`,
+    '',
+    table(
+      ['Field', 'Value'],
+      [
+        ['Incident', incident.incident_id],
+        ['Alert', incident.alert_def_id],
+        ['Device', incident.device_hostname],
+        ['Mode', incident.mode],
+        ['State', incident.state],
+        ['Agent session', incident.session_id ?? '—'],
+        ['Created', incident.created_at],
+        ['Last change', incident.updated_at],
+        ['Occurrences', `${incident.occurrences} (last seen ${incident.last_seen})`],
+        ['Warnings', incident.warnings.length ? incident.warnings.join('; ') : 'none'],
+      ],
+    ),
+    '',
+    '## Alert variables',
+    '',
+    vars.length ? table(['Variable', 'Value'], vars.map(([k, v]) => [k, SECRET_NAME.test(k) ? '[redacted]' : v])) : 'None.',
+    '',
+    '## Approval',
+    '',
+    ...approvalSection(incident),
+    '',
+    '## Outcome',
+    '',
+    outcome ? `**${outcome.kind}** at ${outcome.at}: ${outcome.summary}` : 'No outcome was reported.',
+    '',
+    '## Timeline',
+    '',
+    table(['Time (UTC)', 'Event', 'Details'], timeline.map((e) => [e.at, e.type, e.message])),
+    '',
+  ].join('\n');
+}

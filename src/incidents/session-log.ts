@@ -1,0 +1,111 @@
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import type { Bus } from '../events/bus';
+import type { RelayEvents } from './events';
+import { isTerminal, type Incident } from './model';
+import type { Incidents } from './service';
+import { renderSessionLog } from './session-log-markdown';
+
+export interface SessionLogWriterDeps {
+  incidents: Pick<Incidents, 'get' | 'timeline'>;
+  bus: Bus<RelayEvents>;
+  /** `RELAY_LOG_DIR`; logs go to `<logDir>/troubleshooting/`. */
+  logDir: string;
+  logger: Logger;
+}
+
+export interface SessionLogWriter {
+  /** Where the incident's log is (or will be) written. */
+  pathFor(incident: Pick<Incident, 'incident_id' | 'created_at' | 'alert_def_id' | 'device_hostname'>): string;
+  /** Resolves once every scheduled write is on disk. */
+  flushed(): Promise<void>;
+  /** Stops listening and waits for writes under way. */
+  stop(): Promise<void>;
+}
+
+const safe = (part: string) => part.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^\.+/, '_').slice(0, 64) || '_';
+
+/** `2026-11-21T10:00:00.000Z` → `20261121T100000Z`. */
+const compactUtc = (iso: string) => new Date(iso).toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+
+/**
+ * Writes `troubleshooting/<UTC>-<alert_def_id>-<device>.md` when an incident ends, and again when
+ * anything is added after (the agent's last words, a late error). Built from the relay's own
+ * record, so a run whose agent failed or never answered still leaves its log.
+ */
+export function createSessionLogWriter(deps: SessionLogWriterDeps): SessionLogWriter {
+  const { incidents, bus, logger } = deps;
+  const dir = join(deps.logDir, 'troubleshooting');
+  /** Incidents with a write scheduled or under way; `again` when more happened meanwhile. */
+  const writing = new Map<string, { again: boolean; done: Promise<void> }>();
+  let seq = 0;
+
+  function pathFor(incident: Pick<Incident, 'incident_id' | 'created_at' | 'alert_def_id' | 'device_hostname'>) {
+    // Incidents of the same second carry -2, -3 … in their id; their logs must not overwrite each other.
+    const suffix = /-(\d+)$/.exec(incident.incident_id.replace(/^INC-\d{8}T\d{6}Z/, ''))?.[0] ?? '';
+    return join(dir, `${compactUtc(incident.created_at)}-${safe(incident.alert_def_id)}-${safe(incident.device_hostname)}${suffix}.md`);
+  }
+
+  async function write(incidentId: string) {
+    const incident = incidents.get(incidentId);
+    if (!incident) return;
+    const target = pathFor(incident);
+    const temp = `${target}.${process.pid}.${++seq}.tmp`;
+    try {
+      await mkdir(dir, { recursive: true, mode: 0o700 });
+      await writeFile(temp, renderSessionLog(incident, incidents.timeline(incidentId)), { mode: 0o600 });
+      await rename(temp, target);
+      logger.debug({ incident_id: incidentId, path: target }, 'session log written');
+    } catch (error) {
+      await rm(temp, { force: true }).catch(() => {});
+      logger.error({ incident_id: incidentId, err: error }, 'session log could not be written');
+    }
+  }
+
+  function schedule(incidentId: string) {
+    const current = writing.get(incidentId);
+    if (current) {
+      current.again = true;
+      return;
+    }
+    const job = { again: false, done: Promise.resolve() };
+    job.done = (async () => {
+      // A state change and its timeline entries arrive together: one write for all of them.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      do {
+        job.again = false;
+        await write(incidentId);
+      } while (job.again);
+      writing.delete(incidentId);
+    })();
+    writing.set(incidentId, job);
+  }
+
+  const ended = (incidentId: string) => {
+    const incident = incidents.get(incidentId);
+    return incident !== undefined && isTerminal(incident.state);
+  };
+
+  const offs = [
+    bus.subscribe('incident.updated', ({ incident }) => {
+      if (isTerminal(incident.state)) schedule(incident.incident_id);
+    }),
+    bus.subscribe('incident.timeline', ({ incident_id }) => {
+      if (ended(incident_id)) schedule(incident_id);
+    }),
+  ];
+
+  const flushed = async () => {
+    while (writing.size > 0) await Promise.all([...writing.values()].map((j) => j.done));
+  };
+
+  return {
+    pathFor,
+    flushed,
+    async stop() {
+      offs.forEach((off) => off());
+      await flushed();
+    },
+  };
+}

@@ -1,0 +1,137 @@
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createRuntimeEventMapper } from '../../../src/incidents/runtime-events';
+import { createSessionLogWriter, type SessionLogWriter } from '../../../src/incidents/session-log';
+import { silent } from '../../helpers/relay';
+import { inMemoryIncidents, manualClock } from './in-memory-incidents';
+
+const dirs: string[] = [];
+const writers: SessionLogWriter[] = [];
+afterEach(async () => {
+  await Promise.all(writers.splice(0).map((w) => w.stop()));
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+function setup() {
+  const clock = manualClock('2026-11-21T10:00:00.000Z');
+  const relay = inMemoryIncidents(clock);
+  const logDir = mkdtempSync(join(tmpdir(), 'relay-logs-'));
+  dirs.push(logDir);
+  const writer = createSessionLogWriter({ incidents: relay.incidents, bus: relay.bus, logDir, logger: silent });
+  writers.push(writer);
+  const files = () => (existsSync(join(logDir, 'troubleshooting')) ? readdirSync(join(logDir, 'troubleshooting')) : []);
+  return { ...relay, clock, logDir, writer, files };
+}
+
+const commands = ['interface Gi0/1', 'no shutdown'];
+
+describe('session log', () => {
+  it('writes the run as Markdown when the incident ends: header, alert variables, approval, outcome, timeline', async () => {
+    const t = setup();
+    const incident = t.running('ses_root1', { alert_vars: { neighbor_ip: '10.0.0.2', vrf_name: 'default', api_token: 'tok-123-secret' } });
+    const id = incident.incident_id;
+    t.clock.advance(60_000);
+    t.incidents.update(id, () => ({
+      state: 'awaiting_approval',
+      approval_request: {
+        summary: 'Bring the BGP neighbor back up',
+        device: 'R1',
+        commands,
+        rollback: ['interface Gi0/1', 'shutdown'],
+        requested_at: '2026-11-21T10:01:00.000Z',
+        expires_at: '2026-11-21T10:31:00.000Z',
+      },
+    }));
+    t.clock.advance(60_000);
+    t.incidents.update(id, () => ({
+      state: 'approved',
+      approval: {
+        decision: 'APPROVED', effective: 'APPROVED', by: 'alice@example.com', channel: 'webex', at: '2026-11-21T10:02:00.000Z',
+        reason: 'maintenance window', commands, forwarded_at: '2026-11-21T10:02:01.000Z',
+      },
+    }));
+    t.incidents.update(id, () => ({ state: 'running' }));
+    t.incidents.record(id, 'tool.completed', 'network-troubleshooter: device_exec completed');
+    await t.writer.flushed();
+    expect(t.files()).toEqual([]);
+
+    t.clock.advance(60_000);
+    t.incidents.update(id, () => ({ state: 'resolved', outcome: { kind: 'resolved', summary: 'Neighbor 10.0.0.2 Established again', at: '2026-11-21T10:03:00.000Z' } }));
+    await t.writer.flushed();
+
+    const path = join(t.logDir, 'troubleshooting', '20261121T100000Z-AD000002-R1.md');
+    expect(t.writer.pathFor(incident)).toBe(path);
+    expect(t.files()).toEqual(['20261121T100000Z-AD000002-R1.md']);
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    const md = readFileSync(path, 'utf8');
+    expect(md).toContain(`# ${id}: AD000002 on R1`);
+    for (const row of [
+      `| Incident | ${id} |`, '| Mode | strict |', '| State | resolved |', '| Agent session | ses_root1 |',
+      '| Created | 2026-11-21T10:00:00.000Z |', '| Occurrences | 1 (last seen 2026-11-21T10:00:00.000Z) |', '| Warnings | none |',
+      '| neighbor_ip | 10.0.0.2 |', '| api_token | [redacted] |',
+      '| Summary | Bring the BGP neighbor back up |', '| Decision | APPROVED |', '| By | alice@example.com |',
+      '| Channel | webex |', '| At | 2026-11-21T10:02:00.000Z |', '| Reason | maintenance window |',
+    ]) expect(md).toContain(row);
+    expect(md).not.toContain('tok-123-secret');
+    expect(md).toContain('Commands approved:\n\n```\ninterface Gi0/1\nno shutdown\n```');
+    expect(md).toContain('**resolved** at 2026-11-21T10:03:00.000Z: Neighbor 10.0.0.2 Established again');
+    expect(md).toContain('| 2026-11-21T10:02:00.000Z | state.changed | approved → running |');
+    expect(md).toContain('| tool.completed | network-troubleshooter: device_exec completed |');
+  });
+
+  it('exists when the agent failed: a session error ends the incident and the log says why', async () => {
+    const t = setup();
+    const incident = t.running('ses_root1');
+    const mapper = createRuntimeEventMapper({ incidents: t.incidents, agent: { getSession: async () => ({ id: 'x' }) }, logger: silent, clock: t.clock });
+    mapper.handle({ type: 'session.error', properties: { sessionID: 'ses_root1', error: { name: 'APIError', data: { message: 'Cannot connect to API' } } } });
+    await t.writer.flushed();
+    const md = readFileSync(t.writer.pathFor(incident), 'utf8');
+    expect(md).toContain('| State | failed |');
+    expect(md).toContain('**failed** at 2026-11-21T10:00:00.000Z: APIError: Cannot connect to API');
+    expect(md).toContain('No approval was requested.');
+  });
+
+  it('rewrites the log when more happens after the end, leaving no temporary files', async () => {
+    const t = setup();
+    const incident = t.running('ses_root1');
+    t.incidents.update(incident.incident_id, () => ({ state: 'escalated', outcome: { kind: 'escalated', summary: 'approval expired', at: 'x' } }));
+    await t.writer.flushed();
+    expect(readFileSync(t.writer.pathFor(incident), 'utf8')).not.toContain('final words');
+    t.incidents.record(incident.incident_id, 'agent.text', 'final words | with a pipe\nand a second line');
+    await t.writer.flushed();
+    expect(readFileSync(t.writer.pathFor(incident), 'utf8')).toContain('| agent.text | final words \\| with a pipe<br>and a second line |');
+    expect(t.files()).toEqual([t.writer.pathFor(incident).split('/').at(-1)]);
+  });
+
+  it('keeps incidents of the same second and device apart, and file names safe', async () => {
+    const t = setup();
+    const a = t.running('ses_a', { device: 'core/rtr 1' });
+    t.incidents.update(a.incident_id, () => ({ state: 'failed', outcome: { kind: 'failed', summary: 'x', at: 'x' } }));
+    const b = t.running('ses_b', { device: 'core/rtr 1' });
+    t.incidents.update(b.incident_id, () => ({ state: 'failed', outcome: { kind: 'failed', summary: 'y', at: 'x' } }));
+    await t.writer.flushed();
+    expect(b.incident_id).toMatch(/-2$/);
+    expect(t.files().sort()).toEqual(['20261121T100000Z-AD000002-core_rtr_1-2.md', '20261121T100000Z-AD000002-core_rtr_1.md']);
+  });
+
+  it('reports a log it cannot write without disturbing the incident', async () => {
+    const t = setup();
+    writeFileSync(join(t.logDir, 'troubleshooting'), 'a file where the folder should be');
+    const incident = t.running('ses_root1');
+    const after = t.incidents.update(incident.incident_id, () => ({ state: 'resolved', outcome: { kind: 'resolved', summary: 'ok', at: 'x' } }));
+    await t.writer.flushed();
+    expect(after.state).toBe('resolved');
+    expect(readdirSync(t.logDir)).toEqual(['troubleshooting']);
+  });
+
+  it('stops writing once stopped', async () => {
+    const t = setup();
+    await t.writer.stop();
+    const incident = t.running('ses_root1');
+    t.incidents.update(incident.incident_id, () => ({ state: 'resolved', outcome: { kind: 'resolved', summary: 'ok', at: 'x' } }));
+    await t.writer.flushed();
+    expect(readdirSync(t.logDir)).toEqual([]);
+  });
+});
