@@ -68,4 +68,10 @@ export interface Bridge {
   getSettings(): Promise<SettingField[]>;
   /** Validated by the relay's config schema; answers one line per problem, changes nothing on error. */
   saveSettings(values: Record<string, string>): Promise<{ ok: true; restartNeeded: boolean } | { ok: false; problems: string[] }>;
+  /**
+   * Desktop only: the tray or a native notification asks to show an incident (its approval
+   * panel). A request made before the renderer listens is delivered when it starts listening.
+   * Returns the unsubscribe function.
+   */
+  onOpenIncident?(handler: (incidentId: string) => void): () => void;
 }
