@@ -13,7 +13,7 @@ const HELP = `Usage: npm run simulate -- [options]
   --alert ID        alert definition (default AD000002)
   --device NAME     device hostname (default R1)
   --neighbor IP     BGP neighbor (default 10.0.0.2)
-  --vrf NAME        VRF (default default)
+  --vrf NAME        VRF of the neighbor (default: the global table)
   --as N            neighbor AS (default 65002)
   --kb-mode MODE    quick | standard | deep
   --count N         send N alerts at once (a storm; duplicates fold into one incident)

@@ -30,7 +30,8 @@ export function buildSplunkAlert(input: SampleAlertInput = {}) {
       _time: String(epoch),
       device_ip: input.deviceIp ?? '192.0.2.11',
       neighbor_ip: neighbor,
-      vrf_name: input.vrf ?? 'default',
+      // Absent means the global table, as IOS-XE has no VRF named "default".
+      ...(input.vrf ? { vrf_name: input.vrf } : {}),
       neighbor_as: input.neighborAs ?? '65002',
       _raw: `${stamp} ${device} %BGP-5-ADJCHANGE: neighbor ${neighbor} Down Admin. shutdown`,
     },

@@ -63,6 +63,8 @@ export function createApprovals(opts: ApprovalsOptions) {
   const expiryTimers = new Map<string, { cancel(): void }>();
   const forwardTimers = new Map<string, { cancel(): void }>();
   const forwardAttempts = new Map<string, number>();
+  /** Headed runs: what their operator was shown, so the device guard applies nothing else. */
+  const headedRequests = new Map<string, { device: string; commands: string[] }>();
   let stopped = false;
 
   const channels = () => [...(room ? ['webex'] : []), ...(opts.extraChannels?.() ?? [])];
@@ -142,6 +144,8 @@ export function createApprovals(opts: ApprovalsOptions) {
 
   async function request(input: ApprovalRequestInput): Promise<RequestResult> {
     if (input.incident_id.startsWith(HEADED_PREFIX)) {
+      headedRequests.set(input.incident_id, { device: input.device, commands: [...input.commands] });
+      logger.info({ incident_id: input.incident_id, lines: input.commands.length }, 'headed approval: the operator answers in the terminal');
       return {
         status: 'headed',
         message: 'Headed run: ask the operator in this terminal to type APPROVED or DENIED, and wait for the answer.',
@@ -284,6 +288,14 @@ export function createApprovals(opts: ApprovalsOptions) {
       }
     },
     tellRoom,
+    headed: {
+      peek: (id: string) => headedRequests.get(id),
+      take(id: string) {
+        const found = headedRequests.get(id);
+        headedRequests.delete(id);
+        return found;
+      },
+    },
     stop() {
       stopped = true;
       for (const t of [...expiryTimers.values(), ...forwardTimers.values()]) t.cancel();

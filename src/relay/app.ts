@@ -23,6 +23,8 @@ export interface AppDeps {
   intake: Intake;
   messaging: () => MessagingHealth;
   tools: { token: string; createServer: () => McpServer };
+  /** The device-tool guard: the agents' only way to the devices. */
+  deviceTools: { createServer: () => McpServer };
   /** Extra routes behind the same bearer as /sessions (the live event stream, the UI data). */
   protectedRoutes?: (scope: FastifyInstance) => Promise<void>;
 }
@@ -57,7 +59,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await scope.register(sessionsRoutes, { incidents: deps.incidents });
     if (deps.protectedRoutes) await deps.protectedRoutes(scope);
   });
-  await app.register(mcpRoutes, deps.tools);
+  // Two encapsulated scopes: each MCP endpoint has its own bearer hook.
+  await app.register(mcpRoutes, { path: '/mcp', ...deps.tools });
+  await app.register(mcpRoutes, { path: '/device-mcp', token: deps.tools.token, createServer: deps.deviceTools.createServer });
   await app.register(searchProxyRoutes, {
     upstreamUrl: config.SEARCH_UPSTREAM_URL,
     upstreamToken: config.SEARCH_UPSTREAM_TOKEN,

@@ -5,6 +5,10 @@ import { createCardSubmissionHandler } from '../approvals/card-submissions';
 import type { OperatorRoom } from '../approvals/operator-room';
 import type { CardSubmission } from '../messaging/schemas';
 import { createRelayToolsServer } from '../tools/relay-tools';
+import { createDeviceGuardServer } from '../tools/device-guard';
+import { createMcpDeviceTools, type DeviceTools } from '../artifacts/device-tools';
+import { createStrictAllowList } from '../tools/strict-allow-list';
+import { join, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import type { AgentRuntime } from '../agent/types';
 import { systemClock, type Clock } from '../clock';
@@ -31,6 +35,8 @@ export interface RelayDeps {
   room?: OperatorRoom;
   /** Other live approval channels, e.g. the tray's desktop notifications. */
   extraChannels?: () => string[];
+  /** Device tools behind the guard; default: an MCP client to DEVICE_MCP_URL. */
+  deviceTools?: DeviceTools;
   /** Bearer for the agents' tool endpoint; RELAY_TOOLS_TOKEN, else generated for this run. */
   toolsToken?: string;
   protectedRoutes?: (scope: FastifyInstance) => Promise<void>;
@@ -88,6 +94,9 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     deps.room && config.MSG_ROOM_ID
       ? createCardSubmissionHandler({ approvals, incidents, room: deps.room, roomId: config.MSG_ROOM_ID, approvers: config.MSG_APPROVERS, logger })
       : async () => logger.warn('card submission ignored: no operator room configured');
+  const ownDeviceTools = !deps.deviceTools && config.DEVICE_MCP_URL ? createMcpDeviceTools(config.DEVICE_MCP_URL) : undefined;
+  const deviceTools = deps.deviceTools ?? ownDeviceTools;
+  const strictAllowList = createStrictAllowList({ incidents, artifactsDir: join(resolve(config.RELAY_PROJECT_DIR), 'intelligence-artifacts'), logger });
   const app = await buildApp({
     config,
     logger,
@@ -96,6 +105,9 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     intake,
     messaging,
     tools: { token: toolsToken, createServer: () => createRelayToolsServer({ incidents, approvals, room: deps.room, logger, clock }) },
+    deviceTools: {
+      createServer: () => createDeviceGuardServer({ incidents, upstream: deviceTools, strictAllowList, headed: approvals.headed, logger }),
+    },
     protectedRoutes: deps.protectedRoutes,
   });
 
@@ -122,6 +134,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
       approvals.stop();
       await app.close();
       await dispatcher.stop();
+      await ownDeviceTools?.close();
       store.close();
     },
   };

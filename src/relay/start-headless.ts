@@ -45,11 +45,11 @@ const toHealth = (bot: WebexBot | undefined): MessagingHealth => {
   };
 };
 
-/** Where the embedded runtime's agents reach the relay's tools. */
-function toolsUrl(listenUrl: string): string {
+/** Where the embedded runtime's agents reach the relay's endpoints (`/mcp`, `/device-mcp`). */
+function localUrl(listenUrl: string, path: string): string {
   const u = new URL(listenUrl);
   if (u.hostname === '0.0.0.0' || u.hostname === '[::]' || u.hostname === '::') u.hostname = '127.0.0.1';
-  return `${u.origin}/mcp`;
+  return `${u.origin}${path}`;
 }
 
 /**
@@ -115,7 +115,11 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
         logger,
         // The runtime needs none of the relay's own secrets, only the way to its tools.
         omitEnv: [...SECRET_KEYS],
-        env: { RELAY_TOOLS_URL: toolsUrl(url), RELAY_TOOLS_TOKEN: relay.toolsToken },
+        env: {
+          RELAY_TOOLS_URL: localUrl(url, '/mcp'),
+          RELAY_DEVICE_TOOLS_URL: localUrl(url, '/device-mcp'),
+          RELAY_TOOLS_TOKEN: relay.toolsToken,
+        },
       });
       agent.attach(createAgentClient(embedded.endpoint, { logger, timeouts: { headersMs: 5_000 } }));
       logger.info({ agent_url: embedded.endpoint.url }, 'embedded agent runtime ready');

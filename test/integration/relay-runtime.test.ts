@@ -80,7 +80,7 @@ describe('relay against the real opencode server', () => {
       alert_def_id: 'AD000002',
       device_hostname: 'R1',
       mode: 'strict',
-      alert_vars: { neighbor_ip: '10.0.0.2', vrf_name: 'default', neighbor_as: '65002' },
+      alert_vars: { neighbor_ip: '10.0.0.2', neighbor_as: '65002' },
     });
   });
 

@@ -7,9 +7,9 @@ import { bearerGuard } from '../auth';
  * The relay's tools for the agents over Streamable HTTP, stateless: a fresh MCP
  * server per request, so no state leaks between callers.
  */
-export const mcpRoutes: FastifyPluginAsync<{ token: string; createServer: () => McpServer }> = async (app, opts) => {
+export const mcpRoutes: FastifyPluginAsync<{ path: string; token: string; createServer: () => McpServer }> = async (app, opts) => {
   app.addHook('onRequest', bearerGuard(opts.token, 'RELAY_TOOLS_TOKEN'));
-  app.all('/mcp', async (request, reply) => {
+  app.all(opts.path, async (request, reply) => {
     const server = opts.createServer();
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     reply.raw.on('close', () => {
