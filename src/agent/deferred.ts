@@ -7,6 +7,8 @@ import { AgentRuntimeError, type AgentRuntime } from './types';
  */
 export function createDeferredRuntime(): AgentRuntime & { attach(runtime: AgentRuntime): void } {
   let target: AgentRuntime | null = null;
+  let onAttached: () => void = () => {};
+  const attached = new Promise<void>((resolve) => (onAttached = resolve));
   const get = () => {
     if (!target) throw new AgentRuntimeError('unreachable', 'the agent runtime is still starting');
     return target;
@@ -17,6 +19,7 @@ export function createDeferredRuntime(): AgentRuntime & { attach(runtime: AgentR
     },
     attach(runtime) {
       target = runtime;
+      onAttached();
     },
     health: () => Promise.resolve().then(() => get().health()),
     createSession: (input) => Promise.resolve().then(() => get().createSession(input)),
@@ -24,7 +27,13 @@ export function createDeferredRuntime(): AgentRuntime & { attach(runtime: AgentR
     getSession: (id) => Promise.resolve().then(() => get().getSession(id)),
     listSessions: () => Promise.resolve().then(() => get().listSessions()),
     abort: (id) => Promise.resolve().then(() => get().abort(id)),
-    followEvents: (onEvent, opts) => Promise.resolve().then(() => get().followEvents(onEvent, opts)),
+    // The event follower starts with the relay: it waits for the runtime instead of failing.
+    async followEvents(onEvent, opts) {
+      const aborted = new Promise<void>((resolve) => opts.signal.addEventListener('abort', () => resolve(), { once: true }));
+      await Promise.race([attached, aborted]);
+      if (opts.signal.aborted || !target) return;
+      return target.followEvents(onEvent, opts);
+    },
     close: async () => {
       await target?.close();
     },

@@ -9,6 +9,9 @@ import { createDeviceGuardServer } from '../tools/device-guard';
 import { createMcpDeviceTools, type DeviceTools } from '../artifacts/device-tools';
 import { createStrictAllowList } from '../tools/strict-allow-list';
 import { join, resolve } from 'node:path';
+import { createRuntimeEventMapper, startRuntimeEventFollower } from '../incidents/runtime-events';
+import { createSessionLogWriter } from '../incidents/session-log';
+import { eventsRoutes } from './routes/events';
 import type { Logger } from 'pino';
 import type { AgentRuntime } from '../agent/types';
 import { systemClock, type Clock } from '../clock';
@@ -94,6 +97,21 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     deps.room && config.MSG_ROOM_ID
       ? createCardSubmissionHandler({ approvals, incidents, room: deps.room, roomId: config.MSG_ROOM_ID, approvers: config.MSG_APPROVERS, logger })
       : async () => logger.warn('card submission ignored: no operator room configured');
+  const mapper = createRuntimeEventMapper({
+    incidents,
+    agent,
+    logger,
+    clock,
+    onSessionFailed: (id, message) => approvals.tellRoom(id, `❌ **${id}**: the agent session failed: ${message}`),
+  });
+  const follower = startRuntimeEventFollower({
+    agent,
+    mapper,
+    logger,
+    clock,
+    onStatus: (s) => bus.publish('health.runtime', { ok: s.connected, ...(s.error ? { error: s.error } : {}) }),
+  });
+  const sessionLog = createSessionLogWriter({ incidents, bus, logDir: resolve(config.RELAY_LOG_DIR), logger });
   const ownDeviceTools = !deps.deviceTools && config.DEVICE_MCP_URL ? createMcpDeviceTools(config.DEVICE_MCP_URL) : undefined;
   const deviceTools = deps.deviceTools ?? ownDeviceTools;
   const strictAllowList = createStrictAllowList({ incidents, artifactsDir: join(resolve(config.RELAY_PROJECT_DIR), 'intelligence-artifacts'), logger });
@@ -108,7 +126,10 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     deviceTools: {
       createServer: () => createDeviceGuardServer({ incidents, upstream: deviceTools, strictAllowList, headed: approvals.headed, logger }),
     },
-    protectedRoutes: deps.protectedRoutes,
+    protectedRoutes: async (scope) => {
+      await scope.register(eventsRoutes, { bus, incidents, clock, logger });
+      await deps.protectedRoutes?.(scope);
+    },
   });
 
   // A finished run frees a slot for the next queued alert.
@@ -134,6 +155,8 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
       approvals.stop();
       await app.close();
       await dispatcher.stop();
+      await follower.stop();
+      await sessionLog.stop();
       await ownDeviceTools?.close();
       store.close();
     },

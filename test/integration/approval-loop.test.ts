@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
@@ -181,6 +181,14 @@ describe('approval loop: Webex card → relay → real opencode session', () => 
     const incident = await incidentState(incident_id);
     expect(incident.state).toBe('escalated');
     expect(incident.approval).toMatchObject({ decision: 'EXPIRED', by: 'relay', channel: 'ttl' });
+    // The relay's own session log exists for the escalated run, whatever the agent does.
+    const logs = join(dataDir, 'logs', 'troubleshooting');
+    await waitUntil(() => existsSync(logs) && readdirSync(logs).some((f) => f.endsWith('-AD000002-R5.md')), 'the session log of R5');
+    const file = readdirSync(logs).find((f) => f.endsWith('-AD000002-R5.md'))!;
+    const text = readFileSync(join(logs, file), 'utf8');
+    expect(text).toContain(incident_id);
+    expect(text).toMatch(/EXPIRED/);
+    expect(text).toContain('no neighbor 10.0.0.2 shutdown');
   });
 
   it('the bot token and tools token never reach the logs', () => {
