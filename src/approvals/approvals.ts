@@ -9,7 +9,7 @@ import type { Incidents } from '../incidents/service';
 import { approvalFallbackMarkdown, buildApprovalCard } from '../messaging/approval-card';
 import { humanOperatorResponse } from './human-response';
 import type { OperatorRoom } from './operator-room';
-import { describeDecision, formatTtl } from './wording';
+import { ack, describeDecision, formatTtl } from './wording';
 
 export interface ApprovalRequestInput {
   incident_id: string;
@@ -102,6 +102,7 @@ export function createApprovals(opts: ApprovalsOptions) {
       reason: `no decision within ${formatTtl(opts.ttlMs)}`,
       commands: current.approval_request?.commands ?? [],
       forwarded_at: null,
+      acknowledged_at: null,
     };
     const summary = `No operator decision within ${formatTtl(opts.ttlMs)}: escalated without any change.`;
     const next = incidents.update(incidentId, () => ({ state: 'escalated', approval, outcome: { kind: 'escalated', summary, at } }));
@@ -140,6 +141,15 @@ export function createApprovals(opts: ApprovalsOptions) {
         incidents.record(incidentId, 'approval.forward_failed', `Could not tell the agent yet (${(error as Error).message}); retrying`);
         if (!stopped) forwardTimers.set(incidentId, clock.setTimeout(() => forward(incidentId), delay));
       });
+  }
+
+  /** Posts the room acknowledgement of a decision and records that it was posted. */
+  async function acknowledge(incidentId: string): Promise<void> {
+    const incident = incidents.get(incidentId);
+    if (!room || !incident?.approval || incident.approval.acknowledged_at) return;
+    await room.postMarkdown(ack.accepted(incident, incident.approval));
+    const at = clock.now().toISOString();
+    incidents.update(incidentId, (cur) => ({ approval: cur.approval ? { ...cur.approval, acknowledged_at: at } : cur.approval }));
   }
 
   async function request(input: ApprovalRequestInput): Promise<RequestResult> {
@@ -227,6 +237,7 @@ export function createApprovals(opts: ApprovalsOptions) {
       reason: warning,
       commands: input.commands,
       forwarded_at: at, // the tool result carries it
+      acknowledged_at: at,
     };
     incidents.update(incident.incident_id, (cur) => ({
       state: effective === 'APPROVED' ? 'approved' : 'denied',
@@ -261,6 +272,7 @@ export function createApprovals(opts: ApprovalsOptions) {
       reason: reason?.trim() ? reason.trim().slice(0, 500) : undefined,
       commands: incident.approval_request.commands,
       forwarded_at: null,
+      acknowledged_at: channel === 'webex' ? null : clock.now().toISOString(),
     };
     // Stored before anything is said or sent: a crash after this still forwards it on restart.
     const next = incidents.update(incidentId, () => ({ state: decision === 'APPROVED' ? 'approved' : 'denied', approval }));
@@ -285,9 +297,15 @@ export function createApprovals(opts: ApprovalsOptions) {
       }
       for (const incident of incidents.list()) {
         if (incident.approval?.decision === 'EXPIRED' && !incident.approval.forwarded_at) forward(incident.incident_id);
+        if (incident.approval && !incident.approval.acknowledged_at) {
+          void acknowledge(incident.incident_id).catch((error: unknown) =>
+            logger.error({ incident_id: incident.incident_id, err: error }, 'could not post a pending acknowledgement'),
+          );
+        }
       }
     },
     tellRoom,
+    acknowledge,
     headed: {
       peek: (id: string) => headedRequests.get(id),
       take(id: string) {

@@ -58,7 +58,7 @@ export function createCardSubmissionHandler(deps: CardSubmissionDeps) {
     const result = approvals.decide(target.incident_id, decision, { id: who }, 'webex', reason);
     switch (result.status) {
       case 'accepted':
-        await say(ack.accepted(result.incident, result.approval));
+        await approvals.acknowledge(result.incident.incident_id).catch((error: unknown) => logger.error({ err: error }, 'could not acknowledge a decision'));
         return;
       case 'already_decided':
         await say(ack.alreadyDecided(result.incident, result.approval, who));

@@ -44,6 +44,8 @@ export const approvalSchema = z.object({
   commands: z.array(z.string()),
   /** Set once the agent session has been told; a restart re-sends until it is. */
   forwarded_at: z.string().nullable(),
+  /** Set once the room has been told (Webex decisions); a restart posts it if not. */
+  acknowledged_at: z.string().nullable().default(null),
 });
 export type Approval = z.infer<typeof approvalSchema>;
 

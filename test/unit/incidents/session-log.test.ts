@@ -49,7 +49,7 @@ describe('session log', () => {
       state: 'approved',
       approval: {
         decision: 'APPROVED', effective: 'APPROVED', by: 'alice@example.com', channel: 'webex', at: '2026-11-21T10:02:00.000Z',
-        reason: 'maintenance window', commands, forwarded_at: '2026-11-21T10:02:01.000Z',
+        reason: 'maintenance window', commands, forwarded_at: '2026-11-21T10:02:01.000Z', acknowledged_at: null,
       },
     }));
     t.incidents.update(id, () => ({ state: 'running' }));

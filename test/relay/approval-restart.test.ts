@@ -1,0 +1,58 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createConfBackend } from '../../src/incidents/conf-backend';
+import { createPersistentStore } from '../../src/incidents/persistent-store';
+import { waitUntil } from '../helpers/opencode';
+import { ad000002, relayForTest, silent } from '../helpers/relay';
+import { createStubRuntime } from '../helpers/stub-runtime';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+const storeIn = (dir: string) =>
+  createPersistentStore({ backend: createConfBackend(dir), timelineDir: join(dir, 'timelines'), retention: 1000, logger: silent });
+
+describe('decisions survive a relay restart', () => {
+  it('a decision the session has not heard, and its room acknowledgement, are delivered after the restart', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'approval-restart-'));
+    dirs.push(dir);
+    const agent = createStubRuntime();
+    const posted: string[] = [];
+    // The room is down when the click arrives: the acknowledgement cannot be posted yet.
+    let roomUp = false;
+    const room = {
+      postMarkdown: async (m: string) => {
+        if (!roomUp) throw new Error('room unreachable');
+        posted.push(m);
+      },
+      postCard: async () => ({ id: 'card-1' }),
+    };
+
+    const first = await relayForTest({ agent, store: storeIn(dir), room, env: { MSG_BOT_TOKEN: 't', MSG_ROOM_ID: 'room-1' } });
+    const res = await first.app.inject({ method: 'POST', url: '/fault-alert', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(ad000002()) });
+    const id = res.json().incident_id as string;
+    const sessionId = res.json().session_id as string;
+    await first.approvals.request({ incident_id: id, summary: 's', device: 'R1', commands: ['router bgp 65001', 'no neighbor 10.0.0.2 shutdown'] });
+    agent.setDown('unreachable');
+    await first.onCardSubmission({
+      actionId: 'a1', messageId: 'card-1', roomId: 'room-1', personId: 'p1', personEmail: 'alice@example.net', created: new Date().toISOString(),
+      inputs: { callback_keyword: 'fault_approval', alert_def_id: 'AD000002', incident_id: id, decision: 'APPROVED' },
+    });
+    expect(first.incidents.get(id)?.approval).toMatchObject({ decision: 'APPROVED', forwarded_at: null, acknowledged_at: null });
+    await first.close();
+
+    agent.setUp();
+    roomUp = true;
+    const second = await relayForTest({ agent, store: storeIn(dir), room, env: { MSG_BOT_TOKEN: 't', MSG_ROOM_ID: 'room-1' } });
+    await waitUntil(() => agent.prompts.some((p) => p.sessionId === sessionId && /HUMAN OPERATOR RESPONSE: APPROVED/.test(p.text)), 'the decision forwarded');
+    await waitUntil(() => posted.some((m) => m.includes(id) && /APPROVED by alice@example.net/.test(m)), 'the acknowledgement posted');
+    await waitUntil(() => second.incidents.get(id)?.state === 'running', 'the run resumed');
+    expect(second.incidents.get(id)?.approval).toMatchObject({ forwarded_at: expect.any(String), acknowledged_at: expect.any(String) });
+    expect(agent.prompts.filter((p) => /HUMAN OPERATOR RESPONSE/.test(p.text))).toHaveLength(1);
+    await second.close();
+  });
+});
