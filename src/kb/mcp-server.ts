@@ -22,10 +22,10 @@ export function createKbMcpServer(deps: { wiki: WikiQuery; logger: Logger }): Mc
       title: 'Query the operations KB wiki',
       description:
         'Searches the KB wiki (business rules, approval policy, maintenance windows and change records, escalation path, known issues, incident history, SLA, device notes). depth quick: the best few sections; standard: whole matching pages; deep: matching pages plus the pages they link to and the matching incident history. Use the alert\'s kb_query_mode as depth.',
-      // Loose on purpose: the handler's own validation answers a bad value with a sentence the model can act on.
+      // query stays loose here: the handler trims it and answers an empty one with a sentence the model can act on.
       inputSchema: {
         query: z.string().max(MAX_QUERY_CHARS * 2).describe('Keywords: device, neighbor address, VRF, alert id and the topic, e.g. "R1 BGP neighbor 10.0.0.2 shutdown maintenance window"'),
-        depth: z.string().optional().describe(`One of ${KB_DEPTHS.join(', ')}; default standard`),
+        depth: z.enum(KB_DEPTHS, { error: 'depth must be one of quick, standard, deep' }).optional().describe('quick, standard or deep (the alert\'s kb_query_mode); default standard'),
       },
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
