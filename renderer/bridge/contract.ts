@@ -31,6 +31,8 @@ export interface DirectPromptInput {
   device: string;
   mode: 'strict' | 'hybrid';
   kb_query_mode?: 'quick' | 'standard' | 'deep';
+  /** Fixes the prompt's HEADED-… incident id (default: made from the current time). */
+  incident_id?: string;
   /** Alert variables: neighbor_ip, vrf_name, neighbor_as … */
   vars: Record<string, string>;
 }

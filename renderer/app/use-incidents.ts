@@ -1,0 +1,23 @@
+import { useEffect, useMemo, useReducer } from 'react';
+import type { Bridge } from '../bridge/contract';
+import { emptyIncidents, incidentsReducer, sortIncidents } from '../state/incidents-state';
+import type { LiveFeed } from '../state/live-feed';
+
+/** All incidents, kept current by the live feed; the first list covers a bridge without a snapshot. */
+export function useIncidents(bridge: Bridge, feed: LiveFeed) {
+  const [state, dispatch] = useReducer(incidentsReducer, emptyIncidents);
+  useEffect(() => {
+    let current = true;
+    const off = feed.listen(dispatch);
+    bridge.listIncidents().then(
+      (incidents) => current && dispatch({ type: 'listed', incidents }),
+      (error: Error) => console.warn(`could not list incidents: ${error.message}`),
+    );
+    return () => {
+      current = false;
+      off();
+    };
+  }, [bridge, feed]);
+  const sorted = useMemo(() => sortIncidents(state.byId), [state.byId]);
+  return { incidents: sorted, byId: state.byId, loaded: state.loaded };
+}

@@ -1,0 +1,129 @@
+import { z } from 'zod';
+import type { DeepHealth } from '../../src/relay/health-checks';
+import {
+  artifactGroupViewSchema,
+  directPromptInputSchema,
+  directPromptResponseSchema,
+  sessionLogResponseSchema,
+  settingFieldSchema,
+  type ArtifactGroupViewBody,
+  type SettingFieldBody,
+} from '../../src/relay/routes/ui-schemas';
+import type { ArtifactGroupView, Bridge, DirectPromptInput, SettingField, UiEvent } from './contract';
+import { incidentDetailSchema, incidentSummarySchema, parseUiEvent, UI_EVENT_NAMES } from './ui-event-schema';
+
+// The relay's schemas and the Bridge contract must describe the same shapes.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const contractMatches: [
+  Same<ArtifactGroupViewBody, ArtifactGroupView>,
+  Same<SettingFieldBody, SettingField>,
+  [DirectPromptInput] extends [z.input<typeof directPromptInputSchema>] ? true : false,
+] = [true, true, true];
+void contractMatches;
+
+export const READ_ONLY_MESSAGE = 'This browser view is read-only: approve or deny from the Webex card or the tray app.';
+const SETTINGS_READ_ONLY = 'Settings cannot be changed from the browser: set the environment variables and restart the relay.';
+
+/** `/health/deep` answers 503 with the same body when a check fails; the shape is checked loosely. */
+const deepHealthSchema = z.custom<DeepHealth>(
+  (v) => typeof v === 'object' && v !== null && ['ok', 'degraded'].includes((v as DeepHealth).status) && typeof (v as DeepHealth).checks === 'object',
+  'not a /health/deep answer',
+);
+
+export class RelayHttpError extends Error {
+  override readonly name = 'RelayHttpError';
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface HttpBridgeDeps {
+  /** The relay's origin, e.g. `http://127.0.0.1:8080`; the page's own by default. */
+  baseUrl: string;
+  fetch: typeof fetch;
+  /** EventSource constructor; the browser's. Cookies go along (same origin). */
+  EventSource: typeof EventSource;
+  writeClipboard: (text: string) => Promise<void>;
+  /** Reports a frame that did not fit its schema or a lost stream; default console. */
+  onStreamProblem?: (message: string) => void;
+}
+
+async function errorMessage(res: Response): Promise<string> {
+  try {
+    const body = (await res.json()) as { error?: { message?: string } };
+    if (body.error?.message) return body.error.message;
+  } catch {
+    /* not JSON */
+  }
+  if (res.status === 401) return 'The relay wants its secret: open /ui?token=<WEBHOOK_SECRET> once in this browser.';
+  return `The relay answered ${res.status} ${res.statusText}`;
+}
+
+/**
+ * The Bridge over the headless relay's HTTP API, for the browser. Read-only: it can show
+ * everything, decide nothing and change no setting.
+ */
+export function createHttpBridge(deps: HttpBridgeDeps): Bridge {
+  const url = (path: string) => new URL(path, deps.baseUrl).toString();
+  const problem = deps.onStreamProblem ?? ((m: string) => console.warn(m));
+
+  async function getJson<T>(path: string, schema: z.ZodType<T>, opts: { okStatuses?: number[] } = {}): Promise<T> {
+    const res = await deps.fetch(url(path), { headers: { accept: 'application/json' }, credentials: 'same-origin' });
+    if (!res.ok && !(opts.okStatuses ?? []).includes(res.status)) throw new RelayHttpError(res.status, await errorMessage(res));
+    return schema.parse(await res.json());
+  }
+
+  return {
+    kind: 'browser',
+    canDecide: false,
+
+    async listIncidents() {
+      const map = await getJson('/sessions', z.record(z.string(), incidentSummarySchema));
+      return Object.values(map);
+    },
+    getIncident: (incidentId) => getJson(`/sessions/${encodeURIComponent(incidentId)}`, incidentDetailSchema),
+
+    subscribe(onEvent: (event: UiEvent) => void) {
+      const source = new deps.EventSource(url('/events'), { withCredentials: true });
+      for (const name of UI_EVENT_NAMES) {
+        source.addEventListener(name, (event) => {
+          try {
+            onEvent(parseUiEvent(name, (event as MessageEvent<string>).data));
+          } catch (error) {
+            problem(`ignored a ${name} event that did not fit: ${(error as Error).message}`);
+          }
+        });
+      }
+      return () => source.close();
+    },
+
+    health: () => getJson('/health/deep', deepHealthSchema, { okStatuses: [503] }),
+
+    async sessionLog(incidentId) {
+      const body = await getJson(`/ui/api/sessions/${encodeURIComponent(incidentId)}/log`, sessionLogResponseSchema);
+      return body.markdown;
+    },
+
+    listArtifactGroups: () => getJson('/ui/api/artifacts', z.array(artifactGroupViewSchema)),
+
+    async directPrompt(input: DirectPromptInput) {
+      const res = await deps.fetch(url('/ui/api/direct-prompt'), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        body: JSON.stringify(input),
+        credentials: 'same-origin',
+      });
+      if (!res.ok) throw new RelayHttpError(res.status, await errorMessage(res));
+      return directPromptResponseSchema.parse(await res.json()).prompt;
+    },
+
+    copyText: (text) => deps.writeClipboard(text),
+
+    decide: () => Promise.reject(new Error(READ_ONLY_MESSAGE)),
+    getSettings: () => getJson('/ui/api/settings', z.array(settingFieldSchema)),
+    saveSettings: () => Promise.reject(new Error(SETTINGS_READ_ONLY)),
+  };
+}

@@ -1,0 +1,105 @@
+import { useState } from 'react';
+import type { Bridge, DecideOutcome, IncidentSummary } from '../bridge/contract';
+import { utcStamp } from '../lib/format';
+
+function outcomeText(o: DecideOutcome): string {
+  switch (o.status) {
+    case 'accepted':
+      return 'Decision sent; the agent is told now.';
+    case 'already_decided':
+      return `Already ${o.decision} by ${o.by} (${o.channel}) at ${utcStamp(o.at)}.`;
+    case 'not_awaiting':
+      return `Nothing to decide any more: the incident is ${o.state}.`;
+    case 'unknown_incident':
+      return 'The relay no longer knows this incident.';
+  }
+}
+
+function Commands({ title, lines }: { title: string; lines: string[] }) {
+  return (
+    <div className="commands">
+      <div className="dim small">{title}</div>
+      <pre className="mono" aria-label={title}>
+        {lines.length ? lines.join('\n') : '(none)'}
+      </pre>
+    </div>
+  );
+}
+
+/** The exact lines the agent wants to apply, and the decision: Approve / Deny in the tray only. */
+export function ApprovalPanel({ incident, bridge }: { incident: IncidentSummary; bridge: Bridge }) {
+  const request = incident.approval_request;
+  const approval = incident.approval;
+  const [reason, setReason] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [result, setResult] = useState<string | null>(null);
+  if (!request && !approval) return null;
+
+  const pending = incident.state === 'awaiting_approval' && !approval;
+  const decide = async (decision: 'APPROVED' | 'DENIED') => {
+    setBusy(true);
+    setResult(null);
+    try {
+      setResult(outcomeText(await bridge.decide(incident.incident_id, decision, reason.trim() || undefined)));
+    } catch (error) {
+      setResult((error as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section className={`panel approval${pending ? ' pending' : ''}`} aria-label="Approval">
+      <h3>{pending ? 'Approval needed' : 'Approval'}</h3>
+      {request ? (
+        <>
+          <p className="summary">{request.summary}</p>
+          <dl className="facts">
+            <dt>device</dt>
+            <dd className="mono">{request.device}</dd>
+            <dt>requested</dt>
+            <dd>{utcStamp(request.requested_at)}</dd>
+            {pending ? (
+              <>
+                <dt>expires</dt>
+                <dd>{utcStamp(request.expires_at)}</dd>
+              </>
+            ) : null}
+            {request.artifact_ref ? (
+              <>
+                <dt>from</dt>
+                <dd className="mono">{request.artifact_ref}</dd>
+              </>
+            ) : null}
+          </dl>
+          <Commands title="Commands" lines={request.commands} />
+          {request.rollback.length ? <Commands title="Rollback" lines={request.rollback} /> : null}
+        </>
+      ) : null}
+      {approval ? (
+        <p className={`decision decision-${approval.effective.toLowerCase()}`}>
+          <strong>{approval.decision === approval.effective ? approval.decision : `${approval.decision} (treated as ${approval.effective})`}</strong> by{' '}
+          {approval.by} via {approval.channel} at {utcStamp(approval.at)}
+          {approval.reason ? ` — ${approval.reason}` : ''}
+        </p>
+      ) : null}
+      {pending && bridge.canDecide ? (
+        <div className="decide">
+          <input type="text" placeholder="Reason (optional)" aria-label="Reason" value={reason} onChange={(e) => setReason(e.target.value)} />
+          <button type="button" className="approve" disabled={busy} onClick={() => void decide('APPROVED')}>
+            Approve
+          </button>
+          <button type="button" className="deny" disabled={busy} onClick={() => void decide('DENIED')}>
+            Deny
+          </button>
+        </div>
+      ) : null}
+      {pending && !bridge.canDecide ? <p className="notice">Read-only view: approve or deny from the Webex card or the tray app.</p> : null}
+      {result ? (
+        <p className="notice" role="status">
+          {result}
+        </p>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,28 @@
+/**
+ * The spec's "diagnostics by symptom" table (README, Troubleshooting): what to check and what
+ * to fix, shown next to the check that points at it.
+ */
+export interface Diagnosis {
+  symptom: string;
+  check: string;
+  fix: string;
+}
+
+export const DIAGNOSTICS: Diagnosis[] = [
+  { symptom: 'Agent cannot find artifacts', check: 'alert_def_id in the prompt', fix: 'use a published artifact group under intelligence-artifacts/' },
+  { symptom: 'Relay cannot create a session (alerts stay queued)', check: 'AGENT_URL, agent server auth, /health/deep', fix: 'start the agent runtime server; match the password' },
+  { symptom: '/health/deep reports device tool server unreachable', check: 'DEVICE_MCP_URL', fix: 'use a URL reachable from the relay' },
+  { symptom: 'Agent cannot call device tools', check: 'device tool server entry in opencode.json', fix: 'correct the URL; ensure the agent host can reach it' },
+  { symptom: 'No messages in the room', check: 'MSG_BOT_TOKEN, MSG_ROOM_ID, bot membership', fix: 'add the bot to the room, set both variables, restart the relay' },
+  { symptom: 'Approval does not reach the agent', check: 'relay logs, /sessions', fix: 'confirm the incident exists and the Webex connection is up (/health/deep)' },
+  { symptom: 'Splunk alert does nothing', check: 'alert action URL', fix: 'point it at /fault-alert of the relay' },
+  { symptom: 'Device commands fail', check: 'device hostname vs inventory, credentials, MCP tool errors in the session', fix: 'fix the inventory name or permissions' },
+];
+
+const bySymptom = (start: string) => DIAGNOSTICS.find((d) => d.symptom.startsWith(start)) as Diagnosis;
+
+export const FIX_FOR = {
+  agent_runtime: bySymptom('Relay cannot create a session'),
+  device_mcp: bySymptom('/health/deep reports device tool server'),
+  messaging: bySymptom('No messages in the room'),
+};

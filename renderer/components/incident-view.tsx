@@ -1,0 +1,116 @@
+import { useEffect, useState } from 'react';
+import type { TimelineEntry } from '../../src/incidents/model';
+import type { Bridge, IncidentDetail, IncidentSummary } from '../bridge/contract';
+import type { LiveFeed } from '../state/live-feed';
+import { mergeTimeline } from '../state/timeline-merge';
+import { utcStamp } from '../lib/format';
+import { ApprovalPanel } from './approval-panel';
+import { SessionLog } from './session-log';
+import { StateBadge } from './state-badge';
+import { Timeline } from './timeline';
+
+type Tab = 'timeline' | 'log' | 'alert';
+
+function Header({ incident }: { incident: IncidentSummary }) {
+  return (
+    <header className="incident-header">
+      <div className="title-line">
+        <h2>
+          {incident.device_hostname} <span className="mono dim">{incident.alert_def_id}</span>
+        </h2>
+        <StateBadge state={incident.state} />
+      </div>
+      <dl className="facts inline">
+        <dt>incident</dt>
+        <dd className="mono">{incident.incident_id}</dd>
+        <dt>session</dt>
+        <dd className="mono">{incident.session_id ?? '—'}</dd>
+        <dt>mode</dt>
+        <dd>{incident.mode}</dd>
+        <dt>created</dt>
+        <dd>{utcStamp(incident.created_at)}</dd>
+        <dt>occurrences</dt>
+        <dd>
+          {incident.occurrences}
+          {incident.occurrences > 1 ? ` (last ${utcStamp(incident.last_seen)})` : ''}
+        </dd>
+      </dl>
+      {incident.warnings.length ? (
+        <ul className="warnings" aria-label="Warnings">
+          {incident.warnings.map((w) => (
+            <li key={w}>{w}</li>
+          ))}
+        </ul>
+      ) : null}
+      {incident.outcome ? (
+        <p className={`outcome outcome-${incident.outcome.kind}`}>
+          <strong>{incident.outcome.kind}</strong> at {utcStamp(incident.outcome.at)}: {incident.outcome.summary}
+        </p>
+      ) : null}
+    </header>
+  );
+}
+
+/** One incident: its facts, the approval, and the live timeline or the session log. */
+export function IncidentView(props: { bridge: Bridge; feed: LiveFeed; incidentId: string; summary?: IncidentSummary }) {
+  const { bridge, feed, incidentId, summary } = props;
+  const [detail, setDetail] = useState<IncidentDetail | undefined>();
+  const [live, setLive] = useState<TimelineEntry[]>([]);
+  const [error, setError] = useState<string | undefined>();
+  const [tab, setTab] = useState<Tab>('timeline');
+
+  useEffect(() => {
+    setDetail(undefined);
+    setLive([]);
+    setError(undefined);
+    let current = true;
+    // Listen before fetching: an entry written meanwhile is in one or the other, or both (merged).
+    const off = feed.listen((event) => {
+      if (event.type === 'incident.timeline' && event.incident_id === incidentId) setLive((l) => [...l, event.entry]);
+    });
+    bridge.getIncident(incidentId).then(
+      (d) => current && setDetail(d),
+      (e: Error) => current && setError(e.message),
+    );
+    return () => {
+      current = false;
+      off();
+    };
+  }, [bridge, feed, incidentId]);
+
+  // The list's copy is the live one; the fetched detail may be older.
+  const incident: IncidentSummary | undefined = summary && detail && summary.updated_at >= detail.updated_at ? summary : (detail ?? summary);
+  if (error && !incident) return <section className="incident-view"><p className="error-text">{error}</p></section>;
+  if (!incident) return <section className="incident-view"><p className="empty">Loading {incidentId}…</p></section>;
+  const timeline = mergeTimeline(detail?.timeline ?? [], live);
+
+  return (
+    <section className="incident-view" aria-label={`Incident ${incident.incident_id}`}>
+      <Header incident={incident} />
+      <ApprovalPanel incident={incident} bridge={bridge} />
+      <div className="tabs" role="tablist">
+        {(['timeline', 'log', 'alert'] as const).map((t) => (
+          <button key={t} type="button" role="tab" aria-selected={tab === t} className={tab === t ? 'active' : ''} onClick={() => setTab(t)}>
+            {t === 'timeline' ? `Timeline (${timeline.length})` : t === 'log' ? 'Session log' : 'Alert'}
+          </button>
+        ))}
+      </div>
+      <div className="tab-body">
+        {tab === 'timeline' ? detail ? <Timeline entries={timeline} /> : <p className="empty">Loading the timeline…</p> : null}
+        {tab === 'log' ? <SessionLog bridge={bridge} incidentId={incident.incident_id} version={incident.updated_at} /> : null}
+        {tab === 'alert' ? (
+          <dl className="facts vars">
+            {Object.entries(incident.alert_vars)
+              .sort(([a], [b]) => a.localeCompare(b))
+              .map(([k, v]) => (
+                <div key={k} className="var-row">
+                  <dt className="mono">{k}</dt>
+                  <dd className="mono">{v}</dd>
+                </div>
+              ))}
+          </dl>
+        ) : null}
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,148 @@
+import { useEffect, useMemo, useState, type FormEvent } from 'react';
+import type { ArtifactGroupView, Bridge, DirectPromptInput } from '../bridge/contract';
+
+type KbMode = NonNullable<DirectPromptInput['kb_query_mode']>;
+
+/**
+ * Headed mode: the exact prompt the relay would send for an alert, to paste into the agent's
+ * terminal UI. Built by the relay's own code, so it cannot drift from `simulate --direct`.
+ */
+export function PromptCopier({ bridge }: { bridge: Bridge }) {
+  const [groups, setGroups] = useState<ArtifactGroupView[] | undefined>();
+  const [loadError, setLoadError] = useState<string | undefined>();
+  const [alertDefId, setAlertDefId] = useState('');
+  const [device, setDevice] = useState('');
+  const [mode, setMode] = useState<'strict' | 'hybrid'>('strict');
+  const [kbMode, setKbMode] = useState<KbMode | ''>('');
+  const [incidentId, setIncidentId] = useState('');
+  const [vars, setVars] = useState<Record<string, string>>({});
+  const [prompt, setPrompt] = useState<string | undefined>();
+  const [status, setStatus] = useState<{ kind: 'error' | 'ok'; text: string } | undefined>();
+
+  useEffect(() => {
+    bridge.listArtifactGroups().then(
+      (g) => {
+        setGroups(g);
+        const first = g.find((x) => x.valid);
+        if (first) setAlertDefId((current) => current || first.alert_def_id);
+      },
+      (e: Error) => setLoadError(e.message),
+    );
+  }, [bridge]);
+
+  const group = useMemo(() => groups?.find((g) => g.alert_def_id === alertDefId), [groups, alertDefId]);
+
+  const build = async (event: FormEvent) => {
+    event.preventDefault();
+    setStatus(undefined);
+    const input: DirectPromptInput = {
+      alert_def_id: alertDefId,
+      device: device.trim(),
+      mode,
+      // Every field shown goes along; an empty one leaves the variable out of the alert.
+      vars: Object.fromEntries((group?.variables ?? []).map((v) => [v.name, (vars[v.name] ?? '').trim()])),
+      ...(kbMode ? { kb_query_mode: kbMode } : {}),
+      ...(incidentId.trim() ? { incident_id: incidentId.trim() } : {}),
+    };
+    try {
+      setPrompt(await bridge.directPrompt(input));
+    } catch (error) {
+      setPrompt(undefined);
+      setStatus({ kind: 'error', text: (error as Error).message });
+    }
+  };
+
+  const copy = async () => {
+    if (!prompt) return;
+    try {
+      await bridge.copyText(prompt);
+      setStatus({ kind: 'ok', text: 'Copied. Paste it into the agent\'s terminal UI (agent network-troubleshooter).' });
+    } catch (error) {
+      setStatus({ kind: 'error', text: (error as Error).message });
+    }
+  };
+
+  return (
+    <section className="page prompt-copier" aria-label="Headed-mode prompt">
+      <header className="page-head">
+        <h2>Headed-mode prompt</h2>
+        <span className="dim small">the exact text the relay would send, for opencode's terminal UI</span>
+      </header>
+      {loadError ? <p className="error-text">{loadError}</p> : null}
+      <form className="form-grid" onSubmit={(e) => void build(e)}>
+        <label>
+          <span>Alert definition</span>
+          <select value={alertDefId} onChange={(e) => setAlertDefId(e.target.value)} required>
+            {(groups ?? []).map((g) => (
+              <option key={g.alert_def_id} value={g.alert_def_id} disabled={!g.valid}>
+                {g.alert_def_id} — {g.valid ? g.title : `invalid: ${g.title}`}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          <span>Device</span>
+          <input className="mono" value={device} onChange={(e) => setDevice(e.target.value)} placeholder="R1" required />
+        </label>
+        {(group?.variables ?? []).map((v) => (
+          <label key={`${alertDefId}.${v.name}`}>
+            <span>
+              <span className="mono">{v.name}</span>
+              {v.required ? <span className="req"> required</span> : null}
+            </span>
+            <input
+              className="mono"
+              aria-label={v.name}
+              value={vars[v.name] ?? ''}
+              required={v.required}
+              placeholder={v.example ? `e.g. ${v.example}` : ''}
+              onChange={(e) => setVars((cur) => ({ ...cur, [v.name]: e.target.value }))}
+            />
+          </label>
+        ))}
+        <label>
+          <span>Mode</span>
+          <select value={mode} onChange={(e) => setMode(e.target.value as 'strict' | 'hybrid')}>
+            <option value="strict">strict</option>
+            <option value="hybrid">hybrid</option>
+          </select>
+        </label>
+        <label>
+          <span>KB depth</span>
+          <select value={kbMode} onChange={(e) => setKbMode(e.target.value as KbMode | '')}>
+            <option value="">standard (default)</option>
+            <option value="quick">quick</option>
+            <option value="standard">standard</option>
+            <option value="deep">deep</option>
+          </select>
+        </label>
+        <label>
+          <span>Incident id (optional)</span>
+          <input className="mono" aria-label="Incident id" value={incidentId} onChange={(e) => setIncidentId(e.target.value)} placeholder="HEADED-<UTC now>" />
+        </label>
+        <div className="form-actions">
+          <button type="submit" className="primary" disabled={!alertDefId}>
+            Build prompt
+          </button>
+        </div>
+      </form>
+      {status ? (
+        <p className={status.kind === 'error' ? 'error-text' : 'notice'} role="status">
+          {status.text}
+        </p>
+      ) : null}
+      {prompt ? (
+        <div className="prompt-out">
+          <div className="prompt-actions">
+            <button type="button" className="primary" onClick={() => void copy()}>
+              Copy to clipboard
+            </button>
+          </div>
+          <pre className="mono" aria-label="Prompt">
+            {prompt}
+          </pre>
+        </div>
+      ) : null}
+    </section>
+  );
+}

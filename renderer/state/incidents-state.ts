@@ -1,0 +1,51 @@
+import type { IncidentSummary, UiEvent } from '../bridge/contract';
+
+/** Incidents by id plus a version that changes with every change, for cheap memoised sorting. */
+export interface IncidentsState {
+  byId: ReadonlyMap<string, IncidentSummary>;
+  /** False until the first snapshot or list arrived. */
+  loaded: boolean;
+  version: number;
+}
+
+export const emptyIncidents: IncidentsState = { byId: new Map(), loaded: false, version: 0 };
+
+/** Newer wins: an answer to an old request must not undo a live update that overtook it. */
+function upsert(byId: Map<string, IncidentSummary>, incident: IncidentSummary) {
+  const current = byId.get(incident.incident_id);
+  if (current && current.updated_at > incident.updated_at) return false;
+  byId.set(incident.incident_id, incident);
+  return true;
+}
+
+export type IncidentsAction = UiEvent | { type: 'listed'; incidents: IncidentSummary[] };
+
+export function incidentsReducer(state: IncidentsState, action: IncidentsAction): IncidentsState {
+  switch (action.type) {
+    case 'snapshot':
+      // The stream's snapshot is the whole truth at that moment (also after a reconnect).
+      return { byId: new Map(action.incidents.map((i) => [i.incident_id, i])), loaded: true, version: state.version + 1 };
+    case 'listed': {
+      const byId = new Map(state.byId);
+      for (const incident of action.incidents) upsert(byId, incident);
+      return { byId, loaded: true, version: state.version + 1 };
+    }
+    case 'incident.created':
+    case 'incident.updated':
+    case 'approval.requested':
+    case 'approval.decided': {
+      const byId = new Map(state.byId);
+      if (!upsert(byId, action.incident)) return state;
+      return { ...state, byId, version: state.version + 1 };
+    }
+    case 'incident.timeline':
+      return state;
+  }
+}
+
+/** Newest first; ids break ties in the same millisecond (-2, -3 …). */
+export function sortIncidents(byId: ReadonlyMap<string, IncidentSummary>): IncidentSummary[] {
+  return [...byId.values()].sort((a, b) => (a.created_at === b.created_at ? b.incident_id.localeCompare(a.incident_id) : a.created_at < b.created_at ? 1 : -1));
+}
+
+export const needsAttention = (i: IncidentSummary) => i.state === 'awaiting_approval';

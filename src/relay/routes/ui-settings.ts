@@ -1,0 +1,60 @@
+import { configSchema, SECRET_KEYS, type RelayConfig } from '../../config/schema';
+import type { SettingFieldBody } from './ui-schemas';
+
+/** What each variable means, as the README's configuration table says; shown beside its field. */
+export const SETTING_DESCRIPTIONS: Record<keyof RelayConfig, string> = {
+  AGENT_URL: 'Base URL of an opencode server started elsewhere; unset: the relay runs its own.',
+  AGENT_SERVER_USERNAME: 'Basic-auth user for the agent runtime.',
+  AGENT_SERVER_PASSWORD: 'Basic-auth password for the agent runtime (required with AGENT_URL).',
+  AGENT_NAME: 'Agent the first prompt is addressed to.',
+  REMEDIATION_MODE: 'strict: only the runbook\'s commands; hybrid: extra read-only diagnostics.',
+  INGEST_PORT: 'Relay port.',
+  RELAY_HOST: 'Relay bind address; 0.0.0.0 only with WEBHOOK_SECRET set.',
+  RELAY_DATA_DIR: 'Incident index and timelines.',
+  RELAY_LOG_DIR: 'Session logs (troubleshooting/<UTC>-<alert>-<device>.md).',
+  RELAY_PROJECT_DIR: 'Folder the embedded runtime runs in (its .opencode/ and opencode.json).',
+  WEBHOOK_SECRET: 'Bearer secret for /fault-alert, /health/deep, /sessions*, the proxy and this UI.',
+  MAX_ACTIVE_RUNS: 'Runs at once; further alerts wait queued, first in first out.',
+  MAX_BODY_BYTES: 'Largest accepted request body.',
+  INCIDENT_RETENTION: 'Finished incidents kept; open ones are never dropped.',
+  DELIVERY_RETRY_MAX_MS: 'Longest wait between delivery retries to the runtime.',
+  DEVICE_MCP_URL: 'Device tool server, checked by /health/deep; unset: check skipped.',
+  MSG_BOT_TOKEN: 'Webex bot token; with MSG_ROOM_ID enables the Webex channel.',
+  MSG_ROOM_ID: 'Webex room for messages and approval cards.',
+  MSG_U2C_URL: 'Webex service catalogue.',
+  MSG_API_URL: 'Webex REST API.',
+  MSG_APPROVERS: 'Comma-separated e-mails allowed to approve; unset: anyone in the room.',
+  APPROVAL_TTL: 'An approval not given by then escalates the incident.',
+  APPROVAL_WHEN_UNATTENDED: 'With no approval channel: approve (with a loud warning) or deny.',
+  RELAY_TOOLS_TOKEN: 'Bearer the agents use for the relay\'s tool endpoint.',
+  SEARCH_UPSTREAM_URL: 'Splunk management URL behind /search-platform/*; unset: the proxy answers 503.',
+  SEARCH_UPSTREAM_TOKEN: 'Credential the proxy sends upstream.',
+  SEARCH_UPSTREAM_TIMEOUT_MS: 'Proxy timeout (then 504).',
+  LOG_LEVEL: 'pino log level.',
+};
+
+const secrets: ReadonlySet<string> = new Set(SECRET_KEYS);
+
+const shown = (value: unknown): string | null => {
+  if (value === undefined || value === null) return null;
+  if (Array.isArray(value)) return value.join(', ');
+  return String(value);
+};
+
+/**
+ * Every setting, in the schema's order, as the settings view shows it. Secrets are write-only:
+ * their value is never returned, only whether one is set.
+ */
+export function settingFields(config: RelayConfig): SettingFieldBody[] {
+  return (Object.keys(configSchema.shape) as (keyof RelayConfig)[]).map((name) => {
+    const secret = secrets.has(name);
+    const value = shown(config[name]);
+    return {
+      name,
+      value: secret ? null : value,
+      secret,
+      isSet: value !== null && value !== '',
+      description: SETTING_DESCRIPTIONS[name],
+    };
+  });
+}

@@ -1,0 +1,137 @@
+import { readFile } from 'node:fs/promises';
+import type { FastifyReply } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z, ZodError } from 'zod';
+import { directPrompt } from '../../alert/direct-prompt';
+import { buildSplunkAlert } from '../../alert/sample';
+import type { RelayConfig } from '../../config/schema';
+import type { Incident } from '../../incidents/model';
+import type { Incidents } from '../../incidents/service';
+import { HttpError } from '../errors';
+import type { UiSession } from '../ui-session';
+import { artifactGroupViews } from './ui-artifacts';
+import { directPromptInputSchema, type DirectPromptBody } from './ui-schemas';
+import { settingFields } from './ui-settings';
+import { readStaticFile, StaticPathError, UI_CSP } from './ui-static';
+
+export interface UiRoutesOptions {
+  incidents: Pick<Incidents, 'get'>;
+  /** Shown read-only in the settings view (secrets only as set / not set). */
+  config: RelayConfig;
+  /** `intelligence-artifacts/`: the prompt copier's alert definitions. */
+  artifactsDir: string;
+  /** The built renderer (`vite build`, default `dist-renderer/`). */
+  distDir: string;
+  /** Where an incident's session log is written: the session-log writer's `pathFor`. */
+  sessionLogPath?: (incident: Incident) => string;
+  /** With WEBHOOK_SECRET set: turns `/ui?token=` into the session cookie. */
+  session?: UiSession;
+  /** Clock for the HEADED- id when none is given; tests pin it. */
+  now?: () => Date;
+}
+
+/** Sample fields a variable of the same name replaces; an empty value leaves the field out. */
+const SAMPLE_FIELDS: Record<string, 'neighbor' | 'vrf' | 'neighborAs' | 'deviceIp'> = {
+  neighbor_ip: 'neighbor',
+  vrf_name: 'vrf',
+  neighbor_as: 'neighborAs',
+  device_ip: 'deviceIp',
+};
+
+/**
+ * The alert the simulator would post for these inputs (`npm run simulate -- --direct` builds the
+ * same), so the copied prompt and the printed one are the same text.
+ */
+export function alertForPrompt(input: DirectPromptBody, now: Date) {
+  const sample: Parameters<typeof buildSplunkAlert>[0] = { alertDefId: input.alert_def_id, device: input.device, now };
+  if (input.kb_query_mode) sample.kbQueryMode = input.kb_query_mode;
+  for (const [name, key] of Object.entries(SAMPLE_FIELDS)) {
+    const value = input.vars[name];
+    if (value !== undefined && value.trim() !== '') sample[key] = value.trim();
+  }
+  const alert = buildSplunkAlert(sample);
+  const result: Record<string, string> = { ...alert.result };
+  for (const [name, value] of Object.entries(input.vars)) {
+    if (value.trim() === '') delete result[name];
+    else result[name] = value.trim();
+  }
+  return { ...alert, result };
+}
+
+const sendHtml = (reply: FastifyReply, body: Buffer) =>
+  reply.header('content-type', 'text/html; charset=utf-8').header('cache-control', 'no-cache').header('content-security-policy', UI_CSP).send(body);
+
+/**
+ * The read-only UI of the headless relay: the built renderer at /ui/ and the data only it needs.
+ * Mount it behind the same bearer as /sessions; approvals never go over HTTP.
+ */
+export const uiRoutes: FastifyPluginAsyncZod<UiRoutesOptions> = async (app, opts) => {
+  const now = opts.now ?? (() => new Date());
+
+  app.addHook('onSend', async (_request, reply) => {
+    reply.header('x-content-type-options', 'nosniff');
+    reply.header('referrer-policy', 'no-referrer');
+    reply.header('x-frame-options', 'DENY');
+  });
+
+  // `/ui?token=…` trades the secret for the cookie and drops it from the address at once.
+  app.get('/ui', { schema: { querystring: z.looseObject({ token: z.string().optional() }) } }, async (request, reply) => {
+    const { token } = request.query;
+    if (token !== undefined && opts.session?.tokenMatches(token)) {
+      reply.header('set-cookie', opts.session.issueCookie({ secure: request.protocol === 'https' }));
+    }
+    return reply.code(303).header('cache-control', 'no-store').redirect('/ui/');
+  });
+
+  const index = async (reply: FastifyReply) => {
+    const file = await readStaticFile(opts.distDir, 'index.html');
+    if (!file) throw new HttpError(503, 'ui_not_built', 'The UI is not built on this relay: run npm run build:renderer.');
+    return sendHtml(reply, file.body);
+  };
+  app.get('/ui/', async (_request, reply) => index(reply));
+
+  app.get('/ui/api/artifacts', async () => artifactGroupViews(opts.artifactsDir));
+
+  app.post('/ui/api/direct-prompt', { schema: { body: directPromptInputSchema } }, async (request) => {
+    const body = request.body;
+    try {
+      return { prompt: directPrompt(alertForPrompt(body, now()), { mode: body.mode, incidentId: body.incident_id, now: now() }) };
+    } catch (error) {
+      if (!(error instanceof ZodError)) throw error;
+      const details = error.issues.map((i) => ({ path: i.path.join('.') || '(alert)', message: i.message }));
+      throw new HttpError(400, 'invalid_prompt_input', `These inputs make no valid alert: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}`, details);
+    }
+  });
+
+  app.get(
+    '/ui/api/sessions/:incident_id/log',
+    { schema: { params: z.object({ incident_id: z.string().min(1).max(64) }) } },
+    async (request) => {
+      const incident = opts.incidents.get(request.params.incident_id);
+      if (!incident) throw new HttpError(404, 'not_found', `No incident ${request.params.incident_id}`);
+      if (!opts.sessionLogPath) return { incident_id: incident.incident_id, markdown: null };
+      try {
+        return { incident_id: incident.incident_id, markdown: await readFile(opts.sessionLogPath(incident), 'utf8') };
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { incident_id: incident.incident_id, markdown: null };
+        throw error;
+      }
+    },
+  );
+
+  app.get('/ui/api/settings', async () => settingFields(opts.config));
+
+  app.get('/ui/*', async (request, reply) => {
+    const rel = (request.params as { '*': string })['*'];
+    if (rel === 'index.html') return index(reply);
+    let file;
+    try {
+      file = await readStaticFile(opts.distDir, rel);
+    } catch (error) {
+      if (error instanceof StaticPathError) throw new HttpError(400, 'bad_path', 'That path is not part of the UI.');
+      throw error;
+    }
+    if (!file) throw new HttpError(404, 'not_found', `No UI file ${rel}`);
+    return reply.header('content-type', file.contentType).header('cache-control', file.cacheControl).send(file.body);
+  });
+};
