@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { Pool } from 'undici';
 import { z } from 'zod';
-import { jitteredBackoff, realClock, wait, type BackoffPolicy, type Clock } from './backoff';
+import { jitteredBackoff, realTimers, wait, type BackoffPolicy, type Timers } from '../backoff';
 import { createRedactor, statusError, transportError } from './runtime-errors';
 import { createSseParser } from './sse';
 import {
@@ -45,7 +45,7 @@ export interface AgentClientTimeouts {
 export interface AgentClientOptions {
   timeouts?: AgentClientTimeouts;
   logger?: Logger;
-  clock?: Clock;
+  clock?: Timers;
   /** Delay before event-stream reconnect attempt n (0-based). */
   reconnectDelay?: BackoffPolicy;
   /** Keep-alive connections for API calls. */
@@ -64,7 +64,7 @@ interface CallOptions<S extends z.ZodType | undefined> {
 
 export function createAgentClient(endpoint: RuntimeEndpoint, opts: AgentClientOptions = {}): AgentClient {
   const timeouts = { ...defaults, ...opts.timeouts };
-  const clock = opts.clock ?? realClock;
+  const clock = opts.clock ?? realTimers;
   const reconnectDelay = opts.reconnectDelay ?? jitteredBackoff({ baseMs: 250, maxMs: 15_000 });
   const log = opts.logger;
 

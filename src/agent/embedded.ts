@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import type { Logger } from 'pino';
-import { jitteredBackoff, realClock, type BackoffPolicy, type Clock } from './backoff';
+import { jitteredBackoff, realTimers, type BackoffPolicy, type Timers } from '../backoff';
 import { findFreePort } from './free-port';
 import { resolveOpencodeBinary } from './opencode-binary';
 import { spawnGuarded, type GuardedProcess } from './process-guard';
@@ -18,7 +18,7 @@ export interface EmbeddedRuntimeOptions {
   env?: Record<string, string | undefined>;
   /** Inherited variables the runtime must not see, e.g. the relay's own secrets. */
   omitEnv?: string[];
-  clock?: Clock;
+  clock?: Timers;
   /** How long opencode may take to print its "listening" line. */
   startTimeoutMs?: number;
   /** Fixed port (e.g. to come back on the same URL); default: a free loopback port. */
@@ -62,7 +62,7 @@ const ANSI = /\u001b\[[0-9;]*[A-Za-z]/g;
 const READY = /opencode server listening on (https?:\/\/\S+)/;
 
 export async function startEmbeddedRuntime(opts: EmbeddedRuntimeOptions): Promise<EmbeddedRuntime> {
-  const clock = opts.clock ?? realClock;
+  const clock = opts.clock ?? realTimers;
   const log = opts.logger.child({ component: 'embedded-runtime' });
   const binary = opts.binary ?? resolveOpencodeBinary();
   const username = opts.username ?? 'opencode';

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { AgentRuntime } from '../agent/types';
 import type { Clock } from '../clock';
-import { backoffDelay } from '../delivery/backoff';
+import { jitteredBackoff } from '../backoff';
 import type { Bus } from '../events/bus';
 import type { RelayEvents } from '../incidents/events';
 import { publicIncident, type Approval, type Decision, type Incident } from '../incidents/model';
@@ -66,6 +66,7 @@ export function createApprovals(opts: ApprovalsOptions) {
   /** Headed runs: what their operator was shown, so the device guard applies nothing else. */
   const headedRequests = new Map<string, { device: string; commands: string[] }>();
   let stopped = false;
+  const forwardDelay = jitteredBackoff({ baseMs: 1000, maxMs: 30_000 });
 
   const channels = () => [...(room ? ['webex'] : []), ...(opts.extraChannels?.() ?? [])];
 
@@ -136,7 +137,7 @@ export function createApprovals(opts: ApprovalsOptions) {
       .catch((error: unknown) => {
         const attempt = (forwardAttempts.get(incidentId) ?? 0) + 1;
         forwardAttempts.set(incidentId, attempt);
-        const delay = backoffDelay(attempt, 1000, 30_000);
+        const delay = forwardDelay(attempt - 1);
         logger.warn({ incident_id: incidentId, err: error, retry_in_ms: delay }, 'could not forward the decision to the agent; retrying');
         incidents.record(incidentId, 'approval.forward_failed', `Could not tell the agent yet (${(error as Error).message}); retrying`);
         if (!stopped) forwardTimers.set(incidentId, clock.setTimeout(() => forward(incidentId), delay));

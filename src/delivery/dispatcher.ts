@@ -3,7 +3,7 @@ import { AgentRuntimeError, type AgentRuntime } from '../agent/types';
 import type { Clock } from '../clock';
 import type { Incidents } from '../incidents/service';
 import type { Incident } from '../incidents/model';
-import { backoffDelay } from './backoff';
+import { jitteredBackoff } from '../backoff';
 
 const ACTIVE_STATES: ReadonlySet<Incident['state']> = new Set(['running', 'awaiting_approval', 'approved', 'denied']);
 
@@ -32,7 +32,7 @@ function describeError(error: unknown): string {
  */
 export function createDispatcher(opts: DispatcherOptions) {
   const { incidents, agent, agentName, maxActiveRuns, clock, logger } = opts;
-  const retryBaseMs = opts.retryBaseMs ?? 500;
+  const retryDelay = jitteredBackoff({ baseMs: opts.retryBaseMs ?? 500, maxMs: opts.retryMaxMs, random: opts.random });
   const inFlight = new Map<string, Promise<void>>();
   /** Incidents queued before this process started may already have a session (crash after create). */
   const needsAdoption = new Set<string>();
@@ -88,7 +88,7 @@ export function createDispatcher(opts: DispatcherOptions) {
       failures = 0;
     } catch (error) {
       failures += 1;
-      const delay = backoffDelay(failures, retryBaseMs, opts.retryMaxMs, opts.random);
+      const delay = retryDelay(failures - 1);
       const message = describeError(error);
       const lostSession = error instanceof AgentRuntimeError && error.kind === 'not_found';
       // A timed-out create may still have created the session: look for it before creating another.

@@ -15,4 +15,3 @@ export {
 export { DEFAULT_U2C_URL, DEFAULT_WDM_URL } from './u2c';
 export { DEFAULT_API_URL } from './rest';
 export { MARKDOWN_MAX_BYTES, splitMarkdown } from './markdown-split';
-export type { MessagingClock } from './timers';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import WebSocket from 'ws';
 import { inboundFrameSchema, type InboundFrame } from './schemas';
-import type { MessagingClock } from './timers';
+import type { Clock } from '../clock';
 
 const FORCE_CLOSE_MS = 2_000;
 
@@ -29,7 +29,7 @@ export interface MercurySocketOptions {
   /** The device's webSocketUrl; the protocol flags are added here. */
   webSocketUrl: string;
   token: string;
-  clock: MessagingClock;
+  clock: Clock;
   logger: Logger;
   pingIntervalMs: number;
   pongTimeoutMs: number;

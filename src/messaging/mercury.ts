@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { MercuryOpenError, openMercurySocket, type MercurySocket, type OpenFailure } from './mercury-socket';
 import type { ConnectableDevice, InboundFrame } from './schemas';
-import type { MessagingClock } from './timers';
+import type { Clock } from '../clock';
 import { WebexApiError } from './webex-http';
 
 /** What to do after a socket closed or failed to open. */
@@ -74,7 +74,7 @@ export interface MercuryConnection {
 
 export interface MercuryOptions {
   token: string;
-  clock: MessagingClock;
+  clock: Clock;
   logger: Logger;
   /** 0 ≤ x < 1, for backoff jitter. */
   random: () => number;

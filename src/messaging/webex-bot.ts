@@ -12,7 +12,7 @@ import {
   type MessagingStatus,
   type ServiceCatalog,
 } from './schemas';
-import { systemMessagingClock, type MessagingClock } from './timers';
+import { systemClock, type Clock } from '../clock';
 import { discoverServices } from './u2c';
 import { createDeviceManager, type DeviceManager } from './wdm';
 import { createWebexHttp, WebexApiError } from './webex-http';
@@ -31,7 +31,7 @@ export interface WebexBotOptions {
   /** Name of the reused WDM device; two relays with one token need different names. */
   deviceName?: string;
   logger: Logger;
-  clock?: MessagingClock;
+  clock?: Clock;
   /** 0 ≤ x < 1, for backoff jitter. */
   random?: () => number;
   /** Card submissions with `callback_keyword: fault_approval`, in arrival order, plaintext. */
@@ -59,7 +59,7 @@ export function createWebexBot(opts: WebexBotOptions): WebexBot {
     if (!URL.canParse(value)) throw new Error(`webex bot: ${name} is not a URL`);
   }
 
-  const clock = opts.clock ?? systemMessagingClock;
+  const clock = opts.clock ?? systemClock;
   const random = opts.random ?? Math.random;
   const deviceName = opts.deviceName ?? 'fault-relay';
   const logger = opts.logger.child({ component: 'webex' });

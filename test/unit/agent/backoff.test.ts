@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { jitteredBackoff, wait, type Clock } from '../../../src/agent/backoff';
+import { jitteredBackoff, wait, type Timers } from '../../../src/backoff';
 
 describe('jittered backoff', () => {
   it('doubles from the base up to the cap', () => {
@@ -20,7 +20,7 @@ describe('wait', () => {
   const manual = () => {
     const pending = new Map<number, () => void>();
     let seq = 0;
-    const clock: Clock = {
+    const clock: Timers = {
       now: () => 0,
       setTimeout: (fn) => (pending.set(++seq, fn), seq),
       clearTimeout: (h) => void pending.delete(h as number),

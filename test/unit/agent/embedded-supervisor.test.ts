@@ -2,7 +2,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Clock } from '../../../src/agent/backoff';
+import type { Timers } from '../../../src/backoff';
 import { startEmbeddedRuntime, type EmbeddedRuntime, type EmbeddedState } from '../../../src/agent/embedded';
 import { isProcessAlive, waitUntil } from '../../helpers/opencode';
 
@@ -16,7 +16,7 @@ const START_TIMEOUT_MS = 54_321;
 function manualClock() {
   const pending = new Map<number, { fn: () => void; ms: number }>();
   let seq = 0;
-  const clock: Clock = {
+  const clock: Timers = {
     now: () => 0,
     setTimeout: (fn, ms) => (pending.set(++seq, { fn, ms }), seq),
     clearTimeout: (h) => void pending.delete(h as number),

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { Writable } from 'node:stream';
 import { pino, type Logger } from 'pino';
-import type { MessagingClock } from '../../../src/messaging/timers';
+import type { Clock } from '../../../src/clock';
 import type { CardSubmission, MessagingStatus } from '../../../src/messaging/schemas';
 
 /**
@@ -38,7 +38,7 @@ export function createManualClock(start = Date.parse('2025-01-01T00:00:00Z')) {
       scheduled.on('scheduled', on);
     });
 
-  const clock: MessagingClock & {
+  const clock: Clock & {
     advance(ms: number): void;
     waitFor(ms: number): Promise<void>;
     fire(ms: number): Promise<void>;

@@ -1,14 +1,15 @@
 /**
- * Time as the agent module sees it. Injected so tests can drive reconnects and restarts
+ * Node-style timers (numeric time, handle to clear), as the agent client and the
+ * embedded runtime's supervisor use them. Injected so tests can drive reconnects and restarts
  * without real waiting.
  */
-export interface Clock {
+export interface Timers {
   now(): number;
   setTimeout(fn: () => void, ms: number): unknown;
   clearTimeout(handle: unknown): void;
 }
 
-export const realClock: Clock = {
+export const realTimers: Timers = {
   now: () => Date.now(),
   setTimeout: (fn, ms) => setTimeout(fn, ms),
   clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
@@ -38,7 +39,7 @@ export function jitteredBackoff({
 }
 
 /** Resolves after `ms`, or early (without throwing) when `signal` aborts. */
-export function wait(ms: number, timers: Pick<Clock, 'setTimeout' | 'clearTimeout'>, signal?: AbortSignal): Promise<void> {
+export function wait(ms: number, timers: Pick<Timers, 'setTimeout' | 'clearTimeout'>, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     if (signal?.aborted) return resolve();
     const done = () => {
