@@ -22,6 +22,8 @@ export interface HeadlessOptions {
   clock?: Clock;
   /** Other live approval channels (the tray's desktop notifications). */
   extraChannels?: () => string[];
+  /** Extra environment for the embedded runtime, e.g. OPENCODE_CONFIG_CONTENT with a model provider. */
+  runtimeEnv?: Record<string, string>;
 }
 
 export interface RunningRelay {
@@ -116,6 +118,7 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
         // The runtime needs none of the relay's own secrets, only the way to its tools.
         omitEnv: [...SECRET_KEYS],
         env: {
+          ...opts.runtimeEnv,
           RELAY_TOOLS_URL: localUrl(url, '/mcp'),
           RELAY_DEVICE_TOOLS_URL: localUrl(url, '/device-mcp'),
           RELAY_TOOLS_TOKEN: relay.toolsToken,
