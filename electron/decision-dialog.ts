@@ -1,0 +1,21 @@
+import type { MessageBoxOptions } from 'electron';
+import type { Decision, Incident } from '../src/incidents/model';
+
+/**
+ * The confirmation behind the tray's Approve… / Deny…: the exact commands, and Cancel as the
+ * default so a stray Enter changes nothing on a device.
+ */
+export function decisionDialogOptions(incident: Incident, decision: Decision): MessageBoxOptions {
+  const request = incident.approval_request;
+  const verb = decision === 'APPROVED' ? 'Approve' : 'Deny';
+  return {
+    type: decision === 'APPROVED' ? 'warning' : 'question',
+    title: `${verb} ${incident.incident_id}`,
+    message: `${verb} the change on ${request?.device ?? incident.device_hostname}?`,
+    detail: [request?.summary ?? '', '', 'Commands:', ...(request?.commands ?? []).map((c) => `  ${c}`)].join('\n'),
+    buttons: [verb, 'Cancel'],
+    defaultId: 1,
+    cancelId: 1,
+    noLink: true,
+  };
+}

@@ -1,0 +1,100 @@
+import { readFile } from 'node:fs/promises';
+import { ZodError } from 'zod';
+import type { DecideOutcome } from '../renderer/bridge/contract';
+import type { DecideResult } from '../src/approvals/approvals';
+import { directPrompt } from '../src/alert/direct-prompt';
+import { publicIncident, type Incident } from '../src/incidents/model';
+import type { DeepHealth } from '../src/relay/health-checks';
+import { alertForPrompt } from '../src/relay/routes/ui';
+import { artifactGroupViews } from '../src/relay/routes/ui-artifacts';
+import type { RequestChannels } from './ipc/contract';
+import type { RelayHost } from './relay-host';
+import type { Settings } from './settings';
+
+export interface DesktopApiDeps {
+  host: Pick<RelayHost, 'current' | 'require' | 'failure'>;
+  settings: Settings;
+  clipboard: { writeText(text: string): void };
+  /** The OS user: desktop decisions carry it. */
+  user: string;
+  artifactsDir: string;
+  /** Where the relay writes an incident's session log. */
+  sessionLogPath?(incident: Incident): string;
+  now?: () => Date;
+  /** Saved settings take effect when the relay restarts. */
+  onSettingsSaved?(): void;
+}
+
+export function toDecideOutcome(result: DecideResult): DecideOutcome {
+  switch (result.status) {
+    case 'accepted':
+      return { status: 'accepted' };
+    case 'already_decided':
+      return { status: 'already_decided', by: result.approval.by, channel: result.approval.channel, at: result.approval.at, decision: result.approval.decision };
+    case 'not_awaiting':
+      return { status: 'not_awaiting', state: result.incident.state };
+    default:
+      return { status: 'unknown_incident' };
+  }
+}
+
+/** What the health panel shows while the relay itself is down: the reason, as a failed check. */
+const relayDown = (reason: string): DeepHealth => ({
+  status: 'degraded',
+  checks: {
+    agent_runtime: { ok: false, url: '', latency_ms: 0, error: `the relay is not running: ${reason}` },
+    device_mcp: { skipped: true },
+    messaging: { configured: false, connected: false },
+  },
+});
+
+/** The main process's side of the Bridge: the same relay calls the headless routes make. */
+export function createDesktopApi(deps: DesktopApiDeps): RequestChannels {
+  const { host } = deps;
+  const now = deps.now ?? (() => new Date());
+  const incident = (incidentId: string) => {
+    const found = host.require().relay.incidents.get(incidentId);
+    if (!found) throw new Error(`no incident ${incidentId}`);
+    return found;
+  };
+
+  return {
+    listIncidents: async () => host.current()?.relay.incidents.list().map(publicIncident) ?? [],
+    getIncident: async (incidentId) => ({ ...publicIncident(incident(incidentId)), timeline: host.require().relay.incidents.timeline(incidentId) }),
+    async health() {
+      const running = host.current();
+      if (!running) return relayDown(host.failure() ?? 'it is starting');
+      const secret = running.config.WEBHOOK_SECRET;
+      // In-process: the same answer as GET /health/deep, without a socket.
+      const res = await running.relay.app.inject({ method: 'GET', url: '/health/deep', headers: secret ? { authorization: `Bearer ${secret}` } : {} });
+      return res.json() as DeepHealth;
+    },
+    async sessionLog(incidentId) {
+      const found = incident(incidentId);
+      if (!deps.sessionLogPath) return null;
+      try {
+        return await readFile(deps.sessionLogPath(found), 'utf8');
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+        throw error;
+      }
+    },
+    listArtifactGroups: () => artifactGroupViews(deps.artifactsDir),
+    async directPrompt(input) {
+      try {
+        return directPrompt(alertForPrompt(input, now()), { mode: input.mode, incidentId: input.incident_id, now: now() });
+      } catch (error) {
+        if (!(error instanceof ZodError)) throw error;
+        throw new Error(`these inputs make no valid alert: ${error.issues.map((i) => `${i.path.join('.') || '(alert)'}: ${i.message}`).join('; ')}`);
+      }
+    },
+    copyText: async (text) => deps.clipboard.writeText(text),
+    decide: async (incidentId, decision, reason) => toDecideOutcome(host.require().relay.approvals.decide(incidentId, decision, { id: deps.user }, 'desktop', reason)),
+    getSettings: async () => deps.settings.fields(),
+    async saveSettings(values) {
+      const result = deps.settings.save(values);
+      if (result.ok && result.restartNeeded) deps.onSettingsSaved?.();
+      return result;
+    },
+  };
+}

@@ -1,0 +1,44 @@
+import type { Clock } from '../src/clock';
+import type { DeepHealth } from '../src/relay/health-checks';
+import type { TrayHealth } from './tray-state';
+
+/** The first failing check, in words that say what to look at. */
+export function trayHealthOf(health: DeepHealth): TrayHealth {
+  const { agent_runtime, device_mcp, messaging } = health.checks;
+  if (!agent_runtime.ok) return { ok: false, problem: `agent runtime: ${agent_runtime.error ?? 'not healthy'}` };
+  if ('ok' in device_mcp && !device_mcp.ok) return { ok: false, problem: `device tool server: ${device_mcp.error ?? 'not reachable'}` };
+  if (messaging.configured && !messaging.connected) return { ok: false, problem: `Webex not connected${messaging.error ? `: ${messaging.error}` : ''}` };
+  return { ok: true };
+}
+
+/**
+ * Re-checks health on a timer: an external runtime or a device server going away raises no
+ * event the relay could publish. The embedded runtime's state changes call `checkNow` at once.
+ */
+export function createHealthMonitor(deps: { check(): Promise<DeepHealth>; clock: Clock; intervalMs: number; onHealth(health: TrayHealth): void }) {
+  let timer: { cancel(): void } | undefined;
+  let stopped = false;
+
+  async function checkNow(): Promise<TrayHealth> {
+    timer?.cancel();
+    let health: TrayHealth;
+    try {
+      health = trayHealthOf(await deps.check());
+    } catch (error) {
+      health = { ok: false, problem: (error as Error).message };
+    }
+    if (!stopped) {
+      deps.onHealth(health);
+      timer = deps.clock.setTimeout(() => void checkNow(), deps.intervalMs);
+    }
+    return health;
+  }
+
+  return {
+    checkNow,
+    stop() {
+      stopped = true;
+      timer?.cancel();
+    },
+  };
+}

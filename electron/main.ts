@@ -1,0 +1,157 @@
+/**
+ * The tray app's main process: lifecycle and wiring only. Everything with a decision in it
+ * lives in the modules it wires, which tests drive with fake Electron APIs.
+ */
+import { app, BrowserWindow, clipboard, dialog, Menu, nativeImage, Notification, safeStorage, shell, Tray } from 'electron';
+import Store from 'electron-store';
+import { homedir, userInfo } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { systemClock } from '../src/clock';
+import type { Decision } from '../src/incidents/model';
+import { createLogger } from '../src/log/logger';
+import { startHeadlessRelay } from '../src/relay/start-headless';
+import { decisionDialogOptions } from './decision-dialog';
+import { createDesktopApi } from './desktop-api';
+import { headedPromptInput } from './headed-prompt';
+import { createHealthMonitor } from './health-monitor';
+import { createIpcHandlers } from './ipc/handlers';
+import { sendToRenderer, serveIpc } from './ipc/main-ipc';
+import { createSenderCheck } from './ipc/trusted-sender';
+import { createLoginItem } from './login-item';
+import { createNotifier } from './notifications';
+import { desktopDefaults, desktopPaths } from './paths';
+import { createRelayHost } from './relay-host';
+import { forwardRelayEvents } from './renderer-events';
+import { createSecretStore } from './secrets';
+import { sessionLogPathFor } from './session-log-path';
+import { createSettings } from './settings';
+import { createTrayController } from './tray';
+import { TRAY_STATES } from './tray-state';
+import { hideOnClose, lockDownNavigation, windowOptions } from './windows';
+
+if (!app.requestSingleInstanceLock()) {
+  // Two trays would fight over the port and the store: the first one takes over.
+  app.quit();
+} else {
+  void app.whenReady().then(run);
+}
+
+async function run() {
+  const paths = desktopPaths({ isPackaged: app.isPackaged, appPath: app.getAppPath(), resourcesPath: process.resourcesPath, userData: app.getPath('userData') });
+  const logger = createLogger({ level: process.env.LOG_LEVEL ?? 'info', destination: pino.destination({ dest: join(paths.logDir, 'fault-relay.log'), mkdir: true }) });
+  const user = userInfo().username;
+  const store = (name: string) => new Store<Record<string, unknown>>({ name, configFileMode: 0o600, clearInvalidConfig: false });
+  const secrets = createSecretStore({ backend: store('secrets'), safeStorage, platform: process.platform, logger });
+  const settings = createSettings({ backend: store('settings'), secrets, baseEnv: { ...desktopDefaults(paths), ...process.env } });
+  const incidentsBackend = store('incidents');
+  const loginItem = createLoginItem({ platform: process.platform, app, autostartDir: join(process.env.XDG_CONFIG_HOME ?? join(homedir(), '.config'), 'autostart'), command: process.env.APPIMAGE ?? process.execPath });
+
+  let quitting = false;
+  let restartPending = false;
+  let window: BrowserWindow | undefined;
+  const icons = Object.fromEntries(TRAY_STATES.map((s) => [s, nativeImage.createFromPath(join(paths.assetsDir, `tray-${s}.png`))])) as Record<(typeof TRAY_STATES)[number], Electron.NativeImage>;
+
+  function showWindow(incidentId?: string) {
+    if (!window || window.isDestroyed()) {
+      window = new BrowserWindow(windowOptions(paths.preload));
+      lockDownNavigation(window.webContents, (url) => void shell.openExternal(url));
+      hideOnClose(window, () => quitting);
+      window.once('ready-to-show', () => window?.show());
+      void window.loadFile(paths.rendererIndex);
+    } else window.show();
+    window.focus();
+    if (incidentId) sendToRenderer(window.webContents, 'open-incident', incidentId);
+  }
+
+  const api = createDesktopApi({
+    host: { current: () => host.current(), require: () => host.require(), failure: () => host.failure() },
+    settings,
+    clipboard,
+    user,
+    artifactsDir: paths.artifactsDir,
+    sessionLogPath: (incident) => sessionLogPathFor(host.require().config.RELAY_LOG_DIR, logger)(incident),
+    onSettingsSaved: () => {
+      restartPending = true;
+      trayController.refresh();
+    },
+  });
+
+  async function confirmDecision(incidentId: string, decision: Decision) {
+    const incident = host.current()?.relay.incidents.get(incidentId);
+    if (!incident) return;
+    const { response } = await dialog.showMessageBox(decisionDialogOptions(incident, decision));
+    if (response !== 0) return;
+    const outcome = await api.decide(incidentId, decision);
+    if (outcome.status !== 'accepted') dialog.showErrorBox('Decision not applied', `${incidentId}: ${outcome.status.replace(/_/g, ' ')}`);
+  }
+
+  const tray = new Tray(icons.idle);
+  const prompt = () => headedPromptInput(host.current()?.relay.incidents.list()[0], host.current()?.config.REMEDIATION_MODE ?? 'strict');
+  const trayController = createTrayController({
+    tray,
+    buildMenu: (template) => Menu.buildFromTemplate(template),
+    icons,
+    incidents: () => host.current()?.relay.incidents.open() ?? [],
+    pending: () => host.current()?.relay.approvals.pending() ?? [],
+    extras: () => ({ promptFor: prompt().label, startAtLogin: loginItem.isEnabled(), restartPending }),
+    actions: {
+      confirmDecision: (id, decision) => void confirmDecision(id, decision).catch((error: unknown) => logger.error({ err: error }, 'decision failed')),
+      openIncident: (id) => showWindow(id),
+      openDashboard: () => showWindow(),
+      copyHeadedPrompt: () => void api.directPrompt(prompt().input).then((text) => clipboard.writeText(text)),
+      openSessionLogs: () => void shell.openPath(join(host.current()?.config.RELAY_LOG_DIR ?? paths.logDir, 'troubleshooting')),
+      setStartAtLogin: (enabled) => loginItem.setEnabled(enabled),
+      restartRelay: () => void host.restart().then(() => (restartPending = false)),
+      quit: () => app.quit(),
+    },
+  });
+  tray.on('click', () => showWindow());
+  const health = createHealthMonitor({ check: () => api.health(), clock: systemClock, intervalMs: 60_000, onHealth: (h) => trayController.setHealth(h) });
+
+  let detach: (() => void) | undefined;
+  const host = createRelayHost({
+    logger,
+    start: () => startHeadlessRelay({ env: settings.env(), logger, backend: incidentsBackend, extraChannels: () => ['desktop'] }),
+    onChange(running) {
+      detach?.();
+      detach = undefined;
+      if (running) {
+        const notifier = createNotifier({ Notification, supportsActions: process.platform === 'darwin', bus: running.relay.bus, decide: running.relay.approvals.decide, user, openIncident: (id) => showWindow(id), logger });
+        const offs = [
+          trayController.watch(running.relay.bus),
+          forwardRelayEvents(running.relay.bus, (event) => window && sendToRenderer(window.webContents, 'relay-event', event)),
+          running.embedded?.onState(() => void health.checkNow()) ?? (() => {}),
+        ];
+        detach = () => {
+          notifier.stop();
+          offs.forEach((off) => off());
+        };
+      }
+      void health.checkNow();
+    },
+  });
+
+  serveIpc(createIpcHandlers({ api, isTrusted: createSenderCheck(paths.rendererUrl), logger }));
+
+  app.on('second-instance', () => showWindow());
+  app.on('activate', () => showWindow());
+  app.on('window-all-closed', () => {
+    // The tray keeps the relay running; only Quit ends it.
+  });
+  let stopped = false;
+  app.on('before-quit', (event) => {
+    quitting = true;
+    if (stopped) return;
+    event.preventDefault();
+    health.stop();
+    void host.stop().finally(() => {
+      stopped = true;
+      tray.destroy();
+      app.quit();
+    });
+  });
+
+  await host.start();
+  if (!process.argv.includes('--hidden')) showWindow();
+}

@@ -1,0 +1,116 @@
+import type { NotificationConstructorOptions } from 'electron';
+import type { Logger } from 'pino';
+import type { Actor, DecideResult } from '../src/approvals/approvals';
+import type { Bus } from '../src/events/bus';
+import type { RelayEvents } from '../src/incidents/events';
+import { isTerminal, type Decision } from '../src/incidents/model';
+import type { ApprovalRequest, PublicIncident } from '../src/incidents/model';
+
+/** The part of Electron's Notification this module uses; tests pass a fake class. */
+export interface NotificationLike {
+  on(event: 'action', listener: (details: { actionIndex: number }, actionIndex: number) => void): unknown;
+  on(event: 'click', listener: () => void): unknown;
+  show(): void;
+  close(): void;
+}
+export type NotificationClass = new (options: NotificationConstructorOptions) => NotificationLike;
+
+export interface NotifierDeps {
+  Notification: NotificationClass;
+  /** Action buttons work on macOS only; elsewhere a click opens the approval view. */
+  supportsActions: boolean;
+  bus: Bus<RelayEvents>;
+  decide(incidentId: string, decision: Decision, actor: Actor, channel: string): DecideResult;
+  /** The OS user: who the timeline and the room will name. */
+  user: string;
+  openIncident(incidentId: string): void;
+  logger: Logger;
+}
+
+const ACTIONS: Decision[] = ['APPROVED', 'DENIED'];
+const MAX_BODY_COMMANDS = 8;
+
+function approvalBody(request: ApprovalRequest): string {
+  const shown = request.commands.slice(0, MAX_BODY_COMMANDS);
+  const more = request.commands.length - shown.length;
+  return [request.summary, ...shown.map((c) => `  ${c}`), ...(more > 0 ? [`  … and ${more} more`] : [])].join('\n');
+}
+
+const OUTCOME_TITLE = { resolved: 'Resolved', escalated: 'Escalated', failed: 'Failed' } as const;
+
+/**
+ * Native notifications for what needs or ends a run: an approval request (with Approve /
+ * Deny where the platform has buttons) and each terminal outcome. A decision made here goes
+ * through the relay's one decide(), exactly like a Webex click.
+ */
+export function createNotifier(deps: NotifierDeps): { stop(): void } {
+  const { bus, logger } = deps;
+  // Held until decided: Electron drops the handlers of a notification that was garbage collected.
+  const open = new Map<string, NotificationLike>();
+
+  const show = (options: NotificationConstructorOptions, incidentId: string) => {
+    const n = new deps.Notification(options);
+    n.on('click', () => deps.openIncident(incidentId));
+    n.show();
+    return n;
+  };
+
+  function answer(incident: PublicIncident, result: DecideResult) {
+    if (result.status === 'accepted') return; // approval.decided tells it, for every channel alike
+    const body =
+      result.status === 'already_decided'
+        ? `Already ${result.approval.decision.toLowerCase()} by ${result.approval.by} via ${result.approval.channel} at ${result.approval.at}`
+        : result.status === 'not_awaiting'
+          ? `No longer waiting for a decision (${result.incident.state})`
+          : 'The incident is no longer known to the relay';
+    show({ title: `${incident.incident_id}: your decision was not applied`, body }, incident.incident_id);
+  }
+
+  function requested({ incident, request }: RelayEvents['approval.requested']) {
+    const id = incident.incident_id;
+    open.get(id)?.close();
+    const n = show(
+      {
+        title: `Approval needed: ${request.device}`,
+        subtitle: id,
+        body: approvalBody(request),
+        urgency: 'critical',
+        timeoutType: 'never',
+        ...(deps.supportsActions ? { actions: ACTIONS.map((d) => ({ type: 'button' as const, text: d === 'APPROVED' ? 'Approve' : 'Deny' })), closeButtonText: 'Later' } : {}),
+      },
+      id,
+    );
+    n.on('action', (details, legacyIndex) => {
+      const decision = ACTIONS[details?.actionIndex ?? legacyIndex];
+      if (!decision) return;
+      logger.info({ incident_id: id, decision, by: deps.user }, 'decision from a desktop notification');
+      answer(incident, deps.decide(id, decision, { id: deps.user }, 'desktop'));
+    });
+    open.set(id, n);
+  }
+
+  function decided({ incident, approval }: RelayEvents['approval.decided']) {
+    const id = incident.incident_id;
+    open.get(id)?.close();
+    open.delete(id);
+    // An expiry ends the incident: its outcome notification says it once.
+    if (approval.decision !== 'APPROVED' && approval.decision !== 'DENIED') return;
+    show({ title: `${approval.decision === 'APPROVED' ? 'Approved' : 'Denied'}: ${incident.device_hostname}`, subtitle: id, body: `by ${approval.by} via ${approval.channel}` }, id);
+  }
+
+  function updated({ incident, previous_state }: RelayEvents['incident.updated']) {
+    if (!isTerminal(incident.state) || isTerminal(previous_state)) return;
+    open.get(incident.incident_id)?.close();
+    open.delete(incident.incident_id);
+    const kind = incident.state as keyof typeof OUTCOME_TITLE;
+    show({ title: `${OUTCOME_TITLE[kind]}: ${incident.device_hostname}`, subtitle: incident.incident_id, body: incident.outcome?.summary ?? incident.state }, incident.incident_id);
+  }
+
+  const offs = [bus.subscribe('approval.requested', requested), bus.subscribe('approval.decided', decided), bus.subscribe('incident.updated', updated)];
+  return {
+    stop() {
+      offs.forEach((off) => off());
+      open.clear();
+    },
+  };
+}

@@ -1,0 +1,12 @@
+import type { UiEvent } from '../renderer/bridge/contract';
+import type { Bus } from '../src/events/bus';
+import type { RelayEvents } from '../src/incidents/events';
+
+const FOR_THE_UI: ReadonlySet<string> = new Set(['incident.created', 'incident.updated', 'incident.timeline', 'approval.requested', 'approval.decided']);
+
+/** The relay's bus, as the renderer's live events (the same ones `/events` streams). */
+export function forwardRelayEvents(bus: Bus<RelayEvents>, send: (event: UiEvent) => void): () => void {
+  return bus.subscribeAll((type, payload) => {
+    if (FOR_THE_UI.has(type)) send({ type, ...(payload as object) } as UiEvent);
+  });
+}

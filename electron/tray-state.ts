@@ -1,0 +1,35 @@
+import type { IncidentState } from '../src/incidents/model';
+
+export const TRAY_STATES = ['idle', 'running', 'awaiting_approval', 'degraded'] as const;
+export type TrayState = (typeof TRAY_STATES)[number];
+
+export interface TrayHealth {
+  /** null until the first check answered. */
+  ok: boolean | null;
+  /** What is wrong, in words the user can act on. */
+  problem?: string;
+}
+
+const ACTIVE: ReadonlySet<IncidentState> = new Set(['queued', 'running', 'approved', 'denied']);
+
+export interface TrayStatus {
+  state: TrayState;
+  /** The first line of the menu and the icon's tooltip. */
+  line: string;
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/**
+ * One icon for what most needs the engineer: a pending approval beats a broken runtime
+ * (the decision still counts, the run waits for it), which beats runs in progress.
+ */
+export function trayStatus(incidents: readonly { state: IncidentState }[], health: TrayHealth): TrayStatus {
+  const awaiting = incidents.filter((i) => i.state === 'awaiting_approval').length;
+  const active = incidents.filter((i) => ACTIVE.has(i.state)).length;
+  const runs = active > 0 ? ` · ${plural(active, 'run')} in progress` : '';
+  if (awaiting > 0) return { state: 'awaiting_approval', line: `${plural(awaiting, 'approval')} waiting for you${runs}` };
+  if (health.ok === false) return { state: 'degraded', line: `Degraded: ${health.problem ?? 'a health check failed'}` };
+  if (active > 0) return { state: 'running', line: `${plural(active, 'run')} in progress` };
+  return { state: 'idle', line: health.ok === null ? 'Starting…' : 'Idle: no active incidents' };
+}
