@@ -18,6 +18,11 @@ export default tseslint.config(
     files: ['src/**/*.ts', 'src/**/*.tsx'],
     rules: {
       'no-restricted-imports': ['error', { paths: [{ name: 'electron', message: 'src/ is plain Node: put Electron code in electron/.' }] }],
+      // require() and import() escape no-restricted-imports.
+      'no-restricted-syntax': ['error', {
+        selector: "CallExpression[callee.name='require'][arguments.0.value='electron'], ImportExpression[source.value='electron']",
+        message: 'src/ is plain Node: put Electron code in electron/.',
+      }],
     },
   },
   {
@@ -29,7 +34,8 @@ export default tseslint.config(
         paths: [{ name: 'electron', importNames: ['ipcMain', 'ipcRenderer'], message: 'Use the typed wrappers in electron/ipc/.' }],
       }],
       'no-restricted-syntax': ['error', {
-        selector: "MemberExpression[property.name=/^(ipcMain|ipcRenderer)$/]",
+        // Member access covers namespace imports and require('electron').ipcMain; the pattern covers destructuring.
+        selector: "MemberExpression[property.name=/^(ipcMain|ipcRenderer)$/], ObjectPattern > Property[key.name=/^(ipcMain|ipcRenderer)$/]",
         message: 'Use the typed wrappers in electron/ipc/.',
       }],
     },

@@ -1,0 +1,25 @@
+import Conf from 'conf';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { SafeStorageApi } from '../../../electron/secrets';
+
+/**
+ * The OS keychain is the one part that cannot run here: a reversible stand-in that, like the
+ * real one, never leaves the plain text in what it returns.
+ */
+export function fakeSafeStorage(opts: { available?: boolean; backend?: ReturnType<SafeStorageApi['getSelectedStorageBackend']> } = {}): SafeStorageApi {
+  const flip = (b: Buffer) => Buffer.from(b.map((x) => x ^ 0x5a));
+  return {
+    isEncryptionAvailable: () => opts.available ?? true,
+    getSelectedStorageBackend: () => opts.backend ?? 'gnome_libsecret',
+    encryptString: (plain) => Buffer.concat([Buffer.from('enc:'), flip(Buffer.from(plain, 'utf8'))]),
+    decryptString: (encrypted) => flip(encrypted.subarray(4)).toString('utf8'),
+  };
+}
+
+/** A real conf store (what electron-store is underneath) in a fresh folder, written with mode 0600. */
+export function confStore(name: string, dir = mkdtempSync(join(tmpdir(), 'fault-relay-electron-'))) {
+  const conf = new Conf<Record<string, unknown>>({ cwd: dir, configName: name, projectName: 'fault-relay-test', configFileMode: 0o600, clearInvalidConfig: false });
+  return { conf, dir, file: conf.path };
+}

@@ -1,0 +1,104 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createDesktopApi } from '../../../electron/desktop-api';
+import { createIpcHandlers } from '../../../electron/ipc/handlers';
+import { createSenderCheck } from '../../../electron/ipc/trusted-sender';
+import { createSecretStore } from '../../../electron/secrets';
+import { createSettings } from '../../../electron/settings';
+import { directPrompt } from '../../../src/alert/direct-prompt';
+import { buildSplunkAlert } from '../../../src/alert/sample';
+import { loadConfig } from '../../../src/config/load';
+import type { Relay } from '../../../src/relay/create-relay';
+import type { RunningRelay } from '../../../src/relay/start-headless';
+import { silent } from '../../helpers/relay';
+import { awaitingApproval, desktopRelay } from './desktop-relay';
+import { confStore, fakeSafeStorage } from './fakes';
+
+const RENDERER = 'file:///opt/Fault%20Relay/resources/app.asar/dist-renderer/index.html';
+const NOW = new Date('2026-11-21T10:00:00.123Z');
+const ours = { senderFrame: { url: `${RENDERER}#/incidents`, parent: null } };
+
+let relay: Relay | undefined;
+afterEach(async () => {
+  await relay?.close();
+  relay = undefined;
+});
+
+async function setUp(opts: { running?: boolean } = {}) {
+  relay = await desktopRelay();
+  const running = { relay, config: loadConfig({}), url: 'http://127.0.0.1:0', stop: async () => {} } as RunningRelay;
+  const up = opts.running ?? true;
+  const copied: string[] = [];
+  const secrets = createSecretStore({ backend: confStore('secrets').conf, safeStorage: fakeSafeStorage(), platform: 'linux', logger: silent });
+  const api = createDesktopApi({
+    host: {
+      current: () => (up ? running : undefined),
+      require: () => {
+        if (up) return running;
+        throw new Error('the relay is not running: the port is already in use');
+      },
+      failure: () => (up ? undefined : 'the port is already in use'),
+    },
+    settings: createSettings({ backend: confStore('settings').conf, secrets, baseEnv: {} }),
+    clipboard: { writeText: (t) => void copied.push(t) },
+    user: 'oncall-jane',
+    artifactsDir: 'intelligence-artifacts',
+    now: () => NOW,
+  });
+  const handlers = createIpcHandlers({ api, isTrusted: createSenderCheck(RENDERER), logger: silent });
+  return { r: relay, handlers, copied };
+}
+
+describe('IPC handlers', () => {
+  it('answer our own window: incidents, and a decision carrying the OS user on the desktop channel', async () => {
+    const { r, handlers } = await setUp();
+    const id = await awaitingApproval(r);
+    const list = (await handlers.listIncidents(ours)) as { incident_id: string; state: string }[];
+    expect(list.map((i) => [i.incident_id, i.state])).toEqual([[id, 'awaiting_approval']]);
+    expect(list[0]).not.toHaveProperty('dedup_key');
+
+    expect(await handlers.decide(ours, id, 'APPROVED', 'looks right')).toEqual({ status: 'accepted' });
+    expect(r.incidents.get(id)?.approval).toMatchObject({ decision: 'APPROVED', by: 'oncall-jane', channel: 'desktop', reason: 'looks right' });
+    expect(await handlers.decide(ours, id, 'DENIED')).toMatchObject({ status: 'already_decided', by: 'oncall-jane', channel: 'desktop', decision: 'APPROVED' });
+  });
+
+  it.each([
+    ['another page', { url: 'https://evil.example/index.html', parent: null }],
+    ['another file', { url: 'file:///tmp/index.html', parent: null }],
+    ['a subframe of our page', { url: RENDERER, parent: {} }],
+    ['a frame that is gone', null],
+  ])('refuse %s, and nothing changes', async (_name, frame) => {
+    const { r, handlers } = await setUp();
+    const id = await awaitingApproval(r);
+    await expect(handlers.decide({ senderFrame: frame }, id, 'APPROVED')).rejects.toThrow('decide: refused, the caller is not the Fault Relay window');
+    await expect(handlers.listIncidents({ senderFrame: frame })).rejects.toThrow(/refused/);
+    expect(r.incidents.get(id)?.state).toBe('awaiting_approval');
+  });
+
+  it('reject a bad argument with a clear error naming it, and nothing changes', async () => {
+    const { r, handlers, copied } = await setUp();
+    const id = await awaitingApproval(r);
+    await expect(handlers.decide(ours, id, 'MAYBE')).rejects.toThrow(/^decide: argument 2: Invalid option: expected one of "APPROVED"\|"DENIED"$/);
+    await expect(handlers.decide(ours, id, 'APPROVED', 'x'.repeat(501))).rejects.toThrow(/^decide: argument 3: /);
+    await expect(handlers.getIncident(ours, '../../etc/passwd')).rejects.toThrow(/^getIncident: argument 1: expected an incident id/);
+    await expect(handlers.copyText(ours, { text: 'x' })).rejects.toThrow(/^copyText: argument 1: /);
+    await expect(handlers.directPrompt(ours, { alert_def_id: 'AD000002', device: 'R1', mode: 'yolo', vars: {} })).rejects.toThrow(/^directPrompt: argument 1 \(mode\): /);
+    expect(r.incidents.get(id)?.state).toBe('awaiting_approval');
+    expect(copied).toEqual([]);
+  });
+
+  it('build the headed-mode prompt exactly as `simulate --direct` does for the same inputs', async () => {
+    const { handlers } = await setUp();
+    const input = { alert_def_id: 'AD000002', device: 'R9', mode: 'hybrid', incident_id: 'HEADED-TEST-1', vars: { neighbor_ip: '10.9.9.9' } };
+    const text = (await handlers.directPrompt(ours, input)) as string;
+    const expected = directPrompt(buildSplunkAlert({ device: 'R9', neighbor: '10.9.9.9', now: NOW }), { mode: 'hybrid', incidentId: 'HEADED-TEST-1', now: NOW });
+    expect(text).toBe(expected);
+    expect(text).toContain('HEADED-TEST-1');
+  });
+
+  it('report a relay that is not running instead of failing: health degraded with the reason', async () => {
+    const { handlers } = await setUp({ running: false });
+    expect(await handlers.listIncidents(ours)).toEqual([]);
+    expect(await handlers.health(ours)).toMatchObject({ status: 'degraded', checks: { agent_runtime: { ok: false, error: 'the relay is not running: the port is already in use' } } });
+    await expect(handlers.decide(ours, 'INC-20261121T100000Z', 'APPROVED')).rejects.toThrow(/the relay is not running/);
+  });
+});

@@ -1,0 +1,115 @@
+import type { NotificationConstructorOptions } from 'electron';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Relay } from '../../../src/relay/create-relay';
+import { createNotifier, type NotificationLike } from '../../../electron/notifications';
+import { silent } from '../../helpers/relay';
+import { COMMANDS, awaitingApproval, desktopRelay } from './desktop-relay';
+
+/** Stands in for Electron's Notification: records what was shown and lets the test click. */
+function fakeNotifications() {
+  const shown: (NotificationConstructorOptions & { closed: boolean; fire(event: 'click' | 'action', index?: number): void })[] = [];
+  class FakeNotification implements NotificationLike {
+    private readonly listeners = new Map<string, ((...args: never[]) => void)[]>();
+    private readonly record: (typeof shown)[number];
+    constructor(options: NotificationConstructorOptions) {
+      this.record = {
+        ...options,
+        closed: false,
+        fire: (event, index = 0) => this.listeners.get(event)?.forEach((l) => (l as (...a: unknown[]) => void)({ actionIndex: index }, index)),
+      };
+    }
+    on(event: string, listener: (...args: never[]) => void) {
+      this.listeners.set(event, [...(this.listeners.get(event) ?? []), listener]);
+      return this;
+    }
+    show() {
+      shown.push(this.record);
+    }
+    close() {
+      this.record.closed = true;
+    }
+  }
+  return { shown, FakeNotification };
+}
+
+describe('native notifications → decide', () => {
+  let relay: Relay | undefined;
+  let stop: (() => void) | undefined;
+  afterEach(async () => {
+    stop?.();
+    await relay?.close();
+    relay = undefined;
+  });
+
+  async function setUp(supportsActions: boolean) {
+    relay = await desktopRelay();
+    const r = relay;
+    const { shown, FakeNotification } = fakeNotifications();
+    const opened: string[] = [];
+    const notifier = createNotifier({
+      Notification: FakeNotification,
+      supportsActions,
+      bus: r.bus,
+      decide: r.approvals.decide,
+      user: 'oncall-jane',
+      openIncident: (id) => opened.push(id),
+      logger: silent,
+    });
+    stop = notifier.stop;
+    return { r, shown, opened };
+  }
+
+  it('macOS: shows device, summary and the exact commands; Approve decides as the OS user over the desktop channel', async () => {
+    const { r, shown } = await setUp(true);
+    const id = await awaitingApproval(r, 'R1');
+    const request = shown.at(-1)!;
+    expect(request.title).toBe('Approval needed: R1');
+    expect(request.body).toBe(['Re-enable the BGP neighbor', ...COMMANDS.map((c) => `  ${c}`)].join('\n'));
+    expect(request.actions?.map((a) => a.text)).toEqual(['Approve', 'Deny']);
+
+    request.fire('action', 0);
+    const incident = r.incidents.get(id)!;
+    expect(incident.state === 'approved' || incident.state === 'running').toBe(true);
+    expect(incident.approval).toMatchObject({ decision: 'APPROVED', by: 'oncall-jane', channel: 'desktop', commands: COMMANDS });
+    expect(request.closed).toBe(true);
+    expect(shown.at(-1)).toMatchObject({ title: 'Approved: R1', body: 'by oncall-jane via desktop' });
+  });
+
+  it('macOS: Deny denies', async () => {
+    const { r, shown } = await setUp(true);
+    const id = await awaitingApproval(r);
+    shown.at(-1)!.fire('action', 1);
+    expect(r.incidents.get(id)?.approval).toMatchObject({ decision: 'DENIED', by: 'oncall-jane', channel: 'desktop' });
+  });
+
+  it('Linux/Windows: no buttons; a click opens the approval view and decides nothing', async () => {
+    const { r, shown, opened } = await setUp(false);
+    const id = await awaitingApproval(r);
+    const request = shown.at(-1)!;
+    expect(request.actions).toBeUndefined();
+    request.fire('click');
+    expect(opened).toEqual([id]);
+    expect(r.incidents.get(id)?.state).toBe('awaiting_approval');
+  });
+
+  it('a click on a stale notification after Webex decided says who decided and changes nothing', async () => {
+    const { r, shown } = await setUp(true);
+    const id = await awaitingApproval(r);
+    const request = shown.at(-1)!;
+    r.approvals.decide(id, 'DENIED', { id: 'bob@example.net' }, 'webex');
+    request.fire('action', 0);
+    expect(r.incidents.get(id)?.approval).toMatchObject({ decision: 'DENIED', by: 'bob@example.net', channel: 'webex' });
+    expect(shown.at(-1)).toMatchObject({ title: `${id}: your decision was not applied`, body: expect.stringMatching(/^Already denied by bob@example\.net via webex at /) });
+  });
+
+  it('a terminal outcome notifies with its summary', async () => {
+    const { r, shown, opened } = await setUp(false);
+    const id = await awaitingApproval(r, 'R2');
+    r.approvals.decide(id, 'APPROVED', { id: 'oncall-jane' }, 'desktop');
+    r.incidents.update(id, () => ({ state: 'resolved', outcome: { kind: 'resolved', summary: 'Neighbor 10.0.0.2 Established again', at: new Date().toISOString() } }));
+    const outcome = shown.at(-1)!;
+    expect(outcome).toMatchObject({ title: 'Resolved: R2', subtitle: id, body: 'Neighbor 10.0.0.2 Established again' });
+    outcome.fire('click');
+    expect(opened).toEqual([id]);
+  });
+});
