@@ -32,6 +32,15 @@ function Shell({ bridge, feed }: { bridge: Bridge; feed: LiveFeed }) {
   const awaiting = incidents.filter((i) => i.state === 'awaiting_approval').length;
   const open = incidents.filter((i) => !['resolved', 'escalated', 'failed'].includes(i.state)).length;
 
+  // The tray's menu or a notification click opens an incident (its approval panel).
+  useEffect(
+    () =>
+      bridge.onOpenIncident?.((incidentId) => {
+        window.location.hash = hrefFor({ view: 'incidents', incidentId });
+      }),
+    [bridge],
+  );
+
   useEffect(() => {
     document.title = awaiting ? `(${awaiting}) Fault Relay` : 'Fault Relay';
   }, [awaiting]);

@@ -110,7 +110,7 @@ export function HealthPanel({ bridge }: { bridge: Bridge }) {
           </thead>
           <tbody>
             {rowsOf(health.data).map((r) => (
-              <tr key={r.id} data-check={r.id} className={`check-${r.status}`}>
+              <tr key={r.id} data-check={r.id} className={`row-${r.status}`}>
                 <td>{r.name}</td>
                 <td>
                   <span className={`badge check-${r.status}`}>{STATUS_LABEL[r.status]}</span>

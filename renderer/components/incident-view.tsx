@@ -11,6 +11,15 @@ import { Timeline } from './timeline';
 
 type Tab = 'timeline' | 'log' | 'alert';
 
+function Fact({ k, v, mono }: { k: string; v: string; mono?: boolean }) {
+  return (
+    <span className="fact">
+      <span className="k">{k}</span>
+      <span className={mono ? 'v mono' : 'v'}>{v}</span>
+    </span>
+  );
+}
+
 function Header({ incident }: { incident: IncidentSummary }) {
   return (
     <header className="incident-header">
@@ -20,21 +29,13 @@ function Header({ incident }: { incident: IncidentSummary }) {
         </h2>
         <StateBadge state={incident.state} />
       </div>
-      <dl className="facts inline">
-        <dt>incident</dt>
-        <dd className="mono">{incident.incident_id}</dd>
-        <dt>session</dt>
-        <dd className="mono">{incident.session_id ?? '—'}</dd>
-        <dt>mode</dt>
-        <dd>{incident.mode}</dd>
-        <dt>created</dt>
-        <dd>{utcStamp(incident.created_at)}</dd>
-        <dt>occurrences</dt>
-        <dd>
-          {incident.occurrences}
-          {incident.occurrences > 1 ? ` (last ${utcStamp(incident.last_seen)})` : ''}
-        </dd>
-      </dl>
+      <div className="facts inline">
+        <Fact k="incident" v={incident.incident_id} mono />
+        <Fact k="session" v={incident.session_id ?? '—'} mono />
+        <Fact k="mode" v={incident.mode} />
+        <Fact k="created" v={utcStamp(incident.created_at)} />
+        <Fact k="occurrences" v={incident.occurrences > 1 ? `${incident.occurrences} (last ${utcStamp(incident.last_seen)})` : '1'} />
+      </div>
       {incident.warnings.length ? (
         <ul className="warnings" aria-label="Warnings">
           {incident.warnings.map((w) => (

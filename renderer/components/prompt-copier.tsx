@@ -70,7 +70,7 @@ export function PromptCopier({ bridge }: { bridge: Bridge }) {
       </header>
       {loadError ? <p className="error-text">{loadError}</p> : null}
       <form className="form-grid" onSubmit={(e) => void build(e)}>
-        <label>
+        <label className="wide">
           <span>Alert definition</span>
           <select value={alertDefId} onChange={(e) => setAlertDefId(e.target.value)} required>
             {(groups ?? []).map((g) => (

@@ -43,9 +43,20 @@ export function incidentsReducer(state: IncidentsState, action: IncidentsAction)
   }
 }
 
-/** Newest first; ids break ties in the same millisecond (-2, -3 …). */
+/** `INC-…Z-12` → 12; ids of the same second count up from the plain one. */
+const seqOf = (id: string) => Number(/-(\d+)$/.exec(id.replace(/^INC-\d{8}T\d{6}Z/, ''))?.[1] ?? 1);
+
+/**
+ * What needs a human first (awaiting approval), then newest first; incidents of the same
+ * millisecond by their -2, -3 … suffix.
+ */
 export function sortIncidents(byId: ReadonlyMap<string, IncidentSummary>): IncidentSummary[] {
-  return [...byId.values()].sort((a, b) => (a.created_at === b.created_at ? b.incident_id.localeCompare(a.incident_id) : a.created_at < b.created_at ? 1 : -1));
+  return [...byId.values()].sort((a, b) => {
+    const attention = Number(needsAttention(b)) - Number(needsAttention(a));
+    if (attention) return attention;
+    if (a.created_at !== b.created_at) return a.created_at < b.created_at ? 1 : -1;
+    return seqOf(b.incident_id) - seqOf(a.incident_id) || b.incident_id.localeCompare(a.incident_id);
+  });
 }
 
 export const needsAttention = (i: IncidentSummary) => i.state === 'awaiting_approval';

@@ -1,0 +1,171 @@
+import { execFile } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { promisify } from 'node:util';
+import pino from 'pino';
+import { request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildSplunkAlert } from '../../src/alert/sample';
+import { connectMcp } from '../helpers/mcp-client';
+import { repoRoot } from '../helpers/opencode';
+import { openBrowser, type TestBrowser } from './helpers/browser';
+import { buildRendererForTest } from './helpers/build-renderer';
+import { startUiRelay, type UiRelay } from './helpers/ui-relay';
+
+const run = promisify(execFile);
+const logger = pino({ level: 'silent' });
+const COMMANDS = ['router bgp 65001', 'no neighbor 10.0.0.2 shutdown'];
+
+let distDir: string;
+let env: UiRelay;
+let browser: TestBrowser;
+let mcp: Awaited<ReturnType<typeof connectMcp>>;
+let incidentId: string;
+
+beforeAll(async () => {
+  [distDir, env] = await Promise.all([buildRendererForTest(), Promise.resolve()]).then(async ([dir]) => [dir, await startUiRelay({ distDir: dir, logger })]);
+  browser = await openBrowser(env.url);
+  mcp = await connectMcp(`${env.url}/mcp`, env.toolsToken);
+});
+
+afterAll(async () => {
+  await mcp?.close();
+  await browser?.close();
+  await env?.stop();
+  if (distDir) rmSync(distDir, { recursive: true, force: true });
+});
+
+const postAlert = async (device: string) => {
+  const res = await request(`${env.url}/fault-alert`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(buildSplunkAlert({ device })),
+  });
+  return (await res.body.json()) as { status: string; incident_id: string; session_id: string | null };
+};
+
+/** The same alert-dependent parts in both texts: the alert's time (epoch, sid, log stamp). */
+const normaliseTimes = (text: string) =>
+  text
+    .replace(/_at_\d{10}_\d+/g, '_at_EPOCH_MS')
+    .replace(/\b\d{10}\b/g, 'EPOCH')
+    .replace(/\d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2}/g, 'STAMP');
+
+describe('the read-only dashboard in Chromium, against the real relay and runtime', () => {
+  it('shows a posted alert in the list within a second, without reload', async () => {
+    const { page } = browser;
+    await page.goto(`${env.url}/ui/`);
+    await page.getByText('No incidents yet').waitFor({ timeout: 10_000 });
+
+    const row = page.getByRole('link', { name: /R-E2E-1 AD000002/ });
+    const [, accepted] = await Promise.all([row.waitFor({ state: 'visible', timeout: 1000 }), postAlert('R-E2E-1')]);
+    expect(accepted.status).toBe('accepted');
+    incidentId = accepted.incident_id;
+    expect(await row.getAttribute('data-incident-id')).toBe(incidentId);
+    await browser.screenshot('01-incident-list');
+  });
+
+  it('grows the open incident\'s timeline live: the real agent run, a notification, an approval with its exact commands', async () => {
+    const { page } = browser;
+    await page.getByRole('link', { name: /R-E2E-1 AD000002/ }).click();
+    const timeline = page.getByRole('list', { name: 'Timeline' });
+    await timeline.getByText(`Alert AD000002 for R-E2E-1 accepted`).waitFor({ timeout: 5000 });
+    // The real runtime's own events, mapped by the relay and streamed to the page.
+    await timeline.getByText('network-troubleshooter started').waitFor({ timeout: 30_000 });
+
+    const notified = await mcp.call('notify', { incident_id: incidentId, kind: 'step-progress', markdown: 'E2E step: neighbor 10.0.0.2 is Idle (Admin)' });
+    expect(notified.isError, notified.text).toBe(false);
+    await timeline.getByText('E2E step: neighbor 10.0.0.2 is Idle (Admin)').waitFor({ timeout: 1000 });
+
+    const asked = await mcp.call('request_approval', {
+      incident_id: incidentId,
+      summary: 'Neighbor 10.0.0.2 on R-E2E-1 is admin down; remove the shutdown',
+      device: 'R-E2E-1',
+      commands: COMMANDS,
+      rollback: ['router bgp 65001', 'neighbor 10.0.0.2 shutdown'],
+    });
+    expect(asked.json?.status, asked.text).toBe('pending');
+    const approval = page.getByRole('region', { name: 'Approval' });
+    await approval.getByText('Approval needed').waitFor({ timeout: 1000 });
+    expect(await approval.getByLabel('Commands').textContent()).toBe(COMMANDS.join('\n'));
+    await approval.getByText('Read-only view').waitFor({ timeout: 1000 });
+    expect(await approval.getByRole('button', { name: 'Approve' }).count()).toBe(0);
+    await page.getByRole('link', { name: /R-E2E-1 AD000002 awaiting_approval/ }).waitFor({ timeout: 1000 });
+    await browser.screenshot('02-incident-timeline-approval');
+  });
+
+  it('builds the headed-mode prompt that npm run simulate -- --direct prints for the same inputs, and copies it', async () => {
+    const { page } = browser;
+    await page.getByRole('link', { name: 'Headed prompt' }).click();
+    const form = page.getByRole('region', { name: 'Headed-mode prompt' });
+    await form.getByLabel('Alert definition').selectOption('AD000002');
+    await form.getByLabel('Device', { exact: true }).fill('R7');
+    await form.getByLabel('neighbor_ip').fill('10.9.9.2');
+    await form.getByLabel('vrf_name').fill('');
+    await form.getByLabel('neighbor_as').fill('65010');
+    await form.getByLabel('device_ip').fill('192.0.2.11');
+    await form.getByLabel('Mode').selectOption('hybrid');
+    await form.getByLabel('Incident id').fill('HEADED-E2E-1');
+    await form.getByRole('button', { name: 'Build prompt' }).click();
+    const shown = (await form.getByLabel('Prompt').textContent({ timeout: 5000 })) ?? '';
+
+    const { stdout } = await run(
+      'npm',
+      ['run', '--silent', 'simulate', '--', '--direct', '--device', 'R7', '--neighbor', '10.9.9.2', '--as', '65010', '--mode', 'hybrid', '--incident-id', 'HEADED-E2E-1'],
+      { cwd: repoRoot, env: { ...process.env, REMEDIATION_MODE: '' } },
+    );
+    expect(normaliseTimes(shown)).toBe(normaliseTimes(stdout.replace(/\n$/, '')));
+    expect(shown).toContain('"incident_id": "HEADED-E2E-1"');
+
+    await form.getByRole('button', { name: 'Copy to clipboard' }).click();
+    await form.getByText('Copied.').waitFor({ timeout: 2000 });
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(shown);
+    await browser.screenshot('03-headed-prompt');
+  });
+
+  it('shows every setting read-only and no secret', async () => {
+    const { page } = browser;
+    await page.getByRole('link', { name: 'Settings' }).click();
+    const settings = page.getByRole('region', { name: 'Settings' });
+    await settings.getByText('Read-only in the browser').waitFor({ timeout: 5000 });
+    expect(await settings.getByLabel('REMEDIATION_MODE').inputValue()).toBe('strict');
+    expect(await settings.getByLabel('REMEDIATION_MODE').isDisabled()).toBe(true);
+    expect(await settings.getByLabel('RELAY_TOOLS_TOKEN').inputValue()).toBe('');
+    const html = await page.content();
+    expect(html).not.toContain(env.toolsToken);
+    expect(html).not.toContain(env.runtime.endpoint.password);
+    await browser.screenshot('04-settings');
+  });
+
+  it('shows the runtime ok in the health panel, and degraded once the runtime is stopped', async () => {
+    const { page } = browser;
+    await page.getByRole('link', { name: 'Health' }).click();
+    const health = page.getByRole('region', { name: 'Health' });
+    const runtimeRow = health.locator('tr[data-check="agent_runtime"]');
+    await runtimeRow.getByText('ok', { exact: true }).waitFor({ timeout: 10_000 });
+    await health.getByLabel('overall ok').waitFor({ timeout: 1000 });
+    await browser.screenshot('05-health-ok');
+
+    await env.runtime.stop();
+    await health.getByRole('button', { name: 'Refresh' }).click();
+    await runtimeRow.getByText('failed', { exact: true }).waitFor({ timeout: 10_000 });
+    await health.getByLabel('overall degraded').waitFor({ timeout: 1000 });
+    await runtimeRow.getByText('start the agent runtime server; match the password').waitFor({ timeout: 1000 });
+    await browser.screenshot('06-health-degraded');
+  });
+
+  it('keeps thousands of incidents live with only the visible rows in the page', async () => {
+    const { page } = browser;
+    await page.getByRole('link', { name: 'Incidents' }).click();
+    const fields = { alert_def_id: 'AD000002', mode: 'strict' as const, warnings: [], alert_vars: {}, promptTextFor: () => 'p' };
+    // A thousand through the relay's own store and stream (its disk index makes many more slow to create).
+    for (let i = 0; i < 1000; i++) env.relay.incidents.create({ ...fields, device_hostname: `BULK-${i}`, dedup_key: `bulk-${i}` });
+    await page.getByRole('link', { name: /BULK-999 AD000002/ }).waitFor({ timeout: 5000 });
+    await page.getByText('1001 open · 1001 total').waitFor({ timeout: 5000 });
+    const rows = await page.locator('.incident-row').count();
+    expect(rows).toBeGreaterThan(5);
+    expect(rows).toBeLessThan(100);
+    await browser.screenshot('07-many-incidents');
+    // The only failed load allowed: /health/deep's 503 while the runtime was down. No CSP violation.
+    expect(browser.problems.filter((p) => !p.includes('/health/deep'))).toEqual([]);
+  });
+});

@@ -1,0 +1,88 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import { createAgentClient } from '../../../src/agent/client';
+import { loadConfig } from '../../../src/config/load';
+import { createBus } from '../../../src/events/bus';
+import type { RelayEvents } from '../../../src/incidents/events';
+import { createConfBackend } from '../../../src/incidents/conf-backend';
+import { createPersistentStore } from '../../../src/incidents/persistent-store';
+import { createSessionLogWriter } from '../../../src/incidents/session-log';
+import { createRelay, type Relay } from '../../../src/relay/create-relay';
+import { uiRoutes } from '../../../src/relay/routes/ui';
+import { finishingScript, scriptedProviderConfig, startScriptedModel, type ScriptedModel } from '../../fakes/scripted-model';
+import { repoRoot, startOpencode, type OpencodeHarness } from '../../helpers/opencode';
+
+export interface UiRelay {
+  relay: Relay;
+  url: string;
+  runtime: OpencodeHarness;
+  model: ScriptedModel;
+  toolsToken: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * The relay as the headless entry builds it (conf store on disk, the real opencode server with a
+ * scripted model), with the read-only UI mounted behind its bearer. The tray's desktop channel is
+ * declared live so an approval stays pending for the view to show.
+ */
+export async function startUiRelay(opts: { distDir: string; logger: Logger; env?: Record<string, string> }): Promise<UiRelay> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'fault-relay-e2e-'));
+  const model = await startScriptedModel(finishingScript);
+  const runtime = await startOpencode({ configContent: scriptedProviderConfig(model.baseURL), logger: opts.logger });
+  const toolsToken = 'e2e-tools-token-5b7e';
+  const config = loadConfig({
+    AGENT_URL: runtime.endpoint.url,
+    AGENT_SERVER_USERNAME: runtime.endpoint.username,
+    AGENT_SERVER_PASSWORD: runtime.endpoint.password,
+    RELAY_DATA_DIR: dataDir,
+    RELAY_LOG_DIR: join(dataDir, 'logs'),
+    RELAY_TOOLS_TOKEN: toolsToken,
+    ...opts.env,
+  });
+  const store = createPersistentStore({
+    backend: createConfBackend(dataDir),
+    timelineDir: join(dataDir, 'timelines'),
+    retention: config.INCIDENT_RETENTION,
+    logger: opts.logger,
+  });
+  const agent = createAgentClient(runtime.endpoint, { logger: opts.logger, timeouts: { headersMs: 5_000 } });
+  // Only its file naming: the relay's own writer does the writing.
+  const logPaths = createSessionLogWriter({ incidents: { get: () => undefined, timeline: () => [] }, bus: createBus<RelayEvents>(), logDir: config.RELAY_LOG_DIR, logger: opts.logger });
+  await logPaths.stop();
+  const ref: { relay?: Relay } = {};
+  const relay = await createRelay({
+    config,
+    store,
+    agent,
+    logger: opts.logger,
+    extraChannels: () => ['desktop'],
+    protectedRoutes: async (scope) => {
+      await scope.register(uiRoutes, {
+        incidents: { get: (id) => ref.relay?.incidents.get(id) },
+        config,
+        artifactsDir: join(repoRoot, 'intelligence-artifacts'),
+        distDir: opts.distDir,
+        sessionLogPath: logPaths.pathFor,
+      });
+    },
+  });
+  ref.relay = relay;
+  const url = await relay.listen({ port: 0, host: '127.0.0.1' });
+  return {
+    relay,
+    url,
+    runtime,
+    model,
+    toolsToken,
+    async stop() {
+      await relay.close();
+      await agent.close();
+      await runtime.stop();
+      await model.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
