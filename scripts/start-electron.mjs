@@ -25,25 +25,8 @@ async function buildRenderer() {
 }
 
 async function buildMain() {
-  const esbuild = await import('esbuild');
-  const common = { bundle: true, sourcemap: true, logLevel: 'warning', absWorkingDir: root, external: ['electron'] };
-  await Promise.all([
-    esbuild.build({
-      ...common,
-      entryPoints: ['electron/main.ts'],
-      outfile: 'dist-electron/main.cjs',
-      platform: 'node',
-      target: 'node22',
-      format: 'cjs',
-      // ws's optional native speed-ups: absent is fine, bundling them is not.
-      external: ['electron', 'bufferutil', 'utf-8-validate'],
-      // The relay's ESM sources locate files next to themselves; in the CommonJS bundle that is __dirname.
-      define: { 'import.meta.dirname': '__dirname', 'import.meta.url': '__importMetaUrl' },
-      banner: { js: "const __importMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
-    }),
-    // A sandboxed preload can require only `electron`: everything else is inlined.
-    esbuild.build({ ...common, entryPoints: ['electron/preload.ts'], outfile: 'dist-electron/preload.cjs', platform: 'browser', target: 'chrome140', format: 'cjs' }),
-  ]);
+  const { bundleElectron } = await import('../electron/bundle.mjs');
+  await bundleElectron({ root });
 }
 
 /** Electron's install script downloads the binary; it prints a stack when offline, so only its gist is shown. */

@@ -1,0 +1,40 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+// @ts-expect-error a plain .mjs build helper, shared with `npm start`
+import { bundleElectron } from '../../../electron/bundle.mjs';
+
+const run = promisify(execFile);
+
+describe('bundled main process', () => {
+  it('starts the relay in-process, serves checked IPC, and stops on Quit (under a fake Electron)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fault-relay-bundle-'));
+    await bundleElectron({ root: process.cwd(), outDir: join(dir, 'dist-electron') });
+    const env = {
+      ...process.env,
+      FAKE_APP_PATH: process.cwd(),
+      FAKE_USER_DATA: join(dir, 'user-data'),
+      AGENT_URL: 'http://127.0.0.1:1',
+      AGENT_SERVER_PASSWORD: 'pw',
+      INGEST_PORT: '0',
+      LOG_LEVEL: 'silent',
+    };
+    const { stdout } = await run(process.execPath, [join(import.meta.dirname, 'fake-electron', 'run-bundle.cjs'), join(dir, 'dist-electron', 'main.cjs')], { env, timeout: 30_000 });
+    const out = JSON.parse(stdout.trim().split('\n').at(-1)!);
+
+    expect(out.record.windows).toEqual([expect.objectContaining({ contextIsolation: true, sandbox: true, nodeIntegration: false, preload: join(process.cwd(), 'dist-electron', 'preload.cjs') })]);
+    expect(out.record.loaded).toEqual([join(process.cwd(), 'dist-renderer', 'index.html')]);
+    expect(out.channels).toContain('fault-relay:decide');
+    // The configured runtime is not there: the tray and the health panel both say so.
+    expect(out.record.tooltips.at(-1)).toMatch(/^Fault Relay: Degraded: agent runtime.*ECONNREFUSED/);
+    expect(out.health).toMatchObject({ status: 'degraded', checks: { agent_runtime: { ok: false } } });
+    expect(out.groups).toEqual(expect.arrayContaining(['AD000002', 'AD000003']));
+    expect(out.untrusted).toBe('listIncidents: refused, the caller is not the Fault Relay window');
+    // The first Quit waits for the relay to stop, then quits for real.
+    expect(out.record.quitRequests).toBe(2);
+    expect(out.record.exited).toBe(true);
+  });
+});
