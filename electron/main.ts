@@ -5,7 +5,8 @@
 import { app, BrowserWindow, clipboard, dialog, Menu, nativeImage, Notification, safeStorage, shell, Tray } from 'electron';
 import Store from 'electron-store';
 import { homedir, userInfo } from 'node:os';
-import { join } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import pino from 'pino';
 import { systemClock } from '../src/clock';
 import type { Decision } from '../src/incidents/model';
@@ -100,7 +101,12 @@ async function run() {
       openIncident: (id) => showWindow(id),
       openDashboard: () => showWindow(),
       copyHeadedPrompt: () => void api.directPrompt(prompt().input).then((text) => clipboard.writeText(text)),
-      openSessionLogs: () => void shell.openPath(join(host.current()?.config.RELAY_LOG_DIR ?? paths.logDir, 'troubleshooting')),
+      openSessionLogs: () => {
+        // The folder appears with the first finished run; open it (empty) before that too.
+        const dir = join(resolve(host.current()?.config.RELAY_LOG_DIR ?? paths.logDir), 'troubleshooting');
+        mkdirSync(dir, { recursive: true, mode: 0o700 });
+        void shell.openPath(dir);
+      },
       setStartAtLogin: (enabled) => loginItem.setEnabled(enabled),
       restartRelay: () => void host.restart().then(() => (restartPending = false)),
       quit: () => app.quit(),
