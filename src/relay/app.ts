@@ -14,9 +14,17 @@ import { mcpRoutes } from './routes/mcp';
 import { healthRoutes } from './routes/health';
 import { searchProxyRoutes } from './routes/search-proxy';
 import { sessionsRoutes } from './routes/sessions';
+import { uiRoutes } from './routes/ui';
+import { createUiSession } from './ui-session';
+import type { Clock } from '../clock';
+import type { Incident } from '../incidents/model';
+import { join, resolve } from 'node:path';
 
 export interface AppDeps {
   config: RelayConfig;
+  clock: Clock;
+  /** Where an incident's session log is written, for the UI's log view. */
+  sessionLogPath: (incident: Incident) => string;
   logger: Logger;
   agent: AgentRuntime;
   incidents: Incidents;
@@ -45,6 +53,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   installErrorHandler(app);
 
   const secret = config.WEBHOOK_SECRET;
+  // Browsers cannot send the bearer with EventSource or page loads: /ui trades it once for a cookie.
+  const uiSession = secret ? createUiSession({ secret, clock: deps.clock }) : undefined;
   await app.register(healthRoutes, {
     agent: deps.agent,
     agentName: config.AGENT_NAME,
@@ -52,11 +62,22 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     deviceMcpUrl: config.DEVICE_MCP_URL,
     webhookSecret: secret,
     messaging: deps.messaging,
+    uiSession,
   });
   await app.register(faultAlertRoutes, { intake: deps.intake, webhookSecret: secret });
   await app.register(async (scope) => {
-    scope.addHook('onRequest', bearerGuard(secret));
+    scope.addHook('onRequest', bearerGuard(secret, 'WEBHOOK_SECRET', uiSession));
     await scope.register(sessionsRoutes, { incidents: deps.incidents });
+    const projectDir = resolve(config.RELAY_PROJECT_DIR);
+    await scope.register(uiRoutes, {
+      incidents: deps.incidents,
+      config,
+      artifactsDir: join(projectDir, 'intelligence-artifacts'),
+      distDir: join(projectDir, 'dist-renderer'),
+      sessionLogPath: deps.sessionLogPath,
+      session: uiSession,
+      now: () => deps.clock.now(),
+    });
     if (deps.protectedRoutes) await deps.protectedRoutes(scope);
   });
   // Two encapsulated scopes: each MCP endpoint has its own bearer hook.

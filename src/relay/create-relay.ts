@@ -58,6 +58,8 @@ export interface Relay {
   onCardSubmission(sub: CardSubmission): Promise<void>;
   /** What the agents' runtime needs to reach the relay's tools. */
   toolsToken: string;
+  /** Where an incident's session log is (or will be) written. */
+  sessionLogPath: (incident: import('../incidents/model').Incident) => string;
   /** Listens on RELAY_HOST:INGEST_PORT (or the given port); returns the base URL. */
   listen(opts?: { port?: number; host?: string }): Promise<string>;
   close(): Promise<void>;
@@ -117,6 +119,8 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
   const strictAllowList = createStrictAllowList({ incidents, artifactsDir: join(resolve(config.RELAY_PROJECT_DIR), 'intelligence-artifacts'), logger });
   const app = await buildApp({
     config,
+    clock,
+    sessionLogPath: sessionLog.pathFor,
     logger,
     agent,
     incidents,
@@ -147,6 +151,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     approvals,
     onCardSubmission,
     toolsToken,
+    sessionLogPath: sessionLog.pathFor,
     async listen(opts = {}) {
       return app.listen({ port: opts.port ?? config.INGEST_PORT, host: opts.host ?? config.RELAY_HOST });
     },

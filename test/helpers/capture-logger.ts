@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { pino, type Logger } from 'pino';
-import { REDACT_PATHS } from '../../src/log/logger';
+import { REDACT_PATHS, requestSerializer } from '../../src/log/logger';
 
 /** A real pino logger (with the relay's redaction) whose lines the test can read. */
 export function captureLogger(): { logger: Logger; lines: string[]; text(): string } {
@@ -11,6 +11,6 @@ export function captureLogger(): { logger: Logger; lines: string[]; text(): stri
       done();
     },
   });
-  const logger = pino({ level: 'debug', redact: { paths: REDACT_PATHS, censor: '[redacted]' } }, sink);
+  const logger = pino({ level: 'debug', redact: { paths: REDACT_PATHS, censor: '[redacted]' }, serializers: { req: requestSerializer } }, sink);
   return { logger, lines, text: () => lines.join('\n') };
 }

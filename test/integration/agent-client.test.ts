@@ -19,11 +19,11 @@ let oc: OpencodeHarness;
 let client: AgentClient;
 
 beforeAll(async () => {
-  // A prompt containing CALL:read makes the model read opencode.json once; everything else just finishes.
+  // A prompt containing CALL:read makes the model read an artifact once; everything else just finishes.
   model = await startScriptedModel((request) => {
     const last = request.messages.at(-1);
     if (last?.role === 'user' && textOf(last).includes('CALL:read') && toolNames(request).includes('read')) {
-      return { toolCalls: [{ name: 'read', arguments: { filePath: path.join(repoRoot, 'opencode.json') } }] };
+      return { toolCalls: [{ name: 'read', arguments: { filePath: path.join(repoRoot, 'intelligence-artifacts/AD000002/FS.yaml') } }] };
     }
     return finishingScript(request);
   });
@@ -118,7 +118,8 @@ describe('agent runtime client against real opencode', () => {
     await events.connected;
     const session = await client.createSession({ title: 'INC-tool AD000002 edge-rtr-01' });
     target.id = session.id;
-    await client.promptAsync(session.id, { agent: 'network-troubleshooter', text: 'CALL:read please' });
+    // ia-reader is the agent allowed to read artifacts (a subagent name is accepted directly).
+    await client.promptAsync(session.id, { agent: 'ia-reader', text: 'CALL:read please' });
 
     const seen = (await events.done).filter((e) => e.properties.sessionID === session.id);
     const toolStates = seen

@@ -11,10 +11,11 @@ import { repoRoot, startOpencode, type OpencodeHarness } from '../helpers/openco
 import { silent } from '../helpers/relay';
 import { inMemoryIncidents } from '../unit/incidents/in-memory-incidents';
 
-const configFile = path.join(repoRoot, 'opencode.json');
+// ia-reader's own rules (appended after these test agents') allow reading artifacts only.
+const configFile = path.join(repoRoot, 'intelligence-artifacts/AD000002/FS.yaml');
 
 /**
- * The runner reads opencode.json, hands the rest to the ia-reader subagent through `task`, then
+ * The runner reads an artifact, hands the rest to the ia-reader subagent through `task`, then
  * sums up. The subagent reads the same file and answers. Title requests (no tools) get a title.
  */
 function script() {
@@ -27,7 +28,7 @@ function script() {
     }
     if (last?.role !== 'tool') return { toolCalls: [{ name: 'read', arguments: { filePath: configFile } }] };
     if (textOf(last).includes('<task')) return { text: 'Runner: checked, nothing to change' };
-    return { toolCalls: [{ name: 'task', arguments: { description: 'read the artifacts', prompt: 'Read opencode.json', subagent_type: 'ia-reader' } }] };
+    return { toolCalls: [{ name: 'task', arguments: { description: 'read the artifacts', prompt: 'Read the FS', subagent_type: 'ia-reader' } }] };
   });
 }
 
@@ -96,7 +97,7 @@ describe('live progress on the real opencode server', () => {
       ]);
       const child = timeline.find((e) => e.type === 'agent.started' && e.agent === 'ia-reader');
       expect((await client.getSession(String(child?.session_id))).parentID).toBe(session.id);
-      expect(timeline.find((e) => e.type === 'tool.completed' && e.tool === 'read')?.output).toContain('opencode.json');
+      expect(timeline.find((e) => e.type === 'tool.completed' && e.tool === 'read')?.output).toContain('FS.yaml');
       expect(follower.status()).toMatchObject({ connected: true, last_event_at: expect.any(String) });
 
       // The relay's record is the log, whatever the agent did or did not do.

@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { AgentRuntime } from '../../agent/types';
 import { deepHealth, type MessagingHealth } from '../health-checks';
 import { bearerGuard } from '../auth';
+import type { UiSession } from '../ui-session';
 
 export interface HealthRouteOptions {
   agent: AgentRuntime;
@@ -10,6 +11,7 @@ export interface HealthRouteOptions {
   deviceMcpUrl?: string;
   webhookSecret?: string;
   messaging: () => MessagingHealth;
+  uiSession?: UiSession;
 }
 
 export const healthRoutes: FastifyPluginAsync<HealthRouteOptions> = async (app, opts) => {
@@ -17,7 +19,7 @@ export const healthRoutes: FastifyPluginAsync<HealthRouteOptions> = async (app, 
   app.get('/health', async () => ({ status: 'ok', agent_url: opts.agent.url, agent: opts.agentName, mode: opts.mode }));
 
   app.register(async (deep) => {
-    deep.addHook('onRequest', bearerGuard(opts.webhookSecret));
+    deep.addHook('onRequest', bearerGuard(opts.webhookSecret, 'WEBHOOK_SECRET', opts.uiSession));
     deep.get('/health/deep', async (_request, reply) => {
       const result = await deepHealth({ agent: opts.agent, deviceMcpUrl: opts.deviceMcpUrl, messaging: opts.messaging });
       return reply.code(result.status === 'ok' ? 200 : 503).send(result);
