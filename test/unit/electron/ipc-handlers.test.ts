@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDesktopApi } from '../../../electron/desktop-api';
 import { createIpcHandlers } from '../../../electron/ipc/handlers';
@@ -24,6 +27,7 @@ afterEach(async () => {
 });
 
 async function setUp(opts: { running?: boolean } = {}) {
+  const logDir = mkdtempSync(join(tmpdir(), 'fault-relay-logs-'));
   relay = await desktopRelay();
   const running = { relay, config: loadConfig({}), url: 'http://127.0.0.1:0', stop: async () => {} } as RunningRelay;
   const up = opts.running ?? true;
@@ -43,9 +47,10 @@ async function setUp(opts: { running?: boolean } = {}) {
     user: 'oncall-jane',
     artifactsDir: 'intelligence-artifacts',
     now: () => NOW,
+    sessionLogPath: (incident) => join(logDir, `${incident.incident_id}.md`),
   });
   const handlers = createIpcHandlers({ api, isTrusted: createSenderCheck(RENDERER), logger: silent });
-  return { r: relay, handlers, copied };
+  return { r: relay, handlers, copied, logDir };
 }
 
 describe('IPC handlers', () => {
@@ -93,6 +98,15 @@ describe('IPC handlers', () => {
     const expected = directPrompt(buildSplunkAlert({ device: 'R9', neighbor: '10.9.9.9', now: NOW }), { mode: 'hybrid', incidentId: 'HEADED-TEST-1', now: NOW });
     expect(text).toBe(expected);
     expect(text).toContain('HEADED-TEST-1');
+  });
+
+  it("return an incident's session log once written, null before, and refuse unknown incidents", async () => {
+    const { r, handlers, logDir } = await setUp();
+    const id = await awaitingApproval(r);
+    expect(await handlers.sessionLog(ours, id)).toBeNull();
+    writeFileSync(join(logDir, `${id}.md`), '# Session log\n');
+    expect(await handlers.sessionLog(ours, id)).toBe('# Session log\n');
+    await expect(handlers.sessionLog(ours, 'INC-19990101T000000Z')).rejects.toThrow('no incident INC-19990101T000000Z');
   });
 
   it('report a relay that is not running instead of failing: health degraded with the reason', async () => {
