@@ -25,7 +25,6 @@ import { desktopDefaults, desktopPaths } from './paths';
 import { createRelayHost } from './relay-host';
 import { forwardRelayEvents } from './renderer-events';
 import { createSecretStore } from './secrets';
-import { sessionLogPathFor } from './session-log-path';
 import { createSettings } from './settings';
 import { createTrayController } from './tray';
 import { TRAY_STATES } from './tray-state';
@@ -71,7 +70,7 @@ async function run() {
     clipboard,
     user,
     artifactsDir: paths.artifactsDir,
-    sessionLogPath: (incident) => sessionLogPathFor(host.require().config.RELAY_LOG_DIR, logger)(incident),
+    sessionLogPath: (incident) => host.require().relay.sessionLogPath(incident),
     onSettingsSaved: () => {
       restartPending = true;
       trayController.refresh();
