@@ -23,6 +23,8 @@ import { join, resolve } from 'node:path';
 export interface AppDeps {
   config: RelayConfig;
   clock: Clock;
+  /** The built renderer served at /ui; default `dist-renderer/` in the project folder. */
+  uiDistDir?: string;
   /** Where an incident's session log is written, for the UI's log view. */
   sessionLogPath: (incident: Incident) => string;
   logger: Logger;
@@ -73,7 +75,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       incidents: deps.incidents,
       config,
       artifactsDir: join(projectDir, 'intelligence-artifacts'),
-      distDir: join(projectDir, 'dist-renderer'),
+      distDir: deps.uiDistDir ?? join(projectDir, 'dist-renderer'),
       sessionLogPath: deps.sessionLogPath,
       session: uiSession,
       now: () => deps.clock.now(),

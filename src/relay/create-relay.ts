@@ -43,6 +43,8 @@ export interface RelayDeps {
   /** Bearer for the agents' tool endpoint; RELAY_TOOLS_TOKEN, else generated for this run. */
   toolsToken?: string;
   protectedRoutes?: (scope: FastifyInstance) => Promise<void>;
+  /** The built renderer for /ui (tests build it into a temp folder). */
+  uiDistDir?: string;
   /** Upper bound on how long `POST /fault-alert` waits for the session before answering `queued`. */
   deliveryWaitMs?: number;
   retryBaseMs?: number;
@@ -121,6 +123,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     config,
     clock,
     sessionLogPath: sessionLog.pathFor,
+    uiDistDir: deps.uiDistDir,
     logger,
     agent,
     incidents,

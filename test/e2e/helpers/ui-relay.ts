@@ -4,15 +4,11 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { createAgentClient } from '../../../src/agent/client';
 import { loadConfig } from '../../../src/config/load';
-import { createBus } from '../../../src/events/bus';
-import type { RelayEvents } from '../../../src/incidents/events';
 import { createConfBackend } from '../../../src/incidents/conf-backend';
 import { createPersistentStore } from '../../../src/incidents/persistent-store';
-import { createSessionLogWriter } from '../../../src/incidents/session-log';
 import { createRelay, type Relay } from '../../../src/relay/create-relay';
-import { uiRoutes } from '../../../src/relay/routes/ui';
 import { finishingScript, scriptedProviderConfig, startScriptedModel, type ScriptedModel } from '../../fakes/scripted-model';
-import { repoRoot, startOpencode, type OpencodeHarness } from '../../helpers/opencode';
+import { startOpencode, type OpencodeHarness } from '../../helpers/opencode';
 
 export interface UiRelay {
   relay: Relay;
@@ -49,27 +45,14 @@ export async function startUiRelay(opts: { distDir: string; logger: Logger; env?
     logger: opts.logger,
   });
   const agent = createAgentClient(runtime.endpoint, { logger: opts.logger, timeouts: { headersMs: 5_000 } });
-  // Only its file naming: the relay's own writer does the writing.
-  const logPaths = createSessionLogWriter({ incidents: { get: () => undefined, timeline: () => [] }, bus: createBus<RelayEvents>(), logDir: config.RELAY_LOG_DIR, logger: opts.logger });
-  await logPaths.stop();
-  const ref: { relay?: Relay } = {};
   const relay = await createRelay({
     config,
     store,
     agent,
     logger: opts.logger,
     extraChannels: () => ['desktop'],
-    protectedRoutes: async (scope) => {
-      await scope.register(uiRoutes, {
-        incidents: { get: (id) => ref.relay?.incidents.get(id) },
-        config,
-        artifactsDir: join(repoRoot, 'intelligence-artifacts'),
-        distDir: opts.distDir,
-        sessionLogPath: logPaths.pathFor,
-      });
-    },
+    uiDistDir: opts.distDir,
   });
-  ref.relay = relay;
   const url = await relay.listen({ port: 0, host: '127.0.0.1' });
   return {
     relay,
