@@ -1,3 +1,2 @@
-export { startScriptedModel, finishingScript, type Script, type Step, type ScriptedModel } from './server';
-export { scriptedProviderConfig } from './provider-config';
-export { textOf, toolNames, type ChatRequest, type ChatMessage } from './chat-request';
+// The scripted model is product code now (`npm run demo` runs on it); tests keep this import path.
+export * from '../../../src/demo/scripted-model';
