@@ -59,8 +59,10 @@ export function checkConfig(input: { incident: Incident; device: string; command
   if (device.trim().toLowerCase() !== approvedDevice.toLowerCase()) {
     return refuse(`the approval covers ${approvedDevice}, not ${device}`);
   }
-  const want = approval.commands.map(normalizeLine);
-  const got = commands.map(normalizeLine).filter((l) => l !== 'configure terminal' && l !== 'end');
+  // Entering and leaving configuration mode is not a change, on either side: the RAW's repair lines end with `end`.
+  const modeOnly = (l: string) => l !== 'configure terminal' && l !== 'end';
+  const want = approval.commands.map(normalizeLine).filter(modeOnly);
+  const got = commands.map(normalizeLine).filter(modeOnly);
   if (want.length !== got.length || want.some((line, i) => line !== got[i])) {
     return refuse(`only the approved lines may be applied, in order: ${approval.commands.join(' / ')}`);
   }
