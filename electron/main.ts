@@ -44,7 +44,7 @@ async function run() {
   const store = (name: string) => new Store<Record<string, unknown>>({ name, configFileMode: 0o600, clearInvalidConfig: false });
   const secrets = createSecretStore({ backend: store('secrets'), safeStorage, platform: process.platform, logger });
   const settings = createSettings({ backend: store('settings'), secrets, baseEnv: { ...desktopDefaults(paths), ...process.env } });
-  const incidentsBackend = store('incidents');
+  const incidentsBackends = { open: store('incidents'), archive: store('incidents-archive') };
   const loginItem = createLoginItem({ platform: process.platform, app, autostartDir: join(process.env.XDG_CONFIG_HOME ?? join(homedir(), '.config'), 'autostart'), command: process.env.APPIMAGE ?? process.execPath });
 
   let quitting = false;
@@ -117,7 +117,7 @@ async function run() {
   let detach: (() => void) | undefined;
   const host = createRelayHost({
     logger,
-    start: () => startHeadlessRelay({ env: settings.env(), logger, backend: incidentsBackend, extraChannels: () => ['desktop'] }),
+    start: () => startHeadlessRelay({ env: settings.env(), logger, backends: incidentsBackends, extraChannels: () => ['desktop'] }),
     onChange(running) {
       detach?.();
       detach = undefined;

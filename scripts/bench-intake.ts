@@ -16,7 +16,7 @@ import { createAgentClient } from '../src/agent/client';
 import { startEmbeddedRuntime } from '../src/agent/embedded';
 import { buildSplunkAlert } from '../src/alert/sample';
 import { loadConfig } from '../src/config/load';
-import { createConfBackend } from '../src/incidents/conf-backend';
+import { createConfBackends } from '../src/incidents/conf-backend';
 import { createPersistentStore } from '../src/incidents/persistent-store';
 import { createRelay } from '../src/relay/create-relay';
 
@@ -48,6 +48,26 @@ async function throughput(pool: Pool, path: string, body: string, total: number)
   return total / (ms(start) / 1000);
 }
 
+/** Mean cost of a state change of an open incident, with `archived` finished incidents stored. */
+function stateChangeCost(dir: string, archived: number, rounds = 200): number {
+  const b = createConfBackends(dir);
+  const store = createPersistentStore({ backend: b.open, archive: b.archive, retention: 1000, logger });
+  const at = new Date().toISOString();
+  const base = {
+    session_id: null, alert_def_id: 'AD000002', mode: 'strict' as const, created_at: at, updated_at: at, last_seen: at, occurrences: 1,
+    warnings: [], alert_vars: { neighbor_ip: '10.0.0.2', neighbor_as: '65002' }, approval_request: null, approval: null, outcome: null,
+    delivery: { attempts: 1, next_attempt_at: null, last_error: null, prompt_sent: true },
+  };
+  for (let i = 0; i < archived; i++) {
+    store.put({ ...base, incident_id: `INC-A${i}`, device_hostname: `A${i}`, dedup_key: `a${i}`, state: 'resolved', outcome: { kind: 'resolved', summary: 'neighbor Established, 12 prefixes', at } });
+  }
+  const start = process.hrtime.bigint();
+  for (let i = 0; i < rounds; i++) {
+    store.put({ ...base, incident_id: 'INC-OPEN', device_hostname: 'R1', dedup_key: 'open', state: i % 2 ? 'running' : 'awaiting_approval' });
+  }
+  return ms(start) / rounds;
+}
+
 const dataDir = mkdtempSync(join(tmpdir(), 'bench-intake-'));
 const runtime = await startEmbeddedRuntime({ cwd: process.cwd(), logger, env: { XDG_DATA_HOME: join(dataDir, 'xdg') } });
 const client = createAgentClient(runtime.endpoint);
@@ -70,7 +90,7 @@ try {
     MAX_ACTIVE_RUNS: '100',
     INGEST_PORT: '0',
   });
-  const store = createPersistentStore({ backend: createConfBackend(dataDir), timelineDir: join(dataDir, 'timelines'), retention: 1000, logger });
+  const store = createPersistentStore({ ...((b) => ({ backend: b.open, archive: b.archive }))(createConfBackends(dataDir)), timelineDir: join(dataDir, 'timelines'), retention: 1000, logger });
   const relay = await createRelay({ config, store, agent: createAgentClient(runtime.endpoint), logger });
   const url = await relay.listen({ port: 0 });
   const pool = new Pool(url, { connections: CONCURRENCY });
@@ -102,6 +122,10 @@ try {
   console.log(`  intake p50 / runtime p50 = ${fmt(ip50 / rp50)}   intake p99 / runtime p50 = ${fmt(ip99 / rp50)}`);
   console.log(`duplicate path  ${bareRps > 0 ? fmt(relayRps) : '?'} req/s   bare fastify route ${fmt(bareRps)} req/s  (${DUPS} requests, ${CONCURRENCY} at once)`);
   console.log(`  duplicate / bare = ${fmt(relayRps / bareRps)}`);
+  const empty = stateChangeCost(join(dataDir, 'store-empty'), 0);
+  const full = stateChangeCost(join(dataDir, 'store-full'), 1000);
+  console.log(`state change of an open incident  ${fmt(empty)} ms with 0 finished stored, ${fmt(full)} ms with 1000`);
+  console.log(`  with 1000 / with 0 = ${fmt(full / empty)}`);
 
   await barePool.close();
   await bare.close();

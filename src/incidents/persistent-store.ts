@@ -7,7 +7,13 @@ import type { IncidentStore, KeyValueBackend } from './store';
 const INDEX_KEY = 'incidents';
 
 export interface PersistentStoreOptions {
+  /** Open incidents: rewritten on every state change, so kept to what is open. */
   backend: KeyValueBackend;
+  /**
+   * Finished incidents, up to `retention`: written once per incident when it ends. Without
+   * it everything shares `backend` (tests, throwaway relays).
+   */
+  archive?: KeyValueBackend;
   /** Append-only JSONL timelines; in memory when omitted (tests). */
   timelineDir?: string;
   /** How many terminal incidents to keep. Open incidents are never evicted. */
@@ -19,12 +25,14 @@ export interface PersistentStoreOptions {
 
 export function createPersistentStore(opts: PersistentStoreOptions): IncidentStore {
   const { backend, timelineDir, retention, logger } = opts;
+  const archive = opts.archive ?? backend;
+  const split = archive !== backend;
   const index = new Map<string, Incident>();
   const memoryTimelines = new Map<string, TimelineEntry[]>();
   if (timelineDir) mkdirSync(timelineDir, { recursive: true, mode: 0o700 });
 
-  const stored = backend.get(INDEX_KEY);
-  for (const raw of Array.isArray(stored) ? stored : []) {
+  const stored = [backend.get(INDEX_KEY), ...(split ? [archive.get(INDEX_KEY)] : [])].flatMap((v) => (Array.isArray(v) ? v : []));
+  for (const raw of stored) {
     const parsed = incidentSchema.safeParse(raw);
     if (parsed.success) index.set(parsed.data.incident_id, parsed.data);
     else logger.error({ incident_id: (raw as { incident_id?: unknown })?.incident_id }, 'stored incident unreadable, kept out of the index');
@@ -33,11 +41,21 @@ export function createPersistentStore(opts: PersistentStoreOptions): IncidentSto
   const timelinePath = (id: string) => join(timelineDir as string, `${id}.jsonl`);
 
   let flushTimer: NodeJS.Timeout | null = null;
-  const persist = () => {
+  const persistOpen = () => {
     if (flushTimer) clearTimeout(flushTimer);
     flushTimer = null;
-    backend.set(INDEX_KEY, [...index.values()]);
+    const all = [...index.values()];
+    backend.set(INDEX_KEY, split ? all.filter((i) => !isTerminal(i.state)) : all);
   };
+  const persistArchive = () => {
+    if (split) archive.set(INDEX_KEY, [...index.values()].filter((i) => isTerminal(i.state)));
+  };
+  const persist = () => {
+    persistOpen();
+    persistArchive();
+  };
+  // Incidents that ended while stored among the open ones (an older layout) move to the archive.
+  if (split && (Array.isArray(backend.get(INDEX_KEY)) ? (backend.get(INDEX_KEY) as Incident[]) : []).some((i) => isTerminal(i.state))) persist();
 
   const evict = () => {
     const terminal = [...index.values()].filter((i) => isTerminal(i.state));
@@ -54,10 +72,17 @@ export function createPersistentStore(opts: PersistentStoreOptions): IncidentSto
     get: (id) => index.get(id),
     list: () => [...index.values()].sort((a, b) => b.created_at.localeCompare(a.created_at) || b.incident_id.localeCompare(a.incident_id)),
     put(incident, putOpts) {
+      const wasOpen = !isTerminal(index.get(incident.incident_id)?.state ?? 'queued');
       index.set(incident.incident_id, incident);
-      if (isTerminal(incident.state)) evict();
-      if (!putOpts?.lazy) return persist();
-      flushTimer ??= setTimeout(persist, opts.lazyFlushMs ?? 250);
+      if (isTerminal(incident.state)) {
+        evict();
+        persistArchive();
+        // Leaving the open set rewrites it once; later updates of a finished incident touch only the archive.
+        if (wasOpen || !split) persistOpen();
+        return;
+      }
+      if (!putOpts?.lazy) return persistOpen();
+      flushTimer ??= setTimeout(persistOpen, opts.lazyFlushMs ?? 250);
       flushTimer.unref?.();
     },
     appendTimeline(id, entry) {

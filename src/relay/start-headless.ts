@@ -6,7 +6,7 @@ import { startEmbeddedRuntime, type EmbeddedRuntime } from '../agent/embedded';
 import type { Clock } from '../clock';
 import { loadConfig } from '../config/load';
 import { SECRET_KEYS, type RelayConfig } from '../config/schema';
-import { createConfBackend } from '../incidents/conf-backend';
+import { createConfBackends } from '../incidents/conf-backend';
 import { createPersistentStore } from '../incidents/persistent-store';
 import type { IncidentStore, KeyValueBackend } from '../incidents/store';
 import { createWebexBot, type WebexBot } from '../messaging/webex-bot';
@@ -16,8 +16,8 @@ import type { MessagingHealth } from './health-checks';
 export interface HeadlessOptions {
   env: Record<string, string | undefined>;
   logger: Logger;
-  /** The tray passes its electron-store here; headless uses conf under RELAY_DATA_DIR. */
-  backend?: KeyValueBackend;
+  /** The tray passes electron-store instances here; headless uses conf under RELAY_DATA_DIR. */
+  backends?: { open: KeyValueBackend; archive: KeyValueBackend };
   port?: number;
   clock?: Clock;
   /** Other live approval channels (the tray's desktop notifications). */
@@ -65,8 +65,10 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
   const { logger } = opts;
   const dataDir = resolve(config.RELAY_DATA_DIR);
 
+  const backends = opts.backends ?? createConfBackends(dataDir);
   const store: IncidentStore = createPersistentStore({
-    backend: opts.backend ?? createConfBackend(dataDir),
+    backend: backends.open,
+    archive: backends.archive,
     timelineDir: join(dataDir, 'timelines'),
     retention: config.INCIDENT_RETENTION,
     logger,

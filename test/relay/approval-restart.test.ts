@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createConfBackend } from '../../src/incidents/conf-backend';
+import { createConfBackends } from '../../src/incidents/conf-backend';
 import { createPersistentStore } from '../../src/incidents/persistent-store';
 import { waitUntil } from '../helpers/opencode';
 import { ad000002, relayForTest, silent } from '../helpers/relay';
@@ -14,7 +14,7 @@ afterEach(() => {
 });
 
 const storeIn = (dir: string) =>
-  createPersistentStore({ backend: createConfBackend(dir), timelineDir: join(dir, 'timelines'), retention: 1000, logger: silent });
+  createPersistentStore({ ...((b) => ({ backend: b.open, archive: b.archive }))(createConfBackends(dir)), timelineDir: join(dir, 'timelines'), retention: 1000, logger: silent });
 
 describe('decisions survive a relay restart', () => {
   it('a decision the session has not heard, and its room acknowledgement, are delivered after the restart', async () => {

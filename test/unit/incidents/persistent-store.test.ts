@@ -2,9 +2,9 @@ import { appendFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createConfBackend } from '../../../src/incidents/conf-backend';
+import { createConfBackend, createConfBackends } from '../../../src/incidents/conf-backend';
 import type { Incident } from '../../../src/incidents/model';
-import { createPersistentStore } from '../../../src/incidents/persistent-store';
+import { createMemoryBackend, createPersistentStore } from '../../../src/incidents/persistent-store';
 import { silent } from '../../helpers/relay';
 
 const dirs: string[] = [];
@@ -61,5 +61,37 @@ describe('persistent incident store', () => {
     expect(s.list().map((i) => i.incident_id)).toEqual(['INC-4', 'INC-3', 'INC-0']);
     expect(readdirSync(join(dir, 'timelines')).sort()).toEqual(['INC-3.jsonl', 'INC-4.jsonl']);
     expect(open(dir, 2).list()).toHaveLength(3);
+  });
+
+  it('keeps finished incidents in the archive: a state change of an open one rewrites only the open index', () => {
+    const open = createMemoryBackend();
+    const archive = createMemoryBackend();
+    const writes = { open: 0, archive: 0 };
+    const counting = (b: ReturnType<typeof createMemoryBackend>, k: 'open' | 'archive') => ({ get: b.get, set: (key: string, v: unknown) => (writes[k]++, b.set(key, v)) });
+    const s = createPersistentStore({ backend: counting(open, 'open'), archive: counting(archive, 'archive'), retention: 1000, logger: silent });
+    for (let n = 1; n <= 1000; n++) s.put(incident(n, 'resolved'));
+    s.put(incident(0, 'queued'));
+    writes.open = 0;
+    writes.archive = 0;
+    s.put({ ...incident(0, 'running'), session_id: 'ses_x' });
+    expect(writes).toEqual({ open: 1, archive: 0 });
+    expect((open.get('incidents') as unknown[]).length).toBe(1);
+    s.put({ ...incident(0, 'resolved') });
+    expect(writes).toEqual({ open: 2, archive: 1 });
+    expect((open.get('incidents') as unknown[]).length).toBe(0);
+    expect((archive.get('incidents') as unknown[]).length).toBe(1000); // retention: the oldest finished one went
+  });
+
+  it('reopens from the two conf files with every incident where it was', () => {
+    const dir = tmp();
+    const open2 = (d: string) => {
+      const b = createConfBackends(d);
+      return createPersistentStore({ backend: b.open, archive: b.archive, retention: 10, logger: silent });
+    };
+    const a = open2(dir);
+    a.put(incident(1, 'running'));
+    a.put(incident(2, 'escalated'));
+    const b = open2(dir);
+    expect(b.list().map((i) => [i.incident_id, i.state])).toEqual([['INC-2', 'escalated'], ['INC-1', 'running']]);
   });
 });
