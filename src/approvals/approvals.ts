@@ -54,6 +54,8 @@ export interface ApprovalsOptions {
   extraChannels?: () => string[];
   ttlMs: number;
   whenUnattended: 'approve' | 'deny';
+  /** The run's agent: opencode answers a prompt without one with its default agent (build), not the session's. */
+  agentName?: string;
   clock: Clock;
   logger: Logger;
 }
@@ -124,7 +126,7 @@ export function createApprovals(opts: ApprovalsOptions) {
     if (!incident || !approval || approval.forwarded_at || !incident.session_id) return;
     const text = humanOperatorResponse(incident, approval);
     agent
-      .promptAsync(incident.session_id, { text })
+      .promptAsync(incident.session_id, { ...(opts.agentName ? { agent: opts.agentName } : {}), text })
       .then(() => {
         forwardAttempts.delete(incidentId);
         const at = clock.now().toISOString();

@@ -93,6 +93,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     extraChannels: deps.extraChannels,
     ttlMs: config.APPROVAL_TTL,
     whenUnattended: config.APPROVAL_WHEN_UNATTENDED,
+    agentName: config.AGENT_NAME,
     clock,
     logger,
   });
