@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { parsePromptText } from '../../src/alert/prompt';
 import type { Relay } from '../../src/relay/create-relay';
+import { captureLogger } from '../helpers/capture-logger';
 import { createStubRuntime } from '../helpers/stub-runtime';
 import { ad000002, relayForTest } from '../helpers/relay';
 
@@ -153,6 +154,20 @@ describe('POST /fault-alert', () => {
     await third;
     expect(relay.incidents.get(ids[3] as string)?.state).toBe('queued');
     expect(agent.sessions.map((s) => s.title?.split(' ')[2])).toEqual(['R1', 'R2', 'R3']);
+  });
+});
+
+describe('logs', () => {
+  it('every line about an accepted alert carries its incident_id, including the request completion', async () => {
+    const log = captureLogger();
+    relay = await relayForTest({ agent: createStubRuntime(), logger: log.logger });
+    const { incident_id } = (await post(relay, ad000002())).json();
+    const lines = log.lines.map((l) => JSON.parse(l));
+    const completion = lines.find((l) => l.msg === 'request completed' && l.res?.statusCode === 202);
+    expect(completion?.incident_id).toBe(incident_id);
+    for (const msg of ['incident created', 'incident delivered to the agent runtime', 'fault alert answered']) {
+      expect(lines.find((l) => l.msg === msg)?.incident_id, msg).toBe(incident_id);
+    }
   });
 });
 

@@ -25,7 +25,9 @@ export const faultAlertRoutes: FastifyPluginAsyncZod<{ intake: Intake; webhookSe
     },
     async (request, reply) => {
       const accepted = await opts.intake(request.body);
-      request.log.info({ incident_id: accepted.incident_id, status: accepted.status }, 'fault alert answered');
+      // The request's own completion line is about this incident too.
+      request.log = reply.log = request.log.child({ incident_id: accepted.incident_id });
+      request.log.info({ status: accepted.status }, 'fault alert answered');
       return reply.code(202).send(accepted);
     },
   );
