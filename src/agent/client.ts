@@ -13,14 +13,10 @@ import {
   type AgentRuntime,
   type RuntimeEndpoint,
   type RuntimeEvent,
-  type SessionMessage,
 } from './types';
 
-/** The runtime client: what the relay needs plus reads that tests and diagnostics use. */
-export interface AgentClient extends AgentRuntime {
-  /** The session's messages in order, each with its parts. */
-  getMessages(sessionId: string): Promise<SessionMessage[]>;
-}
+/** The runtime client (kept as a name for callers that read sessions back). */
+export type AgentClient = AgentRuntime;
 
 export interface AgentClientTimeouts {
   /** TCP connect. */
@@ -202,6 +198,7 @@ export function createAgentClient(endpoint: RuntimeEndpoint, opts: AgentClientOp
     getSession: (id) => call('GET', sessionPath(id), { schema: sessionSchema }),
     listSessions: () => call('GET', '/session', { schema: z.array(sessionSchema) }),
     getMessages: (id) => call('GET', `${sessionPath(id)}/message`, { schema: z.array(sessionMessageSchema) }),
+    sessionStatus: () => call('GET', '/session/status', { schema: z.record(z.string(), z.looseObject({ type: z.string() })) }),
     async promptAsync(id, { agent, text }) {
       await call('POST', `${sessionPath(id)}/prompt_async`, {
         body: { ...(agent ? { agent } : {}), parts: [{ type: 'text', text }] },

@@ -26,6 +26,8 @@ export function createDeferredRuntime(): AgentRuntime & { attach(runtime: AgentR
     promptAsync: (id, input) => Promise.resolve().then(() => get().promptAsync(id, input)),
     getSession: (id) => Promise.resolve().then(() => get().getSession(id)),
     listSessions: () => Promise.resolve().then(() => get().listSessions()),
+    getMessages: (id) => Promise.resolve().then(() => get().getMessages(id)),
+    sessionStatus: () => Promise.resolve().then(() => get().sessionStatus()),
     abort: (id) => Promise.resolve().then(() => get().abort(id)),
     // The event follower starts with the relay: it waits for the runtime instead of failing.
     async followEvents(onEvent, opts) {

@@ -89,6 +89,10 @@ export interface AgentRuntime {
   promptAsync(sessionId: string, input: PromptInput): Promise<void>;
   getSession(sessionId: string): Promise<Session>;
   listSessions(): Promise<Session[]>;
+  /** The session's messages in order, each with its parts. */
+  getMessages(sessionId: string): Promise<SessionMessage[]>;
+  /** Sessions that are not idle (busy or retrying), by id. */
+  sessionStatus(): Promise<Record<string, { type: string }>>;
   abort(sessionId: string): Promise<void>;
   /**
    * Follows `GET /event` until `signal` aborts; reconnects with backoff and calls

@@ -11,6 +11,7 @@ import { createStrictAllowList } from '../tools/strict-allow-list';
 import { join, resolve } from 'node:path';
 import { createRuntimeEventMapper, startRuntimeEventFollower } from '../incidents/runtime-events';
 import { createSessionLogWriter } from '../incidents/session-log';
+import { createRunReconciler } from '../incidents/reconcile-runs';
 import { eventsRoutes } from './routes/events';
 import type { Logger } from 'pino';
 import type { AgentRuntime } from '../agent/types';
@@ -109,12 +110,19 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     clock,
     onSessionFailed: (id, message) => approvals.tellRoom(id, `❌ **${id}**: the agent session failed: ${message}`),
   });
+  const reconcile = createRunReconciler({ incidents, agent, mapper, clock, logger });
+  let streamUp = false;
   const follower = startRuntimeEventFollower({
     agent,
     mapper,
     logger,
     clock,
-    onStatus: (s) => bus.publish('health.runtime', { ok: s.connected, ...(s.error ? { error: s.error } : {}) }),
+    onStatus: (s) => {
+      // Whatever ended while the stream was down (or the relay was) is asked for on every connect.
+      if (s.connected && !streamUp) reconcile().catch((error: unknown) => logger.warn({ err: error }, 'could not reconcile open runs'));
+      streamUp = s.connected;
+      bus.publish('health.runtime', { ok: s.connected, ...(s.error ? { error: s.error } : {}) });
+    },
   });
   const sessionLog = createSessionLogWriter({ incidents, bus, logDir: resolve(config.RELAY_LOG_DIR), logger });
   const ownDeviceTools = !deps.deviceTools && config.DEVICE_MCP_URL ? createMcpDeviceTools(config.DEVICE_MCP_URL) : undefined;

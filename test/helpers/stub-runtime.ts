@@ -52,6 +52,16 @@ export function createStubRuntime() {
       check();
       return [...sessions];
     },
+    async getMessages(id) {
+      check();
+      return prompts
+        .filter((p) => p.sessionId === id)
+        .map((p, i) => ({ info: { id: `msg_${i}`, sessionID: id, role: 'user' as const, agent: p.agent, time: { created: i } }, parts: [{ id: `prt_${i}`, type: 'text', text: p.text }] }));
+    },
+    async sessionStatus() {
+      check();
+      return {};
+    },
     async abort() {},
     async followEvents() {},
     async close() {},
