@@ -76,7 +76,7 @@ export class AgentRuntimeError extends Error {
 }
 
 export interface PromptInput {
-  /** Agent name; omitted for follow-up prompts so the session keeps its agent. */
+  /** Agent name. Send it on every prompt: without one opencode answers with its default agent, not the session's. */
   agent?: string;
   text: string;
 }

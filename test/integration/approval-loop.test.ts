@@ -115,6 +115,8 @@ describe('approval loop: Webex card → relay → real opencode session', () => 
     await awaitRoomText(new RegExp(`${incident_id}.*APPROVED by alice@example.net`));
     await awaitUserMessage(session_id, /HUMAN OPERATOR RESPONSE: APPROVED/);
     const [told] = await userMessages(session_id, /HUMAN OPERATOR RESPONSE/);
+    // Addressed to the run's agent: without one, opencode answers with its default agent.
+    expect(told?.info.agent).toBe('network-troubleshooter');
     const body = JSON.parse((told?.parts.find((p) => p.text)?.text ?? '').replace(/^[^\n]*\n/, ''));
     expect(body).toMatchObject({ incident_id, decision: 'APPROVED', decided_by: 'alice@example.net', channel: 'webex', reason: 'change window open', approved_commands: COMMANDS });
 
