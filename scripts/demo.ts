@@ -1,0 +1,224 @@
+/**
+ * `npm run demo`: the whole product offline. A device lab with the AD000002 fault on R1, the relay
+ * with its embedded opencode runtime, and a SCRIPTED model that drives the real agents; the
+ * simulator fires the alert and you decide the approval in this terminal.
+ *   npm run demo [-- --approve | --deny] [--model provider/model]
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir, userInfo } from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { parseArgs } from 'node:util';
+import pino from 'pino';
+import { agentLogPath } from '../src/demo/brain';
+import { startDemoStack, type DemoStack } from '../src/demo/demo-stack';
+import { formatTimelineEntry } from '../src/demo/timeline-format';
+import { isTerminal, type Incident } from '../src/incidents/model';
+import { createLogger } from '../src/log/logger';
+
+const HELP = `Usage: npm run demo -- [options]
+  --approve          approve the repair without asking
+  --deny             deny the repair without asking
+  --model P/M        use a real model (provider/model as opencode names it) instead of the scripted one
+  --converge-ms N    lab delay from the repair to Established (default 3000)
+  --timeout-s N      give up after N seconds (default 300)
+  -h, --help         this text`;
+
+const DEVICE = 'R1';
+const NEIGHBOR = '10.0.0.2';
+const projectDir = path.resolve(import.meta.dirname, '..');
+const out = (line = '') => process.stdout.write(`${line}\n`);
+
+function fail(message: string, code = 2): never {
+  process.stderr.write(`demo: ${message}\n`);
+  process.exit(code);
+}
+
+let args: ReturnType<typeof parse>;
+function parse() {
+  return parseArgs({
+    options: {
+      approve: { type: 'boolean' },
+      deny: { type: 'boolean' },
+      model: { type: 'string' },
+      'converge-ms': { type: 'string' },
+      'timeout-s': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  }).values;
+}
+try {
+  args = parse();
+} catch (error) {
+  fail(`${(error as Error).message}\n${HELP}`);
+}
+if (args.help) {
+  out(HELP);
+  process.exit(0);
+}
+if (args.approve && args.deny) fail('--approve and --deny exclude each other');
+if (args.model !== undefined && !/^[\w.-]+\/[\w.:/-]+$/.test(args.model)) fail('--model must look like provider/model, e.g. anthropic/claude-sonnet-4-5');
+const convergeMs = Number(args['converge-ms'] ?? '3000');
+if (!Number.isInteger(convergeMs) || convergeMs < 0 || convergeMs > 120_000) fail('--converge-ms must be a whole number from 0 to 120000');
+const timeoutS = Number(args['timeout-s'] ?? '300');
+if (!Number.isInteger(timeoutS) || timeoutS < 10) fail('--timeout-s must be a whole number of at least 10');
+
+const scripted = args.model === undefined;
+out('Fault Relay demo');
+out(
+  scripted
+    ? '  The model is SCRIPTED: a local fake LLM plays the agents by the book (src/demo/brain). The agents, opencode,\n' +
+        '  the relay, its device guard, the KB and the device lab are the real product.\n' +
+        '  A real model is one line away: "model": "<provider>/<model>" in opencode.json (or OPENCODE_CONFIG_CONTENT),\n' +
+        '  then npm run relay; or here: npm run demo -- --model anthropic/claude-sonnet-4-5'
+    : `  The model is REAL: ${args.model}, with your own opencode login and provider keys.`,
+);
+out();
+
+const dataDir = mkdtempSync(path.join(tmpdir(), 'fault-relay-demo-'));
+const logFile = path.join(dataDir, 'relay.log');
+const logger = createLogger({ level: process.env.LOG_LEVEL ?? 'info', destination: pino.destination({ dest: logFile, sync: true }) });
+let stack: DemoStack | undefined;
+let finished = false;
+
+async function shutdown(code: number, keepData: boolean) {
+  if (finished) return;
+  finished = true;
+  await stack?.stop().catch(() => undefined);
+  if (keepData) out(`  Demo data kept for a look: ${dataDir} (relay.log)`);
+  else rmSync(dataDir, { recursive: true, force: true });
+  process.exit(code);
+}
+process.on('SIGINT', () => {
+  out('\n  Stopped (Ctrl-C): shutting the relay, the runtime, the model and the lab down.');
+  void shutdown(130, false);
+});
+process.on('SIGTERM', () => void shutdown(143, false));
+
+try {
+  stack = await startDemoStack({
+    projectDir,
+    dataDir,
+    logger,
+    convergeDelayMs: convergeMs,
+    maxSleepS: Math.max(1, Math.ceil(convergeMs / 1000) + 1),
+    approvalChannels: ['terminal'],
+    ...(args.model ? { realModel: args.model } : {}),
+  });
+} catch (error) {
+  process.stderr.write(`demo: could not start: ${(error as Error).message}\n`);
+  await shutdown(1, true);
+}
+const { relay, lab } = stack!;
+out(`  lab      ${lab.url}  (fault injected: ${lab.lab.inject({ fault: 'bgp_neighbor_admin_down', device: DEVICE, neighbor: NEIGHBOR })})`);
+out(`  relay    ${relay.url}  (runtime ${relay.embedded?.endpoint.url ?? 'external'})`);
+if (stack!.model) out(`  model    ${stack!.model.baseURL}  (scripted)`);
+out(`  data     ${dataDir}  (temporary: relay store, opencode home, relay.log)`);
+out(`  logs     ${path.join(projectDir, 'logs', 'troubleshooting')}`);
+out();
+try {
+  await stack!.toolsConnected();
+} catch (error) {
+  process.stderr.write(`demo: ${(error as Error).message}\n`);
+  await shutdown(1, true);
+}
+
+/** Known once the simulator has posted; events before that wait in `backlog`. */
+const run: { incidentId?: string } = {};
+const backlog: { incident_id: string; line: string }[] = [];
+/** While the question waits for an answer, timeline lines wait too, so they do not break the prompt line. */
+let held: string[] | undefined;
+const show = (line: string) => (held ? held.push(line) : out(line));
+relay.relay.bus.subscribe('incident.timeline', ({ incident_id, entry }) => {
+  const line = formatTimelineEntry(entry);
+  if (!line) return;
+  if (run.incidentId === undefined) backlog.push({ incident_id, line });
+  else if (incident_id === run.incidentId) show(`${entry.at.slice(11, 19)} ${line}`);
+});
+
+const decisionWanted = args.approve ? 'APPROVED' : args.deny ? 'DENIED' : undefined;
+let decided: 'APPROVED' | 'DENIED' | undefined;
+relay.relay.bus.subscribe('approval.requested', ({ incident, request }) => {
+  if (incident.incident_id !== run.incidentId && run.incidentId !== undefined) return;
+  out();
+  out(`  APPROVAL for ${incident.incident_id} on ${request.device}: ${request.summary}`);
+  for (const line of request.commands) out(`      ${line}`);
+  const decide = (decision: 'APPROVED' | 'DENIED', channel: string) => {
+    decided = decision;
+    out(`  → ${decision}`);
+    out();
+    (held ?? []).forEach(out);
+    held = undefined;
+    const result = relay.relay.approvals.decide(incident.incident_id, decision, { id: userInfo().username }, channel);
+    if (result.status !== 'accepted') out(`  ! the relay did not take the decision: ${result.status}`);
+  };
+  if (decisionWanted) return decide(decisionWanted, 'command line');
+  held = [];
+  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  let answered = false;
+  rl.on('close', () => {
+    if (!answered) decide('DENIED', 'terminal');
+  });
+  rl.question('  Approve? [y/N] ', (answer) => {
+    answered = true;
+    rl.close();
+    decide(/^y(es)?$/i.test(answer.trim()) ? 'APPROVED' : 'DENIED', 'terminal');
+  });
+});
+
+// The simulator posts the alert exactly as it would to any relay.
+const simulated = await new Promise<string>((resolve, reject) => {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(projectDir, 'scripts/simulate-alert.ts'), '--api', relay.url, '--device', DEVICE, '--neighbor', NEIGHBOR], {
+    cwd: projectDir,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  child.on('error', reject);
+  child.on('exit', (code) => (code === 0 ? resolve(stdout.trim()) : reject(new Error(`simulator exited ${code}: ${stderr.trim()}`))));
+}).catch(async (error: unknown) => {
+  process.stderr.write(`demo: ${(error as Error).message}\n`);
+  return shutdown(1, true).then(() => '');
+});
+out(`  simulator: ${simulated}`);
+run.incidentId = /^(INC-\S+)/.exec(simulated)?.[1];
+if (!run.incidentId) {
+  process.stderr.write('demo: the simulator did not name an incident\n');
+  await shutdown(1, true);
+}
+for (const b of backlog.splice(0)) if (b.incident_id === run.incidentId) out(`         ${b.line}`);
+
+/** Ends when the incident is over and the troubleshooter has finished its turn (log, final notice). */
+const ended = await new Promise<Incident | undefined>((resolve) => {
+  const id = run.incidentId!;
+  const timer = setTimeout(() => resolve(relay.relay.incidents.get(id)), timeoutS * 1000);
+  const check = () => {
+    const incident = relay.relay.incidents.get(id);
+    if (!incident || !isTerminal(incident.state)) return;
+    const timeline = relay.relay.incidents.timeline(id);
+    const endAt = timeline.findLastIndex((e) => e.type === 'state.changed' && isTerminal(String(e.to) as Incident['state']));
+    if (timeline.slice(endAt).some((e) => e.type === 'session.idle' || e.type === 'session.error')) {
+      clearTimeout(timer);
+      resolve(incident);
+    }
+  };
+  relay.relay.bus.subscribe('incident.timeline', ({ incident_id }) => incident_id === id && check());
+  check();
+});
+
+const incident = ended ?? relay.relay.incidents.get(run.incidentId!);
+const state = lab.lab.exec(DEVICE, `show ip bgp neighbors ${NEIGHBOR} | include BGP state`);
+out();
+out(`  Outcome   ${incident?.state ?? 'unknown'}${incident?.outcome ? `: ${incident.outcome.summary}` : ''}`);
+out(`  Lab       ${DEVICE} neighbor ${NEIGHBOR}: ${state.ok ? state.output.trim() : state.error}; configuration changes: ${lab.lab.configChanges()}`);
+if (incident) {
+  out(`  Relay log ${relay.relay.sessionLogPath(incident)}`);
+  out(`  Agent log ${agentLogPath(projectDir, incident)}`);
+}
+const expected = decided === 'APPROVED' ? 'resolved' : decided === 'DENIED' ? 'escalated' : undefined;
+const ok = incident !== undefined && expected !== undefined && incident.state === expected;
+if (!ok) out(`  The run did not end as expected (${expected ? `wanted ${expected}` : 'no decision was made'}, got ${incident?.state ?? 'nothing'}).`);
+await shutdown(ok ? 0 : 1, !ok);

@@ -1,0 +1,74 @@
+import type { TimelineEntry } from '../incidents/model';
+
+const first = (text: string, max = 110) => {
+  const line = text.split('\n').find((l) => l.trim() !== '')?.trim() ?? '';
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+};
+/** A string field from an entry's (possibly cut) JSON excerpt of tool input. */
+const field = (input: unknown, name: string) => (typeof input === 'string' ? new RegExp(`"${name}":"((?:[^"\\\\]|\\\\.)*)`).exec(input)?.[1] : undefined);
+const str = (v: unknown) => (typeof v === 'string' ? v : '');
+
+/** Tools whose progress other entries already tell (device.*, notify.*, approval.*, outcome.*). */
+const TOLD_ELSEWHERE = /^(device_|relay_|todowrite$)/;
+
+/**
+ * One compact line for the terminal per timeline entry worth reading live, indented by who
+ * acts (the troubleshooter, a subagent, the relay); `undefined` for bookkeeping entries.
+ */
+export function formatTimelineEntry(entry: TimelineEntry): string | undefined {
+  const sub = entry.subagent === true ? '    ' : '  ';
+  const who = str(entry.agent) || 'agent';
+  switch (entry.type) {
+    case 'alert.received':
+      return `  ⚑ ${entry.message}`;
+    case 'agent.started':
+      return `${sub}▶ ${entry.message}`;
+    case 'tool.running': {
+      const tool = str(entry.tool);
+      if (TOLD_ELSEWHERE.test(tool)) return undefined;
+      if (tool === 'task') {
+        // The input excerpt is cut at 200 characters; subagent_type often comes after a long prompt.
+        const to = field(entry.input, 'subagent_type');
+        return `${sub}→ ${who} delegates${to ? ` to ${to}` : ''}: ${field(entry.input, 'description') ?? ''}`;
+      }
+      if (tool === 'read') return `${sub}${who}: read ${(field(entry.input, 'filePath') ?? '').split(/[\\/]/).slice(-2).join('/')}`;
+      if (tool === 'kb_wiki_query') return `${sub}${who}: kb_wiki_query "${field(entry.input, 'query') ?? ''}" (${field(entry.input, 'depth') ?? ''})`;
+      if (tool === 'bash') return `${sub}${who}: $ ${field(entry.input, 'command') ?? ''}`;
+      if (tool === 'write') return `${sub}${who}: write ${(field(entry.input, 'filePath') ?? '').split(/[\\/]/).slice(-3).join('/')}`;
+      return `${sub}${who}: ${tool}`;
+    }
+    case 'tool.error':
+      return TOLD_ELSEWHERE.test(str(entry.tool)) ? undefined : `${sub}✖ ${first(entry.message)}`;
+    case 'agent.text':
+      return `${sub}« ${who}: ${first(entry.message)}`;
+    case 'device.exec':
+      return `    ${entry.message}  ⇒ ${first(str(entry.output), 70)}`;
+    case 'device.refused':
+      return `    ⛔ guard: ${first(entry.message, 160)}`;
+    case 'device.config_applied':
+      return `    ⚙ ${entry.message}`;
+    case 'device.error':
+      return `    ✖ ${first(entry.message)}`;
+    case 'notify.fault-received':
+    case 'notify.step-progress':
+    case 'notify.final':
+      return `  ✉ ${entry.type.slice('notify.'.length)}: ${first(entry.message.replace(/\*\*/g, ''))}`;
+    case 'approval.requested':
+      return `  ⏸ ${entry.message}: ${Array.isArray(entry.commands) ? entry.commands.join(' / ') : ''}`;
+    case 'approval.decided':
+    case 'approval.skipped':
+    case 'approval.expired':
+      return `  ✔ ${first(entry.message, 160)}`;
+    case 'outcome.reported':
+      return `  ■ outcome ${first(entry.message, 200)}`;
+    case 'state.changed':
+      return `  · state ${entry.message}`;
+    case 'session.error':
+    case 'warning':
+    case 'delivery.failed':
+    case 'runtime.retry':
+      return `  ! ${first(entry.message, 200)}`;
+    default:
+      return undefined;
+  }
+}
