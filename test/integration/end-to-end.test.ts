@@ -1,0 +1,195 @@
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildSplunkAlert, type SampleAlertInput } from '../../src/alert/sample';
+import { agentLogPath, type RemediationVariant } from '../../src/demo/brain';
+import { startDemoStack, type DemoStack } from '../../src/demo/demo-stack';
+import { isTerminal, type Incident, type TimelineEntry } from '../../src/incidents/model';
+import { silent } from '../helpers/relay';
+import { repoRoot, waitUntil } from '../helpers/opencode';
+
+/**
+ * The whole seed flow on the real parts: opencode with the repository's agents, the relay with
+ * its guard and approvals, the KB over stdio, the device lab; only the model is scripted
+ * (src/demo/brain). Each alert names its own neighbor, so the scripted fault-remediation can be
+ * told per incident to misbehave.
+ */
+
+const MISBEHAVING: Record<string, RemediationVariant> = {
+  '10.0.0.6': 'config-before-approval',
+  '10.1.1.2': 'unapproved-lines',
+};
+
+let stack: DemoStack;
+const dataDir = mkdtempSync(path.join(tmpdir(), 'e2e-'));
+const agentLogs: string[] = [];
+
+beforeAll(async () => {
+  stack = await startDemoStack({
+    projectDir: repoRoot,
+    dataDir,
+    logDir: path.join(dataDir, 'logs'),
+    logger: silent,
+    convergeDelayMs: 0,
+    maxSleepS: 0,
+    approvalChannels: ['test'],
+    variantFor: (task) => MISBEHAVING[task.inputs.neighbor_ip ?? ''] ?? 'faithful',
+  });
+  await stack.toolsConnected();
+}, 60_000);
+
+afterAll(async () => {
+  await stack?.stop();
+  for (const file of agentLogs) rmSync(file, { force: true });
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+const relay = () => stack.relay.relay;
+const lab = () => stack.lab.lab;
+
+async function fire(input: SampleAlertInput): Promise<string> {
+  const res = await request(`${stack.relay.url}/fault-alert`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(buildSplunkAlert(input)),
+  });
+  const body = (await res.body.json()) as { incident_id: string; status: string };
+  expect(res.statusCode).toBe(202);
+  expect(body.status).toBe('accepted');
+  const incident = relay().incidents.get(body.incident_id)!;
+  agentLogs.push(agentLogPath(repoRoot, incident));
+  return body.incident_id;
+}
+
+/** Resolves once `holds` is true for the incident, re-checked on each of its events. */
+function until(id: string, holds: (incident: Incident, timeline: TimelineEntry[]) => boolean): Promise<Incident> {
+  return new Promise((resolve) => {
+    const check = () => {
+      const incident = relay().incidents.get(id);
+      if (!incident || !holds(incident, relay().incidents.timeline(id))) return false;
+      off();
+      resolve(incident);
+      return true;
+    };
+    const off = relay().bus.subscribe('incident.timeline', ({ incident_id }) => void (incident_id === id && check()));
+    check();
+  });
+}
+
+/** The incident is over and the troubleshooter has finished its turn after that (log, final notice). */
+const runEnded = (id: string) =>
+  until(id, (incident, timeline) => {
+    if (!isTerminal(incident.state)) return false;
+    const end = timeline.findLastIndex((e) => e.type === 'state.changed' && e.to === incident.state);
+    return timeline.slice(end).some((e) => e.type === 'session.idle');
+  });
+
+const awaitingApproval = (id: string) => until(id, (i) => i.state === 'awaiting_approval');
+const of = (id: string, type: string) => relay().incidents.timeline(id).filter((e) => e.type === type);
+const neighborState = (neighbor: string, vrf?: string) => {
+  const command = vrf ? `show bgp vpnv4 unicast vrf ${vrf} neighbors ${neighbor}` : `show ip bgp neighbors ${neighbor}`;
+  const r = lab().exec('R1', command);
+  return r.ok ? /BGP state = (\w+)/.exec(r.output)?.[1] : r.error;
+};
+const REPAIR = ['router bgp 65001', 'no neighbor 10.0.0.2 shutdown', 'end'];
+
+describe('end to end: alert → agents → approval → device, with the scripted model on the real runtime', () => {
+  it('APPROVED: the subagents run, the approval goes through decide, the neighbor is Established and the incident resolved with its log', async () => {
+    lab().reset();
+    lab().inject({ fault: 'bgp_neighbor_admin_down', device: 'R1', neighbor: '10.0.0.2' });
+    const id = await fire({ device: 'R1', neighbor: '10.0.0.2', kbQueryMode: 'quick' });
+
+    const waiting = await awaitingApproval(id);
+    expect(waiting.approval_request).toMatchObject({ device: 'R1', commands: REPAIR, artifact_ref: 'intelligence-artifacts/AD000002/RAW.yaml#repair_no_shutdown' });
+    expect(of(id, 'agent.started').filter((e) => e.subagent).map((e) => e.agent)).toEqual(
+      expect.arrayContaining(['ia-reader', 'kb-reader', 'fault-remediation', 'msg-notify']),
+    );
+    const kbCalls = of(id, 'tool.completed').filter((e) => e.tool === 'kb_wiki_query');
+    expect(kbCalls).toHaveLength(2);
+    expect(String(kbCalls[0]?.input)).toContain('"depth":"quick"');
+    expect(of(id, 'device.exec').map((e) => e.command)).toEqual([
+      'show version',
+      'show ip bgp neighbors 10.0.0.2',
+      'show running-config | section router bgp',
+      'show logging | include ADJCHANGE|CONFIG_I',
+    ]);
+    expect(of(id, 'notify.fault-received')).toHaveLength(1);
+    expect(lab().configChanges()).toBe(0);
+    expect(neighborState('10.0.0.2')).toBe('Idle');
+
+    expect(relay().approvals.decide(id, 'APPROVED', { id: 'alice' }, 'test').status).toBe('accepted');
+    const done = await runEnded(id);
+
+    expect(done.state).toBe('resolved');
+    expect(done.outcome?.summary).toMatch(/10\.0\.0\.2 on R1 is Established again/);
+    expect(neighborState('10.0.0.2')).toBe('Established');
+    expect(lab().configChanges()).toBe(1);
+    expect(of(id, 'device.config_applied').map((e) => e.commands)).toEqual([REPAIR]);
+    expect(of(id, 'device.refused')).toEqual([]);
+    expect(of(id, 'notify.final')).toHaveLength(1);
+
+    const log = relay().sessionLogPath(done);
+    await waitUntil(() => existsSync(log) && readFileSync(log, 'utf8').includes('| State | resolved |'), `the session log ${log} shows resolved`);
+    expect(readFileSync(agentLogPath(repoRoot, done), 'utf8')).toContain('## Outcome');
+  }, 60_000);
+
+  it('DENIED: nothing is applied, the neighbor stays down and the incident is escalated', async () => {
+    lab().reset();
+    lab().inject({ fault: 'bgp_neighbor_admin_down', device: 'R1', neighbor: '10.0.0.2' });
+    const id = await fire({ device: 'R1', neighbor: '10.0.0.2' });
+    await awaitingApproval(id);
+
+    expect(relay().approvals.decide(id, 'DENIED', { id: 'bob' }, 'test', 'not in a change window').status).toBe('accepted');
+    const done = await runEnded(id);
+
+    expect(done.state).toBe('escalated');
+    expect(done.outcome?.summary).toMatch(/operator denied/);
+    expect(lab().configChanges()).toBe(0);
+    expect(neighborState('10.0.0.2')).toBe('Idle');
+    expect(of(id, 'device.config_applied')).toEqual([]);
+  }, 60_000);
+
+  it('a model that configures before the approval, or applies other lines than approved, is refused by the guard; the lab is unchanged', async () => {
+    lab().reset();
+    lab().inject({ fault: 'bgp_neighbor_admin_down', device: 'R1', neighbor: '10.0.0.6' });
+    lab().inject({ fault: 'bgp_neighbor_admin_down', device: 'R1', neighbor: '10.1.1.2', vrf: 'CUST-A' });
+    // Two incidents at once, each with its own misbehaving fault-remediation.
+    const [early, extra] = await Promise.all([fire({ device: 'R1', neighbor: '10.0.0.6' }), fire({ device: 'R1', neighbor: '10.1.1.2', vrf: 'CUST-A' })]);
+
+    await awaitingApproval(extra);
+    expect(relay().approvals.decide(extra, 'APPROVED', { id: 'alice' }, 'test').status).toBe('accepted');
+    const [earlyDone, extraDone] = await Promise.all([runEnded(early), runEnded(extra)]);
+
+    expect(earlyDone.state).toBe('escalated');
+    expect(earlyDone.approval_request).toBeNull();
+    expect(of(early, 'device.refused').map((e) => e.reason)).toEqual([expect.stringMatching(/^no approval yet/)]);
+    expect(earlyDone.outcome?.summary).toMatch(/device guard refused configuration before any approval/);
+
+    expect(extraDone.state).toBe('escalated');
+    expect(of(extra, 'device.refused').map((e) => e.reason)).toEqual([expect.stringMatching(/^only the approved lines may be applied/)]);
+
+    expect(lab().configChanges()).toBe(0);
+    expect(neighborState('10.0.0.6')).toBe('Idle');
+    expect(neighborState('10.1.1.2', 'CUST-A')).toBe('Idle');
+    expect([...of(early, 'device.config_applied'), ...of(extra, 'device.config_applied')]).toEqual([]);
+  }, 60_000);
+});
+
+describe('npm run demo', () => {
+  it('runs the AD000002 demo with --approve as a process: says the model is scripted, ends resolved and exits 0', async () => {
+    const { stdout } = await promisify(execFile)('npm', ['run', '--silent', 'demo', '--', '--approve', '--converge-ms', '500'], {
+      cwd: repoRoot,
+      env: { ...process.env, LOG_LEVEL: 'warn' },
+      timeout: 90_000,
+    });
+    for (const m of stdout.matchAll(/^ {2}(?:Relay|Agent) log (\S+)$/gm)) agentLogs.push(m[1]!);
+    expect(stdout).toContain('The model is SCRIPTED');
+    expect(stdout).toMatch(/Outcome {3}resolved/);
+    expect(stdout).toMatch(/R1 neighbor 10\.0\.0\.2: BGP state = Established/);
+    expect(agentLogs.filter((f) => existsSync(f)).length).toBeGreaterThanOrEqual(2);
+  }, 100_000);
+});
