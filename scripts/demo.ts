@@ -90,10 +90,12 @@ async function shutdown(code: number, keepData: boolean) {
   else rmSync(dataDir, { recursive: true, force: true });
   process.exit(code);
 }
-process.on('SIGINT', () => {
+const interrupted = () => {
+  if (finished) return;
   out('\n  Stopped (Ctrl-C): shutting the relay, the runtime, the model and the lab down.');
   void shutdown(130, false);
-});
+};
+process.on('SIGINT', interrupted);
 process.on('SIGTERM', () => void shutdown(143, false));
 
 try {
@@ -159,6 +161,12 @@ relay.relay.bus.subscribe('approval.requested', ({ incident, request }) => {
   let answered = false;
   rl.on('close', () => {
     if (!answered) decide('DENIED', 'terminal');
+  });
+  // readline takes Ctrl-C for itself while it asks; it still means stop everything.
+  rl.on('SIGINT', () => {
+    answered = true;
+    rl.close();
+    interrupted();
   });
   rl.question('  Approve? [y/N] ', (answer) => {
     answered = true;

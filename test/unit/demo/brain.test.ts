@@ -1,0 +1,134 @@
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createVirtualClock } from '../../../src/artifacts/clock';
+import { loadArtifactGroup } from '../../../src/artifacts/load';
+import type { ArtifactGroup } from '../../../src/artifacts/validate';
+import { createDemoBrain, type RemediationVariant } from '../../../src/demo/brain';
+import { taskText } from '../../../src/demo/brain/messages';
+import type { ChatMessage, ChatRequest, Step } from '../../../src/demo/scripted-model';
+import { loadInventory } from '../../../src/lab/inventory';
+import { createLab } from '../../../src/lab/lab';
+
+/**
+ * The scripted fault-remediation against the in-process lab on virtual time: its `sleep` moves
+ * the lab's clock. Each request carries the whole conversation; the brain keeps nothing between them.
+ */
+const repoRoot = path.resolve(import.meta.dirname, '../../..');
+let groups: Map<string, ArtifactGroup>;
+beforeAll(async () => {
+  groups = new Map([['AD000002', await loadArtifactGroup(path.join(repoRoot, 'intelligence-artifacts'), 'AD000002')]]);
+});
+
+const TOOLS = ['device_exec_cli', 'device_config_cli', 'relay_report_outcome', 'bash', 'read'];
+const task = {
+  incident_id: 'INC-20261121T100000Z',
+  alert_def_id: 'AD000002',
+  device_hostname: 'R1',
+  mode: 'strict',
+  raw: 'intelligence-artifacts/AD000002/RAW.yaml',
+  inputs: { device_hostname: 'R1', neighbor_ip: '10.0.0.2', vrf_name: '' },
+};
+const request = (messages: ChatMessage[]): ChatRequest => ({
+  model: 'scripted',
+  messages: [{ role: 'system', content: 'You are fault-remediation, the only agent that reaches network devices.' }, ...messages],
+  tools: TOOLS.map((name) => ({ type: 'function' as const, function: { name } })),
+});
+
+async function setup(variant: RemediationVariant = 'faithful') {
+  const clock = createVirtualClock();
+  const lab = createLab({ inventory: await loadInventory(), clock, convergeDelayMs: 4_000 });
+  lab.inject({ fault: 'bgp_neighbor_admin_down', device: 'R1', neighbor: '10.0.0.2' });
+  const brain = createDemoBrain({ groups, projectDir: repoRoot, variantFor: () => variant });
+  const think = (messages: ChatMessage[]) => (brain as (r: ChatRequest, c: { index: number }) => Step)(request(messages), { index: 0 });
+  const calls: { name: string; args: Record<string, unknown> }[] = [];
+  /** Runs tool calls against the lab until the agent answers in text. */
+  const runUntilText = (messages: ChatMessage[]): string => {
+    for (let i = 0; i < 50; i++) {
+      const step = think(messages);
+      if ('text' in step) {
+        messages.push({ role: 'assistant', content: step.text });
+        return step.text;
+      }
+      if (!('toolCalls' in step)) throw new Error('unexpected step');
+      const [tc] = step.toolCalls;
+      const args = tc!.arguments as Record<string, unknown>;
+      calls.push({ name: tc!.name, args });
+      let output = '{"recorded":true}';
+      if (tc!.name === 'device_exec_cli') {
+        const r = lab.exec(String(args.device), String(args.command));
+        output = r.ok ? r.output : r.error;
+      } else if (tc!.name === 'device_config_cli') {
+        const r = lab.config(String(args.device), args.commands as string[]);
+        output = r.ok ? r.output : r.error;
+      } else if (tc!.name === 'bash') {
+        clock.advance(Number(/sleep (\d+)/.exec(String(args.command))?.[1]) * 1000);
+        output = '';
+      }
+      const id = `call_${i}_${messages.length}`;
+      messages.push({ role: 'assistant', content: '', tool_calls: [{ id, function: { name: tc!.name, arguments: JSON.stringify(args) } }] });
+      messages.push({ role: 'tool', tool_call_id: id, content: output });
+    }
+    throw new Error('no answer within 50 steps');
+  };
+  return { lab, think, calls, runUntilText };
+}
+
+const decision = (word: 'APPROVED' | 'DENIED', commands: string[]) =>
+  `HUMAN OPERATOR RESPONSE: ${word}. …\n${JSON.stringify({ incident_id: task.incident_id, decision: word, approved_commands: word === 'APPROVED' ? commands : [] })}`;
+const REPAIR = ['router bgp 65001', 'no neighbor 10.0.0.2 shutdown', 'end'];
+
+describe('scripted fault-remediation (demo brain)', () => {
+  it('runs the RAW show commands, stops at the repair with the exact lines, then applies exactly the approved lines, waits and resolves', async () => {
+    const { lab, calls, runUntilText, think } = await setup();
+    const messages: ChatMessage[] = [{ role: 'user', content: taskText('Execute the RAW.', task) }];
+    const first = runUntilText(messages);
+    expect(first).toMatch(/^APPROVAL REQUIRED\n/);
+    expect(first).toContain(`commands:\n${REPAIR.map((l) => `- ${l}`).join('\n')}\n`);
+    expect(first).toContain('artifact_ref: intelligence-artifacts/AD000002/RAW.yaml#repair_no_shutdown');
+    expect(calls.map((c) => c.args.command)).toEqual(['show version', 'show ip bgp neighbors 10.0.0.2', 'show running-config | section router bgp', 'show logging | include ADJCHANGE|CONFIG_I']);
+    expect(lab.configChanges()).toBe(0);
+    // Same conversation, same answer: nothing is remembered between requests.
+    expect(think(messages.slice(0, -1))).toEqual({ text: first });
+
+    messages.push({ role: 'user', content: decision('APPROVED', REPAIR) });
+    const second = runUntilText(messages);
+    expect(second).toMatch(/^OUTCOME: resolved\n/);
+    expect(calls.filter((c) => c.name === 'device_config_cli').map((c) => c.args.commands)).toEqual([REPAIR]);
+    expect(calls.find((c) => c.name === 'relay_report_outcome')?.args).toMatchObject({ incident_id: task.incident_id, outcome: 'resolved' });
+    expect(lab.exec('R1', 'show ip bgp neighbors 10.0.0.2')).toMatchObject({ ok: true, output: expect.stringMatching(/BGP state = Established/) });
+  });
+
+  it('DENIED: applies nothing and reports escalated', async () => {
+    const { lab, calls, runUntilText } = await setup();
+    const messages: ChatMessage[] = [{ role: 'user', content: taskText('Execute the RAW.', task) }];
+    runUntilText(messages);
+    messages.push({ role: 'user', content: decision('DENIED', REPAIR) });
+    expect(runUntilText(messages)).toMatch(/^OUTCOME: escalated\n/);
+    expect(calls.some((c) => c.name === 'device_config_cli')).toBe(false);
+    expect(lab.configChanges()).toBe(0);
+  });
+
+  it('the misbehaving variants: configuration before any approval, and a line beyond the approved ones', async () => {
+    const early = await setup('config-before-approval');
+    early.runUntilText([{ role: 'user', content: taskText('Execute the RAW.', task) }]);
+    expect(early.calls.find((c) => c.name === 'device_config_cli')?.args.commands).toEqual(REPAIR);
+
+    const extra = await setup('unapproved-lines');
+    const messages: ChatMessage[] = [{ role: 'user', content: taskText('Execute the RAW.', task) }];
+    extra.runUntilText(messages);
+    messages.push({ role: 'user', content: decision('APPROVED', REPAIR) });
+    extra.runUntilText(messages);
+    expect(extra.calls.find((c) => c.name === 'device_config_cli')?.args.commands).toEqual([
+      'router bgp 65001',
+      'no neighbor 10.0.0.2 shutdown',
+      'neighbor 10.0.0.2 description repaired-by-automation',
+      'end',
+    ]);
+  });
+
+  it('answers title requests (no tools) with a title and other agents with a plain refusal, never a tool call', () => {
+    const brain = createDemoBrain({ groups, projectDir: repoRoot }) as (r: ChatRequest, c: { index: number }) => Step;
+    expect(brain({ model: 's', messages: [{ role: 'user', content: 'INC-20261121T100000Z "device_hostname": "R1"' }] }, { index: 0 })).toEqual({ text: expect.stringContaining('INC-20261121T100000Z') });
+    expect(brain({ ...request([]), messages: [{ role: 'system', content: 'You are a helpful builder.' }] }, { index: 0 })).toEqual({ text: expect.stringContaining('only plays the incident agents') });
+  });
+});
