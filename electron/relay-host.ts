@@ -28,6 +28,18 @@ export function createRelayHost(deps: { start: () => Promise<RunningRelay>; logg
     await was.stop();
   };
 
+  /** A relay that cannot start keeps the tray up with the reason, never a crash. */
+  const startNow = async () => {
+    try {
+      running = await deps.start();
+      failure = undefined;
+    } catch (error) {
+      failure = startFailure(error);
+      deps.logger.error({ err: error }, `relay did not start: ${failure}`);
+    }
+    deps.onChange(running);
+  };
+
   return {
     current: () => running,
     failure: () => failure,
@@ -38,27 +50,12 @@ export function createRelayHost(deps: { start: () => Promise<RunningRelay>; logg
     },
     start: () =>
       serial(async () => {
-        if (running) return;
-        try {
-          running = await deps.start();
-          failure = undefined;
-        } catch (error) {
-          failure = startFailure(error);
-          deps.logger.error({ err: error }, `relay did not start: ${failure}`);
-        }
-        deps.onChange(running);
+        if (!running) await startNow();
       }),
     restart: () =>
       serial(async () => {
         await stopNow();
-        try {
-          running = await deps.start();
-          failure = undefined;
-        } catch (error) {
-          failure = startFailure(error);
-          deps.logger.error({ err: error }, `relay did not start: ${failure}`);
-        }
-        deps.onChange(running);
+        await startNow();
       }),
     stop: () => serial(stopNow),
   };

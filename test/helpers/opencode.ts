@@ -1,8 +1,9 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pino, type Logger } from 'pino';
 import { startEmbeddedRuntime, type EmbeddedRuntime } from '../../src/agent/embedded';
+import { demoRuntimeHome } from '../../src/demo/runtime-home';
 import type { RuntimeEndpoint } from '../../src/agent/types';
 
 export const repoRoot = path.resolve(import.meta.dirname, '../..');
@@ -30,33 +31,10 @@ export interface OpencodeHarness {
   start(): Promise<void>;
 }
 
-const installMarker = (version: string) => ({
-  pkg: { dependencies: { '@opencode-ai/plugin': version } },
-  lock: { lockfileVersion: 3, packages: { '': { dependencies: { '@opencode-ai/plugin': version } } } },
-});
-
-/**
- * opencode runs `npm install @opencode-ai/plugin` in every config folder that has no
- * node_modules yet (the global one and the project's `.opencode/`). Tests must not reach the
- * registry, so those folders get the files that make opencode consider the install done.
- */
-function markPluginInstalled(dir: string) {
-  if (existsSync(path.join(dir, 'node_modules'))) return;
-  const version = (JSON.parse(readFileSync(path.join(repoRoot, 'node_modules/opencode-ai/package.json'), 'utf8')) as { version: string })
-    .version;
-  const { pkg, lock } = installMarker(version);
-  mkdirSync(path.join(dir, 'node_modules'), { recursive: true });
-  if (!existsSync(path.join(dir, 'package.json'))) writeFileSync(path.join(dir, 'package.json'), JSON.stringify(pkg));
-  writeFileSync(path.join(dir, 'package-lock.json'), JSON.stringify(lock));
-  // The same ignore list opencode writes itself, so none of this shows up in git.
-  const ignore = path.join(dir, '.gitignore');
-  if (!existsSync(ignore)) writeFileSync(ignore, 'node_modules\npackage.json\npackage-lock.json\nbun.lock\n.gitignore');
-}
-
 /**
  * Environment that keeps an opencode server away from the user's own opencode config, data and
- * Claude Code files, and from the npm registry: XDG folders in a temp folder removed when the
- * test process exits.
+ * Claude Code files, and from the npm registry (the demo's own isolation, in a temp folder that
+ * is removed when the test process exits).
  */
 const tempHomes: string[] = [];
 process.once('exit', () => tempHomes.forEach((home) => rmSync(home, { recursive: true, force: true })));
@@ -64,20 +42,7 @@ process.once('exit', () => tempHomes.forEach((home) => rmSync(home, { recursive:
 export function isolatedOpencodeEnv(cwd: string): Record<string, string> {
   const home = mkdtempSync(path.join(tmpdir(), 'opencode-home-'));
   tempHomes.push(home);
-  const xdg = {
-    XDG_CONFIG_HOME: path.join(home, 'config'),
-    XDG_DATA_HOME: path.join(home, 'data'),
-    XDG_CACHE_HOME: path.join(home, 'cache'),
-    XDG_STATE_HOME: path.join(home, 'state'),
-  };
-  markPluginInstalled(path.join(xdg.XDG_CONFIG_HOME, 'opencode'));
-  if (existsSync(path.join(cwd, '.opencode'))) markPluginInstalled(path.join(cwd, '.opencode'));
-  return {
-    ...xdg,
-    OPENCODE_DISABLE_CLAUDE_CODE: '1',
-    OPENCODE_DISABLE_EXTERNAL_SKILLS: '1',
-    OPENCODE_DISABLE_DEFAULT_PLUGINS: '1',
-  };
+  return demoRuntimeHome(home, cwd);
 }
 
 /**
