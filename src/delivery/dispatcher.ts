@@ -55,10 +55,11 @@ export function createDispatcher(opts: DispatcherOptions) {
     return found?.id ?? null;
   }
 
-  async function deliver(incidentId: string): Promise<void> {
+  /** True when delivered (the runtime answered): the next queued alert may go. */
+  async function deliver(incidentId: string): Promise<boolean> {
     const log = logger.child({ incident_id: incidentId });
     let incident = incidents.get(incidentId);
-    if (!incident || incident.state !== 'queued') return;
+    if (!incident || incident.state !== 'queued') return true;
     try {
       let sessionId = incident.session_id;
       if (!sessionId && needsAdoption.has(incidentId)) {
@@ -86,6 +87,7 @@ export function createDispatcher(opts: DispatcherOptions) {
       incidents.record(incidentId, 'prompt.sent', `Prompt sent to ${agentName}`, { session_id: sessionId, agent: agentName });
       log.info({ session_id: sessionId }, 'incident delivered to the agent runtime');
       failures = 0;
+      return true;
     } catch (error) {
       failures += 1;
       const delay = retryDelay(failures - 1);
@@ -108,6 +110,7 @@ export function createDispatcher(opts: DispatcherOptions) {
       });
       log.warn({ err_kind: error instanceof AgentRuntimeError ? error.kind : 'unknown', retry_in_ms: delay }, `delivery failed: ${message}`);
       scheduleRetry(delay);
+      return false;
     }
   }
 
@@ -127,10 +130,18 @@ export function createDispatcher(opts: DispatcherOptions) {
     for (const next of queue()) {
       if (free <= 0) break;
       free -= 1;
-      const p = deliver(next.incident_id).finally(() => {
-        inFlight.delete(next.incident_id);
-        // Delivery done: if it failed a retry is scheduled; if it worked, nothing more is waiting on it.
-      });
+      const p = deliver(next.incident_id)
+        .catch((error: unknown) => {
+          logger.error({ incident_id: next.incident_id, err: error }, 'delivery failed unexpectedly');
+          failures += 1;
+          scheduleRetry(retryDelay(failures - 1));
+          return false;
+        })
+        .then((delivered) => {
+          inFlight.delete(next.incident_id);
+          // While recovering only one goes at a time: once it lands, the rest of the queue follows.
+          if (delivered) pump();
+        });
       inFlight.set(next.incident_id, p);
       started.set(next.incident_id, p);
       // One at a time while failing, so a dead runtime is not hammered with the whole queue.

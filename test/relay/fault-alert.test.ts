@@ -138,6 +138,24 @@ describe('POST /fault-alert', () => {
     expect(agent.prompts).toHaveLength(1);
   });
 
+  it('delivers every queued alert once the runtime is back, not just the first', async () => {
+    const agent = createStubRuntime();
+    agent.setDown('unreachable');
+    relay = await relayForTest({ agent });
+    const ids: string[] = [];
+    for (const host of ['R1', 'R2', 'R3']) ids.push((await post(relay, ad000002({ system: host }))).json().incident_id);
+    expect(ids.map((id) => relay?.incidents.get(id)?.state)).toEqual(['queued', 'queued', 'queued']);
+    const allRunning = new Promise<void>((resolve) =>
+      relay?.bus.subscribe('incident.updated', () => {
+        if (ids.every((id) => relay?.incidents.get(id)?.state === 'running')) resolve();
+      }),
+    );
+    // No kick: the relay's own retry finds the runtime back.
+    agent.setUp();
+    await allRunning;
+    expect(agent.sessions.map((s) => s.title?.split(' ')[2])).toEqual(['R1', 'R2', 'R3']);
+  });
+
   it('runs at most MAX_ACTIVE_RUNS at once and starts the next when one ends, first in first out', async () => {
     const agent = createStubRuntime();
     relay = await relayForTest({ agent, env: { MAX_ACTIVE_RUNS: '2' } });
