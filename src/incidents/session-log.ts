@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
@@ -16,6 +17,8 @@ export interface SessionLogWriterDeps {
 }
 
 export interface SessionLogWriter {
+  /** After a restart: writes the logs of finished incidents that have none (a crash before the write). */
+  backfill(incidents: Incident[]): void;
   /** Where the incident's log is (or will be) written. */
   pathFor(incident: Pick<Incident, 'incident_id' | 'created_at' | 'alert_def_id' | 'device_hostname'>): string;
   /** Resolves once every scheduled write is on disk. */
@@ -103,6 +106,11 @@ export function createSessionLogWriter(deps: SessionLogWriterDeps): SessionLogWr
   return {
     pathFor,
     flushed,
+    backfill(list) {
+      for (const incident of list) {
+        if (isTerminal(incident.state) && !existsSync(pathFor(incident))) schedule(incident.incident_id);
+      }
+    },
     async stop() {
       offs.forEach((off) => off());
       await flushed();

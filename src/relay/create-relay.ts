@@ -125,6 +125,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     },
   });
   const sessionLog = createSessionLogWriter({ incidents, bus, logDir: resolve(config.RELAY_LOG_DIR), logger });
+  sessionLog.backfill(incidents.list());
   const ownDeviceTools = !deps.deviceTools && config.DEVICE_MCP_URL ? createMcpDeviceTools(config.DEVICE_MCP_URL) : undefined;
   const deviceTools = deps.deviceTools ?? ownDeviceTools;
   const strictAllowList = createStrictAllowList({ incidents, artifactsDir: join(resolve(config.RELAY_PROJECT_DIR), 'intelligence-artifacts'), logger });

@@ -134,4 +134,19 @@ describe('session log', () => {
     await t.writer.flushed();
     expect(readdirSync(t.logDir)).toEqual([]);
   });
+
+  it('after a restart, writes the log of a finished incident that has none, and leaves existing logs alone', async () => {
+    const t = setup();
+    const done = t.running('ses_done');
+    const open = t.running('ses_open');
+    await t.writer.stop(); // the crash: the incident ends with no writer listening
+    t.incidents.update(done.incident_id, () => ({ state: 'resolved', outcome: { kind: 'resolved', summary: 'ok', at: '2026-11-21T10:05:00.000Z' } }));
+    expect(t.files()).toEqual([]);
+    const restarted = createSessionLogWriter({ incidents: t.incidents, bus: t.bus, logDir: t.logDir, logger: silent });
+    writers.push(restarted);
+    restarted.backfill(t.incidents.list());
+    await restarted.flushed();
+    expect(t.files()).toEqual([restarted.pathFor(done).split('/').pop()]);
+    expect(t.incidents.get(open.incident_id)?.state).toBe('running');
+  });
 });
