@@ -25,7 +25,14 @@ function rowsOf(h: DeepHealth): Row[] {
       name: 'Agent runtime',
       status: rt.ok ? 'ok' : 'failed',
       latency: rt.latency_ms,
-      detail: [rt.url, rt.version ? `opencode ${rt.version}` : '', rt.error ?? ''].filter(Boolean).join(' · '),
+      detail: [
+        rt.url,
+        rt.version ? `opencode ${rt.version}` : '',
+        rt.event_stream ? `live progress ${rt.event_stream.connected ? 'connected' : 'not connected'}` : '',
+        rt.error ?? '',
+      ]
+        .filter(Boolean)
+        .join(' · '),
       ...(rt.ok ? {} : { fix: FIX_FOR.agent_runtime }),
     },
     'skipped' in dev

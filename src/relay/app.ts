@@ -6,7 +6,7 @@ import type { RelayConfig } from '../config/schema';
 import type { Incidents } from '../incidents/service';
 import { bearerGuard } from './auth';
 import { installErrorHandler } from './errors';
-import type { MessagingHealth } from './health-checks';
+import type { EventStreamHealth, MessagingHealth } from './health-checks';
 import type { Intake } from './intake';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { faultAlertRoutes } from './routes/fault-alert';
@@ -32,6 +32,7 @@ export interface AppDeps {
   incidents: Incidents;
   intake: Intake;
   messaging: () => MessagingHealth;
+  eventStream?: () => EventStreamHealth;
   tools: { token: string; createServer: () => McpServer };
   /** The device-tool guard: the agents' only way to the devices. */
   deviceTools: { createServer: () => McpServer };
@@ -64,6 +65,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     deviceMcpUrl: config.DEVICE_MCP_URL,
     webhookSecret: secret,
     messaging: deps.messaging,
+    eventStream: deps.eventStream,
     uiSession,
   });
   await app.register(faultAlertRoutes, { intake: deps.intake, webhookSecret: secret });

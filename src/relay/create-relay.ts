@@ -139,6 +139,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     incidents,
     intake,
     messaging,
+    eventStream: () => follower.status(),
     tools: { token: toolsToken, createServer: () => createRelayToolsServer({ incidents, approvals, room: deps.room, logger, clock }) },
     deviceTools: {
       createServer: () => createDeviceGuardServer({ incidents, upstream: deviceTools, strictAllowList, headed: approvals.headed, logger }),

@@ -9,10 +9,17 @@ export interface MessagingHealth {
   error?: string;
 }
 
+/** The live event stream that feeds timelines and the dashboard. */
+export interface EventStreamHealth {
+  connected: boolean;
+  last_event_at?: string;
+  error?: string;
+}
+
 export interface DeepHealth {
   status: 'ok' | 'degraded';
   checks: {
-    agent_runtime: { ok: boolean; url: string; latency_ms: number; version?: string; error?: string };
+    agent_runtime: { ok: boolean; url: string; latency_ms: number; version?: string; error?: string; event_stream?: EventStreamHealth };
     device_mcp: { skipped: true } | { ok: boolean; url: string; latency_ms: number; status_code?: number; error?: string };
     messaging: MessagingHealth;
   };
@@ -54,6 +61,7 @@ export async function deepHealth(deps: {
   agent: AgentRuntime;
   deviceMcpUrl?: string;
   messaging: () => MessagingHealth;
+  eventStream?: () => EventStreamHealth;
   timeoutMs?: number;
 }): Promise<DeepHealth> {
   const [agent_runtime, device_mcp] = await Promise.all([
@@ -61,6 +69,8 @@ export async function deepHealth(deps: {
     checkDeviceMcp(deps.deviceMcpUrl, deps.timeoutMs ?? 3000),
   ]);
   const messaging = deps.messaging();
+  // Reported, not judged: the stream reconnects on its own and a start-up blip is not an outage.
+  if (deps.eventStream) agent_runtime.event_stream = deps.eventStream();
   const failed =
     !agent_runtime.ok ||
     ('ok' in device_mcp && !device_mcp.ok) ||

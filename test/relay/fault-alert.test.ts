@@ -227,6 +227,8 @@ describe('sessions and health', () => {
     expect(body.checks.agent_runtime).toMatchObject({ ok: false, error: expect.stringMatching(/AGENT_SERVER_PASSWORD/) });
     expect(body.checks.device_mcp).toEqual({ skipped: true });
     expect(body.checks.messaging).toEqual({ configured: false, connected: false });
+    // The live event stream is reported too (the stub runtime never streams).
+    expect(body.checks.agent_runtime.event_stream).toEqual({ connected: false });
     expect(res.body).not.toContain('runtime-pw-XYZ');
   });
 });

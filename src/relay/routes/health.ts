@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { AgentRuntime } from '../../agent/types';
-import { deepHealth, type MessagingHealth } from '../health-checks';
+import { deepHealth, type EventStreamHealth, type MessagingHealth } from '../health-checks';
 import { bearerGuard } from '../auth';
 import type { UiSession } from '../ui-session';
 
@@ -11,6 +11,7 @@ export interface HealthRouteOptions {
   deviceMcpUrl?: string;
   webhookSecret?: string;
   messaging: () => MessagingHealth;
+  eventStream?: () => EventStreamHealth;
   uiSession?: UiSession;
 }
 
@@ -21,7 +22,7 @@ export const healthRoutes: FastifyPluginAsync<HealthRouteOptions> = async (app, 
   app.register(async (deep) => {
     deep.addHook('onRequest', bearerGuard(opts.webhookSecret, 'WEBHOOK_SECRET', opts.uiSession));
     deep.get('/health/deep', async (_request, reply) => {
-      const result = await deepHealth({ agent: opts.agent, deviceMcpUrl: opts.deviceMcpUrl, messaging: opts.messaging });
+      const result = await deepHealth({ agent: opts.agent, deviceMcpUrl: opts.deviceMcpUrl, messaging: opts.messaging, eventStream: opts.eventStream });
       return reply.code(result.status === 'ok' ? 200 : 503).send(result);
     });
   });
