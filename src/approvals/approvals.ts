@@ -1,13 +1,12 @@
 import type { Logger } from 'pino';
 import type { AgentRuntime } from '../agent/types';
 import type { Clock } from '../clock';
-import { jitteredBackoff } from '../backoff';
 import type { Bus } from '../events/bus';
 import type { RelayEvents } from '../incidents/events';
 import { publicIncident, type Approval, type Decision, type Incident } from '../incidents/model';
 import type { Incidents } from '../incidents/service';
 import { approvalFallbackMarkdown, buildApprovalCard } from '../messaging/approval-card';
-import { humanOperatorResponse } from './human-response';
+import { createDecisionForwarder } from './forwarder';
 import type { OperatorRoom } from './operator-room';
 import { ack, describeDecision, formatTtl } from './wording';
 
@@ -63,12 +62,10 @@ export interface ApprovalsOptions {
 export function createApprovals(opts: ApprovalsOptions) {
   const { incidents, agent, bus, room, clock, logger } = opts;
   const expiryTimers = new Map<string, { cancel(): void }>();
-  const forwardTimers = new Map<string, { cancel(): void }>();
-  const forwardAttempts = new Map<string, number>();
   /** Headed runs: what their operator was shown, so the device guard applies nothing else. */
   const headedRequests = new Map<string, { device: string; commands: string[] }>();
-  let stopped = false;
-  const forwardDelay = jitteredBackoff({ baseMs: 1000, maxMs: 30_000 });
+  const forwarder = createDecisionForwarder({ incidents, agent, agentName: opts.agentName, clock, logger });
+  const forward = forwarder.forward;
 
   const channels = () => [...(room ? ['webex'] : []), ...(opts.extraChannels?.() ?? [])];
 
@@ -114,36 +111,6 @@ export function createApprovals(opts: ApprovalsOptions) {
     bus.publish('approval.decided', { incident: publicIncident(next), approval });
     tellRoom(incidentId, `⏰ **${incidentId}** on \`${current.device_hostname}\`: ${summary}`);
     forward(incidentId);
-  }
-
-  /** Tells the agent session the decision; retried with backoff until it lands, also after a restart. */
-  function forward(incidentId: string) {
-    if (stopped) return;
-    forwardTimers.get(incidentId)?.cancel();
-    forwardTimers.delete(incidentId);
-    const incident = incidents.get(incidentId);
-    const approval = incident?.approval;
-    if (!incident || !approval || approval.forwarded_at || !incident.session_id) return;
-    const text = humanOperatorResponse(incident, approval);
-    agent
-      .promptAsync(incident.session_id, { ...(opts.agentName ? { agent: opts.agentName } : {}), text })
-      .then(() => {
-        forwardAttempts.delete(incidentId);
-        const at = clock.now().toISOString();
-        incidents.update(incidentId, (cur) => ({
-          approval: cur.approval ? { ...cur.approval, forwarded_at: at } : cur.approval,
-          state: cur.state === 'approved' || cur.state === 'denied' ? 'running' : cur.state,
-        }));
-        incidents.record(incidentId, 'approval.forwarded', `Agent told: ${approval.decision}`, { decision: approval.decision });
-      })
-      .catch((error: unknown) => {
-        const attempt = (forwardAttempts.get(incidentId) ?? 0) + 1;
-        forwardAttempts.set(incidentId, attempt);
-        const delay = forwardDelay(attempt - 1);
-        logger.warn({ incident_id: incidentId, err: error, retry_in_ms: delay }, 'could not forward the decision to the agent; retrying');
-        incidents.record(incidentId, 'approval.forward_failed', `Could not tell the agent yet (${(error as Error).message}); retrying`);
-        if (!stopped) forwardTimers.set(incidentId, clock.setTimeout(() => forward(incidentId), delay));
-      });
   }
 
   /** Posts the room acknowledgement of a decision and records that it was posted. */
@@ -318,10 +285,9 @@ export function createApprovals(opts: ApprovalsOptions) {
       },
     },
     stop() {
-      stopped = true;
-      for (const t of [...expiryTimers.values(), ...forwardTimers.values()]) t.cancel();
+      forwarder.stop();
+      for (const t of expiryTimers.values()) t.cancel();
       expiryTimers.clear();
-      forwardTimers.clear();
     },
   };
 }

@@ -1,0 +1,57 @@
+import type { Logger } from 'pino';
+import type { AgentRuntime } from '../agent/types';
+import { jitteredBackoff } from '../backoff';
+import type { Clock } from '../clock';
+import type { Incidents } from '../incidents/service';
+import { humanOperatorResponse } from './human-response';
+
+/**
+ * Tells an incident's agent session the operator's decision, retried with backoff until
+ * it lands. Idempotent: a decision already forwarded (forwarded_at set) is not re-sent.
+ */
+export function createDecisionForwarder(deps: { incidents: Incidents; agent: AgentRuntime; agentName?: string; clock: Clock; logger: Logger }) {
+  const { incidents, agent, clock, logger } = deps;
+  const timers = new Map<string, { cancel(): void }>();
+  const attempts = new Map<string, number>();
+  const delay = jitteredBackoff({ baseMs: 1000, maxMs: 30_000 });
+  let stopped = false;
+
+  function forward(incidentId: string) {
+    if (stopped) return;
+    timers.get(incidentId)?.cancel();
+    timers.delete(incidentId);
+    const incident = incidents.get(incidentId);
+    const approval = incident?.approval;
+    if (!incident || !approval || approval.forwarded_at || !incident.session_id) return;
+    const text = humanOperatorResponse(incident, approval);
+    // The run's agent, always: without one opencode answers with its default agent.
+    agent
+      .promptAsync(incident.session_id, { ...(deps.agentName ? { agent: deps.agentName } : {}), text })
+      .then(() => {
+        attempts.delete(incidentId);
+        const at = clock.now().toISOString();
+        incidents.update(incidentId, (cur) => ({
+          approval: cur.approval ? { ...cur.approval, forwarded_at: at } : cur.approval,
+          state: cur.state === 'approved' || cur.state === 'denied' ? 'running' : cur.state,
+        }));
+        incidents.record(incidentId, 'approval.forwarded', `Agent told: ${approval.decision}`, { decision: approval.decision });
+      })
+      .catch((error: unknown) => {
+        const attempt = (attempts.get(incidentId) ?? 0) + 1;
+        attempts.set(incidentId, attempt);
+        const wait = delay(attempt - 1);
+        logger.warn({ incident_id: incidentId, err: error, retry_in_ms: wait }, 'could not forward the decision to the agent; retrying');
+        incidents.record(incidentId, 'approval.forward_failed', `Could not tell the agent yet (${(error as Error).message}); retrying`);
+        if (!stopped) timers.set(incidentId, clock.setTimeout(() => forward(incidentId), wait));
+      });
+  }
+
+  return {
+    forward,
+    stop() {
+      stopped = true;
+      for (const t of timers.values()) t.cancel();
+      timers.clear();
+    },
+  };
+}
