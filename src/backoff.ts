@@ -1,19 +1,4 @@
-/**
- * Node-style timers (numeric time, handle to clear), as the agent client and the
- * embedded runtime's supervisor use them. Injected so tests can drive reconnects and restarts
- * without real waiting.
- */
-export interface Timers {
-  now(): number;
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
-
-export const realTimers: Timers = {
-  now: () => Date.now(),
-  setTimeout: (fn, ms) => setTimeout(fn, ms),
-  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
-};
+import type { Clock } from './clock';
 
 /** Delay before retry number `attempt` (0-based). */
 export type BackoffPolicy = (attempt: number) => number;
@@ -39,15 +24,15 @@ export function jitteredBackoff({
 }
 
 /** Resolves after `ms`, or early (without throwing) when `signal` aborts. */
-export function wait(ms: number, timers: Pick<Timers, 'setTimeout' | 'clearTimeout'>, signal?: AbortSignal): Promise<void> {
+export function wait(ms: number, clock: Pick<Clock, 'setTimeout'>, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     if (signal?.aborted) return resolve();
     const done = () => {
       signal?.removeEventListener('abort', done);
-      timers.clearTimeout(handle);
+      timer.cancel();
       resolve();
     };
-    const handle = timers.setTimeout(done, ms);
+    const timer = clock.setTimeout(done, ms);
     signal?.addEventListener('abort', done, { once: true });
   });
 }

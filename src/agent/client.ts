@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
 import { Pool } from 'undici';
 import { z } from 'zod';
-import { jitteredBackoff, realTimers, wait, type BackoffPolicy, type Timers } from '../backoff';
+import { jitteredBackoff, wait, type BackoffPolicy } from '../backoff';
+import { systemClock, type Clock } from '../clock';
 import { createRedactor, statusError, transportError } from './runtime-errors';
 import { createSseParser } from './sse';
 import {
@@ -41,7 +42,7 @@ export interface AgentClientTimeouts {
 export interface AgentClientOptions {
   timeouts?: AgentClientTimeouts;
   logger?: Logger;
-  clock?: Timers;
+  clock?: Clock;
   /** Delay before event-stream reconnect attempt n (0-based). */
   reconnectDelay?: BackoffPolicy;
   /** Keep-alive connections for API calls. */
@@ -60,7 +61,7 @@ interface CallOptions<S extends z.ZodType | undefined> {
 
 export function createAgentClient(endpoint: RuntimeEndpoint, opts: AgentClientOptions = {}): AgentClient {
   const timeouts = { ...defaults, ...opts.timeouts };
-  const clock = opts.clock ?? realTimers;
+  const clock = opts.clock ?? systemClock;
   const reconnectDelay = opts.reconnectDelay ?? jitteredBackoff({ baseMs: 250, maxMs: 15_000 });
   const log = opts.logger;
 

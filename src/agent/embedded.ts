@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import type { Logger } from 'pino';
-import { jitteredBackoff, realTimers, type BackoffPolicy, type Timers } from '../backoff';
+import { jitteredBackoff, type BackoffPolicy } from '../backoff';
+import { systemClock, type Clock } from '../clock';
 import { findFreePort } from './free-port';
 import { resolveOpencodeBinary } from './opencode-binary';
 import { spawnGuarded, type GuardedProcess } from './process-guard';
@@ -18,7 +19,7 @@ export interface EmbeddedRuntimeOptions {
   env?: Record<string, string | undefined>;
   /** Inherited variables the runtime must not see, e.g. the relay's own secrets. */
   omitEnv?: string[];
-  clock?: Timers;
+  clock?: Clock;
   /** How long opencode may take to print its "listening" line. */
   startTimeoutMs?: number;
   /** Fixed port (e.g. to come back on the same URL); default: a free loopback port. */
@@ -62,7 +63,7 @@ const ANSI = /\u001b\[[0-9;]*[A-Za-z]/g;
 const READY = /opencode server listening on (https?:\/\/\S+)/;
 
 export async function startEmbeddedRuntime(opts: EmbeddedRuntimeOptions): Promise<EmbeddedRuntime> {
-  const clock = opts.clock ?? realTimers;
+  const clock = opts.clock ?? systemClock;
   const log = opts.logger.child({ component: 'embedded-runtime' });
   const binary = opts.binary ?? resolveOpencodeBinary();
   const username = opts.username ?? 'opencode';
@@ -105,7 +106,7 @@ export async function startEmbeddedRuntime(opts: EmbeddedRuntimeOptions): Promis
   let current: Running | undefined;
   let stopping = false;
   let stopPromise: Promise<void> | undefined;
-  let restartTimer: unknown;
+  let restartTimer: { cancel(): void } | undefined;
   let attempt = 0;
   const endpoint: RuntimeEndpoint = { url: `http://127.0.0.1:${port}`, username, password };
 
@@ -139,7 +140,7 @@ export async function startEmbeddedRuntime(opts: EmbeddedRuntimeOptions): Promis
       const fail = (message: string, early = false) => {
         if (settled) return;
         settled = true;
-        clock.clearTimeout(timer);
+        timer.cancel();
         const text = `${message}${tail.length ? `: ${tail.slice(-5).join(' | ')}` : ''}`;
         void kill(running, 0).finally(() => reject(early ? new EarlyExitError(text) : new Error(text)));
       };
@@ -156,8 +157,8 @@ export async function startEmbeddedRuntime(opts: EmbeddedRuntimeOptions): Promis
         const ready = stream === 'stdout' && !settled ? READY.exec(line) : null;
         if (ready) {
           settled = true;
-          clock.clearTimeout(timer);
-          running.readyAt = clock.now();
+          timer.cancel();
+          running.readyAt = clock.now().getTime();
           // The pid arrives on another pipe; wait for it so pid() is right as soon as we are ready.
           void proc.runtimePid.then(() => resolve(running));
         }
@@ -181,14 +182,14 @@ export async function startEmbeddedRuntime(opts: EmbeddedRuntimeOptions): Promis
       }
       running.proc.guard.kill('SIGKILL');
     };
-    let timer: unknown;
+    let timer: { cancel(): void } | undefined;
     if (graceMs <= 0) void hard();
     else {
       running.proc.guard.kill('SIGTERM');
       timer = clock.setTimeout(() => void hard(), graceMs + 1_000);
     }
     await running.proc.exited;
-    clock.clearTimeout(timer);
+    timer?.cancel();
   }
 
   function supervise(running: Running) {
@@ -196,7 +197,7 @@ export async function startEmbeddedRuntime(opts: EmbeddedRuntimeOptions): Promis
     void running.proc.exited.then((exit) => {
       if (stopping || current !== running) return;
       current = undefined;
-      if (running.readyAt !== undefined && clock.now() - running.readyAt >= STABLE_MS) attempt = 0;
+      if (running.readyAt !== undefined && clock.now().getTime() - running.readyAt >= STABLE_MS) attempt = 0;
       log.warn({ code: exit.code, signal: exit.signal, url: endpoint.url }, 'embedded agent runtime died; restarting');
       setState('restarting');
       scheduleRestart();
@@ -226,7 +227,7 @@ export async function startEmbeddedRuntime(opts: EmbeddedRuntimeOptions): Promis
   async function stop({ graceMs = stopGraceMs }: { graceMs?: number } = {}): Promise<void> {
     if (stopPromise) return stopPromise;
     stopping = true;
-    if (restartTimer !== undefined) clock.clearTimeout(restartTimer);
+    restartTimer?.cancel();
     stopPromise = (async () => {
       await Promise.all([...live].map((r) => kill(r, graceMs)));
       current = undefined;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { jitteredBackoff, wait, type Timers } from '../../../src/backoff';
+import { jitteredBackoff, wait } from '../../../src/backoff';
+import type { Clock } from '../../../src/clock';
 
 describe('jittered backoff', () => {
   it('doubles from the base up to the cap', () => {
@@ -20,10 +21,13 @@ describe('wait', () => {
   const manual = () => {
     const pending = new Map<number, () => void>();
     let seq = 0;
-    const clock: Timers = {
-      now: () => 0,
-      setTimeout: (fn) => (pending.set(++seq, fn), seq),
-      clearTimeout: (h) => void pending.delete(h as number),
+    const clock: Clock = {
+      now: () => new Date(0),
+      setTimeout: (fn) => {
+        const id = ++seq;
+        pending.set(id, fn);
+        return { cancel: () => void pending.delete(id) };
+      },
     };
     return { clock, pending, fire: () => [...pending.values()].forEach((fn) => fn()) };
   };

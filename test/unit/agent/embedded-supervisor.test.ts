@@ -2,7 +2,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Timers } from '../../../src/backoff';
+import type { Clock } from '../../../src/clock';
 import { startEmbeddedRuntime, type EmbeddedRuntime, type EmbeddedState } from '../../../src/agent/embedded';
 import { isProcessAlive, waitUntil } from '../../helpers/opencode';
 
@@ -16,10 +16,13 @@ const START_TIMEOUT_MS = 54_321;
 function manualClock() {
   const pending = new Map<number, { fn: () => void; ms: number }>();
   let seq = 0;
-  const clock: Timers = {
-    now: () => 0,
-    setTimeout: (fn, ms) => (pending.set(++seq, { fn, ms }), seq),
-    clearTimeout: (h) => void pending.delete(h as number),
+  const clock: Clock = {
+    now: () => new Date(0),
+    setTimeout: (fn, ms) => {
+      const id = ++seq;
+      pending.set(id, { fn, ms });
+      return { cancel: () => void pending.delete(id) };
+    },
   };
   const fire = (ms: number) => {
     const due = [...pending].filter(([, t]) => t.ms === ms);
