@@ -1,4 +1,4 @@
-import { alertResultSchema, SEARCH_METADATA_KEYS, scalarField, type InboundAlert, type KbQueryMode } from './schema';
+import { SEARCH_METADATA_KEYS, type InboundAlert, type KbQueryMode } from './schema';
 import { looksLikeInstructions } from './untrusted';
 
 /** Long values are cut so one noisy field cannot crowd the agent's context. */
@@ -37,9 +37,7 @@ export function normalizeAlert(alert: InboundAlert): NormalizedAlert {
   for (const [key, value] of Object.entries(result)) {
     if (key === 'alert_def_id' || key === 'system' || key === '_raw' || value === undefined || value === null) continue;
     if (key === 'device_name' && (!system || deviceName === system)) continue;
-    const known = key in alertResultSchema.shape;
-    const text = known ? String(value) : scalarField.parse(value);
-    vars[key] = cap(text, MAX_VAR_CHARS, `result.${key}`, warnings);
+    vars[key] = cap(String(value), MAX_VAR_CHARS, `result.${key}`, warnings);
   }
   for (const key of SEARCH_METADATA_KEYS) {
     const value = alert[key];

@@ -31,7 +31,8 @@ const scalarField = z.union(
   { error: 'a string, number, boolean or list of those (nested objects are not accepted)' },
 );
 
-export const alertResultSchema = z.looseObject({
+// Any other field: validated and stringified in the same pass (null: absent).
+export const alertResultSchema = z.object({
   alert_def_id: alertDefId,
   system: z.preprocess(blankToUndefined, hostname.optional()),
   device_name: z.preprocess(blankToUndefined, hostname.optional()),
@@ -41,7 +42,7 @@ export const alertResultSchema = z.looseObject({
   vrf_name: z.preprocess(blankToUndefined, z.string().optional()),
   neighbor_as: z.preprocess(blankToUndefined, scalarField.pipe(z.string().regex(/^\d+(\.\d+)?$/, 'an AS number')).optional()),
   _raw: z.preprocess(blankToUndefined, z.string().optional()),
-});
+}).catchall(scalarField.nullable());
 
 export const SEARCH_METADATA_KEYS = ['sid', 'search_name', 'app', 'owner', 'results_link'] as const;
 
@@ -63,14 +64,6 @@ export const inboundAlertSchema = z
         message: 'a device hostname is required in result.system or result.device_name',
       });
     }
-    for (const [key, value] of Object.entries(alert.result)) {
-      if (key in alertResultSchema.shape || value === undefined || value === null) continue;
-      const parsed = scalarField.safeParse(value);
-      if (!parsed.success) {
-        ctx.addIssue({ code: 'custom', path: ['result', key], message: parsed.error.issues[0]?.message ?? 'invalid' });
-      }
-    }
   });
 
 export type InboundAlert = z.output<typeof inboundAlertSchema>;
-export { scalarField };
