@@ -4,18 +4,19 @@
  * simulator fires the alert and you decide the approval in this terminal.
  *   npm run demo [-- --approve | --deny] [--model provider/model]
  */
+import { parseArgs } from 'node:util';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { agentLogPath } from '../src/demo/brain';
 import { startDemoStack, type DemoStack } from '../src/demo/demo-stack';
 import { formatTimelineEntry } from '../src/demo/timeline-format';
 import { isTerminal, type Incident } from '../src/incidents/model';
 import { createLogger } from '../src/log/logger';
+import { cli, type Fail } from './cli';
 
 const HELP = `Usage: npm run demo -- [options]
   --approve          approve the repair without asking
@@ -30,14 +31,11 @@ const NEIGHBOR = '10.0.0.2';
 const projectDir = path.resolve(import.meta.dirname, '..');
 const out = (line = '') => process.stdout.write(`${line}\n`);
 
-function fail(message: string, code = 2): never {
-  process.stderr.write(`demo: ${message}\n`);
-  process.exit(code);
-}
-
-let args: ReturnType<typeof parse>;
-function parse() {
-  return parseArgs({
+const tool = cli('demo', HELP);
+const fail: Fail = tool.fail;
+const parse = tool.parse;
+const args = parse(() =>
+  parseArgs({
     options: {
       approve: { type: 'boolean' },
       deny: { type: 'boolean' },
@@ -46,17 +44,8 @@ function parse() {
       'timeout-s': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
-  }).values;
-}
-try {
-  args = parse();
-} catch (error) {
-  fail(`${(error as Error).message}\n${HELP}`);
-}
-if (args.help) {
-  out(HELP);
-  process.exit(0);
-}
+  }).values,
+);
 if (args.approve && args.deny) fail('--approve and --deny exclude each other');
 if (args.model !== undefined && !/^[\w.-]+\/[\w.:/-]+$/.test(args.model)) fail('--model must look like provider/model, e.g. anthropic/claude-sonnet-4-5');
 const convergeMs = Number(args['converge-ms'] ?? '3000');

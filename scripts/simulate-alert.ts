@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { request } from 'undici';
 import { directPrompt } from '../src/alert/direct-prompt';
 import { buildSplunkAlert } from '../src/alert/sample';
+import { cli, type Fail } from './cli';
 
 const HELP = `Usage: npm run simulate -- [options]
   --api URL         relay base URL (default $RELAY_URL or http://127.0.0.1:8080)
@@ -21,14 +22,11 @@ const HELP = `Usage: npm run simulate -- [options]
   --mode MODE       strict | hybrid, for --direct (default $REMEDIATION_MODE or strict)
   --incident-id ID  incident id to put in the --direct prompt`;
 
-function fail(message: string): never {
-  process.stderr.write(`simulate: ${message}\n`);
-  process.exit(2);
-}
-
-let args: ReturnType<typeof parse>;
-function parse() {
-  return parseArgs({
+const tool = cli('simulate', HELP);
+const fail: Fail = tool.fail;
+const parse = tool.parse;
+const args = parse(() =>
+  parseArgs({
     options: {
       api: { type: 'string' },
       secret: { type: 'string' },
@@ -44,17 +42,8 @@ function parse() {
       'incident-id': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
-  }).values;
-}
-try {
-  args = parse();
-} catch (error) {
-  fail(`${(error as Error).message}\n${HELP}`);
-}
-if (args.help) {
-  process.stdout.write(`${HELP}\n`);
-  process.exit(0);
-}
+  }).values,
+);
 
 const kbMode = args['kb-mode'];
 if (kbMode && !['quick', 'standard', 'deep'].includes(kbMode)) fail('--kb-mode must be quick, standard or deep');
