@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgentClient, type AgentClient } from '../../src/agent/client';
-import { AgentRuntimeError, type RuntimeEvent } from '../../src/agent/types';
+import type { RuntimeEvent } from '../../src/agent/types';
 import {
   finishingScript,
   scriptedProviderConfig,
@@ -12,6 +12,7 @@ import {
   type ScriptedModel,
 } from '../fakes/scripted-model';
 import { repoRoot, startOpencode, type OpencodeHarness } from '../helpers/opencode';
+import { runtimeFailure } from '../helpers/runtime-failure';
 
 // One real opencode server (and one scripted model) for the whole file.
 let model: ScriptedModel;
@@ -39,15 +40,6 @@ afterAll(async () => {
 const pinnedVersion = (
   JSON.parse(readFileSync(path.join(repoRoot, 'node_modules/opencode-ai/package.json'), 'utf8')) as { version: string }
 ).version;
-
-async function failure(p: Promise<unknown>): Promise<AgentRuntimeError> {
-  const error = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(AgentRuntimeError);
-  return error as AgentRuntimeError;
-}
 
 /** Follows the event stream until `until` picks an event; resolves with everything seen so far. */
 function collectEvents(until: (e: RuntimeEvent) => boolean) {
@@ -136,15 +128,15 @@ describe('agent runtime client against real opencode', () => {
   });
 
   it('says not_found for a session the runtime does not know', async () => {
-    expect((await failure(client.getSession('ses_doesnotexist'))).kind).toBe('not_found');
-    expect((await failure(client.promptAsync('ses_doesnotexist', { text: 'x' }))).kind).toBe('not_found');
+    expect((await runtimeFailure(client.getSession('ses_doesnotexist'))).kind).toBe('not_found');
+    expect((await runtimeFailure(client.promptAsync('ses_doesnotexist', { text: 'x' }))).kind).toBe('not_found');
   });
 
   it('rejects a wrong password as auth, never showing the password', async () => {
     const password = `wrong-${oc.endpoint.password.slice(0, 6)}-pw`;
     const wrong = createAgentClient({ ...oc.endpoint, password });
     for (const call of [wrong.health(), wrong.createSession({ title: 't' })]) {
-      const e = await failure(call);
+      const e = await runtimeFailure(call);
       expect(e.kind).toBe('auth');
       expect(e.status).toBe(401);
       const shown = `${e.message}\n${e.stack}\n${JSON.stringify(e)}\n${String(e)}`;
@@ -187,7 +179,7 @@ describe('agent runtime client against real opencode', () => {
     const down = status(false);
     await oc.stop();
     await down;
-    const e = await failure(client.health());
+    const e = await runtimeFailure(client.health());
     expect(e).toMatchObject({ kind: 'unreachable', retryable: true });
 
     const up = status(true);

@@ -2,7 +2,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAgentClient } from '../../../src/agent/client';
-import { AgentRuntimeError, type RuntimeEvent } from '../../../src/agent/types';
+import type { RuntimeEvent } from '../../../src/agent/types';
+import { runtimeFailure } from '../../helpers/runtime-failure';
 
 // Failure modes the real runtime will not produce on demand (5xx, hangs, broken events) come
 // from this loopback stand-in; the happy paths run against real opencode in test/integration.
@@ -21,15 +22,6 @@ async function serve(handler: (req: IncomingMessage, res: ServerResponse) => voi
 
 const password = 'unit-pass-9f3';
 const endpoint = (url: string) => ({ url, username: 'opencode', password });
-
-async function failure(p: Promise<unknown>): Promise<AgentRuntimeError> {
-  const error = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(AgentRuntimeError);
-  return error as AgentRuntimeError;
-}
 
 describe('agent client against a misbehaving runtime', () => {
   it('sends basic auth under the endpoint path and parses the answer', async () => {
@@ -50,7 +42,7 @@ describe('agent client against a misbehaving runtime', () => {
       res.writeHead(503, { 'content-type': 'application/json' }).end('{"name":"Busy","data":{"message":"try later"}}'),
     );
     const client = createAgentClient(endpoint(url));
-    const e = await failure(client.createSession({ title: 'x' }));
+    const e = await runtimeFailure(client.createSession({ title: 'x' }));
     expect(e).toMatchObject({ kind: 'server', status: 503, retryable: true });
     expect(e.message).toContain('try later');
     await client.close();
@@ -61,7 +53,7 @@ describe('agent client against a misbehaving runtime', () => {
       /* never answers */
     });
     const client = createAgentClient(endpoint(url), { timeouts: { headersMs: 200 } });
-    const e = await failure(client.health());
+    const e = await runtimeFailure(client.health());
     expect(e.kind).toBe('timeout');
     await client.close();
   });
@@ -69,7 +61,7 @@ describe('agent client against a misbehaving runtime', () => {
   it('rejects an answer of the wrong shape instead of passing it on', async () => {
     const url = await serve((_req, res) => res.writeHead(200).end('{"id":"not-a-session"}'));
     const client = createAgentClient(endpoint(url));
-    const e = await failure(client.getSession('ses_1'));
+    const e = await runtimeFailure(client.getSession('ses_1'));
     expect(e.message).toMatch(/unexpected answer/);
     await client.close();
   });
