@@ -56,7 +56,7 @@ function stateChangeCost(dir: string, archived: number, rounds = 200): number {
   const base = {
     session_id: null, alert_def_id: 'AD000002', mode: 'strict' as const, created_at: at, updated_at: at, last_seen: at, occurrences: 1,
     warnings: [], alert_vars: { neighbor_ip: '10.0.0.2', neighbor_as: '65002' }, approval_request: null, approval: null, outcome: null,
-    delivery: { attempts: 1, next_attempt_at: null, last_error: null, prompt_sent: true },
+    delivery: { attempts: 1, next_attempt_at: null, last_error: null },
   };
   for (let i = 0; i < archived; i++) {
     store.put({ ...base, incident_id: `INC-A${i}`, device_hostname: `A${i}`, dedup_key: `a${i}`, state: 'resolved', outcome: { kind: 'resolved', summary: 'neighbor Established, 12 prefixes', at } });

@@ -82,7 +82,7 @@ export function createDispatcher(opts: DispatcherOptions) {
       await agent.promptAsync(sessionId, { agent: agentName, text });
       incidents.update(incidentId, (cur) => ({
         state: 'running',
-        delivery: { ...cur.delivery, attempts: cur.delivery.attempts + 1, next_attempt_at: null, last_error: null, prompt_sent: true },
+        delivery: { ...cur.delivery, attempts: cur.delivery.attempts + 1, next_attempt_at: null, last_error: null },
       }));
       incidents.record(incidentId, 'prompt.sent', `Prompt sent to ${agentName}`, { session_id: sessionId, agent: agentName });
       log.info({ session_id: sessionId }, 'incident delivered to the agent runtime');

@@ -59,7 +59,6 @@ export const deliverySchema = z.object({
   attempts: z.number().int(),
   next_attempt_at: z.string().nullable(),
   last_error: z.string().nullable(),
-  prompt_sent: z.boolean(),
 });
 
 export const incidentSchema = z.object({

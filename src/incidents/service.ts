@@ -77,7 +77,7 @@ export function createIncidents(deps: { store: IncidentStore; bus: Bus<RelayEven
         approval_request: null,
         approval: null,
         outcome: null,
-        delivery: { attempts: 0, next_attempt_at: null, last_error: null, prompt_sent: false },
+        delivery: { attempts: 0, next_attempt_at: null, last_error: null },
       };
       openByKey.set(incident.dedup_key, incident_id);
       logger.info({ incident_id, alert_def_id: incident.alert_def_id, device: incident.device_hostname }, 'incident created');

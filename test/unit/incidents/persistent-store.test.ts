@@ -22,7 +22,7 @@ const incident = (n: number, state: Incident['state'] = 'queued'): Incident => {
   return {
     incident_id: `INC-${n}`, session_id: null, alert_def_id: 'AD000002', device_hostname: `R${n}`, mode: 'strict', state,
     created_at: at, updated_at: at, last_seen: at, occurrences: 1, warnings: [], alert_vars: {}, approval_request: null, approval: null, outcome: null,
-    dedup_key: `k${n}`, delivery: { attempts: 0, next_attempt_at: null, last_error: null, prompt_sent: false },
+    dedup_key: `k${n}`, delivery: { attempts: 0, next_attempt_at: null, last_error: null },
   };
 };
 

@@ -19,7 +19,7 @@ const incident = (id: string, over: Partial<IncidentSummary> = {}): IncidentSumm
   approval_request: null,
   approval: null,
   outcome: null,
-  delivery: { attempts: 0, next_attempt_at: null, last_error: null, prompt_sent: true },
+  delivery: { attempts: 0, next_attempt_at: null, last_error: null },
   ...over,
 });
 
