@@ -18,6 +18,7 @@ import { buildSplunkAlert } from '../src/alert/sample';
 import { loadConfig } from '../src/config/load';
 import { createConfBackends } from '../src/incidents/conf-backend';
 import { createPersistentStore } from '../src/incidents/persistent-store';
+import { NO_APPLICATION } from '../src/incidents/model';
 import { createRelay } from '../src/relay/create-relay';
 
 const { values } = parseArgs({ options: { n: { type: 'string' }, dups: { type: 'string' }, concurrency: { type: 'string' } } });
@@ -55,7 +56,7 @@ function stateChangeCost(dir: string, archived: number, rounds = 200): number {
   const at = new Date().toISOString();
   const base = {
     session_id: null, alert_def_id: 'AD000002', mode: 'strict' as const, created_at: at, updated_at: at, last_seen: at, occurrences: 1,
-    warnings: [], alert_vars: { neighbor_ip: '10.0.0.2', neighbor_as: '65002' }, approval_request: null, approval: null, outcome: null,
+    warnings: [], alert_vars: { neighbor_ip: '10.0.0.2', neighbor_as: '65002' }, kind: 'relay' as const, approval_request: null, approval: null, application: NO_APPLICATION, outcome: null, prompt_text: null,
     delivery: { attempts: 1, next_attempt_at: null, last_error: null },
   };
   for (let i = 0; i < archived; i++) {

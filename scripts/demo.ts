@@ -9,6 +9,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
+import type { DecisionChannel } from '../src/approvals/lifecycle';
 import { createInterface } from 'node:readline';
 import pino from 'pino';
 import { agentLogPath } from '../src/demo/brain';
@@ -135,7 +136,7 @@ relay.relay.bus.subscribe('approval.requested', ({ incident, request }) => {
   out();
   out(`  APPROVAL for ${incident.incident_id} on ${request.device}: ${request.summary}`);
   for (const line of request.commands) out(`      ${line}`);
-  const decide = (decision: 'APPROVED' | 'DENIED', channel: string) => {
+  const decide = (decision: 'APPROVED' | 'DENIED', channel: DecisionChannel) => {
     decided = decision;
     out(`  → ${decision}`);
     out();

@@ -3,7 +3,7 @@ import { approvalRequestSchema, approvalSchema, incidentSchema, incidentStateSch
 import type { UiEvent } from './contract';
 
 /** An incident as `/sessions` and `/events` show it: the relay's schema without its bookkeeping. */
-export const incidentSummarySchema = incidentSchema.omit({ dedup_key: true });
+export const incidentSummarySchema = incidentSchema.omit({ dedup_key: true, prompt_text: true });
 export const incidentDetailSchema = incidentSummarySchema.extend({ timeline: z.array(timelineEntrySchema) });
 
 /** The data line of each `/events` frame, by its event name. */

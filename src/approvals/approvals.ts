@@ -3,11 +3,14 @@ import type { AgentRuntime } from '../agent/types';
 import type { Clock } from '../clock';
 import type { Bus } from '../events/bus';
 import type { RelayEvents } from '../incidents/events';
-import { publicIncident, type Approval, type Decision, type Incident } from '../incidents/model';
+import { isTerminal, NO_APPLICATION, publicIncident, type Approval, type ApprovalRequest, type Decision, type Incident } from '../incidents/model';
 import type { Incidents } from '../incidents/service';
 import { approvalFallbackMarkdown, buildApprovalCard } from '../messaging/approval-card';
 import { createDecisionForwarder } from './forwarder';
+import { transition, type DecisionChannel, type GateEvent, type GatePhase } from './lifecycle';
+import { canonicalLines, linesSha256, shortHash } from './lines';
 import type { OperatorRoom } from './operator-room';
+import { terminalQuestion } from './terminal-question';
 import { ack, describeDecision, formatTtl } from './wording';
 
 export interface ApprovalRequestInput {
@@ -20,15 +23,25 @@ export interface ApprovalRequestInput {
 }
 
 export type RequestResult =
-  | { status: 'pending'; expires_at: string; channels: string[] }
-  | { status: 'skipped_with_warning'; decision: Decision; warning: string }
-  | { status: 'headed'; message: string };
+  | { status: 'pending'; expires_at: string; channels: string[]; lines_sha256: string; ask_operator?: string }
+  | { status: 'skipped_with_warning'; decision: Decision; warning: string };
 
 export type DecideResult =
   | { status: 'accepted'; incident: Incident; approval: Approval }
   | { status: 'already_decided'; incident: Incident; approval: Approval }
   | { status: 'not_awaiting'; incident: Incident }
   | { status: 'unknown_incident' };
+
+/** A claim on the approved lines, taken before the device call; exactly one of them is settled. */
+export interface Claim {
+  /** The device call returned: the lines are on the device. */
+  applied(output: string): void;
+  /** The device tool server was never reached: nothing was applied, the approval may be used again. */
+  release(why: string): void;
+  /** The device call failed after it was sent: the state is unknown, the approval is spent. */
+  failed(why: string): void;
+}
+export type ClaimResult = { ok: true; claim: Claim } | { ok: false; reason: string };
 
 export interface Actor {
   /** E-mail or OS user name: who the room and the log will name. */
@@ -40,9 +53,6 @@ export interface Actor {
 export class ApprovalError extends Error {
   override readonly name = 'ApprovalError';
 }
-
-export { HEADED_PREFIX } from '../alert/direct-prompt';
-import { HEADED_PREFIX } from '../alert/direct-prompt';
 
 export interface ApprovalsOptions {
   incidents: Incidents;
@@ -59,15 +69,49 @@ export interface ApprovalsOptions {
   logger: Logger;
 }
 
+const phaseOf = (incident: Incident): GatePhase => ({
+  approval: incident.approval_request?.status ?? 'none',
+  application: incident.application.status,
+});
+const sameDevice = (a: string, b: string) => a.trim().toLowerCase() === b.trim().toLowerCase();
+
+/**
+ * The approval lifecycle: the only code that moves an incident's gate (lifecycle.ts holds the
+ * table). Every channel decides through `decide()`, the device guard applies through `claim()`.
+ */
 export function createApprovals(opts: ApprovalsOptions) {
   const { incidents, agent, bus, room, clock, logger } = opts;
   const expiryTimers = new Map<string, { cancel(): void }>();
-  /** Headed runs: what their operator was shown, so the device guard applies nothing else. */
-  const headedRequests = new Map<string, { device: string; commands: string[] }>();
   const forwarder = createDecisionForwarder({ incidents, agent, agentName: opts.agentName, clock, logger });
   const forward = forwarder.forward;
 
-  const channels = () => [...(room ? ['webex'] : []), ...(opts.extraChannels?.() ?? [])];
+  /** The channels a human can answer on for this incident; the terminal only for a headed run. */
+  const channelsFor = (incident?: Incident) => [
+    ...(incident?.kind === 'headed' ? ['terminal'] : []),
+    ...(room ? ['webex'] : []),
+    ...(opts.extraChannels?.() ?? []),
+  ];
+
+  /**
+   * Moves the gate by one event of the table and stores the result with `patch`, in one
+   * synchronous step: nothing can interleave between the check and the write.
+   */
+  function move(incidentId: string, event: GateEvent, patch: (cur: Incident) => Partial<Incident>): { ok: true; incident: Incident } | { ok: false; reason: string } {
+    const current = incidents.get(incidentId);
+    if (!current) return { ok: false, reason: `unknown incident ${incidentId}` };
+    const step = transition(phaseOf(current), event);
+    if (!step.ok) return step;
+    const incident = incidents.update(incidentId, (cur) => {
+      const changes = patch(cur);
+      const request = (changes.approval_request === undefined ? cur.approval_request : changes.approval_request) as ApprovalRequest | null;
+      return {
+        ...changes,
+        approval_request: request ? { ...request, status: step.next.approval === 'none' ? request.status : step.next.approval } : request,
+        application: { ...(changes.application ?? cur.application), status: step.next.application },
+      };
+    });
+    return { ok: true, incident };
+  }
 
   const tellRoom = (incidentId: string, markdown: string) => {
     if (!room) return;
@@ -79,20 +123,18 @@ export function createApprovals(opts: ApprovalsOptions) {
 
   function scheduleExpiry(incident: Incident) {
     const request = incident.approval_request;
-    if (!request) return;
+    if (!request || request.status !== 'pending') return;
     expiryTimers.get(incident.incident_id)?.cancel();
     const delay = Math.max(0, Date.parse(request.expires_at) - clock.now().getTime());
-    expiryTimers.set(
-      incident.incident_id,
-      clock.setTimeout(() => expire(incident.incident_id, request.requested_at), delay),
-    );
+    expiryTimers.set(incident.incident_id, clock.setTimeout(() => expire(incident.incident_id, request.requested_at), delay));
   }
 
   function expire(incidentId: string, requestedAt: string) {
     expiryTimers.delete(incidentId);
     const current = incidents.get(incidentId);
-    if (!current || current.state !== 'awaiting_approval' || current.approval_request?.requested_at !== requestedAt) return;
+    if (!current || current.approval_request?.requested_at !== requestedAt) return;
     const at = clock.now().toISOString();
+    const summary = `No operator decision within ${formatTtl(opts.ttlMs)}: escalated without any change.`;
     const approval: Approval = {
       decision: 'EXPIRED',
       effective: 'DENIED',
@@ -100,15 +142,15 @@ export function createApprovals(opts: ApprovalsOptions) {
       channel: 'ttl',
       at,
       reason: `no decision within ${formatTtl(opts.ttlMs)}`,
-      commands: current.approval_request?.commands ?? [],
+      commands: current.approval_request.commands,
       forwarded_at: null,
       acknowledged_at: null,
     };
-    const summary = `No operator decision within ${formatTtl(opts.ttlMs)}: escalated without any change.`;
-    const next = incidents.update(incidentId, () => ({ state: 'escalated', approval, outcome: { kind: 'escalated', summary, at } }));
+    const moved = move(incidentId, 'expire', () => ({ state: 'escalated', approval, outcome: { kind: 'escalated', summary, at } }));
+    if (!moved.ok) return;
     incidents.record(incidentId, 'approval.expired', summary);
     logger.warn({ incident_id: incidentId }, 'approval expired; incident escalated');
-    bus.publish('approval.decided', { incident: publicIncident(next), approval });
+    bus.publish('approval.decided', { incident: publicIncident(moved.incident), approval });
     tellRoom(incidentId, `⏰ **${incidentId}** on \`${current.device_hostname}\`: ${summary}`);
     forward(incidentId);
   }
@@ -122,46 +164,52 @@ export function createApprovals(opts: ApprovalsOptions) {
     incidents.update(incidentId, (cur) => ({ approval: cur.approval ? { ...cur.approval, acknowledged_at: at } : cur.approval }));
   }
 
-  async function request(input: ApprovalRequestInput): Promise<RequestResult> {
-    if (input.incident_id.startsWith(HEADED_PREFIX)) {
-      headedRequests.set(input.incident_id, { device: input.device, commands: [...input.commands] });
-      logger.info({ incident_id: input.incident_id, lines: input.commands.length }, 'headed approval: the operator answers in the terminal');
-      return {
-        status: 'headed',
-        message: 'Headed run: ask the operator in this terminal to type APPROVED or DENIED, and wait for the answer.',
-      };
-    }
+  function validateRequest(input: ApprovalRequestInput): Incident {
     const incident = incidents.get(input.incident_id);
     if (!incident) throw new ApprovalError(`unknown incident ${input.incident_id}: use the incident_id from the alert prompt`);
     if (incident.state === 'awaiting_approval') {
       throw new ApprovalError(`${incident.incident_id} is already awaiting approval (requested ${incident.approval_request?.requested_at}); wait for the human operator response`);
     }
-    if (incident.state !== 'running') {
-      throw new ApprovalError(`${incident.incident_id} is ${incident.state}; approvals can only be requested while the run is running`);
+    if (incident.state !== 'running') throw new ApprovalError(`${incident.incident_id} is ${incident.state}; approvals can only be requested while the run is running`);
+    // One approval, one device: refused when asked, not later when applied.
+    if (!sameDevice(input.device, incident.device_hostname)) {
+      throw new ApprovalError(`${incident.incident_id} is about ${incident.device_hostname}; an approval can only cover that device, not ${input.device}`);
     }
-    if (input.commands.length === 0) throw new ApprovalError('commands is empty: name the exact configuration lines to approve');
+    if (canonicalLines(input.commands).length === 0) throw new ApprovalError('commands is empty: name the exact configuration lines to approve');
+    return incident;
+  }
 
-    const now = clock.now();
-    const live = channels();
+  async function request(input: ApprovalRequestInput): Promise<RequestResult> {
+    const incident = validateRequest(input);
+    const live = channelsFor(incident);
     if (live.length === 0) return skipUnattended(incident, input);
 
+    const now = clock.now();
     const expires_at = new Date(now.getTime() + opts.ttlMs).toISOString();
-    let next = incidents.update(incident.incident_id, () => ({
+    const lines_sha256 = linesSha256(input.commands);
+    const moved = move(incident.incident_id, 'request', () => ({
       state: 'awaiting_approval',
       approval: null,
+      application: NO_APPLICATION,
       approval_request: {
         summary: input.summary,
-        device: input.device,
+        device: incident.device_hostname,
         commands: input.commands,
         rollback: input.rollback ?? [],
         artifact_ref: input.artifact_ref,
         requested_at: now.toISOString(),
         expires_at,
+        status: 'pending',
+        lines_sha256,
+        channels: live,
       },
     }));
-    incidents.record(next.incident_id, 'approval.requested', `Approval requested for ${input.commands.length} command(s) on ${input.device}`, {
+    if (!moved.ok) throw new ApprovalError(moved.reason);
+    let next = moved.incident;
+    incidents.record(next.incident_id, 'approval.requested', `Approval requested for ${input.commands.length} command(s) on ${next.device_hostname} (lines ${shortHash(lines_sha256)})`, {
       commands: input.commands,
       channels: live,
+      lines_sha256,
     });
     scheduleExpiry(next);
     bus.publish('approval.requested', { incident: publicIncident(next), request: next.approval_request! });
@@ -170,12 +218,13 @@ export function createApprovals(opts: ApprovalsOptions) {
       const cardInput = {
         incident_id: next.incident_id,
         alert_def_id: next.alert_def_id,
-        device: input.device,
+        device: next.device_hostname,
         summary: input.summary,
         commands: input.commands,
         rollback: input.rollback,
         artifact_ref: input.artifact_ref,
         expires_at,
+        lines_sha256,
       };
       try {
         const posted = await room.postCard(buildApprovalCard(cardInput), approvalFallbackMarkdown(cardInput));
@@ -188,15 +237,21 @@ export function createApprovals(opts: ApprovalsOptions) {
       }
     }
     logger.info({ incident_id: next.incident_id, channels: live }, 'approval pending');
-    return { status: 'pending', expires_at, channels: live };
+    return {
+      status: 'pending',
+      expires_at,
+      channels: live,
+      lines_sha256,
+      ...(next.kind === 'headed' ? { ask_operator: terminalQuestion(next) } : {}),
+    };
   }
 
   function skipUnattended(incident: Incident, input: ApprovalRequestInput): RequestResult {
-    const effective: Decision = opts.whenUnattended === 'deny' ? 'DENIED' : 'APPROVED';
+    const effective: Decision = opts.whenUnattended === 'approve' ? 'APPROVED' : 'DENIED';
     const warning =
       effective === 'APPROVED'
-        ? 'No approval channel is configured (no Webex room, no tray): the change is treated as APPROVED without a human. Acceptable for local demos only.'
-        : 'No approval channel is configured: the change is DENIED (APPROVAL_WHEN_UNATTENDED=deny).';
+        ? 'No approval channel is configured (no Webex room, no tray): the change is treated as APPROVED without a human because APPROVAL_WHEN_UNATTENDED=approve. Acceptable for local demos only.'
+        : 'No approval channel is configured (no Webex room, no tray, not a headed run): the change is DENIED. Configure a channel, or set APPROVAL_WHEN_UNATTENDED=approve for demos.';
     const at = clock.now().toISOString();
     const approval: Approval = {
       decision: 'SKIPPED',
@@ -209,60 +264,137 @@ export function createApprovals(opts: ApprovalsOptions) {
       forwarded_at: at, // the tool result carries it
       acknowledged_at: at,
     };
-    incidents.update(incident.incident_id, (cur) => ({
-      state: effective === 'APPROVED' ? 'approved' : 'denied',
+    const request: ApprovalRequest = {
+      summary: input.summary,
+      device: incident.device_hostname,
+      commands: input.commands,
+      rollback: input.rollback ?? [],
+      artifact_ref: input.artifact_ref,
+      requested_at: at,
+      expires_at: at,
+      status: 'pending',
+      lines_sha256: linesSha256(input.commands),
+      channels: [],
+    };
+    const asked = move(incident.incident_id, 'request', () => ({ approval: null, application: NO_APPLICATION, approval_request: request }));
+    if (!asked.ok) throw new ApprovalError(asked.reason);
+    const decided = move(incident.incident_id, effective === 'APPROVED' ? 'approve' : 'deny', (cur) => ({
       approval,
-      approval_request: { summary: input.summary, device: input.device, commands: input.commands, rollback: input.rollback ?? [], artifact_ref: input.artifact_ref, requested_at: at, expires_at: at },
       warnings: [...cur.warnings, `approval_skipped: ${warning}`],
     }));
+    if (!decided.ok) throw new ApprovalError(decided.reason);
     incidents.record(incident.incident_id, 'approval.skipped', warning, { decision: effective, commands: input.commands });
     logger.warn({ incident_id: incident.incident_id, decision: effective }, `approval skipped: ${warning}`);
-    const next = incidents.update(incident.incident_id, () => ({ state: 'running' }));
-    bus.publish('approval.decided', { incident: publicIncident(next), approval });
+    bus.publish('approval.decided', { incident: publicIncident(decided.incident), approval });
     return { status: 'skipped_with_warning', decision: effective, warning };
   }
 
-  /** The one way a decision is made, whatever the channel. The first decision wins. */
-  function decide(incidentId: string, decision: Decision, actor: Actor, channel: string, reason?: string): DecideResult {
+  /** The one way a human decision is made, whatever the channel. The first decision wins. */
+  function decide(incidentId: string, decision: Decision, actor: Actor, channel: DecisionChannel, reason?: string): DecideResult {
     const incident = incidents.get(incidentId);
     if (!incident) return { status: 'unknown_incident' };
-    if (incident.approval && incident.state !== 'awaiting_approval') {
-      return { status: 'already_decided', incident, approval: incident.approval };
-    }
-    if (incident.state !== 'awaiting_approval' || !incident.approval_request) return { status: 'not_awaiting', incident };
+    if (incident.approval && incident.approval_request?.status !== 'pending') return { status: 'already_decided', incident, approval: incident.approval };
+    if (isTerminal(incident.state) || incident.approval_request?.status !== 'pending') return { status: 'not_awaiting', incident };
 
-    expiryTimers.get(incidentId)?.cancel();
-    expiryTimers.delete(incidentId);
+    const at = clock.now().toISOString();
+    // The operator typed it in the run's own terminal: the agent has read it there already.
+    const toldInSession = channel === 'terminal';
     const approval: Approval = {
       decision,
       effective: decision,
       by: actor.id,
       channel,
-      at: clock.now().toISOString(),
+      at,
       reason: reason?.trim() ? reason.trim().slice(0, 500) : undefined,
       commands: incident.approval_request.commands,
-      forwarded_at: null,
-      acknowledged_at: channel === 'webex' ? null : clock.now().toISOString(),
+      forwarded_at: toldInSession ? at : null,
+      acknowledged_at: channel === 'webex' ? null : at,
     };
     // Stored before anything is said or sent: a crash after this still forwards it on restart.
-    const next = incidents.update(incidentId, () => ({ state: decision === 'APPROVED' ? 'approved' : 'denied', approval }));
-    incidents.record(incidentId, 'approval.decided', describeDecision(next, approval), { decision, by: actor.id, channel });
+    const moved = move(incidentId, decision === 'APPROVED' ? 'approve' : 'deny', () => ({
+      state: toldInSession ? 'running' : decision === 'APPROVED' ? 'approved' : 'denied',
+      approval,
+    }));
+    if (!moved.ok) return { status: 'not_awaiting', incident };
+    expiryTimers.get(incidentId)?.cancel();
+    expiryTimers.delete(incidentId);
+    incidents.record(incidentId, 'approval.decided', describeDecision(moved.incident, approval), { decision, by: actor.id, channel });
     logger.info({ incident_id: incidentId, decision, by: actor.id, channel }, 'approval decided');
-    bus.publish('approval.decided', { incident: publicIncident(next), approval });
-    forward(incidentId);
-    return { status: 'accepted', incident: next, approval };
+    bus.publish('approval.decided', { incident: publicIncident(moved.incident), approval });
+    if (!toldInSession) forward(incidentId);
+    return { status: 'accepted', incident: moved.incident, approval };
   }
+
+  /**
+   * The device guard's only way to apply configuration: the lines (by their hash) and the device
+   * must be the approved ones, and the claim is stored before the device is called.
+   */
+  function claim(incidentId: string, device: string, commands: string[]): ClaimResult {
+    const incident = incidents.get(incidentId);
+    if (!incident) return { ok: false, reason: `unknown incident ${incidentId}` };
+    if (isTerminal(incident.state)) return { ok: false, reason: `${incidentId} is already ${incident.state}; no configuration` };
+    const request = incident.approval_request;
+    if (request && request.status === 'approved') {
+      if (!sameDevice(device, request.device)) return { ok: false, reason: `the approval covers ${request.device}, not ${device}` };
+      const approvedHash = request.lines_sha256 || linesSha256(request.commands);
+      if (linesSha256(commands) !== approvedHash) {
+        return { ok: false, reason: `only the approved lines may be applied, verbatim and in order (lines ${shortHash(approvedHash)}): ${request.commands.join(' / ')}` };
+      }
+    }
+    const at = clock.now().toISOString();
+    const claimed = move(incidentId, 'claim', () => ({ application: { status: 'claimed', device: request?.device ?? device, at, error: null } }));
+    if (!claimed.ok) return claimed;
+    let settled = false;
+    const settle = (event: 'applied' | 'release' | 'fail', error: string | null) => {
+      if (settled) return;
+      settled = true;
+      const result = move(incidentId, event, (cur) => ({ application: { ...cur.application, at: clock.now().toISOString(), error } }));
+      if (!result.ok) logger.error({ incident_id: incidentId, event }, `approval claim could not be settled: ${result.reason}`);
+    };
+    return {
+      ok: true,
+      claim: {
+        applied: () => settle('applied', null),
+        release: (why) => settle('release', why),
+        failed: (why) => settle('fail', why),
+      },
+    };
+  }
+
+  /** A run that ends while an approval is open leaves nothing anyone could still approve. */
+  const offEnded = bus.subscribe('incident.updated', ({ incident }) => {
+    if (!isTerminal(incident.state)) return;
+    const stored = incidents.get(incident.incident_id);
+    const status = stored?.approval_request?.status;
+    if (!stored || (status !== 'pending' && !(status === 'approved' && stored.application.status === 'none'))) return;
+    expiryTimers.get(incident.incident_id)?.cancel();
+    expiryTimers.delete(incident.incident_id);
+    if (move(incident.incident_id, 'supersede', () => ({})).ok) {
+      incidents.record(incident.incident_id, 'approval.superseded', `The run ended (${incident.state}); the open approval can no longer be used`);
+    }
+  });
 
   return {
     request,
     decide,
-    channels,
+    claim,
+    /** Which channels a human can answer on (no incident: the relay-wide ones). */
+    channels: (incident?: Incident) => channelsFor(incident),
     /** Incidents waiting for a decision, newest first. */
-    pending: () => incidents.open().filter((i) => i.state === 'awaiting_approval').sort((a, b) => (b.approval_request?.requested_at ?? '').localeCompare(a.approval_request?.requested_at ?? '')),
-    /** After a restart: TTL timers again, and decisions the agent has not heard yet are sent. */
+    pending: () =>
+      incidents
+        .open()
+        .filter((i) => i.approval_request?.status === 'pending')
+        .sort((a, b) => (b.approval_request?.requested_at ?? '').localeCompare(a.approval_request?.requested_at ?? '')),
+    /** After a restart: TTL timers again, undelivered decisions sent, and interrupted applications settled. */
     recover() {
       for (const incident of incidents.open()) {
-        if (incident.state === 'awaiting_approval') scheduleExpiry(incident);
+        if (incident.approval_request?.status === 'pending') scheduleExpiry(incident);
+        if (incident.application.status === 'claimed') {
+          // The relay stopped during the device call: whether the lines reached the device is unknown.
+          move(incident.incident_id, 'interrupt', (cur) => ({ application: { ...cur.application, error: 'the relay restarted during the device call; check the device before a new approval' } }));
+          incidents.record(incident.incident_id, 'device.config_interrupted', 'The relay restarted while the approved change was being applied: verify the device; a retry needs a new approval');
+        }
         if (incident.approval && !incident.approval.forwarded_at) forward(incident.incident_id);
       }
       for (const incident of incidents.list()) {
@@ -276,15 +408,8 @@ export function createApprovals(opts: ApprovalsOptions) {
     },
     tellRoom,
     acknowledge,
-    headed: {
-      peek: (id: string) => headedRequests.get(id),
-      take(id: string) {
-        const found = headedRequests.get(id);
-        headedRequests.delete(id);
-        return found;
-      },
-    },
     stop() {
+      offEnded();
       forwarder.stop();
       for (const t of expiryTimers.values()) t.cancel();
       expiryTimers.clear();

@@ -46,10 +46,17 @@ export function createCardSubmissionHandler(deps: CardSubmissionDeps) {
       return;
     }
 
-    // By incident_id; else the newest incident of that alert definition awaiting approval.
-    const target = incident_id
-      ? incidents.get(incident_id)
-      : approvals.pending().find((i) => i.alert_def_id === alert_def_id);
+    // By incident_id; else (the seed's card shape) the one incident of that alert definition awaiting approval.
+    let target = incident_id ? incidents.get(incident_id) : undefined;
+    if (!incident_id) {
+      const candidates = approvals.pending().filter((i) => i.alert_def_id === alert_def_id);
+      if (candidates.length > 1) {
+        log.warn({ alert_def_id, candidates: candidates.map((i) => i.incident_id) }, 'card submission without incident_id is ambiguous; refused');
+        await say(ack.ambiguous(alert_def_id, candidates, who));
+        return;
+      }
+      target = candidates[0];
+    }
     if (!target) {
       await say(ack.noActive(alert_def_id, incident_id, who));
       return;

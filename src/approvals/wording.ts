@@ -21,6 +21,8 @@ export const ack = {
     `ℹ️ ${who}: **${incident.incident_id}** was already ${approval.decision} by ${approval.by} via ${approval.channel} at ${hhmm(approval.at)}; this click changed nothing.`,
   notAllowed: (who: string) => `🚫 ${who} is not allowed to approve configuration changes (MSG_APPROVERS); nothing changed.`,
   otherRoom: (who: string) => `🚫 A card submission by ${who} came from another room and was refused; nothing changed.`,
+  ambiguous: (alertDefId: string, candidates: Incident[], who: string) =>
+    `⚠️ ${who}: ${candidates.length} incidents of ${alertDefId} are awaiting approval (${candidates.map((i) => `**${i.incident_id}** on \`${i.device_hostname}\``).join(', ')}); this card does not say which, so nothing was decided. Use the card of the incident you mean.`,
   noActive: (alertDefId: string, incidentId: string | undefined, who: string) =>
     `ℹ️ ${who}: no active incident is awaiting approval for ${incidentId ?? alertDefId}; nothing resumed.`,
 };

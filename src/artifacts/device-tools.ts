@@ -14,6 +14,8 @@ export class DeviceToolError extends Error {
   constructor(
     readonly tool: 'exec_cli' | 'config_cli',
     message: string,
+    /** False only when the call never reached the device tool server, so nothing can have been applied. */
+    readonly reached = true,
   ) {
     super(message);
   }
@@ -59,7 +61,12 @@ export function createMcpDeviceTools(url: string, opts: { headers?: Record<strin
     })());
 
   const call = async (tool: 'exec_cli' | 'config_cli', args: Record<string, unknown>): Promise<string> => {
-    const client = await connect();
+    let client: Client;
+    try {
+      client = await connect();
+    } catch (error) {
+      throw new DeviceToolError(tool, `device tool server unreachable: ${(error as Error).message}`, false);
+    }
     const result = await client.callTool({ name: tool, arguments: args });
     const content = Array.isArray(result.content) ? (result.content as { type: string; text?: string }[]) : [];
     const text = content

@@ -1,3 +1,4 @@
+import { checkReadOnlyCommand } from '../tools/read-only-command';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, join, relative } from 'node:path';
 import type { z } from 'zod';
@@ -264,8 +265,9 @@ function checkRaw(raw: RepairActionWorkflow, src: YamlSource, fs: FaultSignature
             break;
           }
         }
-        if (str.role === 'command' && !/^show\s/i.test(rendered.trim())) {
-          sink.at(src, str.path, `exec_cli must be a read-only show command, got "${rendered.trim()}"`);
+        const readOnly = str.role === 'command' ? checkReadOnlyCommand(rendered.trim()) : { ok: true as const };
+        if (!readOnly.ok) {
+          sink.at(src, str.path, `exec_cli must be a read-only show command (${readOnly.reason}), got "${rendered.trim()}"`);
           break;
         }
       }

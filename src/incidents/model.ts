@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { applicationStatusSchema, approvalStatusSchema, decisionChannelSchema } from '../approvals/lifecycle';
 
 export const INCIDENT_STATES = [
   'queued',
@@ -19,17 +20,26 @@ export const isTerminal = (state: IncidentState) => TERMINAL_STATES.has(state);
 export const DECISIONS = ['APPROVED', 'DENIED'] as const;
 export type Decision = (typeof DECISIONS)[number];
 
-/** What the agent asked the operator to approve, exactly. */
+/** What the agent asked the operator to approve, exactly, and where that approval stands. */
 export const approvalRequestSchema = z.object({
-  summary: z.string(),
-  device: z.string(),
-  commands: z.array(z.string()),
-  rollback: z.array(z.string()),
-  artifact_ref: z.string().optional(),
-  requested_at: z.string(),
-  expires_at: z.string(),
-  card_message_id: z.string().optional(),
-});
+    summary: z.string(),
+    device: z.string(),
+    commands: z.array(z.string()),
+    rollback: z.array(z.string()),
+    artifact_ref: z.string().optional(),
+    requested_at: z.string(),
+    expires_at: z.string(),
+    card_message_id: z.string().optional(),
+    /** The gate's state (src/approvals/lifecycle.ts); records from before it existed read as pending. */
+    status: approvalStatusSchema.default('pending'),
+    /**
+     * SHA-256 of the canonical lines (src/approvals/lines.ts): shown to the human with the lines,
+     * checked by the device guard. Empty only on records from before it existed.
+     */
+    lines_sha256: z.string().default(''),
+    /** Where the humans were asked. */
+    channels: z.array(z.string()).default([]),
+  });
 export type ApprovalRequest = z.infer<typeof approvalRequestSchema>;
 
 export const approvalSchema = z.object({
@@ -38,7 +48,7 @@ export const approvalSchema = z.object({
   /** What the run was told: SKIPPED resolves to APPROVED or DENIED. */
   effective: z.enum(DECISIONS),
   by: z.string(),
-  channel: z.string(),
+  channel: decisionChannelSchema,
   at: z.string(),
   reason: z.string().optional(),
   commands: z.array(z.string()),
@@ -48,6 +58,16 @@ export const approvalSchema = z.object({
   acknowledged_at: z.string().nullable().default(null),
 });
 export type Approval = z.infer<typeof approvalSchema>;
+
+/** What the device guard did with the approved lines: claimed before the device call, so it happens once. */
+export const applicationSchema = z.object({
+  status: applicationStatusSchema,
+  device: z.string().nullable(),
+  at: z.string().nullable(),
+  error: z.string().nullable(),
+});
+export type Application = z.infer<typeof applicationSchema>;
+export const NO_APPLICATION: Application = { status: 'none', device: null, at: null, error: null };
 
 export const outcomeSchema = z.object({
   kind: z.enum(['resolved', 'escalated', 'failed']),
@@ -61,8 +81,12 @@ export const deliverySchema = z.object({
   last_error: z.string().nullable(),
 });
 
+export const INCIDENT_KINDS = ['relay', 'headed'] as const;
+
 export const incidentSchema = z.object({
   incident_id: z.string(),
+  /** relay: started by an alert, run by the relay; headed: an operator runs it in the terminal UI. */
+  kind: z.enum(INCIDENT_KINDS).default('relay'),
   session_id: z.string().nullable(),
   alert_def_id: z.string(),
   device_hostname: z.string(),
@@ -76,7 +100,10 @@ export const incidentSchema = z.object({
   alert_vars: z.record(z.string(), z.string()),
   approval_request: approvalRequestSchema.nullable().default(null),
   approval: approvalSchema.nullable(),
+  application: applicationSchema.default(NO_APPLICATION),
   outcome: outcomeSchema.nullable(),
+  /** The exact prompt the run gets (relay) or the operator pasted (headed); dropped when the incident ends. */
+  prompt_text: z.string().nullable().default(null),
   dedup_key: z.string(),
   delivery: deliverySchema,
 });
@@ -91,7 +118,7 @@ export type TimelineEntry = z.infer<typeof timelineEntrySchema>;
 
 /** What `/sessions` shows: no internal bookkeeping. */
 export function publicIncident(incident: Incident) {
-  const { dedup_key: _key, ...rest } = incident;
+  const { dedup_key: _key, prompt_text: _prompt, ...rest } = incident;
   return rest;
 }
 export type PublicIncident = ReturnType<typeof publicIncident>;

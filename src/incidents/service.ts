@@ -2,12 +2,17 @@ import type { Logger } from 'pino';
 import type { Bus } from '../events/bus';
 import type { Clock } from '../clock';
 import type { RelayEvents } from './events';
-import { incidentIdFor } from './ids';
-import { isTerminal, publicIncident, type Incident, type TimelineEntry } from './model';
+import { HEADED_PREFIX, incidentIdFor } from './ids';
+import { isTerminal, NO_APPLICATION, publicIncident, type Incident, type TimelineEntry } from './model';
 import type { IncidentStore } from './store';
 
-export type NewIncident = Omit<Incident, 'incident_id' | 'created_at' | 'updated_at' | 'last_seen' | 'occurrences' | 'state' | 'session_id' | 'approval_request' | 'approval' | 'outcome' | 'delivery'> & {
+export type NewIncident = Omit<
+  Incident,
+  'incident_id' | 'kind' | 'created_at' | 'updated_at' | 'last_seen' | 'occurrences' | 'state' | 'session_id' | 'approval_request' | 'approval' | 'application' | 'outcome' | 'delivery' | 'prompt_text'
+> & {
   promptTextFor: (incidentId: string) => string;
+  /** Headed incidents are run by an operator in the terminal UI: no delivery, they start running. */
+  kind?: Incident['kind'];
 };
 
 /**
@@ -43,8 +48,11 @@ export function createIncidents(deps: { store: IncidentStore; bus: Bus<RelayEven
     /** Incidents not yet resolved, escalated or failed; cheap, for the hot paths. */
     open: (): Incident[] => [...openByKey.values()].map((id) => store.get(id)).filter((i): i is Incident => i !== undefined),
     timeline: (incidentId: string) => store.timeline(incidentId),
-    /** The exact prompt text recorded at intake, so a queued alert is delivered unchanged after a restart. */
+    /** The exact prompt text stored at intake, so a queued alert is delivered unchanged after a restart. */
     promptText(incidentId: string): string | undefined {
+      const incident = store.get(incidentId);
+      if (incident?.prompt_text) return incident.prompt_text;
+      // Incidents stored before the prompt became a field kept it in their first timeline entry.
       const received = store.timeline(incidentId).find((e) => e.type === 'alert.received');
       return typeof received?.prompt === 'string' ? received.prompt : undefined;
     },
@@ -63,31 +71,40 @@ export function createIncidents(deps: { store: IncidentStore; bus: Bus<RelayEven
     create(input: NewIncident): Incident {
       const now = clock.now();
       const at = now.toISOString();
-      const incident_id = incidentIdFor(now, (id) => store.get(id) !== undefined);
-      const { promptTextFor, ...fields } = input;
+      const kind = input.kind ?? 'relay';
+      const incident_id = incidentIdFor(now, (id) => store.get(id) !== undefined, kind === 'headed' ? HEADED_PREFIX : undefined);
+      const { promptTextFor, kind: _kind, ...fields } = input;
+      const prompt_text = promptTextFor(incident_id);
       const incident: Incident = {
         ...fields,
         incident_id,
+        kind,
+        // Each headed run is its own incident: an engineer working a fault by hand is never folded into another run.
+        dedup_key: kind === 'headed' ? `headed:${incident_id}` : fields.dedup_key,
         session_id: null,
-        state: 'queued',
+        state: kind === 'headed' ? 'running' : 'queued',
         created_at: at,
         updated_at: at,
         last_seen: at,
         occurrences: 1,
         approval_request: null,
         approval: null,
+        application: NO_APPLICATION,
         outcome: null,
+        prompt_text,
         delivery: { attempts: 0, next_attempt_at: null, last_error: null },
       };
       openByKey.set(incident.dedup_key, incident_id);
       logger.info({ incident_id, alert_def_id: incident.alert_def_id, device: incident.device_hostname }, 'incident created');
       for (const w of incident.warnings) logger.warn({ incident_id }, `incident warning: ${w}`);
-      // The prompt lives in the append-only timeline, not the index: written once, read on delivery,
-      // and it keeps the index small. It is written before the index so a crash cannot separate them.
-      record(incident_id, 'alert.received', `Alert ${incident.alert_def_id} for ${incident.device_hostname} accepted`, {
-        warnings: incident.warnings,
-        prompt: promptTextFor(incident_id),
-      });
+      record(
+        incident_id,
+        'alert.received',
+        kind === 'headed'
+          ? `Headed run for ${incident.alert_def_id} on ${incident.device_hostname}: prompt copied for the terminal UI`
+          : `Alert ${incident.alert_def_id} for ${incident.device_hostname} accepted`,
+        { warnings: incident.warnings },
+      );
       store.put(incident);
       bus.publish('incident.created', { incident: publicIncident(incident) });
       return incident;
@@ -98,6 +115,8 @@ export function createIncidents(deps: { store: IncidentStore; bus: Bus<RelayEven
       const current = store.get(incidentId);
       if (!current) throw new Error(`unknown incident ${incidentId}`);
       const next: Incident = { ...current, ...change(current), updated_at: clock.now().toISOString() };
+      // A finished run is never delivered again: its prompt need not stay in the archive.
+      if (isTerminal(next.state)) next.prompt_text = null;
       store.put(next, { lazy: Boolean(opts?.lazy) && next.state === current.state });
       if (next.session_id && next.session_id !== current.session_id) bySession.set(next.session_id, incidentId);
       if (isTerminal(next.state)) {

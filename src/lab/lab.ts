@@ -1,3 +1,4 @@
+import { checkReadOnlyCommand } from '../tools/read-only-command';
 import type { Logger } from 'pino';
 import type { Clock } from '../artifacts/clock';
 import { systemClock } from '../artifacts/clock';
@@ -104,6 +105,10 @@ export function createLab(opts: LabOptions): Lab {
       if (line.trim() === '') return { ok: false, error: '% Incomplete command.' };
       if (/[\r\n]/.test(line)) return { ok: false, error: '% One command per call: the command contains a line break' };
       if (EXEC_VERBS.test(line.trim())) return { ok: false, error: READ_ONLY_HINT };
+      // The same definition of read-only as the relay's guard and the validator: a lab that ran
+      // more than a real router's show would hide a hole in the guard.
+      const readOnly = checkReadOnlyCommand(line);
+      if (!readOnly.ok) return { ok: false, error: `% ${readOnly.reason}` };
       const pipe = splitPipe(line);
       if (pipe.error) return { ok: false, error: pipe.error };
       const parsed = parseCommand(execGrammar(device, clock.now()), pipe.command, {

@@ -138,7 +138,8 @@ export const FAULT_APPROVAL_KEYWORD = 'fault_approval';
 export const faultApprovalDataSchema = z.object({
   callback_keyword: z.literal(FAULT_APPROVAL_KEYWORD),
   alert_def_id: z.string().min(1),
-  incident_id: z.string().min(1),
+  /** Cards the relay posts carry it; the seed's card shape has only alert_def_id and decision. */
+  incident_id: z.string().min(1).optional(),
   decision: z.enum(['APPROVED', 'DENIED']),
 });
 export type FaultApprovalData = z.infer<typeof faultApprovalDataSchema>;

@@ -15,6 +15,10 @@ import { healthRoutes } from './routes/health';
 import { searchProxyRoutes } from './routes/search-proxy';
 import { sessionsRoutes } from './routes/sessions';
 import { uiRoutes } from './routes/ui';
+import { headedRoutes } from './routes/headed';
+import { operatorInputRoutes } from './routes/operator-input';
+import type { HeadedIntake } from './headed-intake';
+import type { OperatorInput, OperatorInputResult } from '../approvals/operator-input';
 import { createUiSession } from './ui-session';
 import type { Clock } from '../clock';
 import type { Incident } from '../incidents/model';
@@ -31,6 +35,10 @@ export interface AppDeps {
   agent: AgentRuntime;
   incidents: Incidents;
   intake: Intake;
+  /** Creates headed incidents (the prompt copiers, `simulate --direct`). */
+  startHeaded: HeadedIntake;
+  /** What the operator typed in the terminal UI, reported by the runtime's plugin. */
+  operatorInput: (input: OperatorInput) => OperatorInputResult;
   messaging: () => MessagingHealth;
   eventStream?: () => EventStreamHealth;
   tools: { token: string; createServer: () => McpServer };
@@ -72,9 +80,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(async (scope) => {
     scope.addHook('onRequest', bearerGuard(secret, 'WEBHOOK_SECRET', uiSession));
     await scope.register(sessionsRoutes, { incidents: deps.incidents });
+    await scope.register(headedRoutes, { startHeaded: deps.startHeaded });
     const projectDir = resolve(config.RELAY_PROJECT_DIR);
     await scope.register(uiRoutes, {
       incidents: deps.incidents,
+      startHeaded: deps.startHeaded,
       config,
       artifactsDir: join(projectDir, 'intelligence-artifacts'),
       distDir: deps.uiDistDir ?? join(projectDir, 'dist-renderer'),
@@ -87,6 +97,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Two encapsulated scopes: each MCP endpoint has its own bearer hook.
   await app.register(mcpRoutes, { path: '/mcp', ...deps.tools });
   await app.register(mcpRoutes, { path: '/device-mcp', token: deps.tools.token, createServer: deps.deviceTools.createServer });
+  await app.register(operatorInputRoutes, { token: deps.tools.token, onInput: deps.operatorInput });
   await app.register(searchProxyRoutes, {
     upstreamUrl: config.SEARCH_UPSTREAM_URL,
     upstreamToken: config.SEARCH_UPSTREAM_TOKEN,

@@ -26,6 +26,8 @@ import type { IncidentStore } from '../incidents/store';
 import { buildApp } from './app';
 import type { MessagingHealth } from './health-checks';
 import { createIntake } from './intake';
+import { createHeadedIntake } from './headed-intake';
+import { createOperatorInput } from '../approvals/operator-input';
 
 export interface RelayDeps {
   config: RelayConfig;
@@ -138,11 +140,13 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     agent,
     incidents,
     intake,
+    startHeaded: createHeadedIntake({ incidents, mode: config.REMEDIATION_MODE, logger }),
+    operatorInput: createOperatorInput({ incidents, approvals, agentName: config.AGENT_NAME, logger }),
     messaging,
     eventStream: () => follower.status(),
     tools: { token: toolsToken, createServer: () => createRelayToolsServer({ incidents, approvals, room: deps.room, logger, clock }) },
     deviceTools: {
-      createServer: () => createDeviceGuardServer({ incidents, upstream: deviceTools, strictAllowList, headed: approvals.headed, logger }),
+      createServer: () => createDeviceGuardServer({ incidents, approvals, upstream: deviceTools, strictAllowList, logger }),
     },
     protectedRoutes: async (scope) => {
       await scope.register(eventsRoutes, { bus, incidents, clock, logger });

@@ -2,24 +2,19 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { HEADED_PREFIX } from '../alert/direct-prompt';
-import type { DeviceTools } from '../artifacts/device-tools';
+import type { Approvals } from '../approvals/approvals';
+import { shortHash } from '../approvals/lines';
+import { DeviceToolError, type DeviceTools } from '../artifacts/device-tools';
 import type { Incidents } from '../incidents/service';
-import { checkConfig, checkExec, isReadOnlyCommand, normalizeLine, type Verdict } from './device-policy';
-
-export interface HeadedApprovals {
-  /** The lines a headed run showed its operator; the operator's answer is typed in the terminal. */
-  take(incidentId: string): { device: string; commands: string[] } | undefined;
-  peek(incidentId: string): { device: string; commands: string[] } | undefined;
-}
+import { checkExec } from './device-policy';
 
 export interface DeviceGuardDeps {
   incidents: Incidents;
+  approvals: Pick<Approvals, 'claim'>;
   /** The real device tool server (DEVICE_MCP_URL); absent: every call is refused with why. */
   upstream?: DeviceTools;
   /** Rendered read-only commands of the incident's RAW, for strict mode. */
   strictAllowList(incidentId: string): Promise<string[]>;
-  headed: HeadedApprovals;
   logger: Logger;
 }
 
@@ -28,8 +23,9 @@ const err = (text: string): CallToolResult => ({ isError: true, content: [{ type
 const excerpt = (s: string, n = 500) => (s.length > n ? `${s.slice(0, n)}…` : s);
 
 /**
- * The agents' only way to the devices. The policy is enforced here, in code, not
- * in a prompt: reads within the RAW (strict), configuration only as approved.
+ * The agents' only way to the devices. The policy is enforced here, in code, not in a prompt:
+ * reads on the incident's device within the RAW (strict), configuration only through the
+ * approval lifecycle's claim: the approved lines, on the approved device, once.
  */
 export function createDeviceGuardServer(deps: DeviceGuardDeps): McpServer {
   const { incidents, upstream, logger } = deps;
@@ -38,30 +34,18 @@ export function createDeviceGuardServer(deps: DeviceGuardDeps): McpServer {
     { instructions: 'Device tools behind the fault relay: exec_cli for read-only show commands, config_cli for approved configuration only.' },
   );
 
-  const refuse = (incidentId: string, tool: string, reason: string) => {
-    if (incidents.get(incidentId)) incidents.record(incidentId, 'device.refused', `${tool} refused: ${reason}`, { tool, reason });
-    logger.warn({ incident_id: incidentId, tool }, `device call refused: ${reason}`);
+  const refuse = (incidentId: string, tool: string, reason: string, detail: Record<string, unknown>) => {
+    // An invented incident id has no timeline to write to; the log keeps the attempt.
+    if (incidents.get(incidentId)) incidents.record(incidentId, 'device.refused', `${tool} refused: ${reason}`, { tool, reason, ...detail });
+    logger.warn({ incident_id: incidentId, tool, ...detail }, `device call refused: ${reason}`);
     return err(`REFUSED by the relay's device guard: ${reason}`);
-  };
-
-  const forward = async (incidentId: string, tool: 'exec_cli' | 'config_cli', call: (t: DeviceTools) => Promise<string>, record: (output: string) => void) => {
-    if (!upstream) return refuse(incidentId, tool, 'no device tool server is configured on the relay (DEVICE_MCP_URL)');
-    try {
-      const output = await call(upstream);
-      record(output);
-      return ok(output);
-    } catch (error) {
-      const message = (error as Error).message;
-      if (incidents.get(incidentId)) incidents.record(incidentId, 'device.error', `${tool} failed: ${excerpt(message, 300)}`, { tool });
-      return err(message);
-    }
   };
 
   server.registerTool(
     'exec_cli',
     {
       title: 'Run a read-only show command',
-      description: 'Runs one show command on the incident\'s device. Strict mode: only the commands of the RAW.',
+      description: "Runs one show command on the incident's device. Strict mode: only the commands of the RAW.",
       inputSchema: {
         incident_id: z.string().min(1).max(64),
         device: z.string().min(1).max(253),
@@ -70,18 +54,20 @@ export function createDeviceGuardServer(deps: DeviceGuardDeps): McpServer {
       annotations: { readOnlyHint: true },
     },
     async ({ incident_id, device, command }) => {
-      let verdict: Verdict;
-      if (incident_id.startsWith(HEADED_PREFIX)) {
-        verdict = isReadOnlyCommand(command) ? { allow: true } : { allow: false, reason: 'exec_cli runs one read-only show command' };
-      } else {
-        const incident = incidents.get(incident_id);
-        if (!incident) return refuse(incident_id, 'exec_cli', `unknown incident ${incident_id}`);
-        verdict = checkExec({ incident, device, command, strictAllowList: incident.mode === 'strict' ? await deps.strictAllowList(incident_id) : [] });
+      const incident = incidents.get(incident_id);
+      if (!incident) return refuse(incident_id, 'exec_cli', `unknown incident ${incident_id}`, { device, command });
+      const verdict = checkExec({ incident, device, command, strictAllowList: incident.mode === 'strict' ? await deps.strictAllowList(incident_id) : [] });
+      if (!verdict.allow) return refuse(incident_id, 'exec_cli', verdict.reason, { device, command });
+      if (!upstream) return refuse(incident_id, 'exec_cli', 'no device tool server is configured on the relay (DEVICE_MCP_URL or DEVICE_INVENTORY)', { device, command });
+      try {
+        const output = await upstream.execCli(device, command);
+        incidents.record(incident_id, 'device.exec', `${device}# ${command}`, { device, command, output: excerpt(output, 20_000) });
+        return ok(output);
+      } catch (error) {
+        const message = (error as Error).message;
+        incidents.record(incident_id, 'device.error', `exec_cli failed: ${excerpt(message, 300)}`, { tool: 'exec_cli', device, command });
+        return err(message);
       }
-      if (!verdict.allow) return refuse(incident_id, 'exec_cli', verdict.reason);
-      return forward(incident_id, 'exec_cli', (t) => t.execCli(device, command), (output) => {
-        if (incidents.get(incident_id)) incidents.record(incident_id, 'device.exec', `${device}# ${command}`, { device, command, output: excerpt(output) });
-      });
     },
   );
 
@@ -89,7 +75,7 @@ export function createDeviceGuardServer(deps: DeviceGuardDeps): McpServer {
     'config_cli',
     {
       title: 'Apply approved configuration lines',
-      description: 'Applies exactly the configuration lines the operator APPROVED for this incident, once.',
+      description: 'Applies exactly the configuration lines the operator APPROVED for this incident, on its device, once.',
       inputSchema: {
         incident_id: z.string().min(1).max(64),
         device: z.string().min(1).max(253),
@@ -98,22 +84,33 @@ export function createDeviceGuardServer(deps: DeviceGuardDeps): McpServer {
       annotations: { readOnlyHint: false, destructiveHint: true },
     },
     async ({ incident_id, device, commands }) => {
-      let verdict: Verdict;
-      if (incident_id.startsWith(HEADED_PREFIX)) {
-        const shown = deps.headed.peek(incident_id);
-        const same = shown && shown.device.toLowerCase() === device.toLowerCase() && shown.commands.map(normalizeLine).join('\n') === commands.map(normalizeLine).join('\n');
-        verdict = same ? { allow: true } : { allow: false, reason: 'headed run: only the exact lines shown to the operator through relay_request_approval may be applied' };
-      } else {
-        const incident = incidents.get(incident_id);
-        if (!incident) return refuse(incident_id, 'config_cli', `unknown incident ${incident_id}`);
-        verdict = checkConfig({ incident, device, commands, timeline: incidents.timeline(incident_id) });
-      }
-      if (!verdict.allow) return refuse(incident_id, 'config_cli', verdict.reason);
-      return forward(incident_id, 'config_cli', (t) => t.configCli(device, commands), (output) => {
-        if (incident_id.startsWith(HEADED_PREFIX)) deps.headed.take(incident_id);
-        else incidents.record(incident_id, 'device.config_applied', `Applied on ${device}: ${commands.join(' / ')}`, { device, commands, output: excerpt(output) });
+      if (!incidents.get(incident_id)) return refuse(incident_id, 'config_cli', `unknown incident ${incident_id}`, { device, commands });
+      if (!upstream) return refuse(incident_id, 'config_cli', 'no device tool server is configured on the relay (DEVICE_MCP_URL or DEVICE_INVENTORY)', { device, commands });
+      // Claimed before the device is called: of concurrent calls, exactly one gets here.
+      const claimed = deps.approvals.claim(incident_id, device, commands);
+      if (!claimed.ok) return refuse(incident_id, 'config_cli', claimed.reason, { device, commands });
+      const sha = incidents.get(incident_id)?.approval_request?.lines_sha256 ?? '';
+      try {
+        const output = await upstream.configCli(device, commands);
+        claimed.claim.applied(output);
+        incidents.record(incident_id, 'device.config_applied', `Applied on ${device} (lines ${shortHash(sha)}): ${commands.join(' / ')}`, { device, commands, output: excerpt(output) });
         logger.info({ incident_id, device, lines: commands.length }, 'approved configuration applied');
-      });
+        return ok(output);
+      } catch (error) {
+        const message = (error as Error).message;
+        const reached = !(error instanceof DeviceToolError) || error.reached;
+        if (reached) claimed.claim.failed(message);
+        else claimed.claim.release(message);
+        incidents.record(
+          incident_id,
+          'device.config_failed',
+          reached
+            ? `config_cli failed on ${device}; the approval is spent (device state must be checked): ${excerpt(message, 300)}`
+            : `config_cli did not reach the device tool server; nothing was applied and the approval still stands: ${excerpt(message, 300)}`,
+          { device, commands, reached },
+        );
+        return err(message);
+      }
     },
   );
 

@@ -2,7 +2,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Logger } from 'pino';
-import { ApprovalError, HEADED_PREFIX, type Approvals } from '../approvals/approvals';
+import { ApprovalError, type Approvals } from '../approvals/approvals';
 import type { OperatorRoom } from '../approvals/operator-room';
 import { isTerminal } from '../incidents/model';
 import type { Incidents } from '../incidents/service';
@@ -46,13 +46,12 @@ export function createRelayToolsServer(deps: RelayToolsDeps): McpServer {
       },
     },
     async ({ incident_id, kind, markdown }) => {
-      const headed = incident_id.startsWith(HEADED_PREFIX);
-      if (!headed && !incidents.get(incident_id)) return refuse(`unknown incident ${incident_id}: use the incident_id from the alert prompt`);
-      if (!headed) incidents.record(incident_id, `notify.${kind}`, markdown.slice(0, 2000), { kind });
-      if (!room) return text({ posted: false, recorded: !headed, note: 'No operator room is configured; the message is in the incident timeline.' });
+      if (!incidents.get(incident_id)) return refuse(`unknown incident ${incident_id}: use the incident_id from the alert prompt`);
+      incidents.record(incident_id, `notify.${kind}`, markdown.slice(0, 2000), { kind });
+      if (!room) return text({ posted: false, recorded: true, note: 'No operator room is configured; the message is in the incident timeline.' });
       try {
         await room.postMarkdown(`**${incident_id}** · ${kind}\n\n${markdown}`);
-        return text({ posted: true, recorded: !headed });
+        return text({ posted: true, recorded: true });
       } catch (error) {
         logger.error({ incident_id, err: error }, 'notify could not post to the room');
         return refuse(`the room did not take the message (${(error as Error).message}); it is in the incident timeline`);
@@ -65,7 +64,7 @@ export function createRelayToolsServer(deps: RelayToolsDeps): McpServer {
     {
       title: 'Request an operator approval',
       description:
-        'Before ANY config_cli action: asks the human operator to approve the exact configuration lines. Returns pending (stop and wait for the HUMAN OPERATOR RESPONSE prompt), skipped_with_warning (no channel: the decision is in the result) or headed (ask in the terminal).',
+        'Before ANY config_cli action: asks the human operator to approve the exact configuration lines. Returns pending (stop and wait for the HUMAN OPERATOR RESPONSE; in a headed run show ask_operator to the operator verbatim and wait for their typed APPROVED or DENIED) or skipped_with_warning (no channel: the decision is in the result). The device must be the incident\'s own.',
       inputSchema: {
         incident_id: incidentId,
         summary: z.string().min(1).max(4000).describe('What is wrong and what the change does, for the operator'),
@@ -97,7 +96,6 @@ export function createRelayToolsServer(deps: RelayToolsDeps): McpServer {
       },
     },
     async ({ incident_id, outcome, summary }) => {
-      if (incident_id.startsWith(HEADED_PREFIX)) return text({ recorded: false, note: 'Headed run: the outcome is in this terminal session.' });
       const incident = incidents.get(incident_id);
       if (!incident) return refuse(`unknown incident ${incident_id}: use the incident_id from the alert prompt`);
       if (isTerminal(incident.state)) {

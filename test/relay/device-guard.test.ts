@@ -88,7 +88,14 @@ describe('device-tool guard', () => {
     expect(otherDevice.text).toMatch(/approval covers R1/);
     expect(lab.lab.configChanges()).toBe(0);
 
-    const applied = await config(id, ['configure terminal', ' router bgp 65001', 'no  neighbor 10.0.0.2 shutdown', 'end']);
+    // Verbatim: what the human read is what runs; only configure terminal / end and trailing blanks are not lines.
+    const reworded = await config(id, ['router bgp 65001', 'no  neighbor 10.0.0.2 shutdown']);
+    expect(reworded.text).toMatch(/only the approved lines may be applied, verbatim/);
+    const recased = await config(id, ['ROUTER BGP 65001', 'no neighbor 10.0.0.2 shutdown']);
+    expect(recased.isError).toBe(true);
+    expect(lab.lab.configChanges()).toBe(0);
+
+    const applied = await config(id, ['configure terminal', 'router bgp 65001  ', 'no neighbor 10.0.0.2 shutdown', 'end']);
     expect(applied.isError, applied.text).toBe(false);
     expect(lab.lab.configChanges()).toBe(1);
     const again = await config(id, REPAIR);

@@ -74,7 +74,7 @@ describe('relay tools over MCP', () => {
     expect(relay!.incidents.get(incidentId)?.outcome).toMatchObject({ kind: 'resolved', summary: 'neighbor Established' });
   });
 
-  it('notify posts to the room and lands in the timeline; headed runs get the headed answer', async () => {
+  it('notify posts to the room and lands in the timeline; an invented headed id is refused', async () => {
     const posted: string[] = [];
     const room = { postMarkdown: async (m: string) => void posted.push(m), postCard: async () => ({ id: 'msg-1' }) };
     const { incidentId } = await setUp({}, room);
@@ -82,7 +82,8 @@ describe('relay tools over MCP', () => {
     expect(note.json).toEqual({ posted: true, recorded: true });
     expect(posted.at(-1)).toContain('Loaded FS/RAW/RG');
     expect(relay!.incidents.timeline(incidentId).map((e) => e.type)).toContain('notify.fault-received');
-    const headed = await mcp!.call('request_approval', approvalArgs('HEADED-20261121T100000Z'));
-    expect(headed.json?.status).toBe('headed');
+    const invented = await mcp!.call('request_approval', approvalArgs('HEADED-20261121T100000Z'));
+    expect(invented).toMatchObject({ isError: true, text: expect.stringMatching(/unknown incident HEADED-20261121T100000Z/) });
+    expect(relay!.incidents.get('HEADED-20261121T100000Z')).toBeUndefined();
   });
 });

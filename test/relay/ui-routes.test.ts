@@ -15,6 +15,7 @@ import { createIncidents } from '../../src/incidents/service';
 import { bearerGuard } from '../../src/relay/auth';
 import { installErrorHandler } from '../../src/relay/errors';
 import { uiRoutes } from '../../src/relay/routes/ui';
+import { createHeadedIntake } from '../../src/relay/headed-intake';
 import { createUiSession, redactUiToken, UI_COOKIE } from '../../src/relay/ui-session';
 import { repoRoot } from '../helpers/opencode';
 import { silent } from '../helpers/relay';
@@ -28,6 +29,7 @@ const logs = join(tmp, 'logs');
 const clock = createManualClock(NOW.getTime());
 let app: FastifyInstance;
 let incident: Incident;
+let incidents: ReturnType<typeof createIncidents>;
 let other: Incident;
 
 beforeAll(async () => {
@@ -39,7 +41,7 @@ beforeAll(async () => {
   writeFileSync(join(tmp, 'outside.js'), 'secret()');
 
   const store = createPersistentStore({ backend: createMemoryBackend(), retention: 100, logger: silent });
-  const incidents = createIncidents({ store, bus: createBus<RelayEvents>(), clock, logger: silent });
+  incidents = createIncidents({ store, bus: createBus<RelayEvents>(), clock, logger: silent });
   const fields = { alert_def_id: 'AD000002', mode: 'strict' as const, warnings: [], alert_vars: {}, promptTextFor: () => 'p' };
   incident = incidents.create({ ...fields, device_hostname: 'R1', dedup_key: 'a' });
   other = incidents.create({ ...fields, device_hostname: 'R2', dedup_key: 'b' });
@@ -66,6 +68,7 @@ beforeAll(async () => {
       sessionLogPath: (i) => join(logs, `${i.incident_id}.md`),
       session,
       now: () => NOW,
+      startHeaded: createHeadedIntake({ incidents, mode: 'strict', logger: silent }),
     });
   });
 });
@@ -157,11 +160,27 @@ describe('/ui/api', () => {
       method: 'POST',
       url: '/ui/api/direct-prompt',
       headers: auth,
-      payload: { alert_def_id: 'AD000002', device: 'R7', mode: 'hybrid', incident_id: 'HEADED-T1', vars: { neighbor_ip: '10.9.9.2', neighbor_as: '65010' } },
+      payload: { alert_def_id: 'AD000002', device: 'R7', mode: 'hybrid', vars: { neighbor_ip: '10.9.9.2', neighbor_as: '65010' } },
     });
     expect(res.statusCode).toBe(200);
-    const expected = directPrompt(buildSplunkAlert({ device: 'R7', neighbor: '10.9.9.2', neighborAs: '65010', now: NOW }), { mode: 'hybrid', incidentId: 'HEADED-T1' });
-    expect(res.json().prompt).toBe(expected);
+    const { prompt, incident_id } = res.json();
+    // Copying the prompt made the headed incident: the gate knows it before anything is pasted.
+    expect(incidents.get(incident_id)).toMatchObject({ kind: 'headed', state: 'running', device_hostname: 'R7', mode: 'hybrid' });
+    const expected = directPrompt(buildSplunkAlert({ device: 'R7', neighbor: '10.9.9.2', neighborAs: '65010', now: NOW }), { mode: 'hybrid', incidentId: incident_id });
+    expect(prompt).toBe(expected);
+  });
+
+  it('refuses a caller-chosen headed incident id: ids are the relay\'s', async () => {
+    const before = incidents.list().length;
+    const res = await app.inject({
+      method: 'POST',
+      url: '/ui/api/direct-prompt',
+      headers: auth,
+      payload: { alert_def_id: 'AD000002', device: 'R7', mode: 'strict', incident_id: 'HEADED-T1', vars: {} },
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error.message).toMatch(/assigned by the relay/);
+    expect(incidents.list()).toHaveLength(before);
   });
 
   it('leaves out a variable sent empty and adds one the sample does not have', async () => {
@@ -175,7 +194,7 @@ describe('/ui/api', () => {
     expect(prompt.alert_vars.interface).toBe('Gi0/1');
     expect(prompt.alert_vars).not.toHaveProperty('neighbor_ip');
     expect(prompt.alert_vars).not.toHaveProperty('neighbor_as');
-    expect(prompt.incident_id).toBe('HEADED-20261121T100000Z');
+    expect(prompt.incident_id).toMatch(/^HEADED-\d{8}T\d{6}Z(-\d+)?$/);
   });
 
   it('refuses bad input with the field paths', async () => {

@@ -15,7 +15,7 @@ export const directPromptInputSchema = z.strictObject({
   device: z.string().trim().min(1, 'the device hostname is required').max(253),
   mode: z.enum(['strict', 'hybrid']),
   kb_query_mode: z.enum(KB_QUERY_MODES).optional(),
-  /** Fixes the HEADED-… id (otherwise made from the current time), e.g. to match `simulate --incident-id`. */
+  /** Refused when set: headed incident ids are assigned by the relay (kept so an old form gets a clear error). */
   incident_id: z.string().trim().regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$/, 'letters, digits, "_", ".", ":" or "-"').optional(),
   /** Alert variables. Absent: the simulator's sample value; empty string: left out of the alert. */
   vars: z
@@ -32,7 +32,7 @@ export const directPromptInputSchema = z.strictObject({
 });
 export type DirectPromptBody = z.infer<typeof directPromptInputSchema>;
 
-export const directPromptResponseSchema = z.object({ prompt: z.string() });
+export const directPromptResponseSchema = z.object({ prompt: z.string(), incident_id: z.string() });
 
 export const artifactGroupViewSchema = z.object({
   alert_def_id: z.string(),

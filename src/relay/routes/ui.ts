@@ -2,7 +2,8 @@ import { readFile } from 'node:fs/promises';
 import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z, ZodError } from 'zod';
-import { directPrompt } from '../../alert/direct-prompt';
+import { inboundAlertSchema } from '../../alert/schema';
+import type { HeadedIntake } from '../headed-intake';
 import { buildSplunkAlert } from '../../alert/sample';
 import type { RelayConfig } from '../../config/schema';
 import type { Incident } from '../../incidents/model';
@@ -28,6 +29,7 @@ export interface UiRoutesOptions {
   session?: UiSession;
   /** Clock for the HEADED- id when none is given; tests pin it. */
   now?: () => Date;
+  startHeaded: HeadedIntake;
 }
 
 /** Sample fields a variable of the same name replaces; an empty value leaves the field out. */
@@ -95,7 +97,10 @@ export const uiRoutes: FastifyPluginAsyncZod<UiRoutesOptions> = async (app, opts
   app.post('/ui/api/direct-prompt', { schema: { body: directPromptInputSchema } }, async (request) => {
     const body = request.body;
     try {
-      return { prompt: directPrompt(alertForPrompt(body, now()), { mode: body.mode, incidentId: body.incident_id, now: now() }) };
+      if (body.incident_id) throw new HttpError(400, 'invalid_prompt_input', 'Headed incident ids are assigned by the relay: leave the incident id empty.', [{ path: 'incident_id', message: 'assigned by the relay' }]);
+      const alert = inboundAlertSchema.parse(alertForPrompt(body, now()));
+      const { incident, prompt } = opts.startHeaded(alert, body.mode);
+      return { prompt, incident_id: incident.incident_id };
     } catch (error) {
       if (!(error instanceof ZodError)) throw error;
       const details = error.issues.map((i) => ({ path: i.path.join('.') || '(alert)', message: i.message }));

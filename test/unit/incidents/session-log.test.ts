@@ -42,6 +42,9 @@ describe('session log', () => {
         rollback: ['interface Gi0/1', 'shutdown'],
         requested_at: '2026-11-21T10:01:00.000Z',
         expires_at: '2026-11-21T10:31:00.000Z',
+        status: 'pending',
+        lines_sha256: '',
+        channels: ['webex'],
       },
     }));
     t.clock.advance(60_000);
