@@ -205,6 +205,15 @@ export function createAgentClient(endpoint: RuntimeEndpoint, opts: AgentClientOp
         body: { ...(agent ? { agent } : {}), parts: [{ type: 'text', text }] },
       });
     },
+    async configuredModel(agentName) {
+      const agents = await call('GET', '/agent', {
+        schema: z.array(z.looseObject({ name: z.string(), model: z.looseObject({ providerID: z.string(), modelID: z.string() }).optional() })),
+      });
+      const own = agents.find((a) => a.name === agentName)?.model;
+      if (own) return `${own.providerID}/${own.modelID}`;
+      const config = await call('GET', '/config', { schema: z.looseObject({ model: z.string().optional() }) });
+      return config.model?.trim() ? config.model : null;
+    },
     async abort(id) {
       await call('POST', `${sessionPath(id)}/abort`, { schema: z.unknown() });
     },

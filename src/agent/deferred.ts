@@ -29,6 +29,7 @@ export function createDeferredRuntime(): AgentRuntime & { attach(runtime: AgentR
     getMessages: (id) => Promise.resolve().then(() => get().getMessages(id)),
     sessionStatus: () => Promise.resolve().then(() => get().sessionStatus()),
     abort: (id) => Promise.resolve().then(() => get().abort(id)),
+    configuredModel: (name) => Promise.resolve().then(() => get().configuredModel(name)),
     // The event follower starts with the relay: it waits for the runtime instead of failing.
     async followEvents(onEvent, opts) {
       const aborted = new Promise<void>((resolve) => opts.signal.addEventListener('abort', () => resolve(), { once: true }));

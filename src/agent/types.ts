@@ -95,6 +95,12 @@ export interface AgentRuntime {
   sessionStatus(): Promise<Record<string, { type: string }>>;
   abort(sessionId: string): Promise<void>;
   /**
+   * The model a run of `agentName` would use as the runtime reports it (the agent's own
+   * `model`, else the config's), as `provider/model`; null when none is configured, where
+   * opencode would fall back to a hosted default the operator never chose.
+   */
+  configuredModel(agentName: string): Promise<string | null>;
+  /**
    * Follows `GET /event` until `signal` aborts; reconnects with backoff and calls
    * `onStatus` on every connect/disconnect so health can show it.
    */

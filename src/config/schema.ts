@@ -72,7 +72,7 @@ export const configSchema = z
         return Number(m[1]) * mult;
       })
       .pipe(z.number().int().positive()),
-    APPROVAL_WHEN_UNATTENDED: z.enum(['approve', 'deny']).default('approve'),
+    APPROVAL_WHEN_UNATTENDED: z.enum(['approve', 'deny']).default('deny'),
     RELAY_TOOLS_TOKEN: optionalString,
     SEARCH_UPSTREAM_URL: optionalUrl,
     SEARCH_UPSTREAM_TOKEN: optionalString,

@@ -4,6 +4,7 @@ import type { Clock } from '../clock';
 import type { Incidents } from '../incidents/service';
 import type { Incident } from '../incidents/model';
 import { jitteredBackoff } from '../backoff';
+import type { ModelCheck } from '../agent/model-check';
 
 const ACTIVE_STATES: ReadonlySet<Incident['state']> = new Set(['running', 'awaiting_approval', 'approved', 'denied']);
 
@@ -17,6 +18,8 @@ export interface DispatcherOptions {
   clock: Clock;
   logger: Logger;
   random?: () => number;
+  /** Refuses to start a run on a runtime without a configured model (never a hosted default). */
+  modelCheck?: ModelCheck;
 }
 
 /** A runtime error as it may be shown: the client's messages never carry credentials. */
@@ -61,6 +64,15 @@ export function createDispatcher(opts: DispatcherOptions) {
     let incident = incidents.get(incidentId);
     if (!incident || incident.state !== 'queued') return true;
     try {
+      const model = await opts.modelCheck?.refresh();
+      if (model?.state === 'missing') {
+        // Fails fast and says why, rather than a minute later with a provider error, or worse, on a hosted default.
+        const at = clock.now().toISOString();
+        incidents.update(incidentId, () => ({ state: 'failed', outcome: { kind: 'failed', summary: model.message, at } }));
+        incidents.record(incidentId, 'delivery.refused', model.message);
+        log.error(model.message);
+        return true;
+      }
       let sessionId = incident.session_id;
       if (!sessionId && needsAdoption.has(incidentId)) {
         sessionId = await adoptExistingSession(incidentId);

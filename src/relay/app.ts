@@ -21,6 +21,7 @@ import type { HeadedIntake } from './headed-intake';
 import type { OperatorInput, OperatorInputResult } from '../approvals/operator-input';
 import { createUiSession } from './ui-session';
 import type { Clock } from '../clock';
+import type { ModelStatus } from '../agent/model-check';
 import type { Incident } from '../incidents/model';
 import { join, resolve } from 'node:path';
 
@@ -42,6 +43,9 @@ export interface AppDeps {
   messaging: () => MessagingHealth;
   eventStream?: () => EventStreamHealth;
   tools: { token: string; createServer: () => McpServer };
+  /** Standing warnings for /health; the model check for /health/deep. */
+  warnings?: () => string[];
+  model?: () => Promise<ModelStatus>;
   /** The device-tool guard: the agents' only way to the devices. */
   deviceTools: { createServer: () => McpServer };
   /** Extra routes behind the same bearer as /sessions (the live event stream, the UI data). */
@@ -75,6 +79,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     messaging: deps.messaging,
     eventStream: deps.eventStream,
     uiSession,
+    warnings: deps.warnings,
+    model: deps.model,
   });
   await app.register(faultAlertRoutes, { intake: deps.intake, webhookSecret: secret });
   await app.register(async (scope) => {

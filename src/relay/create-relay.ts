@@ -26,6 +26,8 @@ import type { IncidentStore } from '../incidents/store';
 import { buildApp } from './app';
 import type { MessagingHealth } from './health-checks';
 import { createIntake } from './intake';
+import { createModelCheck } from '../agent/model-check';
+import { standingWarnings } from './standing-warnings';
 import { createHeadedIntake } from './headed-intake';
 import { createOperatorInput } from '../approvals/operator-input';
 
@@ -76,9 +78,11 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
   const clock = deps.clock ?? systemClock;
   const bus = deps.bus ?? createBus<RelayEvents>((error, type) => logger.error({ err: error, event: type }, 'event handler failed'));
   const incidents = createIncidents({ store, bus, clock, logger });
+  const modelCheck = createModelCheck({ agent, agentName: config.AGENT_NAME, clock });
   const dispatcher = createDispatcher({
     incidents,
     agent,
+    modelCheck,
     agentName: config.AGENT_NAME,
     maxActiveRuns: config.MAX_ACTIVE_RUNS,
     retryMaxMs: config.DELIVERY_RETRY_MAX_MS,
@@ -122,6 +126,13 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     onStatus: (s) => {
       // Whatever ended while the stream was down (or the relay was) is asked for on every connect.
       if (s.connected && !streamUp) reconcile().catch((error: unknown) => logger.warn({ err: error }, 'could not reconcile open runs'));
+      // /health's standing warning about a missing model is known from the first connect, not the first alert.
+      if (s.connected && !streamUp) {
+        modelCheck.refresh().then(
+          (m) => m.state === 'missing' && logger.error(m.message),
+          () => undefined,
+        );
+      }
       streamUp = s.connected;
       bus.publish('health.runtime', { ok: s.connected, ...(s.error ? { error: s.error } : {}) });
     },
@@ -143,6 +154,8 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     startHeaded: createHeadedIntake({ incidents, mode: config.REMEDIATION_MODE, logger }),
     operatorInput: createOperatorInput({ incidents, approvals, agentName: config.AGENT_NAME, logger }),
     messaging,
+    warnings: () => standingWarnings({ whenUnattended: config.APPROVAL_WHEN_UNATTENDED, channels: approvals.channels(), model: modelCheck.current() }),
+    model: () => modelCheck.refresh(),
     eventStream: () => follower.status(),
     tools: { token: toolsToken, createServer: () => createRelayToolsServer({ incidents, approvals, room: deps.room, logger, clock }) },
     deviceTools: {

@@ -1,5 +1,6 @@
 import { request } from 'undici';
 import { AgentRuntimeError, type AgentRuntime } from '../agent/types';
+import type { ModelStatus } from '../agent/model-check';
 
 export interface MessagingHealth {
   configured: boolean;
@@ -22,6 +23,8 @@ export interface DeepHealth {
     agent_runtime: { ok: boolean; url: string; latency_ms: number; version?: string; error?: string; event_stream?: EventStreamHealth };
     device_mcp: { skipped: true } | { ok: boolean; url: string; latency_ms: number; status_code?: number; error?: string };
     messaging: MessagingHealth;
+    /** The model runs would use; fails when none is configured (never a silent hosted default). */
+    model?: { ok: boolean; model?: string; error?: string };
   };
 }
 
@@ -57,23 +60,37 @@ async function checkDeviceMcp(url: string | undefined, timeoutMs: number): Promi
   }
 }
 
+async function checkModel(ask: () => Promise<ModelStatus>): Promise<NonNullable<DeepHealth['checks']['model']>> {
+  try {
+    const status = await ask();
+    if (status.state === 'configured') return { ok: true, model: status.model };
+    if (status.state === 'missing') return { ok: false, error: status.message };
+    return { ok: false, error: status.error ?? 'the runtime did not say which model it uses' };
+  } catch (error) {
+    return { ok: false, error: `could not ask the runtime for its model: ${(error as Error).message}` };
+  }
+}
+
 export async function deepHealth(deps: {
   agent: AgentRuntime;
   deviceMcpUrl?: string;
   messaging: () => MessagingHealth;
   eventStream?: () => EventStreamHealth;
   timeoutMs?: number;
+  model?: () => Promise<ModelStatus>;
 }): Promise<DeepHealth> {
   const [agent_runtime, device_mcp] = await Promise.all([
     checkRuntime(deps.agent),
     checkDeviceMcp(deps.deviceMcpUrl, deps.timeoutMs ?? 3000),
   ]);
   const messaging = deps.messaging();
+  const model = deps.model && agent_runtime.ok ? await checkModel(deps.model) : undefined;
   // Reported, not judged: the stream reconnects on its own and a start-up blip is not an outage.
   if (deps.eventStream) agent_runtime.event_stream = deps.eventStream();
   const failed =
     !agent_runtime.ok ||
     ('ok' in device_mcp && !device_mcp.ok) ||
-    (messaging.configured && !messaging.connected);
-  return { status: failed ? 'degraded' : 'ok', checks: { agent_runtime, device_mcp, messaging } };
+    (messaging.configured && !messaging.connected) ||
+    (model !== undefined && !model.ok);
+  return { status: failed ? 'degraded' : 'ok', checks: { agent_runtime, device_mcp, messaging, ...(model ? { model } : {}) } };
 }

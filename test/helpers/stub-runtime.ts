@@ -15,6 +15,8 @@ export function createStubRuntime() {
   const runtime: AgentRuntime & {
     sessions: Session[];
     prompts: typeof prompts;
+    /** What configuredModel() reports; null: no model configured. */
+    model: string | null;
     setDown(kind?: 'unreachable' | 'server' | 'auth'): void;
     setUp(): void;
   } = {
@@ -41,6 +43,11 @@ export function createStubRuntime() {
       check();
       if (!sessions.some((s) => s.id === sessionId)) throw new AgentRuntimeError('not_found', `Session not found: ${sessionId}`, 404);
       prompts.push({ sessionId, ...input });
+    },
+    model: 'stub/stub' as string | null,
+    async configuredModel() {
+      check();
+      return runtime.model;
     },
     async getSession(id) {
       check();

@@ -213,7 +213,13 @@ describe('sessions and health', () => {
     expect((await relay.app.inject({ url: '/health/deep' })).statusCode).toBe(401);
     const health = await relay.app.inject({ url: '/health' });
     expect(health.statusCode).toBe(200);
-    expect(health.json()).toEqual({ status: 'ok', agent_url: 'http://127.0.0.1:1', agent: 'network-troubleshooter', mode: 'strict' });
+    expect(health.json()).toEqual({
+      status: 'ok',
+      agent_url: 'http://127.0.0.1:1',
+      agent: 'network-troubleshooter',
+      mode: 'strict',
+      warnings: [expect.stringMatching(/No approval channel .* every configuration change .* is denied/)],
+    });
   });
 
   it('reports a rejected runtime password as degraded without revealing it', async () => {

@@ -34,11 +34,13 @@ describe('relay tools over MCP', () => {
     await expect(connectMcp(`${url}/mcp`, 'wrong')).rejects.toThrow();
   });
 
-  it('without any approval channel: skipped_with_warning, loud in the logs and the timeline', async () => {
-    const { log, incidentId } = await setUp();
+  it('APPROVAL_WHEN_UNATTENDED=approve with no channel: treated as approved, loud in the logs, the timeline and /health', async () => {
+    const { log, incidentId } = await setUp({ APPROVAL_WHEN_UNATTENDED: 'approve' });
     const result = await mcp!.call('request_approval', approvalArgs(incidentId));
     expect(result.isError).toBe(false);
     expect(result.json).toMatchObject({ status: 'skipped_with_warning', decision: 'APPROVED', warning: expect.stringMatching(/No approval channel/) });
+    const health = (await relay!.app.inject({ url: '/health' })).json();
+    expect(health.warnings).toEqual([expect.stringMatching(/APPROVAL_WHEN_UNATTENDED=approve.*without a human/)]);
     const incident = relay!.incidents.get(incidentId)!;
     expect(incident.approval).toMatchObject({ decision: 'SKIPPED', effective: 'APPROVED', channel: 'unattended' });
     expect(incident.warnings.join()).toMatch(/approval_skipped/);
@@ -46,10 +48,11 @@ describe('relay tools over MCP', () => {
     expect(log.lines.some((l) => JSON.parse(l).level === 40 && /approval skipped/.test(l) && l.includes(incidentId))).toBe(true);
   });
 
-  it('APPROVAL_WHEN_UNATTENDED=deny turns the unattended case into a denial', async () => {
-    const { incidentId } = await setUp({ APPROVAL_WHEN_UNATTENDED: 'deny' });
+  it('by default, no channel means a denial: nothing can be applied', async () => {
+    const { incidentId } = await setUp();
     const result = await mcp!.call('request_approval', approvalArgs(incidentId));
     expect(result.json).toMatchObject({ status: 'skipped_with_warning', decision: 'DENIED' });
+    expect(relay!.incidents.get(incidentId)?.approval_request?.status).toBe('denied');
   });
 
   it('refuses unknown incidents, wrong states and a second outcome, changing nothing', async () => {

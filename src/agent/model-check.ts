@@ -1,0 +1,48 @@
+import type { Clock } from '../clock';
+import type { AgentRuntime } from './types';
+
+export const NO_MODEL_MESSAGE = 'no model configured: set `model` in opencode.json or OPENCODE_CONFIG_CONTENT';
+
+export type ModelStatus =
+  | { state: 'unknown'; error?: string }
+  | { state: 'configured'; model: string }
+  | { state: 'missing'; message: string };
+
+/**
+ * Whether the runtime has a model the operator chose. Without one, opencode quietly uses a
+ * hosted default: the alert and the device output would go to a service nobody picked. Asked
+ * at most every `ttlMs` (deliveries and /health share the answer), so a fixed config is seen soon.
+ */
+export function createModelCheck(deps: { agent: AgentRuntime; agentName: string; clock: Clock; ttlMs?: number }) {
+  const ttl = deps.ttlMs ?? 5000;
+  let status: ModelStatus = { state: 'unknown' };
+  let checkedAt = -Infinity;
+  let inFlight: Promise<ModelStatus> | undefined;
+
+  async function ask(): Promise<ModelStatus> {
+    try {
+      const model = await deps.agent.configuredModel(deps.agentName);
+      status = model ? { state: 'configured', model } : { state: 'missing', message: NO_MODEL_MESSAGE };
+    } catch (error) {
+      // Unreachable is the runtime's problem, reported by its own check: keep the last answer.
+      if (status.state === 'unknown') status = { state: 'unknown', error: (error as Error).message };
+      throw error;
+    } finally {
+      checkedAt = deps.clock.now().getTime();
+      inFlight = undefined;
+    }
+    return status;
+  }
+
+  return {
+    /** The last answer, without asking (for /health, which must stay cheap). */
+    current: () => status,
+    /** Fresh enough to act on: asks the runtime when the last answer is older than the TTL. */
+    async refresh(): Promise<ModelStatus> {
+      if (deps.clock.now().getTime() - checkedAt < ttl && status.state !== 'unknown') return status;
+      return (inFlight ??= ask());
+    },
+  };
+}
+
+export type ModelCheck = ReturnType<typeof createModelCheck>;

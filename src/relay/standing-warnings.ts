@@ -1,0 +1,16 @@
+import type { ModelStatus } from '../agent/model-check';
+
+/**
+ * What stays wrong until someone changes the configuration: shown on `/health`, in `/ui` and
+ * in the tray for as long as it holds, not once in a log line nobody reads.
+ */
+export function standingWarnings(input: { whenUnattended: 'approve' | 'deny'; channels: string[]; model: ModelStatus }): string[] {
+  const out: string[] = [];
+  if (input.model.state === 'missing') out.push(`${input.model.message}. Alerts fail at once instead of reaching a hosted default model.`);
+  if (input.whenUnattended === 'approve') {
+    out.push('APPROVAL_WHEN_UNATTENDED=approve: with no approval channel, configuration changes are applied without a human. For demos only.');
+  } else if (input.channels.length === 0) {
+    out.push('No approval channel (no Webex room, no tray): every configuration change a relay-started run asks for is denied. Headed runs are decided in the terminal.');
+  }
+  return out;
+}
