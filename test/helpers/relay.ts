@@ -6,6 +6,7 @@ import { createMemoryBackend, createPersistentStore } from '../../src/incidents/
 import { createRelay } from '../../src/relay/create-relay';
 import type { Clock } from '../../src/clock';
 import type { IncidentStore } from '../../src/incidents/store';
+import type { DeviceTools } from '../../src/artifacts/device-tools';
 
 export const silent = pino({ level: 'silent' });
 
@@ -18,6 +19,8 @@ export async function relayForTest(opts: {
   deliveryWaitMs?: number;
   logger?: Logger;
   room?: OperatorRoom;
+  deviceTools?: DeviceTools;
+  extraChannels?: () => string[];
 }) {
   const config = loadConfig({ AGENT_URL: 'http://127.0.0.1:1', AGENT_SERVER_PASSWORD: 'pw', ...opts.env });
   const store = opts.store ?? createPersistentStore({ backend: createMemoryBackend(), retention: config.INCIDENT_RETENTION, logger: silent });
@@ -30,6 +33,8 @@ export async function relayForTest(opts: {
     deliveryWaitMs: opts.deliveryWaitMs,
     retryBaseMs: 50,
     room: opts.room,
+    deviceTools: opts.deviceTools,
+    extraChannels: opts.extraChannels,
   });
 }
 
