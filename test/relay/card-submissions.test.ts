@@ -1,0 +1,70 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { CardSubmission } from '../../src/messaging/schemas';
+import type { Relay } from '../../src/relay/create-relay';
+import { ad000002, relayForTest } from '../helpers/relay';
+import { createStubRuntime } from '../helpers/stub-runtime';
+
+let relay: Relay | undefined;
+afterEach(async () => relay?.close());
+
+const ROOM = 'room-1';
+async function setUp(env: Record<string, string> = {}) {
+  const posted: string[] = [];
+  const room = { postMarkdown: async (m: string) => void posted.push(m), postCard: async () => ({ id: 'card-1' }) };
+  relay = await relayForTest({ agent: createStubRuntime(), room, env: { MSG_BOT_TOKEN: 't', MSG_ROOM_ID: ROOM, ...env } });
+  const fire = async (neighbor: string) => {
+    const res = await relay!.app.inject({ method: 'POST', url: '/fault-alert', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(ad000002({ neighbor_ip: neighbor })) });
+    const id = res.json().incident_id as string;
+    await relay!.approvals.request({ incident_id: id, summary: 's', device: 'R1', commands: ['router bgp 65001', `no neighbor ${neighbor} shutdown`] });
+    return id;
+  };
+  return { relay: relay!, posted, fire };
+}
+
+/** A click on a card shaped as the seed defines it: inputs alert_def_id and decision, no incident_id. */
+const seedClick = (decision: 'APPROVED' | 'DENIED', over: Partial<CardSubmission> = {}): CardSubmission => ({
+  actionId: `a-${Math.random()}`,
+  messageId: 'card-1',
+  roomId: ROOM,
+  personId: 'p1',
+  personEmail: 'alice@example.net',
+  created: new Date().toISOString(),
+  inputs: { callback_keyword: 'fault_approval', alert_def_id: 'AD000002', decision },
+  ...over,
+});
+
+describe('card submissions', () => {
+  it('a seed-shaped click decides the one incident of that alert awaiting approval, and is acknowledged', async () => {
+    const t = await setUp();
+    const id = await t.fire('10.0.0.2');
+    await t.relay.onCardSubmission(seedClick('APPROVED'));
+    expect(t.relay.incidents.get(id)?.approval).toMatchObject({ decision: 'APPROVED', by: 'alice@example.net', channel: 'webex' });
+    expect(t.posted.at(-1)).toMatch(new RegExp(`✅ \\*\\*${id}\\*\\*.*APPROVED by alice@example.net via webex`));
+  });
+
+  it('with two incidents of that alert awaiting approval, the click is refused as ambiguous and says so', async () => {
+    const t = await setUp();
+    const a = await t.fire('10.0.0.2');
+    const b = await t.fire('10.0.0.6');
+    await t.relay.onCardSubmission(seedClick('APPROVED'));
+    expect(t.relay.incidents.get(a)?.approval).toBeNull();
+    expect(t.relay.incidents.get(b)?.approval).toBeNull();
+    expect(t.posted.at(-1)).toMatch(/2 incidents of AD000002 are awaiting approval/);
+    expect(t.posted.at(-1)).toContain(a);
+    expect(t.posted.at(-1)).toContain(b);
+  });
+
+  it('with none awaiting, the click is acknowledged and decides nothing', async () => {
+    const t = await setUp();
+    await t.relay.onCardSubmission(seedClick('DENIED'));
+    expect(t.posted.at(-1)).toMatch(/no active incident is awaiting approval for AD000002/);
+  });
+
+  it('checks the approver as for any card', async () => {
+    const t = await setUp({ MSG_APPROVERS: 'bob@example.net' });
+    const id = await t.fire('10.0.0.2');
+    await t.relay.onCardSubmission(seedClick('APPROVED'));
+    expect(t.relay.incidents.get(id)?.approval).toBeNull();
+    expect(t.posted.at(-1)).toMatch(/alice@example.net is not allowed to approve/);
+  });
+});
