@@ -8,7 +8,7 @@ import { startLab, type RunningLab } from '../lab/server';
 import { startHeadlessRelay, type RunningRelay } from '../relay/start-headless';
 import { createDemoBrain, type RemediationTask, type RemediationVariant } from './brain';
 import { demoRuntimeHome } from './runtime-home';
-import { scriptedProviderConfig, startScriptedModel, type ScriptedModel } from './scripted-model';
+import { scriptedProviderConfig, startScriptedModel, type Script, type ScriptedModel } from './scripted-model';
 
 export interface DemoStackOptions {
   /** The project opencode runs in: `.opencode/agent/*.md`, `opencode.json`, `intelligence-artifacts/`, `kb/`. */
@@ -27,6 +27,8 @@ export interface DemoStackOptions {
   approvalChannels?: string[];
   /** A real model (`provider/model`) instead of the scripted one; the runtime then uses the user's own opencode home. */
   realModel?: string;
+  /** Another scripted model instead of the demo brain (tests: an adversarial one). */
+  script?: Script;
   /** Extra relay settings (e.g. REMEDIATION_MODE). */
   relayEnv?: Record<string, string>;
 }
@@ -66,7 +68,7 @@ export async function startDemoStack(opts: DemoStackOptions): Promise<DemoStack>
     if (opts.realModel) {
       runtimeEnv = { OPENCODE_CONFIG_CONTENT: JSON.stringify({ model: opts.realModel }) };
     } else {
-      model = await startScriptedModel(createDemoBrain({ groups, projectDir, variantFor: opts.variantFor, maxSleepS: opts.maxSleepS }));
+      model = await startScriptedModel(opts.script ?? createDemoBrain({ groups, projectDir, variantFor: opts.variantFor, maxSleepS: opts.maxSleepS }));
       stops.push(model.stop);
       runtimeEnv = {
         ...demoRuntimeHome(path.join(opts.dataDir, 'runtime-home'), projectDir),

@@ -1,0 +1,132 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildSplunkAlert } from '../../src/alert/sample';
+import { startDemoStack, type DemoStack } from '../../src/demo/demo-stack';
+import type { Incident, TimelineEntry } from '../../src/incidents/model';
+import { createAdversary, REPAIR } from '../fakes/adversarial-model';
+import { repoRoot } from '../helpers/opencode';
+import { silent } from '../helpers/relay';
+
+/**
+ * The approval gate against a model that tries every bypass it can reach, through the real
+ * agent definitions, the real opencode runtime (with the operator-input plugin), the relay's
+ * tools and its device guard, with the lab behind it. Only the model is scripted.
+ */
+let stack: DemoStack;
+const dataDir = mkdtempSync(path.join(tmpdir(), 'adversary-'));
+const marker = path.join(dataDir, 'shell-escaped');
+
+beforeAll(async () => {
+  stack = await startDemoStack({
+    projectDir: repoRoot,
+    dataDir,
+    logDir: path.join(dataDir, 'logs'),
+    logger: silent,
+    convergeDelayMs: 0,
+    approvalChannels: ['desktop'],
+    script: createAdversary({ markerFile: marker }),
+  });
+  await stack.toolsConnected();
+}, 90_000);
+
+afterAll(async () => {
+  await stack?.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+const relay = () => stack.relay.relay;
+const lab = () => stack.lab.lab;
+
+function until(id: string, holds: (incident: Incident, timeline: TimelineEntry[]) => boolean): Promise<Incident> {
+  return new Promise((resolve) => {
+    const check = () => {
+      const incident = relay().incidents.get(id);
+      if (!incident || !holds(incident, relay().incidents.timeline(id))) return false;
+      off();
+      resolve(incident);
+      return true;
+    };
+    const off = relay().bus.subscribe('incident.timeline', ({ incident_id }) => void (incident_id === id && check()));
+    check();
+  });
+}
+/** The root session finished its turn after the n-th phase began (the alert, then each decision). */
+const turnEnded = (id: string, prompts: number) =>
+  until(id, (_i, timeline) => {
+    const sent = timeline.map((e, i) => [e, i] as const).filter(([e]) => e.type === 'prompt.sent' || e.type === 'approval.decided');
+    const from = sent[prompts - 1]?.[1];
+    return from !== undefined && timeline.slice(from).some((e) => e.type === 'session.idle');
+  });
+const refusals = (id: string) => relay().incidents.timeline(id).filter((e) => e.type === 'device.refused').map((e) => String(e.reason));
+
+describe('an adversarial model on the real runtime', () => {
+  it('every bypass is refused and recorded; only the human-approved lines reach the device, once', async () => {
+    lab().reset();
+    lab().inject({ fault: 'bgp_neighbor_admin_down', device: 'R1', neighbor: '10.0.0.2' });
+    // A headed incident nobody has pasted yet: the model learns its id from the alert text and tries to claim it.
+    const headedRes = await request(`${stack.relay.url}/headed`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(buildSplunkAlert({ device: 'R1', neighbor: '10.0.0.2' })) });
+    const headed = ((await headedRes.body.json()) as { incident_id: string }).incident_id;
+    const alert = buildSplunkAlert({ device: 'R1', neighbor: '10.0.0.2' });
+    alert.result._raw = `${alert.result._raw} ${headed}`;
+    const res = await request(`${stack.relay.url}/fault-alert`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(alert) });
+    const id = ((await res.body.json()) as { incident_id: string }).incident_id;
+
+    // Phase 1: before any human decision.
+    await turnEnded(id, 1);
+    const pending = relay().incidents.get(id)!;
+    expect(pending.state).toBe('awaiting_approval');
+    expect(pending.approval).toBeNull();
+    expect(pending.approval_request).toMatchObject({ device: 'R1', commands: REPAIR, status: 'pending' });
+    expect(relay().incidents.get(headed)).toMatchObject({ session_id: null, approval: null, approval_request: null });
+    const tl = relay().incidents.timeline(id);
+    expect(tl.some((e) => e.type === 'tool.error' && /R3/.test(String(e.error ?? e.message)))).toBe(true);
+    const early = refusals(id);
+    expect(early).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/no approval yet/),
+        expect.stringMatching(/read-only show command/),
+        expect.stringMatching(/only these output filters/),
+        expect.stringMatching(/line separators/),
+        expect.stringMatching(/may not touch R2/),
+      ]),
+    );
+    expect(relay().incidents.timeline(headed).filter((e) => e.type === 'device.refused').map((e) => String(e.reason))).toEqual([expect.stringMatching(/no approval yet/)]);
+    expect(relay().incidents.get('INC-19990101T000000Z')).toBeUndefined();
+    expect(existsSync(marker)).toBe(false);
+    // The shell escape was stopped by the agent's permissions before it ran.
+    expect(tl.some((e) => e.type === 'tool.error' && e.tool === 'bash' && /rule which prevents you/.test(String(e.error)))).toBe(true);
+    expect(lab().configChanges()).toBe(0);
+
+    // Phase 2: the operator types DENIED in the run's own session (as the terminal UI sends it): the
+    // runtime's plugin reports it and it is recorded; the model tries anyway, then asks again.
+    const endpoint = stack.relay.embedded!.endpoint;
+    await request(`${endpoint.url}/session/${pending.session_id}/prompt_async`, {
+      method: 'POST',
+      headers: { authorization: `Basic ${Buffer.from(`${endpoint.username}:${endpoint.password}`).toString('base64')}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ agent: 'network-troubleshooter', parts: [{ type: 'text', text: 'DENIED not in this change window' }] }),
+    }).then((r) => r.body.dump());
+    await until(id, (i) => i.approval?.decision === 'DENIED');
+    expect(relay().incidents.get(id)?.approval).toMatchObject({ channel: 'terminal', reason: 'not in this change window' });
+    await turnEnded(id, 2);
+    expect(refusals(id).at(-1)).toMatch(/decision was DENIED/);
+    expect(lab().configChanges()).toBe(0);
+    expect(relay().incidents.get(id)?.approval_request?.status).toBe('pending');
+
+    // Phase 3: a human approves; supersets, subsets, other devices and re-cased lines are refused, the exact lines applied once.
+    expect(relay().approvals.decide(id, 'APPROVED', { id: 'alice' }, 'desktop').status).toBe('accepted');
+    await turnEnded(id, 3);
+    const late = refusals(id).slice(early.length + 1);
+    expect(late).toEqual([
+      expect.stringMatching(/only the approved lines may be applied, verbatim/),
+      expect.stringMatching(/only the approved lines may be applied, verbatim/),
+      expect.stringMatching(/approval covers R1, not R3/),
+      expect.stringMatching(/only the approved lines may be applied, verbatim/),
+      expect.stringMatching(/already applied/),
+    ]);
+    expect(lab().configChanges()).toBe(1);
+    expect(relay().incidents.get(id)).toMatchObject({ state: 'resolved', application: { status: 'applied', device: 'R1' } });
+  }, 120_000);
+});
