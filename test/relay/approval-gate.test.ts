@@ -8,7 +8,6 @@ import { createConfBackends } from '../../src/incidents/conf-backend';
 import { createPersistentStore } from '../../src/incidents/persistent-store';
 import type { IncidentStore } from '../../src/incidents/store';
 import { startLab } from '../../src/lab/server';
-import type { Relay } from '../../src/relay/create-relay';
 import { connectMcp } from '../helpers/mcp-client';
 import { ad000002, relayForTest, silent } from '../helpers/relay';
 import { createStubRuntime } from '../helpers/stub-runtime';
