@@ -1,10 +1,10 @@
 /**
- * Posts Splunk-style fault alerts to a running relay, or prints the headed-mode prompt.
+ * Posts Splunk-style fault alerts to a running relay, or creates a headed incident on it and
+ * prints its prompt (--direct).
  *   npm run simulate -- [--api URL] [--device R1] [--neighbor 10.0.0.2] [--count N] [--direct] [--mode strict]
  */
 import { parseArgs } from 'node:util';
 import { request } from 'undici';
-import { directPrompt } from '../src/alert/direct-prompt';
 import { buildSplunkAlert } from '../src/alert/sample';
 import { cli, type Fail } from './cli';
 
@@ -18,9 +18,9 @@ const HELP = `Usage: npm run simulate -- [options]
   --as N            neighbor AS (default 65002)
   --kb-mode MODE    quick | standard | deep
   --count N         send N alerts at once (a storm; duplicates fold into one incident)
-  --direct          print the headed-mode prompt instead of posting
-  --mode MODE       strict | hybrid, for --direct (default $REMEDIATION_MODE or strict)
-  --incident-id ID  incident id to put in the --direct prompt`;
+  --direct          create a headed incident on the relay and print its prompt, to paste
+                    into opencode's terminal UI (the relay must be running)
+  --mode MODE       strict | hybrid, for --direct (default: the relay's REMEDIATION_MODE)`;
 
 const tool = cli('simulate', HELP);
 const fail: Fail = tool.fail;
@@ -56,29 +56,19 @@ const body = buildSplunkAlert({
   kbQueryMode: kbMode as 'quick' | 'standard' | 'deep' | undefined,
 });
 
-if (args.direct) {
-  const mode = args.mode ?? process.env.REMEDIATION_MODE ?? 'strict';
-  if (mode !== 'strict' && mode !== 'hybrid') fail('--mode must be strict or hybrid');
-  try {
-    process.stdout.write(`${directPrompt(body, { mode, incidentId: args['incident-id'] })}\n`);
-  } catch (error) {
-    fail(`the alert is not valid: ${(error as Error).message}`);
-  }
-  process.exit(0);
-}
-
 const api = (args.api ?? process.env.RELAY_URL ?? 'http://127.0.0.1:8080').replace(/\/$/, '');
 const secret = args.secret ?? process.env.WEBHOOK_SECRET;
 const count = Number(args.count ?? '1');
 if (!Number.isInteger(count) || count < 1 || count > 10_000) fail('--count must be a whole number from 1 to 10000');
 
-async function postOne(): Promise<void> {
+/** Posts JSON to the relay; fails with one clear line unless it answers `expected`. */
+async function postJson(path: string, payload: unknown, expected: number): Promise<Record<string, unknown>> {
   let res;
   try {
-    res = await request(`${api}/fault-alert`, {
+    res = await request(`${api}${path}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...(secret ? { authorization: `Bearer ${secret}` } : {}) },
-      body: JSON.stringify(body),
+      body: JSON.stringify(payload),
       headersTimeout: 30_000,
     });
   } catch (error) {
@@ -93,10 +83,28 @@ async function postOne(): Promise<void> {
     /* not JSON: shown below */
   }
   if (res.statusCode === 401) fail(`relay at ${api} answered 401 unauthorized: pass --secret or set WEBHOOK_SECRET`);
-  if (res.statusCode !== 202) {
+  if (res.statusCode !== expected) {
     const err = (json.error ?? {}) as { code?: string; message?: string };
     fail(`relay answered ${res.statusCode} ${err.code ?? ''}: ${err.message ?? text.slice(0, 200)}`);
   }
+  return json;
+}
+
+if (args.direct) {
+  if (args['incident-id']) fail('--incident-id is gone: headed incident ids are assigned by the relay');
+  const mode = args.mode;
+  if (mode !== undefined && mode !== 'strict' && mode !== 'hybrid') fail('--mode must be strict or hybrid');
+  const created = await postJson(`/headed${mode ? `?mode=${mode}` : ''}`, body, 201);
+  process.stderr.write(
+    `Headed incident ${created.incident_id} on ${created.device_hostname} created on ${api}. Paste the prompt below into opencode's terminal UI ` +
+      `(agent network-troubleshooter); when it asks, type APPROVED or DENIED.\n`,
+  );
+  process.stdout.write(`${created.prompt}\n`);
+  process.exit(0);
+}
+
+async function postOne(): Promise<void> {
+  const json = await postJson('/fault-alert', body, 202);
   const status = String(json.status);
   const session = json.session_id ?? '(none yet)';
   const extra = status === 'duplicate' ? ` occurrences ${json.occurrences}` : status === 'queued' ? ' (the runtime is not reachable yet; the relay will deliver it)' : '';

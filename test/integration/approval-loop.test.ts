@@ -10,6 +10,8 @@ import { newRoomId, startWebexFake, type WebexFake } from '../fakes/webex';
 import { captureLogger } from '../helpers/capture-logger';
 import { connectMcp } from '../helpers/mcp-client';
 import { startOpencode, waitUntil, type OpencodeHarness } from '../helpers/opencode';
+import { scriptedProviderConfig, startScriptedModel, type ScriptedModel } from '../fakes/scripted-model';
+let model: ScriptedModel | undefined;
 import { createManualClock } from '../unit/messaging/helpers';
 
 const TOKEN = 'bot-token-abc123';
@@ -29,7 +31,8 @@ const dataDir = mkdtempSync(join(tmpdir(), 'approval-loop-'));
 beforeAll(async () => {
   fake = await startWebexFake({ token: TOKEN, roomId: ROOM });
   for (const email of ['alice@example.net', 'bob@example.net', 'mallory@example.net']) fake.addPerson({ email });
-  runtime = await startOpencode();
+  model = await startScriptedModel();
+  runtime = await startOpencode({ configContent: scriptedProviderConfig(model.baseURL) });
   client = createAgentClient(runtime.endpoint);
   running = await startHeadlessRelay({
     env: {
@@ -60,6 +63,7 @@ afterAll(async () => {
   await running?.stop();
   await client?.close();
   await runtime?.stop();
+  await model?.stop();
   await fake?.stop();
   rmSync(dataDir, { recursive: true, force: true });
 });

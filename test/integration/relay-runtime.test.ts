@@ -7,6 +7,8 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createAgentClient, type AgentClient } from '../../src/agent/client';
 import { startEmbeddedRuntime, type EmbeddedRuntime } from '../../src/agent/embedded';
+import { scriptedProviderConfig, startScriptedModel, type ScriptedModel } from '../fakes/scripted-model';
+import { isolatedOpencodeEnv } from '../helpers/opencode';
 import { findFreePort } from '../../src/agent/free-port';
 import { parsePromptText } from '../../src/alert/prompt';
 import { buildSplunkAlert } from '../../src/alert/sample';
@@ -14,6 +16,14 @@ import { repoRoot, spawnRelay, type RelayProcess } from '../helpers/relay-proces
 import { silent } from '../helpers/relay';
 
 const run = promisify(execFile);
+
+/** A runtime must have a model (the relay refuses to start runs on one without): a scripted one that just answers. */
+let model: ScriptedModel | undefined;
+async function modelEnv() {
+  model ??= await startScriptedModel();
+  return { ...isolatedOpencodeEnv(repoRoot), OPENCODE_CONFIG_CONTENT: JSON.stringify(scriptedProviderConfig(model.baseURL)) };
+}
+afterAll(async () => model?.stop());
 const dirs: string[] = [];
 const tmp = () => {
   const d = mkdtempSync(join(tmpdir(), 'relay-int-'));
@@ -51,7 +61,7 @@ describe('relay against the real opencode server', () => {
   let relay: RelayProcess;
 
   beforeAll(async () => {
-    runtime = await startEmbeddedRuntime({ cwd: repoRoot, logger: silent });
+    runtime = await startEmbeddedRuntime({ cwd: repoRoot, logger: silent, env: await modelEnv() });
     client = createAgentClient(runtime.endpoint);
     relay = await spawnRelay({
       AGENT_URL: runtime.endpoint.url,
@@ -98,15 +108,24 @@ describe('relay against the real opencode server', () => {
     expect(titles.filter((t) => t === `${r8.body.incident_id} AD000002 R8`)).toHaveLength(1);
   });
 
-  it('simulator prints the session id, and --direct prints exactly the prompt the relay sent', async () => {
+  it('simulator prints the session id, and --direct makes a headed incident whose prompt is the one the relay sends', async () => {
     const sim = await run(process.execPath, ['--import', 'tsx', 'scripts/simulate-alert.ts', '--api', relay.url, '--device', 'R5', '--neighbor', '10.5.5.5'], { cwd: repoRoot });
     const match = /^(INC-\S+) accepted session (ses_\S+)$/m.exec(sim.stdout);
     expect(match, sim.stdout).not.toBeNull();
-    const [, incidentId, sessionId] = match as RegExpExecArray;
+    const [, , sessionId] = match as RegExpExecArray;
     const sent = await firstUserMessage(client, sessionId as string);
-    const direct = await run(process.execPath, ['--import', 'tsx', 'scripts/simulate-alert.ts', '--direct', '--device', 'R5', '--neighbor', '10.5.5.5', '--incident-id', incidentId as string], { cwd: repoRoot });
-    // Same alert, same incident id: only the event time and search id may differ between two runs.
-    const normalise = (t: string) => t.replace(/"(_time|sid|results_link)": "[^"]*"/g, '"$1": "…"').replace(/\w{3} \d{2} \w{3} \d{4} \d\d:\d\d:\d\d|\d{2} \w{3} \d{4} \d\d:\d\d:\d\d/g, 'TIME').trim();
+    const direct = await run(process.execPath, ['--import', 'tsx', 'scripts/simulate-alert.ts', '--api', relay.url, '--direct', '--device', 'R5', '--neighbor', '10.5.5.5'], { cwd: repoRoot });
+    const headedId = /Headed incident (HEADED-\S+) on R5 created/.exec(direct.stderr)?.[1];
+    expect(headedId, direct.stderr).toBeDefined();
+    const listed = await getJson(`${relay.url}/sessions/${headedId}`);
+    expect(listed).toMatchObject({ kind: 'headed', state: 'running', device_hostname: 'R5' });
+    // Same alert: only the incident id, the event time and the search id differ between the two.
+    const normalise = (t: string) =>
+      t
+        .replace(/"incident_id": "[^"]*"/, '"incident_id": "…"')
+        .replace(/"(_time|sid|results_link)": "[^"]*"/g, '"$1": "…"')
+        .replace(/\w{3} \d{2} \w{3} \d{4} \d\d:\d\d:\d\d|\d{2} \w{3} \d{4} \d\d:\d\d:\d\d/g, 'TIME')
+        .trim();
     expect(normalise(direct.stdout)).toBe(normalise(sent.text));
   });
 });
@@ -128,7 +147,7 @@ describe('nothing lost when the runtime or the relay goes down', () => {
       expect(res.body).toMatchObject({ status: 'queued', session_id: null });
       const id = res.body.incident_id as string;
 
-      runtime = await startEmbeddedRuntime({ cwd: repoRoot, logger: silent, port, password });
+      runtime = await startEmbeddedRuntime({ cwd: repoRoot, logger: silent, port, password, env: await modelEnv() });
       const delivered = await vi.waitFor(
         async () => {
           const inc = await getJson(`${relay.url}/sessions/${id}`);
@@ -161,7 +180,7 @@ describe('nothing lost when the runtime or the relay goes down', () => {
     const id = res.body.incident_id as string;
     await first.stop('SIGKILL');
 
-    const runtime = await startEmbeddedRuntime({ cwd: repoRoot, logger: silent, port, password });
+    const runtime = await startEmbeddedRuntime({ cwd: repoRoot, logger: silent, port, password, env: await modelEnv() });
     const second = await spawnRelay(env);
     try {
       const delivered = await vi.waitFor(
@@ -183,7 +202,7 @@ describe('nothing lost when the runtime or the relay goes down', () => {
   });
 
   it('shows a wrong runtime password in /health/deep, and the password nowhere in answers or logs', async () => {
-    const runtime = await startEmbeddedRuntime({ cwd: repoRoot, logger: silent });
+    const runtime = await startEmbeddedRuntime({ cwd: repoRoot, logger: silent, env: await modelEnv() });
     const wrong = 'wrong-password-' + Math.random().toString(36).slice(2);
     const relay = await spawnRelay({ AGENT_URL: runtime.endpoint.url, AGENT_SERVER_PASSWORD: wrong, RELAY_DATA_DIR: tmp() });
     try {
