@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { ZodError } from 'zod';
 import type { DecideOutcome } from '../renderer/bridge/contract';
 import type { DecideResult } from '../src/approvals/approvals';
-import { directPrompt } from '../src/alert/direct-prompt';
+import { inboundAlertSchema } from '../src/alert/schema';
 import { publicIncident, type Incident } from '../src/incidents/model';
 import type { DeepHealth } from '../src/relay/health-checks';
 import { alertForPrompt } from '../src/relay/routes/ui';
@@ -82,7 +82,9 @@ export function createDesktopApi(deps: DesktopApiDeps): RequestChannels {
     listArtifactGroups: () => artifactGroupViews(deps.artifactsDir),
     async directPrompt(input) {
       try {
-        return directPrompt(alertForPrompt(input, now()), { mode: input.mode, incidentId: input.incident_id, now: now() });
+        if (input.incident_id) throw new Error('headed incident ids are assigned by the relay: leave the incident id empty');
+        // A real incident on the relay from the moment the prompt is copied: the gate knows it before anything is pasted.
+        return host.require().relay.startHeaded(inboundAlertSchema.parse(alertForPrompt(input, now())), input.mode).prompt;
       } catch (error) {
         if (!(error instanceof ZodError)) throw error;
         throw new Error(`these inputs make no valid alert: ${error.issues.map((i) => `${i.path.join('.') || '(alert)'}: ${i.message}`).join('; ')}`);

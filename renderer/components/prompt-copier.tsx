@@ -14,7 +14,6 @@ export function PromptCopier({ bridge }: { bridge: Bridge }) {
   const [device, setDevice] = useState('');
   const [mode, setMode] = useState<'strict' | 'hybrid'>('strict');
   const [kbMode, setKbMode] = useState<KbMode | ''>('');
-  const [incidentId, setIncidentId] = useState('');
   const [vars, setVars] = useState<Record<string, string>>({});
   const [prompt, setPrompt] = useState<string | undefined>();
   const [status, setStatus] = useState<{ kind: 'error' | 'ok'; text: string } | undefined>();
@@ -42,7 +41,6 @@ export function PromptCopier({ bridge }: { bridge: Bridge }) {
       // Every field shown goes along; an empty one leaves the variable out of the alert.
       vars: Object.fromEntries((group?.variables ?? []).map((v) => [v.name, (vars[v.name] ?? '').trim()])),
       ...(kbMode ? { kb_query_mode: kbMode } : {}),
-      ...(incidentId.trim() ? { incident_id: incidentId.trim() } : {}),
     };
     try {
       setPrompt(await bridge.directPrompt(input));
@@ -116,13 +114,9 @@ export function PromptCopier({ bridge }: { bridge: Bridge }) {
             <option value="deep">deep</option>
           </select>
         </label>
-        <label>
-          <span>Incident id (optional)</span>
-          <input className="mono" aria-label="Incident id" value={incidentId} onChange={(e) => setIncidentId(e.target.value)} placeholder="HEADED-<UTC now>" />
-        </label>
         <div className="form-actions">
           <button type="submit" className="primary" disabled={!alertDefId}>
-            Build prompt
+            Create headed incident
           </button>
         </div>
       </form>

@@ -28,7 +28,7 @@ import type { MessagingHealth } from './health-checks';
 import { createIntake } from './intake';
 import { createModelCheck } from '../agent/model-check';
 import { standingWarnings } from './standing-warnings';
-import { createHeadedIntake } from './headed-intake';
+import { createHeadedIntake, type HeadedIntake } from './headed-intake';
 import { createOperatorInput } from '../approvals/operator-input';
 
 export interface RelayDeps {
@@ -61,6 +61,8 @@ export interface Relay {
   incidents: ReturnType<typeof createIncidents>;
   dispatcher: ReturnType<typeof createDispatcher>;
   approvals: Approvals;
+  /** Creates a headed incident and its prompt (the tray's and the UI's prompt copiers). */
+  startHeaded: HeadedIntake;
   /** Feed Webex card submissions here. */
   onCardSubmission(sub: CardSubmission): Promise<void>;
   /** What the agents' runtime needs to reach the relay's tools. */
@@ -104,6 +106,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     clock,
     logger,
   });
+  const startHeaded = createHeadedIntake({ incidents, mode: config.REMEDIATION_MODE, logger });
   const toolsToken = deps.toolsToken ?? config.RELAY_TOOLS_TOKEN ?? randomBytes(24).toString('base64url');
   const onCardSubmission =
     deps.room && config.MSG_ROOM_ID
@@ -151,7 +154,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     agent,
     incidents,
     intake,
-    startHeaded: createHeadedIntake({ incidents, mode: config.REMEDIATION_MODE, logger }),
+    startHeaded,
     operatorInput: createOperatorInput({ incidents, approvals, agentName: config.AGENT_NAME, logger }),
     messaging,
     warnings: () => standingWarnings({ whenUnattended: config.APPROVAL_WHEN_UNATTENDED, channels: approvals.channels(), model: modelCheck.current() }),
@@ -180,6 +183,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     incidents,
     dispatcher,
     approvals,
+    startHeaded,
     onCardSubmission,
     toolsToken,
     sessionLogPath: sessionLog.pathFor,

@@ -93,7 +93,7 @@ describe('the read-only dashboard in Chromium, against the real relay and runtim
     await browser.screenshot('02-incident-timeline-approval');
   });
 
-  it('builds the headed-mode prompt that npm run simulate -- --direct prints for the same inputs, and copies it', async () => {
+  it('creates a headed incident whose prompt is the one npm run simulate -- --direct prints for the same inputs, and copies it', async () => {
     const { page } = browser;
     await page.getByRole('link', { name: 'Headed prompt' }).click();
     const form = page.getByRole('region', { name: 'Headed-mode prompt' });
@@ -104,17 +104,19 @@ describe('the read-only dashboard in Chromium, against the real relay and runtim
     await form.getByLabel('neighbor_as').fill('65010');
     await form.getByLabel('device_ip').fill('192.0.2.11');
     await form.getByLabel('Mode').selectOption('hybrid');
-    await form.getByLabel('Incident id').fill('HEADED-E2E-1');
-    await form.getByRole('button', { name: 'Build prompt' }).click();
+    await form.getByRole('button', { name: 'Create headed incident' }).click();
     const shown = (await form.getByLabel('Prompt').textContent({ timeout: 5000 })) ?? '';
+    const headedId = /"incident_id": "(HEADED-[^"]+)"/.exec(shown)?.[1];
+    expect(headedId).toBeDefined();
+    expect(env.relay.incidents.get(headedId!)).toMatchObject({ kind: 'headed', device_hostname: 'R7', mode: 'hybrid' });
 
     const { stdout } = await run(
       'npm',
-      ['run', '--silent', 'simulate', '--', '--direct', '--device', 'R7', '--neighbor', '10.9.9.2', '--as', '65010', '--mode', 'hybrid', '--incident-id', 'HEADED-E2E-1'],
+      ['run', '--silent', 'simulate', '--', '--api', env.url, '--direct', '--device', 'R7', '--neighbor', '10.9.9.2', '--as', '65010', '--mode', 'hybrid'],
       { cwd: repoRoot, env: { ...process.env, REMEDIATION_MODE: '' } },
     );
-    expect(normaliseTimes(shown)).toBe(normaliseTimes(stdout.replace(/\n$/, '')));
-    expect(shown).toContain('"incident_id": "HEADED-E2E-1"');
+    const sameId = (t: string) => normaliseTimes(t).replace(/"incident_id": "[^"]*"/, '"incident_id": "…"');
+    expect(sameId(shown)).toBe(sameId(stdout.replace(/\n$/, '')));
 
     await form.getByRole('button', { name: 'Copy to clipboard' }).click();
     await form.getByText('Copied.').waitFor({ timeout: 2000 });
@@ -157,10 +159,10 @@ describe('the read-only dashboard in Chromium, against the real relay and runtim
     const { page } = browser;
     await page.getByRole('link', { name: 'Incidents' }).click();
     const fields = { alert_def_id: 'AD000002', mode: 'strict' as const, warnings: [], alert_vars: {}, promptTextFor: () => 'p' };
-    // A thousand through the relay's own store and stream (its disk index makes many more slow to create).
+    // A thousand through the relay's own store and stream, beside the alert and the two headed incidents of the tests above (its disk index makes many more slow to create).
     for (let i = 0; i < 1000; i++) env.relay.incidents.create({ ...fields, device_hostname: `BULK-${i}`, dedup_key: `bulk-${i}` });
     await page.getByRole('link', { name: /BULK-999 AD000002/ }).waitFor({ timeout: 5000 });
-    await page.getByText('1001 open · 1001 total').waitFor({ timeout: 5000 });
+    await page.getByText('1003 open · 1003 total').waitFor({ timeout: 5000 });
     const rows = await page.locator('.incident-row').count();
     expect(rows).toBeGreaterThan(5);
     expect(rows).toBeLessThan(100);
