@@ -1,5 +1,6 @@
 import type { MessageBoxOptions } from 'electron';
 import type { Decision, Incident } from '../src/incidents/model';
+import { shortHash } from '../src/approvals/lines';
 
 /**
  * The confirmation behind the tray's Approve… / Deny…: the exact commands, and Cancel as the
@@ -12,7 +13,7 @@ export function decisionDialogOptions(incident: Incident, decision: Decision): M
     type: decision === 'APPROVED' ? 'warning' : 'question',
     title: `${verb} ${incident.incident_id}`,
     message: `${verb} the change on ${request?.device ?? incident.device_hostname}?`,
-    detail: [request?.summary ?? '', '', 'Commands:', ...(request?.commands ?? []).map((c) => `  ${c}`)].join('\n'),
+    detail: [request?.summary ?? '', '', `Commands (exactly these, once; lines ${shortHash(request?.lines_sha256 ?? '')}):`, ...(request?.commands ?? []).map((c) => `  ${c}`)].join('\n'),
     buttons: [verb, 'Cancel'],
     defaultId: 1,
     cancelId: 1,

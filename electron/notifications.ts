@@ -1,3 +1,4 @@
+import { shortHash } from '../src/approvals/lines';
 import type { NotificationConstructorOptions } from 'electron';
 import type { Logger } from 'pino';
 import type { Actor, DecideResult } from '../src/approvals/approvals';
@@ -30,10 +31,13 @@ export interface NotifierDeps {
 const ACTIONS: Decision[] = ['APPROVED', 'DENIED'];
 const MAX_BODY_COMMANDS = 8;
 
+/** Every line shown verbatim, or none approvable here: what a person approves is what is applied. */
+const fitsInNotification = (request: ApprovalRequest) => request.commands.length <= MAX_BODY_COMMANDS;
+
 function approvalBody(request: ApprovalRequest): string {
-  const shown = request.commands.slice(0, MAX_BODY_COMMANDS);
-  const more = request.commands.length - shown.length;
-  return [request.summary, ...shown.map((c) => `  ${c}`), ...(more > 0 ? [`  … and ${more} more`] : [])].join('\n');
+  const hash = `lines ${shortHash(request.lines_sha256)}`;
+  if (!fitsInNotification(request)) return `${request.summary}\n${request.commands.length} lines (${hash}): open the window to review them before deciding.`;
+  return [request.summary, ...request.commands.map((c) => `  ${c}`), `(${hash})`].join('\n');
 }
 
 const OUTCOME_TITLE = { resolved: 'Resolved', escalated: 'Escalated', failed: 'Failed' } as const;
@@ -76,7 +80,7 @@ export function createNotifier(deps: NotifierDeps): { stop(): void } {
         body: approvalBody(request),
         urgency: 'critical',
         timeoutType: 'never',
-        ...(deps.supportsActions ? { actions: ACTIONS.map((d) => ({ type: 'button' as const, text: d === 'APPROVED' ? 'Approve' : 'Deny' })), closeButtonText: 'Later' } : {}),
+        ...(deps.supportsActions && fitsInNotification(request) ? { actions: ACTIONS.map((d) => ({ type: 'button' as const, text: d === 'APPROVED' ? 'Approve' : 'Deny' })), closeButtonText: 'Later' } : {}),
       },
       id,
     );

@@ -91,13 +91,15 @@ describe('IPC handlers', () => {
     expect(copied).toEqual([]);
   });
 
-  it('build the headed-mode prompt exactly as `simulate --direct` does for the same inputs', async () => {
-    const { handlers } = await setUp();
-    const input = { alert_def_id: 'AD000002', device: 'R9', mode: 'hybrid', incident_id: 'HEADED-TEST-1', vars: { neighbor_ip: '10.9.9.9' } };
+  it('create the headed incident on the relay, with the prompt `simulate --direct` prints for the same inputs', async () => {
+    const { r, handlers } = await setUp();
+    const input = { alert_def_id: 'AD000002', device: 'R9', mode: 'hybrid', vars: { neighbor_ip: '10.9.9.9' } };
     const text = (await handlers.directPrompt(ours, input)) as string;
-    const expected = directPrompt(buildSplunkAlert({ device: 'R9', neighbor: '10.9.9.9', now: NOW }), { mode: 'hybrid', incidentId: 'HEADED-TEST-1', now: NOW });
+    const id = /"incident_id": "(HEADED-[^"]+)"/.exec(text)?.[1] ?? '';
+    expect(r.incidents.get(id)).toMatchObject({ kind: 'headed', device_hostname: 'R9', mode: 'hybrid', state: 'running' });
+    const expected = directPrompt(buildSplunkAlert({ device: 'R9', neighbor: '10.9.9.9', now: NOW }), { mode: 'hybrid', incidentId: id, now: NOW });
     expect(text).toBe(expected);
-    expect(text).toContain('HEADED-TEST-1');
+    await expect(handlers.directPrompt(ours, { ...input, incident_id: 'HEADED-TEST-1' })).rejects.toThrow(/assigned by the relay/);
   });
 
   it("return an incident's session log once written, null before, and refuse unknown incidents", async () => {

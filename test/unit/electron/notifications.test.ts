@@ -1,9 +1,10 @@
+import { linesSha256 } from '../../../src/approvals/lines';
 import type { NotificationConstructorOptions } from 'electron';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Relay } from '../../../src/relay/create-relay';
 import { createNotifier, type NotificationLike } from '../../../electron/notifications';
 import { silent } from '../../helpers/relay';
-import { COMMANDS, awaitingApproval, desktopRelay } from './desktop-relay';
+import { COMMANDS, awaitingApproval, runningIncident, desktopRelay } from './desktop-relay';
 
 /** Stands in for Electron's Notification: records what was shown and lets the test click. */
 function fakeNotifications() {
@@ -59,12 +60,22 @@ describe('native notifications → decide', () => {
     return { r, shown, opened };
   }
 
+  it('a change too long to show in full offers no Approve in the notification: it opens the window to review every line', async () => {
+    const { r, shown } = await setUp(true);
+    const id = await runningIncident(r, 'R1');
+    const lines = ['router bgp 65001', ...Array.from({ length: 30 }, (_, i) => ` neighbor 10.0.${i}.2 description peer ${i}`)];
+    await r.approvals.request({ incident_id: id, summary: 'Describe every peer', device: 'R1', commands: lines });
+    const request = shown.at(-1)!;
+    expect(request.actions).toBeUndefined();
+    expect(request.body).toBe(`Describe every peer\n31 lines (lines ${linesSha256(lines).slice(0, 12)}): open the window to review them before deciding.`);
+  });
+
   it('macOS: shows device, summary and the exact commands; Approve decides as the OS user over the desktop channel', async () => {
     const { r, shown } = await setUp(true);
     const id = await awaitingApproval(r, 'R1');
     const request = shown.at(-1)!;
     expect(request.title).toBe('Approval needed: R1');
-    expect(request.body).toBe(['Re-enable the BGP neighbor', ...COMMANDS.map((c) => `  ${c}`)].join('\n'));
+    expect(request.body).toBe(['Re-enable the BGP neighbor', ...COMMANDS.map((c) => `  ${c}`), `(lines ${linesSha256(COMMANDS).slice(0, 12)})`].join('\n'));
     expect(request.actions?.map((a) => a.text)).toEqual(['Approve', 'Deny']);
 
     request.fire('action', 0);
