@@ -52,9 +52,13 @@ export const OperatorInput = async ({ client }) => ({
   },
 });
 
+// The runtime may not know its OS user (Bun answers "unknown"): the login's variables first.
 function safeUser() {
+  const fromEnv = process.env.USER || process.env.LOGNAME || process.env.USERNAME;
+  if (fromEnv) return fromEnv;
   try {
-    return userInfo().username;
+    const name = userInfo().username;
+    return name && name !== 'unknown' ? name : undefined;
   } catch {
     return undefined;
   }

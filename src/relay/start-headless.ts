@@ -11,6 +11,7 @@ import { createPersistentStore } from '../incidents/persistent-store';
 import type { IncidentStore, KeyValueBackend } from '../incidents/store';
 import { createWebexBot, type WebexBot } from '../messaging/webex-bot';
 import { createRelay, type Relay } from './create-relay';
+import { removeRuntimeAttach, writeRuntimeAttach } from './runtime-attach-file';
 import type { MessagingHealth } from './health-checks';
 
 export interface HeadlessOptions {
@@ -127,6 +128,7 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
         },
       });
       agent.attach(createAgentClient(embedded.endpoint, { logger, timeouts: { headersMs: 5_000 } }));
+      writeRuntimeAttach(dataDir, { relay_url: localUrl(url, ''), agent_url: embedded.endpoint.url, username: embedded.endpoint.username, password: embedded.endpoint.password, project_dir: resolve(config.RELAY_PROJECT_DIR) });
       logger.info({ agent_url: embedded.endpoint.url }, 'embedded agent runtime ready');
     }
   } catch (error) {
@@ -153,6 +155,7 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
       (stopping ??= (async () => {
         offState?.();
         await bot?.stop().catch((error: unknown) => logger.warn({ err: error }, 'Webex bot did not stop cleanly'));
+        if (embedded) removeRuntimeAttach(dataDir);
         await relay.close();
         await agent.close();
         await embedded?.stop();

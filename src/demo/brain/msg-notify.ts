@@ -25,11 +25,9 @@ function summarize(tool: string, args: Record<string, unknown>, result: string):
   }
   switch (json?.status) {
     case 'pending':
-      return `relay_request_approval: pending (expires_at ${String(json.expires_at)})`;
+      return `relay_request_approval: pending (expires_at ${String(json.expires_at)})${typeof json.ask_operator === 'string' ? `\nask_operator:\n${json.ask_operator}` : ''}`;
     case 'skipped_with_warning':
       return `relay_request_approval: skipped_with_warning decision=${String(json.decision)} (${String(json.warning)})`;
-    case 'headed':
-      return 'relay_request_approval: headed';
     default:
       return `relay_request_approval: error ${result.slice(0, 300)}`;
   }

@@ -26,6 +26,9 @@ export const TASKS = {
   final: 'Post final',
 } as const;
 
+/** What an operator types in the terminal to answer a headed run's approval. */
+const TYPED_DECISION = /^\s*(APPROVED|DENIED)\b/i;
+
 /** The prompt JSON may carry `warnings` beside the schema's fields. */
 const promptWarningsSchema = z.looseObject({ warnings: z.array(z.string()).optional() });
 
@@ -87,19 +90,21 @@ export function planTroubleshooter(conversation: Conversation, projectDir: strin
     const resume = (decisionText: string) => task('fault-remediation', TASKS.decision, decisionText, taskIdOf(execute.raw));
     if (/relay_request_approval: pending/.test(answer)) {
       const decision = conversation.users.find((u) => u.at > request.at && OPERATOR_RESPONSE.test(u.text));
-      if (!decision) return { text: `${id} waits for the operator's decision on ${approval.device}: ${approval.commands.join(' / ')}` };
-      return resume(decision.text);
+      if (decision) return resume(decision.text);
+      // A headed run: the operator's own typed answer in this terminal (the relay has recorded it).
+      const typed = conversation.users.find((u) => u.at > request.at && TYPED_DECISION.test(u.text));
+      if (typed) {
+        const word = TYPED_DECISION.exec(typed.text)![1]!.toUpperCase();
+        const body = { incident_id: id, decision: word, approved_commands: word === 'APPROVED' ? approval.commands : [] };
+        return resume(`HUMAN OPERATOR RESPONSE: ${word}\n${JSON.stringify(body, null, 2)}`);
+      }
+      const question = /ask_operator:\n([\s\S]*)$/.exec(taskAnswer(answer))?.[1];
+      if (question) return { text: question };
+      return { text: `${id} waits for the operator's decision on ${approval.device}: ${approval.commands.join(' / ')}` };
     }
     const skipped = /skipped_with_warning decision=(APPROVED|DENIED)/.exec(answer);
     if (skipped) {
       const decision = skipped[1]!;
-      const body = { incident_id: id, decision, approved_commands: decision === 'APPROVED' ? approval.commands : [] };
-      return resume(`HUMAN OPERATOR RESPONSE: ${decision}\n${JSON.stringify(body, null, 2)}`);
-    }
-    if (/relay_request_approval: headed/.test(answer)) {
-      const typed = conversation.users.find((u) => u.at > request.at && /\b(APPROVED|DENIED)\b/.test(u.text));
-      if (!typed) return { text: `Type APPROVED or DENIED to answer the approval for ${approval.device}: ${approval.commands.join(' / ')}` };
-      const decision = /\bAPPROVED\b/.test(typed.text) ? 'APPROVED' : 'DENIED';
       const body = { incident_id: id, decision, approved_commands: decision === 'APPROVED' ? approval.commands : [] };
       return resume(`HUMAN OPERATOR RESPONSE: ${decision}\n${JSON.stringify(body, null, 2)}`);
     }

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { inboundAlertSchema } from '../../alert/schema';
 import type { HeadedIntake } from '../headed-intake';
+import { HttpError } from '../errors';
 
 export const headedResponseSchema = z.object({
   incident_id: z.string(),
@@ -23,6 +24,17 @@ export const headedRoutes: FastifyPluginAsyncZod<{ startHeaded: HeadedIntake }> 
     { schema: { body: inboundAlertSchema, querystring: z.object({ mode: z.enum(['strict', 'hybrid']).optional() }) } },
     async (request, reply) => {
       const { incident, prompt } = opts.startHeaded(request.body, request.query.mode);
+      return reply.code(201).send({ incident_id: incident.incident_id, device_hostname: incident.device_hostname, mode: incident.mode, prompt } satisfies HeadedResponse);
+    },
+  );
+
+  app.post(
+    '/headed/from/:incident_id',
+    { schema: { params: z.object({ incident_id: z.string().min(1).max(64) }), querystring: z.object({ mode: z.enum(['strict', 'hybrid']).optional() }) } },
+    async (request, reply) => {
+      const made = opts.startHeaded.from(request.params.incident_id, request.query.mode);
+      if (!made) throw new HttpError(404, 'not_found', `No incident ${request.params.incident_id}`);
+      const { incident, prompt } = made;
       return reply.code(201).send({ incident_id: incident.incident_id, device_hostname: incident.device_hostname, mode: incident.mode, prompt } satisfies HeadedResponse);
     },
   );

@@ -1,0 +1,113 @@
+/**
+ * Headed mode in one command: creates the headed incident on the running relay, starts its run
+ * on the relay's own runtime with the prompt in place, and opens opencode's terminal UI on it.
+ *   npm run headed -- [--device R1 --neighbor 10.0.0.2 | --incident INC-…] [--mode strict|hybrid]
+ */
+import { spawn } from 'node:child_process';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { request } from 'undici';
+import { resolveOpencodeBinary } from '../src/agent/opencode-binary';
+import { buildSplunkAlert } from '../src/alert/sample';
+import { readRuntimeAttach, type RuntimeAttach } from '../src/relay/runtime-attach-file';
+import { headedResponseSchema, type HeadedResponse } from '../src/relay/routes/headed';
+import { cli } from './cli';
+
+const HELP = `Usage: npm run headed -- [options]
+  --device NAME     device hostname (default R1)
+  --neighbor IP     BGP neighbor (default 10.0.0.2)
+  --vrf NAME        VRF of the neighbor (default: the global table)
+  --as N            neighbor AS (default 65002)
+  --alert ID        alert definition (default AD000002)
+  --incident ID     take over an existing incident (INC-…) by hand instead
+  --mode MODE       strict | hybrid (default: the relay's REMEDIATION_MODE)
+  --api URL         relay base URL (default $RELAY_URL or http://127.0.0.1:8080)
+  --secret S        bearer secret (default $WEBHOOK_SECRET)
+  --data-dir DIR    the relay's data folder (default $RELAY_DATA_DIR or .relay-data)
+  --print           print the prompt instead of opening the terminal UI
+
+Needs the relay running on this machine with its embedded runtime (npm run relay, or the tray).`;
+
+const { fail, parse } = cli('headed', HELP);
+const args = parse(() =>
+  parseArgs({
+    options: {
+      device: { type: 'string' },
+      neighbor: { type: 'string' },
+      vrf: { type: 'string' },
+      as: { type: 'string' },
+      alert: { type: 'string' },
+      incident: { type: 'string' },
+      mode: { type: 'string' },
+      api: { type: 'string' },
+      secret: { type: 'string' },
+      'data-dir': { type: 'string' },
+      print: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  }).values,
+);
+if (args.mode !== undefined && args.mode !== 'strict' && args.mode !== 'hybrid') fail('--mode must be strict or hybrid');
+if (args.incident && (args.device || args.neighbor || args.vrf || args.as || args.alert)) fail('--incident takes over an existing incident: give it alone, without the alert options');
+
+const dataDir = resolve(args['data-dir'] ?? process.env.RELAY_DATA_DIR ?? '.relay-data');
+const attach = readRuntimeAttach(dataDir);
+const api = (args.api ?? process.env.RELAY_URL ?? (attach.ok ? attach.info.relay_url : 'http://127.0.0.1:8080')).replace(/\/$/, '');
+const secret = args.secret ?? process.env.WEBHOOK_SECRET;
+
+async function createHeaded(): Promise<HeadedResponse> {
+  const query = args.mode ? `?mode=${args.mode}` : '';
+  const path = args.incident ? `/headed/from/${encodeURIComponent(args.incident)}${query}` : `/headed${query}`;
+  const body = args.incident ? {} : buildSplunkAlert({ alertDefId: args.alert, device: args.device, neighbor: args.neighbor, vrf: args.vrf, neighborAs: args.as });
+  let res;
+  try {
+    res = await request(`${api}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(secret ? { authorization: `Bearer ${secret}` } : {}) },
+      body: JSON.stringify(body),
+    });
+  } catch (error) {
+    return fail(`relay not reachable at ${api} (${(error as { code?: string }).code ?? (error as Error).message}); start it with npm run relay or the tray app`);
+  }
+  const json = (await res.body.json().catch(() => ({}))) as { error?: { code?: string; message?: string } };
+  if (res.statusCode === 401) fail(`relay at ${api} answered 401 unauthorized: pass --secret or set WEBHOOK_SECRET`);
+  if (res.statusCode !== 201) fail(`relay answered ${res.statusCode} ${json.error?.code ?? ''}: ${json.error?.message ?? ''}`);
+  return headedResponseSchema.parse(json);
+}
+
+/** Starts the run on the relay's runtime, as the terminal UI would, so the UI opens on it. */
+async function startSession(info: RuntimeAttach, headed: HeadedResponse): Promise<string> {
+  const auth = `Basic ${Buffer.from(`${info.username}:${info.password}`).toString('base64')}`;
+  const call = async (path: string, payload: unknown) => {
+    const res = await request(`${info.agent_url}${path}`, { method: 'POST', headers: { authorization: auth, 'content-type': 'application/json' }, body: JSON.stringify(payload) });
+    const text = await res.body.text();
+    if (res.statusCode >= 300) fail(`the agent runtime answered ${res.statusCode} to ${path}: ${text.slice(0, 200)}`);
+    return text ? (JSON.parse(text) as { id?: string }) : {};
+  };
+  const session = await call('/session', { title: `${headed.incident_id} headed ${headed.device_hostname}` });
+  if (!session.id) fail('the agent runtime created no session');
+  // A user message of this root session: the runtime's plugin binds it to the headed incident.
+  await call(`/session/${session.id}/prompt_async`, { agent: 'network-troubleshooter', parts: [{ type: 'text', text: headed.prompt }] });
+  return session.id as string;
+}
+
+const headed = await createHeaded();
+if (args.print || !attach.ok) {
+  if (!attach.ok && !args.print) process.stderr.write(`headed: cannot open the terminal UI here (${attach.reason}); the prompt follows.\n`);
+  process.stderr.write(`Headed incident ${headed.incident_id} on ${headed.device_hostname}. Paste the prompt into opencode's terminal UI (agent network-troubleshooter); when it asks, type APPROVED or DENIED.\n`);
+  process.stdout.write(`${headed.prompt}\n`);
+  process.exit(0);
+}
+
+const sessionId = await startSession(attach.info, headed);
+process.stderr.write(
+  `Headed incident ${headed.incident_id} on ${headed.device_hostname}: the run starts in opencode's terminal UI.\n` +
+    'When the agent asks for approval, type APPROVED or DENIED as your whole message (a reason may follow). ' +
+    'Leave with Ctrl-C; the incident stays on the relay and an open approval expires after APPROVAL_TTL.\n',
+);
+// The password goes by environment, not argv, so it is not in the process list.
+const tui = spawn(resolveOpencodeBinary(), ['attach', attach.info.agent_url, '--dir', attach.info.project_dir, '--session', sessionId], {
+  stdio: 'inherit',
+  env: { ...process.env, OPENCODE_SERVER_USERNAME: attach.info.username, OPENCODE_SERVER_PASSWORD: attach.info.password },
+});
+tui.on('exit', (code, signal) => process.exit(signal ? 130 : (code ?? 0)));

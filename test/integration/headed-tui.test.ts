@@ -1,0 +1,61 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { agentLogPath } from '../../src/demo/brain';
+import { startDemoStack, type DemoStack } from '../../src/demo/demo-stack';
+import { repoRoot, waitUntil } from '../helpers/opencode';
+import { silent } from '../helpers/relay';
+
+/**
+ * `npm run headed` as an engineer uses it: opencode's real terminal UI in tmux, attached to the
+ * relay's runtime, the run already started; the operator reads the approval question on screen
+ * and types the answer. Only the model is scripted (the demo brain).
+ */
+const hasTmux = spawnSync('tmux', ['-V']).status === 0;
+if (!hasTmux) console.warn('headed-tui: skipped, tmux is not installed (apt-get install -y tmux)');
+
+describe.skipIf(!hasTmux)('npm run headed in a real terminal', () => {
+  let stack: DemoStack;
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'headed-tui-'));
+  const tmux = `headed-${process.pid}`;
+  const screen = () => execFileSync('tmux', ['capture-pane', '-t', tmux, '-p', '-J', '-S', '-400'], { encoding: 'utf8' });
+
+  beforeAll(async () => {
+    stack = await startDemoStack({ projectDir: repoRoot, dataDir, logDir: path.join(dataDir, 'logs'), logger: silent, convergeDelayMs: 0, maxSleepS: 0 });
+    await stack.toolsConnected();
+  }, 90_000);
+  afterAll(async () => {
+    spawnSync('tmux', ['kill-session', '-t', tmux]);
+    // The agent writes its own log into the project, as in a real run.
+    for (const incident of stack?.relay.relay.incidents.list() ?? []) rmSync(agentLogPath(repoRoot, incident), { force: true });
+    await stack?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('opens the terminal UI on the running headed incident, shows the question, and the typed APPROVED is the decision', async () => {
+    stack.lab.lab.reset();
+    stack.lab.lab.inject({ fault: 'bgp_neighbor_admin_down', device: 'R1', neighbor: '10.0.0.2' });
+    const relayData = path.join(dataDir, 'relay');
+    execFileSync('tmux', [
+      'new-session', '-d', '-s', tmux, '-x', '150', '-y', '60',
+      `cd ${repoRoot} && ${process.execPath} --import tsx scripts/headed.ts --data-dir ${relayData} --device R1 --neighbor 10.0.0.2; sleep 600`,
+    ]);
+    const relay = stack.relay.relay;
+    const headed = () => relay.incidents.list().find((i) => i.kind === 'headed');
+    await waitUntil(() => headed()?.approval_request?.status === 'pending', 'the headed run asks for approval', { timeoutMs: 60_000 });
+    await waitUntil(() => /APPROVAL NEEDED/.test(screen()) && /Type APPROVED or DENIED/.test(screen()), 'the question is on screen', { timeoutMs: 30_000 });
+    const shown = screen();
+    expect(shown).toContain(`APPROVAL NEEDED — ${headed()!.incident_id} on R1`);
+    expect(shown).toMatch(/ {4}no neighbor 10\.0\.0\.2 shutdown/);
+    expect(shown).toContain(`lines hash ${headed()!.approval_request!.lines_sha256.slice(0, 12)}`);
+    expect(stack.lab.lab.configChanges()).toBe(0);
+
+    execFileSync('tmux', ['send-keys', '-t', tmux, '-l', 'APPROVED']);
+    execFileSync('tmux', ['send-keys', '-t', tmux, 'Enter']);
+    await waitUntil(() => headed()?.state === 'resolved', 'the headed incident is resolved', { timeoutMs: 60_000 });
+    expect(headed()).toMatchObject({ approval: { decision: 'APPROVED', channel: 'terminal' }, application: { status: 'applied', device: 'R1' } });
+    expect(stack.lab.lab.configChanges()).toBe(1);
+  }, 180_000);
+});
