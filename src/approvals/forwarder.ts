@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { AgentRuntime } from '../agent/types';
+import { AgentRuntimeError, type AgentRuntime } from '../agent/types';
 import { jitteredBackoff } from '../backoff';
 import type { Clock } from '../clock';
 import type { Incidents } from '../incidents/service';
@@ -37,6 +37,13 @@ export function createDecisionForwarder(deps: { incidents: Incidents; agent: Age
         incidents.record(incidentId, 'approval.forwarded', `Agent told: ${approval.decision}`, { decision: approval.decision });
       })
       .catch((error: unknown) => {
+        if (incident.kind === 'headed' && error instanceof AgentRuntimeError && error.kind === 'not_found') {
+          // The operator pasted the prompt into a terminal UI of their own runtime: the relay cannot reach
+          // that session. The decision stands and the guard enforces it; the operator sees it in the tray.
+          incidents.record(incidentId, 'approval.not_forwarded', `The headed run's session is not on the relay's runtime: tell the operator in the terminal that it was ${approval.decision}`);
+          logger.warn({ incident_id: incidentId }, 'headed decision not forwarded: the session is on another runtime');
+          return;
+        }
         const attempt = (attempts.get(incidentId) ?? 0) + 1;
         attempts.set(incidentId, attempt);
         const wait = delay(attempt - 1);

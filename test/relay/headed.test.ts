@@ -5,6 +5,7 @@ import type { Relay } from '../../src/relay/create-relay';
 import { connectMcp } from '../helpers/mcp-client';
 import { ad000002, relayForTest, silent } from '../helpers/relay';
 import { createStubRuntime } from '../helpers/stub-runtime';
+import { waitUntil } from '../helpers/opencode';
 
 type Lab = Awaited<ReturnType<typeof startLab>>;
 let lab: Lab;
@@ -90,6 +91,16 @@ describe('headed runs', () => {
     expect((await t.config()).isError).toBe(false);
     expect((await t.config()).text).toMatch(/already applied/);
     expect(lab.lab.configChanges()).toBe(1);
+  });
+
+  it('decided in the tray while the terminal session is on the operator\'s own runtime: recorded, enforced, said once', async () => {
+    const t = await setUp();
+    await t.typed({ session_id: 'ses_elsewhere', text: t.prompt });
+    await t.ask();
+    expect(t.relay.approvals.decide(t.id, 'DENIED', { id: 'alice' }, 'desktop').status).toBe('accepted');
+    await waitUntil(() => t.relay.incidents.timeline(t.id).some((e) => e.type === 'approval.not_forwarded'), 'the relay says it could not tell the session');
+    expect(t.relay.incidents.timeline(t.id).filter((e) => e.type === 'approval.forward_failed')).toEqual([]);
+    expect((await t.config()).text).toMatch(/decision was DENIED/);
   });
 
   it('a pasted prompt binds once: a later session naming the same id is not that run', async () => {
