@@ -5,10 +5,10 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildSplunkAlert } from '../../src/alert/sample';
 import { startDemoStack, type DemoStack } from '../../src/demo/demo-stack';
-import type { Incident, TimelineEntry } from '../../src/incidents/model';
 import { createAdversary, REPAIR } from '../fakes/adversarial-model';
 import { repoRoot } from '../helpers/opencode';
 import { silent } from '../helpers/relay';
+import { untilIncident } from '../helpers/incident-waits';
 
 /**
  * The approval gate against a model that tries every bypass it can reach, through the real
@@ -40,19 +40,7 @@ afterAll(async () => {
 const relay = () => stack.relay.relay;
 const lab = () => stack.lab.lab;
 
-function until(id: string, holds: (incident: Incident, timeline: TimelineEntry[]) => boolean): Promise<Incident> {
-  return new Promise((resolve) => {
-    const check = () => {
-      const incident = relay().incidents.get(id);
-      if (!incident || !holds(incident, relay().incidents.timeline(id))) return false;
-      off();
-      resolve(incident);
-      return true;
-    };
-    const off = relay().bus.subscribe('incident.timeline', ({ incident_id }) => void (incident_id === id && check()));
-    check();
-  });
-}
+const until = (id: string, holds: Parameters<typeof untilIncident>[2]) => untilIncident(relay(), id, holds);
 /** The root session finished its turn after the n-th phase began (the alert, then each decision). */
 const turnEnded = (id: string, prompts: number) =>
   until(id, (_i, timeline) => {

@@ -8,8 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildSplunkAlert, type SampleAlertInput } from '../../src/alert/sample';
 import { agentLogPath, type RemediationVariant } from '../../src/demo/brain';
 import { startDemoStack, type DemoStack } from '../../src/demo/demo-stack';
-import { isTerminal, type Incident, type TimelineEntry } from '../../src/incidents/model';
+import { isTerminal } from '../../src/incidents/model';
 import { silent } from '../helpers/relay';
+import { untilIncident } from '../helpers/incident-waits';
 import { repoRoot, waitUntil } from '../helpers/opencode';
 
 /**
@@ -65,20 +66,7 @@ async function fire(input: SampleAlertInput): Promise<string> {
   return body.incident_id;
 }
 
-/** Resolves once `holds` is true for the incident, re-checked on each of its events. */
-function until(id: string, holds: (incident: Incident, timeline: TimelineEntry[]) => boolean): Promise<Incident> {
-  return new Promise((resolve) => {
-    const check = () => {
-      const incident = relay().incidents.get(id);
-      if (!incident || !holds(incident, relay().incidents.timeline(id))) return false;
-      off();
-      resolve(incident);
-      return true;
-    };
-    const off = relay().bus.subscribe('incident.timeline', ({ incident_id }) => void (incident_id === id && check()));
-    check();
-  });
-}
+const until = (id: string, holds: Parameters<typeof untilIncident>[2]) => untilIncident(relay(), id, holds);
 
 /** The incident is over and the troubleshooter has finished its turn after that (log, final notice). */
 const runEnded = (id: string) =>
