@@ -6,6 +6,7 @@ import { connectMcp } from '../helpers/mcp-client';
 import { ad000002, relayForTest, silent } from '../helpers/relay';
 import { createStubRuntime } from '../helpers/stub-runtime';
 import { waitUntil } from '../helpers/opencode';
+import { manualClock } from '../unit/incidents/in-memory-incidents';
 
 type Lab = Awaited<ReturnType<typeof startLab>>;
 let lab: Lab;
@@ -22,10 +23,10 @@ afterEach(async () => {
 
 const REPAIR = ['router bgp 65001', 'no neighbor 10.0.0.2 shutdown'];
 
-async function setUp(env: Record<string, string> = {}) {
+async function setUp(env: Record<string, string> = {}, clock?: ReturnType<typeof manualClock>) {
   lab.lab.inject({ fault: 'bgp_neighbor_admin_down', device: 'R1', neighbor: '10.0.0.2' });
   // No Webex, no tray: a headed run is still attended, by the operator at the terminal.
-  const relay: Relay = await relayForTest({ agent: createStubRuntime(), env: { RELAY_TOOLS_TOKEN: 'tok', ...env }, deviceTools: createLabDeviceTools(lab.lab) });
+  const relay: Relay = await relayForTest({ agent: createStubRuntime(), clock, env: { RELAY_TOOLS_TOKEN: 'tok', ...env }, deviceTools: createLabDeviceTools(lab.lab) });
   const url = await relay.listen({ port: 0, host: '127.0.0.1' });
   const device = await connectMcp(`${url}/device-mcp`, 'tok');
   const tools = await connectMcp(`${url}/mcp`, 'tok');
@@ -101,6 +102,18 @@ describe('headed runs', () => {
     await waitUntil(() => t.relay.incidents.timeline(t.id).some((e) => e.type === 'approval.not_forwarded'), 'the relay says it could not tell the session');
     expect(t.relay.incidents.timeline(t.id).filter((e) => e.type === 'approval.forward_failed')).toEqual([]);
     expect((await t.config()).text).toMatch(/decision was DENIED/);
+  });
+
+  it('an approval nobody answers in the terminal expires like any other: escalated, nothing applied', async () => {
+    const clock = manualClock(new Date().toISOString());
+    const t = await setUp({ APPROVAL_TTL: '10m' }, clock);
+    await t.typed({ session_id: 'ses_root', text: t.prompt });
+    await t.ask();
+    clock.advance(11 * 60_000);
+    expect(t.relay.incidents.get(t.id)).toMatchObject({ state: 'escalated', approval_request: { status: 'expired' }, approval: { decision: 'EXPIRED', channel: 'ttl' } });
+    expect((await t.typed({ session_id: 'ses_root', text: 'APPROVED' })).json().status).toBe('ignored');
+    expect((await t.config()).text).toMatch(/already escalated/);
+    expect(lab.lab.configChanges()).toBe(0);
   });
 
   it('a pasted prompt binds once: a later session naming the same id is not that run', async () => {

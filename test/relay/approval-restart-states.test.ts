@@ -1,0 +1,85 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ApplicationStatus, GateApproval } from '../../src/approvals/lifecycle';
+import { createConfBackends } from '../../src/incidents/conf-backend';
+import { createPersistentStore } from '../../src/incidents/persistent-store';
+import type { Relay } from '../../src/relay/create-relay';
+import { ad000002, relayForTest, silent } from '../helpers/relay';
+import { createStubRuntime } from '../helpers/stub-runtime';
+import { manualClock } from '../unit/incidents/in-memory-incidents';
+
+const dirs: string[] = [];
+const relays: Relay[] = [];
+afterEach(async () => {
+  for (const r of relays.splice(0)) await r.close();
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+const REPAIR = ['router bgp 65001', 'no neighbor 10.0.0.2 shutdown'];
+const storeIn = (dir: string) =>
+  createPersistentStore({ ...((b) => ({ backend: b.open, archive: b.archive }))(createConfBackends(dir)), timelineDir: join(dir, 'timelines'), retention: 1000, logger: silent });
+
+/** Brings a fresh incident's gate into `target` through the lifecycle itself, as a run would. */
+async function into(relay: Relay, target: string, clock: ReturnType<typeof manualClock>): Promise<string> {
+  const res = await relay.app.inject({ method: 'POST', url: '/fault-alert', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(ad000002()) });
+  const id = res.json().incident_id as string;
+  if (target === 'none/none') return id;
+  await relay.approvals.request({ incident_id: id, summary: 's', device: 'R1', commands: REPAIR });
+  if (target === 'pending/none') return id;
+  if (target === 'expired/none') {
+    clock.advance(31 * 60_000);
+    return id;
+  }
+  if (target === 'superseded/none') {
+    relay.incidents.update(id, () => ({ state: 'failed' }));
+    return id;
+  }
+  relay.approvals.decide(id, target.startsWith('denied') ? 'DENIED' : 'APPROVED', { id: 'alice' }, 'desktop');
+  if (target === 'denied/none' || target === 'approved/none') return id;
+  const claim = relay.approvals.claim(id, 'R1', REPAIR);
+  if (!claim.ok) throw new Error(claim.reason);
+  if (target === 'approved/applied') claim.claim.applied('ok');
+  if (target === 'approved/failed') claim.claim.failed('% Invalid input');
+  return id; // approved/claimed: the relay stops during the device call
+}
+
+/** After a restart: the state each phase is in, and what a config_cli would get. */
+const EXPECTED: Record<string, { after: [GateApproval, ApplicationStatus]; claim: RegExp | 'allowed' }> = {
+  'none/none': { after: ['none', 'none'], claim: /no approval yet/ },
+  'pending/none': { after: ['pending', 'none'], claim: /no approval yet/ },
+  'approved/none': { after: ['approved', 'none'], claim: 'allowed' },
+  'approved/claimed': { after: ['approved', 'failed'], claim: /retry needs a new approval/ },
+  'approved/applied': { after: ['approved', 'applied'], claim: /already applied/ },
+  'approved/failed': { after: ['approved', 'failed'], claim: /retry needs a new approval/ },
+  'denied/none': { after: ['denied', 'none'], claim: /DENIED/ },
+  'expired/none': { after: ['expired', 'none'], claim: /already escalated/ },
+  'superseded/none': { after: ['superseded', 'none'], claim: /already failed/ },
+};
+
+describe('the gate across a relay restart, in every state', () => {
+  it.each(Object.keys(EXPECTED))('%s', async (phase) => {
+    const dir = mkdtempSync(join(tmpdir(), 'gate-states-'));
+    dirs.push(dir);
+    const clock = manualClock(new Date().toISOString());
+    const agent = createStubRuntime();
+    const first = await relayForTest({ agent, clock, store: storeIn(dir), extraChannels: () => ['desktop'] });
+    const id = await into(first, phase, clock);
+    await first.close();
+
+    const second = await relayForTest({ agent, clock, store: storeIn(dir), extraChannels: () => ['desktop'] });
+    relays.push(second);
+    const incident = second.incidents.get(id)!;
+    const { after, claim } = EXPECTED[phase]!;
+    expect([incident.approval_request?.status ?? 'none', incident.application.status]).toEqual(after);
+    const verdict = second.approvals.claim(id, 'R1', REPAIR);
+    if (claim === 'allowed') expect(verdict.ok).toBe(true);
+    else expect(verdict.ok ? 'allowed' : verdict.reason).toMatch(claim);
+    // A pending approval still expires after the restart: its timer is armed again.
+    if (phase === 'pending/none') {
+      clock.advance(31 * 60_000);
+      expect(second.incidents.get(id)).toMatchObject({ state: 'escalated', approval_request: { status: 'expired' } });
+    }
+  });
+});
