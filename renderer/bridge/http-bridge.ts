@@ -66,6 +66,8 @@ async function errorMessage(res: Response): Promise<string> {
  * The Bridge over the headless relay's HTTP API, for the browser. Read-only: it can show
  * everything, decide nothing and change no setting.
  */
+const pagedIncidentDetailSchema = incidentDetailSchema.extend({ timeline_total: z.number().int(), next_offset: z.number().int().nullable() });
+
 export function createHttpBridge(deps: HttpBridgeDeps): Bridge {
   const url = (path: string) => new URL(path, deps.baseUrl).toString();
   const problem = deps.onStreamProblem ?? ((m: string) => console.warn(m));
@@ -84,7 +86,19 @@ export function createHttpBridge(deps: HttpBridgeDeps): Bridge {
       const map = await getJson('/sessions', z.record(z.string(), incidentSummarySchema));
       return Object.values(map);
     },
-    getIncident: (incidentId) => getJson(`/sessions/${encodeURIComponent(incidentId)}`, incidentDetailSchema),
+    // The relay pages long timelines; the view shows all of it.
+    async getIncident(incidentId) {
+      const path = `/sessions/${encodeURIComponent(incidentId)}`;
+      const first = await getJson(path, pagedIncidentDetailSchema);
+      let { timeline, next_offset: next } = first;
+      while (next !== null) {
+        const page = await getJson(`${path}?offset=${next}`, pagedIncidentDetailSchema);
+        timeline = timeline.concat(page.timeline);
+        next = page.next_offset;
+      }
+      const { next_offset: _n, timeline_total: _t, ...incident } = first;
+      return { ...incident, timeline };
+    },
 
     subscribe(onEvent: (event: UiEvent) => void) {
       const source = new deps.EventSource(url('/events'), { withCredentials: true });

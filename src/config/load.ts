@@ -19,6 +19,14 @@ export function loadConfig(env: Record<string, string | undefined>): RelayConfig
     const value = env[key];
     if (value !== undefined && value !== '') input[key] = value;
   }
+  // Credentials in AGENT_URL become the runtime's credentials, so the URL shown on /health and in
+  // logs never carries them; the separate variables win when both are set.
+  const agentUrl = input.AGENT_URL ? splitUserinfo(input.AGENT_URL) : undefined;
+  if (agentUrl) {
+    input.AGENT_URL = agentUrl.url;
+    if (agentUrl.username && !input.AGENT_SERVER_USERNAME) input.AGENT_SERVER_USERNAME = agentUrl.username;
+    if (agentUrl.password && !input.AGENT_SERVER_PASSWORD) input.AGENT_SERVER_PASSWORD = agentUrl.password;
+  }
   const parsed = configSchema.safeParse(input);
   if (parsed.success) return parsed.data;
   const problems = parsed.error.issues.map((issue) => {
@@ -26,4 +34,20 @@ export function loadConfig(env: Record<string, string | undefined>): RelayConfig
     return `${name}: ${issue.message}`;
   });
   throw new ConfigError(problems);
+}
+
+/** `http://user:pw@host/` → the URL without them, and them decoded. Unparseable URLs are left to the schema. */
+export function splitUserinfo(raw: string): { url: string; username?: string; password?: string } {
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    return { url: raw };
+  }
+  if (!u.username && !u.password) return { url: raw };
+  const username = u.username ? decodeURIComponent(u.username) : undefined;
+  const password = u.password ? decodeURIComponent(u.password) : undefined;
+  u.username = '';
+  u.password = '';
+  return { url: u.toString().replace(/\/$/, raw.endsWith('/') ? '/' : ''), username, password };
 }

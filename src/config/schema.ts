@@ -45,6 +45,18 @@ export const configSchema = z
     REMEDIATION_MODE: z.enum(['strict', 'hybrid']).default('strict'),
     INGEST_PORT: port.default(8080),
     RELAY_HOST: z.string().min(1).default('127.0.0.1'),
+    /**
+     * Host names (optionally `name:port`) requests may address besides the loopback names; `*`
+     * turns the check off. Refusing other Host headers is what stops DNS rebinding.
+     */
+    RELAY_ALLOWED_HOSTS: optionalString.transform((v) =>
+      v
+        ? v
+            .split(',')
+            .map((h) => h.trim().toLowerCase())
+            .filter(Boolean)
+        : [],
+    ),
     RELAY_DATA_DIR: z.string().min(1).default('.relay-data'),
     RELAY_LOG_DIR: z.string().min(1).default('logs'),
     RELAY_PROJECT_DIR: z.string().min(1).default('.'),
@@ -80,6 +92,13 @@ export const configSchema = z
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   })
   .superRefine((c, ctx) => {
+    if (!isLoopbackHost(c.RELAY_HOST) && c.RELAY_ALLOWED_HOSTS.length === 0) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['RELAY_ALLOWED_HOSTS'],
+        message: `required when RELAY_HOST (${c.RELAY_HOST}) is not a loopback address: the host names Splunk and browsers use to reach the relay, comma-separated (e.g. relay.example.net)`,
+      });
+    }
     if (c.AGENT_URL && !c.AGENT_SERVER_PASSWORD) {
       ctx.addIssue({
         code: 'custom',
@@ -98,6 +117,12 @@ export const configSchema = z
 
 export type RelayConfig = z.output<typeof configSchema>;
 export type RelayConfigInput = z.input<typeof configSchema>;
+
+/** 127.0.0.0/8, ::1 and localhost: the names a relay on loopback answers to. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.toLowerCase().replace(/^\[|\]$/g, '');
+  return h === 'localhost' || h === '::1' || /^127(\.\d{1,3}){3}$/.test(h);
+}
 
 /** Names whose values are never printed, logged or returned. */
 export const SECRET_KEYS = [

@@ -1,4 +1,7 @@
 import pino, { type Logger } from 'pino';
+import { splitUserinfo } from '../config/load';
+import { SECRET_KEYS } from '../config/schema';
+import { decodeFully, type SecretScrubber } from './secret-scrubber';
 
 /** Paths whose values never reach a log line, wherever they appear. */
 export const REDACT_PATHS = [
@@ -22,9 +25,16 @@ export const REDACT_PATHS = [
   '*.SEARCH_UPSTREAM_TOKEN',
 ];
 
-/** Query parameters that carry a credential (the UI login's `?token=`). */
+/**
+ * A request URL as it may be logged: percent-escapes decoded first (so `?%74oken=` is `?token=`),
+ * then credential-carrying query parameters and userinfo replaced. Secret values themselves are
+ * taken out of every line by the logger's scrubber, whatever parameter carries them.
+ */
 export function redactUrl(url: string): string {
-  return /[?&](token|auth_token|access_token)=/i.test(url) ? url.replace(/([?&](?:token|auth_token|access_token)=)[^&#]*/gi, '$1[redacted]') : url;
+  const decoded = decodeFully(url);
+  return decoded
+    .replace(/([?&](?:token|auth_token|access_token|password|secret)=)[^&#]*/gi, '$1[redacted]')
+    .replace(/\/\/[^/@\s]*@/g, '//[redacted]@');
 }
 
 interface RequestLike {
@@ -48,13 +58,25 @@ export const requestSerializer = (req: RequestLike) => ({
   remotePort: req.socket?.remotePort,
 });
 
-export function createLogger(opts: { level: string; destination?: pino.DestinationStream }): Logger {
+/** The secret settings' values from an environment, for the scrubber (with the runtime user for basic auth). */
+export function secretsOf(env: Record<string, string | undefined>): { value: string | undefined; username?: string }[] {
+  const inUrl = env.AGENT_URL ? splitUserinfo(env.AGENT_URL) : undefined;
+  return [
+    ...SECRET_KEYS.map((key) => ({ value: env[key], ...(key === 'AGENT_SERVER_PASSWORD' ? { username: env.AGENT_SERVER_USERNAME ?? inUrl?.username ?? 'opencode' } : {}) })),
+    ...(inUrl?.password ? [{ value: inUrl.password, username: inUrl.username ?? 'opencode' }] : []),
+  ];
+}
+
+export function createLogger(opts: { level: string; destination?: pino.DestinationStream; scrubber?: SecretScrubber }): Logger {
+  const scrubber = opts.scrubber;
   return pino(
     {
       level: opts.level,
       redact: { paths: REDACT_PATHS, censor: '[redacted]' },
       base: { app: 'fault-relay' },
       serializers: { req: requestSerializer },
+      // The last line of defence: whatever field or message a secret value ended up in.
+      ...(scrubber ? { hooks: { streamWrite: (line: string) => scrubber.scrub(line) } } : {}),
     },
     opts.destination,
   );

@@ -5,7 +5,8 @@ import type { AgentRuntime } from '../agent/types';
 import type { RelayConfig } from '../config/schema';
 import type { Incidents } from '../incidents/service';
 import { bearerGuard } from './auth';
-import { installErrorHandler } from './errors';
+import { installErrorHandler, installJsonParser } from './errors';
+import { hostGuard, originGuard } from './request-guards';
 import type { EventStreamHealth, MessagingHealth } from './health-checks';
 import type { Intake } from './intake';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -43,6 +44,8 @@ export interface AppDeps {
   messaging: () => MessagingHealth;
   eventStream?: () => EventStreamHealth;
   tools: { token: string; createServer: () => McpServer };
+  /** Takes secret values out of error messages before they are answered. */
+  scrub?: (text: string) => string;
   /** Standing warnings for /health; the model check for /health/deep. */
   warnings?: () => string[];
   model?: () => Promise<ModelStatus>;
@@ -65,7 +68,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
-  installErrorHandler(app);
+  installErrorHandler(app, deps.scrub);
+  installJsonParser(app);
+  // Before routing, for every route: the wrong Host name, then another origin's writes and proxying.
+  const hosts = hostGuard(config.RELAY_ALLOWED_HOSTS);
+  app.addHook('onRequest', hosts.hook);
+  app.addHook('onRequest', originGuard(hosts.hostAllowed, { alwaysChecked: (path) => path.startsWith('/search-platform/') }));
 
   const secret = config.WEBHOOK_SECRET;
   // Browsers cannot send the bearer with EventSource or page loads: /ui trades it once for a cookie.

@@ -24,6 +24,8 @@ import { isTerminal } from '../incidents/model';
 import { createIncidents } from '../incidents/service';
 import type { IncidentStore } from '../incidents/store';
 import { buildApp } from './app';
+import { createSecretScrubber } from '../log/secret-scrubber';
+import { SECRET_KEYS } from '../config/schema';
 import type { MessagingHealth } from './health-checks';
 import { createIntake } from './intake';
 import { createModelCheck } from '../agent/model-check';
@@ -145,8 +147,10 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
   const ownDeviceTools = !deps.deviceTools && config.DEVICE_MCP_URL ? createMcpDeviceTools(config.DEVICE_MCP_URL) : undefined;
   const deviceTools = deps.deviceTools ?? ownDeviceTools;
   const strictAllowList = createStrictAllowList({ incidents, artifactsDir: join(resolve(config.RELAY_PROJECT_DIR), 'intelligence-artifacts'), logger });
+  const scrubber = createSecretScrubber([...SECRET_KEYS.map((k) => config[k]), toolsToken]);
   const app = await buildApp({
     config,
+    scrub: scrubber.scrub,
     clock,
     sessionLogPath: sessionLog.pathFor,
     uiDistDir: deps.uiDistDir,

@@ -36,19 +36,51 @@ const FASTIFY_ERRORS: Record<string, [number, string, string]> = {
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, 'invalid_request', 'Content-Length does not match the body.'],
 };
 
+/** Routes whose body is a Splunk-shaped alert: their validation errors are `invalid_alert`. */
+const ALERT_ROUTES = new Set(['/fault-alert', '/headed']);
+
+/**
+ * JSON bodies: invalid JSON is `invalid_json`; valid JSON carrying a `__proto__` or
+ * `constructor.prototype` key (prototype poisoning) is refused as `forbidden_key`, not called invalid.
+ */
+export function installJsonParser(app: FastifyInstance) {
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser(/^application\/([\w.-]+\+)?json$/i, { parseAs: 'string' }, (_request, body, done) => {
+    const text = String(body);
+    if (text.trim() === '') return done(new HttpError(400, 'invalid_json', 'The request body is empty; JSON is expected.'), undefined);
+    let forbidden = false;
+    let value: unknown;
+    try {
+      value = JSON.parse(text, function (key, v: unknown) {
+        if (key === '__proto__' || (key === 'constructor' && v !== null && typeof v === 'object' && 'prototype' in v)) forbidden = true;
+        return v;
+      });
+    } catch {
+      return done(new HttpError(400, 'invalid_json', 'The request body is not valid JSON.'), undefined);
+    }
+    if (forbidden) return done(new HttpError(400, 'forbidden_key', 'The JSON body has a "__proto__" or "constructor.prototype" key, which the relay refuses.'), undefined);
+    done(null, value);
+  });
+}
+
 /** One error handler: field paths for bad input, nothing internal in a 5xx. */
-export function installErrorHandler(app: FastifyInstance) {
+export function installErrorHandler(app: FastifyInstance, scrub: (text: string) => string = (t) => t) {
   app.setErrorHandler((error: FastifyError | HttpError, request, reply) => {
     if (error instanceof HttpError) {
-      return reply.code(error.statusCode).headers(error.headers).send(errorBody(error.code, error.message, error.details));
+      return reply.code(error.statusCode).headers(error.headers).send(errorBody(error.code, scrub(error.message), error.details));
     }
     if (hasZodFastifySchemaValidationErrors(error)) {
+      const where = error.validationContext ?? 'body';
       const details = error.validation.map((v) => ({
-        path: v.instancePath.replace(/^\//, '').replace(/\//g, '.') || '(body)',
+        path: v.instancePath.replace(/^\//, '').replace(/\//g, '.') || `(${where})`,
         message: v.message ?? 'invalid',
       }));
       const summary = details.map((d) => `${d.path}: ${d.message}`).join('; ');
-      return reply.code(400).send(errorBody('invalid_alert', `The alert is not valid: ${summary}`, details));
+      // The code names what was wrong where: an alert body, or the request's path, query or body.
+      const alert = where === 'body' && ALERT_ROUTES.has(request.routeOptions.url ?? '');
+      const code = alert ? 'invalid_alert' : where === 'params' ? 'invalid_params' : where === 'querystring' ? 'invalid_query' : where === 'headers' ? 'invalid_headers' : 'invalid_body';
+      const what = alert ? 'The alert is not valid' : `The request's ${where === 'querystring' ? 'query' : where} is not valid`;
+      return reply.code(400).send(errorBody(code, scrub(`${what}: ${summary}`), details));
     }
     const known = error.code ? FASTIFY_ERRORS[error.code] : undefined;
     if (known) {
@@ -56,7 +88,7 @@ export function installErrorHandler(app: FastifyInstance) {
       return reply.code(status).send(errorBody(code, message));
     }
     if (error.statusCode && error.statusCode < 500) {
-      return reply.code(error.statusCode).send(errorBody('bad_request', error.message));
+      return reply.code(error.statusCode).send(errorBody('bad_request', scrub(error.message)));
     }
     request.log.error({ err: error }, 'request failed');
     return reply.code(500).send(errorBody('internal_error', 'The relay could not handle this request; see its log.'));

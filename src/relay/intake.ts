@@ -16,6 +16,9 @@ export const acceptedResponseSchema = z.object({
 });
 export type AcceptedResponse = z.infer<typeof acceptedResponseSchema>;
 
+/** Repeats closer together than this are one burst: one timeline line, at its first repeat. */
+export const BURST_GAP_MS = 60_000;
+
 export interface IntakeOptions {
   incidents: Incidents;
   dispatcher: Dispatcher;
@@ -34,12 +37,14 @@ export function createIntake(opts: IntakeOptions) {
     const normalized = normalizeAlert(alert);
     const open = incidents.findOpen(normalized.dedup_key);
     if (open) {
-      const at = clock.now().toISOString();
-      const updated = incidents.update(open.incident_id, (cur) => ({ occurrences: cur.occurrences + 1, last_seen: at }), { lazy: true });
-      incidents.record(open.incident_id, 'alert.repeated', `Same alert again (${updated.occurrences} so far)`, {
-        occurrences: updated.occurrences,
-      });
-      logger.info({ incident_id: open.incident_id, occurrences: updated.occurrences }, 'duplicate alert folded into open incident');
+      const now = clock.now();
+      // One timeline line per burst, not per repeat: a storm of 1,000 alerts is one line, and no disk write each.
+      const burstStarts = open.occurrences === 1 || now.getTime() - Date.parse(open.last_seen) >= BURST_GAP_MS;
+      const updated = incidents.update(open.incident_id, (cur) => ({ occurrences: cur.occurrences + 1, last_seen: now.toISOString() }), { lazy: true });
+      if (burstStarts) {
+        incidents.record(open.incident_id, 'alert.repeated', `Same alert again (${updated.occurrences} so far)`, { occurrences: updated.occurrences });
+      }
+      logger.debug({ incident_id: open.incident_id, occurrences: updated.occurrences }, 'duplicate alert folded into open incident');
       return {
         status: 'duplicate',
         incident_id: updated.incident_id,

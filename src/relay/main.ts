@@ -1,12 +1,16 @@
 /** `npm run relay`: the headless relay for servers, CI and local demos. */
 import { ConfigError } from '../config/load';
-import { createLogger } from '../log/logger';
+import { createLogger, secretsOf } from '../log/logger';
+import { createSecretScrubber } from '../log/secret-scrubber';
 import { startHeadlessRelay } from './start-headless';
 
-const logger = createLogger({ level: process.env.LOG_LEVEL ?? 'info' });
+// Secret values never reach a log line, whatever carries them; generated ones are added as they are made.
+const scrubber = createSecretScrubber();
+for (const { value, username } of secretsOf(process.env)) scrubber.add(value, { username });
+const logger = createLogger({ level: process.env.LOG_LEVEL ?? 'info', scrubber });
 
 try {
-  const running = await startHeadlessRelay({ env: process.env, logger });
+  const running = await startHeadlessRelay({ env: process.env, logger, scrubber });
   let exiting = false;
   const shutdown = async (signal: string) => {
     if (exiting) return;

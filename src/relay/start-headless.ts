@@ -13,6 +13,7 @@ import { createWebexBot, type WebexBot } from '../messaging/webex-bot';
 import { createRelay, type Relay } from './create-relay';
 import { removeRuntimeAttach, writeRuntimeAttach } from './runtime-attach-file';
 import type { MessagingHealth } from './health-checks';
+import type { SecretScrubber } from '../log/secret-scrubber';
 
 export interface HeadlessOptions {
   env: Record<string, string | undefined>;
@@ -25,6 +26,8 @@ export interface HeadlessOptions {
   extraChannels?: () => string[];
   /** Extra environment for the embedded runtime, e.g. OPENCODE_CONFIG_CONTENT with a model provider. */
   runtimeEnv?: Record<string, string>;
+  /** The logger's scrubber: told the secrets the relay generates (tools token, runtime password). */
+  scrubber?: SecretScrubber;
 }
 
 export interface RunningRelay {
@@ -102,6 +105,7 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
     extraChannels: opts.extraChannels,
   });
   ref.relay = relay;
+  opts.scrubber?.add(relay.toolsToken);
   const url = await relay.listen({ port: opts.port });
 
   let embedded: EmbeddedRuntime | undefined;
@@ -127,6 +131,7 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
           RELAY_TOOLS_TOKEN: relay.toolsToken,
         },
       });
+      opts.scrubber?.add(embedded.endpoint.password, { username: embedded.endpoint.username });
       agent.attach(createAgentClient(embedded.endpoint, { logger, timeouts: { headersMs: 5_000 } }));
       writeRuntimeAttach(dataDir, { relay_url: localUrl(url, ''), agent_url: embedded.endpoint.url, username: embedded.endpoint.username, password: embedded.endpoint.password, project_dir: resolve(config.RELAY_PROJECT_DIR) });
       logger.info({ agent_url: embedded.endpoint.url }, 'embedded agent runtime ready');

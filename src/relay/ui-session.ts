@@ -69,12 +69,3 @@ export function readCookie(header: string | undefined, name: string): string | u
   }
   return undefined;
 }
-
-/**
- * A URL as it may be logged: the `token` query parameter of the UI login is replaced.
- * For the request logger's `req` serializer.
- */
-export function redactUiToken(url: string): string {
-  if (!/[?&]token=/i.test(url)) return url;
-  return url.replace(/([?&]token=)[^&#]*/gi, '$1[redacted]');
-}

@@ -10,6 +10,7 @@ export const SETTING_DESCRIPTIONS: Record<keyof RelayConfig, string> = {
   REMEDIATION_MODE: 'strict: only the runbook\'s commands; hybrid: extra read-only diagnostics.',
   INGEST_PORT: 'Relay port.',
   RELAY_HOST: 'Relay bind address; 0.0.0.0 only with WEBHOOK_SECRET set.',
+  RELAY_ALLOWED_HOSTS: 'Host names requests may address besides loopback (needed when RELAY_HOST is not loopback).',
   RELAY_DATA_DIR: 'Incident index and timelines.',
   RELAY_LOG_DIR: 'Session logs (troubleshooting/<UTC>-<alert>-<device>.md).',
   RELAY_PROJECT_DIR: 'Folder the embedded runtime runs in (its .opencode/ and opencode.json).',
