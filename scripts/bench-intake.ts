@@ -14,6 +14,8 @@ import pino from 'pino';
 import { Pool } from 'undici';
 import { createAgentClient } from '../src/agent/client';
 import { startEmbeddedRuntime } from '../src/agent/embedded';
+import { demoRuntimeHome } from '../src/demo/runtime-home';
+import { scriptedProviderConfig, startScriptedModel } from '../src/demo/scripted-model';
 import { buildSplunkAlert } from '../src/alert/sample';
 import { loadConfig } from '../src/config/load';
 import { createConfBackends } from '../src/incidents/conf-backend';
@@ -70,7 +72,13 @@ function stateChangeCost(dir: string, archived: number, rounds = 200): number {
 }
 
 const dataDir = mkdtempSync(join(tmpdir(), 'bench-intake-'));
-const runtime = await startEmbeddedRuntime({ cwd: process.cwd(), logger, env: { XDG_DATA_HOME: join(dataDir, 'xdg') } });
+// The relay starts no run on a runtime without a model: a scripted one stands in (it answers at once).
+const model = await startScriptedModel();
+const runtime = await startEmbeddedRuntime({
+  cwd: process.cwd(),
+  logger,
+  env: { ...demoRuntimeHome(join(dataDir, 'home'), process.cwd()), OPENCODE_CONFIG_CONTENT: JSON.stringify(scriptedProviderConfig(model.baseURL)) },
+});
 const client = createAgentClient(runtime.endpoint);
 try {
   // Warm both paths once so neither pays first-request costs in the samples.
@@ -108,6 +116,8 @@ try {
 
   const dupBody = JSON.stringify(buildSplunkAlert({ device: 'BENCH0' }));
   const relayRps = await throughput(pool, '/fault-alert', dupBody, DUPS);
+  const folded = relay.incidents.list().find((i) => i.device_hostname === 'BENCH0');
+  if (folded?.occurrences !== DUPS + 1) throw new Error(`the duplicates were not folded into one incident (${folded?.occurrences ?? 0} occurrences, state ${folded?.state})`);
 
   const bare = Fastify({ logger: false });
   bare.post('/bare', async (_req, reply) => reply.code(202).send({ status: 'duplicate', incident_id: 'INC-x', alert_def_id: 'AD000002', session_id: 'ses_x' }));
@@ -135,5 +145,6 @@ try {
 } finally {
   await client.close();
   await runtime.stop();
+  await model.stop();
   rmSync(dataDir, { recursive: true, force: true });
 }

@@ -6,7 +6,7 @@ import type { RelayConfig } from '../config/schema';
 import type { Incidents } from '../incidents/service';
 import { bearerGuard } from './auth';
 import { installErrorHandler, installJsonParser } from './errors';
-import { hostGuard, originGuard } from './request-guards';
+import { requestGuard } from './request-guards';
 import type { EventStreamHealth, MessagingHealth } from './health-checks';
 import type { Intake } from './intake';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -71,9 +71,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   installErrorHandler(app, deps.scrub);
   installJsonParser(app);
   // Before routing, for every route: the wrong Host name, then another origin's writes and proxying.
-  const hosts = hostGuard(config.RELAY_ALLOWED_HOSTS);
-  app.addHook('onRequest', hosts.hook);
-  app.addHook('onRequest', originGuard(hosts.hostAllowed, { alwaysChecked: (path) => path.startsWith('/search-platform/') }));
+  app.addHook('onRequest', requestGuard(config.RELAY_ALLOWED_HOSTS, { alwaysChecked: (path) => path.startsWith('/search-platform/') }));
 
   const secret = config.WEBHOOK_SECRET;
   // Browsers cannot send the bearer with EventSource or page loads: /ui trades it once for a cookie.

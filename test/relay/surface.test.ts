@@ -137,7 +137,7 @@ describe('secrets by value', () => {
 describe('error codes fit the route', () => {
   it('names what was wrong and where, in the documented shape', async () => {
     relay = await relayForTest({ agent: createStubRuntime(), env: { RELAY_TOOLS_TOKEN: 'tools-token-1' } });
-    const code = async (opts: Parameters<Relay['app']['inject']>[0]) => {
+    const code = async (opts: { url: string; method?: 'GET' | 'POST'; headers?: Record<string, string>; payload?: string }) => {
       const res = await relay!.app.inject(opts);
       return [res.statusCode, res.json().error?.code];
     };
