@@ -10,6 +10,8 @@ export const approvalCardInputSchema = z.object({
   rollback: z.array(z.string().min(1)).optional(),
   artifact_ref: z.string().min(1).optional(),
   expires_at: z.string().min(1).optional(),
+  /** SHA-256 of the lines (src/approvals/lines.ts): the card shows its first 12 characters. */
+  lines_sha256: z.string().min(12).optional(),
 });
 export type ApprovalCardInput = z.infer<typeof approvalCardInputSchema>;
 
@@ -41,7 +43,10 @@ export function buildApprovalCard(input: ApprovalCardInput): AdaptiveCard {
     { title: 'Device', value: a.device },
     ...(a.artifact_ref ? [{ title: 'Artifact', value: a.artifact_ref }] : []),
     ...(a.expires_at ? [{ title: 'Expires', value: a.expires_at }] : []),
+    ...(a.lines_sha256 ? [{ title: 'Lines hash', value: a.lines_sha256.slice(0, 12) }] : []),
   ];
+  // What a person approves is what is applied: with lines left out, the card can only deny.
+  const complete = a.commands.length <= MAX_LINES_SHOWN;
 
   return {
     $schema: 'http://adaptivecards.io/schemas/adaptive-card.json',
@@ -51,12 +56,13 @@ export function buildApprovalCard(input: ApprovalCardInput): AdaptiveCard {
       { type: 'TextBlock', text: `Approval needed: configuration change on ${a.device}`, weight: 'Bolder', size: 'Medium', wrap: true },
       { type: 'FactSet', facts },
       { type: 'TextBlock', text: clip(a.summary, MAX_SUMMARY_CHARS), wrap: true, spacing: 'Medium' },
-      ...commandBlock('Commands to apply', a.commands),
+      ...commandBlock('Commands to apply, exactly these, once', a.commands),
+      ...(complete ? [] : [{ type: 'TextBlock', text: 'Too many lines to show them all here: approve in the tray, where every line is shown. You can deny here.', wrap: true, color: 'Attention' }]),
       ...(a.rollback?.length ? commandBlock('Rollback', a.rollback) : []),
       { type: 'Input.Text', id: 'reason', placeholder: 'Reason (optional)', isMultiline: true, maxLength: 500 },
     ],
     actions: [
-      { type: 'Action.Submit', title: 'Approve', style: 'positive', data: data('APPROVED') },
+      ...(complete ? [{ type: 'Action.Submit', title: 'Approve', style: 'positive', data: data('APPROVED') }] : []),
       { type: 'Action.Submit', title: 'Deny', style: 'destructive', data: data('DENIED') },
     ],
   };
@@ -71,6 +77,15 @@ export function approvalFallbackMarkdown(input: ApprovalCardInput): string {
   ].join('\n\n');
 }
 
+/**
+ * Lines verbatim: a RichTextBlock's TextRuns are never read as Markdown (a TextBlock would turn
+ * `permit _65002_` into italics), and leading spaces become no-break spaces so indentation stays.
+ */
+export function verbatimLine(line: string): AdaptiveCard['body'][number] {
+  const text = line.replace(/^ +/, (spaces) => '\u00a0'.repeat(spaces.length)) || '\u00a0';
+  return { type: 'RichTextBlock', spacing: 'None', inlines: [{ type: 'TextRun', text, fontType: 'Monospace' }] };
+}
+
 function commandBlock(title: string, lines: string[]): AdaptiveCard['body'] {
   const shown = lines.slice(0, MAX_LINES_SHOWN);
   const more = lines.length - shown.length;
@@ -79,10 +94,7 @@ function commandBlock(title: string, lines: string[]): AdaptiveCard['body'] {
     {
       type: 'Container',
       style: 'emphasis',
-      items: [
-        ...shown.map((text) => ({ type: 'TextBlock', text, fontType: 'Monospace', wrap: true, spacing: 'None' })),
-        ...(more > 0 ? [{ type: 'TextBlock', text: `… and ${more} more`, isSubtle: true, spacing: 'Small' }] : []),
-      ],
+      items: [...shown.map(verbatimLine), ...(more > 0 ? [{ type: 'TextBlock', text: `… and ${more} more`, isSubtle: true, spacing: 'Small' }] : [])],
     },
   ];
 }

@@ -55,12 +55,27 @@ describe('approval card', () => {
     expect(card.body).toContainEqual(expect.objectContaining({ type: 'Input.Text', id: 'reason' }));
   });
 
-  it('shows a long command list in part and says how many more there are', () => {
+  it('shows a long command list in part, says how many more there are, and then offers only Deny', () => {
     const commands = Array.from({ length: 55 }, (_, i) => `interface Gi0/${i}`);
-    const shown = texts(buildApprovalCard({ ...input, commands, rollback: undefined }));
+    const card = buildApprovalCard({ ...input, commands, rollback: undefined });
+    const shown = texts(card);
     expect(shown).toContain('interface Gi0/39');
     expect(shown).not.toContain('interface Gi0/40');
     expect(shown).toContain('… and 15 more');
+    expect(card.actions?.map((a) => a.title)).toEqual(['Deny']);
+  });
+
+  it('shows the lines verbatim, never as Markdown, with their indentation and hash', () => {
+    const commands = ['ip as-path access-list 10 permit _65002_', 'router bgp 65001', '  neighbor 10.0.0.2 description **core** [R2](x)'];
+    const card = buildApprovalCard({ ...input, commands, lines_sha256: 'abcdef0123456789'.repeat(4) });
+    const runs = JSON.stringify(card.body);
+    // Each line is a TextRun (plain text), not a TextBlock (Markdown).
+    for (const line of commands) {
+      const shown = line.replace(/^ +/, (s) => '\u00a0'.repeat(s.length));
+      expect(card.body).toContainEqual(expect.objectContaining({ type: 'Container', items: expect.arrayContaining([{ type: 'RichTextBlock', spacing: 'None', inlines: [{ type: 'TextRun', text: shown, fontType: 'Monospace' }] }]) }));
+    }
+    expect(runs).not.toMatch(/"type":"TextBlock","text":"ip as-path/);
+    expect(texts(card)).toContain('abcdef012345');
   });
 
   it('refuses incomplete input with the missing fields named', () => {
