@@ -4,13 +4,19 @@ import type { TrayHealth } from './tray-state';
 
 /** The first failing check, in words that say what to look at. */
 export function trayHealthOf(health: DeepHealth): TrayHealth {
-  const { agent_runtime, device_mcp, messaging } = health.checks;
+  const warnings = health.warnings ?? [];
+  return { ...firstProblem(health), ...(warnings.length ? { warnings } : {}) };
+}
+
+function firstProblem(health: DeepHealth): TrayHealth {
+  const { agent_runtime, device_mcp, messaging, model } = health.checks;
   if (!agent_runtime.ok) {
     const error = agent_runtime.error ?? 'not healthy';
     return { ok: false, problem: /^agent runtime/i.test(error) ? error : `agent runtime: ${error}` };
   }
   if ('ok' in device_mcp && !device_mcp.ok) return { ok: false, problem: `device tool server: ${device_mcp.error ?? 'not reachable'}` };
   if (messaging.configured && !messaging.connected) return { ok: false, problem: `Webex not connected${messaging.error ? `: ${messaging.error}` : ''}` };
+  if (model && !model.ok) return { ok: false, problem: model.error ?? 'no model configured' };
   return { ok: true };
 }
 

@@ -8,6 +8,8 @@ export interface TrayHealth {
   ok: boolean | null;
   /** What is wrong, in words the user can act on. */
   problem?: string;
+  /** Standing configuration warnings from the relay (unattended approve, no model): always shown. */
+  warnings?: string[];
 }
 
 const ACTIVE: ReadonlySet<IncidentState> = new Set(['queued', 'running', 'approved', 'denied']);
@@ -16,6 +18,8 @@ export interface TrayStatus {
   state: TrayState;
   /** The first line of the menu and the icon's tooltip. */
   line: string;
+  /** Shown under the first line, and in the tooltip, until the configuration changes. */
+  warnings: string[];
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -25,6 +29,10 @@ const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
  * (the decision still counts, the run waits for it), which beats runs in progress.
  */
 export function trayStatus(incidents: readonly { state: IncidentState }[], health: TrayHealth): TrayStatus {
+  return { ...trayLine(incidents, health), warnings: health.warnings ?? [] };
+}
+
+function trayLine(incidents: readonly { state: IncidentState }[], health: TrayHealth): Omit<TrayStatus, 'warnings'> {
   const awaiting = incidents.filter((i) => i.state === 'awaiting_approval').length;
   const active = incidents.filter((i) => ACTIVE.has(i.state)).length;
   const runs = active > 0 ? ` · ${plural(active, 'run')} in progress` : '';

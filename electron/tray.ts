@@ -39,7 +39,7 @@ export function createTrayController<Image, Menu>(deps: TrayControllerDeps<Image
       deps.tray.setImage(deps.icons[status.state]);
       shown = status.state;
     }
-    deps.tray.setToolTip(`Fault Relay: ${status.line}`);
+    deps.tray.setToolTip([`Fault Relay: ${status.line}`, ...status.warnings.map((w) => `⚠ ${w}`)].join('\n'));
     const pending = deps.pending().map((i) => ({
       incidentId: i.incident_id,
       device: i.approval_request?.device ?? i.device_hostname,

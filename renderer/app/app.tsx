@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import type { Bridge } from '../bridge/contract';
 import { HealthPanel } from '../components/health-panel';
+import { StandingWarnings } from '../components/standing-warnings';
 import { IncidentList } from '../components/incident-list';
 import { IncidentView } from '../components/incident-view';
 import { PromptCopier } from '../components/prompt-copier';
@@ -65,6 +66,7 @@ function Shell({ bridge, feed }: { bridge: Bridge; feed: LiveFeed }) {
           </span>
         )}
       </header>
+      <StandingWarnings bridge={bridge} />
       <main>
         {route.view === 'incidents' ? (
           <div className="split">

@@ -19,6 +19,8 @@ export interface EventStreamHealth {
 
 export interface DeepHealth {
   status: 'ok' | 'degraded';
+  /** Standing configuration warnings, as on /health (shown as a banner by /ui and the tray). */
+  warnings?: string[];
   checks: {
     agent_runtime: { ok: boolean; url: string; latency_ms: number; version?: string; error?: string; event_stream?: EventStreamHealth };
     device_mcp: { skipped: true } | { ok: boolean; url: string; latency_ms: number; status_code?: number; error?: string };
@@ -78,6 +80,7 @@ export async function deepHealth(deps: {
   eventStream?: () => EventStreamHealth;
   timeoutMs?: number;
   model?: () => Promise<ModelStatus>;
+  warnings?: () => string[];
 }): Promise<DeepHealth> {
   const [agent_runtime, device_mcp] = await Promise.all([
     checkRuntime(deps.agent),
@@ -92,5 +95,10 @@ export async function deepHealth(deps: {
     ('ok' in device_mcp && !device_mcp.ok) ||
     (messaging.configured && !messaging.connected) ||
     (model !== undefined && !model.ok);
-  return { status: failed ? 'degraded' : 'ok', checks: { agent_runtime, device_mcp, messaging, ...(model ? { model } : {}) } };
+  return {
+    status: failed ? 'degraded' : 'ok',
+    // Asked after the checks: the model check may just have learned that no model is configured.
+    ...(deps.warnings ? { warnings: deps.warnings() } : {}),
+    checks: { agent_runtime, device_mcp, messaging, ...(model ? { model } : {}) },
+  };
 }

@@ -22,7 +22,7 @@ let mcp: Awaited<ReturnType<typeof connectMcp>>;
 let incidentId: string;
 
 beforeAll(async () => {
-  [distDir, env] = await Promise.all([buildRendererForTest(), Promise.resolve()]).then(async ([dir]) => [dir, await startUiRelay({ distDir: dir, logger })]);
+  [distDir, env] = await Promise.all([buildRendererForTest(), Promise.resolve()]).then(async ([dir]) => [dir, await startUiRelay({ distDir: dir, logger, env: { APPROVAL_WHEN_UNATTENDED: 'approve' } })]);
   browser = await openBrowser(env.url);
   mcp = await connectMcp(`${env.url}/mcp`, env.toolsToken);
 });
@@ -55,6 +55,8 @@ describe('the read-only dashboard in Chromium, against the real relay and runtim
     const { page } = browser;
     await page.goto(`${env.url}/ui/`);
     await page.getByText('No incidents yet').waitFor({ timeout: 10_000 });
+    // A standing warning stays on every page while the demo-only setting is on.
+    await page.getByRole('alert', { name: 'Configuration warnings' }).getByText(/APPROVAL_WHEN_UNATTENDED=approve/).waitFor({ timeout: 5000 });
 
     const row = page.getByRole('link', { name: /R-E2E-1 AD000002/ });
     const [, accepted] = await Promise.all([row.waitFor({ state: 'visible', timeout: 1000 }), postAlert('R-E2E-1')]);

@@ -27,7 +27,7 @@ export const healthRoutes: FastifyPluginAsync<HealthRouteOptions> = async (app, 
   app.register(async (deep) => {
     deep.addHook('onRequest', bearerGuard(opts.webhookSecret, 'WEBHOOK_SECRET', opts.uiSession));
     deep.get('/health/deep', async (_request, reply) => {
-      const result = await deepHealth({ agent: opts.agent, deviceMcpUrl: opts.deviceMcpUrl, messaging: opts.messaging, eventStream: opts.eventStream, model: opts.model });
+      const result = await deepHealth({ agent: opts.agent, deviceMcpUrl: opts.deviceMcpUrl, messaging: opts.messaging, eventStream: opts.eventStream, model: opts.model, warnings: opts.warnings });
       return reply.code(result.status === 'ok' ? 200 : 503).send(result);
     });
   });

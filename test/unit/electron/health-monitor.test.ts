@@ -31,6 +31,8 @@ function manualClock() {
 describe('health for the tray', () => {
   it('names the first failing check in words the user can act on', () => {
     expect(trayHealthOf(healthy)).toEqual({ ok: true });
+    const noModel = { ...healthy, warnings: ['no model configured: set `model` in opencode.json or OPENCODE_CONFIG_CONTENT.'], checks: { ...healthy.checks, model: { ok: false, error: 'no model configured: set `model` in opencode.json or OPENCODE_CONFIG_CONTENT' } } };
+    expect(trayHealthOf(noModel)).toEqual({ ok: false, problem: 'no model configured: set `model` in opencode.json or OPENCODE_CONFIG_CONTENT', warnings: noModel.warnings });
     expect(trayHealthOf(runtimeDown)).toEqual({ ok: false, problem: 'agent runtime: connect ECONNREFUSED 127.0.0.1:4096' });
     expect(trayHealthOf({ ...healthy, checks: { ...healthy.checks, messaging: { configured: true, connected: false, error: 'bad token' } } })).toEqual({ ok: false, problem: 'Webex not connected: bad token' });
   });

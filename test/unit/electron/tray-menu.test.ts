@@ -24,7 +24,7 @@ function recordingActions() {
   return { calls, actions };
 }
 
-const model = { status: { state: 'idle' as const, line: 'Idle: no active incidents' }, pending: [], promptFor: 'sample AD000002 on R1', startAtLogin: false, restartPending: false };
+const model = { status: { state: 'idle' as const, line: 'Idle: no active incidents', warnings: [] as string[] }, pending: [], promptFor: 'sample AD000002 on R1', startAtLogin: false, restartPending: false };
 
 describe('tray menu model', () => {
   it('has the status line, then the fixed items in order', () => {
