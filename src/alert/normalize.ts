@@ -1,4 +1,5 @@
-import { SEARCH_METADATA_KEYS, type InboundAlert, type KbQueryMode } from './schema';
+import { fieldsFromRaw } from './raw-fields';
+import { hostAsDevice, SEARCH_METADATA_KEYS, type InboundAlert, type KbQueryMode } from './schema';
 import { looksLikeInstructions } from './untrusted';
 
 /** Long values are cut so one noisy field cannot crowd the agent's context. */
@@ -14,6 +15,15 @@ export interface NormalizedAlert {
   warnings: string[];
   /** Identity of the fault for de-duplication while its incident is open. */
   dedup_key: string;
+  /** Where each key field came from: the result's own field, the raw log line, Splunk's host, or nowhere. */
+  field_sources: FieldSources;
+}
+
+export type FieldSource = 'result' | 'result.device_name' | 'result.host' | '_raw' | 'absent';
+export interface FieldSources {
+  device_hostname: FieldSource;
+  neighbor_ip: FieldSource;
+  vrf_name: FieldSource;
 }
 
 function cap(value: string, max: number, name: string, warnings: string[]): string {
@@ -27,8 +37,9 @@ export function normalizeAlert(alert: InboundAlert): NormalizedAlert {
   const warnings: string[] = [];
   const system = result.system;
   const deviceName = result.device_name;
-  // The decision: `system` wins; a differing device_name is contradictory context.
-  const hostname = (system ?? deviceName) as string;
+  const splunkHost = system || deviceName ? undefined : hostAsDevice(result.host);
+  // The decision: `system` wins; a differing device_name is contradictory context; Splunk's host is the last resort.
+  const hostname = (system ?? deviceName ?? splunkHost) as string;
   if (system && deviceName && system !== deviceName) {
     warnings.push(`hostname_conflict: result.system is "${system}" but result.device_name is "${deviceName}"`);
   }
@@ -46,6 +57,19 @@ export function normalizeAlert(alert: InboundAlert): NormalizedAlert {
 
   const raw = result._raw && result._raw.trim() !== '' ? cap(result._raw, MAX_RAW_CHARS, 'result._raw', warnings) : null;
 
+  // Key fields the search did not extract, from the log line itself: a second neighbor down on the
+  // same router is another fault, even when only _raw names it.
+  const fromRaw = fieldsFromRaw(result._raw);
+  const neighbor = result.neighbor_ip ?? fromRaw.neighbor_ip;
+  const vrf = result.vrf_name ?? (result.neighbor_ip ? undefined : fromRaw.vrf_name);
+  if (!result.neighbor_ip && fromRaw.neighbor_ip) vars.neighbor_ip = fromRaw.neighbor_ip;
+  if (!result.vrf_name && vrf) vars.vrf_name = vrf;
+  const field_sources: FieldSources = {
+    device_hostname: system ? 'result' : deviceName ? 'result.device_name' : 'result.host',
+    neighbor_ip: result.neighbor_ip ? 'result' : fromRaw.neighbor_ip ? '_raw' : 'absent',
+    vrf_name: result.vrf_name ? 'result' : vrf ? '_raw' : 'absent',
+  };
+
   const suspicious = Object.entries({ ...vars, ...(raw ? { _raw: raw } : {}) })
     .filter(([, value]) => looksLikeInstructions(value))
     .map(([key]) => key);
@@ -60,11 +84,8 @@ export function normalizeAlert(alert: InboundAlert): NormalizedAlert {
     raw_message: raw,
     kb_query_mode: alert.kb_query_mode ?? 'standard',
     warnings,
-    dedup_key: JSON.stringify([
-      result.alert_def_id.toUpperCase(),
-      hostname.toLowerCase(),
-      result.neighbor_ip ?? '',
-      result.vrf_name ?? '',
-    ]),
+    // The global table is one VRF whether the search says "default" or nothing.
+    dedup_key: JSON.stringify([result.alert_def_id.toUpperCase(), hostname.toLowerCase(), neighbor ?? '', vrf && vrf !== 'default' ? vrf : '']),
+    field_sources,
   };
 }

@@ -3,8 +3,22 @@ import { z } from 'zod';
 export const KB_QUERY_MODES = ['quick', 'standard', 'deep'] as const;
 export type KbQueryMode = (typeof KB_QUERY_MODES)[number];
 
-/** Splunk sends empty strings for absent fields; treat them as absent. */
-const blankToUndefined = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
+/** Splunk sends empty strings (and, for an unsaved search, null) for absent fields; treat them as absent. */
+const blankToUndefined = (v: unknown) => (v === null || (typeof v === 'string' && v.trim() === '') ? undefined : v);
+
+/**
+ * A key field (device, neighbor, VRF) names one fault: a multi-value field (Splunk sends an
+ * array) would silently merge several, so it is refused with its name instead.
+ */
+const single = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((v, ctx) => {
+    if (Array.isArray(v)) {
+      if (v.length === 1) return blankToUndefined(v[0]);
+      ctx.addIssue({ code: 'custom', message: `one value per alert: Splunk sent ${v.length} (a multi-value field); split the search so each result is one fault` });
+      return z.NEVER;
+    }
+    return blankToUndefined(v);
+  }, schema);
 
 // Identifiers end up in file names (artifact folders, session logs): keep them tame.
 const alertDefId = z
@@ -34,12 +48,12 @@ const scalarField = z.union(
 // Any other field: validated and stringified in the same pass (null: absent).
 export const alertResultSchema = z.object({
   alert_def_id: alertDefId,
-  system: z.preprocess(blankToUndefined, hostname.optional()),
-  device_name: z.preprocess(blankToUndefined, hostname.optional()),
+  system: single(hostname.optional()),
+  device_name: single(hostname.optional()),
   _time: z.preprocess(blankToUndefined, scalarField.optional()),
   device_ip: z.preprocess(blankToUndefined, ip.optional()),
-  neighbor_ip: z.preprocess(blankToUndefined, ip.optional()),
-  vrf_name: z.preprocess(blankToUndefined, z.string().optional()),
+  neighbor_ip: single(ip.optional()),
+  vrf_name: single(z.string().trim().max(64).optional()),
   neighbor_as: z.preprocess(blankToUndefined, scalarField.pipe(z.string().regex(/^\d+(\.\d+)?$/, 'an AS number')).optional()),
   _raw: z.preprocess(blankToUndefined, z.string().optional()),
 }).catchall(scalarField.nullable());
@@ -57,13 +71,19 @@ export const inboundAlertSchema = z
     kb_query_mode: z.preprocess(blankToUndefined, z.enum(KB_QUERY_MODES).optional()),
   })
   .superRefine((alert, ctx) => {
-    if (!alert.result.system && !alert.result.device_name) {
+    if (!alert.result.system && !alert.result.device_name && !hostname.safeParse(alert.result.host).success) {
       ctx.addIssue({
         code: 'custom',
         path: ['result', 'system'],
-        message: 'a device hostname is required in result.system or result.device_name',
+        message: 'a device hostname is required in result.system or result.device_name (or Splunk\'s result.host)',
       });
     }
   });
 
 export type InboundAlert = z.output<typeof inboundAlertSchema>;
+
+/** Splunk's `host` as a device name, when it is one. */
+export const hostAsDevice = (value: unknown): string | undefined => {
+  const parsed = hostname.safeParse(value);
+  return parsed.success ? parsed.data : undefined;
+};

@@ -83,6 +83,10 @@ export const deliverySchema = z.object({
 
 export const INCIDENT_KINDS = ['relay', 'headed'] as const;
 
+const fieldSourceSchema = z.enum(['result', 'result.device_name', 'result.host', '_raw', 'absent']);
+/** Where the alert's key fields came from (src/alert/normalize.ts): shown so an engineer can judge them. */
+export const fieldSourcesSchema = z.object({ device_hostname: fieldSourceSchema, neighbor_ip: fieldSourceSchema, vrf_name: fieldSourceSchema });
+
 export const incidentSchema = z.object({
   incident_id: z.string(),
   /** relay: started by an alert, run by the relay; headed: an operator runs it in the terminal UI. */
@@ -98,6 +102,7 @@ export const incidentSchema = z.object({
   last_seen: z.string(),
   warnings: z.array(z.string()),
   alert_vars: z.record(z.string(), z.string()),
+  field_sources: fieldSourcesSchema.nullable().default(null),
   approval_request: approvalRequestSchema.nullable().default(null),
   approval: approvalSchema.nullable(),
   application: applicationSchema.default(NO_APPLICATION),

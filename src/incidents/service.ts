@@ -8,8 +8,9 @@ import type { IncidentStore } from './store';
 
 export type NewIncident = Omit<
   Incident,
-  'incident_id' | 'kind' | 'created_at' | 'updated_at' | 'last_seen' | 'occurrences' | 'state' | 'session_id' | 'approval_request' | 'approval' | 'application' | 'outcome' | 'delivery' | 'prompt_text'
+  'incident_id' | 'kind' | 'created_at' | 'updated_at' | 'last_seen' | 'occurrences' | 'state' | 'session_id' | 'approval_request' | 'approval' | 'application' | 'outcome' | 'delivery' | 'prompt_text' | 'field_sources'
 > & {
+  field_sources?: Incident['field_sources'];
   promptTextFor: (incidentId: string) => string;
   /** Headed incidents are run by an operator in the terminal UI: no delivery, they start running. */
   kind?: Incident['kind'];
@@ -77,6 +78,7 @@ export function createIncidents(deps: { store: IncidentStore; bus: Bus<RelayEven
       const prompt_text = promptTextFor(incident_id);
       const incident: Incident = {
         ...fields,
+        field_sources: fields.field_sources ?? null,
         incident_id,
         kind,
         // Each headed run is its own incident: an engineer working a fault by hand is never folded into another run.

@@ -21,6 +21,7 @@ export function createHeadedIntake(deps: { incidents: Incidents; mode: 'strict' 
       warnings: normalized.warnings,
       alert_vars: normalized.alert_vars,
       dedup_key: normalized.dedup_key,
+      field_sources: normalized.field_sources,
       promptTextFor: (id) => renderPromptText(buildAgentPrompt(normalized, id, mode)),
     });
     deps.logger.info({ incident_id: incident.incident_id, device: incident.device_hostname }, 'headed incident created; waiting for the operator to paste the prompt');

@@ -61,6 +61,7 @@ export function createIntake(opts: IntakeOptions) {
       warnings: normalized.warnings,
       alert_vars: normalized.alert_vars,
       dedup_key: normalized.dedup_key,
+      field_sources: normalized.field_sources,
       promptTextFor: (id) => renderPromptText(buildAgentPrompt(normalized, id, mode)),
     });
 

@@ -17,6 +17,7 @@ const incident = (id: string, over: Partial<IncidentSummary> = {}): IncidentSumm
   warnings: [],
   alert_vars: {},
   kind: 'relay',
+  field_sources: null,
   approval_request: null,
   approval: null,
   application: { status: 'none', device: null, at: null, error: null },
