@@ -26,7 +26,8 @@ export async function discoverServices(opts: {
   const url = `${opts.u2cUrl.replace(/\/+$/, '')}/catalog?format=hostmap`;
   const fallback = opts.fallbackWdmUrl ?? DEFAULT_WDM_URL;
   try {
-    const catalog = await opts.http.call('GET', url, serviceCatalogSchema);
+    // No waiting on a throttled or failing catalog: the default device service is the better answer.
+    const catalog = await opts.http.call('GET', url, serviceCatalogSchema, undefined, { retries: 0 });
     const wdm = catalog.serviceLinks['wdm'];
     if (wdm) return { wdmUrl: wdm.replace(/\/+$/, ''), catalog, usedFallback: false };
     opts.logger.warn({ fallback }, 'webex service catalog has no wdm link; using the default device service');

@@ -12,6 +12,9 @@ export interface DeviceManager {
   current(): ConnectableDevice | undefined;
 }
 
+/** Registrations of this bot kept when making room (Webex's SDK keeps a few too). */
+const KEEP_NEWEST = 3;
+
 // Fields the device service owns and refuses to take back on refresh.
 const NOT_REFRESHABLE = ['features', 'mediaCluster', 'etag'];
 
@@ -36,9 +39,33 @@ export function createDeviceManager(opts: {
   };
 
   async function register(): Promise<ConnectableDevice> {
-    device = await http.call('POST', `${devicesUrl}?includeUpstreamServices=all`, connectableDeviceSchema, registrationBody);
+    try {
+      device = await http.call('POST', `${devicesUrl}?includeUpstreamServices=all`, connectableDeviceSchema, registrationBody);
+    } catch (error) {
+      if (!(error instanceof WebexApiError && error.isExcessiveDevices)) throw error;
+      // As Webex's own SDK does: make room by deleting this bot's oldest registrations of our type, then once more.
+      await deleteOldest();
+      device = await http.call('POST', `${devicesUrl}?includeUpstreamServices=all`, connectableDeviceSchema, registrationBody);
+    }
     logger.info({ device: deviceName }, 'webex device registered');
     return device;
+  }
+
+  /** Deletes the oldest of this bot's devices of our device type, keeping the newest few. */
+  async function deleteOldest(): Promise<void> {
+    const { devices } = await http.call('GET', devicesUrl, deviceListSchema);
+    const ours = devices
+      .filter((d) => d.deviceType === registrationBody.deviceType)
+      .sort((a, b) => (a.modificationTime ?? '').localeCompare(b.modificationTime ?? ''));
+    const doomed = ours.slice(0, Math.max(1, ours.length - KEEP_NEWEST));
+    logger.warn({ deleted: doomed.length, of: ours.length }, 'webex refused a registration (too many devices): deleting the oldest registrations of this bot');
+    for (const d of doomed) {
+      try {
+        await http.send('DELETE', d.url);
+      } catch (error) {
+        if (!(error instanceof WebexApiError && error.status === 404)) throw error;
+      }
+    }
   }
 
   async function refresh(existing: Device): Promise<ConnectableDevice> {
@@ -50,6 +77,11 @@ export function createDeviceManager(opts: {
     } catch (error) {
       if (error instanceof WebexApiError && error.status === 404) {
         logger.info({ device: deviceName }, 'webex device vanished on refresh; registering again');
+        return register();
+      }
+      // Retried already (5xx, unreachable, a body it will not take): a fresh registration instead.
+      if (error instanceof WebexApiError && !error.isAuthFailure && (error.status === undefined || error.status >= 400)) {
+        logger.warn({ device: deviceName, err: error.message }, 'webex device refresh keeps failing; registering a fresh device');
         return register();
       }
       throw error;

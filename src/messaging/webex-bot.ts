@@ -63,7 +63,7 @@ export function createWebexBot(opts: WebexBotOptions): WebexBot {
   const random = opts.random ?? Math.random;
   const deviceName = opts.deviceName ?? 'fault-relay';
   const logger = opts.logger.child({ component: 'webex' });
-  const http = createWebexHttp(opts.token);
+  const http = createWebexHttp(opts.token, { clock, random });
   const rest: WebexRest = createWebexRest({ http, apiUrl: opts.apiUrl });
 
   let status: MessagingStatus = { configured: true, connected: false, deviceRegistered: false };

@@ -1,5 +1,7 @@
 import { request } from 'undici';
 import type { z } from 'zod';
+import { jitteredBackoff } from '../backoff';
+import { systemClock, type Clock } from '../clock';
 import { apiErrorBodySchema } from './schemas';
 
 /**
@@ -19,25 +21,79 @@ export class WebexApiError extends Error {
     super(message);
   }
 
+  /** What a 429's Retry-After asked for. */
+  retryAfterMs: number | undefined;
+
   /** The token was refused: retrying with it cannot help. */
   get isAuthFailure(): boolean {
-    return this.status === 401 || this.status === 403;
+    return (this.status === 401 || this.status === 403) && !this.isExcessiveDevices;
   }
+
+  /** WDM's answer when the bot has too many device registrations: delete old ones, not a bad token. */
+  get isExcessiveDevices(): boolean {
+    return this.status === 403 && /excessive device registrations/i.test(this.message);
+  }
+}
+
+export interface CallOptions {
+  /** Overrides the retry bound: 0 for calls whose caller has a better answer than waiting (a fallback). */
+  retries?: number;
+}
+
+export interface WebexHttpOptions {
+  clock?: Clock;
+  /** Retries after a 429, a 5xx or an unreachable service, before the error is thrown. */
+  maxRetries?: number;
+  random?: () => number;
+  /** Longest Retry-After the relay will honour in one wait. */
+  maxRetryAfterMs?: number;
+}
+
+/** `Retry-After` as milliseconds: seconds, or an HTTP date; undefined when absent or unreadable. */
+export function retryAfterMs(value: string | undefined, now: number): number | undefined {
+  if (!value) return undefined;
+  if (/^\s*\d+(\.\d+)?\s*$/.test(value)) return Math.round(Number(value) * 1000);
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
 
 export interface WebexHttp {
   /** JSON call with the bot token; `schema` checks the response body (not used for 204). */
-  call<S extends z.ZodType>(method: string, url: string, schema: S, body?: unknown): Promise<z.infer<S>>;
+  call<S extends z.ZodType>(method: string, url: string, schema: S, body?: unknown, opts?: CallOptions): Promise<z.infer<S>>;
   /** A call whose body is not needed (DELETE). */
-  send(method: string, url: string, body?: unknown): Promise<void>;
+  send(method: string, url: string, body?: unknown, opts?: CallOptions): Promise<void>;
 }
 
 const TIMEOUT_MS = 20_000;
 
-export function createWebexHttp(token: string): WebexHttp {
+export function createWebexHttp(token: string, opts: WebexHttpOptions = {}): WebexHttp {
   const redact = (text: string) => (token ? text.split(token).join('[redacted]') : text);
+  const clock = opts.clock ?? systemClock;
+  const maxRetries = opts.maxRetries ?? 5;
+  const maxRetryAfterMs = opts.maxRetryAfterMs ?? 120_000;
+  const backoff = jitteredBackoff({ baseMs: 500, maxMs: 15_000, random: opts.random });
 
-  async function exchange(method: string, url: string, body: unknown): Promise<{ status: number; json: unknown; text: string }> {
+  /**
+   * Webex throttles with 429 + Retry-After and has passing 5xx: both are waited out (the wait
+   * Webex asks for, else the shared backoff), a bounded number of times. A refusal (4xx) is not.
+   */
+  async function exchange(method: string, url: string, body: unknown, callOpts: CallOptions = {}): Promise<{ status: number; json: unknown; text: string }> {
+    const bound = callOpts.retries ?? maxRetries;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await exchangeOnce(method, url, body);
+      } catch (error) {
+        if (!(error instanceof WebexApiError) || attempt >= bound) throw error;
+        const retryable = error.status === undefined || error.status === 429 || error.status >= 500;
+        if (!retryable) throw error;
+        const asked = error.status === 429 ? error.retryAfterMs : undefined;
+        const delay = asked !== undefined ? Math.min(asked, maxRetryAfterMs) : backoff(attempt);
+        await new Promise<void>((resolve) => clock.setTimeout(resolve, delay));
+      }
+    }
+  }
+
+  async function exchangeOnce(method: string, url: string, body: unknown): Promise<{ status: number; json: unknown; text: string }> {
     const path = safePath(url);
     let res;
     try {
@@ -70,20 +126,22 @@ export function createWebexHttp(token: string): WebexHttp {
       const detail = parsed.success ? parsed.data.message : undefined;
       const trackingId = (parsed.success ? parsed.data.trackingId : undefined) ?? header(res.headers['trackingid']);
       const hint = res.statusCode === 401 ? ' (the bot token was refused; check MSG_BOT_TOKEN)' : '';
-      throw new WebexApiError(
+      const failure = new WebexApiError(
         redact(`Webex ${method} ${path} failed: HTTP ${res.statusCode}${detail ? `: ${detail}` : ''}${hint}`),
         method,
         path,
         res.statusCode,
         trackingId,
       );
+      failure.retryAfterMs = retryAfterMs(header(res.headers['retry-after']), clock.now().getTime());
+      throw failure;
     }
     return { status: res.statusCode, json, text };
   }
 
   return {
-    async call(method, url, schema, body) {
-      const { json } = await exchange(method, url, body);
+    async call(method, url, schema, body, callOpts) {
+      const { json } = await exchange(method, url, body, callOpts);
       const parsed = schema.safeParse(json);
       if (!parsed.success) {
         const path = safePath(url);
@@ -92,8 +150,8 @@ export function createWebexHttp(token: string): WebexHttp {
       }
       return parsed.data;
     },
-    async send(method, url, body) {
-      await exchange(method, url, body);
+    async send(method, url, body, callOpts) {
+      await exchange(method, url, body, callOpts);
     },
   };
 }

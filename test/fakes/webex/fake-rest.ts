@@ -124,6 +124,12 @@ export function createRestHandler(state: FakeState, urls: FakeUrls) {
     if (!state.tokenOk(req.headers.authorization)) {
       return error(res, 401, 'The request requires a valid access token set in the Authorization request header.');
     }
+    const failure = state.failures.find((f) => f.times > 0 && f.path.test(path) && (!f.method || f.method === method));
+    if (failure) {
+      failure.times -= 1;
+      if (failure.retryAfter !== undefined) res.setHeader('retry-after', failure.retryAfter);
+      return error(res, failure.status, failure.status === 429 ? 'Too Many Requests' : 'Service unavailable');
+    }
     let body: Record<string, unknown> = {};
     const raw = await readBody(req);
     if (raw) {
@@ -157,6 +163,7 @@ export function createRestHandler(state: FakeState, urls: FakeUrls) {
       if (method === 'GET') return send(res, 200, { devices: [...state.devices.values()] });
       if (method === 'POST') {
         if (typeof body['name'] !== 'string' || typeof body['deviceType'] !== 'string') return error(res, 400, 'name and deviceType are required.');
+        if (state.devices.size >= state.maxDevices) return error(res, 403, 'User has excessive device registrations');
         const d = newDevice(body);
         state.changed();
         return send(res, 200, d);
@@ -173,6 +180,9 @@ export function createRestHandler(state: FakeState, urls: FakeUrls) {
           return error(res, status, 'Device not found.');
         }
         if (!device) return error(res, 404, 'Device not found.');
+        // The registration API takes back only what it handed out as updatable.
+        const refused = ['features', 'mediaCluster', 'etag'].filter((k) => k in body);
+        if (refused.length) return error(res, 400, `Fields not updatable: ${refused.join(', ')}.`);
         const updated: FakeDevice = { ...device, ...body, id, url: device.url, webSocketUrl: device.webSocketUrl, modificationTime: new Date().toISOString() };
         state.devices.set(id, updated);
         state.changed();

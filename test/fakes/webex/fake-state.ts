@@ -53,6 +53,16 @@ export interface FakeConnection {
   closed?: { code: number; reason: string };
 }
 
+export interface FakeFailure {
+  method?: string;
+  /** Matched against the request path, e.g. /\/v1\/messages$/. */
+  path: RegExp;
+  status: number;
+  /** Seconds, or an HTTP date, for the Retry-After header (429). */
+  retryAfter?: string;
+  times: number;
+}
+
 export interface FakeAck {
   messageId: string;
   connectionId: number;
@@ -75,6 +85,10 @@ export class FakeState {
   answerPings = true;
   catalogFailure: number | undefined;
   nextRefreshFailure: number | undefined;
+  /** Answers Webex gives before handling a call (throttling, outages), consumed in order. */
+  readonly failures: FakeFailure[] = [];
+  /** WDM's cap on a user's device registrations: beyond it a registration is refused with 403. */
+  maxDevices = Number.POSITIVE_INFINITY;
 
   constructor(
     readonly token: string,

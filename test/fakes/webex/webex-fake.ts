@@ -57,6 +57,10 @@ export interface WebexFake {
   failCatalog(status: number | undefined): void;
   /** The next device refresh (PUT) answers with this status. */
   failNextDeviceRefresh(status?: number): void;
+  /** The next `times` matching calls get `status` (429 with Retry-After, 5xx) before being handled. */
+  failNext(f: { method?: string; path: RegExp; status: number; retryAfter?: string; times?: number }): void;
+  /** WDM refuses registrations beyond this many devices (403 excessive device registrations). */
+  capDevices(max: number): void;
   /** Pongs stop (a half-dead connection). */
   answerPings(on: boolean): void;
   addPerson(p: { email: string; displayName?: string }): { id: string; email: string };
@@ -203,6 +207,12 @@ export async function startWebexFake(opts: WebexFakeOptions): Promise<WebexFake>
     failNextDeviceRefresh(status = 404) {
       state.nextRefreshFailure = status;
     },
+    failNext(f) {
+      state.failures.push({ ...f, times: f.times ?? 1 });
+    },
+    capDevices(max) {
+      state.maxDevices = max;
+    },
     answerPings(on) {
       state.answerPings = on;
     },
@@ -218,7 +228,8 @@ export async function startWebexFake(opts: WebexFakeOptions): Promise<WebexFake>
     },
     addDevice(p) {
       const id = randomUUID();
-      const now = new Date(Date.now() - 60_000).toISOString();
+      // Each added device is a little older than the one before: "oldest" is well defined.
+      const now = new Date(Date.now() - 60_000 - 1000 * (100 - state.devices.size)).toISOString();
       const device: FakeDevice = {
         id,
         url: `${base}/wdm/api/v1/devices/${id}`,
