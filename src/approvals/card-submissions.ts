@@ -4,6 +4,7 @@ import { faultApprovalDataSchema, type CardSubmission } from '../messaging/schem
 import type { Approvals } from './approvals';
 import type { OperatorRoom } from './operator-room';
 import { ack } from './wording';
+import { sameHydraObject } from '../messaging/hydra-id';
 
 export interface CardSubmissionDeps {
   approvals: Approvals;
@@ -34,7 +35,7 @@ export function createCardSubmissionHandler(deps: CardSubmissionDeps) {
     const { incident_id, alert_def_id, decision } = data.data;
     const log = logger.child({ incident_id, by: who });
 
-    if (sub.roomId !== deps.roomId) {
+    if (!sameHydraObject(sub.roomId, deps.roomId)) {
       log.warn({ room: sub.roomId }, 'card submission from another room refused');
       await say(ack.otherRoom(who));
       return;

@@ -62,3 +62,14 @@ export function clusterForServiceUrl(catalog: Pick<ServiceCatalog, 'hostCatalog'
   if (LEGACY_US_CLUSTERS.some((legacy) => entry.id.startsWith(legacy))) return DEFAULT_CLUSTER;
   return entry.id.split(':').slice(0, 3).join(':');
 }
+
+/**
+ * Whether two REST ids name the same object: the same room can be spelled with or without
+ * padding, url-safe or not, and with `us` or its legacy cluster name. Non-Hydra ids compare as text.
+ */
+export function sameHydraObject(a: string, b: string): boolean {
+  if (a === b) return true;
+  const x = decodeHydraId(a);
+  const y = decodeHydraId(b);
+  return Boolean(x && y && x.type === y.type && x.uuid.toLowerCase() === y.uuid.toLowerCase());
+}

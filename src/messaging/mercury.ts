@@ -30,11 +30,11 @@ export function nextAfterClose(code: number, reason: string, afterShutdown: bool
         ? { action: 'reconnect' }
         : { action: 'stop', error: `Webex closed the websocket (${why}); not reconnecting` };
     case 4000:
-      return {
-        action: 'stop',
-        error: `Webex replaced this websocket (${why}): another client uses the same device; not reconnecting`,
-        deviceInUse: true,
-      };
+      // Only "replaced" means another connection of the same device took over; any other 4000 is a
+      // server-side reset to reconnect from.
+      return /replac/i.test(reason)
+        ? { action: 'stop', error: `Webex replaced this websocket (${why}): another client uses the same device; not reconnecting`, deviceInUse: true }
+        : { action: 'reconnect' };
     case 4001:
       // After a server `shutdown` the old socket is retired with 4001: routine then.
       return afterShutdown

@@ -49,6 +49,9 @@ export interface WebexBot {
   postCard(card: AdaptiveCard, fallbackMarkdown: string): Promise<{ id: string }>;
 }
 
+/** Activity ids remembered for de-duplication: far more than clicks arrive during one reconnect. */
+const MAX_REMEMBERED_ACTIVITIES = 1000;
+
 export function createWebexBot(opts: WebexBotOptions): WebexBot {
   if (!opts.token.trim()) throw new Error('webex bot: token is empty (MSG_BOT_TOKEN)');
   if (!opts.roomId.trim()) throw new Error('webex bot: roomId is empty (MSG_ROOM_ID)');
@@ -76,6 +79,7 @@ export function createWebexBot(opts: WebexBotOptions): WebexBot {
   let bootstrapTimer: { cancel(): void; fire(): void } | undefined;
   let queue: Promise<void> = Promise.resolve();
   const emails = new Map<string, string | undefined>();
+  const handledActivities = new Set<string>();
 
   const setStatus = (patch: Partial<MessagingStatus>) => {
     const next = { ...status, ...patch };
@@ -123,6 +127,11 @@ export function createWebexBot(opts: WebexBotOptions): WebexBot {
     const event = activityEventSchema.safeParse(frame.data);
     if (!event.success || event.data.activity.verb !== 'cardAction') return;
     const activity = event.data.activity;
+    // Across a reconnect, the old socket and the new one (and Mercury's buffered replay) can both
+    // carry the same activity: each click is acted on once.
+    if (handledActivities.has(activity.id)) return;
+    handledActivities.add(activity.id);
+    if (handledActivities.size > MAX_REMEMBERED_ACTIVITIES) handledActivities.delete(handledActivities.values().next().value as string);
     // One at a time, in arrival order: approvals must see clicks in the order people made them.
     queue = queue.then(() => handleCardAction(activity)).catch((error) => {
       logger.error({ err: errorText(error), activity_id: activity.id }, 'webex card submission not handled');

@@ -60,6 +60,24 @@ describe('card submissions', () => {
     expect(t.posted.at(-1)).toMatch(/no active incident is awaiting approval for AD000002/);
   });
 
+  it('knows its room however the id is spelled (padding, url-safe or standard base64), and refuses other rooms', async () => {
+    const uuid = '7d5a0a3c-6f0e-4f61-9a2e-0c1d2e3f4a5b';
+    const standard = Buffer.from(`ciscospark://us/ROOM/${uuid}`).toString('base64');
+    const urlSafe = Buffer.from(`ciscospark://us/ROOM/${uuid}`).toString('base64url');
+    const posted: string[] = [];
+    const room = { postMarkdown: async (m: string) => void posted.push(m), postCard: async () => ({ id: 'card-1' }) };
+    relay = await relayForTest({ agent: createStubRuntime(), room, env: { MSG_BOT_TOKEN: 't', MSG_ROOM_ID: standard } });
+    const res = await relay.app.inject({ method: 'POST', url: '/fault-alert', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(ad000002()) });
+    const id = res.json().incident_id as string;
+    await relay.approvals.request({ incident_id: id, summary: 's', device: 'R1', commands: ['router bgp 65001'] });
+    const other = Buffer.from('ciscospark://us/ROOM/00000000-0000-0000-0000-000000000000').toString('base64url');
+    await relay.onCardSubmission(seedClick('APPROVED', { roomId: other }));
+    expect(relay.incidents.get(id)?.approval).toBeNull();
+    expect(posted.at(-1)).toMatch(/another room/);
+    await relay.onCardSubmission(seedClick('APPROVED', { roomId: urlSafe }));
+    expect(relay.incidents.get(id)?.approval).toMatchObject({ decision: 'APPROVED', channel: 'webex' });
+  });
+
   it('checks the approver as for any card', async () => {
     const t = await setUp({ MSG_APPROVERS: 'bob@example.net' });
     const id = await t.fire('10.0.0.2');

@@ -34,6 +34,8 @@ export interface CardClick {
   actionId: string;
   /** Ids of the websocket envelopes that carried it (one per connected socket). */
   envelopeIds: string[];
+  /** Delivers the same activity again, in new envelopes. */
+  replay(): string[];
 }
 
 export interface WebexFake {
@@ -149,7 +151,9 @@ export async function startWebexFake(opts: WebexFakeOptions): Promise<WebexFake>
     };
     const envelopeIds = mercury.emit({ eventType: 'conversation.activity', activity });
     state.changed();
-    return { actionId: hydraId('ATTACHMENT_ACTION', uuid, cluster), envelopeIds };
+    // Mercury may deliver an activity again (a buffered replay after a reconnect): the same id, a new envelope.
+    const replay = () => mercury.emit({ eventType: 'conversation.activity', activity });
+    return { actionId: hydraId('ATTACHMENT_ACTION', uuid, cluster), envelopeIds, replay };
   };
 
   const posted = (): PostedMessage[] =>

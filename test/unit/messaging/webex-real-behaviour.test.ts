@@ -124,6 +124,32 @@ describe('Webex as it really behaves: throttling, outages, device caps', () => {
     expect(fake.devices().map((d) => d.id)).toEqual([existing.id]);
   });
 
+  it('a 4000 close that is not a replacement is a reset: it reconnects', async () => {
+    const b = makeBot();
+    await b.start();
+    fake.dropSocket(4000, 'Connection reset by server');
+    await probe.until(() => probe.last()?.connected === false);
+    await clock.fire(500);
+    await probe.until(() => probe.last()?.connected === true);
+    expect(b.status().error).toBeUndefined();
+    expect(fake.socketAttempts()).toBe(2);
+  });
+
+  it('an activity delivered twice (a replay after a reconnect) is acted on once', async () => {
+    const b = makeBot();
+    await b.start();
+    const posted = await b.postCard(
+      buildApprovalCard({ incident_id: 'INC-1', alert_def_id: 'AD000002', device: 'R1', summary: 's', commands: ['router bgp 65001'] }),
+      'Approval needed',
+    );
+    const click = fake.clickCardButton({ messageId: posted.id, title: 'Approve', personEmail: 'alice@example.com' });
+    await probe.until(() => probe.submissions.length === 1);
+    click.replay();
+    const other = fake.clickCardButton({ messageId: posted.id, title: 'Deny', personEmail: 'bob@example.com' });
+    await probe.until(() => probe.submissions.length >= 2);
+    expect(probe.submissions.map((s) => s.actionId)).toEqual([click.actionId, other.actionId]);
+  });
+
   it('reads Retry-After as seconds or as an HTTP date', () => {
     const now = Date.parse('2026-11-24T10:00:00Z');
     expect(retryAfterMs('5', now)).toBe(5000);
