@@ -18,6 +18,11 @@ export type ApprovalCardInput = z.infer<typeof approvalCardInputSchema>;
 // A card is one message: long command lists are shown in part, the agent's prompt has them all.
 const MAX_LINES_SHOWN = 40;
 const MAX_SUMMARY_CHARS = 2000;
+/**
+ * The card's JSON budget. Webex refuses oversized card attachments; this stays well under the
+ * size its clients are known to take, so a long change list is cut (with a note), never refused.
+ */
+export const CARD_MAX_BYTES = 20_000;
 
 /**
  * The approval card: Adaptive Card 1.3 with Approve / Deny `Action.Submit` buttons whose data
@@ -45,27 +50,35 @@ export function buildApprovalCard(input: ApprovalCardInput): AdaptiveCard {
     ...(a.expires_at ? [{ title: 'Expires', value: a.expires_at }] : []),
     ...(a.lines_sha256 ? [{ title: 'Lines hash', value: a.lines_sha256.slice(0, 12) }] : []),
   ];
-  // What a person approves is what is applied: with lines left out, the card can only deny.
-  const complete = a.commands.length <= MAX_LINES_SHOWN;
+  // Shrinks what is shown until the card fits Webex's attachment size: a card that is too big is
+  // refused, and then nobody can decide at all.
+  for (let shown = MAX_LINES_SHOWN; ; shown = Math.floor(shown / 2)) {
+    const card = cardWith(shown);
+    if (shown <= 1 || Buffer.byteLength(JSON.stringify(card)) <= CARD_MAX_BYTES) return card;
+  }
 
-  return {
-    $schema: 'http://adaptivecards.io/schemas/adaptive-card.json',
-    type: 'AdaptiveCard',
-    version: '1.3',
-    body: [
-      { type: 'TextBlock', text: `Approval needed: configuration change on ${a.device}`, weight: 'Bolder', size: 'Medium', wrap: true },
-      { type: 'FactSet', facts },
-      { type: 'TextBlock', text: clip(a.summary, MAX_SUMMARY_CHARS), wrap: true, spacing: 'Medium' },
-      ...commandBlock('Commands to apply, exactly these, once', a.commands),
-      ...(complete ? [] : [{ type: 'TextBlock', text: 'Too many lines to show them all here: approve in the tray, where every line is shown. You can deny here.', wrap: true, color: 'Attention' }]),
-      ...(a.rollback?.length ? commandBlock('Rollback', a.rollback) : []),
-      { type: 'Input.Text', id: 'reason', placeholder: 'Reason (optional)', isMultiline: true, maxLength: 500 },
-    ],
-    actions: [
-      ...(complete ? [{ type: 'Action.Submit', title: 'Approve', style: 'positive', data: data('APPROVED') }] : []),
-      { type: 'Action.Submit', title: 'Deny', style: 'destructive', data: data('DENIED') },
-    ],
-  };
+  function cardWith(shown: number): AdaptiveCard {
+    // What a person approves is what is applied: with lines left out, the card can only deny.
+    const complete = a.commands.length <= shown;
+    return {
+      $schema: 'http://adaptivecards.io/schemas/adaptive-card.json',
+      type: 'AdaptiveCard',
+      version: '1.3',
+      body: [
+        { type: 'TextBlock', text: `Approval needed: configuration change on ${a.device}`, weight: 'Bolder', size: 'Medium', wrap: true },
+        { type: 'FactSet', facts },
+        { type: 'TextBlock', text: clip(a.summary, MAX_SUMMARY_CHARS), wrap: true, spacing: 'Medium' },
+        ...commandBlock('Commands to apply, exactly these, once', a.commands, shown),
+        ...(complete ? [] : [{ type: 'TextBlock', text: 'Too many lines to show them all here: approve in the tray, where every line is shown. You can deny here.', wrap: true, color: 'Attention' }]),
+        ...(a.rollback?.length ? commandBlock('Rollback', a.rollback, shown) : []),
+        { type: 'Input.Text', id: 'reason', placeholder: 'Reason (optional)', isMultiline: true, maxLength: 500 },
+      ],
+      actions: [
+        ...(complete ? [{ type: 'Action.Submit', title: 'Approve', style: 'positive', data: data('APPROVED') }] : []),
+        { type: 'Action.Submit', title: 'Deny', style: 'destructive', data: data('DENIED') },
+      ],
+    };
+  }
 }
 
 /** What card-less clients (and notifications) show instead of the card. */
@@ -86,8 +99,8 @@ export function verbatimLine(line: string): AdaptiveCard['body'][number] {
   return { type: 'RichTextBlock', spacing: 'None', inlines: [{ type: 'TextRun', text, fontType: 'Monospace' }] };
 }
 
-function commandBlock(title: string, lines: string[]): AdaptiveCard['body'] {
-  const shown = lines.slice(0, MAX_LINES_SHOWN);
+function commandBlock(title: string, lines: string[], max: number): AdaptiveCard['body'] {
+  const shown = lines.slice(0, max);
   const more = lines.length - shown.length;
   return [
     { type: 'TextBlock', text: title, weight: 'Bolder', spacing: 'Medium' },
