@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
-import { Pool } from 'undici';
+import { Pool, ProxyAgent, type Dispatcher } from 'undici';
+import { proxyFor, type ProxySettings } from '../net/proxy';
 import { z } from 'zod';
 import { jitteredBackoff, wait, type BackoffPolicy } from '../backoff';
 import { systemClock, type Clock } from '../clock';
@@ -47,6 +48,8 @@ export interface AgentClientOptions {
   reconnectDelay?: BackoffPolicy;
   /** Keep-alive connections for API calls. */
   connections?: number;
+  /** Proxy settings (HTTPS_PROXY …) for a runtime elsewhere; a loopback runtime is always reached directly. */
+  proxy?: ProxySettings;
 }
 
 const defaults = { connectMs: 3_000, headersMs: 10_000, bodyMs: 30_000, eventHeadersMs: 3_000, eventIdleMs: 35_000 };
@@ -71,20 +74,27 @@ export function createAgentClient(endpoint: RuntimeEndpoint, opts: AgentClientOp
   const authorization = `Basic ${credentials}`;
   const redact = createRedactor([endpoint.password, credentials]);
 
-  const pool = new Pool(base.origin, {
-    connections: opts.connections ?? 8,
-    connectTimeout: timeouts.connectMs,
-    headersTimeout: timeouts.headersMs,
-    bodyTimeout: timeouts.bodyMs,
-    keepAliveTimeout: 10_000,
-  });
+  const through = opts.proxy ? proxyFor(base, opts.proxy) : undefined;
+  // Through a proxy, requests name their origin; a pool is bound to one already.
+  const origin = through ? { origin: base.origin } : {};
+  const pool: Dispatcher = through
+    ? new ProxyAgent({ uri: through, connections: opts.connections ?? 8, headersTimeout: timeouts.headersMs, bodyTimeout: timeouts.bodyMs })
+    : new Pool(base.origin, {
+        connections: opts.connections ?? 8,
+        connectTimeout: timeouts.connectMs,
+        headersTimeout: timeouts.headersMs,
+        bodyTimeout: timeouts.bodyMs,
+        keepAliveTimeout: 10_000,
+      });
   // The event stream holds its connection for hours; it must not take a slot from API calls.
-  const eventPool = new Pool(base.origin, {
-    connections: 2,
-    connectTimeout: timeouts.connectMs,
-    headersTimeout: timeouts.eventHeadersMs,
-    bodyTimeout: timeouts.eventIdleMs,
-  });
+  const eventPool: Dispatcher = through
+    ? new ProxyAgent({ uri: through, connections: 2, headersTimeout: timeouts.eventHeadersMs, bodyTimeout: timeouts.eventIdleMs })
+    : new Pool(base.origin, {
+        connections: 2,
+        connectTimeout: timeouts.connectMs,
+        headersTimeout: timeouts.eventHeadersMs,
+        bodyTimeout: timeouts.eventIdleMs,
+      });
 
   async function call<S extends z.ZodType | undefined = undefined>(
     method: Method,
@@ -96,6 +106,7 @@ export function createAgentClient(endpoint: RuntimeEndpoint, opts: AgentClientOp
     let text: string;
     try {
       const res = await pool.request({
+        ...origin,
         method,
         path: basePath + path,
         query,
@@ -142,6 +153,7 @@ export function createAgentClient(endpoint: RuntimeEndpoint, opts: AgentClientOp
     let res;
     try {
       res = await eventPool.request({
+        ...origin,
         method: 'GET',
         path: `${basePath}/event`,
         headers: { authorization, accept: 'text/event-stream' },

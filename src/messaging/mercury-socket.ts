@@ -36,6 +36,8 @@ export interface MercurySocketOptions {
   readyTimeoutMs: number;
   /** Aborts an attempt that is not ready yet. */
   signal?: AbortSignal;
+  /** How to reach the socket's host: a proxy tunnel (HTTPS_PROXY …), or undefined to connect directly. */
+  agentFor?: (url: string) => import('node:http').Agent | undefined;
   /** Every inbound frame except pongs, already acknowledged. */
   onFrame(frame: InboundFrame): void;
   /** Once, after the socket was ready, when it closes for any reason. */
@@ -58,7 +60,9 @@ export function prepareSocketUrl(webSocketUrl: string, now: Date): string {
  */
 export function openMercurySocket(opts: MercurySocketOptions): Promise<MercurySocket> {
   const { clock, logger } = opts;
-  const ws = new WebSocket(prepareSocketUrl(opts.webSocketUrl, clock.now()), { handshakeTimeout: opts.readyTimeoutMs });
+  const url = prepareSocketUrl(opts.webSocketUrl, clock.now());
+  const agent = opts.agentFor?.(url);
+  const ws = new WebSocket(url, { handshakeTimeout: opts.readyTimeoutMs, ...(agent ? { agent } : {}) });
 
   let ready = false;
   let settled = false;

@@ -74,6 +74,7 @@ export interface MercuryConnection {
 
 export interface MercuryOptions {
   token: string;
+  agentFor?: (url: string) => import('node:http').Agent | undefined;
   clock: Clock;
   logger: Logger;
   /** 0 ≤ x < 1, for backoff jitter. */
@@ -172,6 +173,7 @@ export function createMercuryConnection(opts: MercuryOptions): MercuryConnection
         pongTimeoutMs,
         readyTimeoutMs,
         signal: inflight.signal,
+        agentFor: opts.agentFor,
         // Frames of a socket still opening count: buffer_state and events may precede readiness.
         onFrame: (frame) => {
           if (slot.retired) return;

@@ -16,6 +16,7 @@ import { systemClock, type Clock } from '../clock';
 import { discoverServices } from './u2c';
 import { createDeviceManager, type DeviceManager } from './wdm';
 import { createWebexHttp, WebexApiError } from './webex-http';
+import { createProxyDispatchers, NO_PROXY_SETTINGS, proxyFor, tunnelAgent, type ProxySettings } from '../net/proxy';
 
 export type { CardSubmission, MessagingStatus } from './schemas';
 
@@ -34,6 +35,8 @@ export interface WebexBotOptions {
   clock?: Clock;
   /** 0 ≤ x < 1, for backoff jitter. */
   random?: () => number;
+  /** Proxy settings (HTTPS_PROXY …); default: none. */
+  proxy?: ProxySettings;
   /** Card submissions with `callback_keyword: fault_approval`, in arrival order, plaintext. */
   onCardSubmission(sub: CardSubmission): void | Promise<void>;
   onStatus?(s: MessagingStatus): void;
@@ -66,7 +69,14 @@ export function createWebexBot(opts: WebexBotOptions): WebexBot {
   const random = opts.random ?? Math.random;
   const deviceName = opts.deviceName ?? 'fault-relay';
   const logger = opts.logger.child({ component: 'webex' });
-  const http = createWebexHttp(opts.token, { clock, random });
+  // Every outbound connection honours HTTPS_PROXY / HTTP_PROXY / NO_PROXY: REST and the websocket alike.
+  const proxy = opts.proxy ?? NO_PROXY_SETTINGS;
+  const proxies = createProxyDispatchers(proxy);
+  const agentFor = (url: string) => {
+    const through = proxyFor(url, proxy);
+    return through ? tunnelAgent(through) : undefined;
+  };
+  const http = createWebexHttp(opts.token, { clock, random, dispatcherFor: (url) => proxies.for(url) });
   const rest: WebexRest = createWebexRest({ http, apiUrl: opts.apiUrl });
 
   let status: MessagingStatus = { configured: true, connected: false, deviceRegistered: false };
@@ -210,6 +220,7 @@ export function createWebexBot(opts: WebexBotOptions): WebexBot {
       }
       mercury = createMercuryConnection({
         token: opts.token,
+        agentFor,
         clock,
         logger,
         random,
@@ -240,6 +251,7 @@ export function createWebexBot(opts: WebexBotOptions): WebexBot {
         }
       }
       if (wasRunning || status.deviceRegistered) setStatus({ connected: false, deviceRegistered: false });
+      await proxies.close();
     },
 
     status: () => ({ ...status }),

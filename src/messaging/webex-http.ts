@@ -1,4 +1,4 @@
-import { request } from 'undici';
+import { request, type Dispatcher } from 'undici';
 import type { z } from 'zod';
 import { jitteredBackoff } from '../backoff';
 import { systemClock, type Clock } from '../clock';
@@ -47,6 +47,8 @@ export interface WebexHttpOptions {
   random?: () => number;
   /** Longest Retry-After the relay will honour in one wait. */
   maxRetryAfterMs?: number;
+  /** A proxy's dispatcher for a URL (HTTPS_PROXY …), or undefined to connect directly. */
+  dispatcherFor?: (url: string) => Dispatcher | undefined;
 }
 
 /** `Retry-After` as milliseconds: seconds, or an HTTP date; undefined when absent or unreadable. */
@@ -97,7 +99,9 @@ export function createWebexHttp(token: string, opts: WebexHttpOptions = {}): Web
     const path = safePath(url);
     let res;
     try {
+      const dispatcher = opts.dispatcherFor?.(url);
       res = await request(url, {
+        ...(dispatcher ? { dispatcher } : {}),
         method: method as 'GET',
         headers: {
           authorization: `Bearer ${token}`,

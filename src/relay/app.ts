@@ -7,6 +7,7 @@ import type { Incidents } from '../incidents/service';
 import { bearerGuard } from './auth';
 import { installErrorHandler, installJsonParser } from './errors';
 import { requestGuard } from './request-guards';
+import type { ProxySettings } from '../net/proxy';
 import type { EventStreamHealth, MessagingHealth } from './health-checks';
 import type { Intake } from './intake';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -44,6 +45,8 @@ export interface AppDeps {
   messaging: () => MessagingHealth;
   eventStream?: () => EventStreamHealth;
   tools: { token: string; createServer: () => McpServer };
+  /** Outbound proxy settings (HTTPS_PROXY …) for the search proxy's upstream. */
+  proxy?: ProxySettings;
   /** Takes secret values out of error messages before they are answered. */
   scrub?: (text: string) => string;
   /** Standing warnings for /health; the model check for /health/deep. */
@@ -116,6 +119,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     timeoutMs: config.SEARCH_UPSTREAM_TIMEOUT_MS,
     bodyLimit: config.MAX_BODY_BYTES,
     webhookSecret: secret,
+    proxy: deps.proxy,
   });
   return app;
 }

@@ -25,6 +25,7 @@ import { createIncidents } from '../incidents/service';
 import type { IncidentStore } from '../incidents/store';
 import { buildApp } from './app';
 import { createSecretScrubber } from '../log/secret-scrubber';
+import type { ProxySettings } from '../net/proxy';
 import { SECRET_KEYS } from '../config/schema';
 import type { MessagingHealth } from './health-checks';
 import { createIntake } from './intake';
@@ -52,6 +53,8 @@ export interface RelayDeps {
   protectedRoutes?: (scope: FastifyInstance) => Promise<void>;
   /** The built renderer for /ui (tests build it into a temp folder). */
   uiDistDir?: string;
+  /** Outbound proxy settings (HTTPS_PROXY …), for the search proxy's upstream. */
+  proxy?: ProxySettings;
   /** Upper bound on how long `POST /fault-alert` waits for the session before answering `queued`. */
   deliveryWaitMs?: number;
   retryBaseMs?: number;
@@ -151,6 +154,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
   const app = await buildApp({
     config,
     scrub: scrubber.scrub,
+    proxy: deps.proxy,
     clock,
     sessionLogPath: sessionLog.pathFor,
     uiDistDir: deps.uiDistDir,

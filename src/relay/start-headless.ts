@@ -14,6 +14,7 @@ import { createRelay, type Relay } from './create-relay';
 import { removeRuntimeAttach, writeRuntimeAttach } from './runtime-attach-file';
 import type { MessagingHealth } from './health-checks';
 import type { SecretScrubber } from '../log/secret-scrubber';
+import { proxySettingsFromEnv } from '../net/proxy';
 
 export interface HeadlessOptions {
   env: Record<string, string | undefined>;
@@ -66,6 +67,8 @@ function localUrl(listenUrl: string, path: string): string {
  */
 export async function startHeadlessRelay(opts: HeadlessOptions): Promise<RunningRelay> {
   const config = loadConfig(opts.env);
+  // Every outbound connection honours HTTPS_PROXY / HTTP_PROXY / NO_PROXY; loopback never goes through it.
+  const proxy = proxySettingsFromEnv(opts.env);
   const { logger } = opts;
   const dataDir = resolve(config.RELAY_DATA_DIR);
 
@@ -88,6 +91,7 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
           u2cUrl: config.MSG_U2C_URL,
           apiUrl: config.MSG_API_URL,
           logger: logger.child({ component: 'webex' }),
+          proxy,
           ...(opts.clock ? { clock: opts.clock } : {}),
           onCardSubmission: (sub) => ref.relay?.onCardSubmission(sub),
         })
@@ -103,6 +107,7 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
     room: bot,
     messaging: () => toHealth(bot),
     extraChannels: opts.extraChannels,
+    proxy,
   });
   ref.relay = relay;
   opts.scrubber?.add(relay.toolsToken);
@@ -115,7 +120,7 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
       agent.attach(
         createAgentClient(
           { url: config.AGENT_URL, username: config.AGENT_SERVER_USERNAME, password: config.AGENT_SERVER_PASSWORD as string },
-          { logger, timeouts: { headersMs: 5_000 } },
+          { logger, timeouts: { headersMs: 5_000 }, proxy },
         ),
       );
     } else {

@@ -7,6 +7,7 @@ import { createRelay } from '../../src/relay/create-relay';
 import type { Clock } from '../../src/clock';
 import type { IncidentStore } from '../../src/incidents/store';
 import type { DeviceTools } from '../../src/artifacts/device-tools';
+import type { ProxySettings } from '../../src/net/proxy';
 
 export const silent = pino({ level: 'silent' });
 
@@ -21,6 +22,7 @@ export async function relayForTest(opts: {
   room?: OperatorRoom;
   deviceTools?: DeviceTools;
   extraChannels?: () => string[];
+  proxy?: ProxySettings;
 }) {
   const config = loadConfig({ AGENT_URL: 'http://127.0.0.1:1', AGENT_SERVER_PASSWORD: 'pw', ...opts.env });
   const store = opts.store ?? createPersistentStore({ backend: createMemoryBackend(), retention: config.INCIDENT_RETENTION, logger: silent });
@@ -35,6 +37,7 @@ export async function relayForTest(opts: {
     room: opts.room,
     deviceTools: opts.deviceTools,
     extraChannels: opts.extraChannels,
+    proxy: opts.proxy,
   });
 }
 

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { Agent, request as undiciRequest } from 'undici';
+import { createProxyDispatchers, NO_PROXY_SETTINGS, type ProxySettings } from '../../net/proxy';
 import { bearerGuard } from '../auth';
 import { HttpError } from '../errors';
 
@@ -9,6 +10,7 @@ export interface SearchProxyOptions {
   timeoutMs: number;
   bodyLimit: number;
   webhookSecret?: string;
+  proxy?: ProxySettings;
 }
 
 const PREFIX = '/search-platform';
@@ -45,8 +47,14 @@ export function assertSafePath(path: string) {
 }
 
 export const searchProxyRoutes: FastifyPluginAsync<SearchProxyOptions> = async (app, opts) => {
-  const dispatcher = new Agent({ keepAliveTimeout: 10_000, connect: { timeout: opts.timeoutMs } });
-  app.addHook('onClose', async () => dispatcher.close());
+  const direct = new Agent({ keepAliveTimeout: 10_000, connect: { timeout: opts.timeoutMs } });
+  // A Splunk behind the corporate proxy is reached through it (HTTPS_PROXY …, NO_PROXY honoured).
+  const proxies = createProxyDispatchers(opts.proxy ?? NO_PROXY_SETTINGS);
+  const dispatcher = (opts.upstreamUrl ? proxies.for(opts.upstreamUrl) : undefined) ?? direct;
+  app.addHook('onClose', async () => {
+    await direct.close();
+    await proxies.close();
+  });
   app.addHook('onRequest', bearerGuard(opts.webhookSecret));
 
   // The proxy forwards bodies untouched, whatever their type.

@@ -14,6 +14,8 @@ export interface WebexFakeOptions {
   roomId: string;
   host?: string;
   port?: number;
+  /** The name its URLs carry instead of its address (as Webex's public names), e.g. to be reached through a proxy. */
+  publicName?: string;
   /** Cluster of room/message/action ids; `us` by default, e.g. `urn:TEAM:eu-central-1_k`. */
   cluster?: string;
   botEmail?: string;
@@ -101,7 +103,8 @@ export async function startWebexFake(opts: WebexFakeOptions): Promise<WebexFake>
     server.once('error', reject);
     server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => resolve());
   });
-  const { address, port } = server.address() as AddressInfo;
+  const { address: boundAddress, port } = server.address() as AddressInfo;
+  const address = opts.publicName ?? boundAddress;
   const base = `http://${address}:${port}`;
   const mercury = createMercuryServer(state);
   server.on('request', createRestHandler(state, { base, wsBase: `ws://${address}:${port}` }));

@@ -1,0 +1,106 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createAgentClient } from '../../src/agent/client';
+import { createWebexBot, type WebexBot } from '../../src/messaging/webex-bot';
+import { proxyFor, proxySettingsFromEnv } from '../../src/net/proxy';
+import { startConnectProxy, type ConnectProxy } from '../fakes/connect-proxy';
+import { newRoomId, startWebexFake, type WebexFake } from '../fakes/webex';
+import { relayForTest, silent } from '../helpers/relay';
+import { createStubRuntime } from '../helpers/stub-runtime';
+
+/**
+ * Every outbound connection through a real (local) corporate proxy. The services are named
+ * `*.test`, which only the proxy can resolve: a connection that bypassed it would fail.
+ */
+const stops: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const stop of stops.splice(0).reverse()) await stop();
+});
+
+async function proxy(): Promise<ConnectProxy> {
+  const p = await startConnectProxy();
+  stops.push(p.stop);
+  return p;
+}
+
+async function httpServer(handler: Parameters<typeof createServer>[1]): Promise<{ port: number }> {
+  const server: Server = createServer(handler);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  stops.push(() => new Promise((r) => (server.closeAllConnections(), server.close(r))));
+  return { port: (server.address() as AddressInfo).port };
+}
+
+describe('HTTPS_PROXY / HTTP_PROXY / NO_PROXY', () => {
+  it('decides per URL: loopback and NO_PROXY entries direct, the rest through the proxy of their scheme', () => {
+    const s = proxySettingsFromEnv({ HTTPS_PROXY: 'http://proxy.corp:3128', http_proxy: 'http://plain.corp:8080', NO_PROXY: '.internal.example, splunk.example:8089' });
+    expect(proxyFor('https://webexapis.com/v1/messages', s)).toBe('http://proxy.corp:3128');
+    expect(proxyFor('wss://mercury-connection-a.wbx2.com/x', s)).toBe('http://proxy.corp:3128');
+    expect(proxyFor('http://runtime.example:4096', s)).toBe('http://plain.corp:8080');
+    expect(proxyFor('http://127.0.0.1:4096', s)).toBeUndefined();
+    expect(proxyFor('http://[::1]:4096', s)).toBeUndefined();
+    expect(proxyFor('https://a.internal.example/x', s)).toBeUndefined();
+    expect(proxyFor('https://splunk.example:8089/services', s)).toBeUndefined();
+    expect(proxyFor('https://splunk.example:443/services', s)).toBe('http://proxy.corp:3128');
+    expect(proxyFor('https://anything', proxySettingsFromEnv({ HTTPS_PROXY: 'http://p:1', NO_PROXY: '*' }))).toBeUndefined();
+  });
+
+  it('the Webex bot registers, connects its websocket and posts through the proxy', async () => {
+    const p = await proxy();
+    const token = `bot-${randomUUID()}`;
+    const roomId = newRoomId();
+    const fake: WebexFake = await startWebexFake({ token, roomId, publicName: 'webex.test' });
+    stops.push(() => fake.stop());
+    const port = new URL(fake.apiUrl).port;
+    const bot: WebexBot = createWebexBot({
+      token,
+      roomId,
+      u2cUrl: `http://webex.test:${port}/u2c/api/v1`,
+      apiUrl: `http://webex.test:${port}/v1`,
+      logger: silent,
+      onCardSubmission: () => {},
+      proxy: proxySettingsFromEnv({ HTTP_PROXY: p.url }),
+    });
+    stops.push(() => bot.stop());
+    await bot.start();
+    await bot.postMarkdown('through the proxy');
+    expect(bot.status().connected).toBe(true);
+    expect(fake.postedMessages(roomId).map((m) => m.markdown)).toEqual(['through the proxy']);
+    // REST (catalog, people, devices, messages) and the websocket each went through it.
+    expect(p.seen.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(p.seen)).toEqual(new Set([`webex.test:${port}`]));
+    expect(fake.connections()).toHaveLength(1);
+  });
+
+  it('a runtime elsewhere is reached through the proxy; the embedded one on loopback never is', async () => {
+    const p = await proxy();
+    const runtime = await httpServer((req, res) => {
+      res.writeHead(req.headers.authorization ? 200 : 401, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ healthy: true, version: 'remote' }));
+    });
+    const settings = proxySettingsFromEnv({ HTTP_PROXY: p.url });
+    const remote = createAgentClient({ url: `http://runtime.test:${runtime.port}`, username: 'opencode', password: 'pw-remote-1' }, { proxy: settings });
+    stops.push(() => remote.close());
+    expect(await remote.health()).toMatchObject({ healthy: true, version: 'remote' });
+    expect(p.seen).toEqual([`runtime.test:${runtime.port}`]);
+    const local = createAgentClient({ url: `http://127.0.0.1:${runtime.port}`, username: 'opencode', password: 'pw' }, { proxy: settings });
+    stops.push(() => local.close());
+    await local.health();
+    expect(p.seen).toHaveLength(1);
+  });
+
+  it('the search proxy reaches a Splunk behind the proxy', async () => {
+    const p = await proxy();
+    const splunk = await httpServer((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ path: req.url, auth: req.headers.authorization }));
+    });
+    const relay = await relayForTest({ agent: createStubRuntime(), env: { SEARCH_UPSTREAM_URL: `http://splunk.test:${splunk.port}/servicesNS`, SEARCH_UPSTREAM_TOKEN: 'splunk-token-1' }, proxy: proxySettingsFromEnv({ HTTP_PROXY: p.url }) });
+    stops.push(() => relay.close());
+    const res = await relay.app.inject({ url: '/search-platform/admin/search/saved/searches' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ path: '/servicesNS/admin/search/saved/searches', auth: 'Bearer splunk-token-1' });
+    expect(p.seen).toEqual([`splunk.test:${splunk.port}`]);
+  });
+});
