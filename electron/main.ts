@@ -2,7 +2,8 @@
  * The tray app's main process: lifecycle and wiring only. Everything with a decision in it
  * lives in the modules it wires, which tests drive with fake Electron APIs.
  */
-import { app, BrowserWindow, clipboard, dialog, Menu, nativeImage, Notification, safeStorage, shell, Tray } from 'electron';
+import { app, BrowserWindow, clipboard, dialog, Menu, nativeImage, Notification, safeStorage, session, shell, Tray } from 'electron';
+import { spawnSync } from 'node:child_process';
 import Store from 'electron-store';
 import { homedir, userInfo } from 'node:os';
 import { mkdirSync } from 'node:fs';
@@ -28,7 +29,8 @@ import { createSecretStore } from './secrets';
 import { createSettings } from './settings';
 import { createTrayController } from './tray';
 import { TRAY_STATES } from './tray-state';
-import { hideOnClose, lockDownNavigation, windowOptions } from './windows';
+import { hideOnClose, lockDownNavigation, WINDOW_SIZE } from './windows';
+import { denyAllPermissions, setUpPlatform, startsHidden, trayIsVisible } from './desktop-platform';
 
 if (!app.requestSingleInstanceLock()) {
   // Two trays would fight over the port and the store: the first one takes over.
@@ -38,6 +40,9 @@ if (!app.requestSingleInstanceLock()) {
 }
 
 async function run() {
+  setUpPlatform({ app, platform: process.platform });
+  denyAllPermissions(session.defaultSession);
+  const trayVisible = trayIsVisible({ platform: process.platform, env: process.env, statusNotifierWatcher: hasStatusNotifierWatcher() });
   const paths = desktopPaths({ isPackaged: app.isPackaged, appPath: app.getAppPath(), resourcesPath: process.resourcesPath, userData: app.getPath('userData') });
   const logger = createLogger({ level: process.env.LOG_LEVEL ?? 'info', destination: pino.destination({ dest: join(paths.logDir, 'fault-relay.log'), mkdir: true }) });
   const user = userInfo().username;
@@ -54,9 +59,21 @@ async function run() {
 
   function showWindow(incidentId?: string) {
     if (!window || window.isDestroyed()) {
-      window = new BrowserWindow(windowOptions(paths.preload));
+      window = new BrowserWindow({
+        ...WINDOW_SIZE,
+        webPreferences: {
+          preload: paths.preload,
+          sandbox: true,
+          contextIsolation: true,
+          nodeIntegration: false,
+          nodeIntegrationInWorker: false,
+          webSecurity: true,
+          allowRunningInsecureContent: false,
+          spellcheck: false,
+        },
+      });
       lockDownNavigation(window.webContents, (url) => void shell.openExternal(url));
-      hideOnClose(window, () => quitting);
+      hideOnClose(window, () => quitting, trayVisible);
       window.once('ready-to-show', () => window?.show());
       void window.loadFile(paths.rendererIndex);
     } else window.show();
@@ -122,7 +139,17 @@ async function run() {
       detach?.();
       detach = undefined;
       if (running) {
-        const notifier = createNotifier({ Notification, supportsActions: process.platform === 'darwin', bus: running.relay.bus, decide: running.relay.approvals.decide, user, openIncident: (id) => showWindow(id), logger });
+        const notifier = createNotifier({
+          Notification,
+          supportsActions: process.platform === 'darwin',
+          bus: running.relay.bus,
+          decide: running.relay.approvals.decide,
+          user,
+          openIncident: (id) => showWindow(id),
+          isSupported: () => Notification.isSupported(),
+          onNotificationFailed: (id, message) => running.relay.incidents.record(id, 'desktop.notification_failed', message),
+          logger,
+        });
         const offs = [
           trayController.watch(running.relay.bus),
           forwardRelayEvents(running.relay.bus, (event) => window && sendToRenderer(window.webContents, 'relay-event', event)),
@@ -158,5 +185,13 @@ async function run() {
   });
 
   await host.start();
-  if (!process.argv.includes('--hidden')) showWindow();
+  if (!startsHidden(process.argv, trayVisible)) showWindow();
+}
+
+/** Asks the session bus whether a status-notifier host (a place for tray icons) is there; undefined when it cannot tell. */
+function hasStatusNotifierWatcher(): boolean | undefined {
+  if (process.platform !== 'linux') return undefined;
+  const r = spawnSync('gdbus', ['call', '--session', '--dest', 'org.freedesktop.DBus', '--object-path', '/org/freedesktop/DBus', '--method', 'org.freedesktop.DBus.NameHasOwner', 'org.kde.StatusNotifierWatcher'], { encoding: 'utf8', timeout: 2000 });
+  if (r.status !== 0) return undefined;
+  return /\btrue\b/.test(r.stdout);
 }

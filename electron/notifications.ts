@@ -11,6 +11,8 @@ import type { ApprovalRequest, PublicIncident } from '../src/incidents/model';
 export interface NotificationLike {
   on(event: 'action', listener: (details: { actionIndex: number }, actionIndex: number) => void): unknown;
   on(event: 'click', listener: () => void): unknown;
+  /** Windows and macOS: the OS refused to show it (notifications off, no permission, focus assist). */
+  on(event: 'failed', listener: (event: unknown, error: string) => void): unknown;
   show(): void;
   close(): void;
 }
@@ -25,6 +27,10 @@ export interface NotifierDeps {
   /** The OS user: who the timeline and the room will name. */
   user: string;
   openIncident(incidentId: string): void;
+  /** Notifications are off or unsupported here (Electron's Notification.isSupported()). */
+  isSupported?: () => boolean;
+  /** Said where the operator will look (the incident timeline) when an approval could not be notified. */
+  onNotificationFailed?(incidentId: string, message: string): void;
   logger: Logger;
 }
 
@@ -70,9 +76,18 @@ export function createNotifier(deps: NotifierDeps): { stop(): void } {
     show({ title: `${incident.incident_id}: your decision was not applied`, body }, incident.incident_id);
   }
 
+  /** An approval nobody was notified of is an approval nobody decides: the window opens on it instead. */
+  function fallBackToWindow(id: string, why: string) {
+    const message = `The desktop notification could not be shown (${why}): the approval is open in the Fault Relay window.`;
+    logger.warn({ incident_id: id }, message);
+    deps.onNotificationFailed?.(id, message);
+    deps.openIncident(id);
+  }
+
   function requested({ incident, request }: RelayEvents['approval.requested']) {
     const id = incident.incident_id;
     open.get(id)?.close();
+    if (deps.isSupported && !deps.isSupported()) return fallBackToWindow(id, 'notifications are not supported or are turned off');
     const n = show(
       {
         title: `Approval needed: ${request.device}`,
@@ -90,6 +105,7 @@ export function createNotifier(deps: NotifierDeps): { stop(): void } {
       logger.info({ incident_id: id, decision, by: deps.user }, 'decision from a desktop notification');
       answer(incident, deps.decide(id, decision, { id: deps.user }, 'desktop'));
     });
+    n.on('failed', (_event, error) => fallBackToWindow(id, error || 'the system refused it'));
     open.set(id, n);
   }
 

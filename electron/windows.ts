@@ -1,26 +1,10 @@
 import type { BrowserWindow, BrowserWindowConstructorOptions, WebContents } from 'electron';
 
-/** Electron's secure defaults, stated so a later change cannot drop one silently. */
-export function windowOptions(preload: string): BrowserWindowConstructorOptions {
-  return {
-    width: 1200,
-    height: 800,
-    minWidth: 720,
-    minHeight: 480,
-    show: false,
-    title: 'Fault Relay',
-    webPreferences: {
-      preload,
-      contextIsolation: true,
-      sandbox: true,
-      nodeIntegration: false,
-      nodeIntegrationInWorker: false,
-      webSecurity: true,
-      allowRunningInsecureContent: false,
-      spellcheck: false,
-    },
-  };
-}
+/**
+ * The window's size and look. Its security options are written out at the `new BrowserWindow`
+ * call in main.ts, literally, where static scanners (electronegativity) look for them.
+ */
+export const WINDOW_SIZE = { width: 1200, height: 800, minWidth: 720, minHeight: 480, show: false, title: 'Fault Relay' } satisfies BrowserWindowConstructorOptions;
 
 /** Only https links leave the app, and only to the system browser. */
 export function isSafeExternalUrl(url: string): boolean {
@@ -47,11 +31,15 @@ export function lockDownNavigation(contents: Pick<WebContents, 'on' | 'setWindow
   contents.on('will-attach-webview', (event) => event.preventDefault());
 }
 
-/** Closing the window hides it: the tray, the relay and its notifications keep running. */
-export function hideOnClose(window: Pick<BrowserWindow, 'on' | 'hide'>, isQuitting: () => boolean): void {
+/**
+ * Closing the window hides it in the tray, where one can be seen: the relay and its notifications
+ * keep running. Without a visible tray it is minimized instead, so the app never becomes invisible.
+ */
+export function hideOnClose(window: Pick<BrowserWindow, 'on' | 'hide' | 'minimize'>, isQuitting: () => boolean, trayVisible = true): void {
   window.on('close', (event) => {
     if (isQuitting()) return;
     event.preventDefault();
-    window.hide();
+    if (trayVisible) window.hide();
+    else window.minimize();
   });
 }

@@ -8,7 +8,7 @@ import { COMMANDS, awaitingApproval, runningIncident, desktopRelay } from './des
 
 /** Stands in for Electron's Notification: records what was shown and lets the test click. */
 function fakeNotifications() {
-  const shown: (NotificationConstructorOptions & { closed: boolean; fire(event: 'click' | 'action', index?: number): void })[] = [];
+  const shown: (NotificationConstructorOptions & { closed: boolean; fire(event: 'click' | 'action' | 'failed', index?: number): void })[] = [];
   class FakeNotification implements NotificationLike {
     private readonly listeners = new Map<string, ((...args: never[]) => void)[]>();
     private readonly record: (typeof shown)[number];
@@ -42,11 +42,12 @@ describe('native notifications → decide', () => {
     relay = undefined;
   });
 
-  async function setUp(supportsActions: boolean) {
+  async function setUp(supportsActions: boolean, supported = true) {
     relay = await desktopRelay();
     const r = relay;
     const { shown, FakeNotification } = fakeNotifications();
     const opened: string[] = [];
+    const failures: string[] = [];
     const notifier = createNotifier({
       Notification: FakeNotification,
       supportsActions,
@@ -54,11 +55,29 @@ describe('native notifications → decide', () => {
       decide: r.approvals.decide,
       user: 'oncall-jane',
       openIncident: (id) => opened.push(id),
+      isSupported: () => supported,
+      onNotificationFailed: (id, message) => failures.push(`${id}: ${message}`),
       logger: silent,
     });
     stop = notifier.stop;
-    return { r, shown, opened };
+    return { r, shown, opened, failures };
   }
+
+  it('a notification the system refuses opens the window on the approval and says so', async () => {
+    const { r, shown, opened, failures } = await setUp(true);
+    const id = await awaitingApproval(r, 'R1');
+    shown.at(-1)!.fire('failed');
+    expect(opened).toEqual([id]);
+    expect(failures).toEqual([expect.stringMatching(new RegExp(`^${id}: The desktop notification could not be shown .*open in the Fault Relay window`))]);
+  });
+
+  it('with notifications turned off, an approval opens the window instead', async () => {
+    const { r, shown, opened, failures } = await setUp(true, false);
+    const id = await awaitingApproval(r, 'R2');
+    expect(shown).toEqual([]);
+    expect(opened).toEqual([id]);
+    expect(failures).toEqual([expect.stringMatching(/not supported or are turned off/)]);
+  });
 
   it('a change too long to show in full offers no Approve in the notification: it opens the window to review every line', async () => {
     const { r, shown } = await setUp(true);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { hideOnClose, isSafeExternalUrl, lockDownNavigation, windowOptions } from '../../../electron/windows';
+import { readFileSync } from 'node:fs';
+import { hideOnClose, isSafeExternalUrl, lockDownNavigation } from '../../../electron/windows';
 
 function fakeContents() {
   const handlers = new Map<string, (event: { preventDefault(): void; defaultPrevented: boolean }, url: string) => void>();
@@ -17,8 +18,13 @@ function fakeContents() {
 }
 
 describe('window security', () => {
-  it('keeps contextIsolation and sandbox on and Node out of the page', () => {
-    expect(windowOptions('/app/preload.cjs').webPreferences).toMatchObject({ preload: '/app/preload.cjs', contextIsolation: true, sandbox: true, nodeIntegration: false, webSecurity: true });
+  it('states sandbox, contextIsolation, nodeIntegration off and webSecurity literally at the BrowserWindow call, where scanners look', () => {
+    const main = readFileSync('electron/main.ts', 'utf8');
+    const call = /new BrowserWindow\(\{[\s\S]*?\n {6}\}\);/.exec(main)?.[0] ?? '';
+    expect(main.match(/new BrowserWindow\(/g)).toHaveLength(1);
+    for (const literal of ['sandbox: true', 'contextIsolation: true', 'nodeIntegration: false', 'nodeIntegrationInWorker: false', 'webSecurity: true', 'allowRunningInsecureContent: false']) {
+      expect(call, literal).toContain(literal);
+    }
   });
 
   it('denies every navigation and window.open; only https links go to the system browser', () => {
@@ -46,5 +52,13 @@ describe('window security', () => {
     prevented = false;
     onClose?.({ preventDefault: () => void (prevented = true) });
     expect([prevented, hidden]).toEqual([false, 1]);
+  });
+
+  it('without a visible tray, closing minimizes instead of hiding: the app never disappears', () => {
+    let onClose: ((e: { preventDefault(): void }) => void) | undefined;
+    const calls: string[] = [];
+    hideOnClose({ on: (_: string, h: never) => void (onClose = h), hide: () => void calls.push('hide'), minimize: () => void calls.push('minimize') } as never, () => false, false);
+    onClose?.({ preventDefault: () => {} });
+    expect(calls).toEqual(['minimize']);
   });
 });

@@ -18,6 +18,7 @@ const app = Object.assign(new EventEmitter(), {
   getVersion: () => '0.0.0-test',
   getLoginItemSettings: () => ({ openAtLogin: false }),
   setLoginItemSettings: () => {},
+  setAppUserModelId: () => {},
   quit() {
     record.quitRequests++;
     let prevented = false;
@@ -75,6 +76,13 @@ module.exports = {
   clipboard: { writeText() {} },
   dialog: { showMessageBox: async () => ({ response: 1 }), showErrorBox() {} },
   shell: { openExternal() {}, openPath: async () => '' },
+  session: {
+    defaultSession: {
+      setPermissionRequestHandler: (h) => (record.permissionHandlers = (record.permissionHandlers ?? 0) + (h ? 1 : 0)),
+      setPermissionCheckHandler() {},
+      setDevicePermissionHandler() {},
+    },
+  },
   safeStorage: { isEncryptionAvailable: () => false, getSelectedStorageBackend: () => 'basic_text', encryptString() {}, decryptString() {} },
   ipcMain: { handle: (channel, fn) => handlers.set(channel, fn), removeHandler: (channel) => handlers.delete(channel), on() {} },
   __record: record,
