@@ -26,7 +26,7 @@ export async function discoverServices(opts: {
   const url = `${opts.u2cUrl.replace(/\/+$/, '')}/catalog?format=hostmap`;
   const fallback = opts.fallbackWdmUrl ?? DEFAULT_WDM_URL;
   try {
-    // No waiting on a throttled or failing catalog: the default device service is the better answer.
+    // No waiting on a failing catalog (the default device service is the better answer); a throttled one is waited out.
     const catalog = await opts.http.call('GET', url, serviceCatalogSchema, undefined, { retries: 0 });
     const wdm = catalog.serviceLinks['wdm'];
     if (wdm) return { wdmUrl: wdm.replace(/\/+$/, ''), catalog, usedFallback: false };

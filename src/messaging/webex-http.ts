@@ -36,7 +36,10 @@ export class WebexApiError extends Error {
 }
 
 export interface CallOptions {
-  /** Overrides the retry bound: 0 for calls whose caller has a better answer than waiting (a fallback). */
+  /**
+   * Retries after a 5xx or an unreachable service: 0 for calls whose caller has a better answer
+   * than waiting (a fallback). A 429 is always waited out as Webex asks, up to the client's bound.
+   */
   retries?: number;
 }
 
@@ -80,14 +83,15 @@ export function createWebexHttp(token: string, opts: WebexHttpOptions = {}): Web
    * Webex asks for, else the shared backoff), a bounded number of times. A refusal (4xx) is not.
    */
   async function exchange(method: string, url: string, body: unknown, callOpts: CallOptions = {}): Promise<{ status: number; json: unknown; text: string }> {
-    const bound = callOpts.retries ?? maxRetries;
+    const outageBound = callOpts.retries ?? maxRetries;
     for (let attempt = 0; ; attempt++) {
       try {
         return await exchangeOnce(method, url, body);
       } catch (error) {
-        if (!(error instanceof WebexApiError) || attempt >= bound) throw error;
-        const retryable = error.status === undefined || error.status === 429 || error.status >= 500;
-        if (!retryable) throw error;
+        if (!(error instanceof WebexApiError) || attempt >= maxRetries) throw error;
+        const throttled = error.status === 429;
+        const outage = error.status === undefined || error.status >= 500;
+        if (!throttled && !(outage && attempt < outageBound)) throw error;
         const asked = error.status === 429 ? error.retryAfterMs : undefined;
         const delay = asked !== undefined ? Math.min(asked, maxRetryAfterMs) : backoff(attempt);
         await new Promise<void>((resolve) => clock.setTimeout(resolve, delay));

@@ -57,6 +57,16 @@ describe('Webex as it really behaves: throttling, outages, device caps', () => {
     for (const p of posted) expect(Buffer.byteLength(p.markdown ?? '')).toBeLessThanOrEqual(MARKDOWN_MAX_BYTES);
   });
 
+  it('a throttled service catalog is waited out, not replaced by the default device service', async () => {
+    fake.failNext({ method: 'GET', path: /\/u2c\/api\/v1\/catalog$/, status: 429, retryAfter: '4', times: 1 });
+    const b = makeBot();
+    const starting = b.start();
+    await clock.fire(4000);
+    await starting;
+    expect(b.status().connected).toBe(true);
+    expect(log.text()).not.toContain('using the default device service');
+  });
+
   it('an approval click whose attachment action is throttled is still delivered', async () => {
     const b = makeBot();
     await b.start();
