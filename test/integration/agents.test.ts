@@ -191,17 +191,20 @@ const allowedFor = (permission: string, pattern = '*') =>
     .sort();
 
 describe('agent definitions on the real opencode server', () => {
-  it('lists the five incident agents and three utility agents with their modes', () => {
+  it('lists the five incident agents and three utility agents; only the troubleshooter is primary, and the default', async () => {
     expect(Object.fromEntries(OURS.map((name) => [name, agent(name).mode]))).toEqual({
       'network-troubleshooter': 'primary',
       'ia-reader': 'subagent',
       'kb-reader': 'subagent',
       'fault-remediation': 'subagent',
       'msg-notify': 'subagent',
-      builder: 'primary',
-      'ia-curator': 'primary',
-      'kb-curator': 'primary',
+      builder: 'subagent',
+      'ia-curator': 'subagent',
+      'kb-curator': 'subagent',
     });
+    // The terminal UI opens on it, and Tab does not pass through the utility agents first.
+    expect((await get<{ default_agent?: string }>('/config')).default_agent).toBe('network-troubleshooter');
+    expect(OURS.filter((name) => agent(name).mode === 'primary')).toEqual(['network-troubleshooter']);
     expect(agent('network-troubleshooter').prompt).toContain('HUMAN OPERATOR RESPONSE');
   });
 
