@@ -54,8 +54,11 @@ export function alertForPrompt(input: DirectPromptBody, now: Date) {
   const alert = buildSplunkAlert(sample);
   const result: Record<string, string> = { ...alert.result };
   for (const [name, value] of Object.entries(input.vars)) {
-    if (value.trim() === '') delete result[name];
-    else result[name] = value.trim();
+    if (value.trim() === '') {
+      delete result[name];
+      // The sample's log line would name the neighbor again (the relay reads key fields from _raw).
+      if (name === 'neighbor_ip') delete result._raw;
+    } else result[name] = value.trim();
   }
   return { ...alert, result };
 }
