@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildSplunkAlert } from '../../src/alert/sample';
 import { connectMcp } from '../helpers/mcp-client';
 import { repoRoot } from '../helpers/opencode';
-import { openBrowser, type TestBrowser } from './helpers/browser';
+import { CHROMIUM, NO_CHROMIUM_REASON, openBrowser, type TestBrowser } from './helpers/browser';
 import { buildRendererForTest } from './helpers/build-renderer';
 import { startUiRelay, type UiRelay } from './helpers/ui-relay';
 
@@ -22,6 +22,7 @@ let mcp: Awaited<ReturnType<typeof connectMcp>>;
 let incidentId: string;
 
 beforeAll(async () => {
+  if (!CHROMIUM) return;
   [distDir, env] = await Promise.all([buildRendererForTest(), Promise.resolve()]).then(async ([dir]) => [dir, await startUiRelay({ distDir: dir, logger, env: { APPROVAL_WHEN_UNATTENDED: 'approve' } })]);
   browser = await openBrowser(env.url);
   mcp = await connectMcp(`${env.url}/mcp`, env.toolsToken);
@@ -50,7 +51,9 @@ const normaliseTimes = (text: string) =>
     .replace(/\b\d{10}\b/g, 'EPOCH')
     .replace(/\d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2}/g, 'STAMP');
 
-describe('the read-only dashboard in Chromium, against the real relay and runtime', () => {
+if (!CHROMIUM) console.warn(`e2e: skipped, ${NO_CHROMIUM_REASON}`);
+
+describe.skipIf(!CHROMIUM)('the read-only dashboard in Chromium, against the real relay and runtime', () => {
   it('shows a posted alert in the list within a second, without reload', async () => {
     const { page } = browser;
     await page.goto(`${env.url}/ui/`);

@@ -4,7 +4,23 @@ import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { repoRoot } from '../../helpers/opencode';
 
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+/**
+ * A Chromium to drive: CHROMIUM_PATH, Playwright's own download, Debian's chromium, or Google
+ * Chrome; undefined when none is there (the browser tests are then skipped, saying what to install).
+ */
+function findChromium(): string | undefined {
+  const candidates = [process.env.CHROMIUM_PATH, playwrightsOwn(), '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome', '/usr/bin/google-chrome-stable'];
+  return candidates.find((p): p is string => Boolean(p && existsSync(p)));
+}
+function playwrightsOwn(): string | undefined {
+  try {
+    return chromium.executablePath();
+  } catch {
+    return undefined;
+  }
+}
+export const CHROMIUM = findChromium();
+export const NO_CHROMIUM_REASON = 'no Chromium found (set CHROMIUM_PATH, or apt-get install -y chromium)';
 export const SCREENSHOTS = join(repoRoot, 'test-results', 'e2e');
 
 export interface TestBrowser {
@@ -18,7 +34,7 @@ export interface TestBrowser {
 
 /** Debian's Chromium, headless, with a fresh profile; no traffic beyond loopback. */
 export async function openBrowser(origin: string): Promise<TestBrowser> {
-  if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: apt-get install -y chromium (or set CHROMIUM_PATH)`);
+  if (!CHROMIUM) throw new Error(NO_CHROMIUM_REASON);
   const profile = mkdtempSync(join(tmpdir(), 'fault-relay-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
