@@ -1,6 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { tempDir } from '../../helpers/temp-dir';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -11,7 +10,7 @@ const run = promisify(execFile);
 
 describe('bundled main process', () => {
   it('starts the relay in-process, serves checked IPC, and stops on Quit (under a fake Electron)', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'fault-relay-bundle-'));
+    const dir = tempDir('fault-relay-bundle-');
     await bundleElectron({ root: process.cwd(), outDir: join(dir, 'dist-electron') });
     const env = {
       ...process.env,

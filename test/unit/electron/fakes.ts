@@ -1,7 +1,5 @@
 import Conf from 'conf';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { tempDir } from '../../helpers/temp-dir';
 import type { SafeStorageApi } from '../../../electron/secrets';
 
 /**
@@ -19,7 +17,7 @@ export function fakeSafeStorage(opts: { available?: boolean; backend?: ReturnTyp
 }
 
 /** A real conf store (what electron-store is underneath) in a fresh folder, written with mode 0600. */
-export function confStore(name: string, dir = mkdtempSync(join(tmpdir(), 'fault-relay-electron-'))) {
+export function confStore(name: string, dir = tempDir('fault-relay-electron-')) {
   const conf = new Conf<Record<string, unknown>>({ cwd: dir, configName: name, projectName: 'fault-relay-test', configFileMode: 0o600, clearInvalidConfig: false });
   return { conf, dir, file: conf.path };
 }

@@ -1,5 +1,5 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
+import { tempDir } from '../../helpers/temp-dir';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDesktopApi } from '../../../electron/desktop-api';
@@ -27,7 +27,7 @@ afterEach(async () => {
 });
 
 async function setUp(opts: { running?: boolean } = {}) {
-  const logDir = mkdtempSync(join(tmpdir(), 'fault-relay-logs-'));
+  const logDir = tempDir('fault-relay-logs-');
   relay = await desktopRelay();
   const running = { relay, config: loadConfig({}), url: 'http://127.0.0.1:0', stop: async () => {} } as RunningRelay;
   const up = opts.running ?? true;
