@@ -1,4 +1,6 @@
 import type { Logger } from 'pino';
+import type { NormalizedAlert } from '../alert/normalize';
+import { buildAgentPrompt, renderPromptText } from '../alert/prompt';
 import type { Bus } from '../events/bus';
 import type { Clock } from '../clock';
 import type { RelayEvents } from './events';
@@ -15,6 +17,21 @@ export type NewIncident = Omit<
   /** Headed incidents are run by an operator in the terminal UI: no delivery, they start running. */
   kind?: Incident['kind'];
 };
+
+/** A new incident's fields from a normalized alert: the relay's intake and headed runs build it the same way. */
+export function newIncidentFrom(normalized: NormalizedAlert, mode: Incident['mode'], kind: Incident['kind'] = 'relay'): NewIncident {
+  return {
+    kind,
+    alert_def_id: normalized.alert_def_id,
+    device_hostname: normalized.device_hostname,
+    mode,
+    warnings: normalized.warnings,
+    alert_vars: normalized.alert_vars,
+    dedup_key: normalized.dedup_key,
+    field_sources: normalized.field_sources,
+    promptTextFor: (id) => renderPromptText(buildAgentPrompt(normalized, id, mode)),
+  };
+}
 
 /**
  * The one place incidents change: every change is stored, lands in the timeline

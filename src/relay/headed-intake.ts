@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
 import { normalizeAlert } from '../alert/normalize';
-import { buildAgentPrompt, parsePromptText, renderPromptText } from '../alert/prompt';
+import { parsePromptText, renderPromptText } from '../alert/prompt';
 import type { InboundAlert } from '../alert/schema';
 import type { Incident } from '../incidents/model';
-import type { Incidents } from '../incidents/service';
+import { newIncidentFrom, type Incidents } from '../incidents/service';
 
 /**
  * A headed run: the operator pastes the prompt into opencode's terminal UI. It is a real
@@ -13,17 +13,7 @@ import type { Incidents } from '../incidents/service';
 export function createHeadedIntake(deps: { incidents: Incidents; mode: 'strict' | 'hybrid'; logger: Logger }) {
   function startHeaded(alert: InboundAlert, mode = deps.mode): { incident: Incident; prompt: string } {
     const normalized = normalizeAlert(alert);
-    const incident = deps.incidents.create({
-      kind: 'headed',
-      alert_def_id: normalized.alert_def_id,
-      device_hostname: normalized.device_hostname,
-      mode,
-      warnings: normalized.warnings,
-      alert_vars: normalized.alert_vars,
-      dedup_key: normalized.dedup_key,
-      field_sources: normalized.field_sources,
-      promptTextFor: (id) => renderPromptText(buildAgentPrompt(normalized, id, mode)),
-    });
+    const incident = deps.incidents.create(newIncidentFrom(normalized, mode, 'headed'));
     deps.logger.info({ incident_id: incident.incident_id, device: incident.device_hostname }, 'headed incident created; waiting for the operator to paste the prompt');
     return { incident, prompt: incident.prompt_text ?? '' };
   }

@@ -1,11 +1,10 @@
 import { z } from 'zod';
 import type { Logger } from 'pino';
 import { normalizeAlert } from '../alert/normalize';
-import { buildAgentPrompt, renderPromptText } from '../alert/prompt';
 import type { InboundAlert } from '../alert/schema';
 import type { Clock } from '../clock';
 import type { Dispatcher } from '../delivery/dispatcher';
-import type { Incidents } from '../incidents/service';
+import { newIncidentFrom, type Incidents } from '../incidents/service';
 
 export const acceptedResponseSchema = z.object({
   status: z.enum(['accepted', 'queued', 'duplicate']),
@@ -54,16 +53,7 @@ export function createIntake(opts: IntakeOptions) {
       };
     }
 
-    const incident = incidents.create({
-      alert_def_id: normalized.alert_def_id,
-      device_hostname: normalized.device_hostname,
-      mode,
-      warnings: normalized.warnings,
-      alert_vars: normalized.alert_vars,
-      dedup_key: normalized.dedup_key,
-      field_sources: normalized.field_sources,
-      promptTextFor: (id) => renderPromptText(buildAgentPrompt(normalized, id, mode)),
-    });
+    const incident = incidents.create(newIncidentFrom(normalized, mode));
 
     const delivery = dispatcher.submit(incident.incident_id);
     let timer: { cancel(): void } | undefined;
