@@ -1,14 +1,21 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { onTestFinished } from 'vitest';
 
-const made: string[] = [];
-// Removed when the test process ends, whatever the test did: nothing is left in the temp folder.
-process.once('exit', () => made.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+const outsideTests: string[] = [];
+process.once('exit', () => outsideTests.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
-/** A fresh folder under the system temp folder that is removed when the test process exits. */
+/**
+ * A fresh folder under the system temp folder, removed when the current test finishes (or, made
+ * outside a test, when the test process exits): nothing is left in the temp folder.
+ */
 export function tempDir(prefix: string): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
-  made.push(dir);
+  try {
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+  } catch {
+    outsideTests.push(dir);
+  }
   return dir;
 }

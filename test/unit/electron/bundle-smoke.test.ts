@@ -1,8 +1,9 @@
 import { execFile } from 'node:child_process';
-import { tempDir } from '../../helpers/temp-dir';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 // @ts-expect-error a plain .mjs build helper, shared with `npm start`
 import { bundleElectron } from '../../../electron/bundle.mjs';
 
@@ -10,7 +11,8 @@ const run = promisify(execFile);
 
 describe('bundled main process', () => {
   it('starts the relay in-process, serves checked IPC, and stops on Quit (under a fake Electron)', async () => {
-    const dir = tempDir('fault-relay-bundle-');
+    const dir = mkdtempSync(join(tmpdir(), 'fault-relay-bundle-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
     await bundleElectron({ root: process.cwd(), outDir: join(dir, 'dist-electron') });
     const env = {
       ...process.env,
