@@ -50,13 +50,33 @@ const seqOf = (id: string) => Number(/-(\d+)$/.exec(id.replace(/^INC-\d{8}T\d{6}
  * What needs a human first (awaiting approval), then newest first; incidents of the same
  * millisecond by their -2, -3 … suffix.
  */
+/**
+ * "What needs me now": approvals waiting (the one expiring soonest first), then runs in progress
+ * and queued, then runs that failed or were escalated, then finished ones.
+ */
+const RANK: Record<IncidentSummary['state'], number> = {
+  awaiting_approval: 0,
+  approved: 1,
+  denied: 1,
+  running: 1,
+  queued: 1,
+  failed: 2,
+  escalated: 2,
+  resolved: 3,
+};
+
 export function sortIncidents(byId: ReadonlyMap<string, IncidentSummary>): IncidentSummary[] {
   return [...byId.values()].sort((a, b) => {
-    const attention = Number(needsAttention(b)) - Number(needsAttention(a));
-    if (attention) return attention;
+    const rank = RANK[a.state] - RANK[b.state];
+    if (rank) return rank;
+    if (a.state === 'awaiting_approval') {
+      const expiry = (a.approval_request?.expires_at ?? '').localeCompare(b.approval_request?.expires_at ?? '');
+      if (expiry) return expiry;
+    }
     if (a.created_at !== b.created_at) return a.created_at < b.created_at ? 1 : -1;
     return seqOf(b.incident_id) - seqOf(a.incident_id) || b.incident_id.localeCompare(a.incident_id);
   });
 }
 
-export const needsAttention = (i: IncidentSummary) => i.state === 'awaiting_approval';
+/** Waiting for a decision, or ended without a fix: someone has to look. */
+export const needsAttention = (i: IncidentSummary) => i.state === 'awaiting_approval' || i.state === 'failed' || i.state === 'escalated';

@@ -59,6 +59,22 @@ describe('incident list state', () => {
       'INC-20261121T100000Z',
     ]);
   });
+
+  it('answers "what needs me now": approvals (soonest expiry first), then runs, then failed and escalated, then finished', () => {
+    const pending = (expires_at: string) => ({ approval_request: { summary: 's', device: 'R1', commands: [], rollback: [], requested_at: '', expires_at, status: 'pending' as const, lines_sha256: '', channels: [] } });
+    const byId = new Map(
+      [
+        incident('done', { state: 'resolved', created_at: '2026-11-21T12:00:00.000Z' }),
+        incident('failed', { state: 'failed', created_at: '2026-11-21T11:00:00.000Z' }),
+        incident('running', { state: 'running', created_at: '2026-11-21T09:00:00.000Z' }),
+        incident('queued', { state: 'queued', created_at: '2026-11-21T10:00:00.000Z' }),
+        incident('late', { state: 'awaiting_approval', created_at: '2026-11-21T11:30:00.000Z', ...pending('2026-11-21T12:30:00.000Z') }),
+        incident('soon', { state: 'awaiting_approval', created_at: '2026-11-21T08:00:00.000Z', ...pending('2026-11-21T12:05:00.000Z') }),
+        incident('escalated', { state: 'escalated', created_at: '2026-11-21T08:30:00.000Z' }),
+      ].map((i) => [i.incident_id, i]),
+    );
+    expect(sortIncidents(byId).map((i) => i.incident_id)).toEqual(['soon', 'late', 'queued', 'running', 'failed', 'escalated', 'done']);
+  });
 });
 
 describe('timeline merge', () => {
