@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pino, type Logger } from 'pino';
+import { atExit } from './at-exit';
 import { startEmbeddedRuntime, type EmbeddedRuntime } from '../../src/agent/embedded';
 import { demoRuntimeHome } from '../../src/demo/runtime-home';
 import type { RuntimeEndpoint } from '../../src/agent/types';
@@ -36,12 +37,10 @@ export interface OpencodeHarness {
  * Claude Code files, and from the npm registry (the demo's own isolation, in a temp folder that
  * is removed when the test process exits).
  */
-const tempHomes: string[] = [];
-process.once('exit', () => tempHomes.forEach((home) => rmSync(home, { recursive: true, force: true })));
 
 export function isolatedOpencodeEnv(cwd: string): Record<string, string> {
   const home = mkdtempSync(path.join(tmpdir(), 'opencode-home-'));
-  tempHomes.push(home);
+  atExit(() => rmSync(home, { recursive: true, force: true }));
   return demoRuntimeHome(home, cwd);
 }
 

@@ -2,9 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { onTestFinished } from 'vitest';
+import { atExit } from './at-exit';
 
-const outsideTests: string[] = [];
-process.once('exit', () => outsideTests.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
 /**
  * A fresh folder under the system temp folder, removed when the current test finishes (or, made
@@ -15,7 +14,7 @@ export function tempDir(prefix: string): string {
   try {
     onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
   } catch {
-    outsideTests.push(dir);
+    atExit(() => rmSync(dir, { recursive: true, force: true }));
   }
   return dir;
 }
