@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { directPrompt } from '../../src/alert/direct-prompt';
+import { promptFor } from '../helpers/prompt';
 import { buildSplunkAlert } from '../../src/alert/sample';
 import { loadConfig } from '../../src/config/load';
 import { createBus } from '../../src/events/bus';
@@ -167,7 +167,7 @@ describe('/ui/api', () => {
     const { prompt, incident_id } = res.json();
     // Copying the prompt made the headed incident: the gate knows it before anything is pasted.
     expect(incidents.get(incident_id)).toMatchObject({ kind: 'headed', state: 'running', device_hostname: 'R7', mode: 'hybrid' });
-    const expected = directPrompt(buildSplunkAlert({ device: 'R7', neighbor: '10.9.9.2', neighborAs: '65010', now: NOW }), { mode: 'hybrid', incidentId: incident_id });
+    const expected = promptFor(buildSplunkAlert({ device: 'R7', neighbor: '10.9.9.2', neighborAs: '65010', now: NOW }), incident_id, 'hybrid');
     expect(prompt).toBe(expected);
   });
 

@@ -7,7 +7,7 @@ import { createIpcHandlers } from '../../../electron/ipc/handlers';
 import { createSenderCheck } from '../../../electron/ipc/trusted-sender';
 import { createSecretStore } from '../../../electron/secrets';
 import { createSettings } from '../../../electron/settings';
-import { directPrompt } from '../../../src/alert/direct-prompt';
+import { promptFor } from '../../helpers/prompt';
 import { buildSplunkAlert } from '../../../src/alert/sample';
 import { loadConfig } from '../../../src/config/load';
 import type { Relay } from '../../../src/relay/create-relay';
@@ -97,7 +97,7 @@ describe('IPC handlers', () => {
     const text = (await handlers.directPrompt(ours, input)) as string;
     const id = /"incident_id": "(HEADED-[^"]+)"/.exec(text)?.[1] ?? '';
     expect(r.incidents.get(id)).toMatchObject({ kind: 'headed', device_hostname: 'R9', mode: 'hybrid', state: 'running' });
-    const expected = directPrompt(buildSplunkAlert({ device: 'R9', neighbor: '10.9.9.9', now: NOW }), { mode: 'hybrid', incidentId: id, now: NOW });
+    const expected = promptFor(buildSplunkAlert({ device: 'R9', neighbor: '10.9.9.9', now: NOW }), id, 'hybrid');
     expect(text).toBe(expected);
     await expect(handlers.directPrompt(ours, { ...input, incident_id: 'HEADED-TEST-1' })).rejects.toThrow(/assigned by the relay/);
   });
