@@ -12,6 +12,7 @@ import { buildSplunkAlert } from '../src/alert/sample';
 import { readRuntimeAttach, type RuntimeAttach } from '../src/relay/runtime-attach-file';
 import { headedResponseSchema, type HeadedResponse } from '../src/relay/routes/headed';
 import { cli } from './cli';
+import { relayPoster } from './relay-post';
 
 const HELP = `Usage: npm run headed -- [options]
   --device NAME     device hostname (default R1)
@@ -55,24 +56,13 @@ const attach = readRuntimeAttach(dataDir);
 const api = (args.api ?? process.env.RELAY_URL ?? (attach.ok ? attach.info.relay_url : 'http://127.0.0.1:8080')).replace(/\/$/, '');
 const secret = args.secret ?? process.env.WEBHOOK_SECRET;
 
+const postToRelay = relayPoster({ api, secret, fail });
+
 async function createHeaded(): Promise<HeadedResponse> {
   const query = args.mode ? `?mode=${args.mode}` : '';
   const path = args.incident ? `/headed/from/${encodeURIComponent(args.incident)}${query}` : `/headed${query}`;
   const body = args.incident ? {} : buildSplunkAlert({ alertDefId: args.alert, device: args.device, neighbor: args.neighbor, vrf: args.vrf, neighborAs: args.as });
-  let res;
-  try {
-    res = await request(`${api}${path}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...(secret ? { authorization: `Bearer ${secret}` } : {}) },
-      body: JSON.stringify(body),
-    });
-  } catch (error) {
-    return fail(`relay not reachable at ${api} (${(error as { code?: string }).code ?? (error as Error).message}); start it with npm run relay or the tray app`);
-  }
-  const json = (await res.body.json().catch(() => ({}))) as { error?: { code?: string; message?: string } };
-  if (res.statusCode === 401) fail(`relay at ${api} answered 401 unauthorized: pass --secret or set WEBHOOK_SECRET`);
-  if (res.statusCode !== 201) fail(`relay answered ${res.statusCode} ${json.error?.code ?? ''}: ${json.error?.message ?? ''}`);
-  return headedResponseSchema.parse(json);
+  return headedResponseSchema.parse(await postToRelay(path, body, 201));
 }
 
 /** Starts the run on the relay's runtime, as the terminal UI would, so the UI opens on it. */

@@ -4,9 +4,9 @@
  *   npm run simulate -- [--api URL] [--device R1] [--neighbor 10.0.0.2] [--count N] [--direct] [--mode strict]
  */
 import { parseArgs } from 'node:util';
-import { request } from 'undici';
 import { buildSplunkAlert } from '../src/alert/sample';
 import { cli, type Fail } from './cli';
+import { relayPoster } from './relay-post';
 
 const HELP = `Usage: npm run simulate -- [options]
   --api URL         relay base URL (default $RELAY_URL or http://127.0.0.1:8080)
@@ -61,34 +61,7 @@ const secret = args.secret ?? process.env.WEBHOOK_SECRET;
 const count = Number(args.count ?? '1');
 if (!Number.isInteger(count) || count < 1 || count > 10_000) fail('--count must be a whole number from 1 to 10000');
 
-/** Posts JSON to the relay; fails with one clear line unless it answers `expected`. */
-async function postJson(path: string, payload: unknown, expected: number): Promise<Record<string, unknown>> {
-  let res;
-  try {
-    res = await request(`${api}${path}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...(secret ? { authorization: `Bearer ${secret}` } : {}) },
-      body: JSON.stringify(payload),
-      headersTimeout: 30_000,
-    });
-  } catch (error) {
-    const code = (error as { code?: string }).code;
-    fail(`relay not reachable at ${api} (${code ?? (error as Error).message}); start it with npm run relay or the tray app`);
-  }
-  const text = await res.body.text();
-  let json: Record<string, unknown> = {};
-  try {
-    json = JSON.parse(text);
-  } catch {
-    /* not JSON: shown below */
-  }
-  if (res.statusCode === 401) fail(`relay at ${api} answered 401 unauthorized: pass --secret or set WEBHOOK_SECRET`);
-  if (res.statusCode !== expected) {
-    const err = (json.error ?? {}) as { code?: string; message?: string };
-    fail(`relay answered ${res.statusCode} ${err.code ?? ''}: ${err.message ?? text.slice(0, 200)}`);
-  }
-  return json;
-}
+const postJson = relayPoster({ api, secret, fail });
 
 if (args.direct) {
   if (args['incident-id']) fail('--incident-id is gone: headed incident ids are assigned by the relay');
