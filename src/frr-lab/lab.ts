@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chownSync, existsSync, mkdirSync, openSync, closeSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chownSync, existsSync, mkdirSync, openSync, closeSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join, resolve } from 'node:path';
 import { stringify } from 'yaml';
@@ -151,7 +151,9 @@ export async function startFrrLab(opts: StartFrrLabOptions): Promise<FrrLab> {
       knownHostsPath,
       password,
       vtysh,
-      stop: () => teardownLab(statePath),
+      stop: async () => {
+        await teardownLab(statePath);
+      },
     };
   } catch (error) {
     await teardownLab(statePath).catch(() => {});
