@@ -1,0 +1,71 @@
+/**
+ * Running configurations as sets of lines with their parents (`router bgp 65001` › `neighbor … shutdown`),
+ * and the commands that turn one back into another. This is how a failed change is undone where the
+ * device has no transaction (FRR 8.4, and the inverse-lines form for the IOS family): read the running
+ * configuration before, apply the difference back after, and compare the two readings.
+ */
+
+/** Lines that structure or decorate the text but are not configuration. */
+const NOISE = [
+  /^!/,
+  /^end$/,
+  /^exit(-address-family|-vrf|-vni)?$/,
+  /^Building configuration/,
+  /^Current configuration/,
+  /^frr (version|defaults)/,
+  /^version /,
+  /^! Last configuration change/,
+];
+
+export type ConfigPath = string[];
+const key = (p: ConfigPath) => p.join('\u0000');
+
+export function parseRunningConfig(text: string): ConfigPath[] {
+  const paths: ConfigPath[] = [];
+  const stack: Array<{ indent: number; line: string }> = [];
+  for (const raw of text.split('\n')) {
+    const trimmed = raw.trim();
+    if (!trimmed || NOISE.some((n) => n.test(trimmed))) continue;
+    const indent = raw.length - raw.trimStart().length;
+    while (stack.length && stack[stack.length - 1]!.indent >= indent) stack.pop();
+    paths.push([...stack.map((s) => s.line), trimmed]);
+    stack.push({ indent, line: trimmed });
+  }
+  return paths;
+}
+
+/** What differs, as `+ line` (present before, missing now) and `- line` (new since). */
+export function describeDifference(before: string, after: string): string[] {
+  const b = new Set(parseRunningConfig(before).map(key));
+  const a = new Set(parseRunningConfig(after).map(key));
+  const show = (k: string) => k.split('\u0000').join(' › ');
+  return [...[...b].filter((k) => !a.has(k)).map((k) => `missing: ${show(k)}`), ...[...a].filter((k) => !b.has(k)).map((k) => `extra: ${show(k)}`)];
+}
+
+/**
+ * Configuration-mode command groups that bring `current` back to `target`. Each group is entered from
+ * the top of configuration mode: the parents, then the line.
+ */
+export function restoreCommands(target: string, current: string): string[][] {
+  const want = parseRunningConfig(target);
+  const have = parseRunningConfig(current);
+  const wantKeys = new Set(want.map(key));
+  const haveKeys = new Set(have.map(key));
+  const groups: string[][] = [];
+
+  // Extra lines first, newest block last in, first out; a line inside a block that goes anyway is skipped.
+  const extra = have.filter((p) => !wantKeys.has(key(p)));
+  const extraKeys = new Set(extra.map(key));
+  for (const p of [...extra].reverse()) {
+    if (p.slice(0, -1).some((_, i) => extraKeys.has(key(p.slice(0, i + 1))))) continue;
+    const line = p[p.length - 1]!;
+    const undo = line.startsWith('no ') ? line.slice(3) : `no ${line}`;
+    groups.push([...p.slice(0, -1), undo]);
+  }
+  // Missing lines in document order, so a block's opening line comes before its children.
+  for (const p of want) {
+    if (haveKeys.has(key(p))) continue;
+    groups.push(p);
+  }
+  return groups;
+}

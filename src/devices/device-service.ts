@@ -1,0 +1,171 @@
+import { randomBytes } from 'node:crypto';
+import type { Logger } from 'pino';
+import { checkReadOnlyCommand } from '../tools/read-only-command';
+import { describeDifference, restoreCommands } from './config-diff';
+import { DeviceError } from './errors';
+import type { DeviceEntry, Inventory } from './inventory';
+import { grammarProblem, PLATFORM, type Platform } from './platforms';
+import { ShellSession } from './shell-session';
+
+/** Lines the server sends itself around a change; a change that contains them would break out of it. */
+const CONTROL_LINES = /^(end|configure(\s+\S+)*|conf(\s+t)?|commit|abort|exit|quit|logout|write(\s+.*)?|copy\s+.*|reload.*)$/i;
+const LINE_BREAKERS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/u;
+
+interface DeviceSlot {
+  entry: DeviceEntry;
+  platform: Platform;
+  session?: ShellSession;
+  /** The tail of this device's queue: calls run one after another, never interleaved. */
+  tail: Promise<unknown>;
+}
+
+/**
+ * Runs the device tools on real devices over SSH: one reused session per device, one call at a time
+ * per device, a fresh session after a dropped one, and all-or-nothing configuration changes.
+ */
+export class DeviceService {
+  private readonly slots = new Map<string, DeviceSlot>();
+
+  constructor(
+    private readonly inventory: Inventory,
+    private readonly logger?: Logger,
+  ) {
+    for (const [name, entry] of inventory.devices) this.slots.set(name, { entry, platform: PLATFORM[entry.platform], tail: Promise.resolve() });
+  }
+
+  devices(): Array<{ name: string; platform: string; host: string; port: number }> {
+    return [...this.slots.values()].map((s) => ({ name: s.entry.name, platform: s.entry.platform, host: s.entry.host, port: s.entry.port }));
+  }
+
+  private slot(device: string): DeviceSlot {
+    const slot = this.slots.get(device);
+    if (!slot) throw new DeviceError('unknown_device', `unknown device "${device}": the inventory has ${[...this.slots.keys()].join(', ')}`);
+    return slot;
+  }
+
+  private exclusive<T>(slot: DeviceSlot, work: () => Promise<T>): Promise<T> {
+    const run = slot.tail.then(work, work);
+    slot.tail = run.catch(() => {});
+    return run;
+  }
+
+  private async session(slot: DeviceSlot): Promise<ShellSession> {
+    if (slot.session && !slot.session.closed) return slot.session;
+    slot.session = undefined;
+    slot.session = await ShellSession.open(slot.entry, this.inventory.knownHostsPath, slot.platform);
+    this.logger?.info({ device: slot.entry.name }, 'device session opened');
+    return slot.session;
+  }
+
+  async exec(device: string, command: string): Promise<string> {
+    const slot = this.slot(device);
+    const readOnly = checkReadOnlyCommand(command);
+    if (!readOnly.ok) throw new DeviceError('not_in_grammar', `${device}: refused "${command}": ${readOnly.reason}`);
+    const problem = grammarProblem(slot.platform, command);
+    if (problem) throw new DeviceError('not_in_grammar', `${device}: "${command}" is not in ${slot.platform.name}'s grammar: ${problem}`);
+    return this.exclusive(slot, async () => {
+      let output: string;
+      try {
+        output = await (await this.session(slot)).send(command);
+      } catch (error) {
+        // A show command is safe to repeat: one retry on a fresh session after a drop.
+        if (!(error instanceof DeviceError) || error.kind !== 'session_lost') throw error;
+        slot.session = undefined;
+        output = await (await this.session(slot)).send(command);
+      }
+      const bad = slot.platform.syntaxError.exec(output);
+      if (bad) throw new DeviceError('rejected', `${device} did not accept "${command}": ${lineAt(output, bad.index)}`, true);
+      return output;
+    });
+  }
+
+  async config(device: string, lines: string[]): Promise<string> {
+    const slot = this.slot(device);
+    if (lines.length === 0) throw new DeviceError('not_in_grammar', `${device}: no configuration lines`);
+    for (const line of lines) {
+      if (LINE_BREAKERS.test(line) || !line.trim()) throw new DeviceError('not_in_grammar', `${device}: each line must be one non-empty line without control characters`);
+      if (CONTROL_LINES.test(line.trim())) throw new DeviceError('not_in_grammar', `${device}: "${line.trim()}" is not a configuration line (the server enters and leaves configuration mode itself)`);
+    }
+    return this.exclusive(slot, async () => {
+      const session = await this.session(slot);
+      return slot.platform.rollback === 'config-session' ? this.inSession(slot, session, lines) : this.withSnapshot(slot, session, lines);
+    });
+  }
+
+  /** EOS: a configuration session is committed only whole. */
+  private async inSession(slot: DeviceSlot, s: ShellSession, lines: string[]): Promise<string> {
+    const name = `fault-relay-${randomBytes(3).toString('hex')}`;
+    await s.send(`configure session ${name}`);
+    for (const [i, line] of lines.entries()) {
+      const out = await s.send(line);
+      const bad = slot.platform.configError.exec(out);
+      if (bad) {
+        await s.send('abort');
+        throw new DeviceError('rejected', `${slot.entry.name} refused line ${i + 1} "${line}": ${lineAt(out, bad.index)}; the configuration session was aborted, nothing was applied`, true);
+      }
+    }
+    const out = await s.send('commit');
+    const bad = slot.platform.configError.exec(out);
+    if (bad) throw new DeviceError('rejected', `${slot.entry.name} refused the commit: ${lineAt(out, bad.index)}; nothing was applied`, true);
+    return `${slot.entry.name}: ${lines.length} line(s) applied (configuration session committed)`;
+  }
+
+  /** FRR and the IOS family: read the running configuration first; undo and verify if a line fails. */
+  private async withSnapshot(slot: DeviceSlot, s: ShellSession, lines: string[]): Promise<string> {
+    const name = slot.entry.name;
+    const before = await s.send('show running-config');
+    let failed: { index: number; line: string; why: string } | undefined;
+    const outputs: string[] = [];
+    await s.send('configure terminal');
+    for (const [i, line] of lines.entries()) {
+      const out = await s.send(line);
+      const bad = slot.platform.configError.exec(out);
+      if (bad) {
+        failed = { index: i, line, why: lineAt(out, bad.index) };
+        break;
+      }
+      if (out.trim()) outputs.push(out.trim());
+      if (s.prompt.mode === '') {
+        failed = { index: i, line, why: 'the line left configuration mode' };
+        break;
+      }
+    }
+    await s.send('end');
+    if (!failed) return [`${name}: ${lines.length} line(s) applied`, ...outputs].join('\n');
+
+    const during = await s.send('show running-config');
+    for (const group of restoreCommands(before, during)) {
+      await s.send('configure terminal');
+      for (const line of group) await s.send(line);
+      await s.send('end');
+    }
+    const after = await s.send('show running-config');
+    const left = describeDifference(before, after);
+    const head = `${name} refused line ${failed.index + 1} of ${lines.length} "${failed.line}": ${failed.why}`;
+    if (left.length === 0) {
+      this.logger?.warn({ device: name, line: failed.index + 1 }, 'config change refused; rolled back and verified');
+      throw new DeviceError('rejected', `${head}. Rolled back: the running configuration was read back and matches the one before the change.`, true);
+    }
+    this.logger?.error({ device: name, left }, 'config rollback could not be verified');
+    throw new DeviceError('rejected', `${head}. ROLLBACK INCOMPLETE: the running configuration still differs from before: ${left.join('; ')}`, true);
+  }
+
+  async close(): Promise<void> {
+    for (const slot of this.slots.values()) {
+      await slot.tail.catch(() => {});
+      slot.session?.close();
+      slot.session = undefined;
+    }
+  }
+
+  /** Drops a device's session as if the network had (tests and `--reconnect` use it). */
+  dropSession(device: string): void {
+    this.slot(device).session?.close();
+  }
+}
+
+function lineAt(text: string, index: number): string {
+  const start = text.lastIndexOf('\n', index) + 1;
+  const end = text.indexOf('\n', index);
+  return text.slice(start, end === -1 ? undefined : end).trim();
+}

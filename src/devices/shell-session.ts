@@ -1,0 +1,187 @@
+import { readFile } from 'node:fs/promises';
+import { Client, type ClientChannel, type ConnectConfig } from 'ssh2';
+import { DeviceError } from './errors';
+import type { DeviceEntry } from './inventory';
+import { checkHostKey, fingerprint, keyType } from './known-hosts';
+import type { Platform } from './platforms';
+
+/** ANSI escapes and carriage returns that a pty adds around output. */
+const NOISE = /\u001b\[[0-9;?]*[A-Za-z]|\r/g;
+/** `R1#`, `R1>`, `R1(config)#`, `R1(config-router)#`, `switch(config-s-fr1)#` at the end of the buffer. */
+const PROMPT = /(?:^|\n)([A-Za-z0-9][\w.:/-]*)(\([\w.:/ -]+\))?([#>]) ?$/;
+
+export interface Prompt {
+  host: string;
+  /** The configuration mode in parentheses, e.g. `config-router`, or '' in exec mode. */
+  mode: string;
+}
+
+/**
+ * One interactive CLI session on a device over SSH (a pty, as an engineer's terminal): sends a line,
+ * collects output until the device's own prompt comes back, and says which mode the prompt shows.
+ */
+export class ShellSession {
+  private buffer = '';
+  private waiter: (() => void) | undefined;
+  private closedWith: DeviceError | undefined;
+  private hostname = '';
+  prompt: Prompt = { host: '', mode: '' };
+
+  private constructor(
+    private readonly client: Client,
+    private readonly channel: ClientChannel,
+    readonly device: DeviceEntry,
+  ) {
+    channel.on('data', (chunk: Buffer) => this.feed(chunk.toString('utf8')));
+    channel.stderr.on('data', (chunk: Buffer) => this.feed(chunk.toString('utf8')));
+    const lost = () => this.fail(new DeviceError('session_lost', `${device.name}: the SSH session closed`, true));
+    channel.on('close', lost);
+    client.on('close', lost);
+    client.on('error', (e: Error) => this.fail(new DeviceError('session_lost', `${device.name}: SSH session error: ${e.message}`, true)));
+  }
+
+  get closed(): boolean {
+    return this.closedWith !== undefined;
+  }
+
+  static async open(device: DeviceEntry, knownHostsPath: string, platform: Platform, connectTimeoutMs = 10_000): Promise<ShellSession> {
+    const client = new Client();
+    let verdict: { state: string; blob?: Buffer } = { state: 'pending' };
+    const config: ConnectConfig = {
+      host: device.host,
+      port: device.port,
+      username: device.username,
+      readyTimeout: connectTimeoutMs,
+      keepaliveInterval: 15_000,
+      // The callback form: ssh2 waits for the file to be read before going on.
+      hostVerifier: (key: Buffer, verify: (ok: boolean) => void) => {
+        void checkHostKey(knownHostsPath, device.host, device.port, key).then((v) => {
+          verdict = { state: v, blob: key };
+          verify(v === 'match');
+        });
+      },
+    };
+    const cred = device.credential;
+    if ('agent' in cred) {
+      if (!process.env.SSH_AUTH_SOCK) throw new DeviceError('auth_failed', `${device.name}: credential is the ssh-agent, but SSH_AUTH_SOCK is not set`);
+      config.agent = process.env.SSH_AUTH_SOCK;
+    } else if ('key_file' in cred) {
+      try {
+        config.privateKey = await readFile(cred.key_file);
+      } catch (error) {
+        throw new DeviceError('auth_failed', `${device.name}: cannot read key_file ${cred.key_file} (${(error as NodeJS.ErrnoException).code})`);
+      }
+      if (cred.passphrase_env) config.passphrase = process.env[cred.passphrase_env] ?? '';
+    } else {
+      const password = process.env[cred.password_env];
+      if (password === undefined) throw new DeviceError('auth_failed', `${device.name}: the password variable ${cred.password_env} is not set`);
+      config.password = password;
+    }
+
+    await new Promise<void>((resolve, reject) => {
+      client.once('ready', () => {
+        // One short line out, the output back: without this, Nagle and delayed ACKs add ~40 ms a command.
+        client.setNoDelay(true);
+        resolve();
+      });
+      client.once('error', (error: Error & { level?: string; code?: string }) => reject(connectError(device, knownHostsPath, error, verdict)));
+      try {
+        client.connect(config);
+      } catch (error) {
+        reject(new DeviceError('auth_failed', `${device.name}: ${(error as Error).message}`));
+      }
+    });
+
+    const channel = await new Promise<ClientChannel>((resolve, reject) =>
+      client.shell({ term: 'vt100', cols: 511, rows: 200 }, (error, stream) => (error ? reject(error) : resolve(stream))),
+    ).catch((error: Error) => {
+      client.end();
+      throw new DeviceError('session_lost', `${device.name}: no interactive shell: ${error.message}`);
+    });
+    const session = new ShellSession(client, channel, device);
+    await session.waitForPrompt(device.command_timeout_ms, 'the login prompt');
+    for (const line of platform.sessionSetup) await session.send(line);
+    return session;
+  }
+
+  private feed(text: string): void {
+    this.buffer += text.replace(NOISE, '');
+    this.waiter?.();
+  }
+
+  private fail(error: DeviceError): void {
+    if (this.closedWith) return;
+    this.closedWith = error;
+    this.waiter?.();
+  }
+
+  private matchPrompt(): Prompt | undefined {
+    const m = PROMPT.exec(this.buffer);
+    if (!m) return undefined;
+    // Once the device has said its name, only its own prompt ends a command's output.
+    if (this.hostname && m[1] !== this.hostname) return undefined;
+    return { host: m[1]!, mode: m[2]?.slice(1, -1) ?? '' };
+  }
+
+  private async waitForPrompt(timeoutMs: number, what: string): Promise<string> {
+    const deadline = setTimeout(() => this.waiter?.(), timeoutMs);
+    const started = Date.now();
+    try {
+      for (;;) {
+        const prompt = this.matchPrompt();
+        if (prompt) {
+          this.hostname ||= prompt.host;
+          this.prompt = prompt;
+          const text = this.buffer.slice(0, this.buffer.length - (PROMPT.exec(this.buffer)?.[0].replace(/^\n/, '').length ?? 0));
+          this.buffer = '';
+          return text;
+        }
+        if (this.closedWith) throw this.closedWith;
+        if (Date.now() - started >= timeoutMs) {
+          throw new DeviceError('timeout', `${this.device.name}: no prompt after ${what} within ${timeoutMs / 1000} s`, true);
+        }
+        await new Promise<void>((resolve) => (this.waiter = resolve));
+        this.waiter = undefined;
+      }
+    } finally {
+      clearTimeout(deadline);
+    }
+  }
+
+  /** Sends one line and returns its output (without the echoed line and the prompt). */
+  async send(line: string, timeoutMs = this.device.command_timeout_ms): Promise<string> {
+    if (this.closedWith) throw this.closedWith;
+    this.buffer = '';
+    this.channel.write(`${line}\n`);
+    const text = await this.waitForPrompt(timeoutMs, `"${line}"`);
+    const lines = text.split('\n');
+    // The pty echoes what was typed on the first line.
+    if (lines[0]?.trimEnd().endsWith(line.trim())) lines.shift();
+    return lines.join('\n').replace(/\n+$/, '');
+  }
+
+  close(): void {
+    this.fail(new DeviceError('session_lost', `${this.device.name}: session closed`, false));
+    this.channel.end();
+    this.client.end();
+  }
+}
+
+function connectError(device: DeviceEntry, knownHosts: string, error: Error & { level?: string; code?: string }, verdict: { state: string; blob?: Buffer }): DeviceError {
+  const where = `${device.name} (${device.host}:${device.port})`;
+  const trust = `if the key is right, run: npm run devices -- trust ${device.name}`;
+  if (verdict.state === 'unknown' && verdict.blob) {
+    return new DeviceError('host_key_unknown', `${where}: host key ${keyType(verdict.blob)} ${fingerprint(verdict.blob)} is not in ${knownHosts}; compare it with the device's, then ${trust.replace('if the key is right, run: ', '')}`);
+  }
+  if (verdict.state === 'changed' && verdict.blob) {
+    return new DeviceError('host_key_changed', `${where}: HOST KEY CHANGED: it now presents ${keyType(verdict.blob)} ${fingerprint(verdict.blob)}, not the key in ${knownHosts}; refused. This may be a replaced router or an interception; ${trust} (after removing the old line)`);
+  }
+  if (verdict.state === 'revoked') return new DeviceError('host_key_changed', `${where}: the host key is marked @revoked in ${knownHosts}; refused`);
+  if (error.level === 'client-authentication') return new DeviceError('auth_failed', `${where}: authentication failed for user ${device.username}: check the credential the inventory names`);
+  if (error.level === 'client-timeout' || /timed out/i.test(error.message)) return new DeviceError('unreachable', `${where}: no answer within the connect timeout`);
+  const code = error.code ?? '';
+  if (['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'ECONNRESET'].includes(code)) {
+    return new DeviceError('unreachable', `${where}: unreachable (${code})`);
+  }
+  return new DeviceError('unreachable', `${where}: ${error.message}`);
+}
