@@ -6,6 +6,8 @@
  *   npm run lab -- inject bgp_peer_unreachable|interface_link_down|device_unreachable --device R1 …
  *   npm run lab -- exec --device R1 "show ip bgp summary"
  *   npm run lab -- clear [--device R1] | reset | devices
+ *   npm run lab -- --frr [--routers N] [--out .lab/frr.json] [--relay URL] [--port 4320]   real FRR routers (root)
+ *   npm run lab -- --frr inject AD000002 --device R1 --neighbor 10.0.0.2 | --frr clear …  | --frr --down
  * Commands other than start talk to a running lab: --url, else LAB_URL, else http://127.0.0.1:4310.
  */
 import { parseArgs } from 'node:util';
@@ -15,6 +17,8 @@ import { createLabAdminClient, LabAdminError } from '../src/lab/admin-client';
 import { FAULT_ALIASES, FAULT_KINDS } from '../src/lab/faults';
 import { InventoryError } from '../src/lab/inventory';
 import { DEFAULT_LAB_PORT, startLab } from '../src/lab/server';
+import { cli } from './cli';
+import { frrLabCli } from './lab-frr';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -28,6 +32,12 @@ const { values, positionals } = parseArgs({
     neighbor: { type: 'string' },
     vrf: { type: 'string' },
     interface: { type: 'string' },
+    frr: { type: 'boolean' },
+    routers: { type: 'string' },
+    out: { type: 'string' },
+    down: { type: 'boolean' },
+    relay: { type: 'string' },
+    secret: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   },
 });
@@ -42,12 +52,27 @@ function usage(): never {
       faults: ${[...Object.keys(FAULT_ALIASES), ...FAULT_KINDS].join(', ')}
   npm run lab -- exec --device R1 "show ip bgp summary"
   npm run lab -- clear [--device R1] | reset | devices
+  npm run lab -- --frr [--routers 2] [--out .lab/frr.json] [--relay http://127.0.0.1:8080] [--port 4320]
+  npm run lab -- --frr inject AD000002 --device R1 --neighbor 10.0.0.2   (clear: the same with "clear")
+  npm run lab -- --frr --down   (removes a lab that was killed)
   (--url or LAB_URL selects the running lab; default ${`http://127.0.0.1:${DEFAULT_LAB_PORT}`})`);
   process.exit(0);
 }
 
 async function main(): Promise<void> {
   if (values.help) usage();
+  if (values.frr) {
+    const { fail } = cli('lab', 'npm run lab -- --help');
+    return frrLabCli(
+      {
+        ...values,
+        // --port is the device tool server's here; the simulated lab's default does not apply.
+        port: values.port !== String(DEFAULT_LAB_PORT) ? values.port : undefined,
+        ...(command !== 'start' ? { command } : {}),
+      },
+      fail,
+    );
+  }
   const admin = createLabAdminClient(url);
   switch (command) {
     case 'start': {

@@ -1,0 +1,75 @@
+/**
+ * The SSH device tool server.
+ *   npm run devices -- --inventory devices.yaml [--port 4320] [--host 127.0.0.1]
+ *   npm run devices -- trust R1 --inventory devices.yaml [--yes]
+ * Point the relay at it with DEVICE_MCP_URL=http://127.0.0.1:4320/mcp, or set DEVICE_INVENTORY and
+ * the relay and the tray start it themselves.
+ */
+import { createInterface } from 'node:readline/promises';
+import { parseArgs } from 'node:util';
+import { pino } from 'pino';
+import { DeviceError } from '../src/devices/errors';
+import { scanHostKey } from '../src/devices/host-key-scan';
+import { InventoryError, loadInventory } from '../src/devices/inventory';
+import { checkHostKey, fingerprint, keyType, trustHostKey } from '../src/devices/known-hosts';
+import { DEFAULT_DEVICE_SERVER_PORT, startDeviceServer } from '../src/devices/server';
+import { cli } from './cli';
+
+const HELP = `usage:
+  npm run devices -- --inventory devices.yaml [--port ${DEFAULT_DEVICE_SERVER_PORT}] [--host 127.0.0.1]
+  npm run devices -- trust <device> --inventory devices.yaml [--yes]`;
+const { fail, parse } = cli('devices', HELP);
+const values = parse(() => {
+  const parsed = parseArgs({
+    allowPositionals: true,
+    options: {
+      inventory: { type: 'string', default: process.env.DEVICE_INVENTORY },
+      host: { type: 'string', default: '127.0.0.1' },
+      port: { type: 'string', default: String(DEFAULT_DEVICE_SERVER_PORT) },
+      yes: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  return { ...parsed.values, positionals: parsed.positionals };
+});
+
+async function trust(name: string, inventoryPath: string): Promise<void> {
+  const inventory = await loadInventory(inventoryPath);
+  const device = inventory.devices.get(name) ?? fail(`no device "${name}" in ${inventoryPath} (${[...inventory.devices.keys()].join(', ')})`);
+  const blob = await scanHostKey(device.host, device.port);
+  const verdict = await checkHostKey(inventory.knownHostsPath, device.host, device.port, blob);
+  const print = `${device.name} (${device.host}:${device.port}) presents ${keyType(blob)} ${fingerprint(blob)}`;
+  if (verdict === 'match') return void console.log(`${print}: already trusted in ${inventory.knownHostsPath}`);
+  if (verdict === 'changed' || verdict === 'revoked') {
+    fail(`${print}, but ${inventory.knownHostsPath} holds another key for it (${verdict}); if the change is expected, remove the old line first`);
+  }
+  console.log(`${print}.\nCompare this fingerprint with the one the device shows (for example "show ssh server" / ssh-keygen -lf on its key).`);
+  if (!values.yes) {
+    if (!process.stdin.isTTY) fail('not a terminal: add --yes to trust it without the question');
+    const rl = createInterface({ input: process.stdin, output: process.stdout });
+    const ok = (await rl.question('Trust this key? [y/N] ')).trim().toLowerCase() === 'y';
+    rl.close();
+    if (!ok) fail('not trusted; nothing written', 1);
+  }
+  await trustHostKey(inventory.knownHostsPath, device.host, device.port, blob);
+  console.log(`trusted: added to ${inventory.knownHostsPath}`);
+}
+
+async function main(): Promise<void> {
+  const inventoryPath = values.inventory ?? fail(`--inventory FILE (or DEVICE_INVENTORY) is required\n${HELP}`);
+  const [command, name] = values.positionals;
+  if (command === 'trust') return trust(name ?? fail('trust needs a device name'), inventoryPath);
+  if (command) fail(`unknown command "${command}"\n${HELP}`);
+  const port = Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`--port ${values.port} is not a port number`);
+  const server = await startDeviceServer({ inventoryPath, host: values.host!, port, logger: pino({ level: process.env.LOG_LEVEL ?? 'info' }) });
+  console.log(`device tools: MCP ${server.mcpUrl}  devices ${server.service.devices().map((d) => `${d.name} (${d.platform})`).join(', ')}`);
+  const stop = () => void server.stop().then(() => process.exit(0));
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof InventoryError || error instanceof DeviceError) fail(error.message, 1);
+  fail(String((error as Error).stack ?? error), 1);
+});

@@ -1,0 +1,110 @@
+/**
+ * `npm run lab -- --frr …`: real FRRouting routers in network namespaces, the SSH device tool server
+ * on top, and a watcher that turns their BGP log lines into Splunk alerts for the relay.
+ */
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { pino } from 'pino';
+import { startDeviceServer } from '../src/devices/server';
+import { frrLabUnavailable } from '../src/frr-lab/host';
+import { startFrrLab, stateFileIn } from '../src/frr-lab/lab';
+import { teardownLab } from '../src/frr-lab/teardown';
+import { startWatcher } from '../src/frr-lab/watcher';
+import type { Fail } from './cli';
+
+export interface FrrLabArgs {
+  routers?: string;
+  out?: string;
+  down?: boolean;
+  relay?: string;
+  secret?: string;
+  port?: string | undefined;
+  command?: string;
+  device?: string;
+  neighbor?: string;
+}
+
+export const DEFAULT_FRR_OUT = '.lab/frr.json';
+const labDirFor = (out: string) => join(dirname(resolve(out)), 'frr');
+
+export async function frrLabCli(args: FrrLabArgs, fail: Fail): Promise<void> {
+  const out = args.out ?? DEFAULT_FRR_OUT;
+  if (args.down) {
+    const removed = await teardownLab(stateFileIn(labDirFor(out)));
+    rmSync(out, { force: true });
+    console.log(removed.length ? `FRR lab removed: ${removed.join(', ')}` : 'no FRR lab was up; nothing to remove');
+    return;
+  }
+  if (args.command === 'inject' || args.command === 'clear') return faultCli(args, out, fail);
+  const missing = frrLabUnavailable();
+  if (missing) fail(missing, 1);
+  const routers = Number(args.routers ?? 2);
+  const port = Number(args.port ?? 4320);
+  const started = Date.now();
+  mkdirSync(dirname(resolve(out)), { recursive: true });
+  const lab = await startFrrLab({ dir: labDirFor(out), routers, onStep: (line) => console.log(`  ${line}`) });
+  let devices;
+  try {
+    devices = await startDeviceServer({ inventory: undefined, inventoryPath: lab.inventoryPath, port, logger: pino({ level: process.env.LOG_LEVEL ?? 'warn' }) });
+  } catch (error) {
+    await lab.stop();
+    fail(`device tool server could not listen on 127.0.0.1:${port} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); pass --port`, 1);
+  }
+  const summary = {
+    device_mcp_url: devices.mcpUrl,
+    inventory: lab.inventoryPath,
+    known_hosts: lab.knownHostsPath,
+    routers: lab.routers.map((r) => ({ name: r.name, namespace: r.namespace, ssh: r.ssh, log: r.logFile })),
+  };
+  writeFileSync(out, `${JSON.stringify(summary, null, 2)}\n`);
+  console.log(`FRR lab up in ${((Date.now() - started) / 1000).toFixed(1)} s, every BGP session Established`);
+  for (const r of summary.routers) console.log(`  ${r.name.padEnd(4)} namespace ${r.namespace.padEnd(12)} ssh ${r.ssh}`);
+  console.log(`  device tools (MCP): ${devices.mcpUrl}   (DEVICE_MCP_URL)`);
+  console.log(`  inventory ${lab.inventoryPath}; written to ${out}`);
+  const relay = args.relay ?? process.env.RELAY_URL;
+  const secret = args.secret ?? process.env.WEBHOOK_SECRET;
+  const watcher = startWatcher({
+    routers: lab.routers,
+    ...(relay ? { relayUrl: relay } : {}),
+    ...(secret ? { webhookSecret: secret } : {}),
+    onEvent: (e) => {
+      console.log(`  [${e.router} log] ${e.change.raw}`);
+      if (e.posted) console.log(`    → alert posted to ${relay}: ${e.posted.status} ${JSON.stringify(e.posted.body)}`);
+      if (e.error) console.log(`    → ${e.error}`);
+    },
+  });
+  console.log(relay ? `  watching the routers' logs; admin shutdowns are posted to ${relay}/fault-alert` : '  watching the routers\' logs (pass --relay URL to post alerts)');
+  console.log('  Ctrl-C stops the lab and removes everything it made');
+  let stopping = false;
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    watcher.close();
+    void devices
+      .stop()
+      .then(() => lab.stop())
+      .then(() => {
+        rmSync(out, { force: true });
+        console.log('FRR lab stopped and removed');
+        process.exit(0);
+      });
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+/** Injects or clears AD000002 on a running FRR lab: a real `neighbor … shutdown` through vtysh. */
+async function faultCli(args: FrrLabArgs, out: string, fail: Fail): Promise<void> {
+  if (!existsSync(out)) fail(`no FRR lab described at ${out}: start one with npm run lab -- --frr`, 1);
+  const lab = JSON.parse(readFileSync(out, 'utf8')) as { routers: Array<{ name: string; namespace: string }> };
+  const device = args.device ?? fail('--device R1 is required');
+  const neighbor = args.neighbor ?? fail('--neighbor 10.0.0.2 is required');
+  const router = lab.routers.find((r) => r.name === device) ?? fail(`no router ${device} in this lab (${lab.routers.map((r) => r.name).join(', ')})`);
+  const { run } = await import('../src/frr-lab/host');
+  const summary = JSON.parse(await run('/usr/bin/vtysh', ['-N', router.namespace, '-c', 'show bgp summary json'])) as { ipv4Unicast?: { as?: number } };
+  const as = summary.ipv4Unicast?.as ?? fail(`${device} runs no BGP`);
+  const line = `${args.command === 'clear' ? 'no ' : ''}neighbor ${neighbor} shutdown`;
+  const text = await run('/usr/bin/vtysh', ['-N', router.namespace, '-c', 'configure terminal', '-c', `router bgp ${as}`, '-c', line, '-c', 'end']);
+  if (/^% /m.test(text)) fail(`${device} refused "${line}": ${text.trim()}`, 1);
+  console.log(`${device}: router bgp ${as} / ${line}`);
+}
