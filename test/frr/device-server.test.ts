@@ -1,0 +1,170 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse, stringify } from 'yaml';
+import { DeviceService } from '../../src/devices/device-service';
+import { DeviceError } from '../../src/devices/errors';
+import { loadInventory } from '../../src/devices/inventory';
+import { startDeviceServer, type RunningDeviceServer } from '../../src/devices/server';
+import { startFrrLab, type FrrLab } from '../../src/frr-lab/lab';
+import { connectMcp } from '../helpers/mcp-client';
+import { tempDir } from '../helpers/temp-dir';
+import { NO_FRR } from './frr-available';
+
+let lab: FrrLab;
+let server: RunningDeviceServer;
+let mcp: Awaited<ReturnType<typeof connectMcp>>;
+let base: string;
+
+beforeAll(async () => {
+  if (NO_FRR) return;
+  base = tempDir('fault-relay-frr-');
+  lab = await startFrrLab({ dir: join(base, 'lab'), routers: 2 });
+  server = await startDeviceServer({ inventoryPath: lab.inventoryPath, port: 0 });
+  mcp = await connectMcp(server.mcpUrl, 'unused');
+});
+
+afterAll(async () => {
+  await mcp?.close();
+  await server?.stop();
+  await lab?.stop();
+});
+
+const runningBgp = () => lab.vtysh('R1', 'show running-config bgpd');
+
+/** A variant of the lab's inventory, written beside it. */
+async function inventoryWith(change: (inv: { known_hosts: string; devices: Array<Record<string, unknown>> }) => void) {
+  const inv = parse(readFileSync(lab.inventoryPath, 'utf8'));
+  change(inv);
+  const path = join(base, `inventory-${Math.random().toString(16).slice(2)}.yaml`);
+  writeFileSync(path, stringify(inv));
+  return loadInventory(path);
+}
+
+async function failure(work: Promise<unknown>): Promise<DeviceError> {
+  const error = await work.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(DeviceError);
+  return error as DeviceError;
+}
+
+describe.skipIf(NO_FRR)('the SSH device tool server on real FRR routers', () => {
+  it('runs a show command over SSH and returns FRR\'s own output', async () => {
+    const r = await mcp.call('exec_cli', { device: 'R1', command: 'show ip bgp neighbors 10.0.0.2 | include BGP state' });
+    expect(r.isError).toBe(false);
+    expect(r.text).toMatch(/BGP state = Established/);
+    const version = await mcp.call('exec_cli', { device: 'R2', command: 'show version' });
+    expect(version.text).toMatch(/FRRouting 8\.\d+\.\d+ \(R2\)/);
+  });
+
+  it('refuses what is not in the platform\'s grammar before sending it, and reports what the router refused', async () => {
+    const section = await mcp.call('exec_cli', { device: 'R1', command: 'show running-config | section router bgp' });
+    expect(section.isError).toBe(true);
+    expect(section.text).toContain('[not_in_grammar]');
+    expect(section.text).toContain('show running-config bgpd');
+    const bogus = await mcp.call('exec_cli', { device: 'R1', command: 'show bogus-table' });
+    expect(bogus).toMatchObject({ isError: true });
+    expect(bogus.text).toMatch(/\[rejected\] R1 did not accept "show bogus-table": % Unknown command/);
+    const write = await mcp.call('exec_cli', { device: 'R1', command: 'configure terminal' });
+    expect(write.text).toContain('[not_in_grammar]');
+    const unknown = await mcp.call('exec_cli', { device: 'R9', command: 'show version' });
+    expect(unknown.text).toMatch(/\[unknown_device\] unknown device "R9": the inventory has R1, R2/);
+  });
+
+  it('applies a change whole, and a change with a refused line not at all: rolled back, and the running config proves it', async () => {
+    const ok = await mcp.call('config_cli', { device: 'R1', commands: ['router bgp 65001', 'neighbor 10.0.0.2 description to-R2'] });
+    expect(ok).toMatchObject({ isError: false });
+    expect(await runningBgp()).toContain('neighbor 10.0.0.2 description to-R2');
+
+    const before = await runningBgp();
+    const bad = await mcp.call('config_cli', {
+      device: 'R1',
+      commands: ['router bgp 65001', 'neighbor 10.0.0.2 description changed', 'neighbor 10.0.0.2 shutdown', 'neighbor 10.0.0.99 timers connect 5'],
+    });
+    expect(bad.isError).toBe(true);
+    expect(bad.text).toContain('refused line 4 of 4 "neighbor 10.0.0.99 timers connect 5": % Specify remote-as or peer-group commands first');
+    expect(bad.text).toContain('Rolled back: the running configuration was read back and matches');
+    expect(await runningBgp()).toBe(before);
+    expect(await lab.vtysh('R1', 'show ip bgp neighbors 10.0.0.2')).not.toMatch(/Administratively shut down/);
+  });
+
+  it('runs calls to one router one at a time, so two changes never interleave', async () => {
+    const a = ['router bgp 65001', 'neighbor 10.0.0.2 description run-a', 'neighbor 10.0.0.2 advertisement-interval 5'];
+    const b = ['router bgp 65001', 'neighbor 10.0.0.2 description run-b', 'neighbor 10.0.0.2 advertisement-interval 7'];
+    const [ra, rb] = await Promise.all([mcp.call('config_cli', { device: 'R1', commands: a }), mcp.call('config_cli', { device: 'R1', commands: b })]);
+    expect([ra.isError, rb.isError]).toEqual([false, false]);
+    const config = await runningBgp();
+    // Whichever ran last won both of its lines: no mix of one run's description with the other's interval.
+    const pair = [/description (run-\w)/.exec(config)?.[1], /advertisement-interval (\d)/.exec(config)?.[1]];
+    expect([['run-a', '5'], ['run-b', '7']]).toContainEqual(pair);
+  });
+
+  it('reconnects after the SSH session drops', async () => {
+    await mcp.call('exec_cli', { device: 'R2', command: 'show version' });
+    // Kill R2's per-connection sshd processes (children of its listener): the router's side of the session is gone.
+    const listener = (JSON.parse(readFileSync(join(lab.dir, 'state.json'), 'utf8')) as { processes: Array<{ pid: number }> }).processes[1]!.pid;
+    execFileSync('/usr/bin/pkill', ['-P', String(listener)]);
+    const again = await mcp.call('exec_cli', { device: 'R2', command: 'show ip bgp summary' });
+    expect(again.isError).toBe(false);
+    expect(again.text).toContain('10.0.0.1');
+  });
+
+  it('logs in with a password from the environment, and says so without the password when it is wrong', async () => {
+    const inventory = await inventoryWith((inv) => {
+      for (const d of inv.devices) d.credential = { password_env: 'FRR_LAB_TEST_PASSWORD' };
+    });
+    const service = new DeviceService(inventory);
+    try {
+      process.env.FRR_LAB_TEST_PASSWORD = lab.password;
+      expect(await service.exec('R1', 'show version')).toContain('FRRouting');
+      service.dropSession('R1');
+      process.env.FRR_LAB_TEST_PASSWORD = `${lab.password}-wrong`;
+      const error = await failure(service.exec('R1', 'show version'));
+      expect(error.kind).toBe('auth_failed');
+      expect(error.message).toMatch(/R1 \(127\.0\.0\.1:\d+\): authentication failed for user netops/);
+      expect(error.message).not.toContain(lab.password);
+    } finally {
+      delete process.env.FRR_LAB_TEST_PASSWORD;
+      await service.close();
+    }
+  });
+
+  it('refuses an unknown or changed host key, and says how to trust one', async () => {
+    const hosts = readFileSync(lab.knownHostsPath, 'utf8').trim().split('\n');
+    const unknown = await inventoryWith((inv) => {
+      inv.known_hosts = join(base, 'empty_known_hosts');
+    });
+    writeFileSync(unknown.knownHostsPath, '');
+    const s1 = new DeviceService(unknown);
+    const e1 = await failure(s1.exec('R1', 'show version'));
+    expect(e1.kind).toBe('host_key_unknown');
+    expect(e1.message).toMatch(/host key ssh-ed25519 SHA256:\S+ is not in .*empty_known_hosts.*npm run devices -- trust R1/);
+    await s1.close();
+
+    // R2's key recorded under R1's address: what a swapped router (or an interception) looks like.
+    const swapped = await inventoryWith((inv) => {
+      inv.known_hosts = join(base, 'swapped_known_hosts');
+    });
+    const r1Address = hosts[0]!.split(' ')[0];
+    writeFileSync(swapped.knownHostsPath, `${r1Address} ${hosts[1]!.split(' ').slice(1).join(' ')}\n`);
+    const s2 = new DeviceService(swapped);
+    const e2 = await failure(s2.exec('R1', 'show version'));
+    expect(e2.kind).toBe('host_key_changed');
+    expect(e2.message).toContain('HOST KEY CHANGED');
+    await s2.close();
+  });
+
+  it('says a device is unreachable when nothing listens at its address', async () => {
+    const inventory = await inventoryWith((inv) => {
+      inv.devices[0]!.port = 1;
+    });
+    const service = new DeviceService(inventory);
+    const error = await failure(service.exec('R1', 'show version'));
+    expect(error.kind).toBe('unreachable');
+    expect(error.message).toBe('R1 (127.0.0.1:1): unreachable (ECONNREFUSED)');
+    await service.close();
+  });
+});

@@ -1,0 +1,122 @@
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { alertResultSchema } from '../../src/alert/schema';
+import { waitForSession } from '../../src/frr-lab/bgp-state';
+import { ipCommand, run } from '../../src/frr-lab/host';
+import { startFrrLab } from '../../src/frr-lab/lab';
+import { startWatcher, type WatchEvent } from '../../src/frr-lab/watcher';
+import { repoRoot } from '../helpers/opencode';
+import { tempDir } from '../helpers/temp-dir';
+import { NO_FRR } from './frr-available';
+
+/** What a lab leaves on the host, found by its id: namespaces, FRR folders, processes. */
+async function leftovers(id: string): Promise<string[]> {
+  const found: string[] = [];
+  const ns = await run(ipCommand(), ['netns', 'list']);
+  found.push(...ns.split('\n').filter((l) => l.includes(id)));
+  for (const d of ['/etc/frr', '/var/run/frr', '/var/log/frr']) {
+    if (existsSync(d)) found.push(...(await run('/usr/bin/ls', [d])).split('\n').filter((l) => l.includes(id)).map((l) => `${d}/${l}`));
+  }
+  const ps = await run('/usr/bin/ps', ['-eo', 'args']);
+  found.push(...ps.split('\n').filter((l) => l.includes(id) && !l.includes('ps -eo')));
+  return found;
+}
+
+/** A stand-in for the relay's webhook that keeps what it was sent. */
+async function receiver() {
+  const bodies: unknown[] = [];
+  const server = createServer((req, res) => {
+    let text = '';
+    req.on('data', (c: Buffer) => (text += c.toString()));
+    req.on('end', () => {
+      bodies.push(JSON.parse(text));
+      res.writeHead(202, { 'content-type': 'application/json' }).end('{"status":"accepted"}');
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, bodies, close: () => new Promise((r) => server.close(r)) };
+}
+
+describe.skipIf(NO_FRR)('the FRR lab on this machine', () => {
+  it('turns a real neighbor shutdown into the Splunk alert the saved search would post, and the repair into an Up line', async () => {
+    const lab = await startFrrLab({ dir: join(tempDir('fault-relay-frr-'), 'lab'), routers: 2 });
+    const relay = await receiver();
+    const events: WatchEvent[] = [];
+    let notify = () => {};
+    const watcher = startWatcher({ routers: lab.routers, relayUrl: relay.url, onEvent: (e) => (events.push(e), notify()) });
+    const until = (test: () => boolean) => new Promise<void>((resolve) => ((notify = () => test() && resolve()), notify()));
+    try {
+      await lab.vtysh('R1', 'configure terminal', 'router bgp 65001', 'neighbor 10.0.0.2 shutdown', 'end');
+      await until(() => events.some((e) => e.posted));
+      const alert = relay.bodies[0] as { result: Record<string, unknown> };
+      expect(alert.result).toMatchObject({ alert_def_id: 'AD000002', system: 'R1', neighbor_ip: '10.0.0.2', neighbor_as: '65002' });
+      expect(String(alert.result._raw)).toMatch(/%ADJCHANGE: neighbor 10\.0\.0\.2\(R2\) in vrf default Down Admin\. shutdown/);
+      // The relay's own schema accepts it as it is.
+      expect(alertResultSchema.safeParse(alert.result).success).toBe(true);
+      // Only the shut router's line is an alert; the peer's "Notification received" is its symptom.
+      expect(relay.bodies).toHaveLength(1);
+
+      await lab.vtysh('R1', 'configure terminal', 'router bgp 65001', 'no neighbor 10.0.0.2 shutdown', 'end');
+      await until(() => events.some((e) => e.router === 'R1' && e.change.state === 'Up'));
+      await waitForSession(lab.vtysh, 'R2', '10.0.0.1', 'Established');
+    } finally {
+      watcher.close();
+      await relay.close();
+      await lab.stop();
+    }
+    expect(await leftovers(lab.id)).toEqual([]);
+  });
+
+  it('npm run lab -- --frr: prints the routers, writes --out, and Ctrl-C removes everything', async () => {
+    const dir = tempDir('fault-relay-frr-cli-');
+    const out = join(dir, 'frr.json');
+    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/lab.ts', '--frr', '--out', out, '--port', '0'], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+    let printed = '';
+    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on('data', (c: Buffer) => {
+        printed += c.toString();
+        if (printed.includes('Ctrl-C')) resolve();
+      });
+      child.stderr.on('data', (c: Buffer) => (printed += c.toString()));
+      void exited.then(() => reject(new Error(`lab exited early:\n${printed}`)));
+    });
+    const summary = JSON.parse(readFileSync(out, 'utf8')) as { device_mcp_url: string; routers: Array<{ name: string; namespace: string; ssh: string }> };
+    expect(summary.device_mcp_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+    expect(summary.routers.map((r) => r.name)).toEqual(['R1', 'R2']);
+    expect(summary.routers[0]!.ssh).toMatch(/^127\.0\.0\.1:\d+$/);
+    for (const r of summary.routers) expect(printed).toContain(`${r.name}   namespace ${r.namespace}`);
+    const id = summary.routers[0]!.namespace.split('-')[0]!;
+    expect(await leftovers(id)).not.toEqual([]);
+
+    child.kill('SIGINT');
+    expect(await exited).toBe(0);
+    expect(await leftovers(id)).toEqual([]);
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it('npm run lab -- --frr --down removes a lab that was killed', async () => {
+    const dir = tempDir('fault-relay-frr-cli-');
+    const out = join(dir, 'frr.json');
+    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/lab.ts', '--frr', '--out', out, '--port', '0'], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'inherit'] });
+    const exited = new Promise<void>((r) => child.once('exit', () => r()));
+    await new Promise<void>((resolve) => {
+      let printed = '';
+      child.stdout.on('data', (c: Buffer) => ((printed += c.toString()), printed.includes('Ctrl-C') && resolve()));
+    });
+    const id = (JSON.parse(readFileSync(out, 'utf8')) as { routers: Array<{ namespace: string }> }).routers[0]!.namespace.split('-')[0]!;
+    child.kill('SIGKILL');
+    await exited;
+    expect(await leftovers(id)).not.toEqual([]);
+
+    const down = await run(process.execPath, ['--import', 'tsx', join(repoRoot, 'scripts/lab.ts'), '--frr', '--down', '--out', out]);
+    expect(down).toMatch(/FRR lab removed: \d+ processes, namespace /);
+    expect(await leftovers(id)).toEqual([]);
+    const again = await run(process.execPath, ['--import', 'tsx', join(repoRoot, 'scripts/lab.ts'), '--frr', '--down', '--out', out]);
+    expect(again).toContain('no FRR lab was up');
+  });
+});
