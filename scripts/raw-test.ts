@@ -1,19 +1,49 @@
 /**
- * npm run raw:test -- [AD000002 …] [--dir intelligence-artifacts] [--out out]
+ * npm run raw:test -- [AD000002 …] [--dir intelligence-artifacts] [--out out] [--frr]
  * Runs the RAW test cases of the named groups (all when none) against an in-process lab
  * on virtual time; writes out/results.xml (JUnit) and out/summary.md. Exit 1 on any failure.
+ * --frr: the cases marked `platforms: [… frr]` on real FRR routers (an FRR lab started for the
+ * run, through the SSH device server), instead of the simulated lab.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { formatIssue } from '../src/artifacts/validate';
 import { ArtifactValidationError, listArtifactGroups, loadArtifactGroup } from '../src/artifacts/load';
+import { runGroupTestsOnFrr } from '../src/artifacts/raw-test-frr';
 import { runGroupTests, toJUnit, toSummaryMarkdown, type CaseResult } from '../src/artifacts/raw-test-runner';
+import { DeviceService } from '../src/devices/device-service';
+import { loadInventory } from '../src/devices/inventory';
+import { frrLabUnavailable } from '../src/frr-lab/host';
+import { startFrrLab } from '../src/frr-lab/lab';
+
+/** A two-router FRR lab in a temporary folder, with the SSH device service on it; removed at the end, also on Ctrl-C. */
+async function startFrrForTests() {
+  const missing = frrLabUnavailable();
+  if (missing) {
+    console.error(`raw:test --frr: ${missing}`);
+    process.exit(2);
+  }
+  const dir = await mkdtemp(join(tmpdir(), 'fault-relay-rawtest-'));
+  const lab = await startFrrLab({ dir: join(dir, 'lab'), routers: 2 });
+  const service = new DeviceService(await loadInventory(lab.inventoryPath));
+  const stop = async () => {
+    await service.close();
+    await lab.stop();
+    await rm(dir, { recursive: true, force: true });
+  };
+  process.once('SIGINT', () => void stop().then(() => process.exit(130)));
+  console.log(`FRR lab up: ${lab.routers.map((r) => `${r.name} (${r.ssh})`).join(', ')}`);
+  return { lab, service, stop };
+}
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { dir: { type: 'string', default: 'intelligence-artifacts' }, out: { type: 'string', default: 'out' } },
+  options: { dir: { type: 'string', default: 'intelligence-artifacts' }, out: { type: 'string', default: 'out' }, frr: { type: 'boolean' } },
 });
+
+const frr = values.frr ? await startFrrForTests() : undefined;
 
 const dir = values.dir!;
 const ids = positionals.length ? positionals : (await listArtifactGroups(dir)).map((g) => g.alert_def_id);
@@ -23,7 +53,7 @@ for (const id of ids) {
   try {
     const group = await loadArtifactGroup(dir, id);
     if (group.tests.length === 0) console.warn(`${id}: no test cases in ${join(group.dir, 'tests')}`);
-    results.push(...(await runGroupTests(group)));
+    results.push(...(frr ? await runGroupTestsOnFrr(group, frr.lab, frr.service) : await runGroupTests(group)));
   } catch (e) {
     if (!(e instanceof ArtifactValidationError)) throw e;
     broken = true;
@@ -32,6 +62,7 @@ for (const id of ids) {
   }
 }
 
+await frr?.stop();
 await mkdir(values.out!, { recursive: true });
 await writeFile(join(values.out!, 'results.xml'), toJUnit(results));
 await writeFile(join(values.out!, 'summary.md'), toSummaryMarkdown(results));

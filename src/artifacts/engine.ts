@@ -6,6 +6,7 @@ import type { FaultSignature } from './schema-fs';
 import type { CheckStep, RawStep, RepairActionWorkflow, RepairStep } from './schema-raw';
 import { renderTemplate, TemplateError } from './template';
 import { checkFormat, resolveFaultVariables } from './variables';
+import { platformOf, stepForPlatform } from './variants';
 
 export type Decision = 'APPROVED' | 'DENIED';
 export type RunOutcome = 'resolved' | 'escalated' | 'failed';
@@ -147,7 +148,7 @@ export async function runRaw(opts: RunRawOptions): Promise<RunRawResult> {
 
   for (let n = 0; current; n++) {
     if (n >= maxSteps) return stop('failed', `Workflow did not end within ${maxSteps} steps`);
-    const step: RawStep = current;
+    const step: RawStep = stepForPlatform(current, platformOf(vars));
     const base = { step: step.id, kind: step.kind, description: step.description, started_at: iso() };
     let next: string;
     try {

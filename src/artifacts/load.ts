@@ -1,3 +1,4 @@
+import { platformOf, stepForPlatform } from './variants';
 import { join } from 'node:path';
 import type { RepairActionWorkflow } from './schema-raw';
 import { renderTemplate, templateVariables } from './template';
@@ -82,7 +83,8 @@ export function rawReadOnlyCommands(raw: RepairActionWorkflow, vars: Readonly<Re
   for (const input of raw.inputs) values[input.name] = vars[input.name] ?? input.default;
   for (const [k, v] of Object.entries(vars)) values[k] ??= v;
   const commands = new Set<string>();
-  for (const step of raw.steps) {
+  for (const written of raw.steps) {
+    const step = stepForPlatform(written, platformOf(values));
     if (step.kind !== 'validate' && step.kind !== 'collect' && step.kind !== 'revalidate') continue;
     const template = step.action.command;
     if (templateVariables(template).some((n) => values[n] === undefined && !isSectionOnly(template, n))) continue;

@@ -41,11 +41,31 @@ const captureSchema = z.array(z.string().min(1)).default([]);
 const execAction = z.strictObject({ type: z.literal('exec_cli'), command: z.string().min(1) });
 const configAction = z.strictObject({ type: z.literal('config_cli'), commands: z.array(z.string()).min(1) });
 
+/** The platforms a RAW may name variants for (the device tool server's platforms). */
+export const RAW_PLATFORMS = ['ios', 'iosxe', 'nxos', 'eos', 'frr'] as const;
+export type RawPlatform = (typeof RAW_PLATFORMS)[number];
+/** The RAW input that selects a variant; without it (or without a variant for it) the step is used as written. */
+export const PLATFORM_INPUT = 'device_platform';
+const platformKey = z.enum(RAW_PLATFORMS, { error: `one of ${RAW_PLATFORMS.join(', ')}` });
+
 const failureCaseSchema = z.strictObject({
   /** All must hold for this case to apply. */
   when: z.array(expectationSchema).min(1),
   next: stepIdSchema,
 });
+
+/**
+ * Where a platform's command forms differ (FRR has no `| section`, other VRF forms, no log buffer),
+ * a step says so: the variant replaces the fields it names, for that platform only, and keeps the
+ * step's meaning and transitions.
+ */
+const checkVariant = z.strictObject({
+  action: execAction.optional(),
+  capture: z.array(z.string().min(1)).optional(),
+  expect: z.array(expectationSchema).optional(),
+  failure_cases: z.array(failureCaseSchema).optional(),
+});
+const repairVariant = z.strictObject({ action: configAction.optional(), expect: z.array(expectationSchema).optional() });
 
 const checkStep = (kind: 'validate' | 'collect' | 'revalidate') =>
   z.strictObject({
@@ -63,6 +83,7 @@ const checkStep = (kind: 'validate' | 'collect' | 'revalidate') =>
     on_failure: stepIdSchema,
     /** The tool call itself failed: unknown or unreachable device, invalid command, timeout. */
     on_error: stepIdSchema,
+    variants: z.partialRecord(platformKey, checkVariant).optional(),
   });
 
 export const repairStepSchema = z.strictObject({
@@ -77,6 +98,7 @@ export const repairStepSchema = z.strictObject({
   on_denied: stepIdSchema,
   on_failure: stepIdSchema,
   on_error: stepIdSchema,
+  variants: z.partialRecord(platformKey, repairVariant).optional(),
 });
 
 export const waitStepSchema = z.strictObject({
@@ -120,6 +142,8 @@ export const repairActionWorkflowSchema = z.strictObject({
   fs_version: semverSchema,
   /** Template naming the device every action targets, e.g. "{{device_hostname}}". */
   device: z.string().min(1),
+  /** Platforms this workflow runs on; each step's command, as that platform gets it, must be in its grammar. */
+  platforms: z.array(platformKey).min(1).default(['iosxe']),
   inputs: z.array(rawInputSchema).min(1),
   /** Steps run from the first; transitions name step ids. */
   steps: z.array(rawStepSchema).min(2),

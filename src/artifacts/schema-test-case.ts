@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { faultSpecSchema } from '../lab/faults';
+import { RAW_PLATFORMS } from './schema-raw';
 
 /** One RAW test case: a lab scenario, the operator's answer, and what the run must do. */
 export const rawTestCaseSchema = z.strictObject({
@@ -19,6 +20,10 @@ export const rawTestCaseSchema = z.strictObject({
     })
     .default({ faults: [] }),
   approval: z.enum(['APPROVED', 'DENIED', 'none']).default('none'),
+  /** Where this case runs: the simulated IOS-XE lab, and real FRR routers with `raw:test -- --frr`. */
+  platforms: z.array(z.enum(RAW_PLATFORMS)).min(1).default(['iosxe']),
+  /** What differs in the expectations on real FRR (its routers advertise other prefixes than the simulated lab). */
+  frr: z.strictObject({ summary_contains: z.array(z.string()).optional() }).optional(),
   expect: z.strictObject({
     outcome: z.enum(['resolved', 'escalated', 'failed']),
     /** The exact sequence of step ids the run takes; empty when it stops before the first step. */

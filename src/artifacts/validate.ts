@@ -1,4 +1,7 @@
+import { grammarProblem, PLATFORM } from '../devices/platforms';
 import { checkReadOnlyCommand } from '../tools/read-only-command';
+import type { RawPlatform } from './schema-raw';
+import { stepForPlatform, variantPlatforms } from './variants';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, join, relative } from 'node:path';
 import type { z } from 'zod';
@@ -138,9 +141,8 @@ function checkFs(fs: FaultSignature, src: YamlSource, id: string, sink: IssueSin
 }
 
 /** Every templated string of a step with its path, for template and regex checks. */
-function stepStrings(step: RawStep, i: number): { path: PathSegment[]; text: string; role: 'command' | 'regex' | 'text' }[] {
+function stepStrings(step: RawStep, base: PathSegment[]): { path: PathSegment[]; text: string; role: 'command' | 'regex' | 'text' }[] {
   const out: { path: PathSegment[]; text: string; role: 'command' | 'regex' | 'text' }[] = [];
-  const base: PathSegment[] = ['steps', i];
   const expectations = (list: Expectation[], path: PathSegment[]) =>
     list.forEach((e, k) => {
       if ('contains' in e) out.push({ path: [...path, k, 'contains'], text: e.contains, role: 'text' });
@@ -250,7 +252,30 @@ function checkRaw(raw: RepairActionWorkflow, src: YamlSource, fs: FaultSignature
       if (!ids.has(t.target)) sink.at(src, ['steps', i, ...t.key], `step ${s.id} leads to unknown step ${t.target}`);
       if (t.target === s.id) sink.at(src, ['steps', i, ...t.key], `step ${s.id} leads to itself; use retry for polling`);
     }
-    for (const str of stepStrings(s, i)) {
+    // The step as written, and as each platform variant makes it (checked where the variant is written).
+    const forms: Array<{ step: RawStep; base: PathSegment[]; platform?: RawPlatform }> = [
+      { step: s, base: ['steps', i] },
+      ...variantPlatforms(s).map((p) => ({ step: stepForPlatform(s, p), base: ['steps', i, 'variants', p] as PathSegment[], platform: p })),
+    ];
+    for (const p of variantPlatforms(s)) {
+      if (!raw.platforms.includes(p)) sink.at(src, ['steps', i, 'variants', p], `variant for ${p}, which is not in the workflow's platforms (${raw.platforms.join(', ')})`);
+    }
+    for (const platform of raw.platforms) {
+      const effective = stepForPlatform(s, platform);
+      if (effective.kind !== 'validate' && effective.kind !== 'collect' && effective.kind !== 'revalidate') continue;
+      // Point at the command the platform actually gets: its variant's, or the step's own.
+      const ownAction = 'variants' in s && (s.variants as Record<string, { action?: unknown } | undefined> | undefined)?.[platform]?.action;
+      const where: PathSegment[] = ownAction ? ['steps', i, 'variants', platform, 'action', 'command'] : ['steps', i, 'action', 'command'];
+      const names = templateVariablesSafe(effective.action.command);
+      for (const rendered of variants(names, effective.action.command)) {
+        const problem = grammarProblem(PLATFORM[platform], rendered.trim());
+        if (problem) {
+          sink.at(src, where, `on ${platform}, "${rendered.trim()}" is not in the platform's grammar: ${problem}; add a variant for ${platform}`);
+          break;
+        }
+      }
+    }
+    for (const str of forms.flatMap((f) => stepStrings(f.step, f.base).filter((x) => f.platform === undefined || x.path.length > 0))) {
       const names = checkTemplate(str.path, str.text);
       if (!names) continue;
       // Strict mode allows exactly the RAW's show commands, rendered before the run: so only inputs may shape them.

@@ -7,8 +7,8 @@ import type { DeviceEntry, Inventory } from './inventory';
 import { grammarProblem, PLATFORM, type Platform } from './platforms';
 import { ShellSession } from './shell-session';
 
-/** Lines the server sends itself around a change; a change that contains them would break out of it. */
-const CONTROL_LINES = /^(end|configure(\s+\S+)*|conf(\s+t)?|commit|abort|exit|quit|logout|write(\s+.*)?|copy\s+.*|reload.*)$/i;
+/** Lines the server sends itself around a change, or that leave the CLI: a change that contains them would break out of it. */
+const CONTROL_LINES = /^(configure(\s+\S+)*|conf(\s+t)?|commit|abort|quit|logout|write(\s+.*)?|copy\s+.*|reload.*|do\s+.*)$/i;
 const LINE_BREAKERS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/u;
 
 interface DeviceSlot {
@@ -79,8 +79,11 @@ export class DeviceService {
     });
   }
 
-  async config(device: string, lines: string[]): Promise<string> {
+  async config(device: string, given: string[]): Promise<string> {
     const slot = this.slot(device);
+    // A closing `end` (as runbooks write it) is the server's own; anywhere else it would leave configuration mode.
+    const lines = given.length > 1 && given[given.length - 1]!.trim() === 'end' ? given.slice(0, -1) : given;
+    if (lines.some((l) => l.trim() === 'end')) throw new DeviceError('not_in_grammar', `${device}: "end" may only close the change, as its last line`);
     if (lines.length === 0) throw new DeviceError('not_in_grammar', `${device}: no configuration lines`);
     for (const line of lines) {
       if (LINE_BREAKERS.test(line) || !line.trim()) throw new DeviceError('not_in_grammar', `${device}: each line must be one non-empty line without control characters`);

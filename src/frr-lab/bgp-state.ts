@@ -29,12 +29,13 @@ export async function waitForEstablished(routers: LabRouter[], vtysh: Vtysh, tim
   }
 }
 
-/** Waits for one session to reach `want` (e.g. Established after a repair), as its router reports it. */
-export async function waitForSession(vtysh: Vtysh, router: string, neighbor: string, want: string, timeoutMs = 30_000): Promise<void> {
+/** Waits for one session to reach a state (e.g. Established after a repair), as its router reports it. */
+export async function waitForSession(vtysh: Vtysh, router: string, neighbor: string, want: string | ((state: string) => boolean), timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
+  const ok = typeof want === 'string' ? (s: string) => s === want : want;
   let state = '';
-  while ((state = await sessionState(vtysh, router, neighbor)) !== want) {
-    if (Date.now() > deadline) throw new Error(`${router}'s session to ${neighbor} is ${state}, not ${want}, after ${timeoutMs / 1000} s`);
+  while (!ok((state = await sessionState(vtysh, router, neighbor)))) {
+    if (Date.now() > deadline) throw new Error(`${router}'s session to ${neighbor} is ${state}, not ${typeof want === 'string' ? want : 'as expected'}, after ${timeoutMs / 1000} s`);
     await new Promise((r) => setTimeout(r, 200));
   }
 }

@@ -1,6 +1,7 @@
 import { evaluateExpectations, runCaptures } from '../../artifacts/expectations';
 import type { RawStep } from '../../artifacts/schema-raw';
 import { renderTemplate } from '../../artifacts/template';
+import { platformOf, stepForPlatform } from '../../artifacts/variants';
 import type { ArtifactGroup } from '../../artifacts/validate';
 import { normalizeLine } from '../../tools/device-policy';
 import type { Step } from '../scripted-model';
@@ -94,6 +95,7 @@ function walk(
 
   let step: RawStep | undefined = raw.steps[0];
   for (let n = 0; step && n < 200; n++) {
+    step = stepForPlatform(step, platformOf(vars));
     switch (step.kind) {
       case 'validate':
       case 'collect':

@@ -28,7 +28,7 @@ describe('the published artifacts', () => {
 
   it('are listed for pickers with their versions', async () => {
     const list = await listArtifactGroups(ROOT);
-    expect(list.find((g) => g.alert_def_id === 'AD000002')).toMatchObject({ valid: true, fs_version: '1.2.0', raw_version: '1.2.0', title: 'BGP neighbor administratively shut down' });
+    expect(list.find((g) => g.alert_def_id === 'AD000002')).toMatchObject({ valid: true, fs_version: '1.3.0', raw_version: '1.3.0', title: 'BGP neighbor administratively shut down' });
   });
 });
 
@@ -84,9 +84,26 @@ describe('a broken copy of an artifact group', () => {
   });
 
   it('holds the RG to the RAW version beside it, with the line inside the front matter', async () => {
-    const text = await edit('RG.md', 'raw_version: 1.2.0', 'raw_version: 1.1.0');
+    const text = await edit('RG.md', 'raw_version: 1.3.0', 'raw_version: 1.1.0');
     const { issues } = await validateArtifactGroupDir(group);
-    expect(issues).toContainEqual({ file: join(group, 'RG.md'), line: lineOf(text, 'raw_version'), column: 14, message: 'RG explains RAW 1.1.0 but RAW.yaml is version 1.2.0' });
+    expect(issues).toContainEqual({ file: join(group, 'RG.md'), line: lineOf(text, 'raw_version'), column: 14, message: 'RG explains RAW 1.1.0 but RAW.yaml is version 1.3.0' });
+  });
+
+  it('holds each platform to its own grammar: a command FRR lacks needs an FRR variant', async () => {
+    const text = await edit('RAW.yaml', '        action: { type: exec_cli, command: show running-config bgpd }\n', '');
+    const { issues } = await validateArtifactGroupDir(group);
+    expect(issues).toContainEqual(
+      expect.objectContaining({
+        line: lineOf(text, 'command: show running-config | section router bgp'),
+        message: expect.stringContaining('on frr, "show running-config | section router bgp" is not in the platform\'s grammar: FRR has no "| section"'),
+      }),
+    );
+  });
+
+  it('refuses a variant for a platform the workflow does not declare', async () => {
+    await edit('RAW.yaml', 'platforms: [iosxe, frr]', 'platforms: [iosxe]');
+    const { issues } = await validateArtifactGroupDir(group);
+    expect(issues.map((i) => i.message)).toContain("variant for frr, which is not in the workflow's platforms (iosxe)");
   });
 
   it('proves FS examples against their regex', async () => {
