@@ -2,7 +2,8 @@
  * `npm run demo`: the whole product offline. A device lab with the AD000002 fault on R1, the relay
  * with its embedded opencode runtime, and a SCRIPTED model that drives the real agents; the
  * simulator fires the alert and you decide the approval in this terminal.
- *   npm run demo [-- --approve | --deny] [--model provider/model]
+ *   npm run demo [-- --approve | --deny] [--model provider/model] [--frr]
+ * With --frr the routers are real: FRRouting in network namespaces (root), reached over SSH.
  */
 import { parseArgs } from 'node:util';
 import { spawn } from 'node:child_process';
@@ -18,11 +19,13 @@ import { formatTimelineEntry } from '../src/demo/timeline-format';
 import { isTerminal, type Incident } from '../src/incidents/model';
 import { createLogger } from '../src/log/logger';
 import { cli, type Fail } from './cli';
+import { startFrrDemo, type FrrDemo } from './demo-frr';
 
 const HELP = `Usage: npm run demo -- [options]
   --approve          approve the repair without asking
   --deny             deny the repair without asking
   --model P/M        use a real model (provider/model as opencode names it) instead of the scripted one
+  --frr              real FRRouting routers in network namespaces (needs root and apt-get install -y frr openssh-server)
   --converge-ms N    lab delay from the repair to Established (default 3000)
   --timeout-s N      give up after N seconds (default 300)
   -h, --help         this text`;
@@ -41,6 +44,7 @@ const args = parse(() =>
       approve: { type: 'boolean' },
       deny: { type: 'boolean' },
       model: { type: 'string' },
+      frr: { type: 'boolean' },
       'converge-ms': { type: 'string' },
       'timeout-s': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -70,12 +74,14 @@ const dataDir = mkdtempSync(path.join(tmpdir(), 'fault-relay-demo-'));
 const logFile = path.join(dataDir, 'relay.log');
 const logger = createLogger({ level: process.env.LOG_LEVEL ?? 'info', destination: pino.destination({ dest: logFile, sync: true }) });
 let stack: DemoStack | undefined;
+let frr: FrrDemo | undefined;
 let finished = false;
 
 async function shutdown(code: number, keepData: boolean) {
   if (finished) return;
   finished = true;
   await stack?.stop().catch(() => undefined);
+  await frr?.stop().catch(() => undefined);
   if (keepData) out(`  Demo data kept for a look: ${dataDir} (relay.log)`);
   else rmSync(dataDir, { recursive: true, force: true });
   process.exit(code);
@@ -89,7 +95,9 @@ process.on('SIGINT', interrupted);
 process.on('SIGTERM', () => void shutdown(143, false));
 
 try {
+  if (args.frr) frr = await startFrrDemo(dataDir, out);
   stack = await startDemoStack({
+    ...(frr ? { deviceMcpUrl: frr.devices.mcpUrl } : {}),
     projectDir,
     dataDir,
     logger,
@@ -103,7 +111,12 @@ try {
   await shutdown(1, true);
 }
 const { relay, lab } = stack!;
-out(`  lab      ${lab.url}  (fault injected: ${lab.lab.inject({ fault: 'bgp_neighbor_admin_down', device: DEVICE, neighbor: NEIGHBOR })})`);
+if (frr) {
+  for (const r of frr.lab.routers) out(`  router   ${r.name} FRRouting in namespace ${r.namespace}, ssh ${r.ssh}`);
+  out(`  devices  ${frr.devices.mcpUrl}  (SSH device server; every BGP session Established)`);
+} else {
+  out(`  lab      ${lab!.url}  (fault injected: ${lab!.lab.inject({ fault: 'bgp_neighbor_admin_down', device: DEVICE, neighbor: NEIGHBOR })})`);
+}
 out(`  relay    ${relay.url}  (runtime ${relay.embedded?.endpoint.url ?? 'external'})`);
 if (stack!.model) out(`  model    ${stack!.model.baseURL}  (scripted)`);
 out(`  data     ${dataDir}  (temporary: relay store, opencode home, relay.log)`);
@@ -165,8 +178,8 @@ relay.relay.bus.subscribe('approval.requested', ({ incident, request }) => {
   });
 });
 
-// The simulator posts the alert exactly as it would to any relay.
-const simulated = await new Promise<string>((resolve, reject) => {
+// The simulator posts the alert exactly as it would to any relay; with --frr the router's own log line does.
+const simulated = await (frr ? frr.fireFault(relay.url, DEVICE, NEIGHBOR) : new Promise<string>((resolve, reject) => {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(projectDir, 'scripts/simulate-alert.ts'), '--api', relay.url, '--device', DEVICE, '--neighbor', NEIGHBOR], {
     cwd: projectDir,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -177,11 +190,11 @@ const simulated = await new Promise<string>((resolve, reject) => {
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   child.on('error', reject);
   child.on('exit', (code) => (code === 0 ? resolve(stdout.trim()) : reject(new Error(`simulator exited ${code}: ${stderr.trim()}`))));
-}).catch(async (error: unknown) => {
+})).catch(async (error: unknown) => {
   process.stderr.write(`demo: ${(error as Error).message}\n`);
   return shutdown(1, true).then(() => '');
 });
-out(`  simulator: ${simulated}`);
+out(`  ${frr ? 'alert' : 'simulator'}: ${simulated}`);
 run.incidentId = /^(INC-\S+)/.exec(simulated)?.[1];
 if (!run.incidentId) {
   process.stderr.write('demo: the simulator did not name an incident\n');
@@ -208,15 +221,23 @@ const ended = await new Promise<Incident | undefined>((resolve) => {
 });
 
 const incident = ended ?? relay.relay.incidents.get(run.incidentId!);
-const state = lab.lab.exec(DEVICE, `show ip bgp neighbors ${NEIGHBOR} | include BGP state`);
 out();
 out(`  Outcome   ${incident?.state ?? 'unknown'}${incident?.outcome ? `: ${incident.outcome.summary}` : ''}`);
-out(`  Lab       ${DEVICE} neighbor ${NEIGHBOR}: ${state.ok ? state.output.trim() : state.error}; configuration changes: ${lab.lab.configChanges()}`);
+// On real routers the run counts only if the routers agree: the peer itself reports the session.
+let routersAgree = true;
+if (frr) {
+  const final = await frr.finalState(DEVICE, NEIGHBOR, decided === 'APPROVED');
+  for (const line of final.lines) out(`  Router    ${line}`);
+  routersAgree = final.ok;
+} else {
+  const state = lab!.lab.exec(DEVICE, `show ip bgp neighbors ${NEIGHBOR} | include BGP state`);
+  out(`  Lab       ${DEVICE} neighbor ${NEIGHBOR}: ${state.ok ? state.output.trim() : state.error}; configuration changes: ${lab!.lab.configChanges()}`);
+}
 if (incident) {
   out(`  Relay log ${relay.relay.sessionLogPath(incident)}`);
   out(`  Agent log ${agentLogPath(projectDir, incident)}`);
 }
 const expected = decided === 'APPROVED' ? 'resolved' : decided === 'DENIED' ? 'escalated' : undefined;
-const ok = incident !== undefined && expected !== undefined && incident.state === expected;
+const ok = incident !== undefined && expected !== undefined && incident.state === expected && routersAgree;
 if (!ok) out(`  The run did not end as expected (${expected ? `wanted ${expected}` : 'no decision was made'}, got ${incident?.state ?? 'nothing'}).`);
 await shutdown(ok ? 0 : 1, !ok);

@@ -29,12 +29,15 @@ export interface DemoStackOptions {
   realModel?: string;
   /** Another scripted model instead of the demo brain (tests: an adversarial one). */
   script?: Script;
+  /** Device tools elsewhere (the SSH device server on real routers): no simulated lab is started. */
+  deviceMcpUrl?: string;
   /** Extra relay settings (e.g. REMEDIATION_MODE). */
   relayEnv?: Record<string, string>;
 }
 
 export interface DemoStack {
-  lab: RunningLab;
+  /** The simulated lab; absent when `deviceMcpUrl` points at other device tools. */
+  lab?: RunningLab;
   relay: RunningRelay;
   /** Absent with a real model. */
   model?: ScriptedModel;
@@ -60,8 +63,11 @@ export async function startDemoStack(opts: DemoStackOptions): Promise<DemoStack>
   };
   try {
     const groups = new Map<string, ArtifactGroup>([['AD000002', await loadArtifactGroup(path.join(projectDir, 'intelligence-artifacts'), 'AD000002')]]);
-    const lab = await startLab({ port: 0, host: '127.0.0.1', convergeDelayMs: opts.convergeDelayMs ?? 3_000, logger: logger.child({ component: 'lab' }) });
-    stops.push(lab.stop);
+    let lab: RunningLab | undefined;
+    if (!opts.deviceMcpUrl) {
+      lab = await startLab({ port: 0, host: '127.0.0.1', convergeDelayMs: opts.convergeDelayMs ?? 3_000, logger: logger.child({ component: 'lab' }) });
+      stops.push(lab.stop);
+    }
 
     let model: ScriptedModel | undefined;
     let runtimeEnv: Record<string, string>;
@@ -83,7 +89,7 @@ export async function startDemoStack(opts: DemoStackOptions): Promise<DemoStack>
         RELAY_PROJECT_DIR: projectDir,
         RELAY_DATA_DIR: path.join(opts.dataDir, 'relay'),
         RELAY_LOG_DIR: opts.logDir ?? path.join(projectDir, 'logs'),
-        DEVICE_MCP_URL: lab.mcpUrl,
+        DEVICE_MCP_URL: opts.deviceMcpUrl ?? lab!.mcpUrl,
         REMEDIATION_MODE: 'strict',
         ...opts.relayEnv,
       },
@@ -95,7 +101,7 @@ export async function startDemoStack(opts: DemoStackOptions): Promise<DemoStack>
     stops.push(relay.stop);
 
     return {
-      lab,
+      ...(lab ? { lab } : {}),
       relay,
       model,
       toolsConnected: (timeoutMs = 30_000) => toolsConnected(relay, timeoutMs),

@@ -41,8 +41,11 @@ export function formatTimelineEntry(entry: TimelineEntry): string | undefined {
       return TOLD_ELSEWHERE.test(str(entry.tool)) ? undefined : `${sub}✖ ${first(entry.message)}`;
     case 'agent.text':
       return `${sub}« ${who}: ${first(entry.message)}`;
-    case 'device.exec':
-      return `    ${entry.message}  ⇒ ${first(str(entry.output), 70)}`;
+    case 'device.exec': {
+      // The engineer reads what the router said, all of it, as in their own terminal.
+      const output = str(entry.output).replace(/\r/g, '').replace(/\n+$/, '');
+      return output ? `    ${entry.message}\n${output.split('\n').map((l) => `        ${l}`).join('\n')}` : `    ${entry.message}  (no output)`;
+    }
     case 'device.refused':
       return `    ⛔ guard: ${first(entry.message, 160)}`;
     case 'device.config_applied':

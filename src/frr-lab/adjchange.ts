@@ -49,6 +49,8 @@ export function splunkAlertFor(router: string, change: AdjChange, peerAs?: numbe
       ...(change.vrf !== 'default' ? { vrf_name: change.vrf } : {}),
       ...(peerAs ? { neighbor_as: String(peerAs) } : {}),
       sourcetype: 'frr:bgp',
+      // What the saved search's inventory lookup adds: it selects the runbook's FRR command forms.
+      device_platform: 'frr',
       _raw: change.raw,
     },
   };

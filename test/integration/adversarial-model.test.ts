@@ -38,7 +38,7 @@ afterAll(async () => {
 });
 
 const relay = () => stack.relay.relay;
-const lab = () => stack.lab.lab;
+const lab = () => stack.lab!.lab;
 
 const until = (id: string, holds: Parameters<typeof untilIncident>[2]) => untilIncident(relay(), id, holds);
 /** The root session finished its turn after the n-th phase began (the alert, then each decision). */

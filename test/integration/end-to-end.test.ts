@@ -50,7 +50,7 @@ afterAll(async () => {
 });
 
 const relay = () => stack.relay.relay;
-const lab = () => stack.lab.lab;
+const lab = () => stack.lab!.lab;
 
 async function fire(input: SampleAlertInput): Promise<string> {
   const res = await request(`${stack.relay.url}/fault-alert`, {

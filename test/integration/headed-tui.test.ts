@@ -35,8 +35,8 @@ describe.skipIf(!hasTmux)('npm run headed in a real terminal', () => {
   });
 
   it('opens the terminal UI on the running headed incident, shows the question, and the typed APPROVED is the decision', async () => {
-    stack.lab.lab.reset();
-    stack.lab.lab.inject({ fault: 'bgp_neighbor_admin_down', device: 'R1', neighbor: '10.0.0.2' });
+    stack.lab!.lab.reset();
+    stack.lab!.lab.inject({ fault: 'bgp_neighbor_admin_down', device: 'R1', neighbor: '10.0.0.2' });
     const relayData = path.join(dataDir, 'relay');
     execFileSync('tmux', [
       'new-session', '-d', '-s', tmux, '-x', '150', '-y', '60',
@@ -50,12 +50,12 @@ describe.skipIf(!hasTmux)('npm run headed in a real terminal', () => {
     expect(shown).toContain(`APPROVAL NEEDED — ${headed()!.incident_id} on R1`);
     expect(shown).toMatch(/ {4}no neighbor 10\.0\.0\.2 shutdown/);
     expect(shown).toContain(`lines hash ${headed()!.approval_request!.lines_sha256.slice(0, 12)}`);
-    expect(stack.lab.lab.configChanges()).toBe(0);
+    expect(stack.lab!.lab.configChanges()).toBe(0);
 
     execFileSync('tmux', ['send-keys', '-t', tmux, '-l', 'APPROVED']);
     execFileSync('tmux', ['send-keys', '-t', tmux, 'Enter']);
     await waitUntil(() => headed()?.state === 'resolved', 'the headed incident is resolved', { timeoutMs: 60_000 });
     expect(headed()).toMatchObject({ approval: { decision: 'APPROVED', channel: 'terminal' }, application: { status: 'applied', device: 'R1' } });
-    expect(stack.lab.lab.configChanges()).toBe(1);
+    expect(stack.lab!.lab.configChanges()).toBe(1);
   }, 180_000);
 });

@@ -1,0 +1,32 @@
+import { execFile } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { repoRoot } from '../helpers/opencode';
+import { NO_FRR } from './frr-available';
+
+/** `npm run demo -- --frr …` as a user runs it; resolves with its exit code and everything it printed. */
+const demo = (flag: '--approve' | '--deny') =>
+  new Promise<{ code: number | null; out: string }>((resolve) => {
+    execFile(process.execPath, ['--import', 'tsx', 'scripts/demo.ts', '--frr', flag, '--timeout-s', '120'], { cwd: repoRoot, maxBuffer: 32 * 1024 * 1024 }, (error, stdout, stderr) =>
+      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, out: `${stdout}${stderr}` }),
+    );
+  });
+
+describe.skipIf(NO_FRR)('npm run demo -- --frr: the whole flow on real routers', () => {
+  it('--approve: the real log line opens the incident, the change is applied over SSH, and the peer reports Established', async () => {
+    const { code, out } = await demo('--approve');
+    expect(out).toMatch(/\[R1 log\] .*%ADJCHANGE: neighbor 10\.0\.0\.2\(R2\) in vrf default Down Admin\. shutdown/);
+    expect(out).toMatch(/R1# show running-config bgpd\n\s+Building configuration/);
+    expect(out).toContain('router bgp 65001\n      no neighbor 10.0.0.2 shutdown');
+    expect(out).toMatch(/Outcome {3}resolved/);
+    expect(out).toMatch(/Router {4}R2 \(the peer\): BGP state = Established/);
+    expect(code).toBe(0);
+  });
+
+  it('--deny: escalated, and the session is still down on the router', async () => {
+    const { code, out } = await demo('--deny');
+    expect(out).toMatch(/Outcome {3}escalated: The operator denied/);
+    expect(out).toMatch(/Router {4}R1: BGP state = Idle/);
+    expect(out).not.toMatch(/R2 \(the peer\): BGP state = Established/);
+    expect(code).toBe(0);
+  });
+});

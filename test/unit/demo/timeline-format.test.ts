@@ -1,0 +1,13 @@
+import { describe, expect, it } from 'vitest';
+import { formatTimelineEntry } from '../../../src/demo/timeline-format';
+import type { TimelineEntry } from '../../../src/incidents/model';
+
+describe('the demo terminal view', () => {
+  it('shows a show command\'s whole output, indented under the command', () => {
+    const output = 'BGP neighbor is 10.0.0.2, remote AS 65002\n Administratively shut down\n  BGP state = Idle\n';
+    const entry = { at: '2026-11-24T10:00:00.000Z', type: 'device.exec', message: 'R1# show ip bgp neighbors 10.0.0.2', output } as TimelineEntry;
+    expect(formatTimelineEntry(entry)).toBe(
+      ['    R1# show ip bgp neighbors 10.0.0.2', '        BGP neighbor is 10.0.0.2, remote AS 65002', '         Administratively shut down', '          BGP state = Idle'].join('\n'),
+    );
+  });
+});
