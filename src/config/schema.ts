@@ -66,6 +66,8 @@ export const configSchema = z
     INCIDENT_RETENTION: positiveInt.default(1000),
     DELIVERY_RETRY_MAX_MS: positiveInt.default(60_000),
     DEVICE_MCP_URL: optionalUrl,
+    /** A device inventory: the relay starts the SSH device tool server on it itself (DEVICE_MCP_URL wins when both are set). */
+    DEVICE_INVENTORY: optionalString,
     MSG_BOT_TOKEN: optionalString,
     MSG_ROOM_ID: optionalString,
     MSG_U2C_URL: url.default('https://u2c.wbx2.com/u2c/api/v1'),

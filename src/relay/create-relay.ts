@@ -1,3 +1,4 @@
+import { startDeviceServer } from '../devices/server';
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { createApprovals, type Approvals } from '../approvals/approvals';
@@ -81,7 +82,14 @@ export interface Relay {
 
 /** The one factory both the tray and the headless relay call. */
 export async function createRelay(deps: RelayDeps): Promise<Relay> {
-  const { config, store, agent, logger } = deps;
+  const { store, agent, logger } = deps;
+  // With DEVICE_INVENTORY (and no DEVICE_MCP_URL) the relay runs the SSH device tool server itself, on loopback.
+  const deviceServer =
+    !deps.deviceTools && !deps.config.DEVICE_MCP_URL && deps.config.DEVICE_INVENTORY
+      ? await startDeviceServer({ inventoryPath: resolve(deps.config.DEVICE_INVENTORY), port: 0, logger: logger.child({ component: 'devices' }) })
+      : undefined;
+  const config = deviceServer ? { ...deps.config, DEVICE_MCP_URL: deviceServer.mcpUrl } : deps.config;
+  if (deviceServer) logger.info({ devices: deviceServer.service.devices().map((d) => d.name), url: deviceServer.mcpUrl }, 'device tool server started from DEVICE_INVENTORY');
   const clock = deps.clock ?? systemClock;
   const bus = deps.bus ?? createBus<RelayEvents>((error, type) => logger.error({ err: error, event: type }, 'event handler failed'));
   const incidents = createIncidents({ store, bus, clock, logger });
@@ -206,6 +214,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
       await follower.stop();
       await sessionLog.stop();
       await ownDeviceTools?.close();
+      await deviceServer?.stop();
       store.close();
     },
   };

@@ -9,6 +9,8 @@ import { loadInventory } from '../../src/devices/inventory';
 import { startDeviceServer, type RunningDeviceServer } from '../../src/devices/server';
 import { startFrrLab, type FrrLab } from '../../src/frr-lab/lab';
 import { connectMcp } from '../helpers/mcp-client';
+import { relayForTest } from '../helpers/relay';
+import { createStubRuntime } from '../helpers/stub-runtime';
 import { tempDir } from '../helpers/temp-dir';
 import { NO_FRR } from './frr-available';
 
@@ -155,6 +157,19 @@ describe.skipIf(NO_FRR)('the SSH device tool server on real FRR routers', () => 
     expect(e2.kind).toBe('host_key_changed');
     expect(e2.message).toContain('HOST KEY CHANGED');
     await s2.close();
+  });
+
+  it('is started by the relay itself when DEVICE_INVENTORY is set, so DEVICE_MCP_URL is optional', async () => {
+    const relay = await relayForTest({ agent: createStubRuntime(), env: { DEVICE_INVENTORY: lab.inventoryPath } });
+    try {
+      const deep = (await relay.app.inject({ url: '/health/deep' })).json() as { checks: { device_mcp: { ok: boolean; url: string } } };
+      expect(deep.checks.device_mcp).toMatchObject({ ok: true, url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/) });
+      const tools = await connectMcp(deep.checks.device_mcp.url, 'unused');
+      expect((await tools.call('exec_cli', { device: 'R2', command: 'show version' })).text).toContain('FRRouting');
+      await tools.close();
+    } finally {
+      await relay.close();
+    }
   });
 
   it('says a device is unreachable when nothing listens at its address', async () => {
