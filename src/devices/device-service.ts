@@ -68,6 +68,10 @@ export class DeviceService {
       try {
         output = await (await this.session(slot)).send(command);
       } catch (error) {
+        if (error instanceof DeviceError && error.kind === 'timeout') {
+          this.discard(slot);
+          throw new DeviceError('timeout', `${error.message}; the session was closed and the next call opens a new one`, true);
+        }
         // A show command is safe to repeat: one retry on a fresh session after a drop.
         if (!(error instanceof DeviceError) || error.kind !== 'session_lost') throw error;
         slot.session = undefined;
@@ -119,31 +123,34 @@ export class DeviceService {
     const before = await s.send('show running-config');
     let failed: { index: number; line: string; why: string } | undefined;
     const outputs: string[] = [];
-    await s.send('configure terminal');
-    for (const [i, line] of lines.entries()) {
-      const out = await s.send(line);
-      const bad = slot.platform.configError.exec(out);
-      if (bad) {
-        failed = { index: i, line, why: lineAt(out, bad.index) };
-        break;
+    try {
+      await s.send('configure terminal');
+      for (const [i, line] of lines.entries()) {
+        const out = await s.send(line);
+        const bad = slot.platform.configError.exec(out);
+        if (bad) {
+          failed = { index: i, line, why: lineAt(out, bad.index) };
+          break;
+        }
+        if (out.trim()) outputs.push(out.trim());
+        if (s.prompt.mode === '') {
+          failed = { index: i, line, why: 'the line left configuration mode' };
+          break;
+        }
       }
-      if (out.trim()) outputs.push(out.trim());
-      if (s.prompt.mode === '') {
-        failed = { index: i, line, why: 'the line left configuration mode' };
-        break;
-      }
+      await s.send('end');
+    } catch (error) {
+      // The session broke mid-change (timeout, drop): some lines may have applied. Restore on a fresh session.
+      if (!(error instanceof DeviceError)) throw error;
+      this.discard(slot);
+      const fresh = await this.session(slot);
+      const head = `${name}: the change was interrupted (${error.message})`;
+      const left = await this.restore(fresh, before);
+      throw new DeviceError(error.kind, left.length === 0 ? `${head}. Rolled back on a new session: the running configuration matches the one before the change.` : `${head}. ROLLBACK INCOMPLETE: ${left.join('; ')}`, true);
     }
-    await s.send('end');
     if (!failed) return [`${name}: ${lines.length} line(s) applied`, ...outputs].join('\n');
 
-    const during = await s.send('show running-config');
-    for (const group of restoreCommands(before, during)) {
-      await s.send('configure terminal');
-      for (const line of group) await s.send(line);
-      await s.send('end');
-    }
-    const after = await s.send('show running-config');
-    const left = describeDifference(before, after);
+    const left = await this.restore(s, before);
     const head = `${name} refused line ${failed.index + 1} of ${lines.length} "${failed.line}": ${failed.why}`;
     if (left.length === 0) {
       this.logger?.warn({ device: name, line: failed.index + 1 }, 'config change refused; rolled back and verified');
@@ -151,6 +158,23 @@ export class DeviceService {
     }
     this.logger?.error({ device: name, left }, 'config rollback could not be verified');
     throw new DeviceError('rejected', `${head}. ROLLBACK INCOMPLETE: the running configuration still differs from before: ${left.join('; ')}`, true);
+  }
+
+  /** Applies the difference back to `before`, then reads the running configuration again: what still differs. */
+  private async restore(s: ShellSession, before: string): Promise<string[]> {
+    const during = await s.send('show running-config');
+    for (const group of restoreCommands(before, during)) {
+      await s.send('configure terminal');
+      for (const line of group) await s.send(line);
+      await s.send('end');
+    }
+    return describeDifference(before, await s.send('show running-config'));
+  }
+
+  /** A session whose state is unknown (a command timed out, the connection dropped) is never reused. */
+  private discard(slot: DeviceSlot): void {
+    slot.session?.close();
+    slot.session = undefined;
   }
 
   async close(): Promise<void> {

@@ -182,4 +182,26 @@ describe.skipIf(NO_FRR)('the SSH device tool server on real FRR routers', () => 
     expect(error.message).toBe('R1 (127.0.0.1:1): unreachable (ECONNREFUSED)');
     await service.close();
   });
+
+  it('gives up on a command the router does not answer in time, and does not reuse that session', async () => {
+    const inventory = await inventoryWith((inv) => {
+      for (const d of inv.devices) d.command_timeout_ms = 500;
+    });
+    const service = new DeviceService(inventory);
+    const bgpd = Number(readFileSync(`/var/run/frr/${lab.routers[1]!.namespace}/bgpd.pid`, 'utf8'));
+    try {
+      expect(await service.exec('R2', 'show version')).toContain('FRRouting');
+      // A stopped bgpd: vtysh waits for it forever, as it would for a wedged daemon.
+      process.kill(bgpd, 'SIGSTOP');
+      const error = await failure(service.exec('R2', 'show ip bgp summary'));
+      expect(error.kind).toBe('timeout');
+      expect(error.message).toBe('R2: no prompt after "show ip bgp summary" within 0.5 s; the session was closed and the next call opens a new one');
+      process.kill(bgpd, 'SIGCONT');
+      // A fresh session: the late answer to the timed-out command cannot be mistaken for this one's.
+      expect(await service.exec('R2', 'show version')).toMatch(/^FRRouting/);
+    } finally {
+      process.kill(bgpd, 'SIGCONT');
+      await service.close();
+    }
+  });
 });

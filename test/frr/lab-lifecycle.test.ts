@@ -119,4 +119,18 @@ describe.skipIf(NO_FRR)('the FRR lab on this machine', () => {
     const again = await run(process.execPath, ['--import', 'tsx', join(repoRoot, 'scripts/lab.ts'), '--frr', '--down', '--out', out]);
     expect(again).toContain('no FRR lab was up');
   });
+
+  it('without root, exits at once with one line saying what is missing', async () => {
+    const result = await new Promise<{ code: number | null; stderr: string; stdout: string }>((resolve) => {
+      const child = spawn('/usr/bin/setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, '--import', 'tsx', 'scripts/lab.ts', '--frr'], { cwd: repoRoot });
+      let stderr = '';
+      let stdout = '';
+      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+      child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+      child.on('exit', (code) => resolve({ code, stderr, stdout }));
+    });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe('lab: the FRR lab needs root (it creates network namespaces and starts FRR and sshd): run it with sudo\n');
+  });
 });
