@@ -14,8 +14,8 @@ export async function bundleElectron({ root, outDir = 'dist-electron' }) {
       platform: 'node',
       target: 'node22',
       format: 'cjs',
-      // ws's optional native speed-ups: absent is fine, bundling them is not.
-      external: ['electron', 'bufferutil', 'utf-8-validate'],
+      // Optional native speed-ups (ws's, and ssh2's CPU feature probe): absent is fine, bundling them is not.
+      external: ['electron', 'bufferutil', 'utf-8-validate', 'cpu-features'],
       // The relay's ESM sources locate files next to themselves; in the CommonJS bundle that is __dirname.
       define: { 'import.meta.dirname': '__dirname', 'import.meta.url': '__importMetaUrl' },
       banner: { js: "const __importMetaUrl = require('node:url').pathToFileURL(__filename).href;" },

@@ -215,7 +215,7 @@ describe('/ui/api', () => {
     const groups = (await app.inject({ url: '/ui/api/artifacts', headers: auth })).json() as { alert_def_id: string; valid: boolean; variables: { name: string; required: boolean; example?: string }[] }[];
     const ad2 = groups.find((g) => g.alert_def_id === 'AD000002');
     expect(ad2?.valid).toBe(true);
-    expect(ad2?.variables.map((v) => v.name)).toEqual(['neighbor_ip', 'vrf_name', 'neighbor_as', 'device_ip']);
+    expect(ad2?.variables.map((v) => v.name)).toEqual(['neighbor_ip', 'vrf_name', 'device_platform', 'neighbor_as', 'device_ip']);
     expect(ad2?.variables[0]).toEqual({ name: 'neighbor_ip', required: true, example: '10.0.0.2' });
     expect(groups.find((g) => g.alert_def_id === 'AD000003')?.variables.map((v) => v.name)).toContain('interface');
   });
