@@ -48,7 +48,14 @@ async function run() {
   const user = userInfo().username;
   const store = (name: string) => new Store<Record<string, unknown>>({ name, configFileMode: 0o600, clearInvalidConfig: false });
   const secrets = createSecretStore({ backend: store('secrets'), safeStorage, platform: process.platform, logger });
-  const settings = createSettings({ backend: store('settings'), secrets, baseEnv: { ...desktopDefaults(paths), ...process.env } });
+  let servedPort: number | undefined;
+  const settings = createSettings({
+    backend: store('settings'),
+    secrets,
+    baseEnv: { ...desktopDefaults(paths), ...process.env },
+    desktopDefaults: desktopDefaults(paths),
+    servedPort: () => servedPort,
+  });
   const incidentsBackends = { open: store('incidents'), archive: store('incidents-archive') };
   const loginItem = createLoginItem({ platform: process.platform, app, autostartDir: join(process.env.XDG_CONFIG_HOME ?? join(homedir(), '.config'), 'autostart'), command: process.env.APPIMAGE ?? process.execPath });
 
@@ -134,10 +141,11 @@ async function run() {
   let detach: (() => void) | undefined;
   const host = createRelayHost({
     logger,
-    start: () => startHeadlessRelay({ env: settings.env(), logger, backends: incidentsBackends, extraChannels: () => ['desktop'] }),
+    start: () => startHeadlessRelay({ env: settings.env(), settingSources: settings.sources(), logger, backends: incidentsBackends, extraChannels: () => ['desktop'] }),
     onChange(running) {
       detach?.();
       detach = undefined;
+      servedPort = running ? Number(new URL(running.url).port) : undefined;
       if (running) {
         const notifier = createNotifier({
           Notification,

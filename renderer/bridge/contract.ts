@@ -1,3 +1,4 @@
+import type { SettingSource } from '../../src/config/setting-sources';
 /**
  * The one interface the renderer uses to reach the product. The tray implements it
  * over typed IPC (electron/preload), the headless relay's read-only /ui over HTTP.
@@ -45,7 +46,13 @@ export type DecideOutcome =
 
 export interface SettingField {
   name: string;
+  /** As configured, for editing. */
   value: string | null;
+  /** As it runs: `30m` rather than 1800000, the port actually served; null for secrets and unset values. */
+  inForce: string | null;
+  /** default, desktop default, environment, settings file, or generated (by the relay itself). */
+  source: SettingSource;
+  note?: string;
   secret: boolean;
   /** Secrets are write-only: the UI learns only whether one is set. */
   isSet: boolean;

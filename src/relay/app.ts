@@ -1,3 +1,4 @@
+import type { SettingSource } from '../config/setting-sources';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
@@ -32,6 +33,7 @@ export interface AppDeps {
   clock: Clock;
   /** The built renderer served at /ui; default `dist-renderer/` in the project folder. */
   uiDistDir?: string;
+  settingSources?: Partial<Record<keyof RelayConfig, SettingSource>>;
   /** Where an incident's session log is written, for the UI's log view. */
   sessionLogPath: (incident: Incident) => string;
   logger: Logger;
@@ -101,6 +103,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       incidents: deps.incidents,
       startHeaded: deps.startHeaded,
       config,
+      ...(deps.settingSources ? { settingSources: deps.settingSources } : {}),
       artifactsDir: join(projectDir, 'intelligence-artifacts'),
       distDir: deps.uiDistDir ?? join(projectDir, 'dist-renderer'),
       sessionLogPath: deps.sessionLogPath,

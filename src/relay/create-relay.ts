@@ -1,3 +1,4 @@
+import type { SettingSource } from '../config/setting-sources';
 import { startDeviceServer } from '../devices/server';
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
@@ -54,6 +55,8 @@ export interface RelayDeps {
   protectedRoutes?: (scope: FastifyInstance) => Promise<void>;
   /** The built renderer for /ui (tests build it into a temp folder). */
   uiDistDir?: string;
+  /** Where each setting came from, for the settings view. */
+  settingSources?: Partial<Record<keyof RelayConfig, SettingSource>>;
   /** Outbound proxy settings (HTTPS_PROXY …), for the search proxy's upstream. */
   proxy?: ProxySettings;
   /** Upper bound on how long `POST /fault-alert` waits for the session before answering `queued`. */
@@ -166,6 +169,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     clock,
     sessionLogPath: sessionLog.pathFor,
     uiDistDir: deps.uiDistDir,
+    settingSources: deps.settingSources,
     logger,
     agent,
     incidents,

@@ -1,3 +1,4 @@
+import { settingSources, type SettingSource } from '../config/setting-sources';
 import { join, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { createAgentClient } from '../agent/client';
@@ -29,6 +30,8 @@ export interface HeadlessOptions {
   runtimeEnv?: Record<string, string>;
   /** The logger's scrubber: told the secrets the relay generates (tools token, runtime password). */
   scrubber?: SecretScrubber;
+  /** Where each setting came from; default: everything in `env` from the environment. */
+  settingSources?: Partial<Record<keyof RelayConfig, SettingSource>>;
 }
 
 export interface RunningRelay {
@@ -108,6 +111,7 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
     messaging: () => toHealth(bot),
     extraChannels: opts.extraChannels,
     proxy,
+    settingSources: opts.settingSources ?? settingSources([['environment', opts.env]]),
   });
   ref.relay = relay;
   opts.scrubber?.add(relay.toolsToken);

@@ -235,6 +235,9 @@ describe('/ui/api', () => {
     expect(fields.find((f) => f.name === 'WEBHOOK_SECRET')).toMatchObject({ value: null, secret: true, isSet: true });
     expect(fields.find((f) => f.name === 'MSG_BOT_TOKEN')).toMatchObject({ value: null, secret: true, isSet: false });
     expect(fields.find((f) => f.name === 'REMEDIATION_MODE')).toMatchObject({ value: 'strict', secret: false });
+    // Durations as durations, not milliseconds.
+    expect(fields.find((f) => f.name === 'APPROVAL_TTL')).toMatchObject({ value: '30m', inForce: '30m' });
+    expect(fields.find((f) => f.name === 'DELIVERY_RETRY_MAX_MS')).toMatchObject({ inForce: '1m' });
     expect(fields.length).toBeGreaterThan(25);
   });
 });

@@ -1,3 +1,4 @@
+import { SETTING_SOURCES } from '../../config/setting-sources';
 import { z } from 'zod';
 import { KB_QUERY_MODES } from '../../alert/schema';
 
@@ -46,7 +47,12 @@ export const sessionLogResponseSchema = z.object({ incident_id: z.string(), mark
 
 export const settingFieldSchema = z.object({
   name: z.string(),
+  /** As configured, for editing. */
   value: z.string().nullable(),
+  /** As it runs, for reading: durations as durations, the port actually served; null for secrets and unset values. */
+  inForce: z.string().nullable(),
+  source: z.enum(SETTING_SOURCES),
+  note: z.string().optional(),
   secret: z.boolean(),
   isSet: z.boolean(),
   description: z.string(),

@@ -1,4 +1,5 @@
 import { configSchema, SECRET_KEYS, type RelayConfig } from '../../config/schema';
+import { valueInForce, type SettingSource } from '../../config/setting-sources';
 import type { SettingFieldBody } from './ui-schemas';
 
 /** What each variable means, as the README's configuration table says; shown beside its field. */
@@ -43,17 +44,41 @@ const shown = (value: unknown): string | null => {
   return String(value);
 };
 
+export interface SettingContext {
+  /** Where each value came from; absent keys count as defaults. */
+  sources?: Partial<Record<keyof RelayConfig, SettingSource>>;
+  /** The port the relay actually listens on (INGEST_PORT may be 0: any free port). */
+  servedPort?: number;
+}
+
 /**
- * Every setting, in the schema's order, as the settings view shows it. Secrets are write-only:
- * their value is never returned, only whether one is set.
+ * Every setting, in the schema's order, as the settings view shows it: the value as configured (for
+ * editing), the value in force as a person reads it (`30m`, the port really served), and where it came
+ * from. Secrets are write-only: their value is never returned, only whether one is set.
  */
-export function settingFields(config: RelayConfig): SettingFieldBody[] {
+export function settingFields(config: RelayConfig, ctx: SettingContext = {}): SettingFieldBody[] {
   return (Object.keys(configSchema.shape) as (keyof RelayConfig)[]).map((name) => {
     const secret = secrets.has(name);
-    const value = shown(config[name]);
+    // APPROVAL_TTL is written as a duration and parsed to ms: edit it as written (`30m`), not as 1800000.
+    const value = name === 'APPROVAL_TTL' ? valueInForce(name, config) : shown(config[name]);
+    let source: SettingSource = ctx.sources?.[name] ?? 'default';
+    let inForce = secret ? null : valueInForce(name, config);
+    let note: string | undefined;
+    if (name === 'INGEST_PORT' && ctx.servedPort !== undefined && String(ctx.servedPort) !== value) {
+      inForce = String(ctx.servedPort);
+      note = `configured ${value}${value === '0' ? ' (any free port)' : ''}; served on ${ctx.servedPort}`;
+    }
+    if (name === 'RELAY_TOOLS_TOKEN' && value === null) {
+      // The relay always has one: it made it, and hands it over itself (never shown, never logged).
+      source = 'generated';
+      note = 'generated at start; given to the embedded runtime directly and to npm run headed through RELAY_DATA_DIR/runtime-attach.json (0600)';
+    }
     return {
       name,
       value: secret ? null : value,
+      inForce,
+      source,
+      ...(note ? { note } : {}),
       secret,
       isSet: value !== null && value !== '',
       description: SETTING_DESCRIPTIONS[name],

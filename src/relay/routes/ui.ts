@@ -1,3 +1,4 @@
+import type { SettingSource } from '../../config/setting-sources';
 import { readFile } from 'node:fs/promises';
 import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
@@ -19,6 +20,8 @@ export interface UiRoutesOptions {
   incidents: Pick<Incidents, 'get'>;
   /** Shown read-only in the settings view (secrets only as set / not set). */
   config: RelayConfig;
+  /** Where each setting came from (environment, the tray's settings file…). */
+  settingSources?: Partial<Record<keyof RelayConfig, SettingSource>>;
   /** `intelligence-artifacts/`: the prompt copier's alert definitions. */
   artifactsDir: string;
   /** The built renderer (`vite build`, default `dist-renderer/`). */
@@ -127,7 +130,10 @@ export const uiRoutes: FastifyPluginAsyncZod<UiRoutesOptions> = async (app, opts
     },
   );
 
-  app.get('/ui/api/settings', async () => settingFields(opts.config));
+  // The port in force is the one this request arrived on (INGEST_PORT may be 0: any free port).
+  app.get('/ui/api/settings', async (request) =>
+    settingFields(opts.config, { ...(opts.settingSources ? { sources: opts.settingSources } : {}), ...(request.socket.localPort ? { servedPort: request.socket.localPort } : {}) }),
+  );
 
   app.get('/ui/*', async (request, reply) => {
     const rel = (request.params as { '*': string })['*'];

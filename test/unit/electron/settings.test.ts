@@ -21,9 +21,31 @@ describe('settings', () => {
     const { settings } = setUp();
     expect(settings.save({ INGEST_PORT: '9090', REMEDIATION_MODE: 'hybrid' })).toEqual({ ok: true, restartNeeded: true });
     expect(settings.env()).toMatchObject({ INGEST_PORT: '9090', REMEDIATION_MODE: 'hybrid', RELAY_DATA_DIR: '/data' });
-    expect(field(settings, 'INGEST_PORT')).toMatchObject({ value: '9090', isSet: true, secret: false, description: expect.stringContaining('port') });
+    expect(field(settings, 'INGEST_PORT')).toMatchObject({ value: '9090', inForce: '9090', source: 'settings file', secret: false, description: expect.stringContaining('port') });
     expect(settings.save({ INGEST_PORT: '' })).toEqual({ ok: true, restartNeeded: true });
-    expect(field(settings, 'INGEST_PORT')).toMatchObject({ value: null, isSet: false });
+    expect(field(settings, 'INGEST_PORT')).toMatchObject({ value: '8080', inForce: '8080', source: 'default' });
+  });
+
+  it('shows each value in force as a person reads it, and where it comes from', () => {
+    const secretFile = confStore('secrets');
+    const settingsFile = confStore('settings', secretFile.dir);
+    const secrets = createSecretStore({ backend: secretFile.conf, safeStorage: fakeSafeStorage(), platform: 'linux', logger: silent });
+    const desktopDefaults = { RELAY_DATA_DIR: '/home/op/.config/fault-relay/data', INGEST_PORT: '0' };
+    const settings = createSettings({
+      backend: settingsFile.conf,
+      secrets,
+      baseEnv: { ...desktopDefaults, DELIVERY_RETRY_MAX_MS: '90000' },
+      desktopDefaults,
+      servedPort: () => 43121,
+    });
+    settings.save({ APPROVAL_TTL: '45m' });
+    expect(field(settings, 'APPROVAL_TTL')).toMatchObject({ value: '45m', inForce: '45m', source: 'settings file' });
+    expect(field(settings, 'DELIVERY_RETRY_MAX_MS')).toMatchObject({ inForce: '90s', source: 'environment' });
+    expect(field(settings, 'RELAY_DATA_DIR')).toMatchObject({ inForce: '/home/op/.config/fault-relay/data', source: 'desktop default' });
+    expect(field(settings, 'MAX_BODY_BYTES')).toMatchObject({ inForce: '256 KiB', source: 'default' });
+    expect(field(settings, 'INGEST_PORT')).toMatchObject({ inForce: '43121', note: 'configured 0 (any free port); served on 43121' });
+    // The relay makes the tools token itself and hands it over: the operator never copies it.
+    expect(field(settings, 'RELAY_TOOLS_TOKEN')).toMatchObject({ secret: true, value: null, inForce: null, source: 'generated', note: expect.stringContaining('runtime-attach.json (0600)') });
   });
 
   it('answers one line per problem, naming the setting, and changes nothing', () => {
