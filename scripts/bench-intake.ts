@@ -115,15 +115,27 @@ try {
   }
 
   const dupBody = JSON.stringify(buildSplunkAlert({ device: 'BENCH0' }));
-  const relayRps = await throughput(pool, '/fault-alert', dupBody, DUPS);
-  const folded = relay.incidents.list().find((i) => i.device_hostname === 'BENCH0');
-  if (folded?.occurrences !== DUPS + 1) throw new Error(`the duplicates were not folded into one incident (${folded?.occurrences ?? 0} occurrences, state ${folded?.state})`);
-
   const bare = Fastify({ logger: false });
   bare.post('/bare', async (_req, reply) => reply.code(202).send({ status: 'duplicate', incident_id: 'INC-x', alert_def_id: 'AD000002', session_id: 'ses_x' }));
   const bareUrl = await bare.listen({ port: 0, host: '127.0.0.1' });
   const barePool = new Pool(bareUrl, { connections: CONCURRENCY });
-  const bareRps = await throughput(barePool, '/bare', dupBody, DUPS);
+  // The agents of the alerts above are still working on the same cores: relay and baseline take turns
+  // (after one warm-up round each), and the best round of each counts, so both meet the same load.
+  const ROUNDS = 3;
+  const relayRounds: number[] = [];
+  const bareRounds: number[] = [];
+  for (let round = 0; round <= ROUNDS; round++) {
+    const r = await throughput(pool, '/fault-alert', dupBody, DUPS);
+    const b = await throughput(barePool, '/bare', dupBody, DUPS);
+    if (round === 0) continue;
+    relayRounds.push(r);
+    bareRounds.push(b);
+  }
+  const relayRps = Math.max(...relayRounds);
+  const bareRps = Math.max(...bareRounds);
+  const folded = relay.incidents.list().find((i) => i.device_hostname === 'BENCH0');
+  const expected = DUPS * (ROUNDS + 1) + 1;
+  if (folded?.occurrences !== expected) throw new Error(`the duplicates were not folded into one incident (${folded?.occurrences ?? 0} of ${expected} occurrences, state ${folded?.state})`);
 
   const rp50 = pct(runtimeSamples, 50);
   const ip50 = pct(intakeSamples, 50);
@@ -131,7 +143,7 @@ try {
   console.log(`runtime create+prompt  p50 ${fmt(rp50)} ms  p99 ${fmt(pct(runtimeSamples, 99))} ms  (n=${N})`);
   console.log(`relay intake           p50 ${fmt(ip50)} ms  p99 ${fmt(ip99)} ms  (n=${N})`);
   console.log(`  intake p50 / runtime p50 = ${fmt(ip50 / rp50)}   intake p99 / runtime p50 = ${fmt(ip99 / rp50)}`);
-  console.log(`duplicate path  ${bareRps > 0 ? fmt(relayRps) : '?'} req/s   bare fastify route ${fmt(bareRps)} req/s  (${DUPS} requests, ${CONCURRENCY} at once)`);
+  console.log(`duplicate path  ${fmt(relayRps)} req/s   bare fastify route ${fmt(bareRps)} req/s  (best of ${ROUNDS} alternating rounds of ${DUPS} requests, ${CONCURRENCY} at once)`);
   console.log(`  duplicate / bare = ${fmt(relayRps / bareRps)}`);
   const empty = stateChangeCost(join(dataDir, 'store-empty'), 0);
   const full = stateChangeCost(join(dataDir, 'store-full'), 1000);

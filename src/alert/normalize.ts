@@ -84,8 +84,23 @@ export function normalizeAlert(alert: InboundAlert): NormalizedAlert {
     raw_message: raw,
     kb_query_mode: alert.kb_query_mode ?? 'standard',
     warnings,
-    // The global table is one VRF whether the search says "default" or nothing.
-    dedup_key: JSON.stringify([result.alert_def_id.toUpperCase(), hostname.toLowerCase(), neighbor ?? '', vrf && vrf !== 'default' ? vrf : '']),
+    dedup_key: keyOf(result.alert_def_id, hostname, neighbor, vrf),
     field_sources,
   };
+}
+
+// The global table is one VRF whether the search says "default" or nothing.
+const keyOf = (alertDefId: string, hostname: string, neighbor: string | undefined, vrf: string | undefined) =>
+  JSON.stringify([alertDefId.toUpperCase(), hostname.toLowerCase(), neighbor ?? '', vrf && vrf !== 'default' ? vrf : '']);
+
+/**
+ * The alert's de-duplication key alone, the same as `normalizeAlert(alert).dedup_key`, without the
+ * rest of the work: a repeat of an open incident needs nothing else (and Splunk may send thousands).
+ */
+export function dedupKeyOf(alert: InboundAlert): string {
+  const { result } = alert;
+  const hostname = (result.system ?? result.device_name ?? hostAsDevice(result.host)) as string;
+  if (result.neighbor_ip) return keyOf(result.alert_def_id, hostname, result.neighbor_ip, result.vrf_name);
+  const fromRaw = fieldsFromRaw(result._raw);
+  return keyOf(result.alert_def_id, hostname, fromRaw.neighbor_ip, result.vrf_name ?? fromRaw.vrf_name);
 }

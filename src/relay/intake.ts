@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Logger } from 'pino';
-import { normalizeAlert } from '../alert/normalize';
+import { dedupKeyOf, normalizeAlert } from '../alert/normalize';
 import type { InboundAlert } from '../alert/schema';
 import type { Clock } from '../clock';
 import type { Dispatcher } from '../delivery/dispatcher';
@@ -33,8 +33,7 @@ export function createIntake(opts: IntakeOptions) {
   const waitMs = opts.deliveryWaitMs ?? 5000;
 
   return async function accept(alert: InboundAlert): Promise<AcceptedResponse> {
-    const normalized = normalizeAlert(alert);
-    const open = incidents.findOpen(normalized.dedup_key);
+    const open = incidents.findOpen(dedupKeyOf(alert));
     if (open) {
       const now = clock.now();
       // One timeline line per burst, not per repeat: a storm of 1,000 alerts is one line, and no disk write each.
@@ -53,7 +52,7 @@ export function createIntake(opts: IntakeOptions) {
       };
     }
 
-    const incident = incidents.create(newIncidentFrom(normalized, mode));
+    const incident = incidents.create(newIncidentFrom(normalizeAlert(alert), mode));
 
     const delivery = dispatcher.submit(incident.incident_id);
     let timer: { cancel(): void } | undefined;

@@ -1,3 +1,4 @@
+import { acceptedResponseSchema } from '../../src/relay/intake';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parsePromptText } from '../../src/alert/prompt';
 import type { Relay } from '../../src/relay/create-relay';
@@ -108,6 +109,8 @@ describe('POST /fault-alert', () => {
     const bodies = answers.map((a) => a.json());
     expect(new Set(bodies.map((b) => b.incident_id)).size).toBe(1);
     expect(bodies.filter((b) => b.status === 'duplicate')).toHaveLength(19);
+    // Sent without a zod pass for speed: every answer still has the documented shape.
+    for (const b of bodies) expect(acceptedResponseSchema.strict().parse(b)).toEqual(b);
     expect(agent.sessions).toHaveLength(1);
     const sessions = (await relay.app.inject({ url: '/sessions' })).json();
     const only = Object.values(sessions)[0] as { occurrences: number };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { normalizeAlert } from '../../../src/alert/normalize';
+import { dedupKeyOf, normalizeAlert } from '../../../src/alert/normalize';
 import { buildAgentPrompt, parsePromptText, renderPromptText } from '../../../src/alert/prompt';
 import { inboundAlertSchema } from '../../../src/alert/schema';
 import { ad000002 } from '../../helpers/relay';
@@ -63,6 +63,22 @@ describe('alert normalization', () => {
     expect(norm(ad000002({ _time: '1' })).dedup_key).toBe(norm(ad000002({ _time: '2' })).dedup_key);
     expect(norm(ad000002()).dedup_key).not.toBe(norm(ad000002({ neighbor_ip: '10.0.0.3' })).dedup_key);
     expect(norm(ad000002()).dedup_key).not.toBe(norm(ad000002({ system: 'R2' })).dedup_key);
+  });
+
+  it('computes the same key on the duplicate fast path as the full normalization', () => {
+    const cases = [
+      ad000002(),
+      ad000002({ vrf_name: undefined }),
+      ad000002({ vrf_name: 'CUST-A' }),
+      ad000002({ neighbor_ip: undefined, vrf_name: undefined, _raw: 'R1 %BGP-5-ADJCHANGE: neighbor 10.1.1.2 vpn vrf CUST-A Down Admin. shutdown' }),
+      ad000002({ neighbor_ip: undefined, _raw: 'R1 %BGP-5-ADJCHANGE: neighbor 10.0.0.9 Down Admin. shutdown' }),
+      ad000002({ system: undefined, device_name: 'r1.example.net' }),
+      ad000002({ system: undefined, host: 'R7' }),
+    ];
+    for (const body of cases) {
+      const alert = inboundAlertSchema.parse(body);
+      expect(dedupKeyOf(alert)).toBe(normalizeAlert(alert).dedup_key);
+    }
   });
 
   it('renders one instruction line and the prompt JSON, which parses back', () => {
