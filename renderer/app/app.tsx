@@ -69,7 +69,7 @@ function Shell({ bridge, feed }: { bridge: Bridge; feed: LiveFeed }) {
       <StandingWarnings bridge={bridge} />
       <main>
         {route.view === 'incidents' ? (
-          <div className="split">
+          <div className={`split${route.incidentId ? ' has-selection' : ''}`}>
             <IncidentList incidents={incidents} loaded={loaded} selectedId={route.incidentId} />
             {route.incidentId ? (
               <IncidentView key={route.incidentId} bridge={bridge} feed={feed} incidentId={route.incidentId} summary={byId.get(route.incidentId)} />

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import type { TimelineEntry } from '../../src/incidents/model';
 import type { Bridge, DecideOutcome, IncidentSummary } from '../bridge/contract';
 import { utcStamp } from '../lib/format';
 
@@ -26,8 +27,38 @@ function Commands({ title, lines }: { title: string; lines: string[] }) {
   );
 }
 
-/** The exact lines the agent wants to apply, and the decision: Approve / Deny in the tray only. */
-export function ApprovalPanel({ incident, bridge }: { incident: IncidentSummary; bridge: Bridge }) {
+const CHANNEL_NAMES: Record<string, string> = { webex: 'Webex', desktop: 'tray', terminal: 'terminal' };
+
+/** What the agents saw on the device before asking: every show command with its whole output. */
+function Evidence({ timeline }: { timeline: TimelineEntry[] }) {
+  const reads = timeline.filter((e) => e.type === 'device.exec');
+  return (
+    <section className="evidence" aria-label="Evidence">
+      <div className="dim small">Evidence: what the agents read on the device</div>
+      {reads.length === 0 ? <p className="empty">No show output recorded for this incident.</p> : null}
+      {reads.map((e, i) => (
+        <details key={`${e.at}${i}`} open={i >= reads.length - 3}>
+          <summary className="mono">{e.message}</summary>
+          <pre className="mono tl-output" tabIndex={0}>
+            {typeof e.output === 'string' ? e.output : ''}
+          </pre>
+        </details>
+      ))}
+    </section>
+  );
+}
+
+/** Who asked (the agent whose tool call made the request) and where the question went. */
+function askedBy(timeline: TimelineEntry[]): string | undefined {
+  const call = [...timeline].reverse().find((e) => e.type.startsWith('tool.') && /request_approval/.test(String(e.tool ?? '')));
+  return typeof call?.agent === 'string' ? call.agent : undefined;
+}
+
+/**
+ * The exact lines the agent wants to apply beside the evidence it rests on, and the decision:
+ * Approve / Deny in the tray only.
+ */
+export function ApprovalPanel({ incident, bridge, timeline = [] }: { incident: IncidentSummary; bridge: Bridge; timeline?: TimelineEntry[] }) {
   const request = incident.approval_request;
   const approval = incident.approval;
   const [reason, setReason] = useState('');
@@ -67,13 +98,31 @@ export function ApprovalPanel({ incident, bridge }: { incident: IncidentSummary;
             ) : null}
             {request.artifact_ref ? (
               <>
-                <dt>from</dt>
+                <dt>RAW step</dt>
                 <dd className="mono">{request.artifact_ref}</dd>
               </>
             ) : null}
+            <dt>asked by</dt>
+            <dd>
+              {askedBy(timeline) ?? 'the agent'}
+              {request.channels.length ? `, sent to ${request.channels.map((c) => CHANNEL_NAMES[c] ?? c).join(', ')}` : ', no live channel'}
+            </dd>
+            {request.lines_sha256 ? (
+              <>
+                <dt>lines</dt>
+                <dd className="mono" title={request.lines_sha256}>
+                  sha256 {request.lines_sha256.slice(0, 12)}
+                </dd>
+              </>
+            ) : null}
           </dl>
-          <Commands title="Commands" lines={request.commands} />
-          {request.rollback.length ? <Commands title="Rollback" lines={request.rollback} /> : null}
+          <div className="approval-grid">
+            <div>
+              <Commands title="Commands" lines={request.commands} />
+              <Commands title="Rollback" lines={request.rollback} />
+            </div>
+            <Evidence timeline={timeline} />
+          </div>
         </>
       ) : null}
       {approval ? (

@@ -1,29 +1,24 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useMemo, useRef, useState } from 'react';
+import { useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import type { IncidentSummary } from '../bridge/contract';
 import { useNow } from '../lib/use-now';
+import { countByGroup, devicesOf, filterIncidents, GROUP_LABEL, NO_FILTER, STATE_GROUPS, type IncidentFilter } from '../state/incident-filter';
 import { IncidentRow, ROW_HEIGHT } from './incident-row';
 
-const TERMINAL = new Set(['resolved', 'escalated', 'failed']);
-
-function matches(i: IncidentSummary, query: string): boolean {
-  if (!query) return true;
-  const q = query.toLowerCase();
-  return [i.incident_id, i.device_hostname, i.alert_def_id, i.state].some((v) => v.toLowerCase().includes(q));
-}
-
-/** Every incident, newest first; only the rows in view are in the DOM, so thousands stay fast. */
+/**
+ * Every incident, what needs a person first; filters by state group and device, search by id, device
+ * or neighbor. Only the rows in view are in the DOM, so thousands stay fast. Arrow keys move between
+ * rows, Home/End jump, Enter opens (rows are links).
+ */
 export function IncidentList(props: { incidents: IncidentSummary[]; loaded: boolean; selectedId?: string }) {
   const { incidents, loaded, selectedId } = props;
-  const [query, setQuery] = useState('');
-  const [openOnly, setOpenOnly] = useState(false);
+  const [filter, setFilter] = useState<IncidentFilter>(NO_FILTER);
   const now = useNow();
   const scroller = useRef<HTMLDivElement>(null);
 
-  const shown = useMemo(
-    () => incidents.filter((i) => (!openOnly || !TERMINAL.has(i.state)) && matches(i, query.trim())),
-    [incidents, openOnly, query],
-  );
+  const shown = useMemo(() => filterIncidents(incidents, filter), [incidents, filter]);
+  const counts = useMemo(() => countByGroup(incidents), [incidents]);
+  const devices = useMemo(() => devicesOf(incidents), [incidents]);
   const virtualizer = useVirtualizer({
     count: shown.length,
     getScrollElement: () => scroller.current,
@@ -32,31 +27,65 @@ export function IncidentList(props: { incidents: IncidentSummary[]; loaded: bool
     getItemKey: (index) => shown[index]?.incident_id ?? index,
   });
 
+  /** Moves focus to row `index`, scrolling it into the rendered window first. */
+  const focusRow = (index: number) => {
+    const target = Math.max(0, Math.min(shown.length - 1, index));
+    virtualizer.scrollToIndex(target);
+    requestAnimationFrame(() => scroller.current?.querySelector<HTMLElement>(`[data-index="${target}"]`)?.focus());
+  };
+  const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
+    const current = Number((document.activeElement as HTMLElement | null)?.dataset.index ?? -1);
+    const to = { ArrowDown: current + 1, ArrowUp: current - 1, Home: 0, End: shown.length - 1 }[e.key];
+    if (to === undefined || shown.length === 0) return;
+    e.preventDefault();
+    focusRow(to);
+  };
+
   return (
     <section className="incident-list" aria-label="Incidents">
       <div className="list-tools">
-        <input
-          type="search"
-          placeholder="Filter by device, alert, id, state"
-          aria-label="Filter incidents"
-          value={query}
-          onChange={(e) => setQuery(e.target.value)}
-        />
-        <label className="toggle">
-          <input type="checkbox" checked={openOnly} onChange={(e) => setOpenOnly(e.target.checked)} /> open only
-        </label>
-        <span className="dim small" aria-live="polite">
-          {shown.length === incidents.length ? `${incidents.length}` : `${shown.length} of ${incidents.length}`}
-        </span>
+        <div className="group-filter" role="group" aria-label="Show">
+          {STATE_GROUPS.map((g) => (
+            <button
+              key={g}
+              type="button"
+              className={`chip${filter.group === g ? ' on' : ''}${g === 'needs-me' && counts[g] > 0 ? ' attention' : ''}`}
+              aria-pressed={filter.group === g}
+              onClick={() => setFilter((f) => ({ ...f, group: g }))}
+            >
+              {GROUP_LABEL[g]} <span className="chip-count">{counts[g]}</span>
+            </button>
+          ))}
+        </div>
+        <div className="list-search">
+          <select aria-label="Device" value={filter.device} onChange={(e) => setFilter((f) => ({ ...f, device: e.target.value }))}>
+            <option value="">All devices</option>
+            {devices.map((d) => (
+              <option key={d} value={d}>
+                {d}
+              </option>
+            ))}
+          </select>
+          <input
+            type="search"
+            placeholder="Search id, device, neighbor"
+            aria-label="Search incidents by id, device or neighbor"
+            value={filter.query}
+            onChange={(e) => setFilter((f) => ({ ...f, query: e.target.value }))}
+          />
+          <span className="dim small" aria-live="polite">
+            {shown.length === incidents.length ? `${incidents.length}` : `${shown.length} of ${incidents.length}`}
+          </span>
+        </div>
       </div>
       <div className="list-head" aria-hidden="true">
         <span className="col-state">state</span>
-        <span className="col-device">device</span>
-        <span className="col-alert">alert</span>
+        <span className="col-device">device · neighbor</span>
+        <span className="col-sev">severity</span>
         <span className="col-age">age</span>
         <span className="col-occ">occ.</span>
       </div>
-      <div className="list-scroll" ref={scroller}>
+      <div className="list-scroll" ref={scroller} onKeyDown={onKeyDown}>
         {!loaded ? (
           <p className="empty">Loading incidents…</p>
         ) : shown.length === 0 ? (
@@ -67,7 +96,7 @@ export function IncidentList(props: { incidents: IncidentSummary[]; loaded: bool
               const incident = shown[row.index] as IncidentSummary;
               return (
                 <div role="listitem" key={row.key}>
-                  <IncidentRow incident={incident} now={now} selected={incident.incident_id === selectedId} top={row.start} />
+                  <IncidentRow incident={incident} now={now} selected={incident.incident_id === selectedId} top={row.start} index={row.index} />
                 </div>
               );
             })}

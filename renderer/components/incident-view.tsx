@@ -87,8 +87,12 @@ export function IncidentView(props: { bridge: Bridge; feed: LiveFeed; incidentId
 
   return (
     <section className="incident-view" aria-label={`Incident ${incident.incident_id}`}>
+      {/* On a narrow screen the list gives way to the incident: this is the way back. */}
+      <a className="back-to-list" href="#/incidents">
+        ← All incidents
+      </a>
       <Header incident={incident} />
-      <ApprovalPanel incident={incident} bridge={bridge} />
+      <ApprovalPanel incident={incident} bridge={bridge} timeline={timeline} />
       <div className="tabs" role="tablist">
         {(['timeline', 'log', 'alert'] as const).map((t) => (
           <button key={t} type="button" role="tab" aria-selected={tab === t} className={tab === t ? 'active' : ''} onClick={() => setTab(t)}>

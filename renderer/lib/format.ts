@@ -30,3 +30,10 @@ export const clockTime = (iso: string) => iso.slice(11, 19);
 
 /** `2026-11-21 10:00:03 UTC`. */
 export const utcStamp = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC`;
+
+/** Time left until `untilIso`: "12m", "45s", or "expired". */
+export function formatTimeLeft(untilIso: string, now: Date): string {
+  const ms = new Date(untilIso).getTime() - now.getTime();
+  if (ms <= 0) return 'expired';
+  return formatAge(new Date(now.getTime() - ms).toISOString(), now);
+}

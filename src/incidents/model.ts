@@ -83,6 +83,10 @@ export const deliverySchema = z.object({
 
 export const INCIDENT_KINDS = ['relay', 'headed'] as const;
 
+/** The FS's severity scale; Splunk may send its own per alert (`result.severity`). */
+export const SEVERITIES = ['critical', 'major', 'minor', 'warning', 'info'] as const;
+export type Severity = (typeof SEVERITIES)[number];
+
 const fieldSourceSchema = z.enum(['result', 'result.device_name', 'result.host', '_raw', 'absent']);
 /** Where the alert's key fields came from (src/alert/normalize.ts): shown so an engineer can judge them. */
 export const fieldSourcesSchema = z.object({ device_hostname: fieldSourceSchema, neighbor_ip: fieldSourceSchema, vrf_name: fieldSourceSchema });
@@ -103,6 +107,8 @@ export const incidentSchema = z.object({
   warnings: z.array(z.string()),
   alert_vars: z.record(z.string(), z.string()),
   field_sources: fieldSourcesSchema.nullable().default(null),
+  /** How bad, for the list: the alert's own severity, else the fault signature's; null when neither says. */
+  severity: z.enum(SEVERITIES).nullable().default(null),
   approval_request: approvalRequestSchema.nullable().default(null),
   approval: approvalSchema.nullable(),
   application: applicationSchema.default(NO_APPLICATION),

@@ -5,12 +5,12 @@ import type { Bus } from '../events/bus';
 import type { Clock } from '../clock';
 import type { RelayEvents } from './events';
 import { HEADED_PREFIX, incidentIdFor } from './ids';
-import { isTerminal, NO_APPLICATION, publicIncident, type Incident, type TimelineEntry } from './model';
+import { isTerminal, NO_APPLICATION, publicIncident, type Incident, type Severity, type TimelineEntry } from './model';
 import type { IncidentStore } from './store';
 
 export type NewIncident = Omit<
   Incident,
-  'incident_id' | 'kind' | 'created_at' | 'updated_at' | 'last_seen' | 'occurrences' | 'state' | 'session_id' | 'approval_request' | 'approval' | 'application' | 'outcome' | 'delivery' | 'prompt_text' | 'field_sources'
+  'incident_id' | 'kind' | 'created_at' | 'updated_at' | 'last_seen' | 'occurrences' | 'state' | 'session_id' | 'approval_request' | 'approval' | 'application' | 'outcome' | 'delivery' | 'prompt_text' | 'field_sources' | 'severity'
 > & {
   field_sources?: Incident['field_sources'];
   promptTextFor: (incidentId: string) => string;
@@ -37,7 +37,14 @@ export function newIncidentFrom(normalized: NormalizedAlert, mode: Incident['mod
  * The one place incidents change: every change is stored, lands in the timeline
  * and is published on the bus, so the UI, the tray and the logs never disagree.
  */
-export function createIncidents(deps: { store: IncidentStore; bus: Bus<RelayEvents>; clock: Clock; logger: Logger }) {
+export function createIncidents(deps: {
+  store: IncidentStore;
+  bus: Bus<RelayEvents>;
+  clock: Clock;
+  logger: Logger;
+  /** A new incident's severity (from the alert or its fault signature). */
+  severityFor?: (alertDefId: string, alertVars: Readonly<Record<string, string>>) => Severity | null;
+}) {
   const { store, bus, clock, logger } = deps;
   const openByKey = new Map<string, string>();
   const bySession = new Map<string, string>();
@@ -96,6 +103,7 @@ export function createIncidents(deps: { store: IncidentStore; bus: Bus<RelayEven
       const incident: Incident = {
         ...fields,
         field_sources: fields.field_sources ?? null,
+        severity: deps.severityFor?.(fields.alert_def_id, fields.alert_vars) ?? null,
         incident_id,
         kind,
         // Each headed run is its own incident: an engineer working a fault by hand is never folded into another run.

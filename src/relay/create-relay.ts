@@ -1,3 +1,4 @@
+import { createSeverityLookup } from '../artifacts/severity';
 import type { SettingSource } from '../config/setting-sources';
 import { startDeviceServer } from '../devices/server';
 import { randomBytes } from 'node:crypto';
@@ -95,7 +96,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
   if (deviceServer) logger.info({ devices: deviceServer.service.devices().map((d) => d.name), url: deviceServer.mcpUrl }, 'device tool server started from DEVICE_INVENTORY');
   const clock = deps.clock ?? systemClock;
   const bus = deps.bus ?? createBus<RelayEvents>((error, type) => logger.error({ err: error, event: type }, 'event handler failed'));
-  const incidents = createIncidents({ store, bus, clock, logger });
+  const incidents = createIncidents({ store, bus, clock, logger, severityFor: createSeverityLookup(join(resolve(config.RELAY_PROJECT_DIR), 'intelligence-artifacts')) });
   const modelCheck = createModelCheck({ agent, agentName: config.AGENT_NAME, clock });
   const dispatcher = createDispatcher({
     incidents,

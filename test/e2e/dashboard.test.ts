@@ -61,7 +61,7 @@ describe.skipIf(!CHROMIUM)('the read-only dashboard in Chromium, against the rea
     // A standing warning stays on every page while the demo-only setting is on.
     await page.getByRole('alert', { name: 'Configuration warnings' }).getByText(/APPROVAL_WHEN_UNATTENDED=approve/).waitFor({ timeout: 5000 });
 
-    const row = page.getByRole('link', { name: /R-E2E-1 AD000002/ });
+    const row = page.getByRole('link', { name: /R-E2E-1 · 10\.0\.0\.2\s*,\s*INC-\S+ · AD000002/ });
     const [, accepted] = await Promise.all([row.waitFor({ state: 'visible', timeout: 1000 }), postAlert('R-E2E-1')]);
     expect(accepted.status).toBe('accepted');
     incidentId = accepted.incident_id;
@@ -71,7 +71,7 @@ describe.skipIf(!CHROMIUM)('the read-only dashboard in Chromium, against the rea
 
   it('grows the open incident\'s timeline live: the real agent run, a notification, an approval with its exact commands', async () => {
     const { page } = browser;
-    await page.getByRole('link', { name: /R-E2E-1 AD000002/ }).click();
+    await page.getByRole('link', { name: /R-E2E-1 · 10\.0\.0\.2\s*,\s*INC-\S+ · AD000002/ }).click();
     const timeline = page.getByRole('list', { name: 'Timeline' });
     await timeline.getByText(`Alert AD000002 for R-E2E-1 accepted`).waitFor({ timeout: 5000 });
     // The real runtime's own events, mapped by the relay and streamed to the page.
@@ -94,7 +94,7 @@ describe.skipIf(!CHROMIUM)('the read-only dashboard in Chromium, against the rea
     expect(await approval.getByLabel('Commands').textContent()).toBe(COMMANDS.join('\n'));
     await approval.getByText('Read-only view').waitFor({ timeout: 1000 });
     expect(await approval.getByRole('button', { name: 'Approve' }).count()).toBe(0);
-    await page.getByRole('link', { name: /R-E2E-1 AD000002 awaiting_approval/ }).waitFor({ timeout: 1000 });
+    await page.getByRole('link', { name: /awaiting approval\s*,\s*\d+m left\s*,\s*R-E2E-1 · 10\.0\.0\.2\s*,\s*INC-\S+ · AD000002/ }).waitFor({ timeout: 1000 });
     await browser.screenshot('02-incident-timeline-approval');
   });
 
@@ -166,7 +166,7 @@ describe.skipIf(!CHROMIUM)('the read-only dashboard in Chromium, against the rea
     const fields = { alert_def_id: 'AD000002', mode: 'strict' as const, warnings: [], alert_vars: {}, promptTextFor: () => 'p' };
     // A thousand through the relay's own store and stream, beside the alert and the two headed incidents of the tests above (its disk index makes many more slow to create).
     for (let i = 0; i < 1000; i++) env.relay.incidents.create({ ...fields, device_hostname: `BULK-${i}`, dedup_key: `bulk-${i}` });
-    await page.getByRole('link', { name: /BULK-999 AD000002/ }).waitFor({ timeout: 5000 });
+    await page.getByRole('link', { name: /BULK-999\s*,\s*INC-\S+ · AD000002/ }).waitFor({ timeout: 5000 });
     await page.getByText('1003 open · 1003 total').waitFor({ timeout: 5000 });
     const rows = await page.locator('.incident-row').count();
     expect(rows).toBeGreaterThan(5);

@@ -18,6 +18,7 @@ const incident = (id: string, over: Partial<IncidentSummary> = {}): IncidentSumm
   alert_vars: {},
   kind: 'relay',
   field_sources: null,
+  severity: null,
   approval_request: null,
   approval: null,
   application: { status: 'none', device: null, at: null, error: null },
