@@ -137,6 +137,8 @@ async function run() {
   });
   tray.on('click', () => showWindow());
   const health = createHealthMonitor({ check: () => api.health(), clock: systemClock, intervalMs: 60_000, onHealth: (h) => trayController.setHealth(h) });
+  // Elapsed times and approval countdowns move on their own: the tooltip and menu are redrawn every 15 s.
+  setInterval(() => trayController.refresh(), 15_000).unref();
 
   let detach: (() => void) | undefined;
   const host = createRelayHost({

@@ -56,6 +56,7 @@ function approvalItem(p: PendingApproval, actions: TrayMenuActions): MenuItemCon
 export function buildTrayMenu(model: TrayMenuModel, actions: TrayMenuActions): MenuItemConstructorOptions[] {
   return [
     { label: model.status.line, enabled: false },
+    ...model.status.progress.map((p): MenuItemConstructorOptions => ({ label: clip(p, 100), enabled: false })),
     ...model.status.warnings.map((w): MenuItemConstructorOptions => ({ label: clip(`⚠ ${w}`, 120), enabled: false })),
     ...(model.pending.length > 0 ? [{ type: 'separator' } as const, ...model.pending.map((p) => approvalItem(p, actions))] : []),
     { type: 'separator' },

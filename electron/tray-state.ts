@@ -1,4 +1,5 @@
-import type { IncidentState } from '../src/incidents/model';
+import type { Incident, IncidentState } from '../src/incidents/model';
+import { progressLine } from '../src/incidents/progress-line';
 
 export const TRAY_STATES = ['idle', 'running', 'awaiting_approval', 'degraded'] as const;
 export type TrayState = (typeof TRAY_STATES)[number];
@@ -20,7 +21,12 @@ export interface TrayStatus {
   line: string;
   /** Shown under the first line, and in the tooltip, until the configuration changes. */
   warnings: string[];
+  /** One line per run in progress or approval waiting: its RAW step, elapsed time, time left (at most 5). */
+  progress: string[];
 }
+
+type TrayIncident = { state: IncidentState } & Partial<Pick<Incident, 'device_hostname' | 'created_at' | 'progress' | 'approval_request'>>;
+const MAX_PROGRESS_LINES = 5;
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
@@ -28,11 +34,17 @@ const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
  * One icon for what most needs the engineer: a pending approval beats a broken runtime
  * (the decision still counts, the run waits for it), which beats runs in progress.
  */
-export function trayStatus(incidents: readonly { state: IncidentState }[], health: TrayHealth): TrayStatus {
-  return { ...trayLine(incidents, health), warnings: health.warnings ?? [] };
+export function trayStatus(incidents: readonly TrayIncident[], health: TrayHealth, now: Date = new Date()): TrayStatus {
+  const progress = incidents
+    .filter((i) => i.state === 'awaiting_approval' || ACTIVE.has(i.state))
+    .filter((i): i is TrayIncident & Pick<Incident, 'device_hostname' | 'created_at'> => Boolean(i.device_hostname && i.created_at))
+    .sort((a, b) => (a.state === 'awaiting_approval' ? 0 : 1) - (b.state === 'awaiting_approval' ? 0 : 1))
+    .slice(0, MAX_PROGRESS_LINES)
+    .map((i) => progressLine({ progress: null, approval_request: null, ...i }, now));
+  return { ...trayLine(incidents, health), warnings: health.warnings ?? [], progress };
 }
 
-function trayLine(incidents: readonly { state: IncidentState }[], health: TrayHealth): Omit<TrayStatus, 'warnings'> {
+function trayLine(incidents: readonly { state: IncidentState }[], health: TrayHealth): Pick<TrayStatus, 'state' | 'line'> {
   const awaiting = incidents.filter((i) => i.state === 'awaiting_approval').length;
   const active = incidents.filter((i) => ACTIVE.has(i.state)).length;
   const runs = active > 0 ? ` · ${plural(active, 'run')} in progress` : '';

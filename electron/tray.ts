@@ -18,7 +18,9 @@ export interface TrayControllerDeps<Image, Menu> {
   buildMenu(template: MenuItemConstructorOptions[]): Menu;
   icons: Record<TrayState, Image>;
   /** What the relay holds now; empty while it is not running. */
-  incidents(): { state: IncidentState }[];
+  incidents(): ({ state: IncidentState } & Partial<Pick<Incident, 'device_hostname' | 'created_at' | 'progress' | 'approval_request'>>)[];
+  /** The time, for elapsed and time-left lines (tests fix it). */
+  now?: () => Date;
   pending(): Incident[];
   /** The rest of the menu model that lives outside the relay. */
   extras(): Pick<TrayMenuModel, 'promptFor' | 'startAtLogin' | 'restartPending'>;
@@ -34,12 +36,12 @@ export function createTrayController<Image, Menu>(deps: TrayControllerDeps<Image
   let status: TrayStatus = trayStatus([], health);
 
   function refresh() {
-    status = trayStatus(deps.incidents(), health);
+    status = trayStatus(deps.incidents(), health, deps.now?.() ?? new Date());
     if (status.state !== shown) {
       deps.tray.setImage(deps.icons[status.state]);
       shown = status.state;
     }
-    deps.tray.setToolTip([`Fault Relay: ${status.line}`, ...status.warnings.map((w) => `⚠ ${w}`)].join('\n'));
+    deps.tray.setToolTip([`Fault Relay: ${status.line}`, ...status.progress, ...status.warnings.map((w) => `⚠ ${w}`)].join('\n'));
     const pending = deps.pending().map((i) => ({
       incidentId: i.incident_id,
       device: i.approval_request?.device ?? i.device_hostname,

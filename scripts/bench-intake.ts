@@ -58,7 +58,7 @@ function stateChangeCost(dir: string, archived: number, rounds = 200): number {
   const at = new Date().toISOString();
   const base = {
     session_id: null, alert_def_id: 'AD000002', mode: 'strict' as const, created_at: at, updated_at: at, last_seen: at, occurrences: 1,
-    warnings: [], alert_vars: { neighbor_ip: '10.0.0.2', neighbor_as: '65002' }, kind: 'relay' as const, field_sources: null, severity: null, approval_request: null, approval: null, application: NO_APPLICATION, outcome: null, prompt_text: null,
+    warnings: [], alert_vars: { neighbor_ip: '10.0.0.2', neighbor_as: '65002' }, kind: 'relay' as const, field_sources: null, severity: null, progress: null, approval_request: null, approval: null, application: NO_APPLICATION, outcome: null, prompt_text: null,
     delivery: { attempts: 1, next_attempt_at: null, last_error: null },
   };
   for (let i = 0; i < archived; i++) {

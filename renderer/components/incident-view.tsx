@@ -1,3 +1,5 @@
+import { progressLine } from '../../src/incidents/progress-line';
+import { useNow } from '../lib/use-now';
 import { useEffect, useState } from 'react';
 import type { TimelineEntry } from '../../src/incidents/model';
 import type { Bridge, IncidentDetail, IncidentSummary } from '../bridge/contract';
@@ -21,6 +23,7 @@ function Fact({ k, v, mono }: { k: string; v: string; mono?: boolean }) {
 }
 
 function Header({ incident }: { incident: IncidentSummary }) {
+  const now = useNow();
   return (
     <header className="incident-header">
       <div className="title-line">
@@ -36,6 +39,11 @@ function Header({ incident }: { incident: IncidentSummary }) {
         <Fact k="created" v={utcStamp(incident.created_at)} />
         <Fact k="occurrences" v={incident.occurrences > 1 ? `${incident.occurrences} (last ${utcStamp(incident.last_seen)})` : '1'} />
       </div>
+      {!['resolved', 'escalated', 'failed'].includes(incident.state) ? (
+        <p className="progress-line" aria-label="Progress">
+          {progressLine(incident, now).replace(/^[^:]+: /, '')}
+        </p>
+      ) : null}
       {incident.warnings.length ? (
         <ul className="warnings" aria-label="Warnings">
           {incident.warnings.map((w) => (

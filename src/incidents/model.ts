@@ -107,6 +107,8 @@ export const incidentSchema = z.object({
   warnings: z.array(z.string()),
   alert_vars: z.record(z.string(), z.string()),
   field_sources: fieldSourcesSchema.nullable().default(null),
+  /** Where the run is in its RAW, as the device calls show it (display only: it decides nothing). */
+  progress: z.object({ step: z.string(), index: z.number().int().nullable(), total: z.number().int(), at: z.string() }).nullable().default(null),
   /** How bad, for the list: the alert's own severity, else the fault signature's; null when neither says. */
   severity: z.enum(SEVERITIES).nullable().default(null),
   approval_request: approvalRequestSchema.nullable().default(null),

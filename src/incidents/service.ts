@@ -10,7 +10,7 @@ import type { IncidentStore } from './store';
 
 export type NewIncident = Omit<
   Incident,
-  'incident_id' | 'kind' | 'created_at' | 'updated_at' | 'last_seen' | 'occurrences' | 'state' | 'session_id' | 'approval_request' | 'approval' | 'application' | 'outcome' | 'delivery' | 'prompt_text' | 'field_sources' | 'severity'
+  'incident_id' | 'kind' | 'created_at' | 'updated_at' | 'last_seen' | 'occurrences' | 'state' | 'session_id' | 'approval_request' | 'approval' | 'application' | 'outcome' | 'delivery' | 'prompt_text' | 'field_sources' | 'severity' | 'progress'
 > & {
   field_sources?: Incident['field_sources'];
   promptTextFor: (incidentId: string) => string;
@@ -104,6 +104,7 @@ export function createIncidents(deps: {
         ...fields,
         field_sources: fields.field_sources ?? null,
         severity: deps.severityFor?.(fields.alert_def_id, fields.alert_vars) ?? null,
+        progress: null,
         incident_id,
         kind,
         // Each headed run is its own incident: an engineer working a fault by hand is never folded into another run.

@@ -1,3 +1,4 @@
+import { createRunProgress } from '../tools/run-progress';
 import { createSeverityLookup } from '../artifacts/severity';
 import type { SettingSource } from '../config/setting-sources';
 import { startDeviceServer } from '../devices/server';
@@ -161,6 +162,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
   sessionLog.backfill(incidents.list());
   const ownDeviceTools = !deps.deviceTools && config.DEVICE_MCP_URL ? createMcpDeviceTools(config.DEVICE_MCP_URL) : undefined;
   const deviceTools = deps.deviceTools ?? ownDeviceTools;
+  const runProgress = createRunProgress({ incidents, artifactsDir: join(resolve(config.RELAY_PROJECT_DIR), 'intelligence-artifacts'), logger, now: () => clock.now() });
   const strictAllowList = createStrictAllowList({ incidents, artifactsDir: join(resolve(config.RELAY_PROJECT_DIR), 'intelligence-artifacts'), logger });
   const scrubber = createSecretScrubber([...SECRET_KEYS.map((k) => config[k]), toolsToken]);
   const app = await buildApp({
@@ -183,7 +185,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     eventStream: () => follower.status(),
     tools: { token: toolsToken, createServer: () => createRelayToolsServer({ incidents, approvals, room: deps.room, logger, clock }) },
     deviceTools: {
-      createServer: () => createDeviceGuardServer({ incidents, approvals, upstream: deviceTools, strictAllowList, logger }),
+      createServer: () => createDeviceGuardServer({ incidents, approvals, upstream: deviceTools, strictAllowList, progress: runProgress, logger }),
     },
     protectedRoutes: async (scope) => {
       await scope.register(eventsRoutes, { bus, incidents, clock, logger });

@@ -15,6 +15,8 @@ export interface DeviceGuardDeps {
   upstream?: DeviceTools;
   /** Rendered read-only commands of the incident's RAW, for strict mode. */
   strictAllowList(incidentId: string): Promise<string[]>;
+  /** Told of every device call that went through, to show where the run is in its RAW. */
+  progress?(incidentId: string, call: string | string[]): Promise<void>;
   logger: Logger;
 }
 
@@ -62,6 +64,7 @@ export function createDeviceGuardServer(deps: DeviceGuardDeps): McpServer {
       try {
         const output = await upstream.execCli(device, command);
         incidents.record(incident_id, 'device.exec', `${device}# ${command}`, { device, command, output: excerpt(output, 20_000) });
+        await deps.progress?.(incident_id, command).catch(() => undefined);
         return ok(output);
       } catch (error) {
         const message = (error as Error).message;
@@ -95,6 +98,7 @@ export function createDeviceGuardServer(deps: DeviceGuardDeps): McpServer {
         claimed.claim.applied(output);
         incidents.record(incident_id, 'device.config_applied', `Applied on ${device} (lines ${shortHash(sha)}): ${commands.join(' / ')}`, { device, commands, output: excerpt(output) });
         logger.info({ incident_id, device, lines: commands.length }, 'approved configuration applied');
+        await deps.progress?.(incident_id, commands).catch(() => undefined);
         return ok(output);
       } catch (error) {
         const message = (error as Error).message;

@@ -57,6 +57,8 @@ describe('device-tool guard', () => {
     const types = relay!.incidents.timeline(id).map((e) => e.type);
     expect(types.filter((t) => t === 'device.exec')).toHaveLength(1);
     expect(types.filter((t) => t === 'device.refused')).toHaveLength(2);
+    // Where the run is in its RAW, for the tray and the window: only allowed calls move it.
+    expect(relay!.incidents.get(id)?.progress).toMatchObject({ step: 'validate_neighbor_state', index: 2, total: 8 });
   });
 
   it('hybrid: any show command, but never configuration through exec_cli', async () => {

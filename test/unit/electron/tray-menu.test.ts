@@ -24,7 +24,7 @@ function recordingActions() {
   return { calls, actions };
 }
 
-const model = { status: { state: 'idle' as const, line: 'Idle: no active incidents', warnings: [] as string[] }, pending: [], promptFor: 'sample AD000002 on R1', startAtLogin: false, restartPending: false };
+const model = { status: { state: 'idle' as const, line: 'Idle: no active incidents', warnings: [] as string[], progress: [] as string[] }, pending: [], promptFor: 'sample AD000002 on R1', startAtLogin: false, restartPending: false };
 
 describe('tray menu model', () => {
   it('has the status line, then the fixed items in order', () => {
@@ -38,6 +38,13 @@ describe('tray menu model', () => {
       'Quit Fault Relay',
     ]);
     expect(buildTrayMenu(model, actions)[0]).toMatchObject({ enabled: false });
+  });
+
+  it('shows each run\'s progress under the status line', () => {
+    const { actions } = recordingActions();
+    const menu = buildTrayMenu({ ...model, status: { ...model.status, progress: ['R1: step 3/8 collect_bgp_config · 1m elapsed'] } }, actions);
+    expect(labels(menu).slice(0, 2)).toEqual(['Idle: no active incidents', 'R1: step 3/8 collect_bgp_config · 1m elapsed']);
+    expect(menu[1]).toMatchObject({ enabled: false });
   });
 
   it('lists each pending approval with its commands, Approve… and Deny…', () => {
@@ -103,11 +110,14 @@ describe('tray controller on a real relay', () => {
 
     await runningIncident(r, 'R7');
     expect(fake.images.at(-1)).toBe('running.png');
-    expect(fake.tooltip()).toBe('Fault Relay: 1 run in progress');
+    expect(fake.tooltip()).toMatch(/^Fault Relay: 1 run in progress\nR7: \d+s elapsed$/);
 
     const id = await awaitingApproval(r, 'R1');
     expect(fake.images.at(-1)).toBe('awaiting.png');
     expect(labels(fake.menu())).toContain('R1: Re-enable the BGP neighbor');
+    // The pending approval's countdown, in the tooltip and under the status line.
+    expect(fake.tooltip()).toMatch(/\nR1: approval \d+m( \d+s)? left · \d+s elapsed/);
+    expect(labels(fake.menu())[1]).toMatch(/^R1: approval \d+m( \d+s)? left/);
 
     r.approvals.decide(id, 'DENIED', { id: 'alice' }, 'desktop');
     expect(fake.images.at(-1)).toBe('running.png');

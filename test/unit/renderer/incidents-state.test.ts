@@ -19,6 +19,7 @@ const incident = (id: string, over: Partial<IncidentSummary> = {}): IncidentSumm
   kind: 'relay',
   field_sources: null,
   severity: null,
+  progress: null,
   approval_request: null,
   approval: null,
   application: { status: 'none', device: null, at: null, error: null },
