@@ -10,6 +10,7 @@ import { createDecisionForwarder } from './forwarder';
 import { transition, type DecisionChannel, type GateEvent, type GatePhase } from './lifecycle';
 import { canonicalLines, linesSha256, shortHash } from './lines';
 import type { OperatorRoom } from './operator-room';
+import { evidenceOf } from './evidence';
 import { terminalQuestion } from './terminal-question';
 import { ack, describeDecision, formatTtl } from './wording';
 
@@ -225,6 +226,7 @@ export function createApprovals(opts: ApprovalsOptions) {
         artifact_ref: input.artifact_ref,
         expires_at,
         lines_sha256,
+        evidence: evidenceOf(incidents.timeline(next.incident_id)),
       };
       try {
         const posted = await room.postCard(buildApprovalCard(cardInput), approvalFallbackMarkdown(cardInput));
@@ -242,7 +244,7 @@ export function createApprovals(opts: ApprovalsOptions) {
       expires_at,
       channels: live,
       lines_sha256,
-      ...(next.kind === 'headed' ? { ask_operator: terminalQuestion(next) } : {}),
+      ...(next.kind === 'headed' ? { ask_operator: terminalQuestion(next, evidenceOf(incidents.timeline(next.incident_id))) } : {}),
     };
   }
 

@@ -12,6 +12,8 @@ export const approvalCardInputSchema = z.object({
   expires_at: z.string().min(1).optional(),
   /** SHA-256 of the lines (src/approvals/lines.ts): the card shows its first 12 characters. */
   lines_sha256: z.string().min(12).optional(),
+  /** What the agents read on the device before asking (src/approvals/evidence.ts). */
+  evidence: z.array(z.object({ command: z.string(), lines: z.array(z.string()) })).optional(),
 });
 export type ApprovalCardInput = z.infer<typeof approvalCardInputSchema>;
 
@@ -52,12 +54,17 @@ export function buildApprovalCard(input: ApprovalCardInput): AdaptiveCard {
   ];
   // Shrinks what is shown until the card fits Webex's attachment size: a card that is too big is
   // refused, and then nobody can decide at all.
+  // The evidence gives way first (10 lines per command, then 3, then none); only then the lines shown.
+  for (const evidenceLines of [10, 3]) {
+    const card = cardWith(MAX_LINES_SHOWN, evidenceLines);
+    if (Buffer.byteLength(JSON.stringify(card)) <= CARD_MAX_BYTES) return card;
+  }
   for (let shown = MAX_LINES_SHOWN; ; shown = Math.floor(shown / 2)) {
-    const card = cardWith(shown);
+    const card = cardWith(shown, 0);
     if (shown <= 1 || Buffer.byteLength(JSON.stringify(card)) <= CARD_MAX_BYTES) return card;
   }
 
-  function cardWith(shown: number): AdaptiveCard {
+  function cardWith(shown: number, evidenceLines: number): AdaptiveCard {
     // What a person approves is what is applied: with lines left out, the card can only deny.
     const complete = a.commands.length <= shown;
     return {
@@ -71,6 +78,7 @@ export function buildApprovalCard(input: ApprovalCardInput): AdaptiveCard {
         ...commandBlock('Commands to apply, exactly these, once', a.commands, shown),
         ...(complete ? [] : [{ type: 'TextBlock', text: 'Too many lines to show them all here: approve in the tray, where every line is shown. You can deny here.', wrap: true, color: 'Attention' }]),
         ...(a.rollback?.length ? commandBlock('Rollback', a.rollback, shown) : []),
+        ...evidenceBlock(a.evidence ?? [], evidenceLines),
         { type: 'Input.Text', id: 'reason', placeholder: 'Reason (optional)', isMultiline: true, maxLength: 500 },
       ],
       actions: [
@@ -109,6 +117,21 @@ function commandBlock(title: string, lines: string[], max: number): AdaptiveCard
       style: 'emphasis',
       items: [...shown.map(verbatimLine), ...(more > 0 ? [{ type: 'TextBlock', text: `… and ${more} more`, isSubtle: true, spacing: 'Small' }] : [])],
     },
+  ];
+}
+
+function evidenceBlock(evidence: NonNullable<ApprovalCardInput['evidence']>, linesEach: number): AdaptiveCard['body'] {
+  if (evidence.length === 0 || linesEach === 0) return [];
+  return [
+    { type: 'TextBlock', text: 'Evidence (what the agents read on the device)', weight: 'Bolder', spacing: 'Medium' },
+    ...evidence.map((e) => ({
+      type: 'Container',
+      items: [
+        verbatimLine(e.command),
+        ...e.lines.slice(0, linesEach).map((l) => verbatimLine(`  ${l}`)),
+        ...(e.lines.length > linesEach ? [{ type: 'TextBlock', text: `… ${e.lines.length - linesEach} more lines in the tray`, isSubtle: true, spacing: 'None' }] : []),
+      ],
+    })),
   ];
 }
 

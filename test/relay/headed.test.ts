@@ -59,8 +59,12 @@ describe('headed runs', () => {
   it('only the operator\'s own typed answer in the bound session decides; nothing the model writes does', async () => {
     const t = await setUp();
     expect((await t.typed({ session_id: 'ses_root', text: t.prompt })).json()).toEqual({ status: 'bound', incident_id: t.id });
+    expect((await t.device.call('exec_cli', { incident_id: t.id, device: 'R1', command: 'show version' })).isError).toBe(false);
     const asked = await t.ask();
     expect(asked.json).toMatchObject({ status: 'pending', channels: ['terminal'], ask_operator: expect.stringContaining('    no neighbor 10.0.0.2 shutdown') });
+    // The question carries what the card carries, the evidence too.
+    expect(String(asked.json?.ask_operator)).toMatch(/Evidence \(what the agents read on the device\):\n {2}R1# show version\n {4}\S/);
+    expect(String(asked.json?.ask_operator)).toMatch(/Expires: \S+/);
     expect((await t.config()).text).toMatch(/no approval yet/);
 
     // A subagent session (its prompt is the model's), opencode's own synthetic text, another agent, another session, a sentence.

@@ -19,6 +19,7 @@ const input: ApprovalCardInput = {
   artifact_ref: 'intelligence-artifacts/AD000002/RAW.yaml#repair_no_shutdown',
   expires_at: '2025-01-01T00:30:00Z',
   lines_sha256: '6d9ff45b39df'.padEnd(64, '0'),
+  evidence: [{ command: 'rtr-edge-01# show ip bgp neighbors 10.0.0.2', lines: ['BGP neighbor is 10.0.0.2,  remote AS 65002', ' Administratively shut down', '  BGP state = Idle'] }],
 };
 
 /** What the Adaptive Cards library reports when it parses the card as the version it declares. */
@@ -50,6 +51,22 @@ describe('the approval card against the Adaptive Cards library', () => {
     const used = types(card.body);
     for (const t of used) expect(WEBEX_ELEMENTS.has(t) || WEBEX_ACTIONS.has(t), t).toBe(true);
     for (const a of card.actions ?? []) expect(WEBEX_ACTIONS.has(a.type)).toBe(true);
+  });
+
+  it('shows the evidence beside the lines, and gives it up first when the card is too big', () => {
+    const text = JSON.stringify(buildApprovalCard(input));
+    expect(text).toContain('Evidence (what the agents read on the device)');
+    expect(text).toContain('rtr-edge-01# show ip bgp neighbors 10.0.0.2');
+    expect(text).toContain('\u00a0\u00a0\u00a0Administratively shut down');
+    // A big evidence block and a change that just fits: the lines stay whole (Approve offered), the evidence is cut.
+    const evidence = Array.from({ length: 4 }, (_, k) => ({ command: `show cmd ${k}`, lines: Array.from({ length: 200 }, (_, i) => `line ${i} ${'x'.repeat(600)}`) }));
+    const commands = Array.from({ length: 30 }, (_, i) => ` neighbor 10.0.${i}.2 description peer-${i}`);
+    const card = buildApprovalCard({ ...input, commands, evidence });
+    expect(Buffer.byteLength(JSON.stringify(card))).toBeLessThanOrEqual(CARD_MAX_BYTES);
+    expect(card.actions?.map((a) => a.title)).toEqual(['Approve', 'Deny']);
+    for (const c of commands) expect(JSON.stringify(card)).toContain(c.trim());
+    expect(JSON.stringify(card)).not.toContain('line 5 xxx');
+    expect(problems(card)).toEqual([]);
   });
 
   it('stays under the size budget with very long change lists, and is never refused for its size', () => {
