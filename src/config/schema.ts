@@ -66,6 +66,8 @@ export const configSchema = z
     INCIDENT_RETENTION: positiveInt.default(1000),
     DELIVERY_RETRY_MAX_MS: positiveInt.default(60_000),
     DEVICE_MCP_URL: optionalUrl,
+    /** The on-call team (YAML: name, email, role, token_sha256): personal tokens for decisions and read-only access. */
+    OPERATORS_FILE: optionalString,
     /** A device inventory: the relay starts the SSH device tool server on it itself (DEVICE_MCP_URL wins when both are set). */
     DEVICE_INVENTORY: optionalString,
     MSG_BOT_TOKEN: optionalString,

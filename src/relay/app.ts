@@ -1,3 +1,6 @@
+import type { Approvals } from '../approvals/approvals';
+import type { OperatorDirectory } from '../operators/operators';
+import { decisionRoutes } from './routes/decision';
 import type { SettingSource } from '../config/setting-sources';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
@@ -33,6 +36,8 @@ export interface AppDeps {
   clock: Clock;
   /** The built renderer served at /ui; default `dist-renderer/` in the project folder. */
   uiDistDir?: string;
+  operators?: OperatorDirectory;
+  approvals: Pick<Approvals, 'decide'>;
   settingSources?: Partial<Record<keyof RelayConfig, SettingSource>>;
   /** Where an incident's session log is written, for the UI's log view. */
   sessionLogPath: (incident: Incident) => string;
@@ -80,7 +85,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   const secret = config.WEBHOOK_SECRET;
   // Browsers cannot send the bearer with EventSource or page loads: /ui trades it once for a cookie.
-  const uiSession = secret ? createUiSession({ secret, clock: deps.clock }) : undefined;
+  const readers = deps.operators ? (token: string) => deps.operators!.byToken(token) !== undefined : undefined;
+  const uiSession = secret ? createUiSession({ secret, clock: deps.clock, ...(readers ? { readers } : {}) }) : undefined;
   await app.register(healthRoutes, {
     agent: deps.agent,
     agentName: config.AGENT_NAME,
@@ -94,8 +100,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     model: deps.model,
   });
   await app.register(faultAlertRoutes, { intake: deps.intake, webhookSecret: secret });
+  // Its own authentication: a person's token, approvers only (WEBHOOK_SECRET is Splunk's, not a person's).
+  await app.register(decisionRoutes, { approvals: deps.approvals, ...(deps.operators ? { operators: deps.operators } : {}) });
   await app.register(async (scope) => {
-    scope.addHook('onRequest', bearerGuard(secret, 'WEBHOOK_SECRET', uiSession));
+    scope.addHook('onRequest', bearerGuard(secret, 'WEBHOOK_SECRET', uiSession, readers));
     await scope.register(sessionsRoutes, { incidents: deps.incidents });
     await scope.register(headedRoutes, { startHeaded: deps.startHeaded });
     const projectDir = resolve(config.RELAY_PROJECT_DIR);

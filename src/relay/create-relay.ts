@@ -1,3 +1,4 @@
+import { createOperatorDirectory, loadOperators } from '../operators/operators';
 import { createRunProgress } from '../tools/run-progress';
 import { createSeverityLookup } from '../artifacts/severity';
 import type { SettingSource } from '../config/setting-sources';
@@ -88,6 +89,8 @@ export interface Relay {
 /** The one factory both the tray and the headless relay call. */
 export async function createRelay(deps: RelayDeps): Promise<Relay> {
   const { store, agent, logger } = deps;
+  // Read at start: a broken operators file stops the relay with one line per problem, not at the first decision.
+  const operators = deps.config.OPERATORS_FILE ? createOperatorDirectory(loadOperators(resolve(deps.config.OPERATORS_FILE))) : undefined;
   // With DEVICE_INVENTORY (and no DEVICE_MCP_URL) the relay runs the SSH device tool server itself, on loopback.
   const deviceServer =
     !deps.deviceTools && !deps.config.DEVICE_MCP_URL && deps.config.DEVICE_INVENTORY
@@ -167,6 +170,8 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
   const scrubber = createSecretScrubber([...SECRET_KEYS.map((k) => config[k]), toolsToken]);
   const app = await buildApp({
     config,
+    approvals,
+    ...(operators ? { operators } : {}),
     scrub: scrubber.scrub,
     proxy: deps.proxy,
     clock,

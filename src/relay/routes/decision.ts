@@ -1,0 +1,48 @@
+import { z } from 'zod';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { Approvals } from '../../approvals/approvals';
+import type { OperatorDirectory } from '../../operators/operators';
+import { HttpError } from '../errors';
+
+const bodySchema = z.strictObject({
+  decision: z.enum(['APPROVED', 'DENIED'], { error: 'APPROVED or DENIED' }),
+  comment: z.string().max(500).optional(),
+});
+
+/**
+ * `POST /incidents/:id/decision`: a person decides with their own token, from anywhere the relay is
+ * reachable. Approvers only; the decision names them and the channel `api`; the first decision wins.
+ */
+export const decisionRoutes: FastifyPluginAsyncZod<{ approvals: Pick<Approvals, 'decide'>; operators?: OperatorDirectory }> = async (app, opts) => {
+  app.post(
+    '/incidents/:incident_id/decision',
+    { schema: { params: z.object({ incident_id: z.string().min(1).max(64) }), body: bodySchema } },
+    async (request, reply) => {
+      if (!opts.operators) {
+        throw new HttpError(403, 'operators_not_configured', 'Decisions over the API need OPERATORS_FILE: list the approvers and their token hashes, then restart the relay.');
+      }
+      const token = /^Bearer\s+(.+)$/i.exec(request.headers.authorization ?? '')?.[1];
+      const operator = token ? opts.operators.byToken(token) : undefined;
+      if (!operator) {
+        throw new HttpError(401, 'unauthorized', 'Missing or unknown personal token: send Authorization: Bearer <your token>.', undefined, { 'WWW-Authenticate': 'Bearer realm="fault-relay"' });
+      }
+      if (operator.role !== 'approver') throw new HttpError(403, 'not_an_approver', `${operator.email} is a viewer: only approvers decide.`);
+      const { decision, comment } = request.body;
+      const result = opts.approvals.decide(request.params.incident_id, decision, { id: operator.email, display: operator.name }, 'api', comment);
+      switch (result.status) {
+        case 'accepted':
+          return reply.code(200).send({ status: 'accepted', incident_id: request.params.incident_id, decision, by: operator.email, channel: 'api' });
+        case 'unknown_incident':
+          throw new HttpError(404, 'not_found', `No incident ${request.params.incident_id}`);
+        case 'already_decided': {
+          const a = result.approval;
+          throw new HttpError(409, 'already_decided', `Already ${a.decision} by ${a.by} via ${a.channel} at ${a.at}.`, [
+            { path: 'decision', message: `${a.decision} by ${a.by} (${a.channel})` },
+          ]);
+        }
+        case 'not_awaiting':
+          throw new HttpError(409, 'not_awaiting', `Nothing to decide: ${request.params.incident_id} is ${result.incident.state}.`);
+      }
+    },
+  );
+};

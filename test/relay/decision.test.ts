@@ -1,0 +1,97 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
+import { newToken } from '../../src/operators/operators';
+import type { Relay } from '../../src/relay/create-relay';
+import { ad000002, relayForTest } from '../helpers/relay';
+import { createStubRuntime } from '../helpers/stub-runtime';
+import { tempDir } from '../helpers/temp-dir';
+
+const ana = newToken();
+const vic = newToken();
+const SECRET = 'splunk-webhook-secret-41';
+let relay: Relay | undefined;
+afterEach(async () => {
+  await relay?.close();
+  relay = undefined;
+});
+
+function operatorsFile(): string {
+  const path = join(tempDir('fault-relay-ops-'), 'operators.yaml');
+  writeFileSync(
+    path,
+    stringify({
+      operators: [
+        { name: 'Ana Ruiz', email: 'ana@example.net', role: 'approver', token_sha256: ana.sha256 },
+        { name: 'Victor Li', email: 'vic@example.net', role: 'viewer', token_sha256: vic.sha256 },
+      ],
+    }),
+  );
+  return path;
+}
+
+async function awaiting(env: Record<string, string> = { OPERATORS_FILE: operatorsFile(), WEBHOOK_SECRET: SECRET }) {
+  relay = await relayForTest({ agent: createStubRuntime(), env, extraChannels: () => ['desktop'] });
+  const res = await relay.app.inject({ method: 'POST', url: '/fault-alert', headers: { authorization: `Bearer ${SECRET}` }, payload: ad000002() });
+  const id = res.json().incident_id as string;
+  await relay.approvals.request({ incident_id: id, summary: 'Remove the shutdown', device: 'R1', commands: ['router bgp 65001', 'no neighbor 10.0.0.2 shutdown'] });
+  return id;
+}
+
+const decide = (id: string, token: string | undefined, body: unknown) =>
+  relay!.app.inject({ method: 'POST', url: `/incidents/${id}/decision`, headers: token ? { authorization: `Bearer ${token}` } : {}, payload: body as object });
+
+describe('POST /incidents/:id/decision with a personal token', () => {
+  it('lets an approver decide, naming the person and the channel; the second decision gets 409 naming who decided', async () => {
+    const id = await awaiting();
+    const res = await decide(id, ana.token, { decision: 'APPROVED', comment: 'change CHG-1234' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ status: 'accepted', incident_id: id, decision: 'APPROVED', by: 'ana@example.net', channel: 'api' });
+    expect(relay!.incidents.get(id)?.approval).toMatchObject({ decision: 'APPROVED', by: 'ana@example.net', channel: 'api', reason: 'change CHG-1234' });
+
+    const again = await decide(id, ana.token, { decision: 'DENIED' });
+    expect(again.statusCode).toBe(409);
+    expect(again.json().error).toMatchObject({ code: 'already_decided', message: expect.stringMatching(/^Already APPROVED by ana@example\.net via api at /) });
+  });
+
+  it('answers 403 to a viewer and 401 to an unknown or missing token, and changes nothing', async () => {
+    const id = await awaiting();
+    const viewer = await decide(id, vic.token, { decision: 'APPROVED' });
+    expect(viewer.statusCode).toBe(403);
+    expect(viewer.json().error).toMatchObject({ code: 'not_an_approver', message: 'vic@example.net is a viewer: only approvers decide.' });
+    for (const token of [newToken().token, undefined, SECRET]) {
+      const res = await decide(id, token, { decision: 'APPROVED' });
+      expect(res.statusCode).toBe(401);
+      expect(res.json().error.code).toBe('unauthorized');
+    }
+    expect(relay!.incidents.get(id)).toMatchObject({ state: 'awaiting_approval', approval: null });
+  });
+
+  it('refuses a decision that is not APPROVED or DENIED, and an unknown incident', async () => {
+    const id = await awaiting();
+    const bad = await decide(id, ana.token, { decision: 'yes please' });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().error.details).toContainEqual({ path: 'decision', message: 'APPROVED or DENIED' });
+    expect((await decide('INC-nope', ana.token, { decision: 'DENIED' })).statusCode).toBe(404);
+    expect(relay!.incidents.get(id)?.approval).toBeNull();
+  });
+
+  it('opens /sessions and /events read-only with a personal token, never the writes', async () => {
+    await awaiting();
+    expect((await relay!.app.inject({ url: '/sessions', headers: { authorization: `Bearer ${vic.token}` } })).statusCode).toBe(200);
+    expect((await relay!.app.inject({ url: '/sessions', headers: { authorization: `Bearer ${newToken().token}` } })).statusCode).toBe(401);
+    const headed = await relay!.app.inject({ method: 'POST', url: '/headed', headers: { authorization: `Bearer ${vic.token}` }, payload: { device: 'R1', alert_def_id: 'AD000002', vars: {} } });
+    expect(headed.statusCode).toBe(401);
+    // The UI login takes a personal token too, and trades it for the session cookie.
+    const login = await relay!.app.inject({ url: `/ui?token=${encodeURIComponent(vic.token)}` });
+    expect(login.headers['set-cookie']).toMatch(/^fault_relay_ui=v1\./);
+  });
+
+  it('says decisions over the API need OPERATORS_FILE when none is configured', async () => {
+    const id = await awaiting({ WEBHOOK_SECRET: SECRET });
+    const res = await decide(id, ana.token, { decision: 'APPROVED' });
+    expect(res.statusCode).toBe(403);
+    expect(res.json().error.code).toBe('operators_not_configured');
+  });
+});
