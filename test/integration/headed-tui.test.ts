@@ -50,6 +50,9 @@ describe.skipIf(!hasTmux)('npm run headed in a real terminal', () => {
     expect(shown).toContain(`APPROVAL NEEDED — ${headed()!.incident_id} on R1`);
     expect(shown).toMatch(/ {4}no neighbor 10\.0\.0\.2 shutdown/);
     expect(shown).toContain(`lines hash ${headed()!.approval_request!.lines_sha256.slice(0, 12)}`);
+    // What the card shows, the terminal shows: the evidence too.
+    expect(shown).toContain('Evidence (what the agents read on the device):');
+    expect(shown).toMatch(/R1# show ip bgp neighbors 10\.0\.0\.2/);
     expect(stack.lab!.lab.configChanges()).toBe(0);
 
     execFileSync('tmux', ['send-keys', '-t', tmux, '-l', 'APPROVED']);
