@@ -10,6 +10,17 @@ export interface SampleAlertInput {
   now?: Date;
 }
 
+/** What Splunk puts around every result of the saved search "BGP neighbor admin down". */
+export function savedSearchEnvelope(sid: string) {
+  return {
+    sid,
+    search_name: 'BGP neighbor admin down',
+    app: 'search',
+    owner: 'admin',
+    results_link: `https://splunk.example.net:8000/app/search/search?q=%7Cloadjob%20${sid}`,
+  };
+}
+
 export function buildSplunkAlert(input: SampleAlertInput = {}) {
   const now = input.now ?? new Date();
   const device = input.device ?? 'R1';
@@ -18,11 +29,7 @@ export function buildSplunkAlert(input: SampleAlertInput = {}) {
   const stamp = now.toUTCString().slice(5, 25); // "21 Nov 2026 10:00:00"
   const sid = `scheduler__admin__search__RMD5bgp_at_${epoch}_${Math.floor(now.getMilliseconds())}`;
   return {
-    sid,
-    search_name: 'BGP neighbor admin down',
-    app: 'search',
-    owner: 'admin',
-    results_link: `https://splunk.example.net:8000/app/search/search?q=%7Cloadjob%20${sid}`,
+    ...savedSearchEnvelope(sid),
     ...(input.kbQueryMode ? { kb_query_mode: input.kbQueryMode } : {}),
     result: {
       alert_def_id: input.alertDefId ?? 'AD000002',

@@ -1,7 +1,7 @@
 import { systemClock, type Clock } from './clock';
 import { DeviceToolError, type DeviceTools } from './device-tools';
 import { runRaw, type ApprovalRequest, type RunRawResult } from './engine';
-import type { CaseResult } from './raw-test-runner';
+import { compareRun, scriptedApprover, type CaseResult } from './raw-test-runner';
 import type { RawTestCase } from './schema-test-case';
 import type { ArtifactGroup } from './validate';
 import type { DeviceService } from '../devices/device-service';
@@ -84,24 +84,9 @@ export async function runGroupTestsOnFrr(group: ArtifactGroup, lab: FrrLab, serv
       rawMessage: tc.alert.raw_message,
       tools: counted.tools,
       clock: cappedClock(),
-      approve: (req) => {
-        approvals.push(req);
-        if (tc.approval === 'none') {
-          failures.push(`unexpected approval request at step ${req.step}`);
-          return Promise.resolve('DENIED');
-        }
-        return Promise.resolve(tc.approval);
-      },
+      approve: scriptedApprover(tc, approvals, failures),
     });
-    const actual = result.path.map((r) => r.step);
-    if (result.outcome !== tc.expect.outcome) failures.push(`outcome ${result.outcome}, expected ${tc.expect.outcome}: ${result.summary}`);
-    if (actual.join(' > ') !== tc.expect.path.join(' > ')) failures.push(`path\n  actual:   ${actual.join(' > ') || '(none)'}\n  expected: ${tc.expect.path.join(' > ')}`);
-    if (tc.expect.config_changes !== undefined && counted.changes() !== tc.expect.config_changes) {
-      failures.push(`${counted.changes()} configuration changes reached the router, expected ${tc.expect.config_changes}`);
-    }
-    for (const s of tc.frr?.summary_contains ?? tc.expect.summary_contains) {
-      if (!result.summary.includes(s)) failures.push(`summary does not contain "${s}": ${result.summary}`);
-    }
+    failures.push(...compareRun(tc, result, counted.changes(), tc.frr?.summary_contains ?? tc.expect.summary_contains));
     results.push({ ...base, passed: failures.length === 0, failures, result, wallMs: performance.now() - started });
   }
   return results;

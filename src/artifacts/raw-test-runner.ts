@@ -59,30 +59,40 @@ export async function runTestCase(
       tools: createLabDeviceTools(lab),
       clock,
       ...(opts.logger ? { logger: opts.logger } : {}),
-      approve: (req) => {
-        approvals.push(req);
-        if (tc.approval === 'none') {
-          failures.push(`unexpected approval request at step ${req.step}`);
-          return Promise.resolve('DENIED');
-        }
-        return Promise.resolve(tc.approval);
-      },
+      approve: scriptedApprover(tc, approvals, failures),
     });
-    const actualPath = result.path.map((r) => r.step);
-    if (result.outcome !== tc.expect.outcome) failures.push(`outcome ${result.outcome}, expected ${tc.expect.outcome}`);
-    if (actualPath.join(' > ') !== tc.expect.path.join(' > ')) {
-      failures.push(`path\n  actual:   ${actualPath.join(' > ') || '(none)'}\n  expected: ${tc.expect.path.join(' > ') || '(none)'}`);
-    }
-    if (tc.expect.config_changes !== undefined && lab.configChanges() !== tc.expect.config_changes) {
-      failures.push(`${lab.configChanges()} configuration changes reached the device, expected ${tc.expect.config_changes}`);
-    }
-    for (const s of tc.expect.summary_contains) {
-      if (!result.summary.includes(s)) failures.push(`summary does not contain "${s}": ${result.summary}`);
-    }
+    failures.push(...compareRun(tc, result, lab.configChanges(), tc.expect.summary_contains));
     return { ...base, passed: failures.length === 0, failures, result, wallMs: performance.now() - started };
   } finally {
     lab.close();
   }
+}
+
+/** The operator a test case scripts: its answer, and a failure if the run asks when it should not. */
+export function scriptedApprover(tc: RawTestCase, approvals: ApprovalRequest[], failures: string[]) {
+  return (req: ApprovalRequest): Promise<'APPROVED' | 'DENIED'> => {
+    approvals.push(req);
+    if (tc.approval === 'none') {
+      failures.push(`unexpected approval request at step ${req.step}`);
+      return Promise.resolve('DENIED');
+    }
+    return Promise.resolve(tc.approval);
+  };
+}
+
+/** How a run differs from what its test case expects (outcome, path, changes, summary), one line each. */
+export function compareRun(tc: RawTestCase, result: RunRawResult, changes: number, summaryContains: readonly string[]): string[] {
+  const failures: string[] = [];
+  const actual = result.path.map((r) => r.step);
+  if (result.outcome !== tc.expect.outcome) failures.push(`outcome ${result.outcome}, expected ${tc.expect.outcome}`);
+  if (actual.join(' > ') !== tc.expect.path.join(' > ')) {
+    failures.push(`path\n  actual:   ${actual.join(' > ') || '(none)'}\n  expected: ${tc.expect.path.join(' > ') || '(none)'}`);
+  }
+  if (tc.expect.config_changes !== undefined && changes !== tc.expect.config_changes) {
+    failures.push(`${changes} configuration changes reached the device, expected ${tc.expect.config_changes}`);
+  }
+  for (const s of summaryContains) if (!result.summary.includes(s)) failures.push(`summary does not contain "${s}": ${result.summary}`);
+  return failures;
 }
 
 export async function runGroupTests(group: ArtifactGroup, opts: { repoRoot?: string; logger?: Logger } = {}): Promise<CaseResult[]> {

@@ -1,3 +1,4 @@
+import { savedSearchEnvelope } from '../alert/sample';
 /**
  * FRR's BGP neighbour log line, and the Splunk alert a saved search would make of it.
  *   2026/11/23 17:18:10.643259 BGP: [PXVXG-TFNNT] %ADJCHANGE: neighbor 10.0.0.2(R2) in vrf default Down Admin. shutdown
@@ -36,11 +37,7 @@ export function splunkAlertFor(router: string, change: AdjChange, peerAs?: numbe
   const epoch = Math.floor(change.time);
   const sid = `scheduler__admin__search__RMD5frrlab_at_${epoch}_${router}`;
   return {
-    sid,
-    search_name: 'BGP neighbor admin down',
-    app: 'search',
-    owner: 'admin',
-    results_link: `https://splunk.example.net:8000/app/search/search?q=%7Cloadjob%20${sid}`,
+    ...savedSearchEnvelope(sid),
     result: {
       alert_def_id: 'AD000002',
       system: router,

@@ -48,10 +48,24 @@ describe.skipIf(NO_FRR)('the FRR lab on this machine', () => {
     const events: WatchEvent[] = [];
     let notify = () => {};
     const watcher = startWatcher({ routers: lab.routers, relayUrl: relay.url, onEvent: (e) => (events.push(e), notify()) });
-    const until = (test: () => boolean) => new Promise<void>((resolve) => ((notify = () => test() && resolve()), notify()));
+    // Waits for the watcher's events; a run that never comes says what was seen and what the routers report.
+    const until = (test: () => boolean, what: string) =>
+      new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          void Promise.all([lab.vtysh('R1', 'show bgp summary'), lab.vtysh('R2', 'show bgp summary')]).then((states) =>
+            reject(new Error(`no ${what} within 20 s; watcher saw: ${events.map((e) => `${e.router} ${e.change.state} ${e.change.reason}${e.posted ? ' (posted)' : ''}${e.error ? ` (${e.error})` : ''}`).join('; ') || 'nothing'}\n${states.join('\n')}`)),
+          );
+        }, 20_000);
+        notify = () => {
+          if (!test()) return;
+          clearTimeout(timer);
+          resolve();
+        };
+        notify();
+      });
     try {
       await lab.vtysh('R1', 'configure terminal', 'router bgp 65001', 'neighbor 10.0.0.2 shutdown', 'end');
-      await until(() => events.some((e) => e.posted));
+      await until(() => events.some((e) => e.posted), 'alert posted for the shutdown');
       const alert = relay.bodies[0] as { result: Record<string, unknown> };
       expect(alert.result).toMatchObject({ alert_def_id: 'AD000002', system: 'R1', neighbor_ip: '10.0.0.2', neighbor_as: '65002' });
       expect(String(alert.result._raw)).toMatch(/%ADJCHANGE: neighbor 10\.0\.0\.2\(R2\) in vrf default Down Admin\. shutdown/);
@@ -61,7 +75,7 @@ describe.skipIf(NO_FRR)('the FRR lab on this machine', () => {
       expect(relay.bodies).toHaveLength(1);
 
       await lab.vtysh('R1', 'configure terminal', 'router bgp 65001', 'no neighbor 10.0.0.2 shutdown', 'end');
-      await until(() => events.some((e) => e.router === 'R1' && e.change.state === 'Up'));
+      await until(() => events.some((e) => e.router === 'R1' && e.change.state === 'Up'), 'Up line after the repair');
       await waitForSession(lab.vtysh, 'R2', '10.0.0.1', 'Established');
     } finally {
       watcher.close();
