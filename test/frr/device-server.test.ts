@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +9,7 @@ import { loadInventory } from '../../src/devices/inventory';
 import { startDeviceServer, type RunningDeviceServer } from '../../src/devices/server';
 import { startFrrLab, type FrrLab } from '../../src/frr-lab/lab';
 import { connectMcp } from '../helpers/mcp-client';
+import { repoRoot } from '../helpers/opencode';
 import { relayForTest } from '../helpers/relay';
 import { createStubRuntime } from '../helpers/stub-runtime';
 import { tempDir } from '../helpers/temp-dir';
@@ -170,6 +171,33 @@ describe.skipIf(NO_FRR)('the SSH device tool server on real FRR routers', () => 
     } finally {
       await relay.close();
     }
+  });
+
+  it('npm run devices -- trust adds a key only when asked, showing its fingerprint; then the device answers', async () => {
+    const inventory = await inventoryWith((inv) => {
+      inv.known_hosts = join(base, 'trusted_known_hosts');
+    });
+    writeFileSync(inventory.knownHostsPath, '');
+    const trust = (...extra: string[]) =>
+      new Promise<{ code: number; out: string }>((resolve) =>
+        execFile(process.execPath, ['--import', 'tsx', 'scripts/devices.ts', 'trust', 'R1', '--inventory', inventory.path, ...extra], { cwd: repoRoot }, (error, stdout, stderr) =>
+          resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, out: `${stdout}${stderr}` }),
+        ),
+      );
+    // Not a terminal and no --yes: nothing is written.
+    const refused = await trust();
+    expect(refused.code).toBe(2);
+    expect(refused.out).toMatch(/R1 \(127\.0\.0\.1:\d+\) presents ssh-ed25519 SHA256:\S+/);
+    expect(refused.out).toContain('add --yes');
+    expect(readFileSync(inventory.knownHostsPath, 'utf8')).toBe('');
+
+    const trusted = await trust('--yes');
+    expect(trusted.code).toBe(0);
+    expect(trusted.out).toContain(`trusted: added to ${inventory.knownHostsPath}`);
+    const service = new DeviceService(await loadInventory(inventory.path));
+    expect(await service.exec('R1', 'show version')).toContain('FRRouting');
+    await service.close();
+    expect((await trust('--yes')).out).toContain('already trusted');
   });
 
   it('says a device is unreachable when nothing listens at its address', async () => {
