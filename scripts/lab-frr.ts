@@ -8,7 +8,7 @@ import { pino } from 'pino';
 import { startDeviceServer } from '../src/devices/server';
 import { frrLabUnavailable } from '../src/frr-lab/host';
 import { startFrrLab, stateFileIn } from '../src/frr-lab/lab';
-import { teardownLab } from '../src/frr-lab/teardown';
+import { sweepAllLabs, teardownLab } from '../src/frr-lab/teardown';
 import { startWatcher } from '../src/frr-lab/watcher';
 import type { Fail } from './cli';
 
@@ -16,6 +16,8 @@ export interface FrrLabArgs {
   routers?: string;
   out?: string;
   down?: boolean;
+  /** With --down: every FRR lab on this machine, even one whose state file is gone. */
+  all?: boolean;
   relay?: string;
   secret?: string;
   port?: string | undefined;
@@ -30,9 +32,9 @@ const labDirFor = (out: string) => join(dirname(resolve(out)), 'frr');
 export async function frrLabCli(args: FrrLabArgs, fail: Fail): Promise<void> {
   const out = args.out ?? DEFAULT_FRR_OUT;
   if (args.down) {
-    const removed = await teardownLab(stateFileIn(labDirFor(out)));
+    const removed = args.all ? await sweepAllLabs() : await teardownLab(stateFileIn(labDirFor(out)));
     rmSync(out, { force: true });
-    console.log(removed.length ? `FRR lab removed: ${removed.join(', ')}` : 'no FRR lab was up; nothing to remove');
+    console.log(removed.length ? `FRR lab removed: ${removed.join(', ')}` : `no FRR lab was up${args.all ? '' : ' (recorded in ' + labDirFor(out) + '; --down --all sweeps every lab on this machine)'}; nothing to remove`);
     return;
   }
   if (args.command === 'inject' || args.command === 'clear') return faultCli(args, out, fail);

@@ -36,6 +36,7 @@ const { values, positionals } = parseArgs({
     routers: { type: 'string' },
     out: { type: 'string' },
     down: { type: 'boolean' },
+    all: { type: 'boolean' },
     relay: { type: 'string' },
     secret: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
@@ -54,7 +55,7 @@ function usage(): never {
   npm run lab -- clear [--device R1] | reset | devices
   npm run lab -- --frr [--routers 2] [--out .lab/frr.json] [--relay http://127.0.0.1:8080] [--port 4320]
   npm run lab -- --frr inject AD000002 --device R1 --neighbor 10.0.0.2   (clear: the same with "clear")
-  npm run lab -- --frr --down   (removes a lab that was killed)
+  npm run lab -- --frr --down [--all]   (removes a lab that was killed; --all: every FRR lab on this machine)
   (--url or LAB_URL selects the running lab; default ${`http://127.0.0.1:${DEFAULT_LAB_PORT}`})`);
   process.exit(0);
 }

@@ -124,7 +124,7 @@ export async function startFrrLab(opts: StartFrrLabOptions): Promise<FrrLab> {
           forceCommand: `/usr/bin/vtysh -N ${r.namespace}`,
         }),
       );
-      await startSshd(rdir, config, accounts, state);
+      await startSshd(rdir, config, accounts, state, id);
       await waitForPort(port);
       const [type, key] = readFileSync(`${hostKey}.pub`, 'utf8').trim().split(' ');
       knownHosts.push(`[127.0.0.1]:${port} ${type} ${key}`);
@@ -196,7 +196,7 @@ async function startDaemons(r: LabRouter, state: LabStateFile): Promise<void> {
   await run(ipCommand(), ['netns', 'exec', r.namespace, '/usr/bin/unshare', '--uts', '/bin/sh', '-ec', `hostname ${r.name}\n${daemons}`]);
 }
 
-async function startSshd(rdir: string, config: string, accounts: { passwd: string; group: string; shadow: string }, state: LabStateFile): Promise<void> {
+async function startSshd(rdir: string, config: string, accounts: { passwd: string; group: string; shadow: string }, state: LabStateFile, labId: string): Promise<void> {
   const log = openSync(join(rdir, 'sshd.log'), 'a', 0o600);
   // A private mount namespace where the lab's account files replace the host's, then sshd in the
   // foreground (so its pid is the one recorded).
@@ -204,7 +204,8 @@ async function startSshd(rdir: string, config: string, accounts: { passwd: strin
     `mount --bind ${accounts.passwd} /etc/passwd`,
     `mount --bind ${accounts.group} /etc/group`,
     `mount --bind ${accounts.shadow} /etc/shadow`,
-    `exec /usr/sbin/sshd -D -e -f ${config}`,
+    // The marker names the lab in sshd's process title, so `--down --all` finds it even without the state file.
+    `exec /usr/sbin/sshd -D -e -f ${config} -o SetEnv=FAULT_RELAY_LAB=${labId}`,
   ].join('\n');
   const child = spawn('/usr/bin/unshare', ['--mount', '--propagation', 'private', '/bin/sh', '-ec', script], {
     detached: true,

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { ipCommand, run } from './host';
 import { LabStateFile, processStartTime } from './state';
 
@@ -73,5 +73,59 @@ export async function teardownLab(statePath: string): Promise<string[]> {
   }
   if (s.createdRunSshd) rmSync('/run/sshd', { recursive: true, force: true });
   rmSync(s.dir, { recursive: true, force: true });
+  return removed;
+}
+
+const LAB_NAME = /^frl[0-9a-f]{4}-R\d+$/;
+
+/**
+ * Removes every FRR lab on this machine, recorded or not (a lab whose state file is gone, e.g. its
+ * folder was deleted while it ran): namespaces and FRR folders named like a lab's, the daemons of
+ * those pathspaces, and the sshd processes whose login lands in one of them.
+ */
+export async function sweepAllLabs(): Promise<string[]> {
+  const ip = ipCommand();
+  const removed: string[] = [];
+  const namespaces = (await run(ip, ['netns', 'list']).catch(() => ''))
+    .split('\n')
+    .map((l) => l.split(' ')[0] ?? '')
+    .filter((n) => LAB_NAME.test(n));
+  const dirs = ['/etc/frr', '/var/run/frr', '/var/log/frr'].flatMap((root) => {
+    try {
+      return readdirSync(root).filter((n) => LAB_NAME.test(n)).map((n) => `${root}/${n}`);
+    } catch {
+      return [];
+    }
+  });
+  const pids: number[] = [];
+  for (const d of dirs.filter((x) => x.startsWith('/var/run/frr/'))) {
+    for (const f of readdirSync(d).filter((n) => n.endsWith('.pid'))) {
+      const pid = Number(readFileSync(`${d}/${f}`, 'utf8').trim());
+      if (pid > 0) pids.push(pid);
+    }
+  }
+  for (const ns of namespaces) {
+    const out = await run(ip, ['netns', 'pids', ns]).catch(() => '');
+    pids.push(...out.split('\n').map(Number).filter((n) => n > 0));
+  }
+  // The labs' sshd listeners: marked with FAULT_RELAY_LAB on their command line (sshd shows it in its
+  // process title), or, for one whose folder is gone, our exact flags and a lab's config path.
+  for (const entry of readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
+    try {
+      const title = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replace(/\0/g, ' ');
+      const orphan = /sshd -D -e -f (\S+\/R\d+\/sshd_config)/.exec(title);
+      if (/FAULT_RELAY_LAB=frl[0-9a-f]{4}/.test(title) || (orphan && !existsSync(orphan[1]!))) pids.push(Number(entry));
+    } catch {
+      /* gone meanwhile */
+    }
+  }
+  const unique = [...new Set(pids)];
+  await stopPids(unique);
+  if (unique.length) removed.push(`${unique.length} processes`);
+  for (const ns of namespaces) if (await run(ip, ['netns', 'del', ns]).then(() => true, () => false)) removed.push(`namespace ${ns}`);
+  for (const d of dirs) {
+    rmSync(d, { recursive: true, force: true });
+    removed.push(d);
+  }
   return removed;
 }

@@ -27,7 +27,15 @@ export interface WatcherOptions {
 export function startWatcher(opts: WatcherOptions): { close(): void } {
   const byLog = new Map(opts.routers.map((r) => [r.logFile, r]));
   return followLines([...byLog.keys()], (file, line) => {
-    const router = byLog.get(file)!;
+    try {
+      handle(byLog.get(file)!, line);
+    } catch (error) {
+      // One bad line must not stop the watcher (it would miss every fault after it): say so and go on.
+      opts.onEvent?.({ router: byLog.get(file)!.name, change: { time: Date.now() / 1000, neighbor: '', peerHost: '', vrf: '', state: 'Down', reason: '', raw: line }, error: `could not turn the line into an alert: ${(error as Error).message}` });
+    }
+  });
+
+  function handle(router: FrrLabRouter, line: string): void {
     const change = parseAdjChange(line);
     if (!change) return;
     const event: WatchEvent = { router: router.name, change };
@@ -40,5 +48,5 @@ export function startWatcher(opts: WatcherOptions): { close(): void } {
     })
       .then(async (res) => opts.onEvent?.({ ...event, posted: { status: res.statusCode, body: await res.body.json().catch(() => null) } }))
       .catch((error: Error) => opts.onEvent?.({ ...event, error: `relay not reachable at ${opts.relayUrl}: ${error.message}` }));
-  });
+  }
 }

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -7,11 +7,11 @@ import { describe, expect, it } from 'vitest';
 import { alertResultSchema } from '../../src/alert/schema';
 import { waitForSession } from '../../src/frr-lab/bgp-state';
 import { ipCommand, run } from '../../src/frr-lab/host';
-import { startFrrLab } from '../../src/frr-lab/lab';
 import { startWatcher, type WatchEvent } from '../../src/frr-lab/watcher';
 import { repoRoot } from '../helpers/opencode';
 import { tempDir } from '../helpers/temp-dir';
 import { NO_FRR } from './frr-available';
+import { frrLabForTest } from './lab-for-test';
 
 /** What a lab leaves on the host, found by its id: namespaces, FRR folders, processes. */
 async function leftovers(id: string): Promise<string[]> {
@@ -43,7 +43,7 @@ async function receiver() {
 
 describe.skipIf(NO_FRR)('the FRR lab on this machine', () => {
   it('turns a real neighbor shutdown into the Splunk alert the saved search would post, and the repair into an Up line', async () => {
-    const lab = await startFrrLab({ dir: join(tempDir('fault-relay-frr-'), 'lab'), routers: 2 });
+    const lab = await frrLabForTest();
     const relay = await receiver();
     const events: WatchEvent[] = [];
     let notify = () => {};
@@ -80,8 +80,8 @@ describe.skipIf(NO_FRR)('the FRR lab on this machine', () => {
     } finally {
       watcher.close();
       await relay.close();
-      await lab.stop();
     }
+    await lab.stop();
     expect(await leftovers(lab.id)).toEqual([]);
   });
 
@@ -146,5 +146,26 @@ describe.skipIf(NO_FRR)('the FRR lab on this machine', () => {
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
     expect(result.stderr).toBe('lab: the FRR lab needs root (it creates network namespaces and starts FRR and sshd): run it with sudo\n');
+  });
+
+  it('npm run lab -- --frr --down --all removes a lab whose state file is gone too', async () => {
+    const dir = tempDir('fault-relay-frr-cli-');
+    const out = join(dir, 'frr.json');
+    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/lab.ts', '--frr', '--out', out, '--port', '0'], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'inherit'] });
+    const exited = new Promise<void>((r) => child.once('exit', () => r()));
+    await new Promise<void>((resolve) => {
+      let printed = '';
+      child.stdout.on('data', (c: Buffer) => ((printed += c.toString()), printed.includes('Ctrl-C') && resolve()));
+    });
+    const id = (JSON.parse(readFileSync(out, 'utf8')) as { routers: Array<{ namespace: string }> }).routers[0]!.namespace.split('-')[0]!;
+    child.kill('SIGKILL');
+    await exited;
+    rmSync(join(dir, 'frr'), { recursive: true, force: true }); // the state file with it
+    expect(await run(process.execPath, ['--import', 'tsx', join(repoRoot, 'scripts/lab.ts'), '--frr', '--down', '--out', out])).toContain('no FRR lab was up');
+    expect(await leftovers(id)).not.toEqual([]);
+    const swept = await run(process.execPath, ['--import', 'tsx', join(repoRoot, 'scripts/lab.ts'), '--frr', '--down', '--all']);
+    expect(swept).toContain(`namespace ${id}-R1`);
+    expect(await leftovers(id)).toEqual([]);
+    expect(await run('/usr/bin/ps', ['-eo', 'args'])).not.toContain(`FAULT_RELAY_LAB=${id}`);
   });
 });

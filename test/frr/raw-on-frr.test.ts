@@ -1,19 +1,19 @@
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { loadArtifactGroup } from '../../src/artifacts/load';
 import { runGroupTestsOnFrr } from '../../src/artifacts/raw-test-frr';
 import { DeviceService } from '../../src/devices/device-service';
 import { loadInventory } from '../../src/devices/inventory';
-import { startFrrLab } from '../../src/frr-lab/lab';
 import { repoRoot } from '../helpers/opencode';
-import { tempDir } from '../helpers/temp-dir';
 import { NO_FRR } from './frr-available';
+import { frrLabForTest } from './lab-for-test';
 
 describe.skipIf(NO_FRR)('AD000002 on real FRR routers (npm run raw:test -- AD000002 --frr)', () => {
   it('passes every case marked for FRR, through the SSH device server, with the FRR variants', async () => {
-    const lab = await startFrrLab({ dir: join(tempDir('fault-relay-frr-'), 'lab'), routers: 2 });
+    const lab = await frrLabForTest();
     const service = new DeviceService(await loadInventory(lab.inventoryPath));
-    try {
+    onTestFinished(() => service.close());
+    {
       const group = await loadArtifactGroup(join(repoRoot, 'intelligence-artifacts'), 'AD000002');
       const results = await runGroupTestsOnFrr(group, lab, service);
       expect(results.map((r) => r.name)).toContain('admin-down, approved, resolved [frr]');
@@ -23,9 +23,6 @@ describe.skipIf(NO_FRR)('AD000002 on real FRR routers (npm run raw:test -- AD000
       expect(approved.approvals[0]!.commands).toEqual(['router bgp 65001', 'no neighbor 10.0.0.2 shutdown', 'end']);
       const config = approved.result.path.find((p) => p.step === 'collect_bgp_config')!;
       expect(config.command).toBe('show running-config bgpd');
-    } finally {
-      await service.close();
-      await lab.stop();
     }
   });
 });
