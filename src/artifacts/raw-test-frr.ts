@@ -44,16 +44,18 @@ async function prepare(lab: FrrLab, tc: RawTestCase): Promise<string | undefined
   for (const r of lab.routers) {
     const lines = r.links.map((l) => `no neighbor ${l.peerAddress} shutdown`);
     await lab.vtysh(r.name, 'configure terminal', `router bgp ${r.as}`, ...lines, 'end');
+    if (r.vrf) await lab.vtysh(r.name, 'configure terminal', `router bgp ${r.as} vrf ${r.vrf.name}`, `no neighbor ${r.vrf.peerAddress} shutdown`, 'end');
   }
   await waitForEstablished(lab.routers, lab.vtysh);
   for (const fault of tc.lab.faults) {
     if (fault.fault !== 'bgp_neighbor_admin_down') return `fault ${fault.fault} has no FRR form in this lab`;
-    if (fault.vrf) return 'the FRR lab has no VRF';
     const router = lab.routers.find((r) => r.name === fault.device);
     if (!router) return `no router ${fault.device} in the FRR lab`;
-    await lab.vtysh(router.name, 'configure terminal', `router bgp ${router.as}`, `neighbor ${fault.neighbor} shutdown`, 'end');
+    if (fault.vrf && fault.vrf !== router.vrf?.name) return `the FRR lab has no VRF ${fault.vrf} on ${router.name}`;
+    const context = fault.vrf ? `router bgp ${router.as} vrf ${fault.vrf}` : `router bgp ${router.as}`;
+    await lab.vtysh(router.name, 'configure terminal', context, `neighbor ${fault.neighbor} shutdown`, 'end');
     // FRR passes through "Clearing" for a moment; the scenario is the settled fault, as an alert would find it.
-    await waitForSession(lab.vtysh, router.name, fault.neighbor, (state) => state.startsWith('Idle'));
+    await waitForSession(lab.vtysh, router.name, fault.neighbor, (state) => state.startsWith('Idle'), 30_000, fault.vrf);
   }
   return undefined;
 }

@@ -72,6 +72,20 @@ export async function startFrrLab(opts: StartFrrLabOptions): Promise<FrrLab> {
       await run(ip, ['-n', r.namespace, 'link', 'set', 'lo', 'up']);
       await run(ip, ['-n', r.namespace, 'addr', 'add', `${r.routerId}/32`, 'dev', 'lo']);
       await run(ip, ['netns', 'exec', r.namespace, 'sysctl', '-qw', 'net.ipv4.ip_forward=1']);
+      if (r.vrf) {
+        const vrfNs = r.vrf.namespace;
+        state.record((s) => s.namespaces.push(vrfNs));
+        await run(ip, ['netns', 'add', vrfNs]);
+        await run(ip, ['-n', vrfNs, 'link', 'set', 'lo', 'up']);
+      }
+    }
+    const [vrfA, vrfB] = plan.filter((r) => r.vrf).map((r) => r.vrf!);
+    if (vrfA && vrfB) {
+      await run(ip, ['link', 'add', vrfA.ifname, 'netns', vrfA.namespace, 'type', 'veth', 'peer', 'name', vrfB.ifname, 'netns', vrfB.namespace]);
+      for (const v of [vrfA, vrfB]) {
+        await run(ip, ['-n', v.namespace, 'addr', 'add', `${v.address}/30`, 'dev', v.ifname]);
+        await run(ip, ['-n', v.namespace, 'link', 'set', v.ifname, 'up']);
+      }
     }
     for (const r of plan) {
       for (const l of r.links) {
@@ -88,7 +102,7 @@ export async function startFrrLab(opts: StartFrrLabOptions): Promise<FrrLab> {
 
     step('starting zebra, staticd and bgpd on every router');
     const crashDirsBefore = listVarTmpFrr();
-    for (const r of plan) await startDaemons(r, state);
+    for (const r of plan) await startDaemons(r, state, join(dir, r.name));
     const newCrashDirs = listVarTmpFrr().filter((d) => !crashDirsBefore.includes(d));
     state.record((s) => s.dirs.push(...newCrashDirs.map((d) => `/var/tmp/frr/${d}`)));
 
@@ -169,7 +183,7 @@ function listVarTmpFrr(): string[] {
   }
 }
 
-async function startDaemons(r: LabRouter, state: LabStateFile): Promise<void> {
+async function startDaemons(r: LabRouter, state: LabStateFile, rdir: string): Promise<void> {
   const confDir = `/etc/frr/${r.namespace}`;
   const runDir = `/var/run/frr/${r.namespace}`;
   const logDir = `/var/log/frr/${r.namespace}`;
@@ -189,11 +203,18 @@ async function startDaemons(r: LabRouter, state: LabStateFile): Promise<void> {
   closeSync(openSync(logFileOf(r), 'a', 0o640));
   chownSync(logFileOf(r), uid, gid);
   state.record((s) => s.pidFiles.push(...['zebra', 'staticd', 'bgpd'].map((d) => `${runDir}/${d}.pid`)));
-  const daemons = ['zebra', 'staticd', 'bgpd']
-    .map((d) => `/usr/lib/frr/${d} -d -N ${r.namespace} -A 127.0.0.1 -f ${confDir}/${d}.conf`)
-    .join('\n');
+  // zebra -n takes every file in /run/netns as a VRF: each router gets its own /run/netns holding only
+  // its CUST-A (a tmpfs in its private mount namespace), or none at all, never the other labs' namespaces.
+  const netnsView = join(rdir, 'netns');
+  mkdirSync(netnsView, { recursive: true, mode: 0o700 });
+  const view = [
+    `mount -t tmpfs lab-netns-${r.namespace} ${netnsView}`,
+    ...(r.vrf ? [`touch ${netnsView}/${r.vrf.name}`, `mount --bind /run/netns/${r.vrf.namespace} ${netnsView}/${r.vrf.name}`] : []),
+    `mount --move ${netnsView} /run/netns`,
+  ];
+  const daemons = ['zebra', 'staticd', 'bgpd'].map((d) => `/usr/lib/frr/${d} -d -N ${r.namespace}${d === 'zebra' ? ' -n' : ''} -A 127.0.0.1 -f ${confDir}/${d}.conf`);
   // Own UTS namespace: the router's hostname is its own, not the box's.
-  await run(ipCommand(), ['netns', 'exec', r.namespace, '/usr/bin/unshare', '--uts', '/bin/sh', '-ec', `hostname ${r.name}\n${daemons}`]);
+  await run(ipCommand(), ['netns', 'exec', r.namespace, '/usr/bin/unshare', '--mount', '--uts', '/bin/sh', '-ec', [`hostname ${r.name}`, ...view, ...daemons].join('\n')]);
 }
 
 async function startSshd(rdir: string, config: string, accounts: { passwd: string; group: string; shadow: string }, state: LabStateFile, labId: string): Promise<void> {

@@ -76,7 +76,7 @@ export async function teardownLab(statePath: string): Promise<string[]> {
   return removed;
 }
 
-const LAB_NAME = /^frl[0-9a-f]{4}-R\d+$/;
+const LAB_NAME = /^frl[0-9a-f]{4}-R\d+(-CUST-A)?$/;
 
 /**
  * Removes every FRR lab on this machine, recorded or not (a lab whose state file is gone, e.g. its

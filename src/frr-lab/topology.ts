@@ -16,8 +16,26 @@ export interface LabLink {
   peerAs: number;
 }
 
+/**
+ * VRF CUST-A between R1 and R2, as in the simulated lab (R1 10.1.1.1 ↔ 10.1.1.2). The kernel here has no
+ * VRF device, so the VRF is a network namespace that zebra (`-n`) takes as a VRF.
+ */
+export interface LabVrf {
+  name: string;
+  /** The namespace that is this router's CUST-A. */
+  namespace: string;
+  ifname: string;
+  address: string;
+  peer: string;
+  peerAddress: string;
+  peerAs: number;
+}
+
+export const VRF_NAME = 'CUST-A';
+
 export interface LabRouter {
   name: string;
+  vrf?: LabVrf;
   /** Network namespace and FRR pathspace (`vtysh -N`), unique per lab instance. */
   namespace: string;
   as: number;
@@ -44,6 +62,9 @@ export function planRouters(labId: string, count: number): LabRouter[] {
     a.links.push({ ifname: `eth-${b.name}`, address: `10.0.${i}.1`, peer: b.name, peerAddress: `10.0.${i}.2`, peerAs: b.as });
     b.links.push({ ifname: `eth-${a.name}`, address: `10.0.${i}.2`, peer: a.name, peerAddress: `10.0.${i}.1`, peerAs: a.as });
   }
+  const [r1, r2] = routers as [LabRouter, LabRouter];
+  r1.vrf = { name: VRF_NAME, namespace: `${r1.namespace}-${VRF_NAME}`, ifname: `ca-${r2.name}`, address: '10.1.1.1', peer: r2.name, peerAddress: '10.1.1.2', peerAs: r2.as };
+  r2.vrf = { name: VRF_NAME, namespace: `${r2.namespace}-${VRF_NAME}`, ifname: `ca-${r1.name}`, address: '10.1.1.2', peer: r1.name, peerAddress: '10.1.1.1', peerAs: r1.as };
   return routers;
 }
 
@@ -79,6 +100,20 @@ export function bgpdConf(r: LabRouter): string {
     `  network ${r.routerId}/32`,
     '  redistribute static',
     ' exit-address-family',
+    ...(r.vrf
+      ? [
+          `router bgp ${r.as} vrf ${r.vrf.name}`,
+          ` bgp router-id ${r.routerId}`,
+          ' no bgp ebgp-requires-policy',
+          ' bgp log-neighbor-changes',
+          ' timers bgp 1 3',
+          ` neighbor ${r.vrf.peerAddress} remote-as ${r.vrf.peerAs}`,
+          ` neighbor ${r.vrf.peerAddress} timers connect 1`,
+          ' address-family ipv4 unicast',
+          '  redistribute connected',
+          ' exit-address-family',
+        ]
+      : []),
     '',
   ].join('\n');
 }

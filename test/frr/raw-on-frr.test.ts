@@ -23,6 +23,10 @@ describe.skipIf(NO_FRR)('AD000002 on real FRR routers (npm run raw:test -- AD000
       expect(approved.approvals[0]!.commands).toEqual(['router bgp 65001', 'no neighbor 10.0.0.2 shutdown', 'end']);
       const config = approved.result.path.find((p) => p.step === 'collect_bgp_config')!;
       expect(config.command).toBe('show running-config bgpd');
+      // The VRF form: FRR's own commands for a neighbor in VRF CUST-A, on real routers.
+      const vrf = results.find((r) => r.name.startsWith('VRF neighbor'))!;
+      expect(vrf.result.path.find((p) => p.step === 'validate_neighbor_state')?.command).toBe('show bgp vrf CUST-A neighbors 10.1.1.2');
+      expect(vrf.approvals[0]!.commands).toEqual(['router bgp 65001 vrf CUST-A', 'no neighbor 10.1.1.2 shutdown', 'end']);
     }
   });
 });
