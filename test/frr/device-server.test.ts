@@ -135,6 +135,32 @@ describe.skipIf(NO_FRR)('the SSH device tool server on real FRR routers', () => 
     }
   });
 
+  it('logs in with a key held by an ssh-agent', async () => {
+    const sock = join(base, 'agent.sock');
+    const agent = execFileSync('/usr/bin/ssh-agent', ['-a', sock, '-s']).toString();
+    const pid = Number(/SSH_AGENT_PID=(\d+)/.exec(agent)?.[1]);
+    const saved = process.env.SSH_AUTH_SOCK;
+    try {
+      execFileSync('/usr/bin/ssh-add', ['-q', join(lab.dir, 'id_ed25519')], { env: { ...process.env, SSH_AUTH_SOCK: sock } });
+      const inventory = await inventoryWith((inv) => {
+        for (const d of inv.devices) d.credential = { agent: true };
+      });
+      process.env.SSH_AUTH_SOCK = sock;
+      const service = new DeviceService(inventory);
+      expect(await service.exec('R2', 'show version')).toContain('FRRouting');
+      await service.close();
+      delete process.env.SSH_AUTH_SOCK;
+      const none = new DeviceService(inventory);
+      const error = await failure(none.exec('R2', 'show version'));
+      expect(error).toMatchObject({ kind: 'auth_failed', message: 'R2: credential is the ssh-agent, but SSH_AUTH_SOCK is not set' });
+      await none.close();
+    } finally {
+      if (saved === undefined) delete process.env.SSH_AUTH_SOCK;
+      else process.env.SSH_AUTH_SOCK = saved;
+      if (pid > 0) process.kill(pid);
+    }
+  });
+
   it('refuses an unknown or changed host key, and says how to trust one', async () => {
     const hosts = readFileSync(lab.knownHostsPath, 'utf8').trim().split('\n');
     const unknown = await inventoryWith((inv) => {
