@@ -1,0 +1,120 @@
+import { request } from 'undici';
+import type { Logger } from 'pino';
+import { parseUiEvent, UI_EVENT_NAMES, type UiEventName } from '../renderer/bridge/ui-event-schema';
+import type { IncidentSummary, UiEvent } from '../renderer/bridge/contract';
+import { jitteredBackoff, wait } from '../src/backoff';
+import { systemClock } from '../src/clock';
+
+/** What the team relay answered to a decision, in words for the engineer. */
+export type TeamDecision = { ok: true; by: string } | { ok: false; status: number; code: string; message: string };
+
+export interface TeamStatus {
+  connected: boolean;
+  /** Why not, in words the engineer can act on (a refused token, an unreachable relay). */
+  problem?: string;
+}
+
+/**
+ * The tray as a client of the team relay: it follows `/events` with the engineer's personal token,
+ * keeps the team's incidents, and decides through `POST /incidents/:id/decision` as that person.
+ * No relay or runtime runs on the laptop in this mode.
+ */
+export function createTeamClient(opts: { url: string; token: string; logger?: Logger; onEvent?: (event: UiEvent) => void; onStatus?: (status: TeamStatus) => void }) {
+  const base = opts.url.replace(/\/$/, '');
+  const auth = { authorization: `Bearer ${opts.token}` };
+  const incidents = new Map<string, IncidentSummary>();
+  const controller = new AbortController();
+  const backoff = jitteredBackoff({ baseMs: 500, maxMs: 30_000 });
+  let status: TeamStatus = { connected: false };
+  const setStatus = (next: TeamStatus) => {
+    status = next;
+    opts.onStatus?.(next);
+  };
+
+  const apply = (event: UiEvent) => {
+    if (event.type === 'snapshot') {
+      incidents.clear();
+      for (const i of event.incidents) incidents.set(i.incident_id, i);
+    } else if ('incident' in event) {
+      const current = incidents.get(event.incident.incident_id);
+      // Newer wins: a reconnect's snapshot may overtake a late frame.
+      if (!current || current.updated_at <= event.incident.updated_at) incidents.set(event.incident.incident_id, event.incident);
+    }
+    opts.onEvent?.(event);
+  };
+
+  /** One `/events` connection: frames until it ends. Throws with the relay's own reason when refused. */
+  async function follow(): Promise<void> {
+    const res = await request(`${base}/events`, { headers: { ...auth, accept: 'text/event-stream' }, signal: controller.signal, bodyTimeout: 0 });
+    if (res.statusCode !== 200) {
+      const text = await res.body.text();
+      const message = (() => {
+        try {
+          return (JSON.parse(text) as { error?: { message?: string } }).error?.message;
+        } catch {
+          return undefined;
+        }
+      })();
+      throw new Error(res.statusCode === 401 ? `the team relay refused the personal token (401): ${message ?? 'check it in Settings'}` : `the team relay answered ${res.statusCode}: ${message ?? text.slice(0, 200)}`);
+    }
+    setStatus({ connected: true });
+    let buffer = '';
+    for await (const chunk of res.body) {
+      buffer += (chunk as Buffer).toString('utf8').replace(/\r\n/g, '\n');
+      let end: number;
+      while ((end = buffer.indexOf('\n\n')) !== -1) {
+        const frame = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const name = /^event: (.+)$/m.exec(frame)?.[1] as UiEventName | undefined;
+        const data = frame
+          .split('\n')
+          .filter((l) => l.startsWith('data:'))
+          .map((l) => l.slice(5).replace(/^ /, ''))
+          .join('\n');
+        if (!name || !UI_EVENT_NAMES.includes(name) || !data) continue;
+        try {
+          apply(parseUiEvent(name, data));
+        } catch (error) {
+          opts.logger?.warn({ err: error, event: name }, 'team relay sent a frame that does not fit; skipped');
+        }
+      }
+    }
+  }
+
+  /** Follows the stream for as long as the client runs, reconnecting with backoff (and a fresh snapshot). */
+  const running = (async () => {
+    for (let attempt = 0; !controller.signal.aborted; attempt++) {
+      try {
+        await follow();
+        attempt = 0;
+        if (!controller.signal.aborted) setStatus({ connected: false, problem: 'the team relay closed the stream; reconnecting' });
+      } catch (error) {
+        if (controller.signal.aborted) break;
+        setStatus({ connected: false, problem: (error as Error).message.startsWith('the team relay') ? (error as Error).message : `team relay not reachable at ${base}: ${(error as Error).message}` });
+      }
+      await wait(backoff(attempt), systemClock, controller.signal);
+    }
+  })();
+
+  return {
+    status: () => status,
+    incidents: () => [...incidents.values()],
+    pending: () => [...incidents.values()].filter((i) => i.state === 'awaiting_approval'),
+    async decide(incidentId: string, decision: 'APPROVED' | 'DENIED', comment?: string): Promise<TeamDecision> {
+      const res = await request(`${base}/incidents/${encodeURIComponent(incidentId)}/decision`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ decision, ...(comment ? { comment } : {}) }),
+      });
+      const body = (await res.body.json().catch(() => ({}))) as { by?: string; error?: { code?: string; message?: string } };
+      if (res.statusCode === 200) return { ok: true, by: body.by ?? '' };
+      return { ok: false, status: res.statusCode, code: body.error?.code ?? 'error', message: body.error?.message ?? `the team relay answered ${res.statusCode}` };
+    },
+    async stop(): Promise<void> {
+      controller.abort();
+      await running;
+    },
+  };
+}
+
+export type TeamClient = ReturnType<typeof createTeamClient>;
