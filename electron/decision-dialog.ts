@@ -6,7 +6,7 @@ import { shortHash } from '../src/approvals/lines';
  * The confirmation behind the tray's Approve… / Deny…: the exact commands, and Cancel as the
  * default so a stray Enter changes nothing on a device.
  */
-export function decisionDialogOptions(incident: Incident, decision: Decision): MessageBoxOptions {
+export function decisionDialogOptions(incident: Pick<Incident, 'incident_id' | 'device_hostname' | 'approval_request'>, decision: Decision): MessageBoxOptions {
   const request = incident.approval_request;
   const verb = decision === 'APPROVED' ? 'Approve' : 'Deny';
   return {

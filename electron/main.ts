@@ -14,7 +14,12 @@ import type { Decision } from '../src/incidents/model';
 import { createLogger } from '../src/log/logger';
 import { startHeadlessRelay } from '../src/relay/start-headless';
 import { decisionDialogOptions } from './decision-dialog';
-import { createDesktopApi } from './desktop-api';
+import { createDesktopApi, toDecideOutcome } from './desktop-api';
+import { createTeamClient } from './team-client';
+import { teamEventsToBus } from './team-events';
+import { createTeamDesktopApi } from './team-desktop-api';
+import { createBus } from '../src/events/bus';
+import type { RelayEvents } from '../src/incidents/events';
 import { headedPromptInput } from './headed-prompt';
 import { createHealthMonitor } from './health-monitor';
 import { createIpcHandlers } from './ipc/handlers';
@@ -57,6 +62,19 @@ async function run() {
     servedPort: () => servedPort,
   });
   const incidentsBackends = { open: store('incidents'), archive: store('incidents-archive') };
+  // "Team relay" mode: the tray follows the team's relay with the engineer's own token; no relay or
+  // runtime runs here. "This laptop" (the default) runs both in-process.
+  const teamUrl = settings.env().TEAM_RELAY_URL;
+  const teamBus = createBus<RelayEvents>((error, type) => logger.error({ err: error, event: type }, 'tray event handler failed'));
+  const team = teamUrl
+    ? createTeamClient({
+        url: teamUrl,
+        token: settings.env().TEAM_RELAY_TOKEN ?? '',
+        logger,
+        onEvent: teamEventsToBus(teamBus, () => trayController.refresh()),
+        onStatus: (s) => trayController.setHealth({ ok: s.connected, ...(s.problem ? { problem: s.problem } : {}) }),
+      })
+    : undefined;
   const loginItem = createLoginItem({ platform: process.platform, app, autostartDir: join(process.env.XDG_CONFIG_HOME ?? join(homedir(), '.config'), 'autostart'), command: process.env.APPIMAGE ?? process.execPath });
 
   let quitting = false;
@@ -88,7 +106,9 @@ async function run() {
     if (incidentId) sendToRenderer(window.webContents, 'open-incident', incidentId);
   }
 
-  const api = createDesktopApi({
+  const api = team
+    ? createTeamDesktopApi({ team, settings, clipboard, artifactsDir: paths.artifactsDir, teamUrl: teamUrl! })
+    : createDesktopApi({
     host: { current: () => host.current(), require: () => host.require(), failure: () => host.failure() },
     settings,
     clipboard,
@@ -102,12 +122,12 @@ async function run() {
   });
 
   async function confirmDecision(incidentId: string, decision: Decision) {
-    const incident = host.current()?.relay.incidents.get(incidentId);
+    const incident = team ? team.incident(incidentId) : host.current()?.relay.incidents.get(incidentId);
     if (!incident) return;
     const { response } = await dialog.showMessageBox(decisionDialogOptions(incident, decision));
     if (response !== 0) return;
     const outcome = await api.decide(incidentId, decision);
-    if (outcome.status !== 'accepted') dialog.showErrorBox('Decision not applied', `${incidentId}: ${outcome.status.replace(/_/g, ' ')}`);
+    if (outcome.status !== 'accepted') dialog.showErrorBox('Decision not applied', `${incidentId}: ${outcome.status === 'refused' ? outcome.message : outcome.status.replace(/_/g, ' ')}`);
   }
 
   const tray = new Tray(icons.idle);
@@ -116,14 +136,18 @@ async function run() {
     tray,
     buildMenu: (template) => Menu.buildFromTemplate(template),
     icons,
-    incidents: () => host.current()?.relay.incidents.open() ?? [],
-    pending: () => host.current()?.relay.approvals.pending() ?? [],
+    incidents: () => (team ? team.incidents() : (host.current()?.relay.incidents.open() ?? [])),
+    pending: () => (team ? team.pending() : (host.current()?.relay.approvals.pending() ?? [])),
     extras: () => ({ promptFor: prompt().label, startAtLogin: loginItem.isEnabled(), restartPending }),
     actions: {
       confirmDecision: (id, decision) => void confirmDecision(id, decision).catch((error: unknown) => logger.error({ err: error }, 'decision failed')),
       openIncident: (id) => showWindow(id),
       openDashboard: () => showWindow(),
-      copyHeadedPrompt: () => void api.directPrompt(prompt().input).then((text) => clipboard.writeText(text)),
+      copyHeadedPrompt: () =>
+        void api
+          .directPrompt(prompt().input)
+          .then((text) => clipboard.writeText(text))
+          .catch((error: Error) => dialog.showErrorBox('Headed mode', error.message)),
       openSessionLogs: () => {
         // The folder appears with the first finished run; open it (empty) before that too.
         const dir = join(resolve(host.current()?.config.RELAY_LOG_DIR ?? paths.logDir), 'troubleshooting');
@@ -131,7 +155,13 @@ async function run() {
         void shell.openPath(dir);
       },
       setStartAtLogin: (enabled) => loginItem.setEnabled(enabled),
-      restartRelay: () => void host.restart().then(() => (restartPending = false)),
+      // Switching between "this laptop" and "team relay" starts the app afresh; other settings restart the relay.
+      restartRelay: () => {
+        if (team || settings.env().TEAM_RELAY_URL) {
+          app.relaunch();
+          app.quit();
+        } else void host.restart().then(() => (restartPending = false));
+      },
       quit: () => app.quit(),
     },
   });
@@ -153,7 +183,7 @@ async function run() {
           Notification,
           supportsActions: process.platform === 'darwin',
           bus: running.relay.bus,
-          decide: running.relay.approvals.decide,
+          decide: (id, decision, actor, channel) => toDecideOutcome(running.relay.approvals.decide(id, decision, actor, channel)),
           user,
           openIncident: (id) => showWindow(id),
           isSupported: () => Notification.isSupported(),
@@ -194,7 +224,26 @@ async function run() {
     });
   });
 
-  await host.start();
+  if (team) {
+    const notifier = createNotifier({
+      Notification,
+      supportsActions: process.platform === 'darwin',
+      bus: teamBus,
+      decide: (id, decision) => api.decide(id, decision),
+      user,
+      openIncident: (id) => showWindow(id),
+      isSupported: () => Notification.isSupported(),
+      onNotificationFailed: (id, message) => logger.warn({ incident_id: id }, message),
+      logger,
+    });
+    trayController.watch(teamBus);
+    forwardRelayEvents(teamBus, (event) => window && sendToRenderer(window.webContents, 'relay-event', event));
+    app.on('will-quit', () => {
+      notifier.stop();
+      void team.stop();
+    });
+    void health.checkNow();
+  } else await host.start();
   if (!startsHidden(process.argv, trayVisible)) showWindow();
 }
 

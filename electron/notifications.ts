@@ -1,7 +1,8 @@
 import { shortHash } from '../src/approvals/lines';
 import type { NotificationConstructorOptions } from 'electron';
 import type { Logger } from 'pino';
-import type { Actor, DecideResult } from '../src/approvals/approvals';
+import type { DecideOutcome } from '../renderer/bridge/contract';
+import type { Actor } from '../src/approvals/approvals';
 import type { Bus } from '../src/events/bus';
 import type { RelayEvents } from '../src/incidents/events';
 import { isTerminal, type Decision } from '../src/incidents/model';
@@ -23,7 +24,8 @@ export interface NotifierDeps {
   /** Action buttons work on macOS only; elsewhere a click opens the approval view. */
   supportsActions: boolean;
   bus: Bus<RelayEvents>;
-  decide(incidentId: string, decision: Decision, actor: Actor, channel: string): DecideResult;
+  /** The relay's one decide() (in-process, at once) or the team relay's (over the network). */
+  decide(incidentId: string, decision: Decision, actor: Actor, channel: 'desktop'): DecideOutcome | Promise<DecideOutcome>;
   /** The OS user: who the timeline and the room will name. */
   user: string;
   openIncident(incidentId: string): void;
@@ -65,14 +67,16 @@ export function createNotifier(deps: NotifierDeps): { stop(): void } {
     return n;
   };
 
-  function answer(incident: PublicIncident, result: DecideResult) {
+  function answer(incident: PublicIncident, result: DecideOutcome) {
     if (result.status === 'accepted') return; // approval.decided tells it, for every channel alike
     const body =
       result.status === 'already_decided'
-        ? `Already ${result.approval.decision.toLowerCase()} by ${result.approval.by} via ${result.approval.channel} at ${result.approval.at}`
+        ? `Already ${result.decision.toLowerCase()} by ${result.by} via ${result.channel} at ${result.at}`
         : result.status === 'not_awaiting'
-          ? `No longer waiting for a decision (${result.incident.state})`
-          : 'The incident is no longer known to the relay';
+          ? `No longer waiting for a decision (${result.state})`
+          : result.status === 'refused'
+            ? result.message
+            : 'The incident is no longer known to the relay';
     show({ title: `${incident.incident_id}: your decision was not applied`, body }, incident.incident_id);
   }
 
@@ -103,7 +107,9 @@ export function createNotifier(deps: NotifierDeps): { stop(): void } {
       const decision = ACTIONS[details?.actionIndex ?? legacyIndex];
       if (!decision) return;
       logger.info({ incident_id: id, decision, by: deps.user }, 'decision from a desktop notification');
-      answer(incident, deps.decide(id, decision, { id: deps.user }, 'desktop'));
+      const outcome = deps.decide(id, decision, { id: deps.user }, 'desktop');
+      if (outcome instanceof Promise) void outcome.then((o) => answer(incident, o), (error: Error) => answer(incident, { status: 'refused', message: error.message }));
+      else answer(incident, outcome);
     });
     n.on('failed', (_event, error) => fallBackToWindow(id, error || 'the system refused it'));
     open.set(id, n);

@@ -6,7 +6,9 @@ import { jitteredBackoff, wait } from '../src/backoff';
 import { systemClock } from '../src/clock';
 
 /** What the team relay answered to a decision, in words for the engineer. */
-export type TeamDecision = { ok: true; by: string } | { ok: false; status: number; code: string; message: string };
+export type TeamDecision =
+  | { ok: true; by: string }
+  | { ok: false; status: number; code: string; message: string; decided?: { decision: string; by: string; channel: string; at: string } };
 
 export interface TeamStatus {
   connected: boolean;
@@ -100,15 +102,37 @@ export function createTeamClient(opts: { url: string; token: string; logger?: Lo
     status: () => status,
     incidents: () => [...incidents.values()],
     pending: () => [...incidents.values()].filter((i) => i.state === 'awaiting_approval'),
+    incident: (incidentId: string) => incidents.get(incidentId),
+    /** A GET on the team relay with the personal token (its read-only views): JSON, or an error in words. */
+    async get<T>(path: string): Promise<T> {
+      const res = await request(`${base}${path}`, { headers: auth });
+      const text = await res.body.text();
+      if (res.statusCode !== 200) {
+        let message = text.slice(0, 200);
+        try {
+          message = (JSON.parse(text) as { error?: { message?: string } }).error?.message ?? message;
+        } catch {
+          /* not JSON */
+        }
+        throw new Error(`the team relay answered ${res.statusCode} to ${path}: ${message}`);
+      }
+      return JSON.parse(text) as T;
+    },
     async decide(incidentId: string, decision: 'APPROVED' | 'DENIED', comment?: string): Promise<TeamDecision> {
       const res = await request(`${base}/incidents/${encodeURIComponent(incidentId)}/decision`, {
         method: 'POST',
         headers: { ...auth, 'content-type': 'application/json' },
         body: JSON.stringify({ decision, ...(comment ? { comment } : {}) }),
       });
-      const body = (await res.body.json().catch(() => ({}))) as { by?: string; error?: { code?: string; message?: string } };
+      const body = (await res.body.json().catch(() => ({}))) as { by?: string; error?: { code?: string; message?: string }; decided?: { decision: string; by: string; channel: string; at: string } };
       if (res.statusCode === 200) return { ok: true, by: body.by ?? '' };
-      return { ok: false, status: res.statusCode, code: body.error?.code ?? 'error', message: body.error?.message ?? `the team relay answered ${res.statusCode}` };
+      return {
+        ok: false,
+        status: res.statusCode,
+        code: body.error?.code ?? 'error',
+        message: body.error?.message ?? `the team relay answered ${res.statusCode}`,
+        ...(body.decided ? { decided: body.decided } : {}),
+      };
     },
     async stop(): Promise<void> {
       controller.abort();

@@ -21,7 +21,7 @@ export interface TrayControllerDeps<Image, Menu> {
   incidents(): ({ state: IncidentState } & Partial<Pick<Incident, 'device_hostname' | 'created_at' | 'progress' | 'approval_request'>>)[];
   /** The time, for elapsed and time-left lines (tests fix it). */
   now?: () => Date;
-  pending(): Incident[];
+  pending(): Pick<Incident, 'incident_id' | 'device_hostname' | 'approval_request'>[];
   /** The rest of the menu model that lives outside the relay. */
   extras(): Pick<TrayMenuModel, 'promptFor' | 'startAtLogin' | 'restartPending'>;
   actions: TrayMenuActions;

@@ -42,7 +42,9 @@ export type DecideOutcome =
   | { status: 'accepted' }
   | { status: 'already_decided'; by: string; channel: string; at: string; decision: string }
   | { status: 'not_awaiting'; state: string }
-  | { status: 'unknown_incident' };
+  | { status: 'unknown_incident' }
+  /** The team relay refused it (a viewer's token, an unknown token, the relay unreachable): why, in words. */
+  | { status: 'refused'; message: string };
 
 export interface SettingField {
   name: string;

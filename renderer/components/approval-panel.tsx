@@ -13,6 +13,8 @@ function outcomeText(o: DecideOutcome): string {
       return `Nothing to decide any more: the incident is ${o.state}.`;
     case 'unknown_incident':
       return 'The relay no longer knows this incident.';
+    case 'refused':
+      return `Not decided: ${o.message}`;
   }
 }
 

@@ -66,6 +66,9 @@ export const configSchema = z
     INCIDENT_RETENTION: positiveInt.default(1000),
     DELIVERY_RETRY_MAX_MS: positiveInt.default(60_000),
     DEVICE_MCP_URL: optionalUrl,
+    /** Tray only: follow a team relay instead of running one on this laptop (with the engineer's personal token). */
+    TEAM_RELAY_URL: optionalUrl,
+    TEAM_RELAY_TOKEN: optionalString,
     /** The on-call team (YAML: name, email, role, token_sha256): personal tokens for decisions and read-only access. */
     OPERATORS_FILE: optionalString,
     /** A device inventory: the relay starts the SSH device tool server on it itself (DEVICE_MCP_URL wins when both are set). */
@@ -135,4 +138,5 @@ export const SECRET_KEYS = [
   'MSG_BOT_TOKEN',
   'RELAY_TOOLS_TOKEN',
   'SEARCH_UPSTREAM_TOKEN',
+  'TEAM_RELAY_TOKEN',
 ] as const satisfies readonly (keyof RelayConfig)[];

@@ -96,6 +96,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     messaging: deps.messaging,
     eventStream: deps.eventStream,
     uiSession,
+    ...(readers ? { readers } : {}),
     warnings: deps.warnings,
     model: deps.model,
   });

@@ -36,9 +36,11 @@ export const decisionRoutes: FastifyPluginAsyncZod<{ approvals: Pick<Approvals, 
           throw new HttpError(404, 'not_found', `No incident ${request.params.incident_id}`);
         case 'already_decided': {
           const a = result.approval;
-          throw new HttpError(409, 'already_decided', `Already ${a.decision} by ${a.by} via ${a.channel} at ${a.at}.`, [
-            { path: 'decision', message: `${a.decision} by ${a.by} (${a.channel})` },
-          ]);
+          // The usual error body, and who decided in fields a client can show without parsing the sentence.
+          return reply.code(409).send({
+            error: { code: 'already_decided', message: `Already ${a.decision} by ${a.by} via ${a.channel} at ${a.at}.` },
+            decided: { decision: a.decision, by: a.by, channel: a.channel, at: a.at },
+          });
         }
         case 'not_awaiting':
           throw new HttpError(409, 'not_awaiting', `Nothing to decide: ${request.params.incident_id} is ${result.incident.state}.`);

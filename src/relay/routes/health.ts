@@ -14,6 +14,8 @@ export interface HealthRouteOptions {
   messaging: () => MessagingHealth;
   eventStream?: () => EventStreamHealth;
   uiSession?: UiSession;
+  /** Personal tokens (OPERATORS_FILE): the deep check is a read-only view too. */
+  readers?: (token: string) => boolean;
   /** Standing configuration warnings (no model, unattended approve, no approval channel). */
   warnings?: () => string[];
   /** The runtime's configured model, asked afresh for /health/deep. */
@@ -25,7 +27,7 @@ export const healthRoutes: FastifyPluginAsync<HealthRouteOptions> = async (app, 
   app.get('/health', async () => ({ status: 'ok', agent_url: opts.agent.url, agent: opts.agentName, mode: opts.mode, warnings: opts.warnings?.() ?? [] }));
 
   app.register(async (deep) => {
-    deep.addHook('onRequest', bearerGuard(opts.webhookSecret, 'WEBHOOK_SECRET', opts.uiSession));
+    deep.addHook('onRequest', bearerGuard(opts.webhookSecret, 'WEBHOOK_SECRET', opts.uiSession, opts.readers));
     deep.get('/health/deep', async (_request, reply) => {
       const result = await deepHealth({ agent: opts.agent, deviceMcpUrl: opts.deviceMcpUrl, messaging: opts.messaging, eventStream: opts.eventStream, model: opts.model, warnings: opts.warnings });
       return reply.code(result.status === 'ok' ? 200 : 503).send(result);

@@ -1,3 +1,5 @@
+import type { NotificationConstructorOptions } from 'electron';
+import type { NotificationLike } from '../../../electron/notifications';
 import Conf from 'conf';
 import { tempDir } from '../../helpers/temp-dir';
 import type { SafeStorageApi } from '../../../electron/secrets';
@@ -20,4 +22,31 @@ export function fakeSafeStorage(opts: { available?: boolean; backend?: ReturnTyp
 export function confStore(name: string, dir = tempDir('fault-relay-electron-')) {
   const conf = new Conf<Record<string, unknown>>({ cwd: dir, configName: name, projectName: 'fault-relay-test', configFileMode: 0o600, clearInvalidConfig: false });
   return { conf, dir, file: conf.path };
+}
+
+/** Electron's Notification as a recording fake: what was shown, and a way to click its buttons. */
+export function fakeNotifications() {
+  const shown: (NotificationConstructorOptions & { closed: boolean; fire(event: 'click' | 'action' | 'failed', index?: number): void })[] = [];
+  class FakeNotification implements NotificationLike {
+    private readonly listeners = new Map<string, ((...args: never[]) => void)[]>();
+    private readonly record: (typeof shown)[number];
+    constructor(options: NotificationConstructorOptions) {
+      this.record = {
+        ...options,
+        closed: false,
+        fire: (event, index = 0) => this.listeners.get(event)?.forEach((l) => (l as (...a: unknown[]) => void)({ actionIndex: index }, index)),
+      };
+    }
+    on(event: string, listener: (...args: never[]) => void) {
+      this.listeners.set(event, [...(this.listeners.get(event) ?? []), listener]);
+      return this;
+    }
+    show() {
+      shown.push(this.record);
+    }
+    close() {
+      this.record.closed = true;
+    }
+  }
+  return { shown, FakeNotification };
 }

@@ -1,37 +1,13 @@
+import { toDecideOutcome } from '../../../electron/desktop-api';
+import { fakeNotifications } from './fakes';
 import { linesSha256 } from '../../../src/approvals/lines';
-import type { NotificationConstructorOptions } from 'electron';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Relay } from '../../../src/relay/create-relay';
-import { createNotifier, type NotificationLike } from '../../../electron/notifications';
+import { createNotifier } from '../../../electron/notifications';
 import { silent } from '../../helpers/relay';
 import { COMMANDS, awaitingApproval, runningIncident, desktopRelay } from './desktop-relay';
 
 /** Stands in for Electron's Notification: records what was shown and lets the test click. */
-function fakeNotifications() {
-  const shown: (NotificationConstructorOptions & { closed: boolean; fire(event: 'click' | 'action' | 'failed', index?: number): void })[] = [];
-  class FakeNotification implements NotificationLike {
-    private readonly listeners = new Map<string, ((...args: never[]) => void)[]>();
-    private readonly record: (typeof shown)[number];
-    constructor(options: NotificationConstructorOptions) {
-      this.record = {
-        ...options,
-        closed: false,
-        fire: (event, index = 0) => this.listeners.get(event)?.forEach((l) => (l as (...a: unknown[]) => void)({ actionIndex: index }, index)),
-      };
-    }
-    on(event: string, listener: (...args: never[]) => void) {
-      this.listeners.set(event, [...(this.listeners.get(event) ?? []), listener]);
-      return this;
-    }
-    show() {
-      shown.push(this.record);
-    }
-    close() {
-      this.record.closed = true;
-    }
-  }
-  return { shown, FakeNotification };
-}
 
 describe('native notifications → decide', () => {
   let relay: Relay | undefined;
@@ -52,7 +28,7 @@ describe('native notifications → decide', () => {
       Notification: FakeNotification,
       supportsActions,
       bus: r.bus,
-      decide: r.approvals.decide,
+      decide: (id, decision, actor, channel) => toDecideOutcome(r.approvals.decide(id, decision, actor, channel)),
       user: 'oncall-jane',
       openIncident: (id) => opened.push(id),
       isSupported: () => supported,

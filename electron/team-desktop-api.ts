@@ -1,0 +1,46 @@
+import type { DecideOutcome, IncidentDetail, IncidentSummary } from '../renderer/bridge/contract';
+import type { DeepHealth } from '../src/relay/health-checks';
+import { artifactGroupViews } from '../src/relay/routes/ui-artifacts';
+import type { RequestChannels } from './ipc/contract';
+import type { Settings } from './settings';
+import type { TeamClient, TeamDecision } from './team-client';
+
+/** A team relay's answer to a decision, as the window and the notifications show it. */
+export function teamOutcome(d: TeamDecision): DecideOutcome {
+  if (d.ok) return { status: 'accepted' };
+  if (d.code === 'already_decided' && d.decided) return { status: 'already_decided', ...d.decided };
+  if (d.code === 'not_found') return { status: 'unknown_incident' };
+  return { status: 'refused', message: d.message };
+}
+
+/**
+ * The window's side of the Bridge in "team relay" mode: the team relay's read-only views with the
+ * engineer's personal token, and decisions as that person. Headed prompts are made where the runtime
+ * runs (npm run headed -- --api <team relay>), not here.
+ */
+export function createTeamDesktopApi(deps: { team: TeamClient; settings: Settings; clipboard: { writeText(text: string): void }; artifactsDir: string; teamUrl: string }): RequestChannels {
+  const { team } = deps;
+  return {
+    listIncidents: async (): Promise<IncidentSummary[]> => team.incidents(),
+    getIncident: (incidentId) => team.get<IncidentDetail>(`/sessions/${encodeURIComponent(incidentId)}?limit=1000`),
+    async health(): Promise<DeepHealth> {
+      // 503 carries the same body when a check fails: read it either way.
+      try {
+        return await team.get<DeepHealth>('/health/deep');
+      } catch (error) {
+        const problem = team.status().problem ?? (error as Error).message;
+        return {
+          status: 'degraded',
+          checks: { agent_runtime: { ok: false, url: deps.teamUrl, latency_ms: 0, error: `team relay: ${problem}` }, device_mcp: { skipped: true }, messaging: { configured: false, connected: false } },
+        };
+      }
+    },
+    sessionLog: async (incidentId) => (await team.get<{ markdown: string | null }>(`/ui/api/sessions/${encodeURIComponent(incidentId)}/log`)).markdown,
+    listArtifactGroups: () => artifactGroupViews(deps.artifactsDir),
+    directPrompt: () => Promise.reject(new Error(`in team relay mode the headed run is made where the runtime runs: npm run headed -- --api ${deps.teamUrl}`)),
+    copyText: async (text) => deps.clipboard.writeText(text),
+    decide: async (incidentId, decision, reason) => teamOutcome(await team.decide(incidentId, decision, reason)),
+    getSettings: async () => deps.settings.fields(),
+    saveSettings: async (values) => deps.settings.save(values),
+  };
+}
