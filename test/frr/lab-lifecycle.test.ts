@@ -41,6 +41,22 @@ async function receiver() {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, bodies, close: () => new Promise((r) => server.close(r)) };
 }
 
+/** `npm run lab -- --frr` started as a user would, then killed with SIGKILL once it is up: what it leaves. */
+async function killedLab(): Promise<{ dir: string; out: string; id: string }> {
+  const dir = tempDir('fault-relay-frr-cli-');
+  const out = join(dir, 'frr.json');
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/lab.ts', '--frr', '--out', out, '--port', '0'], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'inherit'] });
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  await new Promise<void>((resolve) => {
+    let printed = '';
+    child.stdout.on('data', (c: Buffer) => ((printed += c.toString()), printed.includes('Ctrl-C') && resolve()));
+  });
+  const id = (JSON.parse(readFileSync(out, 'utf8')) as { routers: Array<{ namespace: string }> }).routers[0]!.namespace.split('-')[0]!;
+  child.kill('SIGKILL');
+  await exited;
+  return { dir, out, id };
+}
+
 describe.skipIf(NO_FRR)('the FRR lab on this machine', () => {
   it('turns a real neighbor shutdown into the Splunk alert the saved search would post, and the repair into an Up line', async () => {
     const lab = await frrLabForTest();
@@ -114,17 +130,7 @@ describe.skipIf(NO_FRR)('the FRR lab on this machine', () => {
   });
 
   it('npm run lab -- --frr --down removes a lab that was killed', async () => {
-    const dir = tempDir('fault-relay-frr-cli-');
-    const out = join(dir, 'frr.json');
-    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/lab.ts', '--frr', '--out', out, '--port', '0'], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'inherit'] });
-    const exited = new Promise<void>((r) => child.once('exit', () => r()));
-    await new Promise<void>((resolve) => {
-      let printed = '';
-      child.stdout.on('data', (c: Buffer) => ((printed += c.toString()), printed.includes('Ctrl-C') && resolve()));
-    });
-    const id = (JSON.parse(readFileSync(out, 'utf8')) as { routers: Array<{ namespace: string }> }).routers[0]!.namespace.split('-')[0]!;
-    child.kill('SIGKILL');
-    await exited;
+    const { out, id } = await killedLab();
     expect(await leftovers(id)).not.toEqual([]);
 
     const down = await run(process.execPath, ['--import', 'tsx', join(repoRoot, 'scripts/lab.ts'), '--frr', '--down', '--out', out]);
@@ -149,17 +155,7 @@ describe.skipIf(NO_FRR)('the FRR lab on this machine', () => {
   });
 
   it('npm run lab -- --frr --down --all removes a lab whose state file is gone too', async () => {
-    const dir = tempDir('fault-relay-frr-cli-');
-    const out = join(dir, 'frr.json');
-    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/lab.ts', '--frr', '--out', out, '--port', '0'], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'inherit'] });
-    const exited = new Promise<void>((r) => child.once('exit', () => r()));
-    await new Promise<void>((resolve) => {
-      let printed = '';
-      child.stdout.on('data', (c: Buffer) => ((printed += c.toString()), printed.includes('Ctrl-C') && resolve()));
-    });
-    const id = (JSON.parse(readFileSync(out, 'utf8')) as { routers: Array<{ namespace: string }> }).routers[0]!.namespace.split('-')[0]!;
-    child.kill('SIGKILL');
-    await exited;
+    const { dir, out, id } = await killedLab();
     rmSync(join(dir, 'frr'), { recursive: true, force: true }); // the state file with it
     expect(await run(process.execPath, ['--import', 'tsx', join(repoRoot, 'scripts/lab.ts'), '--frr', '--down', '--out', out])).toContain('no FRR lab was up');
     expect(await leftovers(id)).not.toEqual([]);

@@ -1,33 +1,22 @@
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { stringify } from 'yaml';
 import { createTeamClient, type TeamClient, type TeamStatus } from '../../../electron/team-client';
 import type { UiEvent } from '../../../renderer/bridge/contract';
 import { newToken } from '../../../src/operators/operators';
 import type { Relay } from '../../../src/relay/create-relay';
-import { ad000002, relayForTest } from '../../helpers/relay';
-import { createStubRuntime } from '../../helpers/stub-runtime';
-import { tempDir } from '../../helpers/temp-dir';
+import { ad000002 } from '../../helpers/relay';
+import { team, teamRelayForTest } from '../../helpers/team-relay';
 
-const ana = newToken();
-const vic = newToken();
-const SECRET = 'splunk-secret-team-7';
+const { ana, vic, secret: SECRET } = team;
 const open: Array<{ stop?(): Promise<void>; close?(): Promise<void> }> = [];
 afterEach(async () => {
   for (const o of open.splice(0).reverse()) await (o.stop ?? o.close)!.call(o);
 });
 
 async function teamRelay(): Promise<{ relay: Relay; url: string }> {
-  const ops = join(tempDir('fault-relay-team-'), 'operators.yaml');
-  writeFileSync(ops, stringify({ operators: [
-    { name: 'Ana Ruiz', email: 'ana@example.net', role: 'approver', token_sha256: ana.sha256 },
-    { name: 'Victor Li', email: 'vic@example.net', role: 'viewer', token_sha256: vic.sha256 },
-  ] }));
-  const relay = await relayForTest({ agent: createStubRuntime(), env: { WEBHOOK_SECRET: SECRET, OPERATORS_FILE: ops }, extraChannels: () => ['desktop'] });
-  open.push(relay);
-  return { relay, url: await relay.listen({ port: 0, host: '127.0.0.1' }) };
+  const started = await teamRelayForTest();
+  open.push(started.relay);
+  return started;
 }
 
 /** A client with its events and statuses recorded, and a way to wait for one (no sleeps). */

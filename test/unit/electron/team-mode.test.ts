@@ -1,8 +1,5 @@
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { stringify } from 'yaml';
 import { createNotifier } from '../../../electron/notifications';
 import { createSecretStore } from '../../../electron/secrets';
 import { createSettings } from '../../../electron/settings';
@@ -11,30 +8,21 @@ import { createTeamDesktopApi } from '../../../electron/team-desktop-api';
 import { teamEventsToBus } from '../../../electron/team-events';
 import { createBus } from '../../../src/events/bus';
 import type { RelayEvents } from '../../../src/incidents/events';
-import { newToken } from '../../../src/operators/operators';
 import type { Relay } from '../../../src/relay/create-relay';
-import { ad000002, relayForTest, silent } from '../../helpers/relay';
-import { createStubRuntime } from '../../helpers/stub-runtime';
-import { tempDir } from '../../helpers/temp-dir';
+import { ad000002, silent } from '../../helpers/relay';
+import { team, teamRelayForTest } from '../../helpers/team-relay';
 import { confStore, fakeNotifications, fakeSafeStorage } from './fakes';
 
-const ana = newToken();
-const vic = newToken();
-const SECRET = 'splunk-secret-team-mode';
+const { ana, vic, secret: SECRET } = team;
 const stops: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
   for (const s of stops.splice(0).reverse()) await s();
 });
 
 async function teamRelay(): Promise<{ relay: Relay; url: string }> {
-  const ops = join(tempDir('fault-relay-team-'), 'operators.yaml');
-  writeFileSync(ops, stringify({ operators: [
-    { name: 'Ana Ruiz', email: 'ana@example.net', role: 'approver', token_sha256: ana.sha256 },
-    { name: 'Victor Li', email: 'vic@example.net', role: 'viewer', token_sha256: vic.sha256 },
-  ] }));
-  const relay = await relayForTest({ agent: createStubRuntime(), env: { WEBHOOK_SECRET: SECRET, OPERATORS_FILE: ops }, extraChannels: () => ['desktop'] });
-  stops.push(() => relay.close());
-  return { relay, url: await relay.listen({ port: 0, host: '127.0.0.1' }) };
+  const started = await teamRelayForTest();
+  stops.push(() => started.relay.close());
+  return started;
 }
 
 /** The tray in "team relay" mode, wired as main.ts wires it, with fake notifications (macOS buttons). */
