@@ -81,7 +81,7 @@ afterEach(async () => {
   app = undefined;
 });
 
-async function serve(opts: { secret?: string } = {}) {
+async function serve(opts: { secret?: string; maxBufferedBytes?: number } = {}) {
   const clock = manualClock();
   const relay = inMemoryIncidents(clock);
   const counting = countingBus(relay.bus);
@@ -90,7 +90,7 @@ async function serve(opts: { secret?: string } = {}) {
   installErrorHandler(server);
   await server.register(async (scope) => {
     scope.addHook('onRequest', bearerGuard(opts.secret));
-    await scope.register(eventsRoutes, { bus: counting.bus, incidents: relay.incidents, clock });
+    await scope.register(eventsRoutes, { bus: counting.bus, incidents: relay.incidents, clock, maxBufferedBytes: opts.maxBufferedBytes });
   });
   const url = await server.listen({ port: 0, host: '127.0.0.1' });
   const open = async (headers: Record<string, string> = {}) => {
@@ -159,6 +159,17 @@ describe('GET /events', () => {
     await t.counting.released();
     expect(t.counting.active()).toBe(0);
     expect(t.clock.pending()).toBe(0);
+  });
+
+  it('delivers a snapshot larger than the unread allowance, and streams after it (a team with 10,000 incidents)', async () => {
+    const t = await serve({ maxBufferedBytes: 2_000 });
+    const many = Array.from({ length: 40 }, (_, n) => t.running(`ses_${n}`));
+    const { frames: stream } = await t.open();
+    const snapshot = await stream.next();
+    expect(JSON.stringify(snapshot?.data).length).toBeGreaterThan(2_000);
+    expect((snapshot?.data as { incidents: unknown[] }).incidents).toHaveLength(40);
+    t.incidents.record(many[0]!.incident_id, 'x', 'after the snapshot');
+    expect(await stream.next()).toMatchObject({ event: 'incident.timeline', data: { entry: { message: 'after the snapshot' } } });
   });
 
   it('ends open streams when the relay closes, so closing does not hang', async () => {

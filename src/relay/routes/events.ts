@@ -65,10 +65,13 @@ export const eventsRoutes: FastifyPluginAsync<EventsRoutesOptions> = async (app,
       offs.forEach((off) => off());
       if (!res.writableEnded) res.end();
     };
+    // The snapshot alone may be larger than the allowance (10,000 incidents are megabytes): only
+    // what piles up beyond it means the client is not reading.
+    let allowance = maxBufferedBytes;
     const send = (chunk: string) => {
       if (res.writableEnded || res.destroyed) return;
       res.write(chunk);
-      if (res.writableLength > maxBufferedBytes) {
+      if (res.writableLength > allowance) {
         log.warn({ buffered: res.writableLength }, 'event stream client is not reading; disconnected');
         end();
         res.destroy();
@@ -84,7 +87,9 @@ export const eventsRoutes: FastifyPluginAsync<EventsRoutesOptions> = async (app,
     streams.add(end);
     res.on('close', end);
     // Snapshot and subscriptions in one turn: no event can fall between them.
-    send(`retry: 2000\n${frame('snapshot', { incidents: incidents.list().map(publicIncident) })}`);
+    const snapshot = `retry: 2000\n${frame('snapshot', { incidents: incidents.list().map(publicIncident) })}`;
+    allowance = Buffer.byteLength(snapshot) + maxBufferedBytes;
+    send(snapshot);
     for (const type of STREAMED_EVENTS) offs.push(bus.subscribe(type, (payload) => send(frame(type, payload))));
     keepAlive();
     request.log.debug('event stream opened');
