@@ -60,7 +60,7 @@ export function createDesktopApi(deps: DesktopApiDeps): RequestChannels {
 
   return {
     listIncidents: async () => host.current()?.relay.incidents.list().map(publicIncident) ?? [],
-    getIncident: async (incidentId) => ({ ...publicIncident(incident(incidentId)), timeline: host.require().relay.incidents.timeline(incidentId) }),
+    getIncident: async (incidentId) => ({ ...publicIncident(incident(incidentId)), timeline: await host.require().relay.incidents.loadTimeline(incidentId) }),
     async health() {
       const running = host.current();
       if (!running) return relayDown(host.failure() ?? 'it is starting');

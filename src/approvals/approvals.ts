@@ -33,6 +33,9 @@ export type DecideResult =
   | { status: 'not_awaiting'; incident: Incident }
   | { status: 'unknown_incident' };
 
+/** `decide` as the channels call it: a team relay records the decision in its database first. */
+export type DecideFn = (incidentId: string, decision: Decision, actor: Actor, channel: DecisionChannel, reason?: string) => DecideResult | Promise<DecideResult>;
+
 /** A claim on the approved lines, taken before the device call; exactly one of them is settled. */
 export interface Claim {
   /** The device call returned: the lines are on the device. */

@@ -1,13 +1,14 @@
 import type { Logger } from 'pino';
 import type { Incidents } from '../incidents/service';
 import { faultApprovalDataSchema, type CardSubmission } from '../messaging/schemas';
-import type { Approvals } from './approvals';
+import type { Approvals, DecideFn } from './approvals';
 import type { OperatorRoom } from './operator-room';
 import { ack } from './wording';
 import { sameHydraObject } from '../messaging/hydra-id';
 
 export interface CardSubmissionDeps {
-  approvals: Approvals;
+  /** `decide` may be the team relay's, which records the decision in the database first. */
+  approvals: Omit<Approvals, 'decide'> & { decide: DecideFn };
   incidents: Incidents;
   room: OperatorRoom;
   roomId: string;
@@ -63,7 +64,7 @@ export function createCardSubmissionHandler(deps: CardSubmissionDeps) {
       return;
     }
     const reason = typeof sub.inputs.reason === 'string' ? sub.inputs.reason : undefined;
-    const result = approvals.decide(target.incident_id, decision, { id: who }, 'webex', reason);
+    const result = await approvals.decide(target.incident_id, decision, { id: who }, 'webex', reason);
     switch (result.status) {
       case 'accepted':
         await approvals.acknowledge(result.incident.incident_id).catch((error: unknown) => logger.error({ err: error }, 'could not acknowledge a decision'));

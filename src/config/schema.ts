@@ -71,6 +71,13 @@ export const configSchema = z
     TEAM_RELAY_TOKEN: optionalString,
     /** The on-call team (YAML: name, email, role, token_sha256): personal tokens for decisions and read-only access. */
     OPERATORS_FILE: optionalString,
+    /**
+     * The team relay: incidents in PostgreSQL (postgres://user:password@host:5432/db), shared by every
+     * relay on it. Unset: the laptop's files under RELAY_DATA_DIR.
+     */
+    DATABASE_URL: optionalString.pipe(z.url({ protocol: /^postgres(ql)?$/, error: 'expected postgres://user:password@host:5432/database' }).optional()),
+    /** How long a team relay may miss its heartbeat before another takes over its incidents. */
+    RELAY_LEASE_MS: positiveInt.min(1000).default(10_000),
     /** A device inventory: the relay starts the SSH device tool server on it itself (DEVICE_MCP_URL wins when both are set). */
     DEVICE_INVENTORY: optionalString,
     MSG_BOT_TOKEN: optionalString,
@@ -139,4 +146,5 @@ export const SECRET_KEYS = [
   'RELAY_TOOLS_TOKEN',
   'SEARCH_UPSTREAM_TOKEN',
   'TEAM_RELAY_TOKEN',
+  'DATABASE_URL',
 ] as const satisfies readonly (keyof RelayConfig)[];

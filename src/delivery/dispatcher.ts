@@ -20,6 +20,10 @@ export interface DispatcherOptions {
   random?: () => number;
   /** Refuses to start a run on a runtime without a configured model (never a hosted default). */
   modelCheck?: ModelCheck;
+  /** Team relays: only incidents this relay owns are its to deliver. */
+  mayDeliver?: (incidentId: string) => boolean;
+  /** Team relays: takes the incident for delivery in the database; false when another relay has it. */
+  claim?: (incidentId: string) => Promise<boolean>;
 }
 
 /** A runtime error as it may be shown: the client's messages never carry credentials. */
@@ -44,12 +48,12 @@ export function createDispatcher(opts: DispatcherOptions) {
   let stopped = false;
 
   const activeCount = () =>
-    inFlight.size + incidents.open().filter((i) => ACTIVE_STATES.has(i.state)).length;
+    inFlight.size + incidents.open().filter((i) => ACTIVE_STATES.has(i.state) && (opts.mayDeliver?.(i.incident_id) ?? true)).length;
 
   const queue = () =>
     incidents
       .open()
-      .filter((i) => i.state === 'queued' && !inFlight.has(i.incident_id))
+      .filter((i) => i.state === 'queued' && !inFlight.has(i.incident_id) && (opts.mayDeliver?.(i.incident_id) ?? true))
       .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.incident_id.localeCompare(b.incident_id));
 
   async function adoptExistingSession(incidentId: string): Promise<string | null> {
@@ -64,6 +68,10 @@ export function createDispatcher(opts: DispatcherOptions) {
     let incident = incidents.get(incidentId);
     if (!incident || incident.state !== 'queued') return true;
     try {
+      if (opts.claim && !(await opts.claim(incidentId))) {
+        log.debug('another relay delivers this incident');
+        return true;
+      }
       const model = await opts.modelCheck?.refresh();
       if (model?.state === 'missing') {
         // Fails fast and says why, rather than a minute later with a provider error, or worse, on a hosted default.

@@ -94,31 +94,37 @@ export function createPersistentStore(opts: PersistentStoreOptions): IncidentSto
       }
       appendFileSync(timelinePath(id), `${JSON.stringify(entry)}\n`, { mode: 0o600 });
     },
-    timeline(id) {
-      if (!timelineDir) return [...(memoryTimelines.get(id) ?? [])];
-      let text: string;
-      try {
-        text = readFileSync(timelinePath(id), 'utf8');
-      } catch {
-        return [];
-      }
-      const out: TimelineEntry[] = [];
-      for (const line of text.split('\n')) {
-        if (!line) continue;
-        // A crash can leave a torn last line; everything before it is intact.
-        try {
-          const parsed = timelineEntrySchema.safeParse(JSON.parse(line));
-          if (parsed.success) out.push(parsed.data);
-        } catch {
-          /* torn line */
-        }
-      }
-      return out;
-    },
-    close() {
+    timeline: readTimeline,
+    loadTimeline: async (id) => readTimeline(id),
+    // Every write above is durable when it returns (lazy ones are coalesced on purpose).
+    flush: async () => {},
+    health: () => ({ backend: timelineDir ? 'file' : 'memory', ok: true, pending_writes: 0 }),
+    async close() {
       persist();
     },
   };
+
+  function readTimeline(id: string): TimelineEntry[] {
+    if (!timelineDir) return [...(memoryTimelines.get(id) ?? [])];
+    let text: string;
+    try {
+      text = readFileSync(timelinePath(id), 'utf8');
+    } catch {
+      return [];
+    }
+    const out: TimelineEntry[] = [];
+    for (const line of text.split('\n')) {
+      if (!line) continue;
+      // A crash can leave a torn last line; everything before it is intact.
+      try {
+        const parsed = timelineEntrySchema.safeParse(JSON.parse(line));
+        if (parsed.success) out.push(parsed.data);
+      } catch {
+        /* torn line */
+      }
+    }
+    return out;
+  }
 }
 
 /** A Map behind the backend interface, for tests and throwaway relays. */

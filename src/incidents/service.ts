@@ -72,7 +72,10 @@ export function createIncidents(deps: {
     list: () => store.list(),
     /** Incidents not yet resolved, escalated or failed; cheap, for the hot paths. */
     open: (): Incident[] => [...openByKey.values()].map((id) => store.get(id)).filter((i): i is Incident => i !== undefined),
+    /** As held in memory: complete for open and recently finished incidents (the hot paths). */
     timeline: (incidentId: string) => store.timeline(incidentId),
+    /** Complete for any stored incident (the UI and the session log). */
+    loadTimeline: (incidentId: string) => store.loadTimeline(incidentId),
     /** The exact prompt text stored at intake, so a queued alert is delivered unchanged after a restart. */
     promptText(incidentId: string): string | undefined {
       const incident = store.get(incidentId);
@@ -136,6 +139,27 @@ export function createIncidents(deps: {
       store.put(incident);
       bus.publish('incident.created', { incident: publicIncident(incident) });
       return incident;
+    },
+
+    /**
+     * Team relays: changes another relay made, already in the store's memory. The indexes follow
+     * and the bus tells this relay's /events, tray and logs, as if the change were made here.
+     */
+    applyRemote(changes: readonly { incident: Incident; previous: Incident | undefined; entries: readonly TimelineEntry[] }[]): void {
+      for (const { incident, previous, entries } of changes) {
+        const id = incident.incident_id;
+        if (incident.session_id) bySession.set(incident.session_id, id);
+        if (isTerminal(incident.state)) {
+          if (openByKey.get(incident.dedup_key) === id) openByKey.delete(incident.dedup_key);
+        } else openByKey.set(incident.dedup_key, id);
+        for (const entry of entries) bus.publish('incident.timeline', { incident_id: id, entry });
+        const shown = publicIncident(incident);
+        if (!previous) bus.publish('incident.created', { incident: shown });
+        else bus.publish('incident.updated', { incident: shown, previous_state: previous.state });
+        const request = incident.approval_request;
+        if (request?.status === 'pending' && previous?.approval_request?.requested_at !== request.requested_at) bus.publish('approval.requested', { incident: shown, request });
+        if (incident.approval && previous?.approval?.at !== incident.approval.at) bus.publish('approval.decided', { incident: shown, approval: incident.approval });
+      }
     },
 
     /** Applies `change` to the stored incident; returns the new record. */

@@ -9,7 +9,7 @@ import type { Incidents } from './service';
 import { renderSessionLog } from './session-log-markdown';
 
 export interface SessionLogWriterDeps {
-  incidents: Pick<Incidents, 'get' | 'timeline'>;
+  incidents: Pick<Incidents, 'get' | 'loadTimeline'>;
   bus: Bus<RelayEvents>;
   /** `RELAY_LOG_DIR`; logs go to `<logDir>/troubleshooting/`. */
   logDir: string;
@@ -57,7 +57,7 @@ export function createSessionLogWriter(deps: SessionLogWriterDeps): SessionLogWr
     const temp = `${target}.${process.pid}.${++seq}.tmp`;
     try {
       await mkdir(dir, { recursive: true, mode: 0o700 });
-      await writeFile(temp, renderSessionLog(incident, incidents.timeline(incidentId)), { mode: 0o600 });
+      await writeFile(temp, renderSessionLog(incident, await incidents.loadTimeline(incidentId)), { mode: 0o600 });
       await rename(temp, target);
       logger.debug({ incident_id: incidentId, path: target }, 'session log written');
     } catch (error) {

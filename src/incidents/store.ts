@@ -1,23 +1,57 @@
 import type { Incident, TimelineEntry } from './model';
 
+/** What /health/deep and the intake know of the store: a database that went away shows here. */
+export interface StoreHealth {
+  backend: 'file' | 'memory' | 'postgresql';
+  ok: boolean;
+  /** Writes accepted but not yet durable (the database is away or slow). */
+  pending_writes: number;
+  error?: string;
+}
+
+/** /health/deep's store check: the health above, and for a database a live round trip. */
+export interface StoreCheck extends StoreHealth {
+  latency_ms?: number;
+  /** The database, password hidden. */
+  url?: string;
+  schema_version?: number;
+  /** Team relays on this database with a fresh heartbeat. */
+  live_relays?: number;
+}
+
 /**
- * Where incidents live. The index (incident records) is small and bounded by
- * retention; timelines are append-only so recording an event costs the same
- * whether one or a thousand incidents are stored.
+ * Where incidents live. Reads are served from memory (the index, and the timelines of open
+ * incidents), so the relay's hot paths stay synchronous whichever backend is behind them;
+ * `flush` is the durability point for backends that write behind (PostgreSQL).
  */
 export interface IncidentStore {
   get(incidentId: string): Incident | undefined;
   /** Newest first. */
   list(): Incident[];
   /**
-   * Insert or replace; durable when it returns. `lazy` writes may be coalesced for a
-   * moment (a duplicate storm): use it only for what the timeline also records.
+   * Insert or replace. `lazy` writes may be coalesced for a moment (a duplicate storm): use it
+   * only for what the timeline also records.
    */
   put(incident: Incident, opts?: { lazy?: boolean }): void;
   appendTimeline(incidentId: string, entry: TimelineEntry): void;
+  /** The timeline as held in memory: complete for open incidents and recently finished ones. */
   timeline(incidentId: string): TimelineEntry[];
-  /** Flushes anything written lazily. */
-  close(): void;
+  /** The complete timeline of any stored incident, read from the backend. */
+  loadTimeline(incidentId: string): Promise<TimelineEntry[]>;
+  /** Resolves when every write made so far is durable; rejects with StoreUnavailableError when it cannot be. */
+  flush(): Promise<void>;
+  health(): StoreHealth;
+  /** A live check for /health/deep (a database round trip); the health above when there is nothing to ask. */
+  probe?(): Promise<StoreCheck>;
+  /** Writes are made durable by `flush`, not when they return: the intake awaits it before its 202. */
+  readonly writesBehind?: boolean;
+  /** Flushes anything written lazily and lets go of connections. */
+  close(): Promise<void>;
+}
+
+/** The store could not make a write durable: the intake answers 503 and the sender retries. */
+export class StoreUnavailableError extends Error {
+  override readonly name = 'StoreUnavailableError';
 }
 
 /** The part of `conf` / `electron-store` the store uses, so either can be passed in. */

@@ -61,7 +61,16 @@ export const requestSerializer = (req: RequestLike) => ({
 /** The secret settings' values from an environment, for the scrubber (with the runtime user for basic auth). */
 export function secretsOf(env: Record<string, string | undefined>): { value: string | undefined; username?: string }[] {
   const inUrl = env.AGENT_URL ? splitUserinfo(env.AGENT_URL) : undefined;
+  const dbPassword = (() => {
+    try {
+      return env.DATABASE_URL ? decodeURIComponent(new URL(env.DATABASE_URL).password) : '';
+    } catch {
+      return '';
+    }
+  })();
   return [
+    // The database password alone, as a driver error or a stack could carry it.
+    ...(dbPassword ? [{ value: dbPassword }] : []),
     ...SECRET_KEYS.map((key) => ({ value: env[key], ...(key === 'AGENT_SERVER_PASSWORD' ? { username: env.AGENT_SERVER_USERNAME ?? inUrl?.username ?? 'opencode' } : {}) })),
     ...(inUrl?.password ? [{ value: inUrl.password, username: inUrl.username ?? 'opencode' }] : []),
   ];

@@ -1,4 +1,4 @@
-import type { Approvals } from '../approvals/approvals';
+import type { DecideFn } from '../approvals/approvals';
 import type { OperatorDirectory } from '../operators/operators';
 import { decisionRoutes } from './routes/decision';
 import type { SettingSource } from '../config/setting-sources';
@@ -29,6 +29,7 @@ import { createUiSession } from './ui-session';
 import type { Clock } from '../clock';
 import type { ModelStatus } from '../agent/model-check';
 import type { Incident } from '../incidents/model';
+import type { StoreCheck } from '../incidents/store';
 import { join, resolve } from 'node:path';
 
 export interface AppDeps {
@@ -37,7 +38,7 @@ export interface AppDeps {
   /** The built renderer served at /ui; default `dist-renderer/` in the project folder. */
   uiDistDir?: string;
   operators?: OperatorDirectory;
-  approvals: Pick<Approvals, 'decide'>;
+  approvals: { decide: DecideFn };
   settingSources?: Partial<Record<keyof RelayConfig, SettingSource>>;
   /** Where an incident's session log is written, for the UI's log view. */
   sessionLogPath: (incident: Incident) => string;
@@ -59,6 +60,8 @@ export interface AppDeps {
   /** Standing warnings for /health; the model check for /health/deep. */
   warnings?: () => string[];
   model?: () => Promise<ModelStatus>;
+  /** Where incidents are kept, checked by /health/deep. */
+  store?: () => Promise<StoreCheck>;
   /** The device-tool guard: the agents' only way to the devices. */
   deviceTools: { createServer: () => McpServer };
   /** Extra routes behind the same bearer as /sessions (the live event stream, the UI data). */
@@ -99,6 +102,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ...(readers ? { readers } : {}),
     warnings: deps.warnings,
     model: deps.model,
+    store: deps.store,
   });
   await app.register(faultAlertRoutes, { intake: deps.intake, webhookSecret: secret });
   // Its own authentication: a person's token, approvers only (WEBHOOK_SECRET is Splunk's, not a person's).

@@ -5,7 +5,7 @@ import type { SettingSource } from '../config/setting-sources';
 import { startDeviceServer } from '../devices/server';
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { createApprovals, type Approvals } from '../approvals/approvals';
+import { createApprovals, type Approvals, type DecideFn } from '../approvals/approvals';
 import { createCardSubmissionHandler } from '../approvals/card-submissions';
 import type { OperatorRoom } from '../approvals/operator-room';
 import type { CardSubmission } from '../messaging/schemas';
@@ -38,6 +38,9 @@ import { createModelCheck } from '../agent/model-check';
 import { standingWarnings } from './standing-warnings';
 import { createHeadedIntake, type HeadedIntake } from './headed-intake';
 import { createOperatorInput } from '../approvals/operator-input';
+import type { TeamCoordinator } from '../team/coordinator';
+import { followTeam } from '../team/follow-team';
+import { createTeamDecisions } from '../team/decisions';
 
 export interface RelayDeps {
   config: RelayConfig;
@@ -65,6 +68,8 @@ export interface RelayDeps {
   /** Upper bound on how long `POST /fault-alert` waits for the session before answering `queued`. */
   deliveryWaitMs?: number;
   retryBaseMs?: number;
+  /** A team relay (DATABASE_URL): the other relays on the database, and how work is shared with them. */
+  team?: TeamCoordinator;
 }
 
 export interface Relay {
@@ -112,8 +117,19 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     retryBaseMs: deps.retryBaseMs,
     clock,
     logger,
+    ...(deps.team ? { mayDeliver: deps.team.mayDeliver, claim: deps.team.claim } : {}),
   });
-  const intake = createIntake({ incidents, dispatcher, mode: config.REMEDIATION_MODE, clock, logger, deliveryWaitMs: deps.deliveryWaitMs });
+  const offTeam = deps.team ? followTeam({ team: deps.team, incidents, dispatcher, clock }) : () => {};
+  const intake = createIntake({
+    incidents,
+    dispatcher,
+    mode: config.REMEDIATION_MODE,
+    clock,
+    logger,
+    deliveryWaitMs: deps.deliveryWaitMs,
+    ...(store.writesBehind ? { durable: () => store.flush() } : {}),
+    ...(deps.team ? { newIncidentLock: deps.team.newIncidentLock } : {}),
+  });
   const messaging = deps.messaging ?? (() => ({ configured: Boolean(config.MSG_BOT_TOKEN && config.MSG_ROOM_ID), connected: false }));
   const approvals = createApprovals({
     incidents,
@@ -129,9 +145,12 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
   });
   const startHeaded = createHeadedIntake({ incidents, mode: config.REMEDIATION_MODE, logger });
   const toolsToken = deps.toolsToken ?? config.RELAY_TOOLS_TOKEN ?? randomBytes(24).toString('base64url');
+  // A team relay's human decisions go through the database (first wins, the owner applies).
+  const teamDecisions = deps.team ? createTeamDecisions({ team: deps.team, approvals, incidents, logger }) : undefined;
+  const decide: DecideFn = teamDecisions ? teamDecisions.decide : approvals.decide;
   const onCardSubmission =
     deps.room && config.MSG_ROOM_ID
-      ? createCardSubmissionHandler({ approvals, incidents, room: deps.room, roomId: config.MSG_ROOM_ID, approvers: config.MSG_APPROVERS, logger })
+      ? createCardSubmissionHandler({ approvals: { ...approvals, decide }, incidents, room: deps.room, roomId: config.MSG_ROOM_ID, approvers: config.MSG_APPROVERS, logger })
       : async () => logger.warn('card submission ignored: no operator room configured');
   const mapper = createRuntimeEventMapper({
     incidents,
@@ -170,7 +189,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
   const scrubber = createSecretScrubber([...SECRET_KEYS.map((k) => config[k]), toolsToken]);
   const app = await buildApp({
     config,
-    approvals,
+    approvals: { decide },
     ...(operators ? { operators } : {}),
     scrub: scrubber.scrub,
     proxy: deps.proxy,
@@ -187,6 +206,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     messaging,
     warnings: () => standingWarnings({ whenUnattended: config.APPROVAL_WHEN_UNATTENDED, channels: approvals.channels(), model: modelCheck.current() }),
     model: () => modelCheck.refresh(),
+    store: async () => (store.probe ? store.probe() : store.health()),
     eventStream: () => follower.status(),
     tools: { token: toolsToken, createServer: () => createRelayToolsServer({ incidents, approvals, room: deps.room, logger, clock }) },
     deviceTools: {
@@ -220,6 +240,8 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     },
     async close() {
       offUpdated();
+      offTeam();
+      teamDecisions?.stop();
       approvals.stop();
       await app.close();
       await dispatcher.stop();
@@ -227,7 +249,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
       await sessionLog.stop();
       await ownDeviceTools?.close();
       await deviceServer?.stop();
-      store.close();
+      await store.close();
     },
   };
 }

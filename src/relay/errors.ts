@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { FastifyError, FastifyInstance } from 'fastify';
+import { StoreUnavailableError } from '../incidents/store';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 
 export const errorBodySchema = z.object({
@@ -72,6 +73,10 @@ export function installErrorHandler(app: FastifyInstance, scrub: (text: string) 
   app.setErrorHandler((error: FastifyError | HttpError, request, reply) => {
     if (error instanceof HttpError) {
       return reply.code(error.statusCode).headers(error.headers).send(errorBody(error.code, scrub(error.message), error.details));
+    }
+    // The team relay's database is away: the caller retries; nothing was recorded.
+    if (error instanceof StoreUnavailableError) {
+      return reply.code(503).header('retry-after', '5').send(errorBody('store_unavailable', scrub(error.message)));
     }
     if (hasZodFastifySchemaValidationErrors(error)) {
       const where = error.validationContext ?? 'body';

@@ -1,6 +1,7 @@
 import { request } from 'undici';
 import { AgentRuntimeError, type AgentRuntime } from '../agent/types';
 import type { ModelStatus } from '../agent/model-check';
+import type { StoreCheck } from '../incidents/store';
 
 export interface MessagingHealth {
   configured: boolean;
@@ -25,6 +26,8 @@ export interface DeepHealth {
     agent_runtime: { ok: boolean; url: string; latency_ms: number; version?: string; error?: string; event_stream?: EventStreamHealth };
     device_mcp: { skipped: true } | { ok: boolean; url: string; latency_ms: number; status_code?: number; error?: string };
     messaging: MessagingHealth;
+    /** Where incidents are kept: for a team relay, its database. */
+    store?: StoreCheck;
     /** The model runs would use; fails when none is configured (never a silent hosted default). */
     model?: { ok: boolean; model?: string; error?: string };
   };
@@ -81,10 +84,12 @@ export async function deepHealth(deps: {
   timeoutMs?: number;
   model?: () => Promise<ModelStatus>;
   warnings?: () => string[];
+  store?: () => Promise<StoreCheck>;
 }): Promise<DeepHealth> {
-  const [agent_runtime, device_mcp] = await Promise.all([
+  const [agent_runtime, device_mcp, store] = await Promise.all([
     checkRuntime(deps.agent),
     checkDeviceMcp(deps.deviceMcpUrl, deps.timeoutMs ?? 3000),
+    deps.store?.(),
   ]);
   const messaging = deps.messaging();
   const model = deps.model && agent_runtime.ok ? await checkModel(deps.model) : undefined;
@@ -94,11 +99,12 @@ export async function deepHealth(deps: {
     !agent_runtime.ok ||
     ('ok' in device_mcp && !device_mcp.ok) ||
     (messaging.configured && !messaging.connected) ||
-    (model !== undefined && !model.ok);
+    (model !== undefined && !model.ok) ||
+    (store !== undefined && !store.ok);
   return {
     status: failed ? 'degraded' : 'ok',
     // Asked after the checks: the model check may just have learned that no model is configured.
     ...(deps.warnings ? { warnings: deps.warnings() } : {}),
-    checks: { agent_runtime, device_mcp, messaging, ...(model ? { model } : {}) },
+    checks: { agent_runtime, device_mcp, messaging, ...(store ? { store } : {}), ...(model ? { model } : {}) },
   };
 }

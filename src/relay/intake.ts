@@ -4,7 +4,10 @@ import { dedupKeyOf, normalizeAlert } from '../alert/normalize';
 import type { InboundAlert } from '../alert/schema';
 import type { Clock } from '../clock';
 import type { Dispatcher } from '../delivery/dispatcher';
+import type { Incident } from '../incidents/model';
 import { newIncidentFrom, type Incidents } from '../incidents/service';
+import { StoreUnavailableError } from '../incidents/store';
+import { HttpError } from './errors';
 
 export const acceptedResponseSchema = z.object({
   status: z.enum(['accepted', 'queued', 'duplicate']),
@@ -26,33 +29,75 @@ export interface IntakeOptions {
   logger: Logger;
   /** How long the sender waits for the session before the answer is `queued`. */
   deliveryWaitMs?: number;
+  /** Resolves when what the intake wrote is durable (the store's flush): the 202 waits for it. */
+  durable?: () => Promise<void>;
+  /**
+   * Team relays: runs a new-incident intake under a lock shared by every relay on the database,
+   * after reading that database's open incident for the fault, so two relays receiving the same
+   * new fault at once make one incident.
+   */
+  newIncidentLock?: <T>(dedupKey: string, fn: () => Promise<T>) => Promise<T>;
 }
 
 export function createIntake(opts: IntakeOptions) {
   const { incidents, dispatcher, mode, clock, logger } = opts;
   const waitMs = opts.deliveryWaitMs ?? 5000;
 
-  return async function accept(alert: InboundAlert): Promise<AcceptedResponse> {
-    const open = incidents.findOpen(dedupKeyOf(alert));
-    if (open) {
-      const now = clock.now();
-      // One timeline line per burst, not per repeat: a storm of 1,000 alerts is one line, and no disk write each.
-      const burstStarts = open.occurrences === 1 || now.getTime() - Date.parse(open.last_seen) >= BURST_GAP_MS;
-      const updated = incidents.update(open.incident_id, (cur) => ({ occurrences: cur.occurrences + 1, last_seen: now.toISOString() }), { lazy: true });
-      if (burstStarts) {
-        incidents.record(open.incident_id, 'alert.repeated', `Same alert again (${updated.occurrences} so far)`, { occurrences: updated.occurrences });
-      }
-      logger.debug({ incident_id: open.incident_id, occurrences: updated.occurrences }, 'duplicate alert folded into open incident');
-      return {
-        status: 'duplicate',
-        incident_id: updated.incident_id,
-        alert_def_id: updated.alert_def_id,
-        session_id: updated.session_id,
-        occurrences: updated.occurrences,
-      };
-    }
+  const durable = opts.durable;
+  const newIncidentLock = opts.newIncidentLock ?? (<T>(_key: string, fn: () => Promise<T>) => fn());
 
+  const refused = (error: StoreUnavailableError) =>
+    new HttpError(503, 'store_unavailable', `${error.message}. The alert was not accepted; send it again (Splunk retries).`, undefined, { 'retry-after': '5' });
+
+  /** Nothing is answered 202 before it is durable; a store that cannot say so makes the sender retry. */
+  const madeDurable = async () => {
+    if (!durable) return;
+    try {
+      await durable();
+    } catch (error) {
+      throw error instanceof StoreUnavailableError ? refused(error) : error;
+    }
+  };
+
+  return async function accept(alert: InboundAlert): Promise<AcceptedResponse> {
+    const key = dedupKeyOf(alert);
+    const open = incidents.findOpen(key);
+    if (open) return foldDuplicate(open);
+    return newIncidentLock(key, async () => {
+      // Another relay may have opened it while this one waited for the lock.
+      const meanwhile = incidents.findOpen(key);
+      return meanwhile ? foldDuplicate(meanwhile) : createNew(alert);
+    }).catch((error: unknown) => {
+      throw error instanceof StoreUnavailableError ? refused(error) : error;
+    });
+  };
+
+  async function foldDuplicate(open: Incident): Promise<AcceptedResponse> {
+    const now = clock.now();
+    // One timeline line per burst, not per repeat: a storm of 1,000 alerts is one line, and no disk write each.
+    const burstStarts = open.occurrences === 1 || now.getTime() - Date.parse(open.last_seen) >= BURST_GAP_MS;
+    const updated = incidents.update(open.incident_id, (cur) => ({ occurrences: cur.occurrences + 1, last_seen: now.toISOString() }), { lazy: true });
+    if (burstStarts) {
+      incidents.record(open.incident_id, 'alert.repeated', `Same alert again (${updated.occurrences} so far)`, { occurrences: updated.occurrences });
+    }
+    logger.debug({ incident_id: open.incident_id, occurrences: updated.occurrences }, 'duplicate alert folded into open incident');
+    // The laptop's store is durable when the write returns: no await on its hot path.
+    if (durable) await madeDurable();
+    // An earlier attempt may have been answered 503 before its delivery began.
+    if (updated.state === 'queued') dispatcher.kick();
+    return {
+      status: 'duplicate',
+      incident_id: updated.incident_id,
+      alert_def_id: updated.alert_def_id,
+      session_id: updated.session_id,
+      occurrences: updated.occurrences,
+    };
+  }
+
+  async function createNew(alert: InboundAlert): Promise<AcceptedResponse> {
     const incident = incidents.create(newIncidentFrom(normalizeAlert(alert), mode));
+    // Stays queued in memory when this fails: a retry folds onto it, and delivery follows.
+    await madeDurable();
 
     const delivery = dispatcher.submit(incident.incident_id);
     let timer: { cancel(): void } | undefined;
@@ -66,7 +111,7 @@ export function createIntake(opts: IntakeOptions) {
       alert_def_id: now.alert_def_id,
       session_id: now.session_id,
     };
-  };
+  }
 }
 
 export type Intake = ReturnType<typeof createIntake>;

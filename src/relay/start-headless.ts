@@ -16,6 +16,8 @@ import { removeRuntimeAttach, writeRuntimeAttach } from './runtime-attach-file';
 import type { MessagingHealth } from './health-checks';
 import type { SecretScrubber } from '../log/secret-scrubber';
 import { proxySettingsFromEnv } from '../net/proxy';
+import { openTeamStore } from '../team/open';
+import { WEBEX_LEADER_LOCK } from '../team/coordinator';
 
 export interface HeadlessOptions {
   env: Record<string, string | undefined>;
@@ -75,14 +77,18 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
   const { logger } = opts;
   const dataDir = resolve(config.RELAY_DATA_DIR);
 
-  const backends = opts.backends ?? createConfBackends(dataDir);
-  const store: IncidentStore = createPersistentStore({
-    backend: backends.open,
-    archive: backends.archive,
-    timelineDir: join(dataDir, 'timelines'),
-    retention: config.INCIDENT_RETENTION,
-    logger,
-  });
+  // A team relay keeps incidents in PostgreSQL with the other relays on it; the laptop in files.
+  const team = config.DATABASE_URL ? await openTeamStore({ url: config.DATABASE_URL, retention: config.INCIDENT_RETENTION, leaseMs: config.RELAY_LEASE_MS, logger }) : undefined;
+  const backends = opts.backends ?? (team ? undefined : createConfBackends(dataDir));
+  const store: IncidentStore =
+    team?.store ??
+    createPersistentStore({
+      backend: backends!.open,
+      archive: backends!.archive,
+      timelineDir: join(dataDir, 'timelines'),
+      retention: config.INCIDENT_RETENTION,
+      logger,
+    });
 
   // The bot exists before the relay that handles its clicks.
   const ref: { relay?: Relay } = {};
@@ -112,6 +118,7 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
     extraChannels: opts.extraChannels,
     proxy,
     settingSources: opts.settingSources ?? settingSources([['environment', opts.env]]),
+    ...(team ? { team: team.coordinator } : {}),
   });
   ref.relay = relay;
   opts.scrubber?.add(relay.toolsToken);
@@ -147,6 +154,7 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
     }
   } catch (error) {
     await relay.close();
+    await team?.store.pool.end();
     throw error;
   }
   relay.dispatcher.kick({ resetBackoff: true });
@@ -154,8 +162,15 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
   const offState = embedded?.onState((state) => {
     if (state === 'ready') relay.dispatcher.kick({ resetBackoff: true });
   });
-  // Not awaited: without the network it keeps retrying, and the relay must serve meanwhile.
-  bot?.start().catch((error: unknown) => logger.error({ err: error }, `Webex connection stopped: ${(error as Error).message}`));
+  const startBot = () => bot?.start().catch((error: unknown) => logger.error({ err: error }, `Webex connection stopped: ${(error as Error).message}`));
+  if (team) {
+    await team.coordinator.start();
+    // One websocket per bot: only the relay holding the team's leader lock connects to Webex.
+    if (bot) team.coordinator.lead(WEBEX_LEADER_LOCK, () => void startBot(), () => void bot.stop().catch(() => {}));
+  } else {
+    // Not awaited: without the network it keeps retrying, and the relay must serve meanwhile.
+    void startBot();
+  }
   logger.info({ url, agent_url: agent.url, mode: config.REMEDIATION_MODE, webex: Boolean(bot) }, 'relay listening');
 
   let stopping: Promise<void> | undefined;
@@ -170,7 +185,9 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
         offState?.();
         await bot?.stop().catch((error: unknown) => logger.warn({ err: error }, 'Webex bot did not stop cleanly'));
         if (embedded) removeRuntimeAttach(dataDir);
+        await team?.coordinator.stop();
         await relay.close();
+        await team?.store.pool.end();
         await agent.close();
         await embedded?.stop();
       })()),

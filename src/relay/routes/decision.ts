@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { Approvals } from '../../approvals/approvals';
+import type { DecideFn } from '../../approvals/approvals';
 import type { OperatorDirectory } from '../../operators/operators';
 import { HttpError } from '../errors';
 
@@ -13,7 +13,7 @@ const bodySchema = z.strictObject({
  * `POST /incidents/:id/decision`: a person decides with their own token, from anywhere the relay is
  * reachable. Approvers only; the decision names them and the channel `api`; the first decision wins.
  */
-export const decisionRoutes: FastifyPluginAsyncZod<{ approvals: Pick<Approvals, 'decide'>; operators?: OperatorDirectory }> = async (app, opts) => {
+export const decisionRoutes: FastifyPluginAsyncZod<{ approvals: { decide: DecideFn }; operators?: OperatorDirectory }> = async (app, opts) => {
   app.post(
     '/incidents/:incident_id/decision',
     { schema: { params: z.object({ incident_id: z.string().min(1).max(64) }), body: bodySchema } },
@@ -28,7 +28,7 @@ export const decisionRoutes: FastifyPluginAsyncZod<{ approvals: Pick<Approvals, 
       }
       if (operator.role !== 'approver') throw new HttpError(403, 'not_an_approver', `${operator.email} is a viewer: only approvers decide.`);
       const { decision, comment } = request.body;
-      const result = opts.approvals.decide(request.params.incident_id, decision, { id: operator.email, display: operator.name }, 'api', comment);
+      const result = await opts.approvals.decide(request.params.incident_id, decision, { id: operator.email, display: operator.name }, 'api', comment);
       switch (result.status) {
         case 'accepted':
           return reply.code(200).send({ status: 'accepted', incident_id: request.params.incident_id, decision, by: operator.email, channel: 'api' });

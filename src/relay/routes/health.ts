@@ -4,6 +4,7 @@ import { deepHealth, type EventStreamHealth, type MessagingHealth } from '../hea
 import { bearerGuard } from '../auth';
 import type { UiSession } from '../ui-session';
 import type { ModelStatus } from '../../agent/model-check';
+import type { StoreCheck } from '../../incidents/store';
 
 export interface HealthRouteOptions {
   agent: AgentRuntime;
@@ -20,6 +21,7 @@ export interface HealthRouteOptions {
   warnings?: () => string[];
   /** The runtime's configured model, asked afresh for /health/deep. */
   model?: () => Promise<ModelStatus>;
+  store?: () => Promise<StoreCheck>;
 }
 
 export const healthRoutes: FastifyPluginAsync<HealthRouteOptions> = async (app, opts) => {
@@ -29,7 +31,7 @@ export const healthRoutes: FastifyPluginAsync<HealthRouteOptions> = async (app, 
   app.register(async (deep) => {
     deep.addHook('onRequest', bearerGuard(opts.webhookSecret, 'WEBHOOK_SECRET', opts.uiSession, opts.readers));
     deep.get('/health/deep', async (_request, reply) => {
-      const result = await deepHealth({ agent: opts.agent, deviceMcpUrl: opts.deviceMcpUrl, messaging: opts.messaging, eventStream: opts.eventStream, model: opts.model, warnings: opts.warnings });
+      const result = await deepHealth({ agent: opts.agent, deviceMcpUrl: opts.deviceMcpUrl, messaging: opts.messaging, eventStream: opts.eventStream, model: opts.model, warnings: opts.warnings, store: opts.store });
       return reply.code(result.status === 'ok' ? 200 : 503).send(result);
     });
   });

@@ -30,7 +30,7 @@ export const sessionsRoutes: FastifyPluginAsyncZod<{ incidents: Incidents }> = a
       const incident = incidents.get(request.params.incident_id);
       if (!incident) throw new HttpError(404, 'not_found', `No incident ${request.params.incident_id}`);
       const { offset, limit } = request.query;
-      const all = incidents.timeline(incident.incident_id);
+      const all = await incidents.loadTimeline(incident.incident_id);
       const timeline = all.slice(offset, offset + limit);
       const next = offset + timeline.length;
       return { ...publicIncident(incident), timeline, timeline_total: all.length, next_offset: next < all.length ? next : null };

@@ -1,0 +1,105 @@
+import { execFile, execFileSync } from 'node:child_process';
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir, userInfo } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { findFreePort } from '../agent/free-port';
+
+const run = promisify(execFile);
+
+/** The distribution's PostgreSQL binaries (Debian: /usr/lib/postgresql/<major>/bin), newest first. */
+export function findPostgresBin(): string | undefined {
+  const root = '/usr/lib/postgresql';
+  if (!existsSync(root)) return undefined;
+  const majors = readdirSync(root).filter((d) => /^\d+$/.test(d)).sort((a, b) => Number(b) - Number(a));
+  return majors.map((m) => join(root, m, 'bin')).find((bin) => existsSync(join(bin, 'initdb')));
+}
+
+export interface LocalPostgres {
+  /** A superuser URL on loopback (no password: trust on 127.0.0.1 inside a throwaway cluster). */
+  url: string;
+  port: number;
+  dataDir: string;
+  /** A fresh database on this server; its URL. */
+  createDatabase(name: string): Promise<string>;
+  /** The server goes away (as a crashed or restarted database would), keeping its data. */
+  stop(mode?: 'fast' | 'immediate'): Promise<void>;
+  /** And comes back on the same port with the same data. */
+  start(): Promise<void>;
+  /** Stops it and removes its folder. */
+  destroy(): Promise<void>;
+  /** The same, synchronously, for an exiting process. */
+  destroySync(): void;
+}
+
+/**
+ * A throwaway PostgreSQL server: `initdb` in a temporary folder, then `pg_ctl`, on a free loopback
+ * port. PostgreSQL refuses to run as root, so as root it runs as the unprivileged `postgres`
+ * account the distribution's package creates. For tests, benches and the local team demo.
+ */
+export async function startLocalPostgres(opts: { prefix?: string } = {}): Promise<LocalPostgres> {
+  const bin = findPostgresBin();
+  if (!bin) throw new Error('PostgreSQL is not installed (apt-get install -y postgresql)');
+  const asRoot = process.getuid?.() === 0;
+  const user = asRoot ? 'postgres' : userInfo().username;
+  const dir = mkdtempSync(join(tmpdir(), opts.prefix ?? 'fault-relay-pg-'));
+  const dataDir = join(dir, 'data');
+  if (asRoot) {
+    const { stdout } = await run('id', ['-u', 'postgres']);
+    const { stdout: gid } = await run('id', ['-g', 'postgres']);
+    chownSync(dir, Number(stdout.trim()), Number(gid.trim()));
+  }
+  const as = (cmd: string, args: string[]) => (asRoot ? run('runuser', ['-u', 'postgres', '--', join(bin, cmd), ...args]) : run(join(bin, cmd), args));
+  const port = await findFreePort();
+  const pgCtl = (args: string[]) => as('pg_ctl', ['-D', dataDir, '-s', ...args]);
+  try {
+    await as('initdb', ['-D', dataDir, '-U', user, '-A', 'trust', '--no-sync', '-E', 'UTF8', '--locale', 'C']);
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw new Error(`initdb failed: ${(error as { stderr?: string }).stderr ?? (error as Error).message}`);
+  }
+  // Loopback only, its socket in its own folder, no fsync (throwaway data), quick shutdowns.
+  const options = `-p ${port} -c listen_addresses=127.0.0.1 -k ${dir} -c fsync=off -c synchronous_commit=off -c full_page_writes=off`;
+  const start = async () => {
+    await pgCtl(['-o', options, '-l', join(dir, 'server.log'), '-w', '-t', '30', 'start']);
+  };
+  let running = false;
+  const url = `postgresql://${encodeURIComponent(user)}@127.0.0.1:${port}/postgres`;
+  await start();
+  running = true;
+  return {
+    url,
+    port,
+    dataDir,
+    async createDatabase(name) {
+      await as('psql', ['-h', '127.0.0.1', '-p', String(port), '-U', user, '-d', 'postgres', '-qAt', '-c', `CREATE DATABASE "${name.replace(/"/g, '')}"`]);
+      return url.replace(/\/postgres$/, `/${encodeURIComponent(name)}`);
+    },
+    async stop(mode = 'fast') {
+      if (!running) return;
+      await pgCtl(['-m', mode, '-w', 'stop']);
+      running = false;
+    },
+    async start() {
+      if (running) return;
+      await start();
+      running = true;
+    },
+    destroySync() {
+      if (running) {
+        try {
+          execFileSync(asRoot ? 'runuser' : join(bin, 'pg_ctl'), [...(asRoot ? ['-u', 'postgres', '--', join(bin, 'pg_ctl')] : []), '-D', dataDir, '-s', '-m', 'immediate', '-w', 'stop'], { stdio: 'ignore' });
+        } catch {
+          /* already gone */
+        }
+      }
+      running = false;
+      rmSync(dir, { recursive: true, force: true });
+    },
+    async destroy() {
+      if (running) await pgCtl(['-m', 'immediate', '-w', 'stop']).catch(() => {});
+      running = false;
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

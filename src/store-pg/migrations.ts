@@ -1,0 +1,66 @@
+/**
+ * The team relay's schema, versioned here and applied in order at start (`migrate`). A migration
+ * is never edited once released: a change is a new entry.
+ */
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'incidents, timelines, relays, decisions',
+    sql: `
+      CREATE TABLE incidents (
+        incident_id  text PRIMARY KEY,
+        doc          jsonb   NOT NULL,
+        state        text    NOT NULL,
+        terminal     boolean NOT NULL,
+        dedup_key    text    NOT NULL,
+        created_at   text    NOT NULL,
+        updated_at   text    NOT NULL,
+        -- Duplicates may be folded in by any relay: these two only ever grow (GREATEST on write).
+        occurrences  integer NOT NULL,
+        last_seen    text    NOT NULL,
+        -- The relay that runs the incident and alone writes its record; another takes over when it dies.
+        owner        text    NOT NULL
+      );
+      -- One open incident per fault, whichever relay received the alert.
+      CREATE UNIQUE INDEX incidents_one_open_per_fault ON incidents (dedup_key) WHERE NOT terminal;
+      CREATE INDEX incidents_open_by_owner ON incidents (owner) WHERE NOT terminal;
+      CREATE INDEX incidents_finished ON incidents (updated_at) WHERE terminal;
+
+      CREATE TABLE timeline (
+        seq          bigserial PRIMARY KEY,
+        incident_id  text  NOT NULL,
+        relay_id     text  NOT NULL,
+        entry        jsonb NOT NULL
+      );
+      CREATE INDEX timeline_by_incident ON timeline (incident_id, seq);
+
+      CREATE TABLE relays (
+        relay_id      text PRIMARY KEY,
+        name          text NOT NULL,
+        started_at    timestamptz NOT NULL DEFAULT now(),
+        heartbeat_at  timestamptz NOT NULL DEFAULT now(),
+        stopped       boolean NOT NULL DEFAULT false
+      );
+
+      -- The first decision on an approval request wins, on whichever relay it arrived.
+      CREATE TABLE decisions (
+        incident_id   text NOT NULL,
+        requested_at  text NOT NULL,
+        decision      text NOT NULL,
+        by_name       text NOT NULL,
+        by_email      text,
+        channel       text NOT NULL,
+        comment       text,
+        decided_at    text NOT NULL,
+        received_by   text NOT NULL,
+        PRIMARY KEY (incident_id, requested_at)
+      );
+    `,
+  },
+];

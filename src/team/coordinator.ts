@@ -1,0 +1,312 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import pg from 'pg';
+import type { Logger } from 'pino';
+import { jitteredBackoff } from '../backoff';
+import type { Incident } from '../incidents/model';
+import { databaseErrorMessage } from '../store-pg/database';
+import { StoreUnavailableError } from '../incidents/store';
+import { DECISION_CHANNEL } from './decision-channel';
+import { CHANGE_CHANNEL, type RemoteChange, type SharedIncidentStore } from '../store-pg/pg-store';
+
+/** Advisory-lock keys (any fixed numbers, one per purpose). */
+const NEW_INCIDENT_LOCK = 0x6e65_7769;
+export const WEBEX_LEADER_LOCK = 0x7765_6278;
+
+export interface TeamOptions {
+  store: SharedIncidentStore;
+  /** For the listener and the leader lock: connections of their own, outside the pool. */
+  databaseUrl: string;
+  name?: string;
+  /** A relay silent this long is taken to be dead: another adopts its incidents. */
+  leaseMs: number;
+  logger: Logger;
+  /** How often this relay says it is alive and looks for dead ones (default: a fifth of the lease). */
+  heartbeatMs?: number;
+}
+
+/** An incident this relay adopted from a dead one, as the database held it. */
+export interface Adoption {
+  incident: Incident;
+  from: string;
+}
+
+/**
+ * What makes several relays on one database one team relay: heartbeats and takeover of a dead
+ * relay's incidents, the lock that keeps a new fault to one incident, claims that deliver each
+ * alert once (row locks with SKIP LOCKED), LISTEN/NOTIFY so every relay's memory and /events
+ * follow the others' changes, and a leadership lock for what only one relay may hold (Webex).
+ */
+export function createTeamCoordinator(opts: TeamOptions) {
+  const { store, logger } = opts;
+  const pool = store.pool;
+  const me = store.relayId;
+  const name = opts.name ?? `${hostname()}:${process.pid}`;
+  const heartbeatMs = opts.heartbeatMs ?? Math.max(200, Math.floor(opts.leaseMs / 5));
+  const leaseSeconds = opts.leaseMs / 1000;
+  const reconnectDelay = jitteredBackoff({ baseMs: 250, maxMs: 5_000 });
+  const changeHandlers = new Set<(changes: RemoteChange[]) => void>();
+  const adoptionHandlers = new Set<(adopted: Adoption[]) => void>();
+  const decisionHandlers = new Set<(incidentId: string, requestedAt: string) => Promise<void>>();
+  const beatHandlers = new Set<() => Promise<void>>();
+  let stopped = false;
+  let heartbeatTimer: NodeJS.Timeout | undefined;
+  let listener: pg.Client | undefined;
+  const leaders: { stop(): Promise<void> }[] = [];
+
+  const emit = (changes: RemoteChange[]) => {
+    if (changes.length) for (const h of changeHandlers) h(changes);
+  };
+
+  async function beat(): Promise<void> {
+    await pool.query(
+      `INSERT INTO relays (relay_id, name) VALUES ($1, $2)
+       ON CONFLICT (relay_id) DO UPDATE SET heartbeat_at = now(), stopped = false`,
+      [me, name],
+    );
+    await adoptFromDead();
+    for (const h of beatHandlers) await h();
+  }
+
+  /** Open incidents of relays whose heartbeat stopped become this relay's, one row lock each. */
+  async function adoptFromDead(): Promise<void> {
+    const res = await pool.query<{ incident_id: string; owner: string }>(
+      `WITH dead AS (
+         SELECT relay_id FROM relays WHERE relay_id <> $1 AND (stopped OR heartbeat_at < now() - make_interval(secs => $2))
+       ), taken AS (
+         SELECT i.incident_id, i.owner FROM incidents i JOIN dead d ON i.owner = d.relay_id
+          WHERE NOT i.terminal ORDER BY i.created_at LIMIT 100 FOR UPDATE OF i SKIP LOCKED
+       )
+       UPDATE incidents SET owner = $1 FROM taken WHERE incidents.incident_id = taken.incident_id
+       RETURNING incidents.incident_id, taken.owner`,
+      [me, leaseSeconds],
+    );
+    if (res.rows.length === 0) return;
+    const from = new Map(res.rows.map((r) => [r.incident_id, r.owner]));
+    emit(await store.refresh([...from.keys()]));
+    // Memory may have held the same record already (only the owner changed): read it from there.
+    const adopted = [...from].flatMap(([id, owner]) => {
+      const incident = store.get(id);
+      return incident ? [{ incident, from: owner }] : [];
+    });
+    for (const a of adopted) store.adopted(a.incident);
+    logger.warn({ adopted: adopted.map((a) => a.incident.incident_id), from: [...new Set(from.values())] }, 'took over incidents of a relay that stopped');
+    for (const h of adoptionHandlers) h(adopted);
+  }
+
+  function scheduleBeat() {
+    if (stopped) return;
+    heartbeatTimer = setTimeout(() => {
+      beat()
+        .catch((error: unknown) => logger.warn({ err_message: databaseErrorMessage(error) }, 'team heartbeat failed'))
+        .finally(scheduleBeat);
+    }, heartbeatMs);
+    heartbeatTimer.unref?.();
+  }
+
+  /** LISTEN on a connection of its own; after a reconnect every open incident is read again (notifications were missed). */
+  async function listen(attempt = 0): Promise<void> {
+    if (stopped) return;
+    const client = new pg.Client({ connectionString: opts.databaseUrl, keepAlive: true });
+    const retry = () => {
+      if (stopped || listener !== client) return;
+      listener = undefined;
+      client.end().catch(() => {});
+      setTimeout(() => void listen(attempt + 1), reconnectDelay(attempt)).unref?.();
+    };
+    listener = client;
+    client.on('error', (error) => {
+      logger.warn({ err_message: databaseErrorMessage(error) }, 'team change listener lost its connection; reconnecting');
+      retry();
+    });
+    client.on('notification', (msg) => {
+      if (msg.channel === DECISION_CHANNEL && msg.payload) {
+        try {
+          const d = JSON.parse(msg.payload) as { i: string; q: string };
+          for (const h of decisionHandlers) h(d.i, d.q).catch((error: unknown) => logger.error({ err_message: databaseErrorMessage(error) }, 'a decision from another relay could not be applied'));
+        } catch {
+          /* not ours */
+        }
+        return;
+      }
+      if (msg.channel !== CHANGE_CHANNEL || !msg.payload) return;
+      let payload: { r?: string; i?: string[] };
+      try {
+        payload = JSON.parse(msg.payload) as typeof payload;
+      } catch {
+        return;
+      }
+      if (payload.r === me || !Array.isArray(payload.i)) return;
+      store.refresh(payload.i).then(emit, (error: unknown) => logger.warn({ err_message: databaseErrorMessage(error) }, 'could not read another relay\'s change'));
+    });
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${CHANGE_CHANNEL}`);
+      await client.query(`LISTEN ${DECISION_CHANNEL}`);
+      if (attempt > 0) {
+        const open = await pool.query<{ incident_id: string }>('SELECT incident_id FROM incidents WHERE NOT terminal OR updated_at > $1', [new Date(Date.now() - 3_600_000).toISOString()]);
+        emit(await store.refresh(open.rows.map((r) => r.incident_id)));
+      }
+    } catch (error) {
+      logger.warn({ err_message: databaseErrorMessage(error) }, 'team change listener could not connect; retrying');
+      retry();
+    }
+  }
+
+  return {
+    relayId: me,
+    name,
+    async start(): Promise<void> {
+      await beat();
+      scheduleBeat();
+      await listen();
+    },
+    /** Changes other relays made, as this relay's memory now holds them. */
+    onRemoteChanges(handler: (changes: RemoteChange[]) => void): () => void {
+      changeHandlers.add(handler);
+      return () => changeHandlers.delete(handler);
+    },
+    onAdopted(handler: (adopted: Adoption[]) => void): () => void {
+      adoptionHandlers.add(handler);
+      return () => adoptionHandlers.delete(handler);
+    },
+
+    /**
+     * A new-incident intake, one relay at a time across the team: under the lock the database's
+     * open incident for this fault (and the ids taken this second) are read into memory first.
+     */
+    async newIncidentLock<T>(dedupKey: string, fn: () => Promise<T>): Promise<T> {
+      const unavailable = (error: unknown) => new StoreUnavailableError(`the incident database is not reachable: ${databaseErrorMessage(error)}`);
+      const client = await pool.connect().catch((error: unknown) => {
+        throw unavailable(error);
+      });
+      let locked = false;
+      try {
+        try {
+          await client.query('SELECT pg_advisory_lock($1)', [NEW_INCIDENT_LOCK]);
+          locked = true;
+          const stamp = new Date().toISOString().replace(/[-:]/g, '').slice(0, 13);
+          const found = await client.query<{ incident_id: string }>(
+            `SELECT incident_id FROM incidents WHERE (dedup_key = $1 AND NOT terminal) OR incident_id LIKE 'INC-' || $2 || '%'`,
+            [dedupKey, stamp],
+          );
+          emit(await store.refresh(found.rows.map((r) => r.incident_id)));
+        } catch (error) {
+          throw unavailable(error);
+        }
+        return await fn();
+      } finally {
+        const unlocked = locked && (await client.query('SELECT pg_advisory_unlock($1)', [NEW_INCIDENT_LOCK]).then(() => true, () => false));
+        // A connection that may still hold the lock is closed, which lets go of it.
+        client.release(locked && !unlocked);
+      }
+    },
+
+    /** Decisions recorded by any relay (this one included): the owner applies them. */
+    onDecision(handler: (incidentId: string, requestedAt: string) => Promise<void>): () => void {
+      decisionHandlers.add(handler);
+      return () => decisionHandlers.delete(handler);
+    },
+    /** Runs with every heartbeat: the safety net for a notification missed while the listener reconnected. */
+    onBeat(handler: () => Promise<void>): () => void {
+      beatHandlers.add(handler);
+      return () => beatHandlers.delete(handler);
+    },
+    pool,
+    owns: (incidentId: string) => store.ownerOf(incidentId) === me,
+
+    /** Whether this relay may deliver a queued incident: its own, or a dead relay's once adopted. */
+    mayDeliver: (incidentId: string) => store.ownerOf(incidentId) === me,
+
+    /**
+     * Takes a queued incident for delivery: exactly one relay gets `true`, by a row lock taken
+     * with SKIP LOCKED and a state check in the same statement.
+     */
+    async claim(incidentId: string): Promise<boolean> {
+      await store.flush();
+      const res = await pool.query(
+        `UPDATE incidents SET owner = $2 WHERE incident_id = (
+           SELECT incident_id FROM incidents WHERE incident_id = $1 AND state = 'queued' AND owner = $2 FOR UPDATE SKIP LOCKED
+         ) RETURNING incident_id`,
+        [incidentId, me],
+      );
+      return res.rowCount === 1;
+    },
+
+    /**
+     * Holds `lock` while this relay lives: `onGain` runs when it gets it, `onLose` when its
+     * connection goes (another relay gets it within a heartbeat). For Webex's one websocket.
+     */
+    lead(lock: number, onGain: () => void, onLose: () => void): void {
+      let client: pg.Client | undefined;
+      let leading = false;
+      let timer: NodeJS.Timeout | undefined;
+      let done = false;
+      const lose = () => {
+        if (leading) {
+          leading = false;
+          logger.warn('lost team leadership (database connection gone)');
+          onLose();
+        }
+      };
+      const attempt = async () => {
+        if (done) return;
+        try {
+          if (!client) {
+            const c = new pg.Client({ connectionString: opts.databaseUrl, keepAlive: true });
+            c.on('error', () => {
+              if (client === c) client = undefined;
+              c.end().catch(() => {});
+              lose();
+            });
+            await c.connect();
+            client = c;
+          }
+          if (!leading) {
+            const res = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [lock]);
+            if (res.rows[0]?.ok && !done) {
+              leading = true;
+              logger.info({ relay: name }, 'this relay leads the team (holds the Webex connection)');
+              onGain();
+            }
+          } else {
+            await client.query('SELECT 1');
+          }
+        } catch {
+          client?.end().catch(() => {});
+          client = undefined;
+          lose();
+        }
+        if (!done) {
+          timer = setTimeout(() => void attempt(), heartbeatMs);
+          timer.unref?.();
+        }
+      };
+      void attempt();
+      leaders.push({
+        async stop() {
+          done = true;
+          if (timer) clearTimeout(timer);
+          lose();
+          await client?.end().catch(() => {});
+        },
+      });
+    },
+
+    /** A clean stop: the heartbeat says so, so another relay adopts this one's incidents at once. */
+    async stop(opts: { handOver?: boolean } = {}): Promise<void> {
+      stopped = true;
+      if (heartbeatTimer) clearTimeout(heartbeatTimer);
+      for (const l of leaders.splice(0)) await l.stop();
+      const l = listener;
+      listener = undefined;
+      await l?.end().catch(() => {});
+      if (opts.handOver !== false) await pool.query('UPDATE relays SET stopped = true WHERE relay_id = $1', [me]).catch(() => {});
+    },
+  };
+}
+
+export type TeamCoordinator = ReturnType<typeof createTeamCoordinator>;
+
+/** A relay's identity on the database: new for every start, so a restarted relay adopts its own earlier incidents. */
+export const newRelayId = () => randomUUID();

@@ -1,0 +1,97 @@
+import type { Logger } from 'pino';
+import type { Approvals, DecideResult } from '../approvals/approvals';
+import type { DecisionChannel } from '../approvals/lifecycle';
+import type { Decision } from '../incidents/model';
+import type { Incidents } from '../incidents/service';
+import { StoreUnavailableError } from '../incidents/store';
+import { databaseErrorMessage } from '../store-pg/database';
+import type { TeamCoordinator } from './coordinator';
+
+import { DECISION_CHANNEL } from './decision-channel';
+
+interface DecisionRow {
+  incident_id: string;
+  requested_at: string;
+  decision: Decision;
+  by_name: string;
+  channel: DecisionChannel;
+  comment: string | null;
+  decided_at: string;
+}
+
+/**
+ * Decisions on a team relay: the first decision on an approval request wins in the database
+ * (its primary key), on whichever relay it arrived; the relay that runs the incident applies it,
+ * at once when that is this relay, else when told by NOTIFY. Only a human channel reaches here:
+ * the run's own relay decides nothing on the model's word, exactly as on the laptop.
+ */
+export function createTeamDecisions(deps: { team: TeamCoordinator; approvals: Pick<Approvals, 'decide' | 'acknowledge'>; incidents: Pick<Incidents, 'get' | 'record'>; logger: Logger }) {
+  const { team, approvals, incidents, logger } = deps;
+  const pool = team.pool;
+
+  async function apply(row: DecisionRow): Promise<void> {
+    const result = approvals.decide(row.incident_id, row.decision, { id: row.by_name }, row.channel, row.comment ?? undefined);
+    if (result.status === 'accepted' && row.channel === 'webex') await approvals.acknowledge(row.incident_id).catch(() => {});
+    if (result.status !== 'accepted') logger.info({ incident_id: row.incident_id, status: result.status }, 'a decision from another relay found nothing to decide');
+  }
+
+  const offNotified = team.onDecision(async (incidentId, requestedAt) => {
+    if (!team.owns(incidentId)) return;
+    const res = await pool.query<DecisionRow>('SELECT * FROM decisions WHERE incident_id = $1 AND requested_at = $2', [incidentId, requestedAt]);
+    if (res.rows[0]) await apply(res.rows[0]);
+  });
+  // A notification is lost when the listener reconnects: each heartbeat looks for recorded
+  // decisions on this relay's incidents that still wait.
+  const offSwept = team.onBeat(async () => {
+    const res = await pool.query<DecisionRow>(
+      `SELECT d.* FROM decisions d JOIN incidents i ON i.incident_id = d.incident_id
+        WHERE i.owner = $1 AND i.state = 'awaiting_approval' AND i.doc->'approval_request'->>'requested_at' = d.requested_at`,
+      [team.relayId],
+    );
+    for (const row of res.rows) if (team.owns(row.incident_id)) await apply(row);
+  });
+  const off = () => {
+    offNotified();
+    offSwept();
+  };
+
+  return {
+    async decide(incidentId: string, decision: Decision, actor: { id: string }, channel: DecisionChannel, reason?: string): Promise<DecideResult> {
+      const incident = incidents.get(incidentId);
+      if (!incident) return { status: 'unknown_incident' };
+      const request = incident.approval_request;
+      if (incident.approval && request?.status !== 'pending') return { status: 'already_decided', incident, approval: incident.approval };
+      if (!request || request.status !== 'pending') return { status: 'not_awaiting', incident };
+      const at = new Date().toISOString();
+      let inserted: boolean;
+      try {
+        const res = await pool.query(
+          `INSERT INTO decisions (incident_id, requested_at, decision, by_name, channel, comment, decided_at, received_by)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING`,
+          [incidentId, request.requested_at, decision, actor.id, channel, reason ?? null, at, team.relayId],
+        );
+        inserted = res.rowCount === 1;
+        if (!inserted) {
+          const first = await pool.query<DecisionRow>('SELECT * FROM decisions WHERE incident_id = $1 AND requested_at = $2', [incidentId, request.requested_at]);
+          const row = first.rows[0] as DecisionRow;
+          return {
+            status: 'already_decided',
+            incident,
+            approval: { decision: row.decision, effective: row.decision, by: row.by_name, channel: row.channel, at: row.decided_at, commands: request.commands, forwarded_at: null, acknowledged_at: null },
+          };
+        }
+        await pool.query('SELECT pg_notify($1, $2)', [DECISION_CHANNEL, JSON.stringify({ i: incidentId, q: request.requested_at })]);
+      } catch (error) {
+        throw new StoreUnavailableError(`the decision could not be recorded: the incident database is not reachable: ${databaseErrorMessage(error)}`);
+      }
+      if (team.owns(incidentId)) return approvals.decide(incidentId, decision, actor, channel, reason);
+      incidents.record(incidentId, 'approval.forwarded_to_owner', `${decision} by ${actor.id} via ${channel}: recorded, and sent to the relay running the incident`, { decision, by: actor.id, channel });
+      return {
+        status: 'accepted',
+        incident,
+        approval: { decision, effective: decision, by: actor.id, channel, at, commands: request.commands, forwarded_at: null, acknowledged_at: null },
+      };
+    },
+    stop: off,
+  };
+}

@@ -1,0 +1,54 @@
+import type { Clock } from '../clock';
+import type { Dispatcher } from '../delivery/dispatcher';
+import type { Incidents } from '../incidents/service';
+import type { TeamCoordinator } from './coordinator';
+
+/** A change was sent to the device (or its sending began): a run that did this is never started again. */
+const CHANGE_ATTEMPTED = new Set(['claimed', 'applied', 'failed']);
+
+/**
+ * Wires a relay to its team: other relays' changes reach this relay's indexes and bus (and so its
+ * /events, tray and logs), and incidents adopted from a relay that stopped are delivered again on
+ * this relay's runtime, or escalated when the dead relay's run had already touched the device.
+ */
+export function followTeam(deps: { team: TeamCoordinator; incidents: Incidents; dispatcher: Dispatcher; clock: Clock }): () => void {
+  const { team, incidents, dispatcher, clock } = deps;
+  const offChanges = team.onRemoteChanges((changes) => {
+    incidents.applyRemote(changes);
+    // A queued alert may have become this relay's to deliver.
+    dispatcher.kick();
+  });
+  const offAdopted = team.onAdopted((adopted) => {
+    for (const { incident, from } of adopted) {
+      const id = incident.incident_id;
+      const relay = `relay ${from.slice(0, 8)}`;
+      if (incident.state === 'queued') {
+        incidents.record(id, 'relay.takeover', `Queued on ${relay}, which stopped: delivered by this relay instead`, { from_relay: from });
+        continue;
+      }
+      if (CHANGE_ATTEMPTED.has(incident.application.status)) {
+        const summary = `The run on ${relay} stopped after a change was sent to ${incident.application.device ?? incident.device_hostname}: it is not repeated. A human must check the device.`;
+        incidents.record(id, 'relay.takeover', summary, { from_relay: from, application: incident.application.status });
+        incidents.update(id, () => ({ state: 'escalated', outcome: { kind: 'escalated', summary, at: clock.now().toISOString() } }));
+        continue;
+      }
+      incidents.record(id, 'relay.takeover', `The run on ${relay} stopped before any change: delivered again to this relay's runtime (a pending approval is asked again)`, {
+        from_relay: from,
+        previous_session_id: incident.session_id,
+      });
+      incidents.update(id, (cur) => ({
+        state: 'queued',
+        session_id: null,
+        approval_request: null,
+        approval: null,
+        progress: null,
+        delivery: { ...cur.delivery, next_attempt_at: null, last_error: null },
+      }));
+    }
+    dispatcher.kick();
+  });
+  return () => {
+    offChanges();
+    offAdopted();
+  };
+}

@@ -1,0 +1,52 @@
+import { onTestFinished } from 'vitest';
+import { loadConfig } from '../../src/config/load';
+import { createRelay, type Relay } from '../../src/relay/create-relay';
+import type { TeamCoordinator } from '../../src/team/coordinator';
+import { openTeamStore } from '../../src/team/open';
+import type { SharedIncidentStore } from '../../src/store-pg/pg-store';
+import { silent } from '../helpers/relay';
+import { createStubRuntime } from '../helpers/stub-runtime';
+
+export interface TeamMember {
+  relay: Relay;
+  store: SharedIncidentStore;
+  team: TeamCoordinator;
+  agent: ReturnType<typeof createStubRuntime>;
+  /** As a killed process: no goodbye, its connections cut, its heartbeat stops. */
+  kill(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** A team relay on `url` with its own stub runtime, as start-headless makes one (minus HTTP listening). */
+export async function teamMember(url: string, opts: { leaseMs?: number; env?: Record<string, string> } = {}): Promise<TeamMember> {
+  const config = loadConfig({ AGENT_URL: 'http://127.0.0.1:1', AGENT_SERVER_PASSWORD: 'pw', DATABASE_URL: url, ...opts.env });
+  const { store, coordinator: team } = await openTeamStore({ url, retention: config.INCIDENT_RETENTION, leaseMs: opts.leaseMs ?? 10_000, logger: silent });
+  const agent = createStubRuntime();
+  // The engineers' trays are the approval channel a team relay asks (their decisions come over the API).
+  const relay = await createRelay({ config, store, agent, logger: silent, team, retryBaseMs: 50, deliveryWaitMs: 2_000, extraChannels: () => ['desktop'] });
+  await team.start();
+  let gone = false;
+  const member: TeamMember = {
+    relay,
+    store,
+    team,
+    agent,
+    async kill() {
+      if (gone) return;
+      gone = true;
+      // Nothing more reaches the database from this relay: no flush, no 'stopped' flag.
+      await team.stop({ handOver: false });
+      await store.pool.end();
+      await relay.close().catch(() => {});
+    },
+    async stop() {
+      if (gone) return;
+      gone = true;
+      await team.stop();
+      await relay.close();
+      await store.pool.end();
+    },
+  };
+  onTestFinished(() => member.stop());
+  return member;
+}
