@@ -121,6 +121,14 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
     ...(team ? { team: team.coordinator } : {}),
   });
   ref.relay = relay;
+  // Its heartbeat first: an incident this relay accepts must never look like a dead relay's.
+  if (team) {
+    await team.coordinator.start().catch(async (error: unknown) => {
+      await relay.close();
+      await team.store.pool.end();
+      throw error;
+    });
+  }
   opts.scrubber?.add(relay.toolsToken);
   const url = await relay.listen({ port: opts.port });
 
@@ -164,7 +172,6 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
   });
   const startBot = () => bot?.start().catch((error: unknown) => logger.error({ err: error }, `Webex connection stopped: ${(error as Error).message}`));
   if (team) {
-    await team.coordinator.start();
     // One websocket per bot: only the relay holding the team's leader lock connects to Webex.
     if (bot) team.coordinator.lead(WEBEX_LEADER_LOCK, () => void startBot(), () => void bot.stop().catch(() => {}));
   } else {

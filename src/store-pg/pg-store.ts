@@ -28,6 +28,11 @@ export interface SharedIncidentStore extends IncidentStore {
   refresh(incidentIds: readonly string[]): Promise<RemoteChange[]>;
   /** Another relay's incident is now this relay's: memory follows the database. */
   adopted(incident: Incident): void;
+  /**
+   * Who reads back incidents this relay wrote without owning them (its memory was a step behind):
+   * the team coordinator, which also tells the bus. Without one they are read back silently.
+   */
+  onStale(handler: (incidentIds: string[]) => void): void;
 }
 
 export interface PgStoreOptions {
@@ -75,11 +80,27 @@ export async function createPgStore(opts: PgStoreOptions): Promise<SharedInciden
 
   const index = new Map<string, Incident>();
   const owners = new Map<string, string>();
+  /** Incidents the database holds (written or read here): their puts are updates, the rest inserts. */
+  const persisted = new Set<string>();
+  /**
+   * Repeats folded here and not yet committed. Relays fold repeats of the same fault side by side:
+   * each sends what it added (an increment in SQL), never its own total, so none is lost; memory
+   * shows the database's total plus these.
+   */
+  const added = new Map<string, number>();
   const timelines = new Map<string, HeldTimeline>();
   /** Finished incidents, oldest first: eviction takes from the front. */
   const finished: string[] = [];
   const recentFinished: string[] = [];
 
+  // Retention, as the files keep it: finished incidents beyond the newest `retention` go, with their timelines.
+  await pool.query(
+    `WITH old AS (
+       DELETE FROM incidents WHERE incident_id IN (SELECT incident_id FROM incidents WHERE terminal ORDER BY updated_at DESC OFFSET $1)
+       RETURNING incident_id)
+     DELETE FROM timeline WHERE incident_id IN (SELECT incident_id FROM old)`,
+    [retention],
+  );
   const { rows } = await pool.query<Row & { incident_id: string }>(
     `(SELECT incident_id, doc, occurrences, last_seen, owner FROM incidents WHERE NOT terminal)
      UNION ALL
@@ -94,6 +115,7 @@ export async function createPgStore(opts: PgStoreOptions): Promise<SharedInciden
     }
     index.set(incident.incident_id, incident);
     owners.set(incident.incident_id, row.owner);
+    persisted.add(incident.incident_id);
   }
   finished.push(...[...index.values()].filter((i) => isTerminal(i.state)).sort((a, b) => a.updated_at.localeCompare(b.updated_at)).map((i) => i.incident_id));
   const openIds = [...index.values()].filter((i) => !isTerminal(i.state)).map((i) => i.incident_id);
@@ -122,16 +144,20 @@ export async function createPgStore(opts: PgStoreOptions): Promise<SharedInciden
   let lastError: string | undefined;
   let chain: Promise<void> = Promise.resolve();
   let closed = false;
-  const pendingCount = () => puts.size + appends.length + evictions.size;
+  /** Writes of the batch being committed right now: still not durable. */
+  let committing = 0;
+  const pendingCount = () => puts.size + appends.length + evictions.size + committing;
   /** Incidents this relay wrote without owning them: memory is set right from the database after the commit. */
   const foreignWrites = new Set<string>();
+  let staleHandler: ((incidentIds: string[]) => void) | undefined;
 
   async function commitPending(): Promise<void> {
     if (pendingCount() === 0) return;
-    const batch = { puts, appends, evictions };
+    const batch = { puts, appends, evictions, added: new Map([...puts.keys()].flatMap((id) => (added.has(id) ? [[id, added.get(id) as number] as const] : []))) };
     puts = new Map();
     appends = [];
     evictions = new Set();
+    committing = batch.puts.size + batch.appends.length + batch.evictions.size;
     const client = await pool.connect().catch((error: unknown) => {
       restore(batch);
       throw error;
@@ -139,23 +165,40 @@ export async function createPgStore(opts: PgStoreOptions): Promise<SharedInciden
     try {
       await client.query('BEGIN');
       const changed = new Set<string>([...batch.puts.keys(), ...batch.appends.map((a) => a.incident_id)]);
+      const returned = new Map<string, number>();
       if (batch.puts.size) {
-        const res = await client.query<{ incident_id: string; owner: string }>(
-          `INSERT INTO incidents AS i (incident_id, doc, state, terminal, dedup_key, created_at, updated_at, occurrences, last_seen, owner)
+        const docs = [...batch.puts.values()];
+        const inserted = await client.query<{ incident_id: string; occurrences: number }>(
+          `INSERT INTO incidents (incident_id, doc, state, terminal, dedup_key, created_at, updated_at, occurrences, last_seen, owner)
            SELECT d->>'incident_id', d, d->>'state', (d->>'state') = ANY($2::text[]), d->>'dedup_key', d->>'created_at', d->>'updated_at',
                   (d->>'occurrences')::integer, d->>'last_seen', $3
              FROM jsonb_array_elements($1::jsonb) AS d
-           ON CONFLICT (incident_id) DO UPDATE SET
-             doc        = CASE WHEN i.owner = $3 THEN EXCLUDED.doc ELSE i.doc END,
-             state      = CASE WHEN i.owner = $3 THEN EXCLUDED.state ELSE i.state END,
-             terminal   = CASE WHEN i.owner = $3 THEN EXCLUDED.terminal ELSE i.terminal END,
-             updated_at = CASE WHEN i.owner = $3 THEN EXCLUDED.updated_at ELSE i.updated_at END,
-             occurrences = GREATEST(i.occurrences, EXCLUDED.occurrences),
-             last_seen   = GREATEST(i.last_seen, EXCLUDED.last_seen)
-           RETURNING incident_id, owner`,
-          [JSON.stringify([...batch.puts.values()]), TERMINAL, me],
+           ON CONFLICT (incident_id) DO NOTHING
+           RETURNING incident_id, occurrences`,
+          [JSON.stringify(docs.filter((d) => !persisted.has(d.incident_id))), TERMINAL, me],
         );
-        for (const r of res.rows) if (r.owner !== me) foreignWrites.add(r.incident_id);
+        for (const r of inserted.rows) returned.set(r.incident_id, r.occurrences);
+        const existing = docs.filter((d) => !returned.has(d.incident_id)).map((doc) => ({ doc, added: batch.added.get(doc.incident_id) ?? 0 }));
+        if (existing.length) {
+          // Only the owner's record is written; anyone's repeats are added.
+          const updated = await client.query<{ incident_id: string; owner: string; occurrences: number }>(
+            `UPDATE incidents AS i SET
+               doc         = CASE WHEN i.owner = $3 THEN x->'doc' ELSE i.doc END,
+               state       = CASE WHEN i.owner = $3 THEN x->'doc'->>'state' ELSE i.state END,
+               terminal    = CASE WHEN i.owner = $3 THEN (x->'doc'->>'state') = ANY($2::text[]) ELSE i.terminal END,
+               updated_at  = CASE WHEN i.owner = $3 THEN x->'doc'->>'updated_at' ELSE i.updated_at END,
+               occurrences = i.occurrences + GREATEST(0, (x->>'added')::integer),
+               last_seen   = GREATEST(i.last_seen, x->'doc'->>'last_seen')
+             FROM jsonb_array_elements($1::jsonb) AS x
+             WHERE i.incident_id = x->'doc'->>'incident_id'
+             RETURNING i.incident_id, i.owner, i.occurrences`,
+            [JSON.stringify(existing), TERMINAL, me],
+          );
+          for (const r of updated.rows) {
+            returned.set(r.incident_id, r.occurrences);
+            if (r.owner !== me) foreignWrites.add(r.incident_id);
+          }
+        }
       }
       if (batch.appends.length) {
         const res = await client.query<{ seq: string }>(
@@ -176,7 +219,20 @@ export async function createPgStore(opts: PgStoreOptions): Promise<SharedInciden
         await client.query('SELECT pg_notify($1, $2)', [CHANGE_CHANNEL, JSON.stringify({ r: me, i: ids.slice(n, n + IDS_PER_NOTIFY) })]);
       }
       await client.query('COMMIT');
+      committing = 0;
       client.release();
+      // Memory takes the database's count, plus repeats folded here since the batch was taken.
+      for (const [id, n] of batch.added) {
+        const left = (added.get(id) ?? 0) - n;
+        if (left > 0) added.set(id, left);
+        else added.delete(id);
+      }
+      for (const [id, total] of returned) {
+        persisted.add(id);
+        const now = index.get(id);
+        const occurrences = total + (added.get(id) ?? 0);
+        if (now && now.occurrences !== occurrences) index.set(id, { ...now, occurrences });
+      }
     } catch (error) {
       await client.query('ROLLBACK').catch(() => {});
       // A broken connection must not go back to the pool.
@@ -190,12 +246,14 @@ export async function createPgStore(opts: PgStoreOptions): Promise<SharedInciden
     if (foreignWrites.size) {
       const ids = [...foreignWrites];
       foreignWrites.clear();
-      await refresh(ids).catch(() => {});
+      if (staleHandler) staleHandler(ids);
+      else await refresh(ids).catch(() => {});
     }
   }
 
   /** A failed batch goes back in front of anything written since, so order is kept. */
-  function restore(batch: { puts: Map<string, Incident>; appends: typeof appends; evictions: Set<string> }) {
+  function restore(batch: { puts: Map<string, Incident>; appends: typeof appends; evictions: Set<string>; added: Map<string, number> }) {
+    committing = 0;
     for (const [id, incident] of puts) batch.puts.set(id, incident);
     puts = batch.puts;
     appends = [...batch.appends, ...appends];
@@ -246,6 +304,8 @@ export async function createPgStore(opts: PgStoreOptions): Promise<SharedInciden
       if (!incident || !isTerminal(incident.state)) continue;
       index.delete(id);
       owners.delete(id);
+      persisted.delete(id);
+      added.delete(id);
       timelines.delete(id);
       evictions.add(id);
     }
@@ -276,10 +336,13 @@ export async function createPgStore(opts: PgStoreOptions): Promise<SharedInciden
       if (!fromDb) continue;
       const previous = index.get(row.incident_id);
       const mine = row.owner === me && previous !== undefined;
-      // This relay's own record is the truth for what it owns; duplicates folded elsewhere only grow the counters.
+      persisted.add(row.incident_id);
+      // Repeats folded here and not yet committed stay counted on top of the database's total.
+      const occurrences = fromDb.occurrences + (added.get(row.incident_id) ?? 0);
+      // This relay's own record is the truth for what it owns; repeats folded elsewhere only add to the count.
       const incident = mine
-        ? { ...previous, occurrences: Math.max(previous.occurrences, fromDb.occurrences), last_seen: previous.last_seen > fromDb.last_seen ? previous.last_seen : fromDb.last_seen }
-        : fromDb;
+        ? { ...previous, occurrences, last_seen: previous.last_seen > fromDb.last_seen ? previous.last_seen : fromDb.last_seen }
+        : { ...fromDb, occurrences };
       index.set(row.incident_id, incident);
       owners.set(row.incident_id, row.owner);
       if (!previous && isTerminal(incident.state)) finishedNow(row.incident_id);
@@ -310,6 +373,10 @@ export async function createPgStore(opts: PgStoreOptions): Promise<SharedInciden
     ownerOf: (id) => owners.get(id),
     put(incident, putOpts) {
       const previous = index.get(incident.incident_id);
+      // A new incident's first insert carries its whole count; what is added after the batch was taken goes as increments.
+      if (previous && incident.occurrences > previous.occurrences) {
+        added.set(incident.incident_id, (added.get(incident.incident_id) ?? 0) + incident.occurrences - previous.occurrences);
+      }
       index.set(incident.incident_id, incident);
       if (!owners.has(incident.incident_id)) owners.set(incident.incident_id, me);
       puts.set(incident.incident_id, incident);
@@ -336,6 +403,9 @@ export async function createPgStore(opts: PgStoreOptions): Promise<SharedInciden
     flush: () => commit(),
     health: (): StoreHealth => ({ backend: 'postgresql', ok: failures === 0, pending_writes: pendingCount(), ...(lastError ? { error: lastError } : {}) }),
     refresh,
+    onStale(handler) {
+      staleHandler = handler;
+    },
     adopted(incident) {
       owners.set(incident.incident_id, me);
       index.set(incident.incident_id, incident);

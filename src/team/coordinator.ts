@@ -57,25 +57,42 @@ export function createTeamCoordinator(opts: TeamOptions) {
   const emit = (changes: RemoteChange[]) => {
     if (changes.length) for (const h of changeHandlers) h(changes);
   };
+  store.onStale((ids) => void store.refresh(ids).then(emit, () => {}));
+  /**
+   * Since when this relay's heartbeats have been reaching the database without a gap. After an
+   * outage every relay's heartbeat is old: a relay adopts nothing until it has itself been back for
+   * a whole lease, which gives the others the time to show they are alive.
+   */
+  let beatingSince: number | undefined;
+  /** At start the relay may adopt at once: relays that stopped cleanly or long ago left work behind. */
+  let firstBeat = true;
 
   async function beat(): Promise<void> {
-    await pool.query(
-      `INSERT INTO relays (relay_id, name) VALUES ($1, $2)
-       ON CONFLICT (relay_id) DO UPDATE SET heartbeat_at = now(), stopped = false`,
-      [me, name],
-    );
-    await adoptFromDead();
+    try {
+      await pool.query(
+        `INSERT INTO relays (relay_id, name) VALUES ($1, $2)
+         ON CONFLICT (relay_id) DO UPDATE SET heartbeat_at = now(), stopped = false`,
+        [me, name],
+      );
+    } catch (error) {
+      beatingSince = undefined;
+      throw error;
+    }
+    beatingSince ??= Date.now();
+    if (Date.now() - beatingSince >= opts.leaseMs || firstBeat) await adoptFromDead();
+    firstBeat = false;
     for (const h of beatHandlers) await h();
   }
 
   /** Open incidents of relays whose heartbeat stopped become this relay's, one row lock each. */
   async function adoptFromDead(): Promise<void> {
     const res = await pool.query<{ incident_id: string; owner: string }>(
-      `WITH dead AS (
-         SELECT relay_id FROM relays WHERE relay_id <> $1 AND (stopped OR heartbeat_at < now() - make_interval(secs => $2))
-       ), taken AS (
-         SELECT i.incident_id, i.owner FROM incidents i JOIN dead d ON i.owner = d.relay_id
-          WHERE NOT i.terminal ORDER BY i.created_at LIMIT 100 FOR UPDATE OF i SKIP LOCKED
+      `WITH taken AS (
+         -- Owned by no live relay: one whose heartbeat stopped, that said goodbye, or never beat at all.
+         SELECT i.incident_id, i.owner FROM incidents i
+          WHERE NOT i.terminal AND i.owner <> $1
+            AND NOT EXISTS (SELECT 1 FROM relays r WHERE r.relay_id = i.owner AND NOT r.stopped AND r.heartbeat_at >= now() - make_interval(secs => $2))
+          ORDER BY i.created_at LIMIT 100 FOR UPDATE OF i SKIP LOCKED
        )
        UPDATE incidents SET owner = $1 FROM taken WHERE incidents.incident_id = taken.incident_id
        RETURNING incidents.incident_id, taken.owner`,
@@ -153,6 +170,35 @@ export function createTeamCoordinator(opts: TeamOptions) {
     }
   }
 
+  let localTurn: Promise<void> = Promise.resolve();
+  /** Under the team's new-incident lock: the database's open incident for the fault read first. */
+  async function lockedAcrossTeam<T>(dedupKey: string, fn: () => Promise<T>): Promise<T> {
+    const unavailable = (error: unknown) => new StoreUnavailableError(`the incident database is not reachable: ${databaseErrorMessage(error)}`);
+    const client = await pool.connect().catch((error: unknown) => {
+      throw unavailable(error);
+    });
+    let locked = false;
+    try {
+      try {
+        await client.query('SELECT pg_advisory_lock($1)', [NEW_INCIDENT_LOCK]);
+        locked = true;
+        const stamp = new Date().toISOString().replace(/[-:]/g, '').slice(0, 13);
+        const found = await client.query<{ incident_id: string }>(
+          `SELECT incident_id FROM incidents WHERE (dedup_key = $1 AND NOT terminal) OR incident_id LIKE 'INC-' || $2 || '%'`,
+          [dedupKey, stamp],
+        );
+        emit(await store.refresh(found.rows.map((r) => r.incident_id)));
+      } catch (error) {
+        throw unavailable(error);
+      }
+      return await fn();
+    } finally {
+      const unlocked = locked && (await client.query('SELECT pg_advisory_unlock($1)', [NEW_INCIDENT_LOCK]).then(() => true, () => false));
+      // A connection that may still hold the lock is closed, which lets go of it.
+      client.release(locked && !unlocked);
+    }
+  }
+
   return {
     relayId: me,
     name,
@@ -175,31 +221,15 @@ export function createTeamCoordinator(opts: TeamOptions) {
      * A new-incident intake, one relay at a time across the team: under the lock the database's
      * open incident for this fault (and the ids taken this second) are read into memory first.
      */
-    async newIncidentLock<T>(dedupKey: string, fn: () => Promise<T>): Promise<T> {
-      const unavailable = (error: unknown) => new StoreUnavailableError(`the incident database is not reachable: ${databaseErrorMessage(error)}`);
-      const client = await pool.connect().catch((error: unknown) => {
-        throw unavailable(error);
-      });
-      let locked = false;
-      try {
-        try {
-          await client.query('SELECT pg_advisory_lock($1)', [NEW_INCIDENT_LOCK]);
-          locked = true;
-          const stamp = new Date().toISOString().replace(/[-:]/g, '').slice(0, 13);
-          const found = await client.query<{ incident_id: string }>(
-            `SELECT incident_id FROM incidents WHERE (dedup_key = $1 AND NOT terminal) OR incident_id LIKE 'INC-' || $2 || '%'`,
-            [dedupKey, stamp],
-          );
-          emit(await store.refresh(found.rows.map((r) => r.incident_id)));
-        } catch (error) {
-          throw unavailable(error);
-        }
-        return await fn();
-      } finally {
-        const unlocked = locked && (await client.query('SELECT pg_advisory_unlock($1)', [NEW_INCIDENT_LOCK]).then(() => true, () => false));
-        // A connection that may still hold the lock is closed, which lets go of it.
-        client.release(locked && !unlocked);
-      }
+    newIncidentLock<T>(dedupKey: string, fn: () => Promise<T>): Promise<T> {
+      // One waiter per relay on the database lock: waiters each holding a pooled connection would
+      // leave none for the holder's own commit (a storm of new faults would starve the pool).
+      const run = localTurn.then(() => lockedAcrossTeam(dedupKey, fn));
+      localTurn = run.then(
+        () => {},
+        () => {},
+      );
+      return run;
     },
 
     /** Decisions recorded by any relay (this one included): the owner applies them. */

@@ -62,6 +62,8 @@ describe.skipIf(Boolean(noPostgres))('team relay: several relays on one PostgreS
     // Splunk's retry of the refused alert is accepted once the database is back.
     const retried = await post(a.relay, ad000002({ neighbor_ip: '10.0.0.9' }));
     expect(retried.statusCode).toBe(202);
+    // The delivery that follows writes on; once committed nothing waits.
+    await a.store.flush();
     const deep = await a.relay.app.inject({ method: 'GET', url: '/health/deep' });
     expect(deep.json().checks.store).toMatchObject({ backend: 'postgresql', ok: true, pending_writes: 0, schema_version: 1, live_relays: 1 });
     const ids = (await a.store.pool.query<{ incident_id: string }>('SELECT incident_id FROM incidents ORDER BY created_at')).rows.map((r) => r.incident_id);
@@ -121,5 +123,20 @@ describe.skipIf(Boolean(noPostgres))('team relay: decisions', () => {
     const late = await a.relay.app.inject({ method: 'POST', url: `/incidents/${id}/decision`, headers: { authorization: `Bearer ${ops.approver.token}` }, payload: { decision: 'DENIED' } });
     expect(late.statusCode).toBe(409);
     expect(late.json().decided).toMatchObject({ decision: 'APPROVED', by: ops.approver.email, channel: 'api' });
+  });
+});
+
+describe.skipIf(Boolean(noPostgres))('team relay: repeats', () => {
+  it('counts every repeat once when two relays fold the same storm side by side', async () => {
+    const url = await pg.freshDatabase();
+    const a = await teamMember(url);
+    const b = await teamMember(url);
+    const id = (await post(a.relay, ad000002())).json().incident_id as string;
+    await until(b.relay, () => b.relay.incidents.get(id) !== undefined);
+    const answers = await Promise.all(Array.from({ length: 60 }, (_, n) => post(n % 2 ? a.relay : b.relay, ad000002())));
+    expect(answers.every((r) => r.statusCode === 202 && r.json().incident_id === id)).toBe(true);
+    const row = await a.store.pool.query<{ occurrences: number }>('SELECT occurrences FROM incidents WHERE incident_id = $1', [id]);
+    expect(row.rows[0]?.occurrences).toBe(61);
+    await until(a.relay, () => a.relay.incidents.get(id)?.occurrences === 61);
   });
 });

@@ -1,0 +1,67 @@
+import { request } from 'undici';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { buildSplunkAlert } from '../../src/alert/sample';
+import { noPostgres, usePostgres } from '../helpers/postgres';
+import { spawnRelay } from '../helpers/relay-process';
+import { tempDir } from '../helpers/temp-dir';
+import { sseFrames } from '../../src/net/sse-frames';
+
+const pg = usePostgres();
+
+/** `npm run relay` with DATABASE_URL, as a team deploys it; the runtime is not reachable here (alerts stay queued). */
+async function teamRelay(url: string) {
+  const relay = await spawnRelay({
+    DATABASE_URL: url,
+    RELAY_LEASE_MS: '1000',
+    AGENT_URL: 'http://127.0.0.1:1',
+    AGENT_SERVER_PASSWORD: 'runtime-pw',
+    WEBHOOK_SECRET: 'splunk-secret',
+    RELAY_DATA_DIR: tempDir('fault-relay-team-data-'),
+    RELAY_LOG_DIR: tempDir('fault-relay-team-logs-'),
+  });
+  onTestFinished(() => relay.stop('SIGKILL'));
+  return relay;
+}
+
+const auth = { authorization: 'Bearer splunk-secret' };
+const sessions = async (base: string) => (await (await request(`${base}/sessions`, { headers: auth })).body.json()) as Record<string, { state: string; occurrences: number }>;
+
+describe.skipIf(Boolean(noPostgres))('team relay processes (npm run relay with DATABASE_URL)', () => {
+  it('two relays share incidents; kill -9 one and the other adopts its alert, the database password never printed', async () => {
+    // A password in the URL (the throwaway server trusts loopback, so any one works): it must never show.
+    const withPassword = new URL(await pg.freshDatabase());
+    withPassword.password = 'team-db-pw';
+    const url = withPassword.toString();
+    const a = await teamRelay(url);
+    const b = await teamRelay(url);
+    const alert = buildSplunkAlert({ device: 'R1', neighbor: '10.0.0.2' });
+    const sent = await request(`${a.url}/fault-alert`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(alert) });
+    expect(sent.statusCode).toBe(202);
+    const { incident_id: id } = (await sent.body.json()) as { incident_id: string };
+    const again = await request(`${b.url}/fault-alert`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(alert) });
+    expect(await again.body.json()).toMatchObject({ status: 'duplicate', incident_id: id, occurrences: 2 });
+    expect(Object.keys(await sessions(b.url))).toEqual([id]);
+
+    // B adopts A's incident once A's lease (1 s) has run out, and says so on its live stream.
+    const events = await request(`${b.url}/events`, { headers: auth });
+    await a.stop('SIGKILL');
+    for await (const frame of sseFrames(events.body)) if (frame.includes('relay.takeover')) break;
+    events.body.destroy();
+    const timeline = ((await (await request(`${b.url}/sessions/${id}`, { headers: auth })).body.json()) as { timeline: { type: string; message: string }[] }).timeline;
+    expect(timeline.find((e) => e.type === 'relay.takeover')?.message).toMatch(/Queued on relay \w+, which stopped/);
+    const deep = await request(`${b.url}/health/deep`, { headers: auth });
+    const health = (await deep.body.json()) as { checks: { store: Record<string, unknown> } };
+    expect(health.checks.store).toMatchObject({ backend: 'postgresql', ok: true, live_relays: 1 });
+    expect(JSON.stringify(health)).not.toContain('team-db-pw');
+    for (const line of [...a.output, ...b.output]) expect(line).not.toContain('team-db-pw');
+  });
+
+  it('refuses to start, in one line, when the database cannot be reached', async () => {
+    const failed = await teamRelay('postgresql://relay:s3cret-pw@127.0.0.1:1/fault_relay').then(
+      () => undefined,
+      (error: Error) => error.message,
+    );
+    expect(failed).toMatch(/team database at postgresql:\/\/relay:\*\*\*@127\.0\.0\.1:1\/fault_relay could not be opened: connection refused/);
+    expect(failed).not.toContain('s3cret-pw');
+  });
+});
