@@ -76,6 +76,11 @@ export const configSchema = z
      * relay on it. Unset: the laptop's files under RELAY_DATA_DIR.
      */
     DATABASE_URL: optionalString.pipe(z.url({ protocol: /^postgres(ql)?$/, error: 'expected postgres://user:password@host:5432/database' }).optional()),
+    /**
+     * The team relay's name on the database, unique per relay. A relay restarted under the same id
+     * goes on with its own incidents; default: host name and INGEST_PORT (a random id per start when the port is 0).
+     */
+    RELAY_ID: optionalString.pipe(z.string().regex(/^[\w.:@-]{1,100}$/, 'letters, digits and . : @ _ - only (at most 100)').optional()),
     /** How long a team relay may miss its heartbeat before another takes over its incidents. */
     RELAY_LEASE_MS: positiveInt.min(1000).default(10_000),
     /** A device inventory: the relay starts the SSH device tool server on it itself (DEVICE_MCP_URL wins when both are set). */

@@ -119,7 +119,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     logger,
     ...(deps.team ? { mayDeliver: deps.team.mayDeliver, claim: deps.team.claim } : {}),
   });
-  const offTeam = deps.team ? followTeam({ team: deps.team, incidents, dispatcher, clock }) : () => {};
+  const offTeam = deps.team ? followTeam({ team: deps.team, incidents, dispatcher, clock, agent, logger }) : () => {};
   const intake = createIntake({
     incidents,
     dispatcher,
@@ -210,7 +210,15 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     eventStream: () => follower.status(),
     tools: { token: toolsToken, createServer: () => createRelayToolsServer({ incidents, approvals, room: deps.room, logger, clock }) },
     deviceTools: {
-      createServer: () => createDeviceGuardServer({ incidents, approvals, upstream: deviceTools, strictAllowList, progress: runProgress, logger }),
+      createServer: () => createDeviceGuardServer({
+          incidents,
+          approvals,
+          upstream: deviceTools,
+          strictAllowList,
+          progress: runProgress,
+          logger,
+          ...(store.writesBehind ? { durable: () => store.flush() } : {}),
+        }),
     },
     protectedRoutes: async (scope) => {
       await scope.register(eventsRoutes, { bus, incidents, clock, logger });

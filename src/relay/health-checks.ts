@@ -6,6 +6,8 @@ import type { StoreCheck } from '../incidents/store';
 export interface MessagingHealth {
   configured: boolean;
   connected: boolean;
+  /** Team relays: another relay holds the bot's one websocket; this one takes over if it dies. */
+  standby?: boolean;
   device_registered?: boolean;
   last_event_at?: string;
   error?: string;
@@ -98,7 +100,7 @@ export async function deepHealth(deps: {
   const failed =
     !agent_runtime.ok ||
     ('ok' in device_mcp && !device_mcp.ok) ||
-    (messaging.configured && !messaging.connected) ||
+    (messaging.configured && !messaging.connected && !messaging.standby) ||
     (model !== undefined && !model.ok) ||
     (store !== undefined && !store.ok);
   return {

@@ -17,7 +17,8 @@ import type { MessagingHealth } from './health-checks';
 import type { SecretScrubber } from '../log/secret-scrubber';
 import { proxySettingsFromEnv } from '../net/proxy';
 import { openTeamStore } from '../team/open';
-import { WEBEX_LEADER_LOCK } from '../team/coordinator';
+import { newRelayId, WEBEX_LEADER_LOCK } from '../team/coordinator';
+import { hostname } from 'node:os';
 
 export interface HeadlessOptions {
   env: Record<string, string | undefined>;
@@ -57,6 +58,16 @@ const toHealth = (bot: WebexBot | undefined): MessagingHealth => {
   };
 };
 
+/**
+ * This relay's id on the team database: RELAY_ID, else host and port, so a relay restarted (a crash,
+ * an upgrade) goes on with its own incidents at once instead of waiting for another to adopt them.
+ */
+function teamRelayId(config: RelayConfig, port: number | undefined): string {
+  if (config.RELAY_ID) return config.RELAY_ID;
+  const served = port ?? config.INGEST_PORT;
+  return served === 0 ? newRelayId() : `${hostname()}:${served}`;
+}
+
 /** Where the embedded runtime's agents reach the relay's endpoints (`/mcp`, `/device-mcp`). */
 function localUrl(listenUrl: string, path: string): string {
   const u = new URL(listenUrl);
@@ -78,7 +89,7 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
   const dataDir = resolve(config.RELAY_DATA_DIR);
 
   // A team relay keeps incidents in PostgreSQL with the other relays on it; the laptop in files.
-  const team = config.DATABASE_URL ? await openTeamStore({ url: config.DATABASE_URL, retention: config.INCIDENT_RETENTION, leaseMs: config.RELAY_LEASE_MS, logger }) : undefined;
+  const team = config.DATABASE_URL ? await openTeamStore({ url: config.DATABASE_URL, retention: config.INCIDENT_RETENTION, leaseMs: config.RELAY_LEASE_MS, logger, relayId: teamRelayId(config, opts.port) }) : undefined;
   const backends = opts.backends ?? (team ? undefined : createConfBackends(dataDir));
   const store: IncidentStore =
     team?.store ??
@@ -90,6 +101,7 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
       logger,
     });
 
+  let leadership: { role(): 'leader' | 'standby' } | undefined;
   // The bot exists before the relay that handles its clicks.
   const ref: { relay?: Relay } = {};
   const bot =
@@ -114,7 +126,7 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
     logger,
     clock: opts.clock,
     room: bot,
-    messaging: () => toHealth(bot),
+    messaging: () => ({ ...toHealth(bot), ...(leadership?.role() === 'standby' ? { standby: true } : {}) }),
     extraChannels: opts.extraChannels,
     proxy,
     settingSources: opts.settingSources ?? settingSources([['environment', opts.env]]),
@@ -173,7 +185,12 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
   const startBot = () => bot?.start().catch((error: unknown) => logger.error({ err: error }, `Webex connection stopped: ${(error as Error).message}`));
   if (team) {
     // One websocket per bot: only the relay holding the team's leader lock connects to Webex.
-    if (bot) team.coordinator.lead(WEBEX_LEADER_LOCK, () => void startBot(), () => void bot.stop().catch(() => {}));
+    if (bot) {
+      const lead = team.coordinator.lead(WEBEX_LEADER_LOCK, () => void startBot(), () => void bot.stop().catch(() => {}));
+      leadership = lead;
+      // Listening is announced once this relay knows whether it holds Webex or stands by.
+      await lead.first;
+    }
   } else {
     // Not awaited: without the network it keeps retrying, and the relay must serve meanwhile.
     void startBot();

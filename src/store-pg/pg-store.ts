@@ -17,6 +17,8 @@ export interface RemoteChange {
   previous: Incident | undefined;
   /** Timeline entries written by other relays that this relay had not seen. */
   entries: TimelineEntry[];
+  /** This relay ran the incident and another has taken it over (this one was thought dead). */
+  lostOwnership?: boolean;
 }
 
 export interface SharedIncidentStore extends IncidentStore {
@@ -322,7 +324,18 @@ export async function createPgStore(opts: PgStoreOptions): Promise<SharedInciden
     evict();
   }
 
-  async function refresh(incidentIds: readonly string[]): Promise<RemoteChange[]> {
+  /**
+   * One read at a time, applied in order: two reads racing could land the older state last, and
+   * memory would keep it until the incident changes again.
+   */
+  let reading: Promise<unknown> = Promise.resolve();
+  function refresh(incidentIds: readonly string[]): Promise<RemoteChange[]> {
+    const run = reading.then(() => readChanges(incidentIds));
+    reading = run.catch(() => {});
+    return run;
+  }
+
+  async function readChanges(incidentIds: readonly string[]): Promise<RemoteChange[]> {
     if (incidentIds.length === 0) return [];
     const ids = [...new Set(incidentIds)];
     const res = await pool.query<Row & { incident_id: string }>('SELECT incident_id, doc, occurrences, last_seen, owner FROM incidents WHERE incident_id = ANY($1)', [ids]);
@@ -343,6 +356,7 @@ export async function createPgStore(opts: PgStoreOptions): Promise<SharedInciden
       const incident = mine
         ? { ...previous, occurrences, last_seen: previous.last_seen > fromDb.last_seen ? previous.last_seen : fromDb.last_seen }
         : { ...fromDb, occurrences };
+      const lostOwnership = owners.get(row.incident_id) === me && row.owner !== me;
       index.set(row.incident_id, incident);
       owners.set(row.incident_id, row.owner);
       if (!previous && isTerminal(incident.state)) finishedNow(row.incident_id);
@@ -359,7 +373,7 @@ export async function createPgStore(opts: PgStoreOptions): Promise<SharedInciden
         entries.push(parsed.data);
       }
       const same = previous && JSON.stringify(previous) === JSON.stringify(incident);
-      if (!same || entries.length) changes.push({ incident, previous, entries });
+      if (!same || entries.length || lostOwnership) changes.push({ incident, previous, entries, ...(lostOwnership ? { lostOwnership } : {}) });
     }
     return changes;
   }

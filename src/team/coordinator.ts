@@ -267,9 +267,11 @@ export function createTeamCoordinator(opts: TeamOptions) {
      * Holds `lock` while this relay lives: `onGain` runs when it gets it, `onLose` when its
      * connection goes (another relay gets it within a heartbeat). For Webex's one websocket.
      */
-    lead(lock: number, onGain: () => void, onLose: () => void): void {
+    lead(lock: number, onGain: () => void, onLose: () => void): { role(): 'leader' | 'standby'; first: Promise<void> } {
       let client: pg.Client | undefined;
       let leading = false;
+      let firstDone: () => void = () => {};
+      const first = new Promise<void>((resolve) => (firstDone = resolve));
       let timer: NodeJS.Timeout | undefined;
       let done = false;
       const lose = () => {
@@ -307,6 +309,7 @@ export function createTeamCoordinator(opts: TeamOptions) {
           client = undefined;
           lose();
         }
+        firstDone();
         if (!done) {
           timer = setTimeout(() => void attempt(), heartbeatMs);
           timer.unref?.();
@@ -321,6 +324,7 @@ export function createTeamCoordinator(opts: TeamOptions) {
           await client?.end().catch(() => {});
         },
       });
+      return { role: () => (leading ? 'leader' : 'standby'), first };
     },
 
     /** A clean stop: the heartbeat says so, so another relay adopts this one's incidents at once. */

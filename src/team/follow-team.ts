@@ -1,3 +1,5 @@
+import type { Logger } from 'pino';
+import type { AgentRuntime } from '../agent/types';
 import type { Clock } from '../clock';
 import type { Dispatcher } from '../delivery/dispatcher';
 import type { Incidents } from '../incidents/service';
@@ -11,9 +13,18 @@ const CHANGE_ATTEMPTED = new Set(['claimed', 'applied', 'failed']);
  * /events, tray and logs), and incidents adopted from a relay that stopped are delivered again on
  * this relay's runtime, or escalated when the dead relay's run had already touched the device.
  */
-export function followTeam(deps: { team: TeamCoordinator; incidents: Incidents; dispatcher: Dispatcher; clock: Clock }): () => void {
+export function followTeam(deps: { team: TeamCoordinator; incidents: Incidents; dispatcher: Dispatcher; clock: Clock; agent: Pick<AgentRuntime, 'abort'>; logger: Logger }): () => void {
   const { team, incidents, dispatcher, clock } = deps;
   const offChanges = team.onRemoteChanges((changes) => {
+    // Another relay took over runs this one still had (its heartbeat was thought dead): two runs
+    // on one fault must never both reach the device, so this relay's run stops here.
+    for (const { previous, lostOwnership, incident } of changes) {
+      const sessionId = previous?.session_id;
+      // The new owner never goes on with this relay's session: it delivers anew or escalates.
+      if (!lostOwnership || !sessionId) continue;
+      deps.logger.warn({ incident_id: incident.incident_id, session_id: sessionId }, 'another relay took this run over; stopping it here');
+      deps.agent.abort(sessionId).catch((error: unknown) => deps.logger.error({ incident_id: incident.incident_id, err: error }, 'could not stop a run another relay took over'));
+    }
     incidents.applyRemote(changes);
     // A queued alert may have become this relay's to deliver.
     dispatcher.kick();
@@ -26,6 +37,8 @@ export function followTeam(deps: { team: TeamCoordinator; incidents: Incidents; 
         incidents.record(id, 'relay.takeover', `Queued on ${relay}, which stopped: delivered by this relay instead`, { from_relay: from });
         continue;
       }
+      // Relays sharing one runtime (AGENT_URL): the dead relay's session may still be running there.
+      if (incident.session_id) deps.agent.abort(incident.session_id).catch(() => {});
       if (CHANGE_ATTEMPTED.has(incident.application.status)) {
         const summary = `The run on ${relay} stopped after a change was sent to ${incident.application.device ?? incident.device_hostname}: it is not repeated. A human must check the device.`;
         incidents.record(id, 'relay.takeover', summary, { from_relay: from, application: incident.application.status });

@@ -8,13 +8,13 @@ import { createTeamCoordinator, newRelayId, type TeamCoordinator } from './coord
  * coordinator (not yet started: the relay starts it once it listens). Fails in words when the
  * database cannot be reached at start: a relay that cannot keep alerts must not accept them.
  */
-export async function openTeamStore(opts: { url: string; retention: number; leaseMs: number; logger: Logger; relayId?: string; name?: string }): Promise<{ store: SharedIncidentStore; coordinator: TeamCoordinator }> {
+export async function openTeamStore(opts: { url: string; retention: number; leaseMs: number; logger: Logger; relayId?: string; name?: string; heartbeatMs?: number }): Promise<{ store: SharedIncidentStore; coordinator: TeamCoordinator }> {
   const logger = opts.logger.child({ component: 'team' });
   const pool = createPool({ url: opts.url, logger });
   try {
     await migrate(pool, logger);
     const store = await createPgStore({ pool, relayId: opts.relayId ?? newRelayId(), retention: opts.retention, logger });
-    const coordinator = createTeamCoordinator({ store, databaseUrl: opts.url, leaseMs: opts.leaseMs, logger, ...(opts.name ? { name: opts.name } : {}) });
+    const coordinator = createTeamCoordinator({ store, databaseUrl: opts.url, leaseMs: opts.leaseMs, logger, ...(opts.name ? { name: opts.name } : {}), ...(opts.heartbeatMs ? { heartbeatMs: opts.heartbeatMs } : {}) });
     store.probe = async () => {
       const started = process.hrtime.bigint();
       try {

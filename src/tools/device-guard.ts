@@ -17,6 +17,11 @@ export interface DeviceGuardDeps {
   strictAllowList(incidentId: string): Promise<string[]>;
   /** Told of every device call that went through, to show where the run is in its RAW. */
   progress?(incidentId: string, call: string | string[]): Promise<void>;
+  /**
+   * Makes the claim durable before the device is called (a store that writes behind: the team
+   * relay's PostgreSQL). A crash after the call must find the claim, never an unspent approval.
+   */
+  durable?(): Promise<void>;
   logger: Logger;
 }
 
@@ -92,6 +97,14 @@ export function createDeviceGuardServer(deps: DeviceGuardDeps): McpServer {
       // Claimed before the device is called: of concurrent calls, exactly one gets here.
       const claimed = deps.approvals.claim(incident_id, device, commands);
       if (!claimed.ok) return refuse(incident_id, 'config_cli', claimed.reason, { device, commands });
+      if (deps.durable) {
+        try {
+          await deps.durable();
+        } catch (error) {
+          claimed.claim.release((error as Error).message);
+          return refuse(incident_id, 'config_cli', `the claim on the approval could not be recorded (${(error as Error).message}): nothing was sent to ${device}; the approval still stands, try again`, { device, commands });
+        }
+      }
       const sha = incidents.get(incident_id)?.approval_request?.lines_sha256 ?? '';
       try {
         const output = await upstream.configCli(device, commands);

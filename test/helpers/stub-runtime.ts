@@ -8,6 +8,8 @@ export function createStubRuntime() {
   let down: AgentRuntimeError | null = null;
   const sessions: Session[] = [];
   const prompts: { sessionId: string; agent?: string; text: string }[] = [];
+  /** Sessions the relay stopped. */
+  const aborted: string[] = [];
   let seq = 0;
   const check = () => {
     if (down) throw down;
@@ -15,6 +17,7 @@ export function createStubRuntime() {
   const runtime: AgentRuntime & {
     sessions: Session[];
     prompts: typeof prompts;
+    aborted: string[];
     /** What configuredModel() reports; null: no model configured. */
     model: string | null;
     setDown(kind?: 'unreachable' | 'server' | 'auth'): void;
@@ -23,6 +26,7 @@ export function createStubRuntime() {
     url: 'http://127.0.0.1:1',
     sessions,
     prompts,
+    aborted,
     setDown(kind = 'unreachable') {
       down = new AgentRuntimeError(kind, kind === 'auth' ? 'credentials rejected (HTTP 401)' : 'connect ECONNREFUSED 127.0.0.1:1');
     },
@@ -69,7 +73,9 @@ export function createStubRuntime() {
       check();
       return {};
     },
-    async abort() {},
+    async abort(sessionId) {
+      aborted.push(sessionId);
+    },
     async followEvents() {},
     async close() {},
   };

@@ -1,7 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
+import type { IncidentStore } from '../../src/incidents/store';
+import { createPool, migrate } from '../../src/store-pg/database';
+import { createPgStore } from '../../src/store-pg/pg-store';
+import { noPostgres, usePostgres } from '../helpers/postgres';
 import type { ApplicationStatus, GateApproval } from '../../src/approvals/lifecycle';
 import { createConfBackends } from '../../src/incidents/conf-backend';
 import { createPersistentStore } from '../../src/incidents/persistent-store';
@@ -58,17 +62,42 @@ const EXPECTED: Record<string, { after: [GateApproval, ApplicationStatus]; claim
   'superseded/none': { after: ['superseded', 'none'], claim: /already failed/ },
 };
 
-describe('the gate across a relay restart, in every state', () => {
-  it.each(Object.keys(EXPECTED))('%s', async (phase) => {
-    const dir = mkdtempSync(join(tmpdir(), 'gate-states-'));
-    dirs.push(dir);
+const pg = usePostgres();
+
+/** Each backend's store, opened again on the same data for the restarted relay (one shared contract). */
+const BACKENDS: [string, () => Promise<() => Promise<IncidentStore>>, string | undefined][] = [
+  [
+    'files',
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'gate-states-'));
+      dirs.push(dir);
+      return async () => storeIn(dir);
+    },
+    undefined,
+  ],
+  [
+    'postgresql',
+    async () => {
+      const pool = createPool({ url: await pg.freshDatabase(), logger: silent });
+      onTestFinished(() => pool.end());
+      await migrate(pool, silent);
+      // The same relay restarted: the same id, so its incidents are still its own.
+      return () => createPgStore({ pool, relayId: 'relay-1', retention: 1000, logger: silent });
+    },
+    noPostgres,
+  ],
+];
+
+describe.each(BACKENDS)('the gate across a relay restart, in every state (%s)', (_name, backend, skip) => {
+  it.skipIf(Boolean(skip)).each(Object.keys(EXPECTED))('%s', async (phase) => {
+    const open = await backend();
     const clock = manualClock(new Date().toISOString());
     const agent = createStubRuntime();
-    const first = await relayForTest({ agent, clock, store: storeIn(dir), extraChannels: () => ['desktop'] });
+    const first = await relayForTest({ agent, clock, store: await open(), extraChannels: () => ['desktop'] });
     const id = await into(first, phase, clock);
     await first.close();
 
-    const second = await relayForTest({ agent, clock, store: storeIn(dir), extraChannels: () => ['desktop'] });
+    const second = await relayForTest({ agent, clock, store: await open(), extraChannels: () => ['desktop'] });
     relays.push(second);
     const incident = second.incidents.get(id)!;
     const { after, claim } = EXPECTED[phase]!;

@@ -1,7 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
+import type { IncidentStore } from '../../src/incidents/store';
+import { createPool, migrate } from '../../src/store-pg/database';
+import { createPgStore } from '../../src/store-pg/pg-store';
+import { noPostgres, usePostgres } from '../helpers/postgres';
 import { createConfBackends } from '../../src/incidents/conf-backend';
 import { createPersistentStore } from '../../src/incidents/persistent-store';
 import { waitUntil } from '../helpers/opencode';
@@ -16,10 +20,34 @@ afterEach(() => {
 const storeIn = (dir: string) =>
   createPersistentStore({ ...((b) => ({ backend: b.open, archive: b.archive }))(createConfBackends(dir)), timelineDir: join(dir, 'timelines'), retention: 1000, logger: silent });
 
-describe('decisions survive a relay restart', () => {
-  it('a decision the session has not heard, and its room acknowledgement, are delivered after the restart', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'approval-restart-'));
-    dirs.push(dir);
+const pg = usePostgres();
+
+/** Each backend's store, opened again on the same data for the restarted relay. */
+const BACKENDS: [string, () => Promise<() => Promise<IncidentStore>>, string | undefined][] = [
+  [
+    'files',
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'approval-restart-'));
+      dirs.push(dir);
+      return async () => storeIn(dir);
+    },
+    undefined,
+  ],
+  [
+    'postgresql',
+    async () => {
+      const pool = createPool({ url: await pg.freshDatabase(), logger: silent });
+      onTestFinished(() => pool.end());
+      await migrate(pool, silent);
+      return () => createPgStore({ pool, relayId: 'relay-1', retention: 1000, logger: silent });
+    },
+    noPostgres,
+  ],
+];
+
+describe.each(BACKENDS)('decisions survive a relay restart (%s)', (_name, backend, skip) => {
+  it.skipIf(Boolean(skip))('a decision the session has not heard, and its room acknowledgement, are delivered after the restart', async () => {
+    const open = await backend();
     const agent = createStubRuntime();
     const posted: string[] = [];
     // The room is down when the click arrives: the acknowledgement cannot be posted yet.
@@ -32,7 +60,7 @@ describe('decisions survive a relay restart', () => {
       postCard: async () => ({ id: 'card-1' }),
     };
 
-    const first = await relayForTest({ agent, store: storeIn(dir), room, env: { MSG_BOT_TOKEN: 't', MSG_ROOM_ID: 'room-1' } });
+    const first = await relayForTest({ agent, store: await open(), room, env: { MSG_BOT_TOKEN: 't', MSG_ROOM_ID: 'room-1' } });
     const res = await first.app.inject({ method: 'POST', url: '/fault-alert', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(ad000002()) });
     const id = res.json().incident_id as string;
     const sessionId = res.json().session_id as string;
@@ -47,7 +75,7 @@ describe('decisions survive a relay restart', () => {
 
     agent.setUp();
     roomUp = true;
-    const second = await relayForTest({ agent, store: storeIn(dir), room, env: { MSG_BOT_TOKEN: 't', MSG_ROOM_ID: 'room-1' } });
+    const second = await relayForTest({ agent, store: await open(), room, env: { MSG_BOT_TOKEN: 't', MSG_ROOM_ID: 'room-1' } });
     await waitUntil(() => agent.prompts.some((p) => p.sessionId === sessionId && /HUMAN OPERATOR RESPONSE: APPROVED/.test(p.text)), 'the decision forwarded');
     await waitUntil(() => posted.some((m) => m.includes(id) && /APPROVED by alice@example.net/.test(m)), 'the acknowledgement posted');
     await waitUntil(() => second.incidents.get(id)?.state === 'running', 'the run resumed');

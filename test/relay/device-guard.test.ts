@@ -1,10 +1,16 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import type { IncidentStore } from '../../src/incidents/store';
+import { createPool, migrate } from '../../src/store-pg/database';
+import { createPgStore } from '../../src/store-pg/pg-store';
+import { noPostgres, usePostgres } from '../helpers/postgres';
 import { startLab } from '../../src/lab/server';
 import type { Relay } from '../../src/relay/create-relay';
 import { buildSplunkAlert } from '../../src/alert/sample';
 import { connectMcp } from '../helpers/mcp-client';
 import { createStubRuntime } from '../helpers/stub-runtime';
 import { relayForTest, silent } from '../helpers/relay';
+
+const pg = usePostgres();
 
 type Lab = Awaited<ReturnType<typeof startLab>>;
 let lab: Lab;
@@ -26,9 +32,10 @@ afterEach(async () => {
 const REPAIR = ['router bgp 65001', 'no neighbor 10.0.0.2 shutdown'];
 const room = { postMarkdown: async () => undefined, postCard: async () => ({ id: 'card-1' }) };
 
-async function setUp(mode: 'strict' | 'hybrid' = 'strict') {
+async function setUp(mode: 'strict' | 'hybrid' = 'strict', store?: IncidentStore) {
   lab.lab.inject({ fault: 'bgp_neighbor_admin_down', device: 'R1', neighbor: '10.0.0.2' });
   relay = await relayForTest({
+    ...(store ? { store } : {}),
     agent: createStubRuntime(),
     env: { DEVICE_MCP_URL: lab.mcpUrl, RELAY_TOOLS_TOKEN: 'tok', REMEDIATION_MODE: mode },
     room,
@@ -105,6 +112,26 @@ describe('device-tool guard', () => {
     expect(lab.lab.configChanges()).toBe(1);
     expect(relay!.incidents.timeline(id).map((e) => e.type)).toContain('device.config_applied');
     expect((await exec(id, 'show ip bgp neighbors 10.0.0.2')).text).toMatch(/BGP state = Established/);
+  });
+
+  it.skipIf(Boolean(noPostgres))('on PostgreSQL: with the database away the claim cannot be recorded, so nothing reaches the device and the approval still stands', async () => {
+    const pool = createPool({ url: await pg.freshDatabase(), logger: silent, connectTimeoutMs: 500 });
+    onTestFinished(() => pool.end());
+    await migrate(pool, silent);
+    const id = await setUp('strict', await createPgStore({ pool, relayId: 'relay-1', retention: 1000, logger: silent, retryMaxMs: 100 }));
+    await tools!.call('request_approval', { incident_id: id, summary: 'admin down', device: 'R1', commands: REPAIR });
+    relay!.approvals.decide(id, 'APPROVED', { id: 'alice@example.net' }, 'desktop');
+    await pg.server().stop('fast');
+    try {
+      const refused = await config(id, REPAIR);
+      expect(refused).toMatchObject({ isError: true, text: expect.stringMatching(/claim on the approval could not be recorded .*nothing was sent to R1; the approval still stands/) });
+      expect(lab.lab.configChanges()).toBe(0);
+    } finally {
+      await pg.server().start();
+    }
+    const applied = await config(id, REPAIR);
+    expect(applied.isError, applied.text).toBe(false);
+    expect(lab.lab.configChanges()).toBe(1);
   });
 
   it('after DENIED: configuration refused, lab unchanged', async () => {

@@ -5,12 +5,14 @@ import { noPostgres, usePostgres } from '../helpers/postgres';
 import { spawnRelay } from '../helpers/relay-process';
 import { tempDir } from '../helpers/temp-dir';
 import { sseFrames } from '../../src/net/sse-frames';
+import { newRoomId, startWebexFake } from '../fakes/webex';
 
 const pg = usePostgres();
 
 /** `npm run relay` with DATABASE_URL, as a team deploys it; the runtime is not reachable here (alerts stay queued). */
-async function teamRelay(url: string) {
+async function teamRelay(url: string, env: Record<string, string> = {}) {
   const relay = await spawnRelay({
+    ...env,
     DATABASE_URL: url,
     RELAY_LEASE_MS: '1000',
     AGENT_URL: 'http://127.0.0.1:1',
@@ -54,6 +56,27 @@ describe.skipIf(Boolean(noPostgres))('team relay processes (npm run relay with D
     expect(health.checks.store).toMatchObject({ backend: 'postgresql', ok: true, live_relays: 1 });
     expect(JSON.stringify(health)).not.toContain('team-db-pw');
     for (const line of [...a.output, ...b.output]) expect(line).not.toContain('team-db-pw');
+  });
+
+  it('holds one Webex websocket for the team, and another relay connects when its holder is killed', async () => {
+    const url = await pg.freshDatabase();
+    const room = newRoomId();
+    const fake = await startWebexFake({ token: 'bot-token', roomId: room });
+    onTestFinished(() => fake.stop());
+    const webex = { MSG_BOT_TOKEN: 'bot-token', MSG_ROOM_ID: room, MSG_U2C_URL: fake.u2cUrl, MSG_API_URL: fake.apiUrl };
+    const a = await teamRelay(url, webex);
+    const live = () => fake.connections().filter((c) => c.authorized && !c.closed);
+    await fake.until(() => live().length === 1);
+    const b = await teamRelay(url, webex);
+    // B is up, beating and standing by (it tried the leader lock before it said it listens): no socket of its own.
+    const deep = await request(`${b.url}/health/deep`, { headers: auth });
+    const health = (await deep.body.json()) as { checks: { store: { live_relays: number }; messaging: Record<string, unknown> } };
+    expect(health.checks.store.live_relays).toBe(2);
+    expect(health.checks.messaging).toMatchObject({ configured: true, connected: false, standby: true });
+    expect(fake.connections()).toHaveLength(1);
+    await a.stop('SIGKILL');
+    await fake.until(() => fake.connections().length === 2 && live().length === 1);
+    expect(live()[0]?.id).toBe(fake.connections()[1]?.id);
   });
 
   it('refuses to start, in one line, when the database cannot be reached', async () => {

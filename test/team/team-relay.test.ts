@@ -104,6 +104,23 @@ describe.skipIf(Boolean(noPostgres))('team relay: a relay that dies', () => {
   });
 });
 
+describe.skipIf(Boolean(noPostgres))('team relay: a relay thought dead', () => {
+  it('stops its own run once another relay has taken the incident over, so two runs never share a fault', async () => {
+    const url = await pg.freshDatabase();
+    // A beats once, at start, then falls silent (a long pause) while it still runs and listens.
+    const a = await teamMember(url, { leaseMs: 1_000, heartbeatMs: 600_000 });
+    const b = await teamMember(url, { leaseMs: 1_000 });
+    const id = (await post(a.relay, ad000002())).json().incident_id as string;
+    await until(a.relay, () => a.relay.incidents.get(id)?.state === 'running');
+    const first = a.relay.incidents.get(id)?.session_id as string;
+    await until(b.relay, () => b.relay.incidents.get(id)?.state === 'running' && b.agent.sessions.length === 1);
+    await until(a.relay, () => a.agent.aborted.includes(first));
+    // A's own view follows the run on B.
+    await until(a.relay, () => a.relay.incidents.get(id)?.session_id === b.agent.sessions[0]?.id);
+    expect(a.agent.sessions).toHaveLength(1);
+  });
+});
+
 describe.skipIf(Boolean(noPostgres))('team relay: decisions', () => {
   it('a decision received by another relay reaches the run; the second decision gets 409 naming who decided', async () => {
     const url = await pg.freshDatabase();

@@ -18,9 +18,9 @@ export interface TeamMember {
 }
 
 /** A team relay on `url` with its own stub runtime, as start-headless makes one (minus HTTP listening). */
-export async function teamMember(url: string, opts: { leaseMs?: number; env?: Record<string, string> } = {}): Promise<TeamMember> {
+export async function teamMember(url: string, opts: { leaseMs?: number; heartbeatMs?: number; env?: Record<string, string> } = {}): Promise<TeamMember> {
   const config = loadConfig({ AGENT_URL: 'http://127.0.0.1:1', AGENT_SERVER_PASSWORD: 'pw', DATABASE_URL: url, ...opts.env });
-  const { store, coordinator: team } = await openTeamStore({ url, retention: config.INCIDENT_RETENTION, leaseMs: opts.leaseMs ?? 10_000, logger: silent });
+  const { store, coordinator: team } = await openTeamStore({ url, retention: config.INCIDENT_RETENTION, leaseMs: opts.leaseMs ?? 10_000, logger: silent, ...(opts.heartbeatMs ? { heartbeatMs: opts.heartbeatMs } : {}) });
   const agent = createStubRuntime();
   // The engineers' trays are the approval channel a team relay asks (their decisions come over the API).
   const relay = await createRelay({ config, store, agent, logger: silent, team, retryBaseMs: 50, deliveryWaitMs: 2_000, extraChannels: () => ['desktop'] });

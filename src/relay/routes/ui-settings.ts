@@ -25,6 +25,7 @@ export const SETTING_DESCRIPTIONS: Record<keyof RelayConfig, string> = {
   TEAM_RELAY_TOKEN: 'Tray only: your personal token for the team relay (from npm run operators -- token on the team relay), kept encrypted.',
   OPERATORS_FILE: 'The on-call team (name, email, approver|viewer, token_sha256): personal tokens decide over POST /incidents/:id/decision and open the read-only views.',
   DATABASE_URL: 'Team relay: incidents in PostgreSQL, shared by every relay on it; unset: files under RELAY_DATA_DIR.',
+  RELAY_ID: 'Team relay: this relay\'s name on the database (unique); restarted under it, the relay goes on with its own incidents.',
   RELAY_LEASE_MS: 'Team relay: a relay silent this long is taken over by another (its queued alerts and runs).',
   DEVICE_INVENTORY: 'Device inventory (YAML): the relay runs the SSH device tool server on it itself; DEVICE_MCP_URL wins when both are set.',
   MSG_BOT_TOKEN: 'Webex bot token; with MSG_ROOM_ID enables the Webex channel.',
