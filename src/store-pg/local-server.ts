@@ -35,7 +35,7 @@ export interface LocalPostgres {
 /**
  * A throwaway PostgreSQL server: `initdb` in a temporary folder, then `pg_ctl`, on a free loopback
  * port. PostgreSQL refuses to run as root, so as root it runs as the unprivileged `postgres`
- * account the distribution's package creates. For tests, benches and the local team demo.
+ * account the distribution's package creates. For tests and benches.
  */
 export async function startLocalPostgres(opts: { prefix?: string } = {}): Promise<LocalPostgres> {
   const bin = findPostgresBin();

@@ -79,9 +79,13 @@ export function createTeamCoordinator(opts: TeamOptions) {
       throw error;
     }
     beatingSince ??= Date.now();
-    if (Date.now() - beatingSince >= opts.leaseMs || firstBeat) await adoptFromDead();
-    firstBeat = false;
-    for (const h of beatHandlers) await h();
+    try {
+      if (Date.now() - beatingSince >= opts.leaseMs || firstBeat) await adoptFromDead();
+      firstBeat = false;
+    } finally {
+      // The safety nets run even when adoption failed this time.
+      for (const h of beatHandlers) await h().catch((error: unknown) => logger.warn({ err_message: databaseErrorMessage(error) }, 'team heartbeat task failed'));
+    }
   }
 
   /** Open incidents of relays whose heartbeat stopped become this relay's, one row lock each. */
@@ -260,7 +264,11 @@ export function createTeamCoordinator(opts: TeamOptions) {
          ) RETURNING incident_id`,
         [incidentId, me],
       );
-      return res.rowCount === 1;
+      if (res.rowCount === 1) return true;
+      // Skipped: the row was locked for a moment (a repeat folded in by another relay, a takeover
+      // under way). Wait for that lock, then the same conditions decide; skipping is not losing.
+      const waited = await pool.query(`UPDATE incidents SET owner = $2 WHERE incident_id = $1 AND state = 'queued' AND owner = $2 RETURNING incident_id`, [incidentId, me]);
+      return waited.rowCount === 1;
     },
 
     /**

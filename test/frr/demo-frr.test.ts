@@ -20,7 +20,7 @@ describe.skipIf(NO_FRR)('npm run demo -- --frr: the whole flow on real routers',
     expect(out).toMatch(/Outcome {3}resolved/);
     expect(out).toMatch(/Router {4}R2 \(the peer\): BGP state = Established/);
     expect(code).toBe(0);
-  });
+  }, 180_000);
 
   it('--deny: escalated, and the session is still down on the router', async () => {
     const { code, out } = await demo('--deny');
@@ -28,5 +28,5 @@ describe.skipIf(NO_FRR)('npm run demo -- --frr: the whole flow on real routers',
     expect(out).toMatch(/Router {4}R1: BGP state = Idle/);
     expect(out).not.toMatch(/R2 \(the peer\): BGP state = Established/);
     expect(code).toBe(0);
-  });
+  }, 180_000);
 });

@@ -44,7 +44,7 @@ describe.skipIf(!hasTmux)('npm run headed in a real terminal', () => {
     ]);
     const relay = stack.relay.relay;
     const headed = () => relay.incidents.list().find((i) => i.kind === 'headed');
-    await waitUntil(() => headed()?.approval_request?.status === 'pending', 'the headed run asks for approval', { timeoutMs: 60_000 });
+    await waitUntil(() => headed()?.approval_request?.status === 'pending', 'the headed run asks for approval', { timeoutMs: 150_000 });
     await waitUntil(() => /APPROVAL NEEDED/.test(screen()) && /Type APPROVED or DENIED/.test(screen()), 'the question is on screen', { timeoutMs: 30_000 });
     const shown = screen();
     expect(shown).toContain(`APPROVAL NEEDED — ${headed()!.incident_id} on R1`);
@@ -57,8 +57,8 @@ describe.skipIf(!hasTmux)('npm run headed in a real terminal', () => {
 
     execFileSync('tmux', ['send-keys', '-t', tmux, '-l', 'APPROVED']);
     execFileSync('tmux', ['send-keys', '-t', tmux, 'Enter']);
-    await waitUntil(() => headed()?.state === 'resolved', 'the headed incident is resolved', { timeoutMs: 60_000 });
+    await waitUntil(() => headed()?.state === 'resolved', 'the headed incident is resolved', { timeoutMs: 120_000 });
     expect(headed()).toMatchObject({ approval: { decision: 'APPROVED', channel: 'terminal' }, application: { status: 'applied', device: 'R1' } });
     expect(stack.lab!.lab.configChanges()).toBe(1);
-  }, 180_000);
+  }, 330_000);
 });
