@@ -63,13 +63,16 @@ export function createIntake(opts: IntakeOptions) {
     const key = dedupKeyOf(alert);
     const open = incidents.findOpen(key);
     if (open) return foldDuplicate(open);
-    return newIncidentLock(key, async () => {
+    // The lock covers creating the incident and making it durable, not its delivery: a relay
+    // waiting for its runtime must not hold up the team's other new faults.
+    const outcome = await newIncidentLock(key, async (): Promise<AcceptedResponse | Incident> => {
       // Another relay may have opened it while this one waited for the lock.
       const meanwhile = incidents.findOpen(key);
-      return meanwhile ? foldDuplicate(meanwhile) : createNew(alert);
+      return meanwhile ? foldDuplicate(meanwhile) : createDurably(alert);
     }).catch((error: unknown) => {
       throw error instanceof StoreUnavailableError ? refused(error) : error;
     });
+    return 'status' in outcome ? outcome : deliverNew(outcome);
   };
 
   async function foldDuplicate(open: Incident): Promise<AcceptedResponse> {
@@ -94,11 +97,14 @@ export function createIntake(opts: IntakeOptions) {
     };
   }
 
-  async function createNew(alert: InboundAlert): Promise<AcceptedResponse> {
+  async function createDurably(alert: InboundAlert): Promise<Incident> {
     const incident = incidents.create(newIncidentFrom(normalizeAlert(alert), mode));
     // Stays queued in memory when this fails: a retry folds onto it, and delivery follows.
     await madeDurable();
+    return incident;
+  }
 
+  async function deliverNew(incident: Incident): Promise<AcceptedResponse> {
     const delivery = dispatcher.submit(incident.incident_id);
     let timer: { cancel(): void } | undefined;
     await Promise.race([delivery, new Promise<void>((resolve) => (timer = clock.setTimeout(resolve, waitMs)))]);
