@@ -1,15 +1,11 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import { jitteredBackoff } from '../backoff';
-import { incidentSchema, isTerminal, TERMINAL_STATES, timelineEntrySchema, type Incident, type TimelineEntry } from '../incidents/model';
+import { incidentSchema, isTerminal, timelineEntrySchema, type Incident, type TimelineEntry } from '../incidents/model';
 import { StoreUnavailableError, type IncidentStore, type StoreHealth } from '../incidents/store';
 import { databaseErrorMessage } from './database';
+import { writeBatch } from './write-batch';
 
-/** Where every relay on the database hears of a change: `{ r: writer relay, i: incident ids }`. */
-export const CHANGE_CHANNEL = 'fault_relay_changes';
-const TERMINAL = [...TERMINAL_STATES];
-/** NOTIFY payloads are limited to 8,000 bytes: ids go out in groups this size. */
-const IDS_PER_NOTIFY = 100;
 
 /** A change another relay made, as this relay's memory now holds it. */
 export interface RemoteChange {
@@ -166,60 +162,9 @@ export async function createPgStore(opts: PgStoreOptions): Promise<SharedInciden
     });
     try {
       await client.query('BEGIN');
-      const changed = new Set<string>([...batch.puts.keys(), ...batch.appends.map((a) => a.incident_id)]);
-      const returned = new Map<string, number>();
-      if (batch.puts.size) {
-        const docs = [...batch.puts.values()];
-        const inserted = await client.query<{ incident_id: string; occurrences: number }>(
-          `INSERT INTO incidents (incident_id, doc, state, terminal, dedup_key, created_at, updated_at, occurrences, last_seen, owner)
-           SELECT d->>'incident_id', d, d->>'state', (d->>'state') = ANY($2::text[]), d->>'dedup_key', d->>'created_at', d->>'updated_at',
-                  (d->>'occurrences')::integer, d->>'last_seen', $3
-             FROM jsonb_array_elements($1::jsonb) AS d
-           ON CONFLICT (incident_id) DO NOTHING
-           RETURNING incident_id, occurrences`,
-          [JSON.stringify(docs.filter((d) => !persisted.has(d.incident_id))), TERMINAL, me],
-        );
-        for (const r of inserted.rows) returned.set(r.incident_id, r.occurrences);
-        const existing = docs.filter((d) => !returned.has(d.incident_id)).map((doc) => ({ doc, added: batch.added.get(doc.incident_id) ?? 0 }));
-        if (existing.length) {
-          // Only the owner's record is written; anyone's repeats are added.
-          const updated = await client.query<{ incident_id: string; owner: string; occurrences: number }>(
-            `UPDATE incidents AS i SET
-               doc         = CASE WHEN i.owner = $3 THEN x->'doc' ELSE i.doc END,
-               state       = CASE WHEN i.owner = $3 THEN x->'doc'->>'state' ELSE i.state END,
-               terminal    = CASE WHEN i.owner = $3 THEN (x->'doc'->>'state') = ANY($2::text[]) ELSE i.terminal END,
-               updated_at  = CASE WHEN i.owner = $3 THEN x->'doc'->>'updated_at' ELSE i.updated_at END,
-               occurrences = i.occurrences + GREATEST(0, (x->>'added')::integer),
-               last_seen   = GREATEST(i.last_seen, x->'doc'->>'last_seen')
-             FROM jsonb_array_elements($1::jsonb) AS x
-             WHERE i.incident_id = x->'doc'->>'incident_id'
-             RETURNING i.incident_id, i.owner, i.occurrences`,
-            [JSON.stringify(existing), TERMINAL, me],
-          );
-          for (const r of updated.rows) {
-            returned.set(r.incident_id, r.occurrences);
-            if (r.owner !== me) foreignWrites.add(r.incident_id);
-          }
-        }
-      }
-      if (batch.appends.length) {
-        const res = await client.query<{ seq: string }>(
-          `INSERT INTO timeline (incident_id, relay_id, entry)
-           SELECT a->>'incident_id', $2, a->'entry' FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS x(a, n) ORDER BY n
-           RETURNING seq`,
-          [JSON.stringify(batch.appends), me],
-        );
-        void res;
-      }
-      if (batch.evictions.size) {
-        const ids = [...batch.evictions];
-        await client.query('DELETE FROM incidents WHERE incident_id = ANY($1) AND terminal', [ids]);
-        await client.query('DELETE FROM timeline WHERE incident_id = ANY($1)', [ids]);
-      }
-      const ids = [...changed];
-      for (let n = 0; n < ids.length; n += IDS_PER_NOTIFY) {
-        await client.query('SELECT pg_notify($1, $2)', [CHANGE_CHANNEL, JSON.stringify({ r: me, i: ids.slice(n, n + IDS_PER_NOTIFY) })]);
-      }
+      const written = await writeBatch(client, { ...batch, persisted }, me);
+      for (const id of written.foreign) foreignWrites.add(id);
+      const returned = written.totals;
       await client.query('COMMIT');
       committing = 0;
       client.release();

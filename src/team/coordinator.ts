@@ -7,7 +7,9 @@ import type { Incident } from '../incidents/model';
 import { databaseErrorMessage } from '../store-pg/database';
 import { StoreUnavailableError } from '../incidents/store';
 import { DECISION_CHANNEL } from './decision-channel';
-import { CHANGE_CHANNEL, type RemoteChange, type SharedIncidentStore } from '../store-pg/pg-store';
+import { holdLeaderLock, type LeaderLock } from './leader-lock';
+import { type RemoteChange, type SharedIncidentStore } from '../store-pg/pg-store';
+import { CHANGE_CHANNEL } from '../store-pg/write-batch';
 
 /** Advisory-lock keys (any fixed numbers, one per purpose). */
 const NEW_INCIDENT_LOCK = 0x6e65_7769;
@@ -52,7 +54,7 @@ export function createTeamCoordinator(opts: TeamOptions) {
   let stopped = false;
   let heartbeatTimer: NodeJS.Timeout | undefined;
   let listener: pg.Client | undefined;
-  const leaders: { stop(): Promise<void> }[] = [];
+  const leaders: LeaderLock[] = [];
 
   const emit = (changes: RemoteChange[]) => {
     if (changes.length) for (const h of changeHandlers) h(changes);
@@ -275,64 +277,10 @@ export function createTeamCoordinator(opts: TeamOptions) {
      * Holds `lock` while this relay lives: `onGain` runs when it gets it, `onLose` when its
      * connection goes (another relay gets it within a heartbeat). For Webex's one websocket.
      */
-    lead(lock: number, onGain: () => void, onLose: () => void): { role(): 'leader' | 'standby'; first: Promise<void> } {
-      let client: pg.Client | undefined;
-      let leading = false;
-      let firstDone: () => void = () => {};
-      const first = new Promise<void>((resolve) => (firstDone = resolve));
-      let timer: NodeJS.Timeout | undefined;
-      let done = false;
-      const lose = () => {
-        if (leading) {
-          leading = false;
-          logger.warn('lost team leadership (database connection gone)');
-          onLose();
-        }
-      };
-      const attempt = async () => {
-        if (done) return;
-        try {
-          if (!client) {
-            const c = new pg.Client({ connectionString: opts.databaseUrl, keepAlive: true });
-            c.on('error', () => {
-              if (client === c) client = undefined;
-              c.end().catch(() => {});
-              lose();
-            });
-            await c.connect();
-            client = c;
-          }
-          if (!leading) {
-            const res = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [lock]);
-            if (res.rows[0]?.ok && !done) {
-              leading = true;
-              logger.info({ relay: name }, 'this relay leads the team (holds the Webex connection)');
-              onGain();
-            }
-          } else {
-            await client.query('SELECT 1');
-          }
-        } catch {
-          client?.end().catch(() => {});
-          client = undefined;
-          lose();
-        }
-        firstDone();
-        if (!done) {
-          timer = setTimeout(() => void attempt(), heartbeatMs);
-          timer.unref?.();
-        }
-      };
-      void attempt();
-      leaders.push({
-        async stop() {
-          done = true;
-          if (timer) clearTimeout(timer);
-          lose();
-          await client?.end().catch(() => {});
-        },
-      });
-      return { role: () => (leading ? 'leader' : 'standby'), first };
+    lead(lock: number, onGain: () => void, onLose: () => void): LeaderLock {
+      const held = holdLeaderLock({ databaseUrl: opts.databaseUrl, lock, retryMs: heartbeatMs, logger, name, onGain, onLose });
+      leaders.push(held);
+      return held;
     },
 
     /** A clean stop: the heartbeat says so, so another relay adopts this one's incidents at once. */
