@@ -1,29 +1,18 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
-import type { IncidentStore } from '../../src/incidents/store';
-import { createPool, migrate } from '../../src/store-pg/database';
-import { createPgStore } from '../../src/store-pg/pg-store';
-import { noPostgres, usePostgres } from '../helpers/postgres';
+import { afterEach, describe, expect, it } from 'vitest';
+import { usePostgres } from '../helpers/postgres';
+import { restartableStores } from '../helpers/restartable-stores';
 import type { ApplicationStatus, GateApproval } from '../../src/approvals/lifecycle';
-import { createConfBackends } from '../../src/incidents/conf-backend';
-import { createPersistentStore } from '../../src/incidents/persistent-store';
 import type { Relay } from '../../src/relay/create-relay';
-import { ad000002, relayForTest, silent } from '../helpers/relay';
+import { ad000002, relayForTest } from '../helpers/relay';
 import { createStubRuntime } from '../helpers/stub-runtime';
 import { manualClock } from '../unit/incidents/in-memory-incidents';
 
-const dirs: string[] = [];
 const relays: Relay[] = [];
 afterEach(async () => {
   for (const r of relays.splice(0)) await r.close();
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
 const REPAIR = ['router bgp 65001', 'no neighbor 10.0.0.2 shutdown'];
-const storeIn = (dir: string) =>
-  createPersistentStore({ ...((b) => ({ backend: b.open, archive: b.archive }))(createConfBackends(dir)), timelineDir: join(dir, 'timelines'), retention: 1000, logger: silent });
 
 /** Brings a fresh incident's gate into `target` through the lifecycle itself, as a run would. */
 async function into(relay: Relay, target: string, clock: ReturnType<typeof manualClock>): Promise<string> {
@@ -64,29 +53,7 @@ const EXPECTED: Record<string, { after: [GateApproval, ApplicationStatus]; claim
 
 const pg = usePostgres();
 
-/** Each backend's store, opened again on the same data for the restarted relay (one shared contract). */
-const BACKENDS: [string, () => Promise<() => Promise<IncidentStore>>, string | undefined][] = [
-  [
-    'files',
-    async () => {
-      const dir = mkdtempSync(join(tmpdir(), 'gate-states-'));
-      dirs.push(dir);
-      return async () => storeIn(dir);
-    },
-    undefined,
-  ],
-  [
-    'postgresql',
-    async () => {
-      const pool = createPool({ url: await pg.freshDatabase(), logger: silent });
-      onTestFinished(() => pool.end());
-      await migrate(pool, silent);
-      // The same relay restarted: the same id, so its incidents are still its own.
-      return () => createPgStore({ pool, relayId: 'relay-1', retention: 1000, logger: silent });
-    },
-    noPostgres,
-  ],
-];
+const BACKENDS = restartableStores(pg);
 
 describe.each(BACKENDS)('the gate across a relay restart, in every state (%s)', (_name, backend, skip) => {
   it.skipIf(Boolean(skip)).each(Object.keys(EXPECTED))('%s', async (phase) => {

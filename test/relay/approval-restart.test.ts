@@ -1,49 +1,13 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
-import type { IncidentStore } from '../../src/incidents/store';
-import { createPool, migrate } from '../../src/store-pg/database';
-import { createPgStore } from '../../src/store-pg/pg-store';
-import { noPostgres, usePostgres } from '../helpers/postgres';
-import { createConfBackends } from '../../src/incidents/conf-backend';
-import { createPersistentStore } from '../../src/incidents/persistent-store';
+import { describe, expect, it } from 'vitest';
+import { usePostgres } from '../helpers/postgres';
+import { restartableStores } from '../helpers/restartable-stores';
 import { waitUntil } from '../helpers/opencode';
-import { ad000002, relayForTest, silent } from '../helpers/relay';
+import { ad000002, relayForTest } from '../helpers/relay';
 import { createStubRuntime } from '../helpers/stub-runtime';
-
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-
-const storeIn = (dir: string) =>
-  createPersistentStore({ ...((b) => ({ backend: b.open, archive: b.archive }))(createConfBackends(dir)), timelineDir: join(dir, 'timelines'), retention: 1000, logger: silent });
 
 const pg = usePostgres();
 
-/** Each backend's store, opened again on the same data for the restarted relay. */
-const BACKENDS: [string, () => Promise<() => Promise<IncidentStore>>, string | undefined][] = [
-  [
-    'files',
-    async () => {
-      const dir = mkdtempSync(join(tmpdir(), 'approval-restart-'));
-      dirs.push(dir);
-      return async () => storeIn(dir);
-    },
-    undefined,
-  ],
-  [
-    'postgresql',
-    async () => {
-      const pool = createPool({ url: await pg.freshDatabase(), logger: silent });
-      onTestFinished(() => pool.end());
-      await migrate(pool, silent);
-      return () => createPgStore({ pool, relayId: 'relay-1', retention: 1000, logger: silent });
-    },
-    noPostgres,
-  ],
-];
+const BACKENDS = restartableStores(pg);
 
 describe.each(BACKENDS)('decisions survive a relay restart (%s)', (_name, backend, skip) => {
   it.skipIf(Boolean(skip))('a decision the session has not heard, and its room acknowledgement, are delivered after the restart', async () => {
