@@ -4,7 +4,7 @@ import { parseUiEvent, UI_EVENT_NAMES, type UiEventName } from '../renderer/brid
 import type { IncidentSummary, UiEvent } from '../renderer/bridge/contract';
 import { jitteredBackoff, wait } from '../src/backoff';
 import { systemClock } from '../src/clock';
-import { sseFrames } from '../src/net/sse-frames';
+import { createSseParser } from '../src/net/sse';
 
 /** What the team relay answered to a decision, in words for the engineer. */
 export type TeamDecision =
@@ -61,18 +61,16 @@ export function createTeamClient(opts: { url: string; token: string; logger?: Lo
       throw new Error(res.statusCode === 401 ? `the team relay refused the personal token (401): ${message ?? 'check it in Settings'}` : `the team relay answered ${res.statusCode}: ${message ?? text.slice(0, 200)}`);
     }
     setStatus({ connected: true });
-    for await (const frame of sseFrames(res.body)) {
-      const name = /^event: (.+)$/m.exec(frame)?.[1] as UiEventName | undefined;
-      const data = frame
-        .split('\n')
-        .filter((l) => l.startsWith('data:'))
-        .map((l) => l.slice(5).replace(/^ /, ''))
-        .join('\n');
-      if (!name || !UI_EVENT_NAMES.includes(name) || !data) continue;
-      try {
-        apply(parseUiEvent(name, data));
-      } catch (error) {
-        opts.logger?.warn({ err: error, event: name }, 'team relay sent a frame that does not fit; skipped');
+    const parser = createSseParser();
+    for await (const chunk of res.body) {
+      for (const { event, data } of parser.push(chunk as Buffer)) {
+        const name = event as UiEventName | undefined;
+        if (!name || !UI_EVENT_NAMES.includes(name)) continue;
+        try {
+          apply(parseUiEvent(name, data));
+        } catch (error) {
+          opts.logger?.warn({ err: error, event: name }, 'team relay sent a frame that does not fit; skipped');
+        }
       }
     }
   }

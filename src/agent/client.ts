@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { jitteredBackoff, wait, type BackoffPolicy } from '../backoff';
 import { systemClock, type Clock } from '../clock';
 import { createRedactor, statusError, transportError } from './runtime-errors';
-import { createSseParser } from './sse';
+import { createSseParser } from '../net/sse';
 import {
   AgentRuntimeError,
   runtimeEventSchema,
@@ -170,7 +170,7 @@ export function createAgentClient(endpoint: RuntimeEndpoint, opts: AgentClientOp
     const parser = createSseParser();
     try {
       for await (const chunk of res.body) {
-        for (const data of parser.push(chunk as Buffer)) {
+        for (const { data } of parser.push(chunk as Buffer)) {
           // Nothing reaches the caller after it said stop, not even the rest of this chunk.
           if (signal.aborted) return;
           deliver(data, onEvent);

@@ -2,7 +2,7 @@ import { appendFileSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { incidentSchema, isTerminal, timelineEntrySchema, type Incident, type TimelineEntry } from './model';
-import type { IncidentStore, KeyValueBackend } from './store';
+import { newestFirst, type IncidentStore, type KeyValueBackend } from './store';
 
 const INDEX_KEY = 'incidents';
 
@@ -70,7 +70,7 @@ export function createPersistentStore(opts: PersistentStoreOptions): IncidentSto
 
   return {
     get: (id) => index.get(id),
-    list: () => [...index.values()].sort((a, b) => b.created_at.localeCompare(a.created_at) || b.incident_id.localeCompare(a.incident_id)),
+    list: () => [...index.values()].sort(newestFirst),
     put(incident, putOpts) {
       const wasOpen = !isTerminal(index.get(incident.incident_id)?.state ?? 'queued');
       index.set(incident.incident_id, incident);

@@ -49,6 +49,9 @@ export interface IncidentStore {
   close(): Promise<void>;
 }
 
+/** The order `list()` returns: newest first, ties by id, whichever backend holds them. */
+export const newestFirst = (a: Incident, b: Incident) => b.created_at.localeCompare(a.created_at) || b.incident_id.localeCompare(a.incident_id);
+
 /** The store could not make a write durable: the intake answers 503 and the sender retries. */
 export class StoreUnavailableError extends Error {
   override readonly name = 'StoreUnavailableError';

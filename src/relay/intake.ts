@@ -84,10 +84,12 @@ export function createIntake(opts: IntakeOptions) {
       incidents.record(open.incident_id, 'alert.repeated', `Same alert again (${updated.occurrences} so far)`, { occurrences: updated.occurrences });
     }
     logger.debug({ incident_id: open.incident_id, occurrences: updated.occurrences }, 'duplicate alert folded into open incident');
-    // The laptop's store is durable when the write returns: no await on its hot path.
-    if (durable) await madeDurable();
-    // An earlier attempt may have been answered 503 before its delivery began.
-    if (updated.state === 'queued') dispatcher.kick();
+    // The laptop's store is durable when the write returns: nothing more on its hot path.
+    if (durable) {
+      await madeDurable();
+      // An earlier attempt of this alert may have been answered 503 before its delivery began.
+      if (updated.state === 'queued') dispatcher.kick();
+    }
     return {
       status: 'duplicate',
       incident_id: updated.incident_id,

@@ -18,7 +18,6 @@ export interface DatabaseOptions {
 export function describeDatabaseUrl(url: string): string {
   try {
     const u = new URL(url);
-    if (u.password) u.password = '***';
     return `${u.protocol}//${u.username ? `${u.username}${u.password ? ':***' : ''}@` : ''}${u.host}${u.pathname}`;
   } catch {
     return 'postgresql://(unparseable URL)';

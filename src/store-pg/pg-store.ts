@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { Logger } from 'pino';
 import { jitteredBackoff } from '../backoff';
 import { incidentSchema, isTerminal, timelineEntrySchema, type Incident, type TimelineEntry } from '../incidents/model';
-import { StoreUnavailableError, type IncidentStore, type StoreHealth } from '../incidents/store';
+import { newestFirst, StoreUnavailableError, type IncidentStore, type StoreHealth } from '../incidents/store';
 import { databaseErrorMessage } from './database';
 import { writeBatch } from './write-batch';
 
@@ -145,8 +145,6 @@ export async function createPgStore(opts: PgStoreOptions): Promise<SharedInciden
   /** Writes of the batch being committed right now: still not durable. */
   let committing = 0;
   const pendingCount = () => puts.size + appends.length + evictions.size + committing;
-  /** Incidents this relay wrote without owning them: memory is set right from the database after the commit. */
-  const foreignWrites = new Set<string>();
   let staleHandler: ((incidentIds: string[]) => void) | undefined;
 
   async function commitPending(): Promise<void> {
@@ -160,11 +158,10 @@ export async function createPgStore(opts: PgStoreOptions): Promise<SharedInciden
       restore(batch);
       throw error;
     });
+    let written: Awaited<ReturnType<typeof writeBatch>>;
     try {
       await client.query('BEGIN');
-      const written = await writeBatch(client, { ...batch, persisted }, me);
-      for (const id of written.foreign) foreignWrites.add(id);
-      const returned = written.totals;
+      written = await writeBatch(client, { ...batch, persisted }, me);
       await client.query('COMMIT');
       committing = 0;
       client.release();
@@ -174,7 +171,7 @@ export async function createPgStore(opts: PgStoreOptions): Promise<SharedInciden
         if (left > 0) added.set(id, left);
         else added.delete(id);
       }
-      for (const [id, total] of returned) {
+      for (const [id, total] of written.totals) {
         persisted.add(id);
         const now = index.get(id);
         const occurrences = total + (added.get(id) ?? 0);
@@ -190,11 +187,10 @@ export async function createPgStore(opts: PgStoreOptions): Promise<SharedInciden
     if (failures > 0) logger.info({ after_failures: failures }, 'database reachable again: queued writes committed');
     failures = 0;
     lastError = undefined;
-    if (foreignWrites.size) {
-      const ids = [...foreignWrites];
-      foreignWrites.clear();
-      if (staleHandler) staleHandler(ids);
-      else await refresh(ids).catch(() => {});
+    // Incidents written here without owning them: memory was a step behind; read them back.
+    if (written.foreign.length) {
+      if (staleHandler) staleHandler(written.foreign);
+      else await refresh(written.foreign).catch(() => {});
     }
   }
 
@@ -231,11 +227,20 @@ export async function createPgStore(opts: PgStoreOptions): Promise<SharedInciden
     });
   }
 
+  /** One commit for everything written in the same turn (a state change is a put and a line or two). */
+  let commitQueued = false;
   const soon = (lazy: boolean) => {
     if (lazy) {
       lazyTimer ??= setTimeout(() => void commit().catch(() => {}), opts.lazyFlushMs ?? 100);
       lazyTimer.unref?.();
-    } else queueMicrotask(() => void commit().catch(() => {}));
+      return;
+    }
+    if (commitQueued) return;
+    commitQueued = true;
+    queueMicrotask(() => {
+      commitQueued = false;
+      void commit().catch(() => {});
+    });
   };
 
   const holdTimeline = (id: string) => {
@@ -328,7 +333,7 @@ export async function createPgStore(opts: PgStoreOptions): Promise<SharedInciden
     pool,
     writesBehind: true,
     get: (id) => index.get(id),
-    list: () => [...index.values()].sort((a, b) => b.created_at.localeCompare(a.created_at) || b.incident_id.localeCompare(a.incident_id)),
+    list: () => [...index.values()].sort(newestFirst),
     ownerOf: (id) => owners.get(id),
     put(incident, putOpts) {
       const previous = index.get(incident.incident_id);

@@ -6,7 +6,7 @@ import { jitteredBackoff } from '../backoff';
 import type { Incident } from '../incidents/model';
 import { databaseErrorMessage } from '../store-pg/database';
 import { StoreUnavailableError } from '../incidents/store';
-import { DECISION_CHANNEL } from './decision-channel';
+import { DECISION_CHANNEL } from './decisions';
 import { holdLeaderLock, type LeaderLock } from './leader-lock';
 import { type RemoteChange, type SharedIncidentStore } from '../store-pg/pg-store';
 import { CHANGE_CHANNEL } from '../store-pg/write-batch';

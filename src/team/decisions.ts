@@ -7,7 +7,9 @@ import { StoreUnavailableError } from '../incidents/store';
 import { databaseErrorMessage } from '../store-pg/database';
 import type { TeamCoordinator } from './coordinator';
 
-import { DECISION_CHANNEL } from './decision-channel';
+
+/** Where a decision recorded by one relay is announced to the relay that runs the incident. */
+export const DECISION_CHANNEL = 'fault_relay_decisions';
 
 interface DecisionRow {
   incident_id: string;

@@ -4,7 +4,7 @@ import { buildSplunkAlert } from '../../src/alert/sample';
 import { noPostgres, usePostgres } from '../helpers/postgres';
 import { spawnRelay } from '../helpers/relay-process';
 import { tempDir } from '../helpers/temp-dir';
-import { sseFrames } from '../../src/net/sse-frames';
+import { createSseParser } from '../../src/net/sse';
 import { newRoomId, startWebexFake } from '../fakes/webex';
 
 const pg = usePostgres();
@@ -47,7 +47,10 @@ describe.skipIf(Boolean(noPostgres))('team relay processes (npm run relay with D
     // B adopts A's incident once A's lease (1 s) has run out, and says so on its live stream.
     const events = await request(`${b.url}/events`, { headers: auth });
     await a.stop('SIGKILL');
-    for await (const frame of sseFrames(events.body)) if (frame.includes('relay.takeover')) break;
+    const parser = createSseParser();
+    follow: for await (const chunk of events.body) {
+      for (const { data } of parser.push(chunk as Buffer)) if (data.includes('relay.takeover')) break follow;
+    }
     events.body.destroy();
     const timeline = ((await (await request(`${b.url}/sessions/${id}`, { headers: auth })).body.json()) as { timeline: { type: string; message: string }[] }).timeline;
     expect(timeline.find((e) => e.type === 'relay.takeover')?.message).toMatch(/Queued on relay \w+, which stopped/);
