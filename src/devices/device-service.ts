@@ -2,14 +2,21 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { checkReadOnlyCommand } from '../tools/read-only-command';
 import { describeDifference, restoreCommands } from './config-diff';
-import { DeviceError } from './errors';
-import type { DeviceEntry, Inventory } from './inventory';
+import { DeviceError, NOTHING_SENT_KINDS } from './errors';
+import { deviceKey, type DeviceEntry, type Inventory } from './inventory';
 import { grammarProblem, PLATFORM, type Platform } from './platforms';
 import { ShellSession } from './shell-session';
 
 /** Lines the server sends itself around a change, or that leave the CLI: a change that contains them would break out of it. */
 const CONTROL_LINES = /^(configure(\s+\S+)*|conf(\s+t)?|commit|abort|quit|logout|write(\s+.*)?|copy\s+.*|reload.*|do\s+.*)$/i;
 const LINE_BREAKERS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/u;
+/** How long a timed-out command may take to give the session back after Ctrl-C (at most the command's own timeout). */
+export const INTERRUPT_WAIT_MS = 5_000;
+
+export interface DeviceServiceOptions {
+  /** Overrides INTERRUPT_WAIT_MS (and its cap). */
+  interruptWaitMs?: number;
+}
 
 interface DeviceSlot {
   entry: DeviceEntry;
@@ -24,22 +31,29 @@ interface DeviceSlot {
  * per device, a fresh session after a dropped one, and all-or-nothing configuration changes.
  */
 export class DeviceService {
+  /** By `deviceKey`: a caller's `r1 ` reaches the inventory's R1, and only R1 (the inventory refuses two names equal so). */
   private readonly slots = new Map<string, DeviceSlot>();
 
   constructor(
     private readonly inventory: Inventory,
     private readonly logger?: Logger,
+    private readonly options: DeviceServiceOptions = {},
   ) {
-    for (const [name, entry] of inventory.devices) this.slots.set(name, { entry, platform: PLATFORM[entry.platform], tail: Promise.resolve() });
+    for (const entry of inventory.devices.values()) {
+      // parseInventory refuses such a pair with their lines; an inventory built in code must not merge two devices either.
+      if (this.slots.has(deviceKey(entry.name))) throw new Error(`two inventory devices are named ${entry.name} ignoring case`);
+      this.slots.set(deviceKey(entry.name), { entry, platform: PLATFORM[entry.platform], tail: Promise.resolve() });
+    }
   }
 
   devices(): Array<{ name: string; platform: string; host: string; port: number }> {
     return [...this.slots.values()].map((s) => ({ name: s.entry.name, platform: s.entry.platform, host: s.entry.host, port: s.entry.port }));
   }
 
+  /** Resolves a caller's name to the inventory's device; an unknown name fails here, before any connection. */
   private slot(device: string): DeviceSlot {
-    const slot = this.slots.get(device);
-    if (!slot) throw new DeviceError('unknown_device', `unknown device "${device}": the inventory has ${[...this.slots.keys()].join(', ')}`);
+    const slot = this.slots.get(deviceKey(device));
+    if (!slot) throw new DeviceError('unknown_device', `unknown device ${JSON.stringify(device.slice(0, 100))}: the inventory has ${[...this.slots.values()].map((s) => s.entry.name).join(', ')}`);
     return slot;
   }
 
@@ -57,34 +71,52 @@ export class DeviceService {
     return slot.session;
   }
 
-  async exec(device: string, command: string): Promise<string> {
-    const slot = this.slot(device);
+  async exec(given: string, command: string): Promise<string> {
+    const slot = this.slot(given);
+    const device = slot.entry.name;
     const readOnly = checkReadOnlyCommand(command);
     if (!readOnly.ok) throw new DeviceError('not_in_grammar', `${device}: refused "${command}": ${readOnly.reason}`);
     const problem = grammarProblem(slot.platform, command);
     if (problem) throw new DeviceError('not_in_grammar', `${device}: "${command}" is not in ${slot.platform.name}'s grammar: ${problem}`);
     return this.exclusive(slot, async () => {
-      let output: string;
-      try {
-        output = await (await this.session(slot)).send(command);
-      } catch (error) {
-        if (error instanceof DeviceError && error.kind === 'timeout') {
-          this.discard(slot);
-          throw new DeviceError('timeout', `${error.message}; the session was closed and the next call opens a new one`, true);
-        }
+      const output = await this.show(slot, command).catch((error: unknown) => {
         // A show command is safe to repeat: one retry on a fresh session after a drop.
         if (!(error instanceof DeviceError) || error.kind !== 'session_lost') throw error;
         slot.session = undefined;
-        output = await (await this.session(slot)).send(command);
-      }
+        return this.show(slot, command);
+      });
       const bad = slot.platform.syntaxError.exec(output);
       if (bad) throw new DeviceError('rejected', `${device} did not accept "${command}": ${lineAt(output, bad.index)}`, true);
       return output;
     });
   }
 
-  async config(device: string, given: string[]): Promise<string> {
-    const slot = this.slot(device);
+  /** One show command; one that times out is interrupted on the device, and its session kept only if it answers again. */
+  private async show(slot: DeviceSlot, command: string): Promise<string> {
+    const session = await this.session(slot);
+    try {
+      return await session.send(command);
+    } catch (error) {
+      if (!(error instanceof DeviceError) || error.kind !== 'timeout') throw error;
+      const device = slot.entry.name;
+      this.logger?.warn({ device, command }, 'command timed out: interrupting it on the device');
+      const wait = this.options.interruptWaitMs ?? Math.min(INTERRUPT_WAIT_MS, slot.entry.command_timeout_ms);
+      const kept = await session.interrupt(wait);
+      if (!kept) this.discard(slot);
+      this.logger?.warn({ device, kept }, kept ? 'interrupted command: the session answered again' : 'interrupted command: no answer, session replaced');
+      throw new DeviceError(
+        'timeout',
+        kept
+          ? `${error.message}; it was interrupted on the device and the session answered again`
+          : `${error.message}; the session was closed and the next call opens a new one`,
+        true,
+      );
+    }
+  }
+
+  async config(name: string, given: string[]): Promise<string> {
+    const slot = this.slot(name);
+    const device = slot.entry.name;
     // A closing `end` (as runbooks write it) is the server's own; anywhere else it would leave configuration mode.
     const lines = given.length > 1 && given[given.length - 1]!.trim() === 'end' ? given.slice(0, -1) : given;
     if (lines.some((l) => l.trim() === 'end')) throw new DeviceError('not_in_grammar', `${device}: "end" may only close the change, as its last line`);
@@ -94,8 +126,15 @@ export class DeviceService {
       if (CONTROL_LINES.test(line.trim())) throw new DeviceError('not_in_grammar', `${device}: "${line.trim()}" is not a configuration line (the server enters and leaves configuration mode itself)`);
     }
     return this.exclusive(slot, async () => {
+      // Failing here (unreachable, auth_failed, host_key_*), nothing was sent: the error says so by its kind.
       const session = await this.session(slot);
-      return slot.platform.rollback === 'config-session' ? this.inSession(slot, session, lines) : this.withSnapshot(slot, session, lines);
+      try {
+        return await (slot.platform.rollback === 'config-session' ? this.inSession(slot, session, lines) : this.withSnapshot(slot, session, lines));
+      } catch (error) {
+        // Mid-change the state of a session that timed out is unknown (a rollback may have timed out too).
+        if (error instanceof DeviceError && error.kind === 'timeout') this.discard(slot);
+        throw begun(device, error);
+      }
     });
   }
 
@@ -189,6 +228,16 @@ export class DeviceService {
   dropSession(device: string): void {
     this.slot(device).session?.close();
   }
+}
+
+/**
+ * A failure once a change has begun: lines may be on the device, so it must never read as "nothing was
+ * sent" (a reconnect for the rollback can fail as unreachable or auth_failed, long after lines went out).
+ */
+function begun(device: string, error: unknown): unknown {
+  if (!(error instanceof DeviceError)) return error;
+  if (!NOTHING_SENT_KINDS.has(error.kind)) return error.reached ? error : new DeviceError(error.kind, error.message, true);
+  return new DeviceError('session_lost', `${device}: the change had begun when the session failed (${error.message}); lines may have been applied: check the device`, true);
 }
 
 function lineAt(text: string, index: number): string {

@@ -31,6 +31,12 @@ export interface Platform {
   guarantee: string;
   /** Advice when a command uses something this platform lacks. */
   hints: Array<{ test: RegExp; say: string }>;
+  /**
+   * After an interrupted command: a harmless line whose answer carries `token` in a form the terminal's
+   * own echo of the line cannot (so a prompt printed before the device is free again is not taken for
+   * it). Without one, an interrupted session is never trusted again: it is closed and replaced.
+   */
+  syncProbe?: (token: string) => { line: string; answer: RegExp };
 }
 
 const IOS_SYNTAX = /^\s*% ?(Invalid input|Incomplete command|Ambiguous command|Unknown command|Invalid command)/m;
@@ -85,6 +91,9 @@ export const PLATFORM: Record<PlatformName, Platform> = {
       { test: /\|\s*(beg|exc|cou)/i, say: 'FRR only has "| include" after a command' },
       { test: /^show\s+ip\s+bgp\s+vpnv4\s+vrf\s+/i, say: 'FRR has no "show ip bgp vpnv4 vrf …": use "show bgp vrf NAME summary"' },
     ],
+    // vtysh answers an unknown word with "% Unknown command: <word>" (it never reaches a daemon); the
+    // echo is the bare word. Verified on FRR 8.4; vtysh has no `echo` command.
+    syncProbe: (token) => ({ line: token, answer: new RegExp(`^% Unknown command: ${token}$`, 'm') }),
   },
 };
 

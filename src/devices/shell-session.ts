@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { Client, type ClientChannel, type ConnectConfig } from 'ssh2';
 import { DeviceError } from './errors';
@@ -9,6 +10,8 @@ import type { Platform } from './platforms';
 const NOISE = /\u001b\[[0-9;?]*[A-Za-z]|\r/g;
 /** `R1#`, `R1>`, `R1(config)#`, `R1(config-router)#`, `switch(config-s-fr1)#` at the end of the buffer. */
 const PROMPT = /(?:^|\n)([A-Za-z0-9][\w.:/-]*)(\([\w.:/ -]+\))?([#>]) ?$/;
+/** Ctrl-C: IOS, NX-OS and EOS stop the running command; FRR's vtysh only redraws its prompt (it keeps waiting for the daemon). */
+const INTERRUPT = '\u0003';
 
 export interface Prompt {
   host: string;
@@ -31,6 +34,7 @@ export class ShellSession {
     private readonly client: Client,
     private readonly channel: ClientChannel,
     readonly device: DeviceEntry,
+    private readonly platform: Platform,
   ) {
     channel.on('data', (chunk: Buffer) => this.feed(chunk.toString('utf8')));
     channel.stderr.on('data', (chunk: Buffer) => this.feed(chunk.toString('utf8')));
@@ -98,9 +102,15 @@ export class ShellSession {
       client.end();
       throw new DeviceError('session_lost', `${device.name}: no interactive shell: ${error.message}`);
     });
-    const session = new ShellSession(client, channel, device);
-    await session.waitForPrompt(device.command_timeout_ms, 'the login prompt');
-    for (const line of platform.sessionSetup) await session.send(line);
+    const session = new ShellSession(client, channel, device, platform);
+    try {
+      await session.waitForPrompt(device.command_timeout_ms, 'the login prompt');
+      for (const line of platform.sessionSetup) await session.send(line);
+    } catch (error) {
+      // A session that never became usable is not left open on the device.
+      session.close();
+      throw error;
+    }
     return session;
   }
 
@@ -123,13 +133,19 @@ export class ShellSession {
     return { host: m[1]!, mode: m[2]?.slice(1, -1) ?? '' };
   }
 
-  private async waitForPrompt(timeoutMs: number, what: string): Promise<string> {
-    const deadline = setTimeout(() => this.waiter?.(), timeoutMs);
-    const started = Date.now();
+  /** Output up to the device's prompt; with `after`, only a prompt that follows a match of it counts. */
+  private async waitForPrompt(timeoutMs: number, what: string, after?: RegExp): Promise<string> {
+    // The timer itself says time is up: a Date.now() comparison can fall a millisecond short when the
+    // timer fires, and a silent device would then never wake the loop again.
+    let expired = false;
+    const deadline = setTimeout(() => {
+      expired = true;
+      this.waiter?.();
+    }, timeoutMs);
     try {
       for (;;) {
         const prompt = this.matchPrompt();
-        if (prompt) {
+        if (prompt && (!after || after.test(this.buffer))) {
           this.hostname ||= prompt.host;
           this.prompt = prompt;
           const text = this.buffer.slice(0, this.buffer.length - (PROMPT.exec(this.buffer)?.[0].replace(/^\n/, '').length ?? 0));
@@ -137,7 +153,7 @@ export class ShellSession {
           return text;
         }
         if (this.closedWith) throw this.closedWith;
-        if (Date.now() - started >= timeoutMs) {
+        if (expired) {
           throw new DeviceError('timeout', `${this.device.name}: no prompt after ${what} within ${timeoutMs / 1000} s`, true);
         }
         await new Promise<void>((resolve) => (this.waiter = resolve));
@@ -160,8 +176,36 @@ export class ShellSession {
     return lines.join('\n').replace(/\n+$/, '');
   }
 
+  /**
+   * After `send` timed out: interrupts the command on the device, then checks that the session is back in
+   * step, within `waitMs`. True: the late output is discarded and the session can be used again. False:
+   * the session is closed (which also ends the device's CLI process for it: the hang-up of its terminal).
+   */
+  async interrupt(waitMs: number): Promise<boolean> {
+    if (this.closedWith || !this.channel.writable) return false;
+    this.channel.write(INTERRUPT);
+    // A prompt alone proves nothing (vtysh prints one on Ctrl-C while still waiting): only the answer to a
+    // line sent after the interrupt shows that everything before it has been read.
+    const probe = this.platform.syncProbe?.(`fault-relay-sync-${randomBytes(4).toString('hex')}`);
+    if (!probe) {
+      this.close();
+      return false;
+    }
+    this.channel.write(`${probe.line}\n`);
+    try {
+      await this.waitForPrompt(waitMs, 'the interrupt', probe.answer);
+      return true;
+    } catch {
+      this.close();
+      return false;
+    }
+  }
+
   close(): void {
+    const open = !this.closedWith && this.channel.writable;
     this.fail(new DeviceError('session_lost', `${this.device.name}: session closed`, false));
+    // Stop whatever still runs before hanging up; a CLI at its prompt just prints a new one.
+    if (open) this.channel.write(INTERRUPT);
     this.channel.end();
     this.client.end();
   }
