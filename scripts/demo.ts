@@ -97,7 +97,8 @@ process.on('SIGTERM', () => void shutdown(143, false));
 try {
   if (args.frr) frr = await startFrrDemo(dataDir, out);
   stack = await startDemoStack({
-    ...(frr ? { deviceMcpUrl: frr.devices.mcpUrl } : {}),
+    // The relay's guard is the only caller the device server accepts: its token goes to the relay's settings, not the runtime's.
+    ...(frr ? { deviceMcpUrl: frr.devices.mcpUrl, relayEnv: { DEVICE_MCP_TOKEN: frr.devices.token } } : {}),
     projectDir,
     dataDir,
     logger,

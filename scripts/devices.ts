@@ -1,23 +1,30 @@
 /**
  * The SSH device tool server.
- *   npm run devices -- --inventory devices.yaml [--port 4320] [--host 127.0.0.1]
+ *   npm run devices -- --inventory devices.yaml [--port 4320] [--host 127.0.0.1] [--token-file FILE]
  *   npm run devices -- trust R1 --inventory devices.yaml [--yes]
- * Point the relay at it with DEVICE_MCP_URL=http://127.0.0.1:4320/mcp, or set DEVICE_INVENTORY and
- * the relay and the tray start it themselves.
+ * Point the relay at it with DEVICE_MCP_URL=http://127.0.0.1:4320/mcp and DEVICE_MCP_TOKEN (the
+ * token: DEVICE_SERVER_TOKEN, or the one written to --token-file), or set DEVICE_INVENTORY and the
+ * relay and the tray start it themselves.
  */
+import { rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { DeviceError } from '../src/devices/errors';
 import { scanHostKey } from '../src/devices/host-key-scan';
-import { InventoryError, loadInventory } from '../src/devices/inventory';
+import { findDevice, InventoryError, loadInventory } from '../src/devices/inventory';
 import { checkHostKey, fingerprint, keyType, trustHostKey } from '../src/devices/known-hosts';
-import { DEFAULT_DEVICE_SERVER_PORT, startDeviceServer } from '../src/devices/server';
+import { DEFAULT_DEVICE_SERVER_PORT, generateDeviceServerToken, MIN_DEVICE_SERVER_TOKEN_LENGTH, startDeviceServer } from '../src/devices/server';
+import { relayEnvLines, writeTokenFile } from '../src/devices/token-file';
 import { cli } from './cli';
 
 const HELP = `usage:
-  npm run devices -- --inventory devices.yaml [--port ${DEFAULT_DEVICE_SERVER_PORT}] [--host 127.0.0.1]
-  npm run devices -- trust <device> --inventory devices.yaml [--yes]`;
+  npm run devices -- --inventory devices.yaml [--port ${DEFAULT_DEVICE_SERVER_PORT}] [--host 127.0.0.1] [--token-file FILE]
+  npm run devices -- trust <device> --inventory devices.yaml [--yes]
+Callers need the bearer token: DEVICE_SERVER_TOKEN from the environment, else a new one written
+(0600) to --token-file (default RELAY_DATA_DIR/device-server.token). Give it to the relay as
+DEVICE_MCP_TOKEN, e.g. DEVICE_MCP_TOKEN="$(cat FILE)"; it is never printed.`;
 const { fail, parse } = cli('devices', HELP);
 const values = parse(() => {
   const parsed = parseArgs({
@@ -26,6 +33,7 @@ const values = parse(() => {
       inventory: { type: 'string', default: process.env.DEVICE_INVENTORY },
       host: { type: 'string', default: '127.0.0.1' },
       port: { type: 'string', default: String(DEFAULT_DEVICE_SERVER_PORT) },
+      'token-file': { type: 'string', default: join(process.env.RELAY_DATA_DIR ?? '.relay-data', 'device-server.token') },
       yes: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -35,7 +43,7 @@ const values = parse(() => {
 
 async function trust(name: string, inventoryPath: string): Promise<void> {
   const inventory = await loadInventory(inventoryPath);
-  const device = inventory.devices.get(name) ?? fail(`no device "${name}" in ${inventoryPath} (${[...inventory.devices.keys()].join(', ')})`);
+  const device = findDevice(inventory, name) ?? fail(`no device "${name}" in ${inventoryPath} (${[...inventory.devices.keys()].join(', ')})`);
   const blob = await scanHostKey(device.host, device.port);
   const verdict = await checkHostKey(inventory.knownHostsPath, device.host, device.port, blob);
   const print = `${device.name} (${device.host}:${device.port}) presents ${keyType(blob)} ${fingerprint(blob)}`;
@@ -62,9 +70,32 @@ async function main(): Promise<void> {
   if (command) fail(`unknown command "${command}"\n${HELP}`);
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`--port ${values.port} is not a port number`);
-  const server = await startDeviceServer({ inventoryPath, host: values.host!, port, logger: pino({ level: process.env.LOG_LEVEL ?? 'info' }) });
+  const given = process.env.DEVICE_SERVER_TOKEN;
+  // Out of the environment at once: nothing this process might start should inherit it.
+  delete process.env.DEVICE_SERVER_TOKEN;
+  if (given !== undefined && (given.length < MIN_DEVICE_SERVER_TOKEN_LENGTH || /\s/.test(given))) {
+    fail(`DEVICE_SERVER_TOKEN must be at least ${MIN_DEVICE_SERVER_TOKEN_LENGTH} characters without spaces`);
+  }
+  const tokenFile = given ? undefined : resolve(values['token-file']!);
+  const token = given ?? generateDeviceServerToken();
+  if (tokenFile) {
+    writeTokenFile(tokenFile, token);
+  }
+  if (!['127.0.0.1', 'localhost', '::1'].includes(values.host!)) {
+    console.warn(`devices: listening on ${values.host}: only the token keeps other hosts out; prefer loopback and run it beside the relay`);
+  }
+  const server = await startDeviceServer({ inventoryPath, host: values.host!, port, token, logger: pino({ level: process.env.LOG_LEVEL ?? 'info' }) }).catch((error: unknown) => {
+    if (tokenFile) rmSync(tokenFile, { force: true });
+    throw error;
+  });
   console.log(`device tools: MCP ${server.mcpUrl}  devices ${server.service.devices().map((d) => `${d.name} (${d.platform})`).join(', ')}`);
-  const stop = () => void server.stop().then(() => process.exit(0));
+  console.log(`bearer token: ${tokenFile ? `written to ${tokenFile} (0600)` : 'DEVICE_SERVER_TOKEN'}; give it to the relay as DEVICE_MCP_TOKEN`);
+  if (tokenFile) console.log(`for the relay: ${relayEnvLines(server.mcpUrl, tokenFile).join(' ')}`);
+  // A generated token is this run's only: its file goes with it.
+  const stop = () => void server.stop().then(() => {
+    if (tokenFile) rmSync(tokenFile, { force: true });
+    process.exit(0);
+  });
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
 }

@@ -5,7 +5,8 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { pino } from 'pino';
-import { startDeviceServer } from '../src/devices/server';
+import { generateDeviceServerToken, startDeviceServer } from '../src/devices/server';
+import { relayEnvLines, writeTokenFile } from '../src/devices/token-file';
 import { frrLabUnavailable } from '../src/frr-lab/host';
 import { startFrrLab, stateFileIn } from '../src/frr-lab/lab';
 import { sweepAllLabs, teardownLab } from '../src/frr-lab/teardown';
@@ -28,6 +29,8 @@ export interface FrrLabArgs {
 
 export const DEFAULT_FRR_OUT = '.lab/frr.json';
 const labDirFor = (out: string) => join(dirname(resolve(out)), 'frr');
+/** In the lab's own folder (0700), beside its state file: removed with the lab, by Ctrl-C or --down. */
+const tokenFileFor = (out: string) => join(labDirFor(out), 'device-server.token');
 
 export async function frrLabCli(args: FrrLabArgs, fail: Fail): Promise<void> {
   const out = args.out ?? DEFAULT_FRR_OUT;
@@ -45,15 +48,25 @@ export async function frrLabCli(args: FrrLabArgs, fail: Fail): Promise<void> {
   const started = Date.now();
   mkdirSync(dirname(resolve(out)), { recursive: true });
   const lab = await startFrrLab({ dir: labDirFor(out), routers, onStep: (line) => console.log(`  ${line}`) });
+  // A relay started separately needs the server's bearer: it goes to a 0600 file, never to the terminal.
+  const token = generateDeviceServerToken();
+  const tokenFile = tokenFileFor(out);
   let devices;
   try {
-    devices = await startDeviceServer({ inventory: undefined, inventoryPath: lab.inventoryPath, port, logger: pino({ level: process.env.LOG_LEVEL ?? 'warn' }) });
+    writeTokenFile(tokenFile, token);
+  } catch (error) {
+    await lab.stop();
+    fail(`cannot write the device server's token to ${tokenFile}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, 1);
+  }
+  try {
+    devices = await startDeviceServer({ inventoryPath: lab.inventoryPath, port, token, logger: pino({ level: process.env.LOG_LEVEL ?? 'warn' }) });
   } catch (error) {
     await lab.stop();
     fail(`device tool server could not listen on 127.0.0.1:${port} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); pass --port`, 1);
   }
   const summary = {
     device_mcp_url: devices.mcpUrl,
+    device_mcp_token_file: tokenFile,
     inventory: lab.inventoryPath,
     known_hosts: lab.knownHostsPath,
     routers: lab.routers.map((r) => ({ name: r.name, namespace: r.namespace, ssh: r.ssh, log: r.logFile })),
@@ -61,7 +74,8 @@ export async function frrLabCli(args: FrrLabArgs, fail: Fail): Promise<void> {
   writeFileSync(out, `${JSON.stringify(summary, null, 2)}\n`);
   console.log(`FRR lab up in ${((Date.now() - started) / 1000).toFixed(1)} s, every BGP session Established`);
   for (const r of summary.routers) console.log(`  ${r.name.padEnd(4)} namespace ${r.namespace.padEnd(12)} ssh ${r.ssh}`);
-  console.log(`  device tools (MCP): ${devices.mcpUrl}   (DEVICE_MCP_URL)`);
+  console.log(`  device tools (MCP): ${devices.mcpUrl}   (DEVICE_MCP_URL); bearer token in ${tokenFile} (0600)`);
+  console.log(`  start a relay on them with: ${relayEnvLines(devices.mcpUrl, tokenFile).join(' ')} npm run relay`);
   console.log(`  inventory ${lab.inventoryPath}; written to ${out}`);
   const relay = args.relay ?? process.env.RELAY_URL;
   const secret = args.secret ?? process.env.WEBHOOK_SECRET;

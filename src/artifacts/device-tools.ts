@@ -42,14 +42,17 @@ export interface McpDeviceTools extends DeviceTools {
 /**
  * Over any MCP server that offers `exec_cli` and `config_cli` (the lab, or a real
  * automation server), with the official client on Streamable HTTP. Connects on first use.
+ * `token` is sent as `Authorization: Bearer`; it lives in this closure only, so it never
+ * reaches a log line or the agents' runtime.
  */
-export function createMcpDeviceTools(url: string, opts: { headers?: Record<string, string> } = {}): McpDeviceTools {
+export function createMcpDeviceTools(url: string, opts: { headers?: Record<string, string>; token?: string } = {}): McpDeviceTools {
+  const headers = { ...opts.headers, ...(opts.token ? { Authorization: `Bearer ${opts.token}` } : {}) };
   let connecting: Promise<Client> | undefined;
   const connect = () =>
     (connecting ??= (async () => {
       const client = new Client({ name: 'fault-relay-raw-engine', version: '1.0.0' });
       const transport = new StreamableHTTPClientTransport(new URL(url), {
-        ...(opts.headers ? { requestInit: { headers: opts.headers } } : {}),
+        ...(Object.keys(headers).length ? { requestInit: { headers } } : {}),
       });
       try {
         await client.connect(transport);
@@ -60,12 +63,18 @@ export function createMcpDeviceTools(url: string, opts: { headers?: Record<strin
       return client;
     })());
 
+  // A refused credential is a configuration fault, not an outage: say which setting to check.
+  const unreached = (error: unknown) =>
+    (error as { code?: number }).code === 401
+      ? 'the device tool server refused the relay\'s credential (DEVICE_MCP_TOKEN)'
+      : `device tool server unreachable: ${(error as Error).message}`;
+
   const call = async (tool: 'exec_cli' | 'config_cli', args: Record<string, unknown>): Promise<string> => {
     let client: Client;
     try {
       client = await connect();
     } catch (error) {
-      throw new DeviceToolError(tool, `device tool server unreachable: ${(error as Error).message}`, false);
+      throw new DeviceToolError(tool, unreached(error), false);
     }
     const result = await client.callTool({ name: tool, arguments: args });
     const content = Array.isArray(result.content) ? (result.content as { type: string; text?: string }[]) : [];

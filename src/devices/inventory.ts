@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { parse } from 'yaml';
+import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
 import { z } from 'zod';
 
 export const PLATFORMS = ['ios', 'iosxe', 'nxos', 'eos', 'frr'] as const;
@@ -45,6 +45,7 @@ export type DeviceEntry = z.infer<typeof device>;
 export interface Inventory {
   path: string;
   knownHostsPath: string;
+  /** By canonical name, as the inventory writes it; look names up with `findDevice`. */
   devices: Map<string, DeviceEntry>;
 }
 
@@ -65,25 +66,58 @@ function describe(issues: z.core.$ZodIssue[]): string {
     .join('\n');
 }
 
+/**
+ * How a device name is compared: surrounding space dropped, ASCII letters folded. The relay's guard
+ * compares names this way, so two inventory entries equal under it would be one device to the guard
+ * (an approval for `R1` applied to `r1`). Only A-Z is folded: a look-alike such as the Kelvin sign,
+ * which toLowerCase() turns into "k", stays different and matches no (ASCII-only) inventory name.
+ */
+export const deviceKey = (name: string): string => name.trim().replace(/[A-Z]/g, (c) => c.toLowerCase());
+
+/** The inventory's entry for `name` (any case, surrounding space ignored), under its canonical name. */
+export function findDevice(inventory: Pick<Inventory, 'devices'>, name: string): DeviceEntry | undefined {
+  const key = deviceKey(name);
+  for (const entry of inventory.devices.values()) if (deviceKey(entry.name) === key) return entry;
+  return undefined;
+}
+
+/** The 1-based line of `devices[index]`'s name in the file (or of the entry, when the name is not written there). */
+function lineOf(doc: Document, lines: LineCounter, index: number): number | undefined {
+  const seq = doc.get('devices', true);
+  const item = isSeq(seq) ? seq.items[index] : undefined;
+  const name = isMap(item) ? item.get('name', true) : undefined;
+  const at = (isScalar(name) ? name.range : (item as { range?: [number, number, number] } | undefined)?.range)?.[0];
+  return at === undefined ? undefined : lines.linePos(at).line;
+}
+
 export function parseInventory(text: string, path: string): Inventory {
-  let raw: unknown;
-  try {
-    raw = parse(text);
-  } catch (error) {
-    throw new InventoryError(`${path}: not YAML: ${(error as Error).message.split('\n')[0]}`);
-  }
-  const parsed = inventorySchema.safeParse(raw);
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines });
+  if (doc.errors.length) throw new InventoryError(`${path}: not YAML: ${doc.errors[0]!.message.split('\n')[0]}`);
+  const parsed = inventorySchema.safeParse(doc.toJS());
   if (!parsed.success) throw new InventoryError(`${path}:\n${describe(parsed.error.issues)}`);
   const base = dirname(resolve(path));
   const at = (p: string) => (isAbsolute(p) ? p : resolve(base, p));
   const devices = new Map<string, DeviceEntry>();
-  const dupes: string[] = [];
-  for (const d of parsed.data.devices) {
-    if (devices.has(d.name)) dupes.push(d.name);
+  const firstOf = new Map<string, number>();
+  const clashes: string[] = [];
+  const where = (i: number) => {
+    const line = lineOf(doc, lines, i);
+    return `devices[${i}] "${parsed.data.devices[i]!.name}"${line ? ` (line ${line})` : ''}`;
+  };
+  for (const [i, d] of parsed.data.devices.entries()) {
+    const first = firstOf.get(deviceKey(d.name));
+    if (first !== undefined) {
+      clashes.push(`${where(i)} is the same device as ${where(first)}`);
+      continue;
+    }
+    firstOf.set(deviceKey(d.name), i);
     const cred = 'key_file' in d.credential ? { ...d.credential, key_file: at(d.credential.key_file) } : d.credential;
     devices.set(d.name, { ...d, credential: cred });
   }
-  if (dupes.length) throw new InventoryError(`${path}: device names must be unique: ${dupes.join(', ')}`);
+  if (clashes.length) {
+    throw new InventoryError(`${path}: device names must be unique, ignoring case and surrounding space (the relay's guard compares them so):\n${clashes.join('\n')}`);
+  }
   return { path: resolve(path), knownHostsPath: at(parsed.data.known_hosts ?? 'known_hosts'), devices };
 }
 

@@ -1,4 +1,5 @@
-import { createServer } from 'node:http';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Logger } from 'pino';
@@ -10,23 +11,93 @@ export interface RunningDeviceServer {
   url: string;
   /** `${url}/mcp`, what DEVICE_MCP_URL points at. */
   mcpUrl: string;
+  /**
+   * The bearer `/mcp` requires. Whoever started the server hands it to the relay's own MCP client
+   * and to nothing else: not a log line, not the runtime's environment, not a health answer.
+   */
+  token: string;
   service: DeviceService;
   stop(): Promise<void>;
 }
 
 export const DEFAULT_DEVICE_SERVER_PORT = 4320;
 
+/** Shorter than this is guessable enough that a local process could try its way in. */
+export const MIN_DEVICE_SERVER_TOKEN_LENGTH = 16;
+
+export const generateDeviceServerToken = () => randomBytes(32).toString('base64url');
+
+const digest = (value: string) => createHash('sha256').update(value).digest();
+
+/** Constant time over equal-length digests, so neither the token nor its length leaks through timing. */
+export function bearerMatches(header: string | undefined, token: string): boolean {
+  const m = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header ?? '');
+  return timingSafeEqual(digest(m?.[1] ?? ''), digest(token)) && Boolean(m);
+}
+
+const WILDCARD = new Set(['0.0.0.0', '::', '[::]']);
+const LOOPBACK = ['127.0.0.1', 'localhost', '[::1]'];
+
+/**
+ * The Host names a request may carry: loopback, on the port really served. A page in a browser that
+ * rebinds its own name to 127.0.0.1 still sends that name, so it is refused before anything runs.
+ * A specific non-loopback bind address (`--host 10.0.0.5`) is added, since a remote relay can only
+ * name that; a wildcard bind adds nothing.
+ */
+export function allowedHostHeaders(bindHost: string, port: number): Set<string> {
+  const bracketed = bindHost.includes(':') && !bindHost.startsWith('[') ? `[${bindHost}]` : bindHost;
+  const names = WILDCARD.has(bindHost) || LOOPBACK.includes(bracketed.toLowerCase()) ? LOOPBACK : [...LOOPBACK, bracketed];
+  return new Set(names.map((n) => `${n.toLowerCase()}:${port}`));
+}
+
+type Refusal = { status: number; code: string; message: string };
+
+/** Why a request is refused before it reaches a tool, or undefined when it may go on. */
+function refusal(req: IncomingMessage, path: string, hosts: Set<string>, token: string): Refusal | undefined {
+  const host = (req.headers.host ?? '').toLowerCase();
+  if (!hosts.has(host)) {
+    return { status: 421, code: 'host_not_allowed', message: `this device tool server answers only ${[...hosts].join(', ')}` };
+  }
+  // /health stays open for liveness probes: it tells how many devices, never which or how to reach them.
+  if (path === '/mcp' && !bearerMatches(req.headers.authorization, token)) {
+    return { status: 401, code: 'unauthorized', message: 'a bearer token is required: the one the relay was given for this server' };
+  }
+  return undefined;
+}
+
 /**
  * The device tool server: MCP (Streamable HTTP, stateless) at `/mcp` and `GET /health`, on loopback
  * unless told otherwise. One DeviceService behind every request, so SSH sessions and per-device
- * locks are shared by all callers.
+ * locks are shared by all callers. Every request must name a loopback Host, and `/mcp` must carry
+ * the bearer `token` (generated here when none is given), because the tools act on real routers
+ * with the inventory's credentials and any local process could otherwise call them.
  */
-export async function startDeviceServer(opts: { inventoryPath?: string; inventory?: Inventory; host?: string; port?: number; logger?: Logger }): Promise<RunningDeviceServer> {
+export async function startDeviceServer(opts: {
+  inventoryPath?: string;
+  inventory?: Inventory;
+  host?: string;
+  port?: number;
+  logger?: Logger;
+  token?: string;
+}): Promise<RunningDeviceServer> {
+  const token = opts.token ?? generateDeviceServerToken();
+  if (token.length < MIN_DEVICE_SERVER_TOKEN_LENGTH || /\s/.test(token)) {
+    throw new Error(`the device server token must be at least ${MIN_DEVICE_SERVER_TOKEN_LENGTH} characters without spaces`);
+  }
   const inventory = opts.inventory ?? (await loadInventory(opts.inventoryPath!));
   const service = new DeviceService(inventory, opts.logger);
+  const host = opts.host ?? '127.0.0.1';
+  let hosts = new Set<string>();
   const server = createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://devices').pathname;
-    const json = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
+      res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
+    const refused = refusal(req, path, hosts, token);
+    if (refused) {
+      // The caller's address only: the Host it sent may be an attacker's name, the header a near-miss token.
+      opts.logger?.warn({ remote: req.socket.remoteAddress, path, status: refused.status }, 'device tool server refused a request');
+      return json(refused.status, { error: { code: refused.code, message: refused.message } }, refused.status === 401 ? { 'www-authenticate': 'Bearer' } : {});
+    }
     if (path === '/health' && req.method === 'GET') return json(200, { status: 'ok', service: 'ssh-devices', devices: service.devices().length });
     if (path !== '/mcp') return json(404, { error: { code: 'not_found', message: path } });
     const mcp = createDeviceMcpServer(service);
@@ -44,16 +115,22 @@ export async function startDeviceServer(opts: { inventoryPath?: string; inventor
       });
   });
   server.requestTimeout = 15 * 60_000; // a change with a rollback on a slow device takes a while
-  const host = opts.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(opts.port ?? DEFAULT_DEVICE_SERVER_PORT, host, () => resolve());
+    server.listen(opts.port ?? DEFAULT_DEVICE_SERVER_PORT, host, () => {
+      // Known only now (port 0 is any free port); set before the first request can be read.
+      hosts = allowedHostHeaders(host, (server.address() as AddressInfo).port);
+      resolve();
+    });
   });
   const { port } = server.address() as AddressInfo;
-  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  // A wildcard bind is reached, and Host-checked, as loopback.
+  const named = WILDCARD.has(host) ? '127.0.0.1' : host;
+  const url = `http://${named.includes(':') && !named.startsWith('[') ? `[${named}]` : named}:${port}`;
   return {
     url,
     mcpUrl: `${url}/mcp`,
+    token,
     service,
     stop: async () => {
       server.closeAllConnections();

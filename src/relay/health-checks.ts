@@ -26,7 +26,11 @@ export interface DeepHealth {
   warnings?: string[];
   checks: {
     agent_runtime: { ok: boolean; url: string; latency_ms: number; version?: string; error?: string; event_stream?: EventStreamHealth };
-    device_mcp: { skipped: true } | { ok: boolean; url: string; latency_ms: number; status_code?: number; error?: string };
+    /**
+     * Reachability only. No URL: the device server's address is not for whoever reads this (the
+     * relay-started one lives on a random loopback port the runtime must not learn).
+     */
+    device_mcp: { skipped: true } | { ok: boolean; latency_ms: number; status_code?: number; error?: string; url?: never };
     messaging: MessagingHealth;
     /** Where incidents are kept: for a team relay, its database. */
     store?: StoreCheck;
@@ -53,17 +57,40 @@ async function checkRuntime(agent: AgentRuntime): Promise<DeepHealth['checks']['
   }
 }
 
-/** Any HTTP answer proves reachability; an MCP endpoint may well refuse a bare GET. */
-async function checkDeviceMcp(url: string | undefined, timeoutMs: number): Promise<DeepHealth['checks']['device_mcp']> {
-  if (!url) return { skipped: true };
+/**
+ * Whether the device tool server answers, as /health/deep reports it. A function, not a URL: the
+ * relay-started server's address must not travel through the configuration (where the settings
+ * view would show it) just so this check can find it.
+ */
+export type DeviceProbe = () => Promise<{ ok: boolean; status_code?: number; error?: string }>;
+
+/**
+ * Any HTTP answer proves reachability; an MCP endpoint may well refuse a bare GET (the SSH device
+ * server answers 401: no credential is sent here, so none can leak through this check). The error
+ * names no address, only the socket error's code.
+ */
+export function httpDeviceProbe(url: string, timeoutMs = 3000): DeviceProbe {
+  return async () => {
+    try {
+      const res = await request(url, { method: 'GET', headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+      await res.body.dump();
+      return { ok: true, status_code: res.statusCode };
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      return { ok: false, error: `not reachable from the relay${code ? ` (${code})` : ''}` };
+    }
+  };
+}
+
+async function checkDeviceMcp(probe: DeviceProbe | undefined): Promise<DeepHealth['checks']['device_mcp']> {
+  if (!probe) return { skipped: true };
   const start = process.hrtime.bigint();
   try {
-    const res = await request(url, { method: 'GET', headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
-    await res.body.dump();
-    return { ok: true, url, latency_ms: elapsed(start), status_code: res.statusCode };
-  } catch (error) {
-    const code = (error as { code?: string }).code;
-    return { ok: false, url, latency_ms: elapsed(start), error: `not reachable from the relay${code ? ` (${code})` : ''}` };
+    const r = await probe();
+    return { ok: r.ok, latency_ms: elapsed(start), ...(r.status_code !== undefined ? { status_code: r.status_code } : {}), ...(r.error ? { error: r.error } : {}) };
+  } catch {
+    // A probe that throws says nothing a reader should see (its message may name the address).
+    return { ok: false, latency_ms: elapsed(start), error: 'the device tool server check failed' };
   }
 }
 
@@ -80,17 +107,17 @@ async function checkModel(ask: () => Promise<ModelStatus>): Promise<NonNullable<
 
 export async function deepHealth(deps: {
   agent: AgentRuntime;
-  deviceMcpUrl?: string;
+  /** Absent: no device tool server, the check is skipped. */
+  deviceProbe?: DeviceProbe;
   messaging: () => MessagingHealth;
   eventStream?: () => EventStreamHealth;
-  timeoutMs?: number;
   model?: () => Promise<ModelStatus>;
   warnings?: () => string[];
   store?: () => Promise<StoreCheck>;
 }): Promise<DeepHealth> {
   const [agent_runtime, device_mcp, store] = await Promise.all([
     checkRuntime(deps.agent),
-    checkDeviceMcp(deps.deviceMcpUrl, deps.timeoutMs ?? 3000),
+    checkDeviceMcp(deps.deviceProbe),
     deps.store?.(),
   ]);
   const messaging = deps.messaging();

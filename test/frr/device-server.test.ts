@@ -8,6 +8,7 @@ import { DeviceError } from '../../src/devices/errors';
 import { loadInventory } from '../../src/devices/inventory';
 import { startDeviceServer, type RunningDeviceServer } from '../../src/devices/server';
 import { startFrrLab, type FrrLab } from '../../src/frr-lab/lab';
+import { buildSplunkAlert } from '../../src/alert/sample';
 import { connectMcp } from '../helpers/mcp-client';
 import { repoRoot } from '../helpers/opencode';
 import { relayForTest } from '../helpers/relay';
@@ -25,7 +26,7 @@ beforeAll(async () => {
   base = tempDir('fault-relay-frr-');
   lab = await startFrrLab({ dir: join(base, 'lab'), routers: 2 });
   server = await startDeviceServer({ inventoryPath: lab.inventoryPath, port: 0 });
-  mcp = await connectMcp(server.mcpUrl, 'unused');
+  mcp = await connectMcp(server.mcpUrl, server.token);
 });
 
 afterAll(async () => {
@@ -75,6 +76,20 @@ describe.skipIf(NO_FRR)('the SSH device tool server on real FRR routers', () => 
     expect(write.text).toContain('[not_in_grammar]');
     const unknown = await mcp.call('exec_cli', { device: 'R9', command: 'show version' });
     expect(unknown.text).toMatch(/\[unknown_device\] unknown device "R9": the inventory has R1, R2/);
+  });
+
+  it('takes a device name in any case and with surrounding space, always as the inventory\'s router, never another', async () => {
+    const r = await mcp.call('exec_cli', { device: ' r2 ', command: 'show version' });
+    expect(r.isError).toBe(false);
+    expect(r.text).toMatch(/FRRouting 8\.\d+\.\d+ \(R2\)/);
+    const change = await mcp.call('config_cli', { device: 'r1', commands: ['router bgp 65001', 'neighbor 10.0.0.2 description via-lowercase'] });
+    expect(change).toMatchObject({ isError: false });
+    expect(change.text).toMatch(/^R1: 2 line\(s\) applied/);
+    expect(await runningBgp()).toContain('neighbor 10.0.0.2 description via-lowercase');
+    expect(await lab.vtysh('R2', 'show running-config bgpd')).not.toContain('via-lowercase');
+    // Unknown: refused as unknown_device, the kind the relay reads as "nothing was sent".
+    const unknown = await mcp.call('config_cli', { device: 'r1x', commands: ['router bgp 65001', 'neighbor 10.0.0.2 shutdown'] });
+    expect(unknown.text).toMatch(/^\[unknown_device\] unknown device "r1x": the inventory has R1, R2$/);
   });
 
   it('applies a change whole, and a change with a refused line not at all: rolled back, and the running config proves it', async () => {
@@ -186,14 +201,32 @@ describe.skipIf(NO_FRR)('the SSH device tool server on real FRR routers', () => 
     await s2.close();
   });
 
-  it('is started by the relay itself when DEVICE_INVENTORY is set, so DEVICE_MCP_URL is optional', async () => {
-    const relay = await relayForTest({ agent: createStubRuntime(), env: { DEVICE_INVENTORY: lab.inventoryPath } });
+  it('refuses a call without its token before anything reaches a router', async () => {
+    const before = await runningBgp();
+    const stranger = await fetch(server.mcpUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'config_cli', arguments: { device: 'R1', commands: ['router bgp 65001', 'neighbor 10.0.0.2 shutdown'] } } }),
+    });
+    expect(stranger.status).toBe(401);
+    expect(await stranger.json()).toMatchObject({ error: { code: 'unauthorized' } });
+    await expect(connectMcp(server.mcpUrl, 'not-the-token')).rejects.toMatchObject({ code: 401 });
+    expect(await runningBgp()).toBe(before);
+  });
+
+  it('is started by the relay itself when DEVICE_INVENTORY is set, and reached through the guard only', async () => {
+    const relay = await relayForTest({ agent: createStubRuntime(), env: { DEVICE_INVENTORY: lab.inventoryPath, RELAY_TOOLS_TOKEN: 'frr-tools-token' } });
     try {
-      const deep = (await relay.app.inject({ url: '/health/deep' })).json() as { checks: { device_mcp: { ok: boolean; url: string } } };
-      expect(deep.checks.device_mcp).toMatchObject({ ok: true, url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/) });
-      const tools = await connectMcp(deep.checks.device_mcp.url, 'unused');
-      expect((await tools.call('exec_cli', { device: 'R2', command: 'show version' })).text).toContain('FRRouting');
-      await tools.close();
+      const deep = (await relay.app.inject({ url: '/health/deep' })).json() as { checks: { device_mcp: Record<string, unknown> } };
+      expect(deep.checks.device_mcp).toMatchObject({ ok: true, latency_ms: expect.any(Number) });
+      expect(deep.checks.device_mcp).not.toHaveProperty('url');
+      const url = await relay.listen({ port: 0, host: '127.0.0.1' });
+      const alert = await relay.app.inject({ method: 'POST', url: '/fault-alert', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(buildSplunkAlert({ device: 'R1', neighbor: '10.0.0.2' })) });
+      const guard = await connectMcp(`${url}/device-mcp`, 'frr-tools-token');
+      const shown = await guard.call('exec_cli', { incident_id: alert.json().incident_id, device: 'R1', command: 'show ip bgp neighbors 10.0.0.2' });
+      await guard.close();
+      expect(shown.isError, shown.text).toBe(false);
+      expect(shown.text).toMatch(/BGP state = Established/);
     } finally {
       await relay.close();
     }

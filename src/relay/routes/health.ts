@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { AgentRuntime } from '../../agent/types';
-import { deepHealth, type EventStreamHealth, type MessagingHealth } from '../health-checks';
+import { deepHealth, type DeviceProbe, type EventStreamHealth, type MessagingHealth } from '../health-checks';
 import { bearerGuard } from '../auth';
 import type { UiSession } from '../ui-session';
 import type { ModelStatus } from '../../agent/model-check';
@@ -10,7 +10,8 @@ export interface HealthRouteOptions {
   agent: AgentRuntime;
   agentName: string;
   mode: string;
-  deviceMcpUrl?: string;
+  /** The device tool server's reachability; never its address (see DeviceProbe). */
+  deviceProbe?: DeviceProbe;
   webhookSecret?: string;
   messaging: () => MessagingHealth;
   eventStream?: () => EventStreamHealth;
@@ -22,17 +23,29 @@ export interface HealthRouteOptions {
   /** The runtime's configured model, asked afresh for /health/deep. */
   model?: () => Promise<ModelStatus>;
   store?: () => Promise<StoreCheck>;
+  /** The approval channels a person can answer on right now (webex, desktop, api …). */
+  channels?: () => string[];
+  /** Approvers whose tray follows the relay right now (only with OPERATORS_FILE). */
+  approversOnline?: () => string[];
 }
 
 export const healthRoutes: FastifyPluginAsync<HealthRouteOptions> = async (app, opts) => {
   // Open on purpose: load balancers and the tray poll it. It carries no secret.
-  app.get('/health', async () => ({ status: 'ok', agent_url: opts.agent.url, agent: opts.agentName, mode: opts.mode, warnings: opts.warnings?.() ?? [] }));
+  app.get('/health', async () => ({
+    status: 'ok',
+    agent_url: opts.agent.url,
+    agent: opts.agentName,
+    mode: opts.mode,
+    approval_channels: opts.channels?.() ?? [],
+    warnings: opts.warnings?.() ?? [],
+  }));
 
   app.register(async (deep) => {
     deep.addHook('onRequest', bearerGuard(opts.webhookSecret, 'WEBHOOK_SECRET', opts.uiSession, opts.readers));
     deep.get('/health/deep', async (_request, reply) => {
-      const result = await deepHealth({ agent: opts.agent, deviceMcpUrl: opts.deviceMcpUrl, messaging: opts.messaging, eventStream: opts.eventStream, model: opts.model, warnings: opts.warnings, store: opts.store });
-      return reply.code(result.status === 'ok' ? 200 : 503).send(result);
+      const result = await deepHealth({ agent: opts.agent, deviceProbe: opts.deviceProbe, messaging: opts.messaging, eventStream: opts.eventStream, model: opts.model, warnings: opts.warnings, store: opts.store });
+      const presence = opts.approversOnline ? { approvers_online: opts.approversOnline() } : {};
+      return reply.code(result.status === 'ok' ? 200 : 503).send({ ...result, approval_channels: opts.channels?.() ?? [], ...presence });
     });
   });
 };

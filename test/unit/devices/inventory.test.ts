@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InventoryError, parseInventory } from '../../../src/devices/inventory';
+import { findDevice, InventoryError, parseInventory } from '../../../src/devices/inventory';
 import { grammarProblem, PLATFORM } from '../../../src/devices/platforms';
 
 const device = (extra: string) => `devices:\n  - name: R1\n    host: 192.0.2.1\n    platform: frr\n    username: netops\n${extra}`;
@@ -37,7 +37,49 @@ describe('device inventory', () => {
 
   it('refuses duplicate device names', () => {
     const twice = `devices:\n${['R1', 'R1'].map((n) => `  - {name: ${n}, host: h, platform: frr, username: u, credential: {agent: true}}`).join('\n')}\n`;
-    expect(error(twice)).toContain('device names must be unique: R1');
+    expect(error(twice)).toContain('devices[1] "R1" (line 3) is the same device as devices[0] "R1" (line 2)');
+  });
+
+  it('refuses names equal ignoring case, naming both entries and their lines (the guard would take them for one device)', () => {
+    const text = [
+      'known_hosts: ./known_hosts',
+      'devices:',
+      '  - name: R1',
+      '    host: 192.0.2.11',
+      '    platform: frr',
+      '    username: netops',
+      '    credential: {agent: true}',
+      '  - name: R2',
+      '    host: 192.0.2.12',
+      '    platform: frr',
+      '    username: netops',
+      '    credential: {agent: true}',
+      '  - host: 192.0.2.13',
+      '    platform: frr',
+      '    name: r1',
+      '    username: netops',
+      '    credential: {agent: true}',
+      '  - {name: "r2", host: 192.0.2.14, platform: frr, username: netops, credential: {agent: true}}',
+      '',
+    ].join('\n');
+    expect(error(text)).toBe(
+      [
+        '/etc/fr/devices.yaml: device names must be unique, ignoring case and surrounding space (the relay\'s guard compares them so):',
+        'devices[2] "r1" (line 15) is the same device as devices[0] "R1" (line 3)',
+        'devices[3] "r2" (line 18) is the same device as devices[1] "R2" (line 8)',
+      ].join('\n'),
+    );
+  });
+
+  it('finds a device by any case and surrounding space, under its canonical name', () => {
+    const inv = parseInventory(device('    credential: {agent: true}\n'), '/etc/fr/devices.yaml');
+    expect(findDevice(inv, ' r1 ')?.name).toBe('R1');
+    expect(findDevice(inv, 'R1\u212A')).toBeUndefined();
+    expect(findDevice(inv, 'R2')).toBeUndefined();
+  });
+
+  it('still says where YAML itself is broken', () => {
+    expect(error('devices: [\n')).toMatch(/^\/etc\/fr\/devices\.yaml: not YAML: /);
   });
 });
 
