@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import type { FastifyError, FastifyInstance } from 'fastify';
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { StoreUnavailableError } from '../incidents/store';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 
@@ -105,5 +107,52 @@ export function installErrorHandler(app: FastifyInstance, scrub: (text: string) 
 
   app.setNotFoundHandler((request, reply) => {
     reply.code(404).send(errorBody('not_found', `No route ${request.method} ${request.url.split('?')[0]}`));
+  });
+}
+
+/**
+ * fastify answers a path that is not valid percent-encoding (`/%E0%A4%A`), or a path part over
+ * its length limit, before any route, hook or error handler: this is its `frameworkErrors` option,
+ * so those answers have the documented shape too.
+ */
+export function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply) {
+  if (error.code === 'FST_ERR_BAD_URL') return reply.code(400).send(errorBody('invalid_url', 'The request path is not valid percent-encoding.'));
+  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') return reply.code(414).send(errorBody('uri_too_long', 'A part of the request path is longer than the relay accepts.'));
+  return reply.code(500).send(errorBody('internal_error', 'The relay could not route this request; see its log.'));
+}
+
+/**
+ * A request Node's HTTP parser refuses (not HTTP, headers too large, too slow) never becomes a
+ * fastify request: it is answered on the socket, here, in the documented shape (`clientErrorHandler`).
+ */
+export function clientErrorHandler(error: Error & { code?: string }, socket: Duplex) {
+  // A reset connection has no one left to answer.
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, code, message]: [number, string, string] =
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? [408, 'request_timeout', 'The request did not arrive in time.']
+      : error.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'headers_too_large', 'The request headers are larger than the relay accepts.']
+        : [400, 'bad_request', 'The request is not valid HTTP.'];
+  const body = JSON.stringify(errorBody(code, message));
+  if (socket.writable) {
+    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  }
+  socket.destroy(error);
+}
+
+/**
+ * While the relay closes, requests still arriving on open connections are answered 503 in the
+ * documented shape (fastify's own `return503OnClosing` answer has another shape; it is turned off).
+ */
+export function installClosingAnswer(app: FastifyInstance) {
+  let closing = false;
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
+  app.addHook('onRequest', (_request, _reply, done) => {
+    if (!closing) return done();
+    done(new HttpError(503, 'shutting_down', 'The relay is shutting down; try again shortly.', undefined, { 'retry-after': '1', connection: 'close' }));
   });
 }

@@ -21,7 +21,7 @@ describe('browser access to the read-only UI with WEBHOOK_SECRET set', () => {
     expect(login.statusCode).toBe(303);
     expect(login.headers.location).toBe('/ui/');
     const cookie = String(login.headers['set-cookie']).split(';')[0] as string;
-    expect(cookie).toMatch(/^fault_relay_ui=v1\./);
+    expect(cookie).toMatch(/^fault_relay_ui=v2\./);
     expect(cookie).not.toContain(SECRET);
 
     expect((await relay.app.inject({ url: '/sessions', headers: { cookie } })).statusCode).toBe(200);

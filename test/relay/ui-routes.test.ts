@@ -129,7 +129,7 @@ describe('browser session', () => {
     expect(login.statusCode).toBe(303);
     expect(login.headers.location).toBe('/ui/');
     const setCookie = String(login.headers['set-cookie']);
-    expect(setCookie).toMatch(new RegExp(`^${UI_COOKIE}=v1\\.`));
+    expect(setCookie).toMatch(new RegExp(`^${UI_COOKIE}=v2\\.`));
     expect(setCookie).toContain('HttpOnly');
     expect(setCookie).toContain('SameSite=Strict');
     expect(setCookie).toContain('Path=/');

@@ -84,9 +84,11 @@ export const uiRoutes: FastifyPluginAsyncZod<UiRoutesOptions> = async (app, opts
 
   // `/ui?token=…` trades the secret for the cookie and drops it from the address at once.
   app.get('/ui', { schema: { querystring: z.looseObject({ token: z.string().optional() }) } }, async (request, reply) => {
-    const { token } = request.query;
-    if (token !== undefined && opts.session?.tokenMatches(token)) {
-      reply.header('set-cookie', opts.session.issueCookie({ secure: request.protocol === 'https' }));
+    // The cookie names who logged in: the shared secret, or the person whose own token this is.
+    const principal = request.query.token !== undefined ? opts.session?.login(request.query.token) : undefined;
+    if (principal && opts.session) {
+      // https as the client sees it: the socket's TLS, or X-Forwarded-Proto from RELAY_TRUSTED_PROXY only.
+      reply.header('set-cookie', opts.session.issueCookie(principal, { secure: request.protocol === 'https' }));
     }
     return reply.code(303).header('cache-control', 'no-store').redirect('/ui/');
   });
