@@ -1,3 +1,4 @@
+import { visibleLines } from '../src/approvals/visible-text';
 import type { MessageBoxOptions } from 'electron';
 import type { Decision, Incident } from '../src/incidents/model';
 import { shortHash } from '../src/approvals/lines';
@@ -9,11 +10,19 @@ import { shortHash } from '../src/approvals/lines';
 export function decisionDialogOptions(incident: Pick<Incident, 'incident_id' | 'device_hostname' | 'approval_request'>, decision: Decision): MessageBoxOptions {
   const request = incident.approval_request;
   const verb = decision === 'APPROVED' ? 'Approve' : 'Deny';
+  const shown = visibleLines(request?.commands ?? []);
   return {
     type: decision === 'APPROVED' ? 'warning' : 'question',
     title: `${verb} ${incident.incident_id}`,
     message: `${verb} the change on ${request?.device ?? incident.device_hostname}?`,
-    detail: [request?.summary ?? '', '', `Commands (exactly these, once; lines ${shortHash(request?.lines_sha256 ?? '')}):`, ...(request?.commands ?? []).map((c) => `  ${c}`)].join('\n'),
+    // The lines first, as the device receives them (odd characters escaped, with a warning), the agent's summary last.
+    detail: [
+      `Commands (exactly these, once; lines ${shortHash(request?.lines_sha256 ?? '')}, request ${request?.request_id ?? '?'}):`,
+      ...shown.lines.map((c) => `  ${c}`),
+      ...(shown.warning ? ['', shown.warning] : []),
+      '',
+      request?.summary ?? '',
+    ].join('\n'),
     buttons: [verb, 'Cancel'],
     defaultId: 1,
     cancelId: 1,

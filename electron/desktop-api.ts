@@ -33,6 +33,8 @@ export function toDecideOutcome(result: DecideResult): DecideOutcome {
       return { status: 'already_decided', by: result.approval.by, channel: result.approval.channel, at: result.approval.at, decision: result.approval.decision };
     case 'not_awaiting':
       return { status: 'not_awaiting', state: result.incident.state };
+    case 'stale_request':
+      return { status: 'stale_request', request_id: result.request_id, pending_request_id: result.pending_request_id };
     default:
       return { status: 'unknown_incident' };
   }
@@ -91,7 +93,7 @@ export function createDesktopApi(deps: DesktopApiDeps): RequestChannels {
       }
     },
     copyText: async (text) => deps.clipboard.writeText(text),
-    decide: async (incidentId, decision, reason) => toDecideOutcome(host.require().relay.approvals.decide(incidentId, decision, { id: deps.user }, 'desktop', reason)),
+    decide: async (incidentId, requestId, decision, reason) => toDecideOutcome(host.require().relay.approvals.decide(incidentId, decision, { id: deps.user }, 'desktop', reason, requestId)),
     getSettings: async () => deps.settings.fields(),
     async saveSettings(values) {
       const result = deps.settings.save(values);

@@ -124,9 +124,11 @@ async function run() {
   async function confirmDecision(incidentId: string, decision: Decision) {
     const incident = team ? team.incident(incidentId) : host.current()?.relay.incidents.get(incidentId);
     if (!incident) return;
+    // The request the dialog shows is the one decided: a newer request is never decided from it.
+    const requestId = incident.approval_request?.request_id ?? '';
     const { response } = await dialog.showMessageBox(decisionDialogOptions(incident, decision));
     if (response !== 0) return;
-    const outcome = await api.decide(incidentId, decision);
+    const outcome = await api.decide(incidentId, requestId, decision);
     if (outcome.status !== 'accepted') dialog.showErrorBox('Decision not applied', `${incidentId}: ${outcome.status === 'refused' ? outcome.message : outcome.status.replace(/_/g, ' ')}`);
   }
 
@@ -183,7 +185,7 @@ async function run() {
           Notification,
           supportsActions: process.platform === 'darwin',
           bus: running.relay.bus,
-          decide: (id, decision, actor, channel) => toDecideOutcome(running.relay.approvals.decide(id, decision, actor, channel)),
+          decide: (id, requestId, decision, actor, channel) => toDecideOutcome(running.relay.approvals.decide(id, decision, actor, channel, undefined, requestId)),
           user,
           openIncident: (id) => showWindow(id),
           isSupported: () => Notification.isSupported(),
@@ -229,7 +231,7 @@ async function run() {
       Notification,
       supportsActions: process.platform === 'darwin',
       bus: teamBus,
-      decide: (id, decision) => api.decide(id, decision),
+      decide: (id, requestId, decision) => api.decide(id, requestId, decision),
       user,
       openIncident: (id) => showWindow(id),
       isSupported: () => Notification.isSupported(),

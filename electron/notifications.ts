@@ -1,4 +1,5 @@
 import { shortHash } from '../src/approvals/lines';
+import { visibleLines } from '../src/approvals/visible-text';
 import type { NotificationConstructorOptions } from 'electron';
 import type { Logger } from 'pino';
 import type { DecideOutcome } from '../renderer/bridge/contract';
@@ -25,7 +26,7 @@ export interface NotifierDeps {
   supportsActions: boolean;
   bus: Bus<RelayEvents>;
   /** The relay's one decide() (in-process, at once) or the team relay's (over the network). */
-  decide(incidentId: string, decision: Decision, actor: Actor, channel: 'desktop'): DecideOutcome | Promise<DecideOutcome>;
+  decide(incidentId: string, requestId: string, decision: Decision, actor: Actor, channel: 'desktop'): DecideOutcome | Promise<DecideOutcome>;
   /** The OS user: who the timeline and the room will name. */
   user: string;
   openIncident(incidentId: string): void;
@@ -42,10 +43,18 @@ const MAX_BODY_COMMANDS = 8;
 /** Every line shown verbatim, or none approvable here: what a person approves is what is applied. */
 const fitsInNotification = (request: ApprovalRequest) => request.commands.length <= MAX_BODY_COMMANDS;
 
+/**
+ * The lines first, escaped as the device receives them, then the hash and the request, and the
+ * agent's summary last: a long summary cannot push the lines out of the banner.
+ */
 function approvalBody(request: ApprovalRequest): string {
-  const hash = `lines ${shortHash(request.lines_sha256)}`;
-  if (!fitsInNotification(request)) return `${request.summary}\n${request.commands.length} lines (${hash}): open the window to review them before deciding.`;
-  return [request.summary, ...request.commands.map((c) => `  ${c}`), `(${hash})`].join('\n');
+  const hash = `lines ${shortHash(request.lines_sha256)}, request ${request.request_id}`;
+  const shown = visibleLines(request.commands);
+  const unsafe = shown.warning !== null;
+  if (!fitsInNotification(request) || unsafe) {
+    return [`${request.commands.length} lines (${hash}): open the window to review them before deciding.`, ...(unsafe ? [shown.warning] : []), request.summary].join('\n');
+  }
+  return [...shown.lines.map((c) => `  ${c}`), `(${hash})`, request.summary].join('\n');
 }
 
 const OUTCOME_TITLE = { resolved: 'Resolved', escalated: 'Escalated', failed: 'Failed' } as const;
@@ -76,7 +85,9 @@ export function createNotifier(deps: NotifierDeps): { stop(): void } {
           ? `No longer waiting for a decision (${result.state})`
           : result.status === 'refused'
             ? result.message
-            : 'The incident is no longer known to the relay';
+            : result.status === 'stale_request'
+              ? `That notification was for request ${result.request_id}, no longer pending: nothing changed`
+              : 'The incident is no longer known to the relay';
     show({ title: `${incident.incident_id}: your decision was not applied`, body }, incident.incident_id);
   }
 
@@ -99,7 +110,7 @@ export function createNotifier(deps: NotifierDeps): { stop(): void } {
         body: approvalBody(request),
         urgency: 'critical',
         timeoutType: 'never',
-        ...(deps.supportsActions && fitsInNotification(request) ? { actions: ACTIONS.map((d) => ({ type: 'button' as const, text: d === 'APPROVED' ? 'Approve' : 'Deny' })), closeButtonText: 'Later' } : {}),
+        ...(deps.supportsActions && fitsInNotification(request) && visibleLines(request.commands).warning === null ? { actions: ACTIONS.map((d) => ({ type: 'button' as const, text: d === 'APPROVED' ? 'Approve' : 'Deny' })), closeButtonText: 'Later' } : {}),
       },
       id,
     );
@@ -107,7 +118,8 @@ export function createNotifier(deps: NotifierDeps): { stop(): void } {
       const decision = ACTIONS[details?.actionIndex ?? legacyIndex];
       if (!decision) return;
       logger.info({ incident_id: id, decision, by: deps.user }, 'decision from a desktop notification');
-      const outcome = deps.decide(id, decision, { id: deps.user }, 'desktop');
+      // The request this notification showed, never whatever is pending by the time of the click.
+      const outcome = deps.decide(id, request.request_id, decision, { id: deps.user }, 'desktop');
       if (outcome instanceof Promise) void outcome.then((o) => answer(incident, o), (error: Error) => answer(incident, { status: 'refused', message: error.message }));
       else answer(incident, outcome);
     });

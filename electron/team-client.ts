@@ -9,7 +9,7 @@ import { createSseParser } from '../src/net/sse';
 /** What the team relay answered to a decision, in words for the engineer. */
 export type TeamDecision =
   | { ok: true; by: string }
-  | { ok: false; status: number; code: string; message: string; decided?: { decision: string; by: string; channel: string; at: string } };
+  | { ok: false; status: number; code: string; message: string; decided?: { decision: string; by: string; channel: string; at: string }; request_id?: string; pending_request_id?: string | null };
 
 export interface TeamStatus {
   connected: boolean;
@@ -110,13 +110,19 @@ export function createTeamClient(opts: { url: string; token: string; logger?: Lo
       }
       return JSON.parse(text) as T;
     },
-    async decide(incidentId: string, decision: 'APPROVED' | 'DENIED', comment?: string): Promise<TeamDecision> {
+    async decide(incidentId: string, requestId: string, decision: 'APPROVED' | 'DENIED', comment?: string): Promise<TeamDecision> {
       const res = await request(`${base}/incidents/${encodeURIComponent(incidentId)}/decision`, {
         method: 'POST',
         headers: { ...auth, 'content-type': 'application/json' },
-        body: JSON.stringify({ decision, ...(comment ? { comment } : {}) }),
+        body: JSON.stringify({ request_id: requestId, decision, ...(comment ? { comment } : {}) }),
       });
-      const body = (await res.body.json().catch(() => ({}))) as { by?: string; error?: { code?: string; message?: string }; decided?: { decision: string; by: string; channel: string; at: string } };
+      const body = (await res.body.json().catch(() => ({}))) as {
+        by?: string;
+        error?: { code?: string; message?: string };
+        decided?: { decision: string; by: string; channel: string; at: string };
+        request_id?: string;
+        pending_request_id?: string | null;
+      };
       if (res.statusCode === 200) return { ok: true, by: body.by ?? '' };
       return {
         ok: false,
@@ -124,6 +130,7 @@ export function createTeamClient(opts: { url: string; token: string; logger?: Lo
         code: body.error?.code ?? 'error',
         message: body.error?.message ?? `the team relay answered ${res.statusCode}`,
         ...(body.decided ? { decided: body.decided } : {}),
+        ...(body.error?.code === 'stale_request' ? { request_id: body.request_id, pending_request_id: body.pending_request_id ?? null } : {}),
       };
     },
     async stop(): Promise<void> {

@@ -10,6 +10,7 @@ export function teamOutcome(d: TeamDecision): DecideOutcome {
   if (d.ok) return { status: 'accepted' };
   if (d.code === 'already_decided' && d.decided) return { status: 'already_decided', ...d.decided };
   if (d.code === 'not_found') return { status: 'unknown_incident' };
+  if (d.code === 'stale_request') return { status: 'stale_request', request_id: d.request_id ?? '', pending_request_id: d.pending_request_id ?? null };
   return { status: 'refused', message: d.message };
 }
 
@@ -39,7 +40,7 @@ export function createTeamDesktopApi(deps: { team: TeamClient; settings: Setting
     listArtifactGroups: () => artifactGroupViews(deps.artifactsDir),
     directPrompt: () => Promise.reject(new Error(`in team relay mode the headed run is made where the runtime runs: npm run headed -- --api ${deps.teamUrl}`)),
     copyText: async (text) => deps.clipboard.writeText(text),
-    decide: async (incidentId, decision, reason) => teamOutcome(await team.decide(incidentId, decision, reason)),
+    decide: async (incidentId, requestId, decision, reason) => teamOutcome(await team.decide(incidentId, requestId, decision, reason)),
     getSettings: async () => deps.settings.fields(),
     saveSettings: async (values) => deps.settings.save(values),
   };

@@ -5,6 +5,8 @@
  */
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
+import { userInfo } from 'node:os';
+import { startTerminalProxy } from '../src/headed/terminal-proxy';
 import { parseArgs } from 'node:util';
 import { request } from 'undici';
 import { resolveOpencodeBinary } from '../src/agent/opencode-binary';
@@ -76,9 +78,33 @@ async function startSession(info: RuntimeAttach, headed: HeadedResponse): Promis
   };
   const session = await call('/session', { title: `${headed.incident_id} headed ${headed.device_hostname}` });
   if (!session.id) fail('the agent runtime created no session');
-  // A user message of this root session: the runtime's plugin binds it to the headed incident.
+  // Bound before the run starts: the relay writes the approval question into this session, and
+  // takes typed decisions for this incident from this terminal only.
+  await toRelay(info, `/headed/${encodeURIComponent(headed.incident_id)}/terminal`, { session_id: session.id });
   await call(`/session/${session.id}/prompt_async`, { agent: 'network-troubleshooter', parts: [{ type: 'text', text: headed.prompt }] });
   return session.id as string;
+}
+
+/** The relay's terminal endpoints, with the terminal credential from its data folder (never the runtime's). */
+async function toRelay(info: RuntimeAttach, path: string, payload: unknown): Promise<{ status: number; body: { error?: { message?: string } } }> {
+  const res = await request(`${api}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${info.terminal_secret}`, 'content-type': 'application/json' },
+    body: JSON.stringify(payload),
+  });
+  const body = (await res.body.json().catch(() => ({}))) as { error?: { message?: string } };
+  if (res.statusCode === 401 || res.statusCode === 404) fail(`the relay refused the terminal (${res.statusCode}): ${body.error?.message ?? ''}`);
+  return { status: res.statusCode, body };
+}
+
+function osUser(): string | undefined {
+  const fromEnv = process.env.USER || process.env.LOGNAME || process.env.USERNAME;
+  if (fromEnv) return fromEnv;
+  try {
+    return userInfo().username;
+  } catch {
+    return undefined;
+  }
 }
 
 const headed = await createHeaded();
@@ -90,14 +116,25 @@ if (args.print || !attach.ok) {
 }
 
 const sessionId = await startSession(attach.info, headed);
+const info = attach.info;
+// opencode's terminal UI attaches through this process: what the operator types is reported to the
+// relay (which alone decides what it means) before the agent sees it.
+const proxy = await startTerminalProxy({
+  target: info.agent_url,
+  sessionId,
+  onTyped: async (text) => {
+    const user = osUser();
+    await toRelay(info, `/headed/${encodeURIComponent(headed.incident_id)}/terminal/input`, { session_id: sessionId, text, ...(user ? { user } : {}) });
+  },
+});
 process.stderr.write(
   `Headed incident ${headed.incident_id} on ${headed.device_hostname}: the run starts in opencode's terminal UI.\n` +
-    'When the agent asks for approval, type APPROVED or DENIED as your whole message (a reason may follow). ' +
+    'When the relay shows an approval request, type APPROVED or DENIED as your whole message (": reason" may follow). ' +
     'Leave with Ctrl-C; the incident stays on the relay and an open approval expires after APPROVAL_TTL.\n',
 );
 // The password goes by environment, not argv, so it is not in the process list.
-const tui = spawn(resolveOpencodeBinary(), ['attach', attach.info.agent_url, '--dir', attach.info.project_dir, '--session', sessionId], {
+const tui = spawn(resolveOpencodeBinary(), ['attach', proxy.url, '--dir', attach.info.project_dir, '--session', sessionId], {
   stdio: 'inherit',
   env: { ...process.env, OPENCODE_SERVER_USERNAME: attach.info.username, OPENCODE_SERVER_PASSWORD: attach.info.password },
 });
-tui.on('exit', (code, signal) => process.exit(signal ? 130 : (code ?? 0)));
+tui.on('exit', (code, signal) => void proxy.stop().finally(() => process.exit(signal ? 130 : (code ?? 0))));

@@ -19,7 +19,7 @@ export const ipcArguments = {
   listArtifactGroups: z.tuple([]),
   directPrompt: z.tuple([directPromptInputSchema]),
   copyText: z.tuple([z.string().max(1_000_000)]),
-  decide: z.tuple([incidentId, z.enum(DECISIONS), z.string().max(500).optional()]),
+  decide: z.tuple([incidentId, z.string().min(1).max(64), z.enum(DECISIONS), z.string().max(500).optional()]),
   getSettings: z.tuple([]),
   saveSettings: z.tuple([z.record(z.string().max(64), z.string().max(10_000))]),
 } satisfies { [K in RequestChannel]: z.ZodType<ArgsOf<K>> };

@@ -47,7 +47,7 @@ export function createDesktopBridge(transport: RendererTransport): Bridge {
     listArtifactGroups: () => call('listArtifactGroups'),
     directPrompt: (input) => call('directPrompt', input),
     copyText: (text) => call('copyText', text),
-    decide: (incidentId, decision, reason) => (reason === undefined ? call('decide', incidentId, decision) : call('decide', incidentId, decision, reason)),
+    decide: (incidentId, requestId, decision, reason) => (reason === undefined ? call('decide', incidentId, requestId, decision) : call('decide', incidentId, requestId, decision, reason)),
     getSettings: () => call('getSettings'),
     saveSettings: (values) => call('saveSettings', values),
     onOpenIncident(handler) {

@@ -43,6 +43,8 @@ export type DecideOutcome =
   | { status: 'already_decided'; by: string; channel: string; at: string; decision: string }
   | { status: 'not_awaiting'; state: string }
   | { status: 'unknown_incident' }
+  /** The decision was for a request that is no longer the pending one (a stale window): nothing changed. */
+  | { status: 'stale_request'; request_id: string; pending_request_id: string | null }
   /** The team relay refused it (a viewer's token, an unknown token, the relay unreachable): why, in words. */
   | { status: 'refused'; message: string };
 
@@ -75,7 +77,8 @@ export interface Bridge {
   /** The exact headed-mode prompt, built by the relay's own code. */
   directPrompt(input: DirectPromptInput): Promise<string>;
   copyText(text: string): Promise<void>;
-  decide(incidentId: string, decision: 'APPROVED' | 'DENIED', reason?: string): Promise<DecideOutcome>;
+  /** `requestId`: the approval request the person is looking at; a decision is for that request only. */
+  decide(incidentId: string, requestId: string, decision: 'APPROVED' | 'DENIED', reason?: string): Promise<DecideOutcome>;
   getSettings(): Promise<SettingField[]>;
   /** Validated by the relay's config schema; answers one line per problem, changes nothing on error. */
   saveSettings(values: Record<string, string>): Promise<{ ok: true; restartNeeded: boolean } | { ok: false; problems: string[] }>;

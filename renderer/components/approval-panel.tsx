@@ -2,6 +2,7 @@ import { useState } from 'react';
 import type { TimelineEntry } from '../../src/incidents/model';
 import type { Bridge, DecideOutcome, IncidentSummary } from '../bridge/contract';
 import { utcStamp } from '../lib/format';
+import { visibleLines } from '../../src/approvals/visible-text';
 
 function outcomeText(o: DecideOutcome): string {
   switch (o.status) {
@@ -15,15 +16,24 @@ function outcomeText(o: DecideOutcome): string {
       return 'The relay no longer knows this incident.';
     case 'refused':
       return `Not decided: ${o.message}`;
+    case 'stale_request':
+      return `Not decided: this was request ${o.request_id}, which is no longer pending${o.pending_request_id ? `; request ${o.pending_request_id} is pending now, read it first` : ''}.`;
   }
 }
 
+/** Lines as the device receives them: invisible, bidi and non-ASCII characters escaped, with a warning. */
 function Commands({ title, lines }: { title: string; lines: string[] }) {
+  const shown = visibleLines(lines);
   return (
     <div className="commands">
       <div className="dim small">{title}</div>
+      {shown.warning ? (
+        <p className="notice warning" role="alert">
+          {shown.warning}
+        </p>
+      ) : null}
       <pre className="mono" aria-label={title}>
-        {lines.length ? lines.join('\n') : '(none)'}
+        {shown.lines.length ? shown.lines.join('\n') : '(none)'}
       </pre>
     </div>
   );
@@ -73,7 +83,7 @@ export function ApprovalPanel({ incident, bridge, timeline = [] }: { incident: I
     setBusy(true);
     setResult(null);
     try {
-      setResult(outcomeText(await bridge.decide(incident.incident_id, decision, reason.trim() || undefined)));
+      setResult(outcomeText(await bridge.decide(incident.incident_id, request?.request_id ?? '', decision, reason.trim() || undefined)));
     } catch (error) {
       setResult((error as Error).message);
     } finally {
@@ -86,10 +96,15 @@ export function ApprovalPanel({ incident, bridge, timeline = [] }: { incident: I
       <h3>{pending ? 'Approval needed' : 'Approval'}</h3>
       {request ? (
         <>
-          <p className="summary">{request.summary}</p>
           <dl className="facts">
             <dt>device</dt>
             <dd className="mono">{request.device}</dd>
+            {request.request_id ? (
+              <>
+                <dt>request</dt>
+                <dd className="mono">{request.request_id}</dd>
+              </>
+            ) : null}
             <dt>requested</dt>
             <dd>{utcStamp(request.requested_at)}</dd>
             {pending ? (
@@ -125,6 +140,8 @@ export function ApprovalPanel({ incident, bridge, timeline = [] }: { incident: I
             </div>
             <Evidence timeline={timeline} />
           </div>
+          {/* The agent's own words come after the lines: a long summary never pushes them out of sight. */}
+          <p className="summary">{request.summary}</p>
         </>
       ) : null}
       {approval ? (

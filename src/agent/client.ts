@@ -212,9 +212,9 @@ export function createAgentClient(endpoint: RuntimeEndpoint, opts: AgentClientOp
     listSessions: () => call('GET', '/session', { schema: z.array(sessionSchema) }),
     getMessages: (id) => call('GET', `${sessionPath(id)}/message`, { schema: z.array(sessionMessageSchema) }),
     sessionStatus: () => call('GET', '/session/status', { schema: z.record(z.string(), z.looseObject({ type: z.string() })) }),
-    async promptAsync(id, { agent, text }) {
+    async promptAsync(id, { agent, text, noReply }) {
       await call('POST', `${sessionPath(id)}/prompt_async`, {
-        body: { ...(agent ? { agent } : {}), parts: [{ type: 'text', text }] },
+        body: { ...(agent ? { agent } : {}), ...(noReply ? { noReply: true } : {}), parts: [{ type: 'text', text }] },
       });
     },
     async configuredModel(agentName) {

@@ -79,6 +79,8 @@ export interface PromptInput {
   /** Agent name. Send it on every prompt: without one opencode answers with its default agent, not the session's. */
   agent?: string;
   text: string;
+  /** Adds the message to the session without starting a turn: what the relay shows the operator, not asks the model. */
+  noReply?: boolean;
 }
 
 /** What the relay needs from the agent runtime. The real implementation is src/agent/client.ts. */

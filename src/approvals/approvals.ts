@@ -11,8 +11,8 @@ import { transition, type DecisionChannel, type GateEvent, type GatePhase } from
 import { canonicalLines, linesSha256, shortHash } from './lines';
 import type { OperatorRoom } from './operator-room';
 import { evidenceOf } from './evidence';
-import { terminalQuestion } from './terminal-question';
 import { ack, describeDecision, formatTtl } from './wording';
+import { newRequestId } from './request-id';
 
 export interface ApprovalRequestInput {
   incident_id: string;
@@ -24,20 +24,29 @@ export interface ApprovalRequestInput {
 }
 
 export type RequestResult =
-  | { status: 'pending'; expires_at: string; channels: string[]; lines_sha256: string; ask_operator?: string }
+  | { status: 'pending'; request_id: string; expires_at: string; channels: string[]; lines_sha256: string; note?: string; approvers_online?: string[]; warning?: string }
   | { status: 'skipped_with_warning'; decision: Decision; warning: string };
 
 export type DecideResult =
   | { status: 'accepted'; incident: Incident; approval: Approval }
   | { status: 'already_decided'; incident: Incident; approval: Approval }
   | { status: 'not_awaiting'; incident: Incident }
+  /** The decision named a request that is not the one pending (an old card, a stale window): nothing changed. */
+  | { status: 'stale_request'; incident: Incident; request_id: string; pending_request_id: string | null }
   | { status: 'unknown_incident' };
 
-/** `decide` as the channels call it: a team relay records the decision in its database first. */
-export type DecideFn = (incidentId: string, decision: Decision, actor: Actor, channel: DecisionChannel, reason?: string) => DecideResult | Promise<DecideResult>;
+/**
+ * `decide` as the channels call it: a team relay records the decision in its database first.
+ * `requestId` is the request the person was shown; every human channel sends it. Without it (the
+ * relay's own tests and tools) the pending request is meant.
+ */
+export type DecideFn = (incidentId: string, decision: Decision, actor: Actor, channel: DecisionChannel, reason?: string, requestId?: string) => DecideResult | Promise<DecideResult>;
 
 /** A claim on the approved lines, taken before the device call; exactly one of them is settled. */
 export interface Claim {
+  /** What the device is sent: the incident's own device and the lines exactly as approved, never the caller's strings. */
+  readonly device: string;
+  readonly commands: readonly string[];
   /** The device call returned: the lines are on the device. */
   applied(output: string): void;
   /** The device tool server was never reached: nothing was applied, the approval may be used again. */
@@ -65,7 +74,13 @@ export interface ApprovalsOptions {
   room?: OperatorRoom;
   /** Other live channels (the tray's desktop notification); named in the `pending` answer. */
   extraChannels?: () => string[];
+  /** Approvers following the relay right now (trays on /events): said in the `pending` answer. */
+  approversOnline?: () => string[];
   ttlMs: number;
+  /** How long an APPROVED change may wait to be applied (APPROVAL_APPLY_WINDOW); default the TTL. */
+  applyWindowMs?: number;
+  /** Headed runs: writes the approval question into the operator's terminal session (the relay, never the model). */
+  showInTerminal?: (incident: Incident) => Promise<void>;
   whenUnattended: 'approve' | 'deny';
   /** The run's agent: opencode answers a prompt without one with its default agent (build), not the session's. */
   agentName?: string;
@@ -86,6 +101,8 @@ const sameDevice = (a: string, b: string) => a.trim().toLowerCase() === b.trim()
 export function createApprovals(opts: ApprovalsOptions) {
   const { incidents, agent, bus, room, clock, logger } = opts;
   const expiryTimers = new Map<string, { cancel(): void }>();
+  const lapseTimers = new Map<string, { cancel(): void }>();
+  const applyWindowMs = opts.applyWindowMs ?? opts.ttlMs;
   const forwarder = createDecisionForwarder({ incidents, agent, agentName: opts.agentName, clock, logger });
   const forward = forwarder.forward;
 
@@ -133,6 +150,35 @@ export function createApprovals(opts: ApprovalsOptions) {
     expiryTimers.set(incident.incident_id, clock.setTimeout(() => expire(incident.incident_id, request.requested_at), delay));
   }
 
+  const lapsed = (incident: Incident) => {
+    const by = incident.approval?.apply_by;
+    return Boolean(by && Date.parse(by) <= clock.now().getTime());
+  };
+
+  /** An APPROVED change not applied within the apply window expires: a new decision is needed. */
+  function scheduleLapse(incident: Incident) {
+    const by = incident.approval?.apply_by;
+    const requestId = incident.approval_request?.request_id;
+    if (!by || incident.approval_request?.status !== 'approved') return;
+    lapseTimers.get(incident.incident_id)?.cancel();
+    const delay = Math.max(0, Date.parse(by) - clock.now().getTime());
+    lapseTimers.set(
+      incident.incident_id,
+      clock.setTimeout(() => {
+        lapseTimers.delete(incident.incident_id);
+        if (incidents.get(incident.incident_id)?.approval_request?.request_id === requestId) lapse(incident.incident_id);
+      }, delay),
+    );
+  }
+
+  function lapse(incidentId: string) {
+    const moved = move(incidentId, 'lapse', () => ({}));
+    if (!moved.ok) return;
+    const text = `The approved change was not applied within ${formatTtl(applyWindowMs)} of the decision (APPROVAL_APPLY_WINDOW): the approval expired, nothing was applied, a new decision is needed`;
+    incidents.record(incidentId, 'approval.lapsed', text, { request_id: moved.incident.approval_request?.request_id });
+    logger.warn({ incident_id: incidentId }, 'approved change not applied within the apply window; approval expired');
+  }
+
   function expire(incidentId: string, requestedAt: string) {
     expiryTimers.delete(incidentId);
     const current = incidents.get(incidentId);
@@ -149,6 +195,8 @@ export function createApprovals(opts: ApprovalsOptions) {
       commands: current.approval_request.commands,
       forwarded_at: null,
       acknowledged_at: null,
+      request_id: current.approval_request.request_id,
+      apply_by: null,
     };
     const moved = move(incidentId, 'expire', () => ({ state: 'escalated', approval, outcome: { kind: 'escalated', summary, at } }));
     if (!moved.ok) return;
@@ -191,11 +239,14 @@ export function createApprovals(opts: ApprovalsOptions) {
     const now = clock.now();
     const expires_at = new Date(now.getTime() + opts.ttlMs).toISOString();
     const lines_sha256 = linesSha256(input.commands);
+    const request_id = newRequestId();
     const moved = move(incident.incident_id, 'request', () => ({
       state: 'awaiting_approval',
       approval: null,
       application: NO_APPLICATION,
       approval_request: {
+        request_id,
+        terminal_shown_at: null,
         summary: input.summary,
         device: incident.device_hostname,
         commands: input.commands,
@@ -210,7 +261,8 @@ export function createApprovals(opts: ApprovalsOptions) {
     }));
     if (!moved.ok) throw new ApprovalError(moved.reason);
     let next = moved.incident;
-    incidents.record(next.incident_id, 'approval.requested', `Approval requested for ${input.commands.length} command(s) on ${next.device_hostname} (lines ${shortHash(lines_sha256)})`, {
+    incidents.record(next.incident_id, 'approval.requested', `Approval ${request_id} requested for ${input.commands.length} command(s) on ${next.device_hostname} (lines ${shortHash(lines_sha256)})`, {
+      request_id,
       commands: input.commands,
       channels: live,
       lines_sha256,
@@ -221,6 +273,7 @@ export function createApprovals(opts: ApprovalsOptions) {
     if (room) {
       const cardInput = {
         incident_id: next.incident_id,
+        request_id,
         alert_def_id: next.alert_def_id,
         device: next.device_hostname,
         summary: input.summary,
@@ -241,14 +294,47 @@ export function createApprovals(opts: ApprovalsOptions) {
         incidents.record(next.incident_id, 'room.error', `Approval card could not be posted: ${(error as Error).message}`);
       }
     }
-    logger.info({ incident_id: next.incident_id, channels: live }, 'approval pending');
+    if (next.kind === 'headed') await showHeadedQuestion(next);
+    logger.info({ incident_id: next.incident_id, request_id, channels: live }, 'approval pending');
+    const online = opts.approversOnline?.();
     return {
       status: 'pending',
+      request_id,
       expires_at,
       channels: live,
       lines_sha256,
-      ...(next.kind === 'headed' ? { ask_operator: terminalQuestion(next, evidenceOf(incidents.timeline(next.incident_id))) } : {}),
+      ...(online ? { approvers_online: online } : {}),
+      ...(online && online.length === 0 && live.every((c) => c === 'api')
+        ? { warning: 'No approver is following the relay right now (no tray connected, no room): the request waits for a decision over the API until it expires.' }
+        : {}),
+      ...(next.kind === 'headed'
+        ? { note: 'The relay has shown this request to the operator in the terminal UI (lines, device, hash). Do not repeat or restate it: stop and wait for the HUMAN OPERATOR RESPONSE.' }
+        : {}),
     };
+  }
+
+  /**
+   * A headed run's question is written into the operator's terminal session by the relay itself:
+   * what the operator reads there is the relay's record of the request, never the model's retelling.
+   * Typed decisions count only once it has been shown (routes/headed-terminal.ts).
+   */
+  async function showHeadedQuestion(incident: Incident) {
+    if (!opts.showInTerminal || !incident.session_id) {
+      incidents.record(incident.incident_id, 'approval.not_shown', 'The headed run has no terminal session on this relay: decide in the tray, at /ui or over the API');
+      return;
+    }
+    try {
+      await opts.showInTerminal(incident);
+      const at = clock.now().toISOString();
+      const requestId = incident.approval_request?.request_id;
+      incidents.update(incident.incident_id, (cur) => ({
+        approval_request: cur.approval_request && cur.approval_request.request_id === requestId ? { ...cur.approval_request, terminal_shown_at: at } : cur.approval_request,
+      }));
+      incidents.record(incident.incident_id, 'approval.shown', `Request ${requestId} shown to the operator in the terminal UI`, { request_id: requestId });
+    } catch (error) {
+      logger.warn({ incident_id: incident.incident_id, err: error }, 'could not show the approval question in the terminal');
+      incidents.record(incident.incident_id, 'approval.not_shown', `The question could not be shown in the terminal (${(error as Error).message}): decide in the tray, at /ui or over the API`);
+    }
   }
 
   function skipUnattended(incident: Incident, input: ApprovalRequestInput): RequestResult {
@@ -268,8 +354,12 @@ export function createApprovals(opts: ApprovalsOptions) {
       commands: input.commands,
       forwarded_at: at, // the tool result carries it
       acknowledged_at: at,
+      request_id: '',
+      apply_by: null,
     };
     const request: ApprovalRequest = {
+      request_id: newRequestId(),
+      terminal_shown_at: null,
       summary: input.summary,
       device: incident.device_hostname,
       commands: input.commands,
@@ -281,6 +371,8 @@ export function createApprovals(opts: ApprovalsOptions) {
       lines_sha256: linesSha256(input.commands),
       channels: [],
     };
+    approval.request_id = request.request_id;
+    if (effective === 'APPROVED') approval.apply_by = new Date(Date.parse(at) + applyWindowMs).toISOString();
     const asked = move(incident.incident_id, 'request', () => ({ approval: null, application: NO_APPLICATION, approval_request: request }));
     if (!asked.ok) throw new ApprovalError(asked.reason);
     const decided = move(incident.incident_id, effective === 'APPROVED' ? 'approve' : 'deny', (cur) => ({
@@ -295,9 +387,14 @@ export function createApprovals(opts: ApprovalsOptions) {
   }
 
   /** The one way a human decision is made, whatever the channel. The first decision wins. */
-  function decide(incidentId: string, decision: Decision, actor: Actor, channel: DecisionChannel, reason?: string): DecideResult {
+  function decide(incidentId: string, decision: Decision, actor: Actor, channel: DecisionChannel, reason?: string, requestId?: string): DecideResult {
     const incident = incidents.get(incidentId);
     if (!incident) return { status: 'unknown_incident' };
+    const current = incident.approval_request;
+    // A decision is for the request its person was shown: an old card or a stale window decides nothing.
+    if (requestId !== undefined && requestId !== current?.request_id) {
+      return { status: 'stale_request', incident, request_id: requestId, pending_request_id: current?.status === 'pending' ? current.request_id : null };
+    }
     if (incident.approval && incident.approval_request?.status !== 'pending') return { status: 'already_decided', incident, approval: incident.approval };
     if (isTerminal(incident.state) || incident.approval_request?.status !== 'pending') return { status: 'not_awaiting', incident };
 
@@ -314,6 +411,8 @@ export function createApprovals(opts: ApprovalsOptions) {
       commands: incident.approval_request.commands,
       forwarded_at: toldInSession ? at : null,
       acknowledged_at: channel === 'webex' ? null : at,
+      request_id: incident.approval_request.request_id,
+      apply_by: decision === 'APPROVED' ? new Date(Date.parse(at) + applyWindowMs).toISOString() : null,
     };
     // Stored before anything is said or sent: a crash after this still forwards it on restart.
     const moved = move(incidentId, decision === 'APPROVED' ? 'approve' : 'deny', () => ({
@@ -326,6 +425,7 @@ export function createApprovals(opts: ApprovalsOptions) {
     incidents.record(incidentId, 'approval.decided', describeDecision(moved.incident, approval), { decision, by: actor.id, channel });
     logger.info({ incident_id: incidentId, decision, by: actor.id, channel }, 'approval decided');
     bus.publish('approval.decided', { incident: publicIncident(moved.incident), approval });
+    if (approval.apply_by) scheduleLapse(moved.incident);
     if (!toldInSession) forward(incidentId);
     return { status: 'accepted', incident: moved.incident, approval };
   }
@@ -339,6 +439,10 @@ export function createApprovals(opts: ApprovalsOptions) {
     if (!incident) return { ok: false, reason: `unknown incident ${incidentId}` };
     if (isTerminal(incident.state)) return { ok: false, reason: `${incidentId} is already ${incident.state}; no configuration` };
     const request = incident.approval_request;
+    if (request?.status === 'approved' && incident.application.status === 'none' && lapsed(incident)) {
+      lapse(incidentId);
+      return { ok: false, reason: `the approval lapsed: it was not applied within ${formatTtl(applyWindowMs)} of the decision (APPROVAL_APPLY_WINDOW); request a new approval` };
+    }
     if (request && request.status === 'approved') {
       if (!sameDevice(device, request.device)) return { ok: false, reason: `the approval covers ${request.device}, not ${device}` };
       const approvedHash = request.lines_sha256 || linesSha256(request.commands);
@@ -359,6 +463,8 @@ export function createApprovals(opts: ApprovalsOptions) {
     return {
       ok: true,
       claim: {
+        device: request?.device ?? incident.device_hostname,
+        commands: request?.commands ?? commands,
         applied: () => settle('applied', null),
         release: (why) => settle('release', why),
         failed: (why) => settle('fail', why),
@@ -395,6 +501,7 @@ export function createApprovals(opts: ApprovalsOptions) {
     recover() {
       for (const incident of incidents.open()) {
         if (incident.approval_request?.status === 'pending') scheduleExpiry(incident);
+        if (incident.approval_request?.status === 'approved' && incident.application.status === 'none') scheduleLapse(incident);
         if (incident.application.status === 'claimed') {
           // The relay stopped during the device call: whether the lines reached the device is unknown.
           move(incident.incident_id, 'interrupt', (cur) => ({ application: { ...cur.application, error: 'the relay restarted during the device call; check the device before a new approval' } }));
@@ -416,8 +523,9 @@ export function createApprovals(opts: ApprovalsOptions) {
     stop() {
       offEnded();
       forwarder.stop();
-      for (const t of expiryTimers.values()) t.cancel();
+      for (const t of [...expiryTimers.values(), ...lapseTimers.values()]) t.cancel();
       expiryTimers.clear();
+      lapseTimers.clear();
     },
   };
 }

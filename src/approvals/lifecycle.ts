@@ -18,7 +18,7 @@ export const DECISION_CHANNELS = ['webex', 'desktop', 'terminal', 'api', 'ttl', 
 export const decisionChannelSchema = z.enum(DECISION_CHANNELS);
 export type DecisionChannel = z.infer<typeof decisionChannelSchema>;
 
-export const GATE_EVENTS = ['request', 'approve', 'deny', 'expire', 'supersede', 'claim', 'applied', 'release', 'fail', 'interrupt'] as const;
+export const GATE_EVENTS = ['request', 'approve', 'deny', 'expire', 'lapse', 'supersede', 'claim', 'applied', 'release', 'fail', 'interrupt'] as const;
 export type GateEvent = (typeof GATE_EVENTS)[number];
 
 /** `none`: no approval was ever requested for the incident. */
@@ -38,6 +38,8 @@ type Row = readonly [GateApproval, ApplicationStatus, GateEvent, GateApproval, A
  * - `release` undoes a claim only when the device tool server was never reached (nothing applied).
  * - `fail` and `interrupt` (a restart during the call) burn the approval: the device state is
  *   unknown, so a retry needs a new human decision.
+ * - `lapse`: an approval not applied within the apply window expires; a change approved hours
+ *   ago is not applied on the strength of that old decision.
  */
 export const TRANSITIONS: readonly Row[] = [
   ['none', 'none', 'request', 'pending', 'none'],
@@ -52,6 +54,7 @@ export const TRANSITIONS: readonly Row[] = [
   ['pending', 'none', 'expire', 'expired', 'none'],
   ['pending', 'none', 'supersede', 'superseded', 'none'],
   ['approved', 'none', 'supersede', 'superseded', 'none'],
+  ['approved', 'none', 'lapse', 'expired', 'none'],
   ['approved', 'none', 'claim', 'approved', 'claimed'],
   ['approved', 'claimed', 'applied', 'approved', 'applied'],
   ['approved', 'claimed', 'release', 'approved', 'none'],

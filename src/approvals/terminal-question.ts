@@ -1,6 +1,7 @@
 import type { Incident } from '../incidents/model';
 import type { EvidenceItem } from './evidence';
 import { shortHash } from './lines';
+import { visibleLines } from './visible-text';
 
 /**
  * Enough of each output to judge in a terminal without pushing the question off the screen; the whole
@@ -11,15 +12,25 @@ const EVIDENCE_COMMANDS = 3;
 
 /**
  * What a headed run's operator is asked in the terminal: the same facts as the card, the
- * lines verbatim (indented, never reflowed), and how to answer. The agent shows it as is.
+ * lines verbatim (indented, never reflowed, odd characters escaped), and how to answer. The
+ * relay writes it into the operator's session itself; the model never retells it.
  */
 export function terminalQuestion(incident: Incident, evidence: EvidenceItem[] = []): string {
   const r = incident.approval_request;
   if (!r) return '';
-  const block = (lines: string[]) => (lines.length ? lines.map((l) => `    ${l}`).join('\n') : '    (none given)');
+  const block = (lines: string[]) => (lines.length ? visibleLines(lines).lines.map((l) => `    ${l}`).join('\n') : '    (none given)');
+  const warning = visibleLines(r.commands).warning;
   return [
-    `APPROVAL NEEDED — ${incident.incident_id} on ${r.device}`,
+    `APPROVAL NEEDED — ${incident.incident_id} on ${r.device} — request ${r.request_id}`,
     '',
+    `Configuration lines (exactly these are applied, once, on ${r.device}; lines hash ${shortHash(r.lines_sha256)}):`,
+    block(r.commands),
+    ...(warning ? ['', warning] : []),
+    '',
+    'Rollback:',
+    block(r.rollback),
+    '',
+    'Why (the agent\'s summary):',
     r.summary,
     ...(evidence.length
       ? [
@@ -32,15 +43,9 @@ export function terminalQuestion(incident: Incident, evidence: EvidenceItem[] = 
           ]),
         ]
       : []),
-    '',
-    `Configuration lines (exactly these are applied, once; lines hash ${shortHash(r.lines_sha256)}):`,
-    block(r.commands),
-    '',
-    'Rollback:',
-    block(r.rollback),
     ...(r.artifact_ref ? ['', `From: ${r.artifact_ref}`] : []),
     '',
     `Expires: ${r.expires_at} (then the incident is escalated with no change).`,
-    'Type APPROVED or DENIED as your whole message (a reason may follow on the same line). It can also be decided in the tray or on the Webex card.',
+    'Type APPROVED or DENIED as your whole message; a reason may follow after ":" or " - " (DENIED: not in the change window). Anything else is not a decision. It can also be decided in the tray, at /ui or on the card.',
   ].join('\n');
 }

@@ -23,6 +23,10 @@ export const ack = {
   otherRoom: (who: string) => `🚫 A card submission by ${who} came from another room and was refused; nothing changed.`,
   ambiguous: (alertDefId: string, candidates: Incident[], who: string) =>
     `⚠️ ${who}: ${candidates.length} incidents of ${alertDefId} are awaiting approval (${candidates.map((i) => `**${i.incident_id}** on \`${i.device_hostname}\``).join(', ')}); this card does not say which, so nothing was decided. Use the card of the incident you mean.`,
+  staleCard: (incident: Incident, who: string) =>
+    `⚠️ ${who}: that card was for an earlier approval request of **${incident.incident_id}**; nothing was decided.${
+      incident.approval_request?.status === 'pending' ? ` Request ${incident.approval_request.request_id} is pending now: decide on its own card.` : ''
+    }`,
   noActive: (alertDefId: string, incidentId: string | undefined, who: string) =>
     `ℹ️ ${who}: no active incident is awaiting approval for ${incidentId ?? alertDefId}; nothing resumed.`,
 };

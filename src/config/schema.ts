@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 const port = z.coerce.number().int().min(0).max(65535);
@@ -36,6 +37,17 @@ const emailList = optionalString.transform((v) =>
  * Every setting of the relay, read from environment variables. The keys are the
  * variable names so an error can name the variable the user has to fix.
  */
+/** A duration written as people write it (`30m`, `90s`, `2h`, `500ms`), in milliseconds. */
+const duration = z.string().transform((v, ctx) => {
+  const m = /^\s*(\d+)\s*(ms|s|m|h)?\s*$/.exec(v);
+  if (!m) {
+    ctx.addIssue({ code: 'custom', message: 'expected a duration such as 30m, 90s or 2h' });
+    return z.NEVER;
+  }
+  const mult = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(m[2] ?? 'ms') as 'ms' | 's' | 'm' | 'h'];
+  return Number(m[1]) * mult;
+});
+
 export const configSchema = z
   .object({
     AGENT_URL: optionalUrl,
@@ -57,6 +69,18 @@ export const configSchema = z
             .filter(Boolean)
         : [],
     ),
+    /**
+     * The reverse proxies (addresses, CIDRs, or `loopback`, `linklocal`, `uniquelocal`) whose
+     * X-Forwarded-For and X-Forwarded-Proto the relay believes: from them, the client address (rate
+     * limits) and TLS (Secure cookies) come from those headers; from anyone else the headers are ignored.
+     */
+    RELAY_TRUSTED_PROXY: optionalString.transform((v, ctx) => {
+      const entries = v ? v.split(',').map((e) => e.trim()).filter(Boolean) : [];
+      for (const e of entries) {
+        if (!isProxyAddress(e)) ctx.addIssue({ code: 'custom', message: `"${e}" is not an address, a CIDR (10.0.0.0/8) or one of loopback, linklocal, uniquelocal` });
+      }
+      return entries;
+    }),
     RELAY_DATA_DIR: z.string().min(1).default('.relay-data'),
     RELAY_LOG_DIR: z.string().min(1).default('logs'),
     RELAY_PROJECT_DIR: z.string().min(1).default('.'),
@@ -66,6 +90,8 @@ export const configSchema = z
     INCIDENT_RETENTION: positiveInt.default(1000),
     DELIVERY_RETRY_MAX_MS: positiveInt.default(60_000),
     DEVICE_MCP_URL: optionalUrl,
+    /** Bearer for the device tool server at DEVICE_MCP_URL (`npm run devices` takes it as DEVICE_SERVER_TOKEN). */
+    DEVICE_MCP_TOKEN: optionalString,
     /** Tray only: follow a team relay instead of running one on this laptop (with the engineer's personal token). */
     TEAM_RELAY_URL: optionalUrl,
     TEAM_RELAY_TOKEN: optionalString,
@@ -90,19 +116,9 @@ export const configSchema = z
     MSG_U2C_URL: url.default('https://u2c.wbx2.com/u2c/api/v1'),
     MSG_API_URL: url.default('https://webexapis.com/v1'),
     MSG_APPROVERS: emailList,
-    APPROVAL_TTL: z
-      .string()
-      .default('30m')
-      .transform((v, ctx) => {
-        const m = /^\s*(\d+)\s*(ms|s|m|h)?\s*$/.exec(v);
-        if (!m) {
-          ctx.addIssue({ code: 'custom', message: 'expected a duration such as 30m, 90s or 2h' });
-          return z.NEVER;
-        }
-        const mult = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(m[2] ?? 'ms') as 'ms' | 's' | 'm' | 'h'];
-        return Number(m[1]) * mult;
-      })
-      .pipe(z.number().int().positive()),
+    APPROVAL_TTL: z.string().default('30m').pipe(duration).pipe(z.number().int().positive()),
+    /** How long an APPROVED change may wait to be applied; then the approval expires. Default: APPROVAL_TTL. */
+    APPROVAL_APPLY_WINDOW: optionalString.pipe(duration.optional()).pipe(z.number().int().positive().optional()),
     APPROVAL_WHEN_UNATTENDED: z.enum(['approve', 'deny']).default('deny'),
     RELAY_TOOLS_TOKEN: optionalString,
     SEARCH_UPSTREAM_URL: optionalUrl,
@@ -143,6 +159,16 @@ export function isLoopbackHost(host: string): boolean {
   return h === 'localhost' || h === '::1' || /^127(\.\d{1,3}){3}$/.test(h);
 }
 
+/** An entry of RELAY_TRUSTED_PROXY: an IP address, a CIDR, or a named range fastify's trustProxy knows. */
+function isProxyAddress(entry: string): boolean {
+  if (['loopback', 'linklocal', 'uniquelocal'].includes(entry)) return true;
+  const [addr = '', bits, ...rest] = entry.split('/');
+  const family = isIP(addr);
+  if (family === 0 || rest.length > 0) return false;
+  if (bits === undefined) return true;
+  return /^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128);
+}
+
 /** Names whose values are never printed, logged or returned. */
 export const SECRET_KEYS = [
   'AGENT_SERVER_PASSWORD',
@@ -152,4 +178,5 @@ export const SECRET_KEYS = [
   'SEARCH_UPSTREAM_TOKEN',
   'TEAM_RELAY_TOKEN',
   'DATABASE_URL',
+  'DEVICE_MCP_TOKEN',
 ] as const satisfies readonly (keyof RelayConfig)[];

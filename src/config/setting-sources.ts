@@ -17,7 +17,7 @@ export function settingSources(layers: Array<[Exclude<SettingSource, 'default' |
   return out;
 }
 
-const MS_SETTINGS = new Set<keyof RelayConfig>(['APPROVAL_TTL', 'DELIVERY_RETRY_MAX_MS', 'SEARCH_UPSTREAM_TIMEOUT_MS']);
+const MS_SETTINGS = new Set<keyof RelayConfig>(['APPROVAL_TTL', 'APPROVAL_APPLY_WINDOW', 'DELIVERY_RETRY_MAX_MS', 'SEARCH_UPSTREAM_TIMEOUT_MS']);
 const BYTE_SETTINGS = new Set<keyof RelayConfig>(['MAX_BODY_BYTES']);
 
 /** 1800000 → 30m, 90000 → 90s: durations as a person writes them (and as the settings accept them). */

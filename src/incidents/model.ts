@@ -22,6 +22,12 @@ export type Decision = (typeof DECISIONS)[number];
 
 /** What the agent asked the operator to approve, exactly, and where that approval stands. */
 export const approvalRequestSchema = z.object({
+    /**
+     * This request's own id (src/approvals/request-id.ts): every channel shows it and sends it back
+     * with a decision, so a click on an old card or a stale window never decides a newer request.
+     * Empty only on records from before it existed.
+     */
+    request_id: z.string().default(''),
     summary: z.string(),
     device: z.string(),
     commands: z.array(z.string()),
@@ -39,6 +45,8 @@ export const approvalRequestSchema = z.object({
     lines_sha256: z.string().default(''),
     /** Where the humans were asked. */
     channels: z.array(z.string()).default([]),
+    /** Headed runs: when the relay itself wrote the question into the operator's terminal session. */
+    terminal_shown_at: z.string().nullable().default(null),
   });
 export type ApprovalRequest = z.infer<typeof approvalRequestSchema>;
 
@@ -56,6 +64,10 @@ export const approvalSchema = z.object({
   forwarded_at: z.string().nullable(),
   /** Set once the room has been told (Webex decisions); a restart posts it if not. */
   acknowledged_at: z.string().nullable().default(null),
+  /** The request this decision answered (ApprovalRequest.request_id). */
+  request_id: z.string().default(''),
+  /** An APPROVED change not applied by then lapses (APPROVAL_APPLY_WINDOW): a new decision is needed. */
+  apply_by: z.string().nullable().default(null),
 });
 export type Approval = z.infer<typeof approvalSchema>;
 

@@ -1,8 +1,10 @@
 import { z } from 'zod';
+import { visibleLines } from '../approvals/visible-text';
 import { FAULT_APPROVAL_KEYWORD, type AdaptiveCard, type FaultApprovalData } from './schemas';
 
 export const approvalCardInputSchema = z.object({
   incident_id: z.string().min(1),
+  request_id: z.string().min(1),
   alert_def_id: z.string().min(1),
   device: z.string().min(1),
   summary: z.string().min(1),
@@ -37,15 +39,18 @@ export function buildApprovalCard(input: ApprovalCardInput): AdaptiveCard {
     throw new Error(`approval card: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'input'} ${i.message}`).join('; ')}`);
   }
   const a = parsed.data;
+  const commands = visibleLines(a.commands);
   const data = (decision: FaultApprovalData['decision']): FaultApprovalData => ({
     callback_keyword: FAULT_APPROVAL_KEYWORD,
     alert_def_id: a.alert_def_id,
     incident_id: a.incident_id,
+    request_id: a.request_id,
     decision,
   });
 
   const facts = [
     { title: 'Incident', value: a.incident_id },
+    { title: 'Request', value: a.request_id },
     { title: 'Alert', value: a.alert_def_id },
     { title: 'Device', value: a.device },
     ...(a.artifact_ref ? [{ title: 'Artifact', value: a.artifact_ref }] : []),
@@ -74,10 +79,12 @@ export function buildApprovalCard(input: ApprovalCardInput): AdaptiveCard {
       body: [
         { type: 'TextBlock', text: `Approval needed: configuration change on ${a.device}`, weight: 'Bolder', size: 'Medium', wrap: true },
         { type: 'FactSet', facts },
-        { type: 'TextBlock', text: clip(a.summary, MAX_SUMMARY_CHARS), wrap: true, spacing: 'Medium' },
-        ...commandBlock('Commands to apply, exactly these, once', a.commands, shown),
+        // The lines before the agent's summary: what is applied is read first, as the device receives it.
+        ...commandBlock('Commands to apply, exactly these, once', commands.lines, shown),
+        ...(commands.warning ? [{ type: 'TextBlock', text: commands.warning, wrap: true, color: 'Attention', weight: 'Bolder' }] : []),
         ...(complete ? [] : [{ type: 'TextBlock', text: 'Too many lines to show them all here: approve in the tray, where every line is shown. You can deny here.', wrap: true, color: 'Attention' }]),
-        ...(a.rollback?.length ? commandBlock('Rollback', a.rollback, shown) : []),
+        ...(a.rollback?.length ? commandBlock('Rollback', visibleLines(a.rollback).lines, shown) : []),
+        { type: 'TextBlock', text: clip(a.summary, MAX_SUMMARY_CHARS), wrap: true, spacing: 'Medium' },
         ...evidenceBlock(a.evidence ?? [], evidenceLines),
         { type: 'Input.Text', id: 'reason', placeholder: 'Reason (optional)', isMultiline: true, maxLength: 500 },
       ],

@@ -140,6 +140,8 @@ export const faultApprovalDataSchema = z.object({
   alert_def_id: z.string().min(1),
   /** Cards the relay posts carry it; the seed's card shape has only alert_def_id and decision. */
   incident_id: z.string().min(1).optional(),
+  /** The approval request the card was posted for: a click decides that request or nothing. */
+  request_id: z.string().min(1).max(64).optional(),
   decision: z.enum(['APPROVED', 'DENIED']),
 });
 export type FaultApprovalData = z.infer<typeof faultApprovalDataSchema>;

@@ -1,5 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { parse } from 'yaml';
 import { z } from 'zod';
 
@@ -58,23 +58,30 @@ export function parseOperators(text: string, path: string): Operator[] {
 }
 
 export function loadOperators(path: string): Operator[] {
-  let text: string;
+  return parseOperators(readOperatorsText(path), path);
+}
+
+function readOperatorsText(path: string): string {
   try {
-    text = readFileSync(path, 'utf8');
+    return readFileSync(path, 'utf8');
   } catch (error) {
     throw new OperatorsError(`cannot read OPERATORS_FILE ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
-  return parseOperators(text, path);
 }
 
 export interface OperatorDirectory {
   /** The operator whose personal token this is, compared in constant time; undefined for any other. */
   byToken(token: string): Operator | undefined;
-  size: number;
+  /** The operator listed under this e-mail (any case) right now; undefined once removed. */
+  byEmail(email: string): Operator | undefined;
+  /** How many approvers are listed right now: with one, the API is a live approval channel. */
+  approvers(): number;
+  readonly size: number;
 }
 
 export function createOperatorDirectory(operators: readonly Operator[]): OperatorDirectory {
   const entries = operators.map((op) => ({ op, digest: Buffer.from(op.token_sha256, 'hex') }));
+  const emails = new Map(operators.map((op) => [op.email.toLowerCase(), op]));
   return {
     size: entries.length,
     byToken(token) {
@@ -84,5 +91,72 @@ export function createOperatorDirectory(operators: readonly Operator[]): Operato
       for (const e of entries) if (timingSafeEqual(given, e.digest)) found = e.op;
       return found;
     },
+    byEmail: (email) => emails.get(email.toLowerCase()),
+    approvers: () => operators.filter((op) => op.role === 'approver').length,
   };
+}
+
+export interface OperatorsFileLog {
+  info(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+/**
+ * OPERATORS_FILE as a directory that follows the file. Read at once (a broken file throws: the relay
+ * does not start on it), then every lookup compares the file's identity (inode, size, change times)
+ * with the last read and reads it again when it changed. A stat per lookup is cheap and, unlike a
+ * file watcher, has no delay: removing a person, a new token or a role change holds from that
+ * person's very next request, cookie or token. A file that turns unreadable or invalid lets no
+ * personal token in until it is fixed (failing open could keep a removed person in).
+ */
+export function openOperatorsFile(path: string, log?: OperatorsFileLog): OperatorDirectory {
+  let seen = identity(path);
+  let text: string | undefined = readOperatorsText(path);
+  let current = createOperatorDirectory(parseOperators(text, path));
+  const fresh = (): OperatorDirectory => {
+    const now = identity(path);
+    if (now.key === seen.key && seen.settled) return current;
+    seen = now;
+    let next: string | undefined;
+    try {
+      next = readOperatorsText(path);
+    } catch {
+      next = undefined;
+    }
+    // Unchanged text (a touch, or the recheck of a recent write): nothing to do.
+    if (next !== undefined && next === text) return current;
+    text = next;
+    try {
+      if (next === undefined) throw new OperatorsError(`cannot read OPERATORS_FILE ${path}`);
+      current = createOperatorDirectory(parseOperators(next, path));
+      log?.info({ operators: current.size }, 'OPERATORS_FILE changed: read again');
+    } catch (error) {
+      current = createOperatorDirectory([]);
+      log?.error({ problem: (error as Error).message }, 'OPERATORS_FILE changed and is not valid: no personal token is accepted until it is fixed');
+    }
+    return current;
+  };
+  return {
+    byToken: (token) => fresh().byToken(token),
+    byEmail: (email) => fresh().byEmail(email),
+    approvers: () => fresh().approvers(),
+    get size() {
+      return fresh().size;
+    },
+  };
+}
+
+/**
+ * What changes whenever the file is rewritten in place or replaced (an editor's rename). File times
+ * tick coarsely (milliseconds, seconds on some file systems): two same-sized writes within one tick
+ * look alike, so a file written in the last two seconds is not `settled` and its text is compared too.
+ */
+function identity(path: string): { key: string; settled: boolean } {
+  try {
+    const s = statSync(path, { bigint: true });
+    const changedMs = Number((s.mtimeNs > s.ctimeNs ? s.mtimeNs : s.ctimeNs) / 1_000_000n);
+    return { key: `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`, settled: Date.now() - changedMs > 2000 };
+  } catch (error) {
+    return { key: `missing:${(error as NodeJS.ErrnoException).code ?? ''}`, settled: true };
+  }
 }

@@ -8,11 +8,12 @@ import type { Logger } from 'pino';
 import type { AgentRuntime } from '../agent/types';
 import type { RelayConfig } from '../config/schema';
 import type { Incidents } from '../incidents/service';
-import { bearerGuard } from './auth';
-import { installErrorHandler, installJsonParser } from './errors';
+import { principalGuard } from './auth';
+import { createAuthAttempts, installAuthAttempts } from './auth-attempts';
+import { clientErrorHandler, frameworkErrors, installClosingAnswer, installErrorHandler, installJsonParser } from './errors';
 import { requestGuard } from './request-guards';
 import type { ProxySettings } from '../net/proxy';
-import type { EventStreamHealth, MessagingHealth } from './health-checks';
+import { httpDeviceProbe, type DeviceProbe, type EventStreamHealth, type MessagingHealth } from './health-checks';
 import type { Intake } from './intake';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { faultAlertRoutes } from './routes/fault-alert';
@@ -22,9 +23,8 @@ import { searchProxyRoutes } from './routes/search-proxy';
 import { sessionsRoutes } from './routes/sessions';
 import { uiRoutes } from './routes/ui';
 import { headedRoutes } from './routes/headed';
-import { operatorInputRoutes } from './routes/operator-input';
+import { headedTerminalRoutes, type HeadedTerminalDeps } from './routes/headed-terminal';
 import type { HeadedIntake } from './headed-intake';
-import type { OperatorInput, OperatorInputResult } from '../approvals/operator-input';
 import { createUiSession } from './ui-session';
 import type { Clock } from '../clock';
 import type { ModelStatus } from '../agent/model-check';
@@ -33,6 +33,9 @@ import type { StoreCheck } from '../incidents/store';
 import { join, resolve } from 'node:path';
 
 export interface AppDeps {
+  /** Live approval channels and the approvers following the relay, for /health and /health/deep. */
+  channels?: () => string[];
+  approversOnline?: () => string[];
   config: RelayConfig;
   clock: Clock;
   /** The built renderer served at /ui; default `dist-renderer/` in the project folder. */
@@ -49,7 +52,8 @@ export interface AppDeps {
   /** Creates headed incidents (the prompt copiers, `simulate --direct`). */
   startHeaded: HeadedIntake;
   /** What the operator typed in the terminal UI, reported by the runtime's plugin. */
-  operatorInput: (input: OperatorInput) => OperatorInputResult;
+  /** `npm run headed`'s terminal: its own credential, never the tools token. */
+  terminal: Omit<HeadedTerminalDeps, 'incidents' | 'decide'>;
   messaging: () => MessagingHealth;
   eventStream?: () => EventStreamHealth;
   tools: { token: string; createServer: () => McpServer };
@@ -62,6 +66,8 @@ export interface AppDeps {
   model?: () => Promise<ModelStatus>;
   /** Where incidents are kept, checked by /health/deep. */
   store?: () => Promise<StoreCheck>;
+  /** The device tool server the relay started itself (DEVICE_INVENTORY); default: a probe of DEVICE_MCP_URL. */
+  deviceProbe?: DeviceProbe;
   /** The device-tool guard: the agents' only way to the devices. */
   deviceTools: { createServer: () => McpServer };
   /** Extra routes behind the same bearer as /sessions (the live event stream, the UI data). */
@@ -77,24 +83,40 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     requestTimeout: 30_000,
     connectionTimeout: 60_000,
     keepAliveTimeout: 72_000,
-    return503OnClosing: true,
+    // installClosingAnswer answers 503 instead, in the documented shape.
+    return503OnClosing: false,
+    // X-Forwarded-For / -Proto only from RELAY_TRUSTED_PROXY: request.ip and request.protocol follow them.
+    trustProxy: config.RELAY_TRUSTED_PROXY.length > 0 ? config.RELAY_TRUSTED_PROXY : false,
+    frameworkErrors,
+    clientErrorHandler,
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandler(app, deps.scrub);
   installJsonParser(app);
+  installClosingAnswer(app);
   // Before routing, for every route: the wrong Host name, then another origin's writes and proxying.
   app.addHook('onRequest', requestGuard(config.RELAY_ALLOWED_HOSTS, { alwaysChecked: (path) => path.startsWith('/search-platform/') }));
+  // Then, before any route's own check: failed authentication is limited per source, on every route.
+  const attempts = createAuthAttempts({
+    clock: deps.clock,
+    onLimited: (source, failures, windowSeconds) =>
+      deps.logger.warn({ source, failures, window_s: windowSeconds }, `${failures} failed authentications from ${source}: its further attempts are answered 429 for up to ${windowSeconds} s`),
+  });
+  installAuthAttempts(app, attempts);
 
   const secret = config.WEBHOOK_SECRET;
-  // Browsers cannot send the bearer with EventSource or page loads: /ui trades it once for a cookie.
-  const readers = deps.operators ? (token: string) => deps.operators!.byToken(token) !== undefined : undefined;
-  const uiSession = secret ? createUiSession({ secret, clock: deps.clock, ...(readers ? { readers } : {}) }) : undefined;
+  const operators = deps.operators;
+  // A person's own token opens the read-only checks (/health/deep) too.
+  const readers = operators ? (token: string) => operators.byToken(token) !== undefined : undefined;
+  // Browsers cannot send the bearer with EventSource or page loads: /ui trades it once for a cookie naming who.
+  const uiSession = secret ? createUiSession({ secret, clock: deps.clock, ...(operators ? { operators } : {}) }) : undefined;
   await app.register(healthRoutes, {
     agent: deps.agent,
     agentName: config.AGENT_NAME,
     mode: config.REMEDIATION_MODE,
-    deviceMcpUrl: config.DEVICE_MCP_URL,
+    // The relay-started server comes as a probe only: its address is in no setting, so /ui never shows it.
+    ...(deps.deviceProbe ? { deviceProbe: deps.deviceProbe } : config.DEVICE_MCP_URL ? { deviceProbe: httpDeviceProbe(config.DEVICE_MCP_URL) } : {}),
     webhookSecret: secret,
     messaging: deps.messaging,
     eventStream: deps.eventStream,
@@ -103,12 +125,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     warnings: deps.warnings,
     model: deps.model,
     store: deps.store,
+    ...(deps.channels ? { channels: deps.channels } : {}),
+    ...(deps.approversOnline ? { approversOnline: deps.approversOnline } : {}),
   });
   await app.register(faultAlertRoutes, { intake: deps.intake, webhookSecret: secret });
   // Its own authentication: a person's token, approvers only (WEBHOOK_SECRET is Splunk's, not a person's).
   await app.register(decisionRoutes, { approvals: deps.approvals, ...(deps.operators ? { operators: deps.operators } : {}) });
   await app.register(async (scope) => {
-    scope.addHook('onRequest', bearerGuard(secret, 'WEBHOOK_SECRET', uiSession, readers));
+    // Everyone listed reads; only WEBHOOK_SECRET and approvers create incidents or start runs.
+    scope.addHook('onRequest', principalGuard({ secret, ...(uiSession ? { session: uiSession } : {}), ...(operators ? { operators } : {}) }));
     await scope.register(sessionsRoutes, { incidents: deps.incidents });
     await scope.register(headedRoutes, { startHeaded: deps.startHeaded });
     const projectDir = resolve(config.RELAY_PROJECT_DIR);
@@ -128,7 +153,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Two encapsulated scopes: each MCP endpoint has its own bearer hook.
   await app.register(mcpRoutes, { path: '/mcp', ...deps.tools });
   await app.register(mcpRoutes, { path: '/device-mcp', token: deps.tools.token, createServer: deps.deviceTools.createServer });
-  await app.register(operatorInputRoutes, { token: deps.tools.token, onInput: deps.operatorInput });
+  await app.register(headedTerminalRoutes, { ...deps.terminal, incidents: deps.incidents, decide: deps.approvals.decide });
   await app.register(searchProxyRoutes, {
     upstreamUrl: config.SEARCH_UPSTREAM_URL,
     upstreamToken: config.SEARCH_UPSTREAM_TOKEN,

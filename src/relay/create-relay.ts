@@ -1,4 +1,4 @@
-import { createOperatorDirectory, loadOperators } from '../operators/operators';
+import { openOperatorsFile } from '../operators/operators';
 import { createRunProgress } from '../tools/run-progress';
 import { createSeverityLookup } from '../artifacts/severity';
 import type { SettingSource } from '../config/setting-sources';
@@ -32,12 +32,15 @@ import { buildApp } from './app';
 import { createSecretScrubber } from '../log/secret-scrubber';
 import type { ProxySettings } from '../net/proxy';
 import { SECRET_KEYS } from '../config/schema';
-import type { MessagingHealth } from './health-checks';
+import { httpDeviceProbe, type MessagingHealth } from './health-checks';
 import { createIntake } from './intake';
 import { createModelCheck } from '../agent/model-check';
 import { standingWarnings } from './standing-warnings';
 import { createHeadedIntake, type HeadedIntake } from './headed-intake';
-import { createOperatorInput } from '../approvals/operator-input';
+import { terminalQuestion } from '../approvals/terminal-question';
+import { createPresence } from './presence';
+import { evidenceOf } from '../approvals/evidence';
+import type { Incident } from '../incidents/model';
 import type { TeamCoordinator } from '../team/coordinator';
 import { followTeam } from '../team/follow-team';
 import { createTeamDecisions } from '../team/decisions';
@@ -58,6 +61,8 @@ export interface RelayDeps {
   deviceTools?: DeviceTools;
   /** Bearer for the agents' tool endpoint; RELAY_TOOLS_TOKEN, else generated for this run. */
   toolsToken?: string;
+  /** The headed terminal's decision credential (npm run headed); generated when absent. */
+  terminalSecret?: string;
   protectedRoutes?: (scope: FastifyInstance) => Promise<void>;
   /** The built renderer for /ui (tests build it into a temp folder). */
   uiDistDir?: string;
@@ -84,6 +89,8 @@ export interface Relay {
   onCardSubmission(sub: CardSubmission): Promise<void>;
   /** What the agents' runtime needs to reach the relay's tools. */
   toolsToken: string;
+  /** What `npm run headed` presents to report typed decisions; never given to the runtime. */
+  terminalSecret: string;
   /** Where an incident's session log is (or will be) written. */
   sessionLogPath: (incident: import('../incidents/model').Incident) => string;
   /** Listens on RELAY_HOST:INGEST_PORT (or the given port); returns the base URL. */
@@ -95,15 +102,19 @@ export interface Relay {
 export async function createRelay(deps: RelayDeps): Promise<Relay> {
   const { store, agent, logger } = deps;
   // Read at start: a broken operators file stops the relay with one line per problem, not at the first decision.
-  const operators = deps.config.OPERATORS_FILE ? createOperatorDirectory(loadOperators(resolve(deps.config.OPERATORS_FILE))) : undefined;
+  const operators = deps.config.OPERATORS_FILE ? openOperatorsFile(resolve(deps.config.OPERATORS_FILE), logger) : undefined;
   // With DEVICE_INVENTORY (and no DEVICE_MCP_URL) the relay runs the SSH device tool server itself, on loopback.
   const deviceServer =
     !deps.deviceTools && !deps.config.DEVICE_MCP_URL && deps.config.DEVICE_INVENTORY
       ? await startDeviceServer({ inventoryPath: resolve(deps.config.DEVICE_INVENTORY), port: 0, logger: logger.child({ component: 'devices' }) })
       : undefined;
-  const config = deviceServer ? { ...deps.config, DEVICE_MCP_URL: deviceServer.mcpUrl } : deps.config;
-  if (deviceServer) logger.info({ devices: deviceServer.service.devices().map((d) => d.name), url: deviceServer.mcpUrl }, 'device tool server started from DEVICE_INVENTORY');
+  // Its URL stays out of the configuration (the /ui settings view shows that): the guard's client and /health/deep get it directly.
+  const config = deps.config;
+  const deviceMcpUrl = deviceServer?.mcpUrl ?? config.DEVICE_MCP_URL;
+  // Neither its URL nor its token is logged: with them any local process could drive the routers.
+  if (deviceServer) logger.info({ devices: deviceServer.service.devices().map((d) => d.name) }, 'device tool server started from DEVICE_INVENTORY (loopback, bearer token held by the guard only)');
   const clock = deps.clock ?? systemClock;
+  const presence = createPresence();
   const bus = deps.bus ?? createBus<RelayEvents>((error, type) => logger.error({ err: error, event: type }, 'event handler failed'));
   const incidents = createIncidents({ store, bus, clock, logger, severityFor: createSeverityLookup(join(resolve(config.RELAY_PROJECT_DIR), 'intelligence-artifacts')) });
   const modelCheck = createModelCheck({ agent, agentName: config.AGENT_NAME, clock });
@@ -131,12 +142,22 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     ...(deps.team ? { newIncidentLock: deps.team.newIncidentLock } : {}),
   });
   const messaging = deps.messaging ?? (() => ({ configured: Boolean(config.MSG_BOT_TOKEN && config.MSG_ROOM_ID), connected: false }));
+  // The relay writes into a headed run's terminal session itself: what the operator reads there is the
+  // relay's record (lines, device, hash, request id), never the model's retelling of it.
+  const tellTerminal = async (incident: Incident, text: string) => {
+    if (!incident.session_id) throw new Error('no terminal session is bound to this incident');
+    await agent.promptAsync(incident.session_id, { agent: config.AGENT_NAME, text, noReply: true });
+  };
   const approvals = createApprovals({
     incidents,
     agent,
     bus,
+    applyWindowMs: config.APPROVAL_APPLY_WINDOW ?? config.APPROVAL_TTL,
+    showInTerminal: (incident) => tellTerminal(incident, terminalQuestion(incident, evidenceOf(incidents.timeline(incident.incident_id)))),
     room: deps.room,
-    extraChannels: deps.extraChannels,
+    // Approvers in OPERATORS_FILE decide over the API and from their trays: a live channel, never unattended.
+    extraChannels: () => [...(operators && operators.approvers() > 0 ? ['api'] : []), ...(deps.extraChannels?.() ?? [])],
+    ...(operators ? { approversOnline: () => presence.approvers() } : {}),
     ttlMs: config.APPROVAL_TTL,
     whenUnattended: config.APPROVAL_WHEN_UNATTENDED,
     agentName: config.AGENT_NAME,
@@ -145,6 +166,8 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
   });
   const startHeaded = createHeadedIntake({ incidents, mode: config.REMEDIATION_MODE, logger });
   const toolsToken = deps.toolsToken ?? config.RELAY_TOOLS_TOKEN ?? randomBytes(24).toString('base64url');
+  // The terminal's decision credential: in the relay's data folder for npm run headed, never in the runtime's environment.
+  const terminalSecret = deps.terminalSecret ?? randomBytes(32).toString('base64url');
   // A team relay's human decisions go through the database (first wins, the owner applies).
   const teamDecisions = deps.team ? createTeamDecisions({ team: deps.team, approvals, incidents, logger }) : undefined;
   const decide: DecideFn = teamDecisions ? teamDecisions.decide : approvals.decide;
@@ -182,11 +205,12 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
   });
   const sessionLog = createSessionLogWriter({ incidents, bus, logDir: resolve(config.RELAY_LOG_DIR), logger });
   sessionLog.backfill(incidents.list());
-  const ownDeviceTools = !deps.deviceTools && config.DEVICE_MCP_URL ? createMcpDeviceTools(config.DEVICE_MCP_URL) : undefined;
+  // The device server's bearer (generated in memory, or DEVICE_MCP_TOKEN) goes to this client only.
+  const ownDeviceTools = !deps.deviceTools && deviceMcpUrl ? createMcpDeviceTools(deviceMcpUrl, { token: deviceServer?.token ?? config.DEVICE_MCP_TOKEN }) : undefined;
   const deviceTools = deps.deviceTools ?? ownDeviceTools;
   const runProgress = createRunProgress({ incidents, artifactsDir: join(resolve(config.RELAY_PROJECT_DIR), 'intelligence-artifacts'), logger, now: () => clock.now() });
   const strictAllowList = createStrictAllowList({ incidents, artifactsDir: join(resolve(config.RELAY_PROJECT_DIR), 'intelligence-artifacts'), logger });
-  const scrubber = createSecretScrubber([...SECRET_KEYS.map((k) => config[k]), toolsToken]);
+  const scrubber = createSecretScrubber([...SECRET_KEYS.map((k) => config[k]), toolsToken, terminalSecret]);
   const app = await buildApp({
     config,
     approvals: { decide },
@@ -202,11 +226,14 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     incidents,
     intake,
     startHeaded,
-    operatorInput: createOperatorInput({ incidents, approvals, agentName: config.AGENT_NAME, logger }),
+    terminal: { terminalSecret, tell: tellTerminal },
+    channels: () => approvals.channels(),
+    ...(operators ? { approversOnline: () => presence.approvers() } : {}),
     messaging,
     warnings: () => standingWarnings({ whenUnattended: config.APPROVAL_WHEN_UNATTENDED, channels: approvals.channels(), model: modelCheck.current() }),
     model: () => modelCheck.refresh(),
     store: async () => (store.probe ? store.probe() : store.health()),
+    ...(deviceServer ? { deviceProbe: httpDeviceProbe(`${deviceServer.url}/health`) } : {}),
     eventStream: () => follower.status(),
     tools: { token: toolsToken, createServer: () => createRelayToolsServer({ incidents, approvals, room: deps.room, logger, clock }) },
     deviceTools: {
@@ -221,7 +248,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
         }),
     },
     protectedRoutes: async (scope) => {
-      await scope.register(eventsRoutes, { bus, incidents, clock, logger });
+      await scope.register(eventsRoutes, { bus, incidents, clock, logger, presence });
       await deps.protectedRoutes?.(scope);
     },
   });
@@ -242,6 +269,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     startHeaded,
     onCardSubmission,
     toolsToken,
+    terminalSecret,
     sessionLogPath: sessionLog.pathFor,
     async listen(opts = {}) {
       return app.listen({ port: opts.port ?? config.INGEST_PORT, host: opts.host ?? config.RELAY_HOST });

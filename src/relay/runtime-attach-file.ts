@@ -14,6 +14,11 @@ export const runtimeAttachSchema = z.object({
   username: z.string(),
   password: z.string(),
   project_dir: z.string(),
+  /**
+   * The terminal's decision credential (routes/headed-terminal.ts). Only here, readable by this OS
+   * user: the runtime's environment never holds it, so nothing the model runs can decide.
+   */
+  terminal_secret: z.string().min(32),
 });
 export type RuntimeAttach = z.infer<typeof runtimeAttachSchema>;
 

@@ -19,6 +19,8 @@ import { proxySettingsFromEnv } from '../net/proxy';
 import { openTeamStore } from '../team/open';
 import { newRelayId, WEBEX_LEADER_LOCK } from '../team/coordinator';
 import { hostname } from 'node:os';
+import { assertRuntimeFiles, createRuntimeFilesCheck } from '../agent/integrity';
+import { addStandingWarnings } from './standing-warnings';
 
 export interface HeadlessOptions {
   env: Record<string, string | undefined>;
@@ -68,6 +70,13 @@ function teamRelayId(config: RelayConfig, port: number | undefined): string {
   return served === 0 ? newRelayId() : `${hostname()}:${served}`;
 }
 
+/**
+ * What the embedded runtime must not inherit: the relay's secrets, and the way past the device guard
+ * (the device server's URL, its token, the inventory it runs on). Its agents reach devices through
+ * the relay's `/device-mcp` only, where approvals and the timeline are enforced.
+ */
+export const RUNTIME_OMIT_ENV: readonly string[] = [...SECRET_KEYS, 'DEVICE_MCP_URL', 'DEVICE_INVENTORY', 'DEVICE_SERVER_TOKEN'];
+
 /** Where the embedded runtime's agents reach the relay's endpoints (`/mcp`, `/device-mcp`). */
 function localUrl(listenUrl: string, path: string): string {
   const u = new URL(listenUrl);
@@ -87,6 +96,8 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
   const proxy = proxySettingsFromEnv(opts.env);
   const { logger } = opts;
   const dataDir = resolve(config.RELAY_DATA_DIR);
+  // The embedded runtime's agent files and opencode.json decide every run's tools: as shipped, or no runtime (one line, exit 78).
+  if (!config.AGENT_URL) assertRuntimeFiles(resolve(config.RELAY_PROJECT_DIR));
 
   // A team relay keeps incidents in PostgreSQL with the other relays on it; the laptop in files.
   const team = config.DATABASE_URL ? await openTeamStore({ url: config.DATABASE_URL, retention: config.INCIDENT_RETENTION, leaseMs: config.RELAY_LEASE_MS, logger, relayId: teamRelayId(config, opts.port) }) : undefined;
@@ -142,9 +153,11 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
     });
   }
   opts.scrubber?.add(relay.toolsToken);
+  opts.scrubber?.add(relay.terminalSecret);
   const url = await relay.listen({ port: opts.port });
 
   let embedded: EmbeddedRuntime | undefined;
+  let offRuntimeFilesWarning = () => {};
   try {
     if (config.AGENT_URL) {
       // The relay's calls are small; a runtime slower than this is starting or stuck: queue and retry.
@@ -155,11 +168,15 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
         ),
       );
     } else {
+      // And before each run: a file changed while the relay runs holds the queue (timeline, /health) until restored.
+      const runtimeFiles = createRuntimeFilesCheck(resolve(config.RELAY_PROJECT_DIR));
+      relay.dispatcher.holdWhile(runtimeFiles.problem);
+      offRuntimeFilesWarning = addStandingWarnings(runtimeFiles.warnings);
       embedded = await startEmbeddedRuntime({
         cwd: resolve(config.RELAY_PROJECT_DIR),
         logger,
         // The runtime needs none of the relay's own secrets, only the way to its tools.
-        omitEnv: [...SECRET_KEYS],
+        omitEnv: [...RUNTIME_OMIT_ENV],
         env: {
           ...opts.runtimeEnv,
           RELAY_TOOLS_URL: localUrl(url, '/mcp'),
@@ -169,10 +186,11 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
       });
       opts.scrubber?.add(embedded.endpoint.password, { username: embedded.endpoint.username });
       agent.attach(createAgentClient(embedded.endpoint, { logger, timeouts: { headersMs: 5_000 } }));
-      writeRuntimeAttach(dataDir, { relay_url: localUrl(url, ''), agent_url: embedded.endpoint.url, username: embedded.endpoint.username, password: embedded.endpoint.password, project_dir: resolve(config.RELAY_PROJECT_DIR) });
+      writeRuntimeAttach(dataDir, { relay_url: localUrl(url, ''), agent_url: embedded.endpoint.url, username: embedded.endpoint.username, password: embedded.endpoint.password, project_dir: resolve(config.RELAY_PROJECT_DIR), terminal_secret: relay.terminalSecret });
       logger.info({ agent_url: embedded.endpoint.url }, 'embedded agent runtime ready');
     }
   } catch (error) {
+    offRuntimeFilesWarning();
     await relay.close();
     await team?.store.pool.end();
     throw error;
@@ -207,6 +225,7 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
     stop: () =>
       (stopping ??= (async () => {
         offState?.();
+        offRuntimeFilesWarning();
         await bot?.stop().catch((error: unknown) => logger.warn({ err: error }, 'Webex bot did not stop cleanly'));
         if (embedded) removeRuntimeAttach(dataDir);
         await team?.coordinator.stop();

@@ -32,7 +32,7 @@ export function createTeamDecisions(deps: { team: TeamCoordinator; approvals: Pi
   const pool = team.pool;
 
   async function apply(row: DecisionRow): Promise<void> {
-    const result = approvals.decide(row.incident_id, row.decision, { id: row.by_name }, row.channel, row.comment ?? undefined);
+    const result = approvals.decide(row.incident_id, row.decision, { id: row.by_name }, row.channel, row.comment ?? undefined, undefined);
     if (result.status === 'accepted' && row.channel === 'webex') await approvals.acknowledge(row.incident_id).catch(() => {});
     if (result.status !== 'accepted') logger.info({ incident_id: row.incident_id, status: result.status }, 'a decision from another relay found nothing to decide');
   }
@@ -58,10 +58,13 @@ export function createTeamDecisions(deps: { team: TeamCoordinator; approvals: Pi
   };
 
   return {
-    async decide(incidentId: string, decision: Decision, actor: { id: string }, channel: DecisionChannel, reason?: string): Promise<DecideResult> {
+    async decide(incidentId: string, decision: Decision, actor: { id: string }, channel: DecisionChannel, reason?: string, requestId?: string): Promise<DecideResult> {
       const incident = incidents.get(incidentId);
       if (!incident) return { status: 'unknown_incident' };
       const request = incident.approval_request;
+      if (requestId !== undefined && requestId !== request?.request_id) {
+        return { status: 'stale_request', incident, request_id: requestId, pending_request_id: request?.status === 'pending' ? request.request_id : null };
+      }
       if (incident.approval && request?.status !== 'pending') return { status: 'already_decided', incident, approval: incident.approval };
       if (!request || request.status !== 'pending') return { status: 'not_awaiting', incident };
       const at = new Date().toISOString();
@@ -79,19 +82,27 @@ export function createTeamDecisions(deps: { team: TeamCoordinator; approvals: Pi
           return {
             status: 'already_decided',
             incident,
-            approval: { decision: row.decision, effective: row.decision, by: row.by_name, channel: row.channel, at: row.decided_at, commands: request.commands, forwarded_at: null, acknowledged_at: null },
+            approval: { decision: row.decision, effective: row.decision, by: row.by_name, channel: row.channel, at: row.decided_at, commands: request.commands, forwarded_at: null, acknowledged_at: null, request_id: request.request_id, apply_by: null },
           };
         }
         await pool.query('SELECT pg_notify($1, $2)', [DECISION_CHANNEL, JSON.stringify({ i: incidentId, q: request.requested_at })]);
       } catch (error) {
         throw new StoreUnavailableError(`the decision could not be recorded: the incident database is not reachable: ${databaseErrorMessage(error)}`);
       }
-      if (team.owns(incidentId)) return approvals.decide(incidentId, decision, actor, channel, reason);
+      if (team.owns(incidentId)) {
+        const local = approvals.decide(incidentId, decision, actor, channel, reason, request.request_id);
+        // This decision won in the database; the owner may already have applied it from its own NOTIFY.
+        // Its caller is told it won, never 409 about itself.
+        if (local.status === 'already_decided' && local.approval.by === actor.id && local.approval.decision === decision && local.approval.channel === channel) {
+          return { status: 'accepted', incident: local.incident, approval: local.approval };
+        }
+        return local;
+      }
       incidents.record(incidentId, 'approval.forwarded_to_owner', `${decision} by ${actor.id} via ${channel}: recorded, and sent to the relay running the incident`, { decision, by: actor.id, channel });
       return {
         status: 'accepted',
         incident,
-        approval: { decision, effective: decision, by: actor.id, channel, at, commands: request.commands, forwarded_at: null, acknowledged_at: null },
+        approval: { decision, effective: decision, by: actor.id, channel, at, commands: request.commands, forwarded_at: null, acknowledged_at: null, request_id: request.request_id, apply_by: null },
       };
     },
     stop: off,

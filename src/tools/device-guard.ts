@@ -7,6 +7,7 @@ import { shortHash } from '../approvals/lines';
 import { DeviceToolError, type DeviceTools } from '../artifacts/device-tools';
 import type { Incidents } from '../incidents/service';
 import { checkExec } from './device-policy';
+import { NOTHING_SENT_KINDS } from '../devices/errors';
 
 export interface DeviceGuardDeps {
   incidents: Incidents;
@@ -28,6 +29,16 @@ export interface DeviceGuardDeps {
 const ok = (text: string): CallToolResult => ({ content: [{ type: 'text', text }] });
 const err = (text: string): CallToolResult => ({ isError: true, content: [{ type: 'text', text }] });
 const excerpt = (s: string, n = 500) => (s.length > n ? `${s.slice(0, n)}…` : s);
+
+/**
+ * Refusals the device tool server gives before it sends anything to the device (an unknown name, a
+ * line its grammar refuses, a host key or login that fails at connect): the approval still stands.
+ */
+function nothingWasSent(error: unknown): boolean {
+  if (!(error instanceof DeviceToolError)) return false;
+  const kind = /^\[([a-z_]+)\]/.exec(error.message.trim())?.[1];
+  return !error.reached || (kind !== undefined && (NOTHING_SENT_KINDS as ReadonlySet<string>).has(kind));
+}
 
 /**
  * The agents' only way to the devices. The policy is enforced here, in code, not in a prompt:
@@ -66,9 +77,11 @@ export function createDeviceGuardServer(deps: DeviceGuardDeps): McpServer {
       const verdict = checkExec({ incident, device, command, strictAllowList: incident.mode === 'strict' ? await deps.strictAllowList(incident_id) : [] });
       if (!verdict.allow) return refuse(incident_id, 'exec_cli', verdict.reason, { device, command });
       if (!upstream) return refuse(incident_id, 'exec_cli', 'no device tool server is configured on the relay (DEVICE_MCP_URL or DEVICE_INVENTORY)', { device, command });
+      // The incident's own device name is sent, never the model's spelling of it.
+      const target = incident.device_hostname;
       try {
-        const output = await upstream.execCli(device, command);
-        incidents.record(incident_id, 'device.exec', `${device}# ${command}`, { device, command, output: excerpt(output, 20_000) });
+        const output = await upstream.execCli(target, command);
+        incidents.record(incident_id, 'device.exec', `${target}# ${command}`, { device: target, command, output: excerpt(output, 20_000) });
         await deps.progress?.(incident_id, command).catch(() => undefined);
         return ok(output);
       } catch (error) {
@@ -106,16 +119,20 @@ export function createDeviceGuardServer(deps: DeviceGuardDeps): McpServer {
         }
       }
       const sha = incidents.get(incident_id)?.approval_request?.lines_sha256 ?? '';
+      // What is sent is the approval's, never the model's strings: the incident's own device and the
+      // lines exactly as the human approved them (the model's lines only had to hash the same).
+      const target = claimed.claim.device;
+      const lines = [...claimed.claim.commands];
       try {
-        const output = await upstream.configCli(device, commands);
+        const output = await upstream.configCli(target, lines);
         claimed.claim.applied(output);
-        incidents.record(incident_id, 'device.config_applied', `Applied on ${device} (lines ${shortHash(sha)}): ${commands.join(' / ')}`, { device, commands, output: excerpt(output) });
-        logger.info({ incident_id, device, lines: commands.length }, 'approved configuration applied');
-        await deps.progress?.(incident_id, commands).catch(() => undefined);
+        incidents.record(incident_id, 'device.config_applied', `Applied on ${target} (lines ${shortHash(sha)}): ${lines.join(' / ')}`, { device: target, commands: lines, output: excerpt(output) });
+        logger.info({ incident_id, device: target, lines: lines.length }, 'approved configuration applied');
+        await deps.progress?.(incident_id, lines).catch(() => undefined);
         return ok(output);
       } catch (error) {
         const message = (error as Error).message;
-        const reached = !(error instanceof DeviceToolError) || error.reached;
+        const reached = !nothingWasSent(error);
         if (reached) claimed.claim.failed(message);
         else claimed.claim.release(message);
         incidents.record(

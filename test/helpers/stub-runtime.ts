@@ -7,7 +7,7 @@ import { AgentRuntimeError, type AgentRuntime, type Session } from '../../src/ag
 export function createStubRuntime() {
   let down: AgentRuntimeError | null = null;
   const sessions: Session[] = [];
-  const prompts: { sessionId: string; agent?: string; text: string }[] = [];
+  const prompts: { sessionId: string; agent?: string; text: string; noReply?: boolean }[] = [];
   /** Sessions the relay stopped. */
   const aborted: string[] = [];
   let seq = 0;

@@ -47,7 +47,9 @@ describe.skipIf(!hasTmux)('npm run headed in a real terminal', () => {
     await waitUntil(() => headed()?.approval_request?.status === 'pending', 'the headed run asks for approval', { timeoutMs: 150_000 });
     await waitUntil(() => /APPROVAL NEEDED/.test(screen()) && /Type APPROVED or DENIED/.test(screen()), 'the question is on screen', { timeoutMs: 30_000 });
     const shown = screen();
-    expect(shown).toContain(`APPROVAL NEEDED — ${headed()!.incident_id} on R1`);
+    // Written into the session by the relay itself (never the model's retelling): its request id, the lines first.
+    expect(shown).toContain(`APPROVAL NEEDED — ${headed()!.incident_id} on R1 — request ${headed()!.approval_request!.request_id}`);
+    expect(headed()!.approval_request!.terminal_shown_at).not.toBeNull();
     expect(shown).toMatch(/ {4}no neighbor 10\.0\.0\.2 shutdown/);
     expect(shown).toContain(`lines hash ${headed()!.approval_request!.lines_sha256.slice(0, 12)}`);
     // What the card shows, the terminal shows: the evidence too.
@@ -58,7 +60,8 @@ describe.skipIf(!hasTmux)('npm run headed in a real terminal', () => {
     execFileSync('tmux', ['send-keys', '-t', tmux, '-l', 'APPROVED']);
     execFileSync('tmux', ['send-keys', '-t', tmux, 'Enter']);
     await waitUntil(() => headed()?.state === 'resolved', 'the headed incident is resolved', { timeoutMs: 120_000 });
-    expect(headed()).toMatchObject({ approval: { decision: 'APPROVED', channel: 'terminal' }, application: { status: 'applied', device: 'R1' } });
+    // Reported by npm run headed's own seat between the terminal UI and the runtime, with the terminal credential.
+    expect(headed()).toMatchObject({ approval: { decision: 'APPROVED', channel: 'terminal', by: expect.stringMatching(/ \(terminal\)$/) }, application: { status: 'applied', device: 'R1' } });
     expect(stack.lab!.lab.configChanges()).toBe(1);
   }, 330_000);
 });

@@ -10,7 +10,9 @@ afterEach(async () => relay?.close());
 const ROOM = 'room-1';
 async function setUp(env: Record<string, string> = {}) {
   const posted: string[] = [];
-  const room = { postMarkdown: async (m: string) => void posted.push(m), postCard: async () => ({ id: 'card-1' }) };
+  let cards = 0;
+  // Each card is its own message, as on Webex: a click carries the id of the card it was made on.
+  const room = { postMarkdown: async (m: string) => void posted.push(m), postCard: async () => ({ id: `card-${++cards}` }) };
   relay = await relayForTest({ agent: createStubRuntime(), room, env: { MSG_BOT_TOKEN: 't', MSG_ROOM_ID: ROOM, ...env } });
   const fire = async (neighbor: string) => {
     const res = await relay!.app.inject({ method: 'POST', url: '/fault-alert', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(ad000002({ neighbor_ip: neighbor })) });
@@ -42,11 +44,39 @@ describe('card submissions', () => {
     expect(t.posted.at(-1)).toMatch(new RegExp(`✅ \\*\\*${id}\\*\\*.*APPROVED by alice@example.net via webex`));
   });
 
-  it('with two incidents of that alert awaiting approval, the click is refused as ambiguous and says so', async () => {
+  it('with two incidents of that alert awaiting approval, a seed-shaped click decides the one whose card it is', async () => {
     const t = await setUp();
     const a = await t.fire('10.0.0.2');
     const b = await t.fire('10.0.0.6');
-    await t.relay.onCardSubmission(seedClick('APPROVED'));
+    await t.relay.onCardSubmission(seedClick('DENIED', { messageId: 'card-2' }));
+    expect(t.relay.incidents.get(a)?.approval).toBeNull();
+    expect(t.relay.incidents.get(b)?.approval).toMatchObject({ decision: 'DENIED', request_id: t.relay.incidents.get(b)?.approval_request?.request_id });
+  });
+
+  it('a click on an earlier card decides nothing, however the card is shaped, and says which request is pending', async () => {
+    const t = await setUp();
+    const id = await t.fire('10.0.0.2');
+    const first = t.relay.incidents.get(id)!.approval_request!.request_id;
+    expect(t.relay.approvals.decide(id, 'DENIED', { id: 'bob' }, 'api').status).toBe('accepted');
+    t.relay.incidents.update(id, () => ({ state: 'running' }));
+    await t.relay.approvals.request({ incident_id: id, summary: 'again', device: 'R1', commands: ['router bgp 65001', 'no neighbor 10.0.0.9 shutdown'] });
+    const second = t.relay.incidents.get(id)!.approval_request!.request_id;
+    // The seed's shape on the first card (card-1), then the relay's own shape naming the first request.
+    await t.relay.onCardSubmission(seedClick('APPROVED', { messageId: 'card-1' }));
+    expect(t.posted.at(-1)).toMatch(new RegExp(`that card was for an earlier approval request of \\*\\*${id}\\*\\*; nothing was decided\\. Request ${second} is pending now`));
+    await t.relay.onCardSubmission(seedClick('APPROVED', { messageId: 'card-1', inputs: { callback_keyword: 'fault_approval', alert_def_id: 'AD000002', incident_id: id, request_id: first, decision: 'APPROVED' } }));
+    expect(t.posted.at(-1)).toMatch(/that card was for an earlier approval request/);
+    expect(t.relay.incidents.get(id)).toMatchObject({ state: 'awaiting_approval', approval: null, approval_request: { request_id: second, status: 'pending' } });
+    // Its own card still decides it.
+    await t.relay.onCardSubmission(seedClick('APPROVED', { messageId: 'card-2' }));
+    expect(t.relay.incidents.get(id)?.approval).toMatchObject({ decision: 'APPROVED', request_id: second });
+  });
+
+  it('with two incidents of that alert awaiting approval, a click on neither card is refused as ambiguous and says so', async () => {
+    const t = await setUp();
+    const a = await t.fire('10.0.0.2');
+    const b = await t.fire('10.0.0.6');
+    await t.relay.onCardSubmission(seedClick('APPROVED', { messageId: 'card-from-elsewhere' }));
     expect(t.relay.incidents.get(a)?.approval).toBeNull();
     expect(t.relay.incidents.get(b)?.approval).toBeNull();
     expect(t.posted.at(-1)).toMatch(/2 incidents of AD000002 are awaiting approval/);

@@ -130,7 +130,7 @@ describe('GET /events', () => {
       data: { incident: { incident_id: before.incident_id, state: 'awaiting_approval' }, previous_state: 'running' },
     });
 
-    const request_ = { summary: 's', device: 'R1', commands: ['no shutdown'], rollback: [], requested_at: 'a', expires_at: 'b', status: 'pending' as const, lines_sha256: '', channels: [] };
+    const request_ = { summary: 's', device: 'R1', commands: ['no shutdown'], rollback: [], requested_at: 'a', expires_at: 'b', status: 'pending' as const, lines_sha256: '', channels: [], request_id: 'REQ-TEST-0001', terminal_shown_at: null };
     t.bus.publish('approval.requested', { incident: { ...before, dedup_key: undefined } as never, request: request_ });
     expect(await stream.next()).toMatchObject({ event: 'approval.requested', data: { request: { commands: ['no shutdown'] } } });
 

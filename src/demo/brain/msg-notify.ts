@@ -25,7 +25,7 @@ function summarize(tool: string, args: Record<string, unknown>, result: string):
   }
   switch (json?.status) {
     case 'pending':
-      return `relay_request_approval: pending (expires_at ${String(json.expires_at)})${typeof json.ask_operator === 'string' ? `\nask_operator:\n${json.ask_operator}` : ''}`;
+      return `relay_request_approval: pending (expires_at ${String(json.expires_at)})`;
     case 'skipped_with_warning':
       return `relay_request_approval: skipped_with_warning decision=${String(json.decision)} (${String(json.warning)})`;
     default:

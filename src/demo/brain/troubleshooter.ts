@@ -98,8 +98,6 @@ export function planTroubleshooter(conversation: Conversation, projectDir: strin
         const body = { incident_id: id, decision: word, approved_commands: word === 'APPROVED' ? approval.commands : [] };
         return resume(`HUMAN OPERATOR RESPONSE: ${word}\n${JSON.stringify(body, null, 2)}`);
       }
-      const question = /ask_operator:\n([\s\S]*)$/.exec(taskAnswer(answer))?.[1];
-      if (question) return { text: question };
       return { text: `${id} waits for the operator's decision on ${approval.device}: ${approval.commands.join(' / ')}` };
     }
     const skipped = /skipped_with_warning decision=(APPROVED|DENIED)/.exec(answer);

@@ -5,6 +5,8 @@ import type { OperatorDirectory } from '../../operators/operators';
 import { HttpError } from '../errors';
 
 const bodySchema = z.strictObject({
+  /** The request the person was shown (`approval_request.request_id`): a decision is for that request only. */
+  request_id: z.string().min(1).max(64),
   decision: z.enum(['APPROVED', 'DENIED'], { error: 'APPROVED or DENIED' }),
   comment: z.string().max(500).optional(),
 });
@@ -27,11 +29,13 @@ export const decisionRoutes: FastifyPluginAsyncZod<{ approvals: { decide: Decide
         throw new HttpError(401, 'unauthorized', 'Missing or unknown personal token: send Authorization: Bearer <your token>.', undefined, { 'WWW-Authenticate': 'Bearer realm="fault-relay"' });
       }
       if (operator.role !== 'approver') throw new HttpError(403, 'not_an_approver', `${operator.email} is a viewer: only approvers decide.`);
-      const { decision, comment } = request.body;
-      const result = await opts.approvals.decide(request.params.incident_id, decision, { id: operator.email, display: operator.name }, 'api', comment);
+      const { decision, comment, request_id } = request.body;
+      const result = await opts.approvals.decide(request.params.incident_id, decision, { id: operator.email, display: operator.name }, 'api', comment, request_id);
       switch (result.status) {
         case 'accepted':
-          return reply.code(200).send({ status: 'accepted', incident_id: request.params.incident_id, decision, by: operator.email, channel: 'api' });
+          return reply.code(200).send({ status: 'accepted', incident_id: request.params.incident_id, request_id, decision, by: operator.email, channel: 'api' });
+        case 'stale_request':
+          return reply.code(409).send(staleRequestBody(result.request_id, result.pending_request_id));
         case 'unknown_incident':
           throw new HttpError(404, 'not_found', `No incident ${request.params.incident_id}`);
         case 'already_decided': {
@@ -48,3 +52,15 @@ export const decisionRoutes: FastifyPluginAsyncZod<{ approvals: { decide: Decide
     },
   );
 };
+
+/** 409 for a decision on a request that is not the pending one: names the request it was for, and the one pending. */
+export function staleRequestBody(requestId: string, pendingRequestId: string | null) {
+  return {
+    error: {
+      code: 'stale_request',
+      message: `That decision was for request ${requestId}, which is no longer awaiting a decision${pendingRequestId ? `; request ${pendingRequestId} is pending now: look at it before you decide` : ''}. Nothing changed.`,
+    },
+    request_id: requestId,
+    pending_request_id: pendingRequestId,
+  };
+}

@@ -5,6 +5,8 @@ import type { Bus } from '../../events/bus';
 import type { RelayEvents } from '../../incidents/events';
 import { publicIncident } from '../../incidents/model';
 import type { Incidents } from '../../incidents/service';
+import { principalOf } from '../auth';
+import type { Presence } from '../presence';
 
 /** What the UI stream carries after its snapshot, in the bus's own names. */
 export const STREAMED_EVENTS = [
@@ -24,6 +26,8 @@ export interface EventsRoutesOptions {
   /** A client that lets this much pile up unread is cut off; it reconnects and gets a fresh snapshot. */
   maxBufferedBytes?: number;
   logger?: Logger;
+  /** Told of every stream an approver holds open (live approval channels). */
+  presence?: Presence;
 }
 
 const frame = (type: string, data: unknown) => `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
@@ -86,6 +90,9 @@ export const eventsRoutes: FastifyPluginAsync<EventsRoutesOptions> = async (app,
 
     streams.add(end);
     res.on('close', end);
+    // An approver following the relay is a live approval channel: counted while the stream is open.
+    const who = principalOf(request);
+    if (who?.kind === 'operator' && opts.presence) offs.push(opts.presence.join({ email: who.operator.email, role: who.operator.role }));
     // Snapshot and subscriptions in one turn: no event can fall between them.
     const snapshot = `retry: 2000\n${frame('snapshot', { incidents: incidents.list().map(publicIncident) })}`;
     allowance = Buffer.byteLength(snapshot) + maxBufferedBytes;

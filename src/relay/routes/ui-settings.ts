@@ -12,6 +12,7 @@ export const SETTING_DESCRIPTIONS: Record<keyof RelayConfig, string> = {
   INGEST_PORT: 'Relay port.',
   RELAY_HOST: 'Relay bind address; 0.0.0.0 only with WEBHOOK_SECRET set.',
   RELAY_ALLOWED_HOSTS: 'Host names requests may address besides loopback (needed when RELAY_HOST is not loopback).',
+  RELAY_TRUSTED_PROXY: 'Reverse proxies (addresses, CIDRs, loopback) whose X-Forwarded-For/-Proto are believed: client addresses for rate limits, https for Secure cookies.',
   RELAY_DATA_DIR: 'Incident index and timelines.',
   RELAY_LOG_DIR: 'Session logs (troubleshooting/<UTC>-<alert>-<device>.md).',
   RELAY_PROJECT_DIR: 'Folder the embedded runtime runs in (its .opencode/ and opencode.json).',
@@ -21,6 +22,7 @@ export const SETTING_DESCRIPTIONS: Record<keyof RelayConfig, string> = {
   INCIDENT_RETENTION: 'Finished incidents kept; open ones are never dropped.',
   DELIVERY_RETRY_MAX_MS: 'Longest wait between delivery retries to the runtime.',
   DEVICE_MCP_URL: 'Device tool server, checked by /health/deep; unset: check skipped.',
+  DEVICE_MCP_TOKEN: 'Bearer the relay sends to the device tool server at DEVICE_MCP_URL (npm run devices: DEVICE_SERVER_TOKEN); never given to the runtime.',
   TEAM_RELAY_URL: 'Tray only: "team relay" mode. The tray follows this relay (incidents, approvals, decisions as you) and runs no relay or runtime here; unset: "this laptop".',
   TEAM_RELAY_TOKEN: 'Tray only: your personal token for the team relay (from npm run operators -- token on the team relay), kept encrypted.',
   OPERATORS_FILE: 'The on-call team (name, email, approver|viewer, token_sha256): personal tokens decide over POST /incidents/:id/decision and open the read-only views.',
@@ -34,6 +36,7 @@ export const SETTING_DESCRIPTIONS: Record<keyof RelayConfig, string> = {
   MSG_API_URL: 'Webex REST API.',
   MSG_APPROVERS: 'Comma-separated e-mails allowed to approve; unset: anyone in the room.',
   APPROVAL_TTL: 'An approval not given by then escalates the incident.',
+  APPROVAL_APPLY_WINDOW: 'An approved change not applied by then expires; a new decision is needed (default: APPROVAL_TTL).',
   APPROVAL_WHEN_UNATTENDED: 'With no approval channel: approve (with a loud warning) or deny.',
   RELAY_TOOLS_TOKEN: 'Bearer the agents use for the relay\'s tool endpoint.',
   SEARCH_UPSTREAM_URL: 'Splunk management URL behind /search-platform/*; unset: the proxy answers 503.',
@@ -66,7 +69,7 @@ export function settingFields(config: RelayConfig, ctx: SettingContext = {}): Se
   return (Object.keys(configSchema.shape) as (keyof RelayConfig)[]).map((name) => {
     const secret = secrets.has(name);
     // APPROVAL_TTL is written as a duration and parsed to ms: edit it as written (`30m`), not as 1800000.
-    const value = name === 'APPROVAL_TTL' ? valueInForce(name, config) : shown(config[name]);
+    const value = name === 'APPROVAL_TTL' || name === 'APPROVAL_APPLY_WINDOW' ? valueInForce(name, config) : shown(config[name]);
     let source: SettingSource = ctx.sources?.[name] ?? 'default';
     let inForce = secret ? null : valueInForce(name, config);
     let note: string | undefined;

@@ -32,11 +32,11 @@ describe('desktop bridge (preload)', () => {
     const { transport, calls } = fakeTransport({ decide: () => ({ status: 'accepted' }) });
     const bridge = createDesktopBridge(transport);
     expect([bridge.kind, bridge.canDecide]).toEqual(['desktop', true]);
-    await bridge.decide('INC-1', 'APPROVED');
-    await bridge.decide('INC-1', 'DENIED', 'wrong neighbor');
+    await bridge.decide('INC-1', 'REQ-AAAA-BBBB', 'APPROVED');
+    await bridge.decide('INC-1', 'REQ-AAAA-BBBB', 'DENIED', 'wrong neighbor');
     expect(calls).toEqual([
-      ['decide', ['INC-1', 'APPROVED']],
-      ['decide', ['INC-1', 'DENIED', 'wrong neighbor']],
+      ['decide', ['INC-1', 'REQ-AAAA-BBBB', 'APPROVED']],
+      ['decide', ['INC-1', 'REQ-AAAA-BBBB', 'DENIED', 'wrong neighbor']],
     ]);
   });
 

@@ -28,7 +28,7 @@ describe('native notifications → decide', () => {
       Notification: FakeNotification,
       supportsActions,
       bus: r.bus,
-      decide: (id, decision, actor, channel) => toDecideOutcome(r.approvals.decide(id, decision, actor, channel)),
+      decide: (id, requestId, decision, actor, channel) => toDecideOutcome(r.approvals.decide(id, decision, actor, channel, undefined, requestId)),
       user: 'oncall-jane',
       openIncident: (id) => opened.push(id),
       isSupported: () => supported,

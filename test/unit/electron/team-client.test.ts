@@ -44,10 +44,11 @@ describe('the tray as a client of the team relay', () => {
     await relay.approvals.request({ incident_id, summary: 'Remove the shutdown', device: 'R1', commands: ['router bgp 65001', 'no neighbor 10.0.0.2 shutdown'] });
     await until(() => c.pending().some((i) => i.incident_id === incident_id));
 
-    expect(await c.decide(incident_id, 'APPROVED', 'from the tray')).toEqual({ ok: true, by: 'ana@example.net' });
+    const requestId = relay.incidents.get(incident_id)!.approval_request!.request_id;
+    expect(await c.decide(incident_id, requestId, 'APPROVED', 'from the tray')).toEqual({ ok: true, by: 'ana@example.net' });
     expect(relay.incidents.get(incident_id)?.approval).toMatchObject({ by: 'ana@example.net', channel: 'api', reason: 'from the tray' });
     await until(() => c.pending().length === 0);
-    const again = await c.decide(incident_id, 'DENIED');
+    const again = await c.decide(incident_id, requestId, 'DENIED');
     expect(again).toMatchObject({ ok: false, status: 409, code: 'already_decided', message: expect.stringContaining('by ana@example.net via api') });
   });
 
@@ -57,7 +58,7 @@ describe('the tray as a client of the team relay', () => {
     await relay.approvals.request({ incident_id, summary: 'Remove the shutdown', device: 'R1', commands: ['router bgp 65001'] });
     const viewer = client(url, vic.token);
     await viewer.until(() => viewer.c.pending().length === 1);
-    expect(await viewer.c.decide(incident_id, 'APPROVED')).toEqual({ ok: false, status: 403, code: 'not_an_approver', message: 'vic@example.net is a viewer: only approvers decide.' });
+    expect(await viewer.c.decide(incident_id, relay.incidents.get(incident_id)!.approval_request!.request_id, 'APPROVED')).toEqual({ ok: false, status: 403, code: 'not_an_approver', message: 'vic@example.net is a viewer: only approvers decide.' });
 
     const stranger = client(url, newToken().token);
     await stranger.until(() => stranger.statuses.some((s) => !s.connected));

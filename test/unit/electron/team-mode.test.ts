@@ -44,7 +44,7 @@ function teamTray(url: string, token: string) {
       notify();
     }
   }
-  const notifier = createNotifier({ Notification: Notifying, supportsActions: true, bus, decide: (id, d) => api.decide(id, d), user: 'laptop-user', openIncident: () => {}, logger: silent });
+  const notifier = createNotifier({ Notification: Notifying, supportsActions: true, bus, decide: (id, requestId, d) => api.decide(id, requestId, d), user: 'laptop-user', openIncident: () => {}, logger: silent });
   stops.push(async () => notifier.stop());
   const until = (test: () => boolean) => new Promise<void>((resolve) => ((notify = () => test() && resolve()), notify()));
   return { team, api, shown, until };

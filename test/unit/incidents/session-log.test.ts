@@ -45,6 +45,8 @@ describe('session log', () => {
         status: 'pending',
         lines_sha256: '',
         channels: ['webex'],
+        request_id: 'REQ-TEST-0001',
+        terminal_shown_at: null,
       },
     }));
     t.clock.advance(60_000);
@@ -52,7 +54,7 @@ describe('session log', () => {
       state: 'approved',
       approval: {
         decision: 'APPROVED', effective: 'APPROVED', by: 'alice@example.com', channel: 'webex', at: '2026-11-21T10:02:00.000Z',
-        reason: 'maintenance window', commands, forwarded_at: '2026-11-21T10:02:01.000Z', acknowledged_at: null,
+        reason: 'maintenance window', commands, forwarded_at: '2026-11-21T10:02:01.000Z', acknowledged_at: null, request_id: 'REQ-TEST-0001', apply_by: null,
       },
     }));
     t.incidents.update(id, () => ({ state: 'running' }));

@@ -11,6 +11,7 @@ const WEBEX_ACTIONS = new Set(['Action.Submit', 'Action.OpenUrl', 'Action.ShowCa
 
 const input: ApprovalCardInput = {
   incident_id: 'INC-20250101T000000Z',
+  request_id: 'REQ-TEST-0001',
   alert_def_id: 'AD000002',
   device: 'rtr-edge-01',
   summary: 'BGP neighbor 10.0.0.2 is administratively down.',

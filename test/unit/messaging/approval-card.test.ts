@@ -4,6 +4,7 @@ import { adaptiveCardSchema, faultApprovalDataSchema } from '../../../src/messag
 
 const input = {
   incident_id: 'INC-20250101T000000Z',
+  request_id: 'REQ-TEST-0001',
   alert_def_id: 'AD000002',
   device: 'rtr-edge-01',
   summary: 'BGP neighbor 10.0.0.2 is administratively down.',
@@ -32,12 +33,12 @@ describe('approval card', () => {
       expect.objectContaining({
         type: 'Action.Submit',
         title: 'Approve',
-        data: { callback_keyword: 'fault_approval', alert_def_id: 'AD000002', incident_id: 'INC-20250101T000000Z', decision: 'APPROVED' },
+        data: { callback_keyword: 'fault_approval', alert_def_id: 'AD000002', incident_id: 'INC-20250101T000000Z', request_id: 'REQ-TEST-0001', decision: 'APPROVED' },
       }),
       expect.objectContaining({
         type: 'Action.Submit',
         title: 'Deny',
-        data: { callback_keyword: 'fault_approval', alert_def_id: 'AD000002', incident_id: 'INC-20250101T000000Z', decision: 'DENIED' },
+        data: { callback_keyword: 'fault_approval', alert_def_id: 'AD000002', incident_id: 'INC-20250101T000000Z', request_id: 'REQ-TEST-0001', decision: 'DENIED' },
       }),
     ]);
     for (const a of card.actions ?? []) expect(faultApprovalDataSchema.safeParse(a.data).success).toBe(true);

@@ -86,6 +86,7 @@ describe('messages to the room (REST only, no websocket needed)', () => {
   it('posts the approval card as one Adaptive Card 1.3 attachment with a markdown fallback', async () => {
     const card = buildApprovalCard({
       incident_id: 'INC-1',
+      request_id: 'REQ-TEST-0001',
       alert_def_id: 'AD000002',
       device: 'rtr-edge-01',
       summary: 'Re-enable the BGP neighbor.',

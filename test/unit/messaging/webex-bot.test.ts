@@ -12,6 +12,7 @@ const FIRST_BACKOFF = 500;
 const card = (incident_id = 'INC-20250101T000000Z') =>
   buildApprovalCard({
     incident_id,
+    request_id: 'REQ-TEST-0001',
     alert_def_id: 'AD000002',
     device: 'rtr-edge-01',
     summary: 'BGP neighbor 10.0.0.2 is administratively down; re-enable it.',

@@ -71,7 +71,7 @@ describe('Webex as it really behaves: throttling, outages, device caps', () => {
     const b = makeBot();
     await b.start();
     const posted = await b.postCard(
-      buildApprovalCard({ incident_id: 'INC-1', alert_def_id: 'AD000002', device: 'R1', summary: 's', commands: ['router bgp 65001'] }),
+      buildApprovalCard({ incident_id: 'INC-1', request_id: 'REQ-TEST-0001', alert_def_id: 'AD000002', device: 'R1', summary: 's', commands: ['router bgp 65001'] }),
       'Approval needed',
     );
     fake.failNext({ method: 'GET', path: /\/v1\/attachment\/actions\//, status: 429, retryAfter: '3', times: 2 });
@@ -149,7 +149,7 @@ describe('Webex as it really behaves: throttling, outages, device caps', () => {
     const b = makeBot();
     await b.start();
     const posted = await b.postCard(
-      buildApprovalCard({ incident_id: 'INC-1', alert_def_id: 'AD000002', device: 'R1', summary: 's', commands: ['router bgp 65001'] }),
+      buildApprovalCard({ incident_id: 'INC-1', request_id: 'REQ-TEST-0001', alert_def_id: 'AD000002', device: 'R1', summary: 's', commands: ['router bgp 65001'] }),
       'Approval needed',
     );
     const click = fake.clickCardButton({ messageId: posted.id, title: 'Approve', personEmail: 'alice@example.com' });

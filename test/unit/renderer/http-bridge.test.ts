@@ -43,7 +43,7 @@ describe('HTTP bridge (read-only browser view)', () => {
   it('cannot decide or change settings, and says why', async () => {
     const { bridge, calls } = bridgeWith(() => json(200, {}));
     expect(bridge.canDecide).toBe(false);
-    await expect(bridge.decide('INC-1', 'APPROVED')).rejects.toThrow(READ_ONLY_MESSAGE);
+    await expect(bridge.decide('INC-1', 'REQ-AAAA-BBBB', 'APPROVED')).rejects.toThrow(READ_ONLY_MESSAGE);
     await expect(bridge.saveSettings({ REMEDIATION_MODE: 'hybrid' })).rejects.toThrow(/cannot be changed from the browser/);
     expect(calls).toEqual([]);
   });

@@ -63,7 +63,7 @@ describe('incident list state', () => {
   });
 
   it('answers "what needs me now": approvals (soonest expiry first), then runs, then failed and escalated, then finished', () => {
-    const pending = (expires_at: string) => ({ approval_request: { summary: 's', device: 'R1', commands: [], rollback: [], requested_at: '', expires_at, status: 'pending' as const, lines_sha256: '', channels: [] } });
+    const pending = (expires_at: string) => ({ approval_request: { summary: 's', device: 'R1', commands: [], rollback: [], requested_at: '', expires_at, status: 'pending' as const, lines_sha256: '', channels: [], request_id: 'REQ-TEST-0001', terminal_shown_at: null } });
     const byId = new Map(
       [
         incident('done', { state: 'resolved', created_at: '2026-11-21T12:00:00.000Z' }),
