@@ -93,7 +93,7 @@ export function createDesktopApi(deps: DesktopApiDeps): RequestChannels {
       }
     },
     copyText: async (text) => deps.clipboard.writeText(text),
-    decide: async (incidentId, requestId, decision, reason) => toDecideOutcome(host.require().relay.approvals.decide(incidentId, decision, { id: deps.user }, 'desktop', reason, requestId)),
+    decide: async (incidentId, requestId, decision, reason) => toDecideOutcome(await host.require().relay.decide(incidentId, decision, { id: deps.user }, 'desktop', reason, requestId)),
     getSettings: async () => deps.settings.fields(),
     async saveSettings(values) {
       const result = deps.settings.save(values);

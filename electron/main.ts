@@ -185,7 +185,7 @@ async function run() {
           Notification,
           supportsActions: process.platform === 'darwin',
           bus: running.relay.bus,
-          decide: (id, requestId, decision, actor, channel) => toDecideOutcome(running.relay.approvals.decide(id, decision, actor, channel, undefined, requestId)),
+          decide: async (id, requestId, decision, actor, channel) => toDecideOutcome(await running.relay.decide(id, decision, actor, channel, undefined, requestId)),
           user,
           openIncident: (id) => showWindow(id),
           isSupported: () => Notification.isSupported(),

@@ -83,6 +83,12 @@ export interface Relay {
   incidents: ReturnType<typeof createIncidents>;
   dispatcher: ReturnType<typeof createDispatcher>;
   approvals: Approvals;
+  /**
+   * The one way a person's decision is made, whatever the channel (tray, notification, card, API,
+   * terminal): on a team relay it is recorded in the database first, so the decisions table and the
+   * incident never disagree. `approvals.decide` is the owner's own step behind it.
+   */
+  decide: DecideFn;
   /** Creates a headed incident and its prompt (the tray's and the UI's prompt copiers). */
   startHeaded: HeadedIntake;
   /** Feed Webex card submissions here. */
@@ -266,6 +272,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     incidents,
     dispatcher,
     approvals,
+    decide,
     startHeaded,
     onCardSubmission,
     toolsToken,

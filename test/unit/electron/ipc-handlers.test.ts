@@ -61,9 +61,11 @@ describe('IPC handlers', () => {
     expect(list.map((i) => [i.incident_id, i.state])).toEqual([[id, 'awaiting_approval']]);
     expect(list[0]).not.toHaveProperty('dedup_key');
 
-    expect(await handlers.decide(ours, id, 'APPROVED', 'looks right')).toEqual({ status: 'accepted' });
+    const rid = r.incidents.get(id)!.approval_request!.request_id;
+    expect(await handlers.decide(ours, id, 'REQ-AAAA-AAAA', 'APPROVED')).toEqual({ status: 'stale_request', request_id: 'REQ-AAAA-AAAA', pending_request_id: rid });
+    expect(await handlers.decide(ours, id, rid, 'APPROVED', 'looks right')).toEqual({ status: 'accepted' });
     expect(r.incidents.get(id)?.approval).toMatchObject({ decision: 'APPROVED', by: 'oncall-jane', channel: 'desktop', reason: 'looks right' });
-    expect(await handlers.decide(ours, id, 'DENIED')).toMatchObject({ status: 'already_decided', by: 'oncall-jane', channel: 'desktop', decision: 'APPROVED' });
+    expect(await handlers.decide(ours, id, rid, 'DENIED')).toMatchObject({ status: 'already_decided', by: 'oncall-jane', channel: 'desktop', decision: 'APPROVED' });
   });
 
   it.each([
@@ -74,7 +76,7 @@ describe('IPC handlers', () => {
   ])('refuse %s, and nothing changes', async (_name, frame) => {
     const { r, handlers } = await setUp();
     const id = await awaitingApproval(r);
-    await expect(handlers.decide({ senderFrame: frame }, id, 'APPROVED')).rejects.toThrow('decide: refused, the caller is not the Fault Relay window');
+    await expect(handlers.decide({ senderFrame: frame }, id, 'REQ-AAAA-AAAA', 'APPROVED')).rejects.toThrow('decide: refused, the caller is not the Fault Relay window');
     await expect(handlers.listIncidents({ senderFrame: frame })).rejects.toThrow(/refused/);
     expect(r.incidents.get(id)?.state).toBe('awaiting_approval');
   });
@@ -82,8 +84,8 @@ describe('IPC handlers', () => {
   it('reject a bad argument with a clear error naming it, and nothing changes', async () => {
     const { r, handlers, copied } = await setUp();
     const id = await awaitingApproval(r);
-    await expect(handlers.decide(ours, id, 'MAYBE')).rejects.toThrow(/^decide: argument 2: Invalid option: expected one of "APPROVED"\|"DENIED"$/);
-    await expect(handlers.decide(ours, id, 'APPROVED', 'x'.repeat(501))).rejects.toThrow(/^decide: argument 3: /);
+    await expect(handlers.decide(ours, id, 'REQ-AAAA-AAAA', 'MAYBE')).rejects.toThrow(/^decide: argument 3: Invalid option: expected one of "APPROVED"\|"DENIED"$/);
+    await expect(handlers.decide(ours, id, 'REQ-AAAA-AAAA', 'APPROVED', 'x'.repeat(501))).rejects.toThrow(/^decide: argument 4: /);
     await expect(handlers.getIncident(ours, '../../etc/passwd')).rejects.toThrow(/^getIncident: argument 1: expected an incident id/);
     await expect(handlers.copyText(ours, { text: 'x' })).rejects.toThrow(/^copyText: argument 1: /);
     await expect(handlers.directPrompt(ours, { alert_def_id: 'AD000002', device: 'R1', mode: 'yolo', vars: {} })).rejects.toThrow(/^directPrompt: argument 1 \(mode\): /);
@@ -115,6 +117,6 @@ describe('IPC handlers', () => {
     const { handlers } = await setUp({ running: false });
     expect(await handlers.listIncidents(ours)).toEqual([]);
     expect(await handlers.health(ours)).toMatchObject({ status: 'degraded', checks: { agent_runtime: { ok: false, error: 'the relay is not running: the port is already in use' } } });
-    await expect(handlers.decide(ours, 'INC-20261121T100000Z', 'APPROVED')).rejects.toThrow(/the relay is not running/);
+    await expect(handlers.decide(ours, 'INC-20261121T100000Z', 'REQ-AAAA-AAAA', 'APPROVED')).rejects.toThrow(/the relay is not running/);
   });
 });

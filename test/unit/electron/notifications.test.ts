@@ -62,7 +62,8 @@ describe('native notifications → decide', () => {
     await r.approvals.request({ incident_id: id, summary: 'Describe every peer', device: 'R1', commands: lines });
     const request = shown.at(-1)!;
     expect(request.actions).toBeUndefined();
-    expect(request.body).toBe(`Describe every peer\n31 lines (lines ${linesSha256(lines).slice(0, 12)}): open the window to review them before deciding.`);
+    const requestId = r.incidents.get(id)!.approval_request!.request_id;
+    expect(request.body).toBe(`31 lines (lines ${linesSha256(lines).slice(0, 12)}, request ${requestId}): open the window to review them before deciding.\nDescribe every peer`);
   });
 
   it('macOS: shows device, summary and the exact commands; Approve decides as the OS user over the desktop channel', async () => {
@@ -70,7 +71,9 @@ describe('native notifications → decide', () => {
     const id = await awaitingApproval(r, 'R1');
     const request = shown.at(-1)!;
     expect(request.title).toBe('Approval needed: R1');
-    expect(request.body).toBe(['Re-enable the BGP neighbor', ...COMMANDS.map((c) => `  ${c}`), `(lines ${linesSha256(COMMANDS).slice(0, 12)})`].join('\n'));
+    // The lines first, then the hash and the request, the model's summary last: a long summary never hides the lines.
+    const requestId = r.incidents.get(id)!.approval_request!.request_id;
+    expect(request.body).toBe([...COMMANDS.map((c) => `  ${c}`), `(lines ${linesSha256(COMMANDS).slice(0, 12)}, request ${requestId})`, 'Re-enable the BGP neighbor'].join('\n'));
     expect(request.actions?.map((a) => a.text)).toEqual(['Approve', 'Deny']);
 
     request.fire('action', 0);
