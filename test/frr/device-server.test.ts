@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { DeviceService } from '../../src/devices/device-service';
-import { DeviceError } from '../../src/devices/errors';
 import { loadInventory } from '../../src/devices/inventory';
 import { startDeviceServer, type RunningDeviceServer } from '../../src/devices/server';
 import { startFrrLab, type FrrLab } from '../../src/frr-lab/lab';
@@ -15,6 +14,7 @@ import { relayForTest } from '../helpers/relay';
 import { createStubRuntime } from '../helpers/stub-runtime';
 import { tempDir } from '../helpers/temp-dir';
 import { NO_FRR } from './frr-available';
+import { failure } from '../helpers/device-failure';
 
 let lab: FrrLab;
 let server: RunningDeviceServer;
@@ -46,14 +46,6 @@ async function inventoryWith(change: (inv: { known_hosts: string; devices: Array
   return loadInventory(path);
 }
 
-async function failure(work: Promise<unknown>): Promise<DeviceError> {
-  const error = await work.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(DeviceError);
-  return error as DeviceError;
-}
 
 describe.skipIf(NO_FRR)('the SSH device tool server on real FRR routers', () => {
   it('runs a show command over SSH and returns FRR\'s own output', async () => {

@@ -5,12 +5,12 @@ import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { DeviceService } from '../../src/devices/device-service';
-import { DeviceError } from '../../src/devices/errors';
 import { loadInventory } from '../../src/devices/inventory';
 import { startFrrLab, type FrrLab } from '../../src/frr-lab/lab';
 import { checkReadOnlyCommand, FILTER_MAX_LENGTH } from '../../src/tools/read-only-command';
 import { tempDir } from '../helpers/temp-dir';
 import { NO_FRR } from './frr-available';
+import { failure } from '../helpers/device-failure';
 
 /**
  * A filter runs inside the router's daemon (FRR: PCRE2 in bgpd, one thread): a backreference pattern over
@@ -78,14 +78,6 @@ function watchedLogger(onLine: (msg: string) => void) {
   return { logger, lines };
 }
 
-async function failure(work: Promise<unknown>): Promise<DeviceError> {
-  const error = await work.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(DeviceError);
-  return error as DeviceError;
-}
 
 describe.skipIf(NO_FRR)('a read-only command cannot wedge a real FRR router', () => {
   it('refuses a catastrophic filter before any device is reached: no session, no vtysh, bgpd idle', async () => {

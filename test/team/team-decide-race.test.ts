@@ -2,21 +2,10 @@ import { describe, expect, it } from 'vitest';
 import type { Relay } from '../../src/relay/create-relay';
 import { ad000002 } from '../helpers/relay';
 import { noPostgres, usePostgres } from '../helpers/postgres';
-import { teamMember } from './team-relays';
+import { teamMember, until } from './team-relays';
 
 const pg = usePostgres();
 
-function until(relay: Relay, holds: () => boolean): Promise<void> {
-  return new Promise((resolve) => {
-    const check = () => {
-      if (!holds()) return;
-      off();
-      resolve();
-    };
-    const off = relay.bus.subscribeAll(check);
-    check();
-  });
-}
 
 describe.skipIf(Boolean(noPostgres))('team relay: two decisions at once', () => {
   it('the first decision is told it won, on whichever relay it arrived; the other gets 409 naming it; database and incident agree', async () => {

@@ -8,6 +8,7 @@ import { startDeviceServer } from '../../../src/devices/server';
 import { tempDir } from '../../helpers/temp-dir';
 import { HANG_UP_LINE, startFakeCliDevice, type FakeCliDevice } from './fake-cli-device';
 import { startFakeDevice, type FakeDevice } from './fake-device';
+import { failure } from '../../helpers/device-failure';
 
 let cli: FakeCliDevice | undefined;
 let other: FakeDevice | undefined;
@@ -20,14 +21,6 @@ afterEach(async () => {
   service = cli = other = undefined;
 });
 
-async function failure(work: Promise<unknown>): Promise<DeviceError> {
-  const error = await work.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(DeviceError);
-  return error as DeviceError;
-}
 
 /** R1 is the fake CLI; R2 a port that only counts who connects: a call that reached R2 shows there. */
 async function twoRouters(): Promise<Inventory> {

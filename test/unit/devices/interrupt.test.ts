@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { DeviceService } from '../../../src/devices/device-service';
-import { DeviceError } from '../../../src/devices/errors';
 import { tempDir } from '../../helpers/temp-dir';
 import { startFakeCliDevice, type FakeCliDevice } from './fake-cli-device';
+import { failure } from '../../helpers/device-failure';
 
 let fake: FakeCliDevice | undefined;
 let service: DeviceService | undefined;
@@ -13,14 +13,6 @@ afterEach(async () => {
   service = fake = undefined;
 });
 
-async function failure(work: Promise<unknown>): Promise<DeviceError> {
-  const error = await work.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(DeviceError);
-  return error as DeviceError;
-}
 
 describe('a command that times out on a device', () => {
   it('is interrupted; the session is kept only once it answers a line sent after the interrupt, and the late output is dropped', async () => {
