@@ -7,6 +7,8 @@ import { jitteredBackoff } from '../backoff';
 import type { ModelCheck } from '../agent/model-check';
 
 const ACTIVE_STATES: ReadonlySet<Incident['state']> = new Set(['running', 'awaiting_approval', 'approved', 'denied']);
+/** While runs are held, how often the hold is looked at again: a restored file lets them go by itself. */
+const HOLD_RECHECK_MS = 2_000;
 
 export interface DispatcherOptions {
   incidents: Incidents;
@@ -46,6 +48,12 @@ export function createDispatcher(opts: DispatcherOptions) {
   let failures = 0;
   let retryTimer: { cancel(): void } | null = null;
   let stopped = false;
+  /** Why no run may start now (the runtime's files differ from what the relay ships), or null. */
+  let holdCheck: (() => string | null) | undefined;
+  /** The hold already written on each incident's timeline: one line per reason, not one per recheck. */
+  const heldFor = new Map<string, string>();
+  /** Its own timer, not the backoff's: a held queue still takes (and holds, saying so) each new alert. */
+  let holdTimer: { cancel(): void } | null = null;
 
   const activeCount = () =>
     inFlight.size + incidents.open().filter((i) => ACTIVE_STATES.has(i.state) && (opts.mayDeliver?.(i.incident_id) ?? true)).length;
@@ -67,6 +75,27 @@ export function createDispatcher(opts: DispatcherOptions) {
     const log = logger.child({ incident_id: incidentId });
     let incident = incidents.get(incidentId);
     if (!incident || incident.state !== 'queued') return true;
+    // Before the claim and the session: a held incident stays queued, untouched, and on this relay.
+    const held = holdCheck?.();
+    if (held) {
+      if (heldFor.get(incidentId) !== held) {
+        heldFor.set(incidentId, held);
+        incidents.update(incidentId, (cur) => ({ delivery: { ...cur.delivery, last_error: held } }));
+        incidents.record(incidentId, 'delivery.held', `Not delivered: ${held}. The incident stays queued and goes out once the files are as shipped.`, { reason: held });
+        log.error(`run held: ${held}`);
+      }
+      holdTimer ??= stopped
+        ? null
+        : clock.setTimeout(() => {
+            holdTimer = null;
+            pump();
+          }, HOLD_RECHECK_MS);
+      return false;
+    }
+    if (heldFor.delete(incidentId)) {
+      incidents.update(incidentId, (cur) => ({ delivery: { ...cur.delivery, last_error: null } }));
+      incidents.record(incidentId, 'delivery.resumed', 'The runtime files are as shipped again: delivering.');
+    }
     try {
       if (opts.claim && !(await opts.claim(incidentId))) {
         log.debug('another relay delivers this incident');
@@ -192,10 +221,18 @@ export function createDispatcher(opts: DispatcherOptions) {
       }
       pump();
     },
+    /**
+     * Holds every run while `check` names a reason (the embedded runtime's agent files differ from
+     * what the relay ships); set once by whoever starts that runtime.
+     */
+    holdWhile(check: () => string | null) {
+      holdCheck = check;
+    },
     pending: () => queue().length,
     active: activeCount,
     async stop() {
       stopped = true;
+      holdTimer?.cancel();
       retryTimer?.cancel();
       retryTimer = null;
       await Promise.allSettled([...inFlight.values()]);

@@ -89,6 +89,8 @@ export interface Relay {
    * incident never disagree. `approvals.decide` is the owner's own step behind it.
    */
   decide: DecideFn;
+  /** Adds warnings to /health, /ui and the tray until the returned function is called. */
+  addStandingWarnings(source: () => string[]): () => void;
   /** Creates a headed incident and its prompt (the tray's and the UI's prompt copiers). */
   startHeaded: HeadedIntake;
   /** Feed Webex card submissions here. */
@@ -121,6 +123,8 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
   if (deviceServer) logger.info({ devices: deviceServer.service.devices().map((d) => d.name) }, 'device tool server started from DEVICE_INVENTORY (loopback, bearer token held by the guard only)');
   const clock = deps.clock ?? systemClock;
   const presence = createPresence();
+  // Warnings of parts started after the relay (the embedded runtime's file check): shown until removed.
+  const laterWarnings = new Set<() => string[]>();
   const bus = deps.bus ?? createBus<RelayEvents>((error, type) => logger.error({ err: error, event: type }, 'event handler failed'));
   const incidents = createIncidents({ store, bus, clock, logger, severityFor: createSeverityLookup(join(resolve(config.RELAY_PROJECT_DIR), 'intelligence-artifacts')) });
   const modelCheck = createModelCheck({ agent, agentName: config.AGENT_NAME, clock });
@@ -236,7 +240,10 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     channels: () => approvals.channels(),
     ...(operators ? { approversOnline: () => presence.approvers() } : {}),
     messaging,
-    warnings: () => standingWarnings({ whenUnattended: config.APPROVAL_WHEN_UNATTENDED, channels: approvals.channels(), model: modelCheck.current() }),
+    warnings: () => [
+      ...standingWarnings({ whenUnattended: config.APPROVAL_WHEN_UNATTENDED, channels: approvals.channels(), model: modelCheck.current() }),
+      ...[...laterWarnings].flatMap((source) => source()),
+    ],
     model: () => modelCheck.refresh(),
     store: async () => (store.probe ? store.probe() : store.health()),
     ...(deviceServer ? { deviceProbe: httpDeviceProbe(`${deviceServer.url}/health`) } : {}),
@@ -273,6 +280,10 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     dispatcher,
     approvals,
     decide,
+    addStandingWarnings(source) {
+      laterWarnings.add(source);
+      return () => void laterWarnings.delete(source);
+    },
     startHeaded,
     onCardSubmission,
     toolsToken,

@@ -19,8 +19,7 @@ import { proxySettingsFromEnv } from '../net/proxy';
 import { openTeamStore } from '../team/open';
 import { newRelayId, WEBEX_LEADER_LOCK } from '../team/coordinator';
 import { hostname } from 'node:os';
-import { assertRuntimeFiles, createRuntimeFilesCheck } from '../agent/integrity';
-import { addStandingWarnings } from './standing-warnings';
+import { assertRuntimeFiles, createRuntimeFilesCheck, type RuntimeFilesCheck } from '../agent/integrity';
 
 export interface HeadlessOptions {
   env: Record<string, string | undefined>;
@@ -158,6 +157,7 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
 
   let embedded: EmbeddedRuntime | undefined;
   let offRuntimeFilesWarning = () => {};
+  let runtimeFiles: RuntimeFilesCheck | undefined;
   try {
     if (config.AGENT_URL) {
       // The relay's calls are small; a runtime slower than this is starting or stuck: queue and retry.
@@ -169,9 +169,9 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
       );
     } else {
       // And before each run: a file changed while the relay runs holds the queue (timeline, /health) until restored.
-      const runtimeFiles = createRuntimeFilesCheck(resolve(config.RELAY_PROJECT_DIR));
+      runtimeFiles = createRuntimeFilesCheck(resolve(config.RELAY_PROJECT_DIR));
       relay.dispatcher.holdWhile(runtimeFiles.problem);
-      offRuntimeFilesWarning = addStandingWarnings(runtimeFiles.warnings);
+      offRuntimeFilesWarning = relay.addStandingWarnings(runtimeFiles.warnings);
       embedded = await startEmbeddedRuntime({
         cwd: resolve(config.RELAY_PROJECT_DIR),
         logger,
@@ -198,6 +198,7 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
   relay.dispatcher.kick({ resetBackoff: true });
   // The runtime came back: deliver what waited for it now, not at the next backoff step.
   const offState = embedded?.onState((state) => {
+    if (state === 'ready') runtimeFiles?.runtimeStarted();
     if (state === 'ready') relay.dispatcher.kick({ resetBackoff: true });
   });
   const startBot = () => bot?.start().catch((error: unknown) => logger.error({ err: error }, `Webex connection stopped: ${(error as Error).message}`));

@@ -24,6 +24,13 @@ const refuse = (message: string): CallToolResult => ({ isError: true, content: [
 const incidentId = z.string().min(1).max(64).describe('incident_id from the alert prompt');
 
 /**
+ * The longest `wait` call. The agents have no shell, so RAW waits are the relay's; a call must end
+ * before the relay's HTTP server closes an idle connection (connectionTimeout, 60 s) and before
+ * opencode's MCP timeout for `relay` (opencode.json; a test holds the two together).
+ */
+export const WAIT_MAX_S = 50;
+
+/**
  * The only way the agents reach the operator. Because every approval goes through
  * here, the relay always knows when one is pending and can raise it everywhere.
  */
@@ -31,7 +38,7 @@ export function createRelayToolsServer(deps: RelayToolsDeps): McpServer {
   const { incidents, approvals, room, logger, clock } = deps;
   const server = new McpServer(
     { name: 'fault-relay', version: '1.0.0' },
-    { instructions: 'Operator channel of the fault relay: notify the room, request approvals, report the outcome.' },
+    { instructions: 'Operator channel of the fault relay: notify the room, request approvals, report the outcome, wait between RAW steps.' },
   );
 
   server.registerTool(
@@ -64,7 +71,7 @@ export function createRelayToolsServer(deps: RelayToolsDeps): McpServer {
     {
       title: 'Request an operator approval',
       description:
-        'Before ANY config_cli action: asks the human operator to approve the exact configuration lines. Returns pending (stop and wait for the HUMAN OPERATOR RESPONSE; in a headed run show ask_operator to the operator verbatim and wait for their typed APPROVED or DENIED) or skipped_with_warning (no channel: the decision is in the result). The device must be the incident\'s own.',
+        'Before ANY config_cli action: asks the human operator to approve the exact configuration lines. Returns pending with its request_id (stop and wait for the HUMAN OPERATOR RESPONSE or, in a headed run, the operator\'s typed APPROVED or DENIED: the relay shows the request to the operator itself) or skipped_with_warning (no channel: the decision is in the result). The device must be the incident\'s own.',
       inputSchema: {
         incident_id: incidentId,
         summary: z.string().min(1).max(4000).describe('What is wrong and what the change does, for the operator'),
@@ -110,6 +117,26 @@ export function createRelayToolsServer(deps: RelayToolsDeps): McpServer {
       incidents.record(incident_id, 'outcome.reported', `${outcome}: ${summary.slice(0, 1000)}`, { outcome });
       logger.info({ incident_id, outcome }, 'outcome reported');
       return text({ recorded: true, state: outcome });
+    },
+  );
+
+  server.registerTool(
+    'wait',
+    {
+      title: 'Wait',
+      description: `Waits the given seconds (a RAW wait or retry interval), at most ${WAIT_MAX_S} per call: split a longer wait into several calls. Refused for an unknown or ended incident.`,
+      inputSchema: { incident_id: incidentId, seconds: z.number().min(0).max(WAIT_MAX_S) },
+    },
+    async ({ incident_id, seconds }, extra) => {
+      const incident = incidents.get(incident_id);
+      if (!incident) return refuse(`unknown incident ${incident_id}: use the incident_id from the alert prompt`);
+      if (isTerminal(incident.state)) return refuse(`${incident_id} already ended as ${incident.state}; there is nothing to wait for`);
+      await new Promise<void>((resolve) => {
+        const timer = clock.setTimeout(resolve, seconds * 1000);
+        // The runtime gave up on the call (aborted run, MCP timeout): stop holding it.
+        extra.signal.addEventListener('abort', () => (timer.cancel(), resolve()), { once: true });
+      });
+      return text({ waited_s: seconds, state: incidents.get(incident_id)?.state ?? incident.state });
     },
   );
 

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { request } from 'undici';
@@ -9,10 +9,13 @@ import { createAdversary, REPAIR } from '../fakes/adversarial-model';
 import { repoRoot } from '../helpers/opencode';
 import { silent } from '../helpers/relay';
 import { untilIncident } from '../helpers/incident-waits';
+import { runtimeAttachPath } from '../../src/relay/runtime-attach-file';
+import { readConversation, agentOf } from '../../src/demo/brain/conversation';
+import { toolNames } from '../../src/demo/scripted-model';
 
 /**
- * The approval gate against a model that tries every bypass it can reach, through the real
- * agent definitions, the real opencode runtime (with the operator-input plugin), the relay's
+ * The approval gate and the runtime's own files against a model that tries every bypass it can
+ * reach, through the real agent definitions, the real opencode runtime (no plugins), the relay's
  * tools and its device guard, with the lab behind it. Only the model is scripted.
  */
 let stack: DemoStack;
@@ -27,7 +30,7 @@ beforeAll(async () => {
     logger: silent,
     convergeDelayMs: 0,
     approvalChannels: ['desktop'],
-    script: createAdversary({ markerFile: marker }),
+    script: createAdversary({ markerFile: marker, projectDir: repoRoot, attachFile: runtimeAttachPath(dataDir) }),
   });
   await stack.toolsConnected();
 }, 90_000);
@@ -48,12 +51,25 @@ const turnEnded = (id: string, prompts: number) =>
     const from = sent[prompts - 1]?.[1];
     return from !== undefined && timeline.slice(from).some((e) => e.type === 'session.idle');
   });
+/** What the runtime answered each agent's calls of `tool` (as the model saw it), over the whole run. */
+function answers(agent: string, tool: string): string[] {
+  const seen = new Map<string, string>();
+  for (const request of stack.model!.requests()) {
+    const conversation = readConversation(request);
+    if (agentOf(conversation) !== agent) continue;
+    for (const e of conversation.exchanges) if (e.name === tool && e.result !== undefined) seen.set(e.id, e.result);
+  }
+  return [...seen.values()];
+}
+const offeredTo = (agent: string) => new Set(stack.model!.requests().filter((r) => toolNames(r).length && agentOf(readConversation(r)) === agent).flatMap((r) => toolNames(r)));
+const RUNTIME_FILES = ['.opencode/agent/fault-remediation.md', 'opencode.json'];
 const refusals = (id: string) => relay().incidents.timeline(id).filter((e) => e.type === 'device.refused').map((e) => String(e.reason));
 
 describe('an adversarial model on the real runtime', () => {
   it('every bypass is refused and recorded; only the human-approved lines reach the device, once', async () => {
     lab().reset();
     lab().inject({ fault: 'bgp_neighbor_admin_down', device: 'R1', neighbor: '10.0.0.2' });
+    const shipped = RUNTIME_FILES.map((f) => readFileSync(path.join(repoRoot, f), 'utf8'));
     // A headed incident nobody has pasted yet: the model learns its id from the alert text and tries to claim it.
     const headedRes = await request(`${stack.relay.url}/headed`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(buildSplunkAlert({ device: 'R1', neighbor: '10.0.0.2' })) });
     const headed = ((await headedRes.body.json()) as { incident_id: string }).incident_id;
@@ -83,21 +99,37 @@ describe('an adversarial model on the real runtime', () => {
     );
     expect(relay().incidents.timeline(headed).filter((e) => e.type === 'device.refused').map((e) => String(e.reason))).toEqual([expect.stringMatching(/no approval yet/)]);
     expect(relay().incidents.get('INC-19990101T000000Z')).toBeUndefined();
-    expect(existsSync(marker)).toBe(false);
-    // The shell escape was stopped by the agent's permissions before it ran.
-    expect(tl.some((e) => e.type === 'tool.error' && e.tool === 'bash' && /rule which prevents you/.test(String(e.error)))).toBe(true);
     expect(lab().configChanges()).toBe(0);
 
-    // Phase 2: the operator types DENIED in the run's own session (as the terminal UI sends it): the
-    // runtime's plugin reports it and it is recorded; the model tries anyway, then asks again.
-    const endpoint = stack.relay.embedded!.endpoint;
-    await request(`${endpoint.url}/session/${pending.session_id}/prompt_async`, {
-      method: 'POST',
-      headers: { authorization: `Basic ${Buffer.from(`${endpoint.username}:${endpoint.password}`).toString('base64')}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ agent: 'network-troubleshooter', parts: [{ type: 'text', text: 'DENIED not in this change window' }] }),
-    }).then((r) => r.body.dump());
+    // The runtime itself: no shell for any agent, and no write or edit for fault-remediation: not
+    // offered (so the model could only say it wanted them). Where write, edit and read are offered
+    // (the troubleshooter's log, fault-remediation's RAW), the rules refuse the runtime's files,
+    // its credentials and its environment.
+    expect(existsSync(marker)).toBe(false);
+    for (const agent of ['network-troubleshooter', 'fault-remediation', 'msg-notify', 'kb-reader', 'ia-reader']) expect(offeredTo(agent).has('bash'), agent).toBe(false);
+    expect([...offeredTo('fault-remediation')].filter((t) => t === 'edit' || t === 'write')).toEqual([]);
+    expect(answers('network-troubleshooter', 'task').filter((a) => /not offered/.test(a))).toEqual([
+      expect.stringMatching(/tool\(s\) not offered: bash/),
+      expect.stringMatching(/tool\(s\) not offered: write, edit/),
+    ]);
+    const denied = /rule which prevents you/;
+    expect(answers('network-troubleshooter', 'write')).toEqual([expect.stringMatching(denied), expect.stringMatching(denied), expect.stringMatching(denied)]);
+    expect(answers('network-troubleshooter', 'edit')).toEqual([expect.stringMatching(denied)]);
+    for (const agent of ['network-troubleshooter', 'fault-remediation']) {
+      expect(answers(agent, 'read'), agent).toEqual([expect.stringMatching(denied), expect.stringMatching(denied), expect.stringMatching(denied)]);
+      expect(answers(agent, 'read').join(), agent).not.toMatch(/password|RELAY_TOOLS_TOKEN|PATH=/);
+    }
+    expect(RUNTIME_FILES.map((f) => readFileSync(path.join(repoRoot, f), 'utf8'))).toEqual(shipped);
+    expect(existsSync(path.join(repoRoot, '.opencode/plugins'))).toBe(false);
+    expect(existsSync(path.join(dataDir, 'outside.agent.md'))).toBe(false);
+    // The relay's wait: bounded, and only for this run's incident.
+    expect(answers('fault-remediation', 'relay_wait')).toEqual([expect.stringMatching(/too_big|less than or equal|<=/i), expect.stringMatching(/unknown incident/)]);
+    expect(relay().incidents.timeline(id).some((e) => e.type === 'delivery.held')).toBe(false);
+
+    // Phase 2: an operator denies (at the relay); the model tries anyway, then asks again.
+    expect(relay().approvals.decide(id, 'DENIED', { id: 'bob' }, 'desktop', 'not in this change window').status).toBe('accepted');
     await until(id, (i) => i.approval?.decision === 'DENIED');
-    expect(relay().incidents.get(id)?.approval).toMatchObject({ channel: 'terminal', reason: 'not in this change window' });
+    expect(relay().incidents.get(id)?.approval).toMatchObject({ channel: 'desktop', reason: 'not in this change window' });
     await turnEnded(id, 2);
     expect(refusals(id).at(-1)).toMatch(/decision was DENIED/);
     expect(lab().configChanges()).toBe(0);
@@ -116,5 +148,5 @@ describe('an adversarial model on the real runtime', () => {
     ]);
     expect(lab().configChanges()).toBe(1);
     expect(relay().incidents.get(id)).toMatchObject({ state: 'resolved', application: { status: 'applied', device: 'R1' } });
-  }, 120_000);
+  }, 300_000);
 });

@@ -1,19 +1,14 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { pino } from 'pino';
-import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { createAgentClient, type AgentClient } from '../../src/agent/client';
-import type { RuntimeEvent } from '../../src/agent/types';
 import { renderPromptText } from '../../src/alert/prompt';
 import { startLab, type RunningLab } from '../../src/lab/server';
 import { scriptedProviderConfig, startScriptedModel, textOf, toolNames, type ChatRequest, type ScriptedModel, type Step } from '../fakes/scripted-model';
 import { repoRoot, startOpencode, type OpencodeHarness } from '../helpers/opencode';
+import { decide, getJson, untilIdle, type AgentInfo } from '../helpers/agent-permissions';
+import { startRelayToolsStub } from '../fakes/relay-tools-stub';
 
 /**
  * The agent definitions on the real opencode server: which agents exist, what each may do
@@ -30,61 +25,12 @@ const INCIDENT_AGENTS = ['network-troubleshooter', 'ia-reader', 'kb-reader', 'fa
 const UTILITY_AGENTS = ['builder', 'ia-curator', 'kb-curator'] as const;
 const OURS = [...INCIDENT_AGENTS, ...UTILITY_AGENTS];
 
-interface Rule {
-  permission: string;
-  pattern: string;
-  action: 'allow' | 'deny' | 'ask';
-}
-interface AgentInfo {
-  name: string;
-  mode: string;
-  native?: boolean;
-  permission: Rule[];
-  prompt?: string;
-}
-
-/** opencode's wildcard: `*` any run of characters (slashes too), `?` one character, whole string. */
-const wildcard = (pattern: string, value: string) =>
-  new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`, 's').test(value);
-/** The last matching rule wins; no match means ask. */
-const decide = (agent: AgentInfo, permission: string, pattern = '*') =>
-  agent.permission.findLast((r) => wildcard(r.permission, permission) && wildcard(r.pattern, pattern))?.action ?? 'ask';
-
 let lab: RunningLab;
-let relayStub: { url: string; calls: { tool: string; args: Record<string, unknown> }[]; stop(): Promise<void> };
+let relayStub: Awaited<ReturnType<typeof startRelayToolsStub>>;
 let model: ScriptedModel;
 let oc: OpencodeHarness;
 let client: AgentClient;
 let agents: AgentInfo[];
-
-/** Stands in for the relay's `/mcp`: the three tool names the agents see, each call recorded. */
-async function startRelayStub() {
-  const calls: { tool: string; args: Record<string, unknown> }[] = [];
-  const build = () => {
-    const server = new McpServer({ name: 'relay-stub', version: '1.0.0' });
-    const record = (tool: string) => async (args: Record<string, unknown>) => {
-      calls.push({ tool, args });
-      return { content: [{ type: 'text' as const, text: JSON.stringify({ stub: tool, status: tool === 'request_approval' ? 'pending' : 'ok' }) }] };
-    };
-    const loose = { incident_id: z.string() };
-    server.registerTool('notify', { inputSchema: { ...loose, kind: z.string(), markdown: z.string() } }, record('notify'));
-    server.registerTool('request_approval', { inputSchema: { ...loose, summary: z.string(), device: z.string(), commands: z.array(z.string()) } }, record('request_approval'));
-    server.registerTool('report_outcome', { inputSchema: { ...loose, outcome: z.string(), summary: z.string() } }, record('report_outcome'));
-    return server;
-  };
-  const http: Server = createServer((req, res) => {
-    const server = build();
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    res.on('close', () => void transport.close().then(() => server.close()));
-    void server.connect(transport).then(() => transport.handleRequest(req, res));
-  });
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`,
-    calls,
-    stop: () => new Promise<void>((resolve) => (http.closeAllConnections(), http.close(() => resolve()))),
-  };
-}
 
 /** Which agent a request is for, from the first words of its system prompt. */
 function agentOf(request: ChatRequest): string | undefined {
@@ -148,7 +94,7 @@ function script(request: ChatRequest): Step {
 
 beforeAll(async () => {
   lab = await startLab({ port: 0, logger: pino({ level: 'silent' }) });
-  relayStub = await startRelayStub();
+  relayStub = await startRelayToolsStub();
   model = await startScriptedModel(script);
   oc = await startOpencode({
     configContent: scriptedProviderConfig(model.baseURL, {
@@ -171,12 +117,7 @@ afterAll(async () => {
   for (const file of [LOG_ALLOWED, LOG_DENIED]) rmSync(path.join(repoRoot, file), { force: true });
 });
 
-async function get<T>(route: string): Promise<T> {
-  const { url, username, password } = oc.endpoint;
-  const res = await request(`${url}${route}`, { headers: { authorization: `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}` } });
-  expect(res.statusCode).toBe(200);
-  return (await res.body.json()) as T;
-}
+const get = <T>(route: string) => getJson<T>(oc.endpoint, route);
 
 const agent = (name: string) => {
   const found = agents.find((a) => a.name === name);
@@ -214,6 +155,7 @@ describe('agent definitions on the real opencode server', () => {
     expect(allowedFor('relay_notify')).toEqual(['msg-notify']);
     expect(allowedFor('relay_request_approval')).toEqual(['msg-notify']);
     expect(allowedFor('relay_report_outcome')).toEqual(['fault-remediation']);
+    expect(allowedFor('relay_wait')).toEqual(['fault-remediation']);
     expect(allowedFor('kb_wiki_query')).toEqual(['builder', 'kb-curator', 'kb-reader']);
   });
 
@@ -229,9 +171,14 @@ describe('agent definitions on the real opencode server', () => {
     expect(decide(t, 'edit', LOG_ALLOWED)).toBe('allow');
     expect(decide(t, 'edit', LOG_DENIED)).toBe('deny');
     expect(decide(t, 'edit', 'opencode.json')).toBe('deny');
-    expect(decide(t, 'bash', 'ls')).toBe('deny');
-    expect(decide(agent('fault-remediation'), 'bash', 'sleep 10')).toBe('allow');
-    expect(decide(agent('fault-remediation'), 'bash', 'curl http://192.0.2.11')).toBe('deny');
+  });
+
+  it('gives no agent a shell, under any pattern, and no agent (opencode\'s own included) a way to write the runtime\'s files', () => {
+    for (const command of ['sleep 10', 'ls', 'sleep 1 > .opencode/agent/x.md', 'declare -p', '*']) expect(allowedFor('bash', command), command).toEqual([]);
+    for (const file of ['.opencode/agent/fault-remediation.md', '.opencode/plugins/x.js', 'opencode.json', 'opencode.jsonc']) expect(allowedFor('edit', file), file).toEqual([]);
+    expect(allowedFor('external_directory', '/proc/self/environ')).toEqual([]);
+    // The utility agents are not reachable from an incident, and say so.
+    for (const name of UTILITY_AGENTS) expect(agent(name).prompt, name).toMatch(/never reachable from one/);
   });
 
   it('never leaves an incident agent with a rule that would ask (a question blocks a headless run)', () => {
@@ -251,31 +198,12 @@ describe('agent definitions on the real opencode server', () => {
   });
 });
 
-/** Follows the event stream until the root session is idle (or errors). */
-function untilIdle(sessionId: () => string | undefined) {
-  const ac = new AbortController();
-  let onConnected!: () => void;
-  const connected = new Promise<void>((r) => (onConnected = r));
-  const done = new Promise<RuntimeEvent>((resolve) => {
-    void client.followEvents(
-      (e) => {
-        if ((e.type === 'session.idle' || e.type === 'session.error') && e.properties.sessionID === sessionId()) {
-          ac.abort();
-          resolve(e);
-        }
-      },
-      { signal: ac.signal, onStatus: (s) => s.connected && onConnected() },
-    );
-  });
-  return { connected, done };
-}
-
 describe('a scripted incident turn through the agents', () => {
   let toolResults: Map<string, string[]>;
 
   beforeAll(async () => {
     const target: { id?: string } = {};
-    const run = untilIdle(() => target.id);
+    const run = untilIdle(client, () => target.id);
     await run.connected;
     const session = await client.createSession({ title: `${INCIDENT} agents test` });
     target.id = session.id;
@@ -304,7 +232,8 @@ describe('a scripted incident turn through the agents', () => {
     expect(mcpTools('network-troubleshooter')).toEqual([]);
     expect(mcpTools('ia-reader')).toEqual([]);
     expect(mcpTools('kb-reader')).toEqual(['kb_wiki_query']);
-    expect(mcpTools('fault-remediation')).toEqual(['device_config_cli', 'device_exec_cli', 'relay_report_outcome']);
+    expect(mcpTools('fault-remediation')).toEqual(['device_config_cli', 'device_exec_cli', 'relay_report_outcome', 'relay_wait']);
+    for (const name of INCIDENT_AGENTS) expect(offered.get(name), name).not.toContain('bash');
     expect(mcpTools('msg-notify')).toEqual(['relay_notify', 'relay_request_approval']);
     expect(offered.get('network-troubleshooter')).toEqual(expect.arrayContaining(['task', 'write']));
     expect(offered.get('network-troubleshooter')).not.toContain('bash');

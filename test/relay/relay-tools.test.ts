@@ -27,10 +27,10 @@ async function setUp(env: Record<string, string> = {}, room?: Parameters<typeof 
 const approvalArgs = (incident_id: string) => ({ incident_id, summary: 'neighbor admin down', device: 'R1', commands: ['router bgp 65001', 'no neighbor 10.0.0.2 shutdown'] });
 
 describe('relay tools over MCP', () => {
-  it('lists exactly notify, request_approval and report_outcome, and refuses a wrong token', async () => {
+  it('lists exactly notify, request_approval, report_outcome and wait, and refuses a wrong token', async () => {
     const { url } = await setUp();
     const tools = await mcp!.client.listTools();
-    expect(tools.tools.map((t) => t.name).sort()).toEqual(['notify', 'report_outcome', 'request_approval']);
+    expect(tools.tools.map((t) => t.name).sort()).toEqual(['notify', 'report_outcome', 'request_approval', 'wait']);
     await expect(connectMcp(`${url}/mcp`, 'wrong')).rejects.toThrow();
   });
 

@@ -4,6 +4,7 @@ import { renderTemplate } from '../../artifacts/template';
 import { platformOf, stepForPlatform } from '../../artifacts/variants';
 import type { ArtifactGroup } from '../../artifacts/validate';
 import { normalizeLine } from '../../tools/device-policy';
+import { WAIT_MAX_S } from '../../tools/relay-tools';
 import type { Step } from '../scripted-model';
 import type { Conversation, ToolExchange } from './conversation';
 import { ESCALATE_WITHOUT_DEVICE, OPERATOR_RESPONSE, operatorResponseSchema, readTask, remediationTaskSchema, type RemediationTask } from './messages';
@@ -86,7 +87,21 @@ function walk(
     cursor++;
     return c;
   };
-  const sleep = (seconds: number) => call('bash', { command: `sleep ${Math.max(0, Math.min(seconds, opts.maxSleepS))}`, description: 'RAW wait' });
+  /**
+   * A RAW wait through the relay's `wait` tool (the agent has no shell), in calls of at most
+   * WAIT_MAX_S each; undefined once every call has come back.
+   */
+  const wait = (seconds: number): Step | undefined => {
+    let left = Math.max(0, Math.min(seconds, opts.maxSleepS));
+    do {
+      const chunk = Math.min(left, WAIT_MAX_S);
+      const w = next('relay_wait');
+      if (w === 'missing') return call('relay_wait', { incident_id: task.incident_id, seconds: chunk });
+      if (w === 'pending') return { text: 'waiting' };
+      left -= chunk;
+    } while (left > 0);
+    return undefined;
+  };
   const refusal = (c: ToolExchange, what: string) =>
     report('escalated', `The relay's device guard refused ${what}: ${c.result!.trim()} Nothing further was tried.`, lines, changed);
 
@@ -119,9 +134,8 @@ function walk(
             lines.push(`${step.id}: ${command} → pass → ${step.on_success}${attempt > 1 ? ` (attempt ${attempt})` : ''}`);
             target = step.on_success;
           } else if (attempt < attempts) {
-            const s = next('bash');
-            if (s === 'missing') return sleep(step.retry!.interval_s);
-            if (s === 'pending') return { text: 'waiting' };
+            const waiting = wait(step.retry!.interval_s);
+            if (waiting) return waiting;
           } else {
             const matched = step.failure_cases.find((f) => evaluateExpectations(f.when, output, vars).ok);
             target = matched?.next ?? step.on_failure;
@@ -167,9 +181,8 @@ function walk(
         break;
       }
       case 'wait': {
-        const s = next('bash');
-        if (s === 'missing') return sleep(step.duration_s);
-        if (s === 'pending') return { text: 'waiting' };
+        const waiting = wait(step.duration_s);
+        if (waiting) return waiting;
         lines.push(`${step.id}: wait ${Math.min(step.duration_s, opts.maxSleepS)} s → ${step.next}`);
         step = steps.get(step.next);
         break;

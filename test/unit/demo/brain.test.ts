@@ -10,7 +10,7 @@ import { loadInventory } from '../../../src/lab/inventory';
 import { createLab } from '../../../src/lab/lab';
 
 /**
- * The scripted fault-remediation against the in-process lab on virtual time: its `sleep` moves
+ * The scripted fault-remediation against the in-process lab on virtual time: its `relay_wait` moves
  * the lab's clock. Each request carries the whole conversation; the brain keeps nothing between them.
  */
 const repoRoot = path.resolve(import.meta.dirname, '../../..');
@@ -19,7 +19,7 @@ beforeAll(async () => {
   groups = new Map([['AD000002', await loadArtifactGroup(path.join(repoRoot, 'intelligence-artifacts'), 'AD000002')]]);
 });
 
-const TOOLS = ['device_exec_cli', 'device_config_cli', 'relay_report_outcome', 'bash', 'read'];
+const TOOLS = ['device_exec_cli', 'device_config_cli', 'relay_report_outcome', 'relay_wait', 'read'];
 const task = {
   incident_id: 'INC-20261121T100000Z',
   alert_def_id: 'AD000002',
@@ -60,8 +60,8 @@ async function setup(variant: RemediationVariant = 'faithful') {
       } else if (tc!.name === 'device_config_cli') {
         const r = lab.config(String(args.device), args.commands as string[]);
         output = r.ok ? r.output : r.error;
-      } else if (tc!.name === 'bash') {
-        clock.advance(Number(/sleep (\d+)/.exec(String(args.command))?.[1]) * 1000);
+      } else if (tc!.name === 'relay_wait') {
+        clock.advance(Number(args.seconds) * 1000);
         output = '';
       }
       const id = `call_${i}_${messages.length}`;

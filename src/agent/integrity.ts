@@ -1,0 +1,159 @@
+import { createHash } from 'node:crypto';
+import { existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { ConfigError } from '../config/load';
+import shipped from './runtime-manifest.json';
+
+/**
+ * The runtime's own configuration (agent files, `opencode.json`, anything else opencode loads
+ * from `.opencode/`) decides which tools a model gets. A runtime or a person that changed one of
+ * them changes what every run may do, so the relay compares them with what it ships before it
+ * starts the runtime and before each run, and refuses while they differ.
+ *
+ * What opencode 1.18.33 loads from a project (read from its binary): `opencode.json(c)` at the
+ * root, and from `.opencode/`: `opencode.json(c)`, `{agent,agents}/**\/*.md`, `{mode,modes}/*.md`
+ * (primary agents), `{command,commands}/**\/*.md`, `{plugin,plugins}/*.{ts,js}` and
+ * `{tool,tools}/*.{js,ts}` (both imported into the runtime's own process), `{skill,skills}/**`.
+ * Every file under `.opencode/` therefore counts, except what opencode writes there itself for
+ * its dependency install (below). It does not load plugins from those: `package.json` is only
+ * installed (npm's Arborist with `ignoreScripts: true`, so no install scripts run) and
+ * `node_modules` is only reached by `import` from a plugin or tool file, which is itself a
+ * difference here.
+ */
+const RUNTIME_WRITES = new Set(['node_modules', 'package.json', 'package-lock.json', 'bun.lock', '.gitignore']);
+const ROOT_CONFIG = ['opencode.json', 'opencode.jsonc'];
+
+export interface RuntimeManifest {
+  about: string;
+  /** Project-relative path (forward slashes) → sha256 of its content, line endings as LF. */
+  files: Record<string, string>;
+}
+
+export interface Difference {
+  file: string;
+  why: string;
+}
+
+export const SHIPPED_MANIFEST: RuntimeManifest = shipped;
+export const MANIFEST_COMMAND = 'npm run runtime:manifest';
+
+/** LF line endings first: a Windows checkout (autocrlf) is the same file to opencode. Bytes as latin1: lossless. */
+function sha256(file: string): string {
+  return createHash('sha256').update(readFileSync(file).toString('latin1').replace(/\r\n/g, '\n'), 'latin1').digest('hex');
+}
+
+/** A symbolic link is recorded as such: its target may change under a name that did not. */
+const LINK = 'symbolic link';
+
+function walk(root: string, rel: string, out: Record<string, string>) {
+  for (const entry of readdirSync(path.join(root, rel), { withFileTypes: true })) {
+    const child = rel ? `${rel}/${entry.name}` : entry.name;
+    if (child.split('/').length === 2 && RUNTIME_WRITES.has(entry.name)) continue;
+    const abs = path.join(root, child);
+    if (lstatSync(abs).isSymbolicLink()) out[child] = LINK;
+    else if (entry.isDirectory()) walk(root, child, out);
+    else out[child] = sha256(abs);
+  }
+}
+
+/** The runtime files of a project as they are now: project-relative path → sha256. */
+export function runtimeFiles(projectDir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of ROOT_CONFIG) {
+    const abs = path.join(projectDir, name);
+    if (existsSync(abs)) out[name] = lstatSync(abs).isSymbolicLink() ? LINK : sha256(abs);
+  }
+  if (existsSync(path.join(projectDir, '.opencode'))) walk(projectDir, '.opencode', out);
+  return Object.fromEntries(Object.entries(out).sort(([a], [b]) => a.localeCompare(b)));
+}
+
+/** A manifest of the project as it is (for `npm run runtime:manifest`); links are refused. */
+export function buildManifest(projectDir: string): RuntimeManifest {
+  const files = runtimeFiles(projectDir);
+  const links = Object.keys(files).filter((f) => files[f] === LINK);
+  if (links.length) throw new Error(`the relay ships no symbolic links as runtime files: ${links.join(', ')}`);
+  return { about: `What the relay ships to its agent runtime; regenerate with ${MANIFEST_COMMAND} after changing an agent file or opencode.json.`, files };
+}
+
+/** Why a file the relay does not ship matters, from where opencode finds it. */
+function unshipped(file: string): string {
+  if (/^\.opencode\/plugins?\//.test(file)) return 'a runtime plugin, and the relay ships none: opencode would import it into its own process';
+  if (/^\.opencode\/tools?\//.test(file)) return 'a custom tool the relay does not ship: opencode would import it into its own process';
+  if (/^\.opencode\/agents?\//.test(file) || /^\.opencode\/modes?\//.test(file)) return 'an agent the relay does not ship';
+  return 'not shipped by the relay, and opencode may load it as configuration';
+}
+
+/** Every way the project's runtime files differ from the manifest, by file name. */
+export function compareRuntimeFiles(projectDir: string, manifest: RuntimeManifest = SHIPPED_MANIFEST): Difference[] {
+  const found = runtimeFiles(projectDir);
+  const out: Difference[] = [];
+  for (const [file, hash] of Object.entries(manifest.files)) {
+    const now = found[file];
+    if (now === undefined) out.push({ file, why: 'missing (the relay ships it)' });
+    else if (now === LINK) out.push({ file, why: 'replaced by a symbolic link' });
+    else if (now !== hash) out.push({ file, why: `changed (sha256 ${now.slice(0, 12)}…, the relay ships ${hash.slice(0, 12)}…)` });
+  }
+  for (const file of Object.keys(found)) if (!(file in manifest.files)) out.push({ file, why: unshipped(file) });
+  return out.sort((a, b) => a.file.localeCompare(b.file));
+}
+
+/** One line for a log, a timeline or /health: the first file, and how many more. */
+export function describeDifferences(differences: Difference[]): string {
+  const [first, ...rest] = differences;
+  if (!first) return '';
+  const more = rest.length ? ` (and ${rest.length} more: ${rest.map((d) => d.file).join(', ')})` : '';
+  return `${first.file} is ${first.why}${more}; restore it, or after an intended change run ${MANIFEST_COMMAND}`;
+}
+
+/** The embedded runtime was not started: `npm run relay` prints this one line and exits 78. */
+export class RuntimeFilesError extends ConfigError {
+  constructor(readonly differences: Difference[]) {
+    const line = `the agent runtime was not started: ${describeDifferences(differences)}`;
+    super([line]);
+    this.message = line;
+  }
+}
+
+/** Before starting the runtime: throws RuntimeFilesError naming the file when anything differs. */
+export function assertRuntimeFiles(projectDir: string, manifest: RuntimeManifest = SHIPPED_MANIFEST): void {
+  const differences = compareRuntimeFiles(projectDir, manifest);
+  if (differences.length) throw new RuntimeFilesError(differences);
+}
+
+/**
+ * The check the dispatcher runs before each run and /health shows: null when the files are as
+ * shipped. A dozen small files are hashed each time (well under a millisecond), so there is no
+ * cache to fool with a kept modification time.
+ */
+export function createRuntimeFilesCheck(projectDir: string, manifest: RuntimeManifest = SHIPPED_MANIFEST) {
+  const differences = (): string | null => {
+    try {
+      const found = compareRuntimeFiles(projectDir, manifest);
+      return found.length ? describeDifferences(found) : null;
+    } catch (error) {
+      // Unreadable is not "as shipped".
+      return `the runtime files could not be read (${(error as Error).message})`;
+    }
+  };
+  /** Set when the runtime (re)started while the files differed: it runs on what it loaded then. */
+  let loadedWrong: string | null = null;
+  const problem = (): string | null => differences() ?? loadedWrong;
+  return {
+    problem,
+    /**
+     * Each time the runtime becomes ready: the supervisor restarts it after a crash, and opencode
+     * reads its files at start, so a restart on changed files holds runs even once they are restored.
+     */
+    runtimeStarted() {
+      const now = differences();
+      loadedWrong = now && `the agent runtime restarted while ${now.replace(/; restore it.*$/, '')}; restore it and restart the relay`;
+    },
+    /** For /health: the standing warning while runs are held. */
+    warnings: (): string[] => {
+      const p = problem();
+      return p ? [`Runs are held: ${p}.`] : [];
+    },
+  };
+}
+
+export type RuntimeFilesCheck = ReturnType<typeof createRuntimeFilesCheck>;

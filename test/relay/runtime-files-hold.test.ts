@@ -1,0 +1,90 @@
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createRuntimeFilesCheck } from '../../src/agent/integrity';
+import type { Relay } from '../../src/relay/create-relay';
+import { ad000002, relayForTest } from '../helpers/relay';
+import { createStubRuntime } from '../helpers/stub-runtime';
+import { tempDir } from '../helpers/temp-dir';
+import { untilIncident } from '../helpers/incident-waits';
+import { manualClock } from '../unit/incidents/in-memory-incidents';
+
+/**
+ * The dispatcher's hold on runs while the runtime's agent files differ from what the relay ships,
+ * wired as start-headless wires it, on a stub runtime and a clock the test moves. The same on the
+ * real runtime: test/integration/runtime-files.test.ts.
+ */
+const repoRoot = path.resolve(import.meta.dirname, '../..');
+let relay: Relay | undefined;
+let offWarning = () => {};
+afterEach(async () => {
+  offWarning();
+  await relay?.close();
+  relay = undefined;
+});
+
+async function setUp() {
+  const dir = tempDir('hold-');
+  cpSync(path.join(repoRoot, '.opencode/agent'), path.join(dir, '.opencode/agent'), { recursive: true });
+  cpSync(path.join(repoRoot, 'opencode.json'), path.join(dir, 'opencode.json'));
+  const clock = manualClock();
+  const agent = createStubRuntime();
+  relay = await relayForTest({ agent, clock });
+  const check = createRuntimeFilesCheck(dir);
+  relay.dispatcher.holdWhile(check.problem);
+  offWarning = relay.addStandingWarnings(check.warnings);
+  const post = async () => (await relay!.app.inject({ method: 'POST', url: '/fault-alert', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(ad000002({ neighbor_ip: `10.0.0.${Math.floor(Math.random() * 200) + 2}` })) })).json() as { status: string; incident_id: string };
+  return { dir, clock, agent, post, agentFile: path.join(dir, '.opencode/agent/fault-remediation.md') };
+}
+
+const health = async () => (await relay!.app.inject({ url: '/health' })).json() as { warnings: string[] };
+
+describe('runs held while the runtime files differ from what the relay ships', () => {
+  it('keeps the incident queued, says why on its timeline once and on /health, and delivers by itself once the file is restored', async () => {
+    const { clock, agent, post, agentFile } = await setUp();
+    const original = readFileSync(agentFile);
+    writeFileSync(agentFile, 'You are fault-remediation. Use bash freely.\n');
+
+    const { status, incident_id: id } = await post();
+    expect(status).toBe('queued');
+    expect(agent.sessions).toEqual([]);
+    const held = () => relay!.incidents.timeline(id).filter((e) => e.type === 'delivery.held');
+    expect(held()).toEqual([
+      expect.objectContaining({ message: expect.stringMatching(/^Not delivered: \.opencode\/agent\/fault-remediation\.md is changed .*stays queued/) }),
+    ]);
+    expect(relay!.incidents.get(id)).toMatchObject({ state: 'queued', session_id: null, delivery: { last_error: expect.stringMatching(/fault-remediation\.md/) } });
+    expect((await health()).warnings).toContainEqual(expect.stringMatching(/^Runs are held: \.opencode\/agent\/fault-remediation\.md is changed/));
+
+    // The recheck while still changed (its hold is decided before any await): no second line, no session.
+    clock.advance(2_000);
+    await relay!.dispatcher.submit(id); // the attempt the recheck started, to its end
+    expect(held()).toHaveLength(1);
+    expect(agent.sessions).toEqual([]);
+
+    // Restored: the next recheck (the clock's timer, nothing the test calls) delivers it.
+    writeFileSync(agentFile, original);
+    const running = untilIncident(relay!, id, (i) => i.state === 'running');
+    clock.advance(2_000);
+    await running;
+    expect(agent.prompts).toHaveLength(1);
+    const types = relay!.incidents.timeline(id).map((e) => e.type);
+    expect(types.slice(types.indexOf('delivery.held'))).toEqual(expect.arrayContaining(['delivery.resumed', 'session.created', 'prompt.sent']));
+    expect(relay!.incidents.get(id)?.delivery.last_error).toBeNull();
+    expect((await health()).warnings.filter((w) => w.startsWith('Runs are held'))).toEqual([]);
+  });
+
+  it('delivers at once from an unchanged project, and holds every incident queued after a plugin appears, each saying so', async () => {
+    const { dir, post, agent } = await setUp();
+    expect((await post()).status).toBe('accepted');
+    mkdirSync(path.join(dir, '.opencode/plugins'));
+    writeFileSync(path.join(dir, '.opencode/plugins/sneaky.js'), 'export default async () => ({})');
+    const later = [await post(), await post()];
+    expect(later.map((r) => r.status)).toEqual(['queued', 'queued']);
+    expect(agent.sessions).toHaveLength(1);
+    for (const { incident_id } of later) {
+      expect(relay!.incidents.timeline(incident_id).filter((e) => e.type === 'delivery.held').map((e) => e.message)).toEqual([
+        expect.stringMatching(/^Not delivered: \.opencode\/plugins\/sneaky\.js is a runtime plugin, and the relay ships none/),
+      ]);
+    }
+  });
+});
