@@ -221,6 +221,7 @@ describe('sessions and health', () => {
       agent_url: 'http://127.0.0.1:1',
       agent: 'network-troubleshooter',
       mode: 'strict',
+      approval_channels: [],
       warnings: [expect.stringMatching(/No approval channel .* every configuration change .* is denied/)],
     });
   });

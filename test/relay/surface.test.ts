@@ -148,7 +148,7 @@ describe('error codes fit the route', () => {
     expect(await code({ method: 'POST', url: '/fault-alert', headers: json, payload: '{"a": ' })).toEqual([400, 'invalid_json']);
     expect(await code({ method: 'POST', url: '/fault-alert', headers: json, payload: '{}' })).toEqual([400, 'invalid_alert']);
     expect(await code({ method: 'POST', url: '/headed?mode=loose', headers: json, payload: alert })).toEqual([400, 'invalid_query']);
-    expect(await code({ method: 'POST', url: '/operator-input', headers: { ...json, authorization: 'Bearer tools-token-1' }, payload: '{}' })).toEqual([400, 'invalid_body']);
+    expect(await code({ method: 'POST', url: `/headed/HEADED-x/terminal/input`, headers: { ...json, authorization: `Bearer ${relay.terminalSecret}` }, payload: '{}' })).toEqual([400, 'invalid_body']);
     expect(relay.incidents.list()).toHaveLength(0);
   });
 });

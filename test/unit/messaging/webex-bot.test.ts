@@ -102,6 +102,7 @@ describe('webex bot against the local Webex fake', () => {
         callback_keyword: 'fault_approval',
         alert_def_id: 'AD000002',
         incident_id: 'INC-20250101T000000Z',
+        request_id: 'REQ-TEST-0001',
         decision: 'APPROVED',
         reason: 'window open',
       },
