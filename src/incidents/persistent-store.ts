@@ -1,4 +1,4 @@
-import { appendFileSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { incidentSchema, isTerminal, timelineEntrySchema, type Incident, type TimelineEntry } from './model';
@@ -21,6 +21,22 @@ export interface PersistentStoreOptions {
   logger: Logger;
   /** How long a lazy write may wait to be coalesced with others. */
   lazyFlushMs?: number;
+  /**
+   * Where a lazy write (a repeat folded in) is made durable before it returns: one short line
+   * appended per write, folded into the index at start. Default `repeats.log` in `timelineDir`
+   * (there only while repeats wait for the index); none without a `timelineDir` (tests), where
+   * lazy writes live in memory until coalesced.
+   */
+  repeatsLog?: string;
+}
+
+/** What a lazy write changes (src/relay/intake.ts, src/tools/run-progress.ts), as a repeats-log line holds it. */
+interface LazyLine {
+  i: string;
+  n: number;
+  s: string;
+  u: string;
+  p: Incident['progress'];
 }
 
 export function createPersistentStore(opts: PersistentStoreOptions): IncidentStore {
@@ -40,12 +56,40 @@ export function createPersistentStore(opts: PersistentStoreOptions): IncidentSto
 
   const timelinePath = (id: string) => join(timelineDir as string, `${id}.jsonl`);
 
+  /**
+   * A repeat answered 202 must survive kill -9, and rewriting the index for each one would cost
+   * the duplicate path most of its speed: each is appended here (to the page cache, synchronously,
+   * a few dozen bytes), and the index is rewritten at most every `lazyFlushMs`, after which the
+   * log is removed. A crash between the two replays lines the index already has: counts and
+   * times only grow, so that changes nothing.
+   */
+  const repeatsPath = opts.repeatsLog ?? (timelineDir ? join(timelineDir, 'repeats.log') : undefined);
+  const leftover = repeatsPath ? replayRepeats(repeatsPath) : false;
+  let repeatsFd: number | undefined;
+  /** Whether the log is on disk: written since the index was, or left by a stop before it. */
+  let repeatsOnDisk = leftover;
+  const logRepeat = (incident: Incident) => {
+    if (!repeatsPath) return;
+    repeatsFd ??= openSync(repeatsPath, 'a', 0o600);
+    repeatsOnDisk = true;
+    const line: LazyLine = { i: incident.incident_id, n: incident.occurrences, s: incident.last_seen, u: incident.updated_at, p: incident.progress };
+    writeSync(repeatsFd, `${JSON.stringify(line)}\n`);
+  };
+  /** The index holds every logged repeat now (lazy writes are to open incidents; a finished one's rewrites the archive at once). */
+  const repeatsWritten = () => {
+    if (repeatsFd !== undefined) closeSync(repeatsFd);
+    repeatsFd = undefined;
+    if (repeatsOnDisk) rmSync(repeatsPath as string, { force: true });
+    repeatsOnDisk = false;
+  };
+
   let flushTimer: NodeJS.Timeout | null = null;
   const persistOpen = () => {
     if (flushTimer) clearTimeout(flushTimer);
     flushTimer = null;
     const all = [...index.values()];
     backend.set(INDEX_KEY, split ? all.filter((i) => !isTerminal(i.state)) : all);
+    repeatsWritten();
   };
   const persistArchive = () => {
     if (split) archive.set(INDEX_KEY, [...index.values()].filter((i) => isTerminal(i.state)));
@@ -54,8 +98,9 @@ export function createPersistentStore(opts: PersistentStoreOptions): IncidentSto
     persistOpen();
     persistArchive();
   };
-  // Incidents that ended while stored among the open ones (an older layout) move to the archive.
-  if (split && (Array.isArray(backend.get(INDEX_KEY)) ? (backend.get(INDEX_KEY) as Incident[]) : []).some((i) => isTerminal(i.state))) persist();
+  // Incidents that ended while stored among the open ones (an older layout) move to the archive;
+  // repeats logged before a crash go into the index.
+  if (leftover || (split && (Array.isArray(backend.get(INDEX_KEY)) ? (backend.get(INDEX_KEY) as Incident[]) : []).some((i) => isTerminal(i.state)))) persist();
 
   const evict = () => {
     const terminal = [...index.values()].filter((i) => isTerminal(i.state));
@@ -82,6 +127,7 @@ export function createPersistentStore(opts: PersistentStoreOptions): IncidentSto
         return;
       }
       if (!putOpts?.lazy) return persistOpen();
+      logRepeat(incident);
       flushTimer ??= setTimeout(persistOpen, opts.lazyFlushMs ?? 250);
       flushTimer.unref?.();
     },
@@ -103,6 +149,34 @@ export function createPersistentStore(opts: PersistentStoreOptions): IncidentSto
       persist();
     },
   };
+
+  /** Folds the repeats logged before the last stop into the index; true when there was a log. */
+  function replayRepeats(path: string): boolean {
+    let text: string;
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch {
+      return false;
+    }
+    for (const raw of text.split('\n')) {
+      let line: LazyLine;
+      try {
+        line = JSON.parse(raw) as LazyLine;
+      } catch {
+        continue; // an empty or torn line (a crash mid-write): everything before it is intact
+      }
+      const cur = index.get(line.i);
+      if (!cur || typeof line.n !== 'number') continue;
+      const newer = line.u > cur.updated_at;
+      index.set(line.i, {
+        ...cur,
+        occurrences: Math.max(cur.occurrences, line.n),
+        last_seen: line.s > cur.last_seen ? line.s : cur.last_seen,
+        ...(newer ? { updated_at: line.u, progress: line.p ?? null } : {}),
+      });
+    }
+    return true;
+  }
 
   function readTimeline(id: string): TimelineEntry[] {
     if (!timelineDir) return [...(memoryTimelines.get(id) ?? [])];

@@ -43,6 +43,11 @@ export interface IncidentStore {
   health(): StoreHealth;
   /** A live check for /health/deep (a database round trip); the health above when there is nothing to ask. */
   probe?(): Promise<StoreCheck>;
+  /**
+   * Team relays: this relay's tag, unique among the relays on the database, carried by the ids
+   * of the incidents it creates (src/incidents/ids.ts) so no two relays make the same id.
+   */
+  readonly idTag?: string;
   /** Writes are made durable by `flush`, not when they return: the intake awaits it before its 202. */
   readonly writesBehind?: boolean;
   /** Flushes anything written lazily and lets go of connections. */

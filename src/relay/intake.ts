@@ -59,6 +59,13 @@ export function createIntake(opts: IntakeOptions) {
     }
   };
 
+  /**
+   * Faults whose new incident this relay answered 503 (its record stays queued here and is
+   * written when the database is back, or folded into another relay's): the next alert of that
+   * fault here is taken to be the sender's retry and is not counted again. A 503 counts nothing.
+   */
+  const refusedCreations = new Set<string>();
+
   return async function accept(alert: InboundAlert): Promise<AcceptedResponse> {
     const key = dedupKeyOf(alert);
     const open = incidents.findOpen(key);
@@ -77,19 +84,29 @@ export function createIntake(opts: IntakeOptions) {
 
   async function foldDuplicate(open: Incident): Promise<AcceptedResponse> {
     const now = clock.now();
+    // Taken at once: of two alerts arriving together, one is the retry and the other is counted.
+    const retry = refusedCreations.delete(open.dedup_key);
     // One timeline line per burst, not per repeat: a storm of 1,000 alerts is one line, and no disk write each.
-    const burstStarts = open.occurrences === 1 || now.getTime() - Date.parse(open.last_seen) >= BURST_GAP_MS;
-    const updated = incidents.update(open.incident_id, (cur) => ({ occurrences: cur.occurrences + 1, last_seen: now.toISOString() }), { lazy: true });
-    if (burstStarts) {
-      incidents.record(open.incident_id, 'alert.repeated', `Same alert again (${updated.occurrences} so far)`, { occurrences: updated.occurrences });
-    }
-    logger.debug({ incident_id: open.incident_id, occurrences: updated.occurrences }, 'duplicate alert folded into open incident');
+    const burstStarts = !retry && (open.occurrences === 1 || now.getTime() - Date.parse(open.last_seen) >= BURST_GAP_MS);
+    const updated = incidents.update(open.incident_id, (cur) => ({ occurrences: cur.occurrences + (retry ? 0 : 1), last_seen: now.toISOString() }), { lazy: true });
     // The laptop's store is durable when the write returns: nothing more on its hot path.
     if (durable) {
-      await madeDurable();
+      try {
+        await madeDurable();
+      } catch (error) {
+        // Refused: the sender retries, and only that one is counted (the increment is taken back).
+        if (retry) refusedCreations.add(open.dedup_key);
+        else if (incidents.get(open.incident_id)) incidents.update(open.incident_id, (cur) => ({ occurrences: Math.max(1, cur.occurrences - 1) }), { lazy: true });
+        throw error;
+      }
       // An earlier attempt of this alert may have been answered 503 before its delivery began.
       if (updated.state === 'queued') dispatcher.kick();
     }
+    // After the durability point: a line about a repeat answered 503 would count it at a restart.
+    if (burstStarts && incidents.get(open.incident_id)) {
+      incidents.record(open.incident_id, 'alert.repeated', `Same alert again (${updated.occurrences} so far)`, { occurrences: updated.occurrences });
+    }
+    logger.debug({ incident_id: open.incident_id, occurrences: updated.occurrences }, 'duplicate alert folded into open incident');
     return {
       status: 'duplicate',
       incident_id: updated.incident_id,
@@ -101,8 +118,16 @@ export function createIntake(opts: IntakeOptions) {
 
   async function createDurably(alert: InboundAlert): Promise<Incident> {
     const incident = incidents.create(newIncidentFrom(normalizeAlert(alert), mode));
-    // Stays queued in memory when this fails: a retry folds onto it, and delivery follows.
-    await madeDurable();
+    try {
+      await madeDurable();
+    } catch (error) {
+      // Stays queued in memory: the retry folds onto it (uncounted, see above), and delivery follows.
+      refusedCreations.add(incident.dedup_key);
+      // Bounded: an outage's worth of faults, the oldest forgotten first.
+      if (refusedCreations.size > 10_000) refusedCreations.delete(refusedCreations.values().next().value as string);
+      throw error;
+    }
+    refusedCreations.delete(incident.dedup_key);
     return incident;
   }
 

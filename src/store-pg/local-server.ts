@@ -26,6 +26,8 @@ export interface LocalPostgres {
   stop(mode?: 'fast' | 'immediate'): Promise<void>;
   /** And comes back on the same port with the same data. */
   start(): Promise<void>;
+  /** `pg_ctl restart`: every connection ends, and the server is back when this resolves. */
+  restart(mode?: 'fast' | 'immediate'): Promise<void>;
   /** Stops it and removes its folder. */
   destroy(): Promise<void>;
   /** The same, synchronously, for an exiting process. */
@@ -60,8 +62,9 @@ export async function startLocalPostgres(opts: { prefix?: string } = {}): Promis
   }
   // Loopback only, its socket in its own folder, no fsync (throwaway data), quick shutdowns.
   const options = `-p ${port} -c listen_addresses=127.0.0.1 -k ${dir} -c fsync=off -c synchronous_commit=off -c full_page_writes=off`;
-  const start = async () => {
-    await pgCtl(['-o', options, '-l', join(dir, 'server.log'), '-w', '-t', '30', 'start']);
+  const start = async (action: 'start' | 'restart' = 'start', mode = 'fast') => {
+    // The log file keeps the server's output out of pg_ctl's (whose pipe would stay open).
+    await pgCtl(['-o', options, '-l', join(dir, 'server.log'), '-m', mode, '-w', '-t', '30', action]);
   };
   let running = false;
   const url = `postgresql://${encodeURIComponent(user)}@127.0.0.1:${port}/postgres`;
@@ -83,6 +86,10 @@ export async function startLocalPostgres(opts: { prefix?: string } = {}): Promis
     async start() {
       if (running) return;
       await start();
+      running = true;
+    },
+    async restart(mode = 'fast') {
+      await start(running ? 'restart' : 'start', mode);
       running = true;
     },
     destroySync() {

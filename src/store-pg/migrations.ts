@@ -63,4 +63,13 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: 'relay tags: the suffix of incident ids',
+    sql: `
+      -- Every start of a relay takes the next number: its incident ids carry it (INC-<UTC>-r<n in base 36>),
+      -- so two relays creating incidents in the same second never make the same id.
+      CREATE SEQUENCE relay_tags;
+    `,
+  },
 ];

@@ -6,66 +6,119 @@ export const CHANGE_CHANNEL = 'fault_relay_changes';
 const TERMINAL = [...TERMINAL_STATES];
 /** NOTIFY payloads are limited to 8,000 bytes: ids go out in groups this size. */
 const IDS_PER_NOTIFY = 100;
+/**
+ * The writer's name on a timeline line it writes about another relay's incident (a fold): every
+ * relay, the writer included, reads such lines back as news, so each memory and bus gets it.
+ */
+export const foldWriter = (me: string) => `${me}/fold`;
 
 export interface Batch {
   puts: Map<string, Incident>;
   appends: { incident_id: string; entry: TimelineEntry }[];
   evictions: Set<string>;
-  /** Repeats folded here since the database's count was last read, per incident. */
+  /** Repeats folded here since the database's count was last read, per incident (less those answered 503). */
   added: Map<string, number>;
+  /** Incidents whose only write is `added` (repeats of an incident folded away, moved to its survivor). */
+  bumps: ReadonlySet<string>;
   /** Incidents the database already holds: their puts are updates. */
   persisted: ReadonlySet<string>;
 }
+
+/** A new incident of this relay's that met another relay's open incident for the same fault. */
+export interface Fold {
+  from: Incident;
+  into: string;
+  occurrences: number;
+}
+
+export interface Written {
+  /** Each written incident's count as the database now holds it. */
+  totals: Map<string, number>;
+  /** Written here without being this relay's: its memory of them was a step behind. */
+  foreign: string[];
+  folds: Fold[];
+  /** New incidents whose id the database holds for another incident: not written (ids carry a relay tag, so never expected). */
+  collisions: string[];
+  /** Updates of incidents the database no longer holds (finished ones another relay's retention removed). */
+  missing: string[];
+}
+
+const sameIncident = (doc: Incident, row: { dedup_key: string; created_at: string }) => row.dedup_key === doc.dedup_key && row.created_at === doc.created_at;
 
 /**
  * One batch of the write-behind journal, inside the caller's transaction: new incidents inserted,
  * known ones updated (the record only by its owner, repeats added by anyone), timeline lines
  * appended in order, evictions deleted, and one notification per hundred incidents changed.
- * Returns each written incident's count as the database now holds it, and those this relay does
- * not own (its memory of them was a step behind).
+ *
+ * No write is dropped silently. An insert that meets the one-open-incident-per-fault index (another
+ * relay created the fault while this one could not reach the database) is folded into the incident
+ * the database holds: its count added there, a line on that timeline, its own lines dropped. One
+ * whose id is taken by another incident is returned as a collision for the caller to report.
  */
-export async function writeBatch(client: pg.PoolClient, batch: Batch, me: string): Promise<{ totals: Map<string, number>; foreign: string[] }> {
-  const totals = new Map<string, number>();
-  const foreign: string[] = [];
-  if (batch.puts.size) {
-    const docs = [...batch.puts.values()];
+export async function writeBatch(client: pg.PoolClient, batch: Batch, me: string): Promise<Written> {
+  const out: Written = { totals: new Map(), foreign: [], folds: [], collisions: [], missing: [] };
+  const docs = [...batch.puts.values()];
+  const updates: Incident[] = docs.filter((d) => batch.persisted.has(d.incident_id));
+  let inserts = docs.filter((d) => !batch.persisted.has(d.incident_id));
+  // A few rounds at most: a survivor found gone (finished meanwhile) lets the insert be tried again.
+  for (let round = 0; inserts.length && round < 3; round++) {
     const inserted = await client.query<{ incident_id: string; occurrences: number }>(
       `INSERT INTO incidents (incident_id, doc, state, terminal, dedup_key, created_at, updated_at, occurrences, last_seen, owner)
        SELECT d->>'incident_id', d, d->>'state', (d->>'state') = ANY($2::text[]), d->>'dedup_key', d->>'created_at', d->>'updated_at',
               (d->>'occurrences')::integer, d->>'last_seen', $3
          FROM jsonb_array_elements($1::jsonb) AS d
-       ON CONFLICT (incident_id) DO NOTHING
+       -- Any unique index: the incident's id, or the one open incident per fault.
+       ON CONFLICT DO NOTHING
        RETURNING incident_id, occurrences`,
-      [JSON.stringify(docs.filter((d) => !batch.persisted.has(d.incident_id))), TERMINAL, me],
+      [JSON.stringify(inserts), TERMINAL, me],
     );
-    for (const r of inserted.rows) totals.set(r.incident_id, r.occurrences);
-    const existing = docs.filter((d) => !totals.has(d.incident_id)).map((doc) => ({ doc, added: batch.added.get(doc.incident_id) ?? 0 }));
-    if (existing.length) {
-      // Only the owner's record is written; anyone's repeats are added.
-      const updated = await client.query<{ incident_id: string; owner: string; occurrences: number }>(
-        `UPDATE incidents AS i SET
-           doc         = CASE WHEN i.owner = $3 THEN x->'doc' ELSE i.doc END,
-           state       = CASE WHEN i.owner = $3 THEN x->'doc'->>'state' ELSE i.state END,
-           terminal    = CASE WHEN i.owner = $3 THEN (x->'doc'->>'state') = ANY($2::text[]) ELSE i.terminal END,
-           updated_at  = CASE WHEN i.owner = $3 THEN x->'doc'->>'updated_at' ELSE i.updated_at END,
-           occurrences = i.occurrences + GREATEST(0, (x->>'added')::integer),
-           last_seen   = GREATEST(i.last_seen, x->'doc'->>'last_seen')
-         FROM jsonb_array_elements($1::jsonb) AS x
-         WHERE i.incident_id = x->'doc'->>'incident_id'
-         RETURNING i.incident_id, i.owner, i.occurrences`,
-        [JSON.stringify(existing), TERMINAL, me],
-      );
-      for (const r of updated.rows) {
-        totals.set(r.incident_id, r.occurrences);
-        if (r.owner !== me) foreign.push(r.incident_id);
-      }
-    }
+    for (const r of inserted.rows) out.totals.set(r.incident_id, r.occurrences);
+    const refused = inserts.filter((d) => !out.totals.has(d.incident_id));
+    inserts = refused.length ? await placeRefused(client, refused, updates, out, me) : [];
   }
-  if (batch.appends.length) {
+  if (inserts.length) throw new Error(`incidents ${inserts.map((d) => d.incident_id).join(', ')} could not be written: their fault's open incident kept changing`);
+
+  if (updates.length) {
+    // Only the owner's record is written; anyone's repeats are added.
+    const rows = updates.map((doc) => ({ doc, added: batch.added.get(doc.incident_id) ?? 0 }));
+    const updated = await client.query<{ incident_id: string; owner: string; occurrences: number }>(
+      `UPDATE incidents AS i SET
+         doc         = CASE WHEN i.owner = $3 THEN x->'doc' ELSE i.doc END,
+         state       = CASE WHEN i.owner = $3 THEN x->'doc'->>'state' ELSE i.state END,
+         terminal    = CASE WHEN i.owner = $3 THEN (x->'doc'->>'state') = ANY($2::text[]) ELSE i.terminal END,
+         updated_at  = CASE WHEN i.owner = $3 THEN x->'doc'->>'updated_at' ELSE i.updated_at END,
+         -- A repeat answered 503 is taken back (a negative count): the sender's retry is the one counted.
+         occurrences = GREATEST(1, i.occurrences + (x->>'added')::integer),
+         last_seen   = GREATEST(i.last_seen, x->'doc'->>'last_seen')
+       FROM jsonb_array_elements($1::jsonb) AS x
+       WHERE i.incident_id = x->'doc'->>'incident_id'
+       RETURNING i.incident_id, i.owner, i.occurrences`,
+      [JSON.stringify(rows), TERMINAL, me],
+    );
+    for (const r of updated.rows) {
+      out.totals.set(r.incident_id, r.occurrences);
+      if (r.owner !== me) out.foreign.push(r.incident_id);
+    }
+    out.missing.push(...updates.filter((d) => !out.totals.has(d.incident_id)).map((d) => d.incident_id));
+  }
+  const bumps = [...batch.bumps].filter((id) => !batch.puts.has(id)).map((id) => ({ id, added: batch.added.get(id) ?? 0 }));
+  if (bumps.length) {
+    const bumped = await client.query<{ incident_id: string; occurrences: number }>(
+      `UPDATE incidents AS i SET occurrences = GREATEST(1, i.occurrences + (x->>'added')::integer)
+         FROM jsonb_array_elements($1::jsonb) AS x WHERE i.incident_id = x->>'id' RETURNING i.incident_id, i.occurrences`,
+      [JSON.stringify(bumps)],
+    );
+    for (const r of bumped.rows) out.totals.set(r.incident_id, r.occurrences);
+  }
+
+  // The lines of an incident folded away or refused go with it (the fold writes its own line on the survivor).
+  const dropped = new Set([...out.folds.map((f) => f.from.incident_id), ...out.collisions]);
+  const appends = dropped.size ? batch.appends.filter((a) => !dropped.has(a.incident_id)) : batch.appends;
+  if (appends.length) {
     await client.query(
       `INSERT INTO timeline (incident_id, relay_id, entry)
        SELECT a->>'incident_id', $2, a->'entry' FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS x(a, n) ORDER BY n`,
-      [JSON.stringify(batch.appends), me],
+      [JSON.stringify(appends), me],
     );
   }
   if (batch.evictions.size) {
@@ -73,9 +126,60 @@ export async function writeBatch(client: pg.PoolClient, batch: Batch, me: string
     await client.query('DELETE FROM incidents WHERE incident_id = ANY($1) AND terminal', [ids]);
     await client.query('DELETE FROM timeline WHERE incident_id = ANY($1)', [ids]);
   }
-  const changed = [...new Set([...batch.puts.keys(), ...batch.appends.map((a) => a.incident_id)])];
+  const changed = [...new Set([...batch.puts.keys(), ...bumps.map((b) => b.id), ...appends.map((a) => a.incident_id), ...out.folds.map((f) => f.into)])].filter((id) => !dropped.has(id));
   for (let n = 0; n < changed.length; n += IDS_PER_NOTIFY) {
     await client.query('SELECT pg_notify($1, $2)', [CHANGE_CHANNEL, JSON.stringify({ r: me, i: changed.slice(n, n + IDS_PER_NOTIFY) })]);
   }
-  return { totals, foreign };
+  return out;
+}
+
+/**
+ * Why the database refused these inserts, each settled: the same incident already written (an
+ * earlier commit whose answer was lost, or adopted since): an update; another incident under the
+ * same id: a collision; another open incident for the same fault: a fold. Returns those that met
+ * a survivor gone meanwhile, to be inserted again.
+ */
+async function placeRefused(client: pg.PoolClient, refused: Incident[], updates: Incident[], out: Written, me: string): Promise<Incident[]> {
+  const byId = await client.query<{ incident_id: string; dedup_key: string; created_at: string }>(
+    'SELECT incident_id, dedup_key, created_at FROM incidents WHERE incident_id = ANY($1)',
+    [refused.map((d) => d.incident_id)],
+  );
+  const held = new Map(byId.rows.map((r) => [r.incident_id, r]));
+  const byFault: Incident[] = [];
+  for (const doc of refused) {
+    const row = held.get(doc.incident_id);
+    if (!row) byFault.push(doc);
+    else if (sameIncident(doc, row)) updates.push(doc);
+    else out.collisions.push(doc.incident_id);
+  }
+  if (!byFault.length) return [];
+  // The survivor's row is locked until this transaction ends: it cannot finish under the fold.
+  const open = await client.query<{ incident_id: string; dedup_key: string }>(
+    'SELECT incident_id, dedup_key FROM incidents WHERE dedup_key = ANY($1) AND NOT terminal FOR UPDATE',
+    [byFault.map((d) => d.dedup_key)],
+  );
+  const survivors = new Map(open.rows.map((r) => [r.dedup_key, r.incident_id]));
+  const again: Incident[] = [];
+  for (const doc of byFault) {
+    const into = survivors.get(doc.dedup_key);
+    if (!into) {
+      again.push(doc);
+      continue;
+    }
+    const res = await client.query<{ occurrences: number }>(
+      'UPDATE incidents SET occurrences = occurrences + $2, last_seen = GREATEST(last_seen, $3) WHERE incident_id = $1 RETURNING occurrences',
+      [into, doc.occurrences, doc.last_seen],
+    );
+    const entry: TimelineEntry = {
+      at: new Date().toISOString(),
+      type: 'alert.folded',
+      message: `A relay that could not reach the database took this fault as ${doc.incident_id} meanwhile: its ${doc.occurrences === 1 ? 'alert is' : `${doc.occurrences} alerts are`} counted here, and ${doc.incident_id} is dropped`,
+      folded_incident_id: doc.incident_id,
+      occurrences: doc.occurrences,
+    };
+    await client.query('INSERT INTO timeline (incident_id, relay_id, entry) VALUES ($1, $2, $3)', [into, foldWriter(me), JSON.stringify(entry)]);
+    out.totals.set(into, res.rows[0]?.occurrences ?? 0);
+    out.folds.push({ from: doc, into, occurrences: doc.occurrences });
+  }
+  return again;
 }

@@ -5,14 +5,14 @@ import type { Logger } from 'pino';
 import { jitteredBackoff } from '../backoff';
 import type { Incident } from '../incidents/model';
 import { databaseErrorMessage } from '../store-pg/database';
-import { StoreUnavailableError } from '../incidents/store';
 import { DECISION_CHANNEL } from './decisions';
 import { holdLeaderLock, type LeaderLock } from './leader-lock';
+import { createNewIncidentLock } from './new-incident-lock';
 import { type RemoteChange, type SharedIncidentStore } from '../store-pg/pg-store';
 import { CHANGE_CHANNEL } from '../store-pg/write-batch';
 
-/** Advisory-lock keys (any fixed numbers, one per purpose). */
-const NEW_INCIDENT_LOCK = 0x6e65_7769;
+/** Advisory-lock keys (any fixed numbers, one per purpose; the new-incident lock's is in new-incident-lock.ts). */
+export { NEW_INCIDENT_LOCK } from './new-incident-lock';
 export const WEBEX_LEADER_LOCK = 0x7765_6278;
 
 export interface TeamOptions {
@@ -25,6 +25,11 @@ export interface TeamOptions {
   logger: Logger;
   /** How often this relay says it is alive and looks for dead ones (default: a fifth of the lease). */
   heartbeatMs?: number;
+  /**
+   * How long a new fault waits for the team's new-incident lock before it is refused (503, Splunk
+   * retries); shorter than the driver's query timeout, so the server cancels the wait itself.
+   */
+  lockWaitMs?: number;
 }
 
 /** An incident this relay adopted from a dead one, as the database held it. */
@@ -59,7 +64,7 @@ export function createTeamCoordinator(opts: TeamOptions) {
   const emit = (changes: RemoteChange[]) => {
     if (changes.length) for (const h of changeHandlers) h(changes);
   };
-  store.onStale((ids) => void store.refresh(ids).then(emit, () => {}));
+  store.onStale((ids) => store.refresh(ids).then(emit, () => {}));
   /**
    * Since when this relay's heartbeats have been reaching the database without a gap. After an
    * outage every relay's heartbeat is old: a relay adopts nothing until it has itself been back for
@@ -176,34 +181,7 @@ export function createTeamCoordinator(opts: TeamOptions) {
     }
   }
 
-  let localTurn: Promise<void> = Promise.resolve();
-  /** Under the team's new-incident lock: the database's open incident for the fault read first. */
-  async function lockedAcrossTeam<T>(dedupKey: string, fn: () => Promise<T>): Promise<T> {
-    const unavailable = (error: unknown) => new StoreUnavailableError(`the incident database is not reachable: ${databaseErrorMessage(error)}`);
-    const client = await pool.connect().catch((error: unknown) => {
-      throw unavailable(error);
-    });
-    let locked = false;
-    try {
-      try {
-        await client.query('SELECT pg_advisory_lock($1)', [NEW_INCIDENT_LOCK]);
-        locked = true;
-        const stamp = new Date().toISOString().replace(/[-:]/g, '').slice(0, 13);
-        const found = await client.query<{ incident_id: string }>(
-          `SELECT incident_id FROM incidents WHERE (dedup_key = $1 AND NOT terminal) OR incident_id LIKE 'INC-' || $2 || '%'`,
-          [dedupKey, stamp],
-        );
-        emit(await store.refresh(found.rows.map((r) => r.incident_id)));
-      } catch (error) {
-        throw unavailable(error);
-      }
-      return await fn();
-    } finally {
-      const unlocked = locked && (await client.query('SELECT pg_advisory_unlock($1)', [NEW_INCIDENT_LOCK]).then(() => true, () => false));
-      // A connection that may still hold the lock is closed, which lets go of it.
-      client.release(locked && !unlocked);
-    }
-  }
+  const newIncidentLock = createNewIncidentLock({ pool, store, emit, lockWaitMs: opts.lockWaitMs ?? 10_000 });
 
   return {
     relayId: me,
@@ -225,18 +203,9 @@ export function createTeamCoordinator(opts: TeamOptions) {
 
     /**
      * A new-incident intake, one relay at a time across the team: under the lock the database's
-     * open incident for this fault (and the ids taken this second) are read into memory first.
+     * open incident for this fault is read into memory first.
      */
-    newIncidentLock<T>(dedupKey: string, fn: () => Promise<T>): Promise<T> {
-      // One waiter per relay on the database lock: waiters each holding a pooled connection would
-      // leave none for the holder's own commit (a storm of new faults would starve the pool).
-      const run = localTurn.then(() => lockedAcrossTeam(dedupKey, fn));
-      localTurn = run.then(
-        () => {},
-        () => {},
-      );
-      return run;
-    },
+    newIncidentLock,
 
     /** Decisions recorded by any relay (this one included): the owner applies them. */
     onDecision(handler: (incidentId: string, requestedAt: string) => Promise<void>): () => void {

@@ -8,13 +8,13 @@ import { createTeamCoordinator, newRelayId, type TeamCoordinator } from './coord
  * coordinator (not yet started: the relay starts it once it listens). Fails in words when the
  * database cannot be reached at start: a relay that cannot keep alerts must not accept them.
  */
-export async function openTeamStore(opts: { url: string; retention: number; leaseMs: number; logger: Logger; relayId?: string; name?: string; heartbeatMs?: number }): Promise<{ store: SharedIncidentStore; coordinator: TeamCoordinator }> {
+export async function openTeamStore(opts: { url: string; retention: number; leaseMs: number; logger: Logger; relayId?: string; name?: string; heartbeatMs?: number; lockWaitMs?: number; queryTimeoutMs?: number }): Promise<{ store: SharedIncidentStore; coordinator: TeamCoordinator }> {
   const logger = opts.logger.child({ component: 'team' });
-  const pool = createPool({ url: opts.url, logger });
+  const pool = createPool({ url: opts.url, logger, ...(opts.queryTimeoutMs ? { queryTimeoutMs: opts.queryTimeoutMs } : {}) });
   try {
     await migrate(pool, logger);
     const store = await createPgStore({ pool, relayId: opts.relayId ?? newRelayId(), retention: opts.retention, logger });
-    const coordinator = createTeamCoordinator({ store, databaseUrl: opts.url, leaseMs: opts.leaseMs, logger, ...(opts.name ? { name: opts.name } : {}), ...(opts.heartbeatMs ? { heartbeatMs: opts.heartbeatMs } : {}) });
+    const coordinator = createTeamCoordinator({ store, databaseUrl: opts.url, leaseMs: opts.leaseMs, logger, ...(opts.name ? { name: opts.name } : {}), ...(opts.heartbeatMs ? { heartbeatMs: opts.heartbeatMs } : {}), ...(opts.lockWaitMs ? { lockWaitMs: opts.lockWaitMs } : {}) });
     store.probe = async () => {
       const started = process.hrtime.bigint();
       try {
@@ -29,7 +29,7 @@ export async function openTeamStore(opts: { url: string; retention: number; leas
         return { ...store.health(), ok: false, url: describeDatabaseUrl(opts.url), error: databaseErrorMessage(error) };
       }
     };
-    logger.info({ database: describeDatabaseUrl(opts.url), relay_id: store.relayId }, 'team relay: incidents in PostgreSQL');
+    logger.info({ database: describeDatabaseUrl(opts.url), relay_id: store.relayId, id_tag: store.idTag }, 'team relay: incidents in PostgreSQL');
     return { store, coordinator };
   } catch (error) {
     await pool.end().catch(() => {});

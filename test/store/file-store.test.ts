@@ -1,9 +1,11 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
 import { createConfBackends } from '../../src/incidents/conf-backend';
 import { createPersistentStore } from '../../src/incidents/persistent-store';
 import { silent } from '../helpers/relay';
 import { tempDir } from '../helpers/temp-dir';
-import { describeStoreContract } from './store-contract';
+import { describeStoreContract, incident } from './store-contract';
 
 describeStoreContract('files (the laptop relay)', async () => {
   const dir = tempDir('fault-relay-store-');
@@ -13,4 +15,26 @@ describeStoreContract('files (the laptop relay)', async () => {
       return createPersistentStore({ backend: b.open, archive: b.archive, timelineDir: join(dir, 'timelines'), retention: opts?.retention ?? 1000, logger: silent });
     },
   };
+});
+
+describe('files store: the repeats log', () => {
+  const open = (dir: string) => {
+    const b = createConfBackends(dir);
+    // The index's rewrite never comes in this test: only the log can keep the repeats.
+    return createPersistentStore({ backend: b.open, archive: b.archive, timelineDir: join(dir, 'timelines'), retention: 100, logger: silent, lazyFlushMs: 3_600_000 });
+  };
+
+  it('keeps repeats written lazily when the relay stops without closing the store (kill -9), and empties the log once the index has them', async () => {
+    const dir = tempDir('fault-relay-repeats-');
+    const crashed = open(dir);
+    crashed.put(incident(1));
+    for (let n = 2; n <= 5; n++) crashed.put({ ...incident(1), occurrences: n, last_seen: `2026-11-21T10:0${n}:00.000Z` }, { lazy: true });
+    expect(existsSync(join(dir, 'timelines', 'repeats.log'))).toBe(true);
+    // Not closed: as after kill -9, the index on disk still says 1.
+    const restarted = open(dir);
+    expect(restarted.get('INC-1')).toMatchObject({ occurrences: 5, last_seen: '2026-11-21T10:05:00.000Z' });
+    expect(existsSync(join(dir, 'timelines', 'repeats.log'))).toBe(false);
+    await restarted.close();
+    expect(open(dir).get('INC-1')?.occurrences).toBe(5);
+  });
 });

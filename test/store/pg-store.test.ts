@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createPool, migrate } from '../../src/store-pg/database';
 import { createPgStore } from '../../src/store-pg/pg-store';
 import { silent } from '../helpers/relay';
-import { noPostgres, usePostgres } from '../helpers/postgres';
+import { endRelayConnections, noPostgres, testConnection, untilDatabase, usePostgres } from '../helpers/postgres';
 import { describeStoreContract, incident } from './store-contract';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { StoreUnavailableError } from '../../src/incidents/store';
@@ -59,6 +59,27 @@ describe.skipIf(Boolean(noPostgres))('PostgreSQL store', () => {
     const again = await createPgStore({ pool, relayId: 'r2', retention: 100, logger: silent });
     expect(again.get('INC-1')).toMatchObject({ state: 'running', session_id: 'ses_1' });
     expect(again.timeline('INC-1').map((e) => e.message)).toEqual(['sent while the database was away']);
+  });
+
+  it('keeps a batch whose connection the database ends mid-commit, with no unhandled error, and commits it after', async () => {
+    const url = await pg.freshDatabase();
+    const pool = createPool({ url, logger: silent });
+    onTestFinished(() => pool.end());
+    await migrate(pool, silent);
+    const store = await createPgStore({ pool, relayId: 'r1', retention: 100, logger: silent, retryBaseMs: 20, retryMaxMs: 100 });
+    const db = await testConnection(url);
+    onTestFinished(() => db.end());
+    // The commit waits for this table lock; the database then ends its connection (pg emits 'error' on it).
+    await db.query('BEGIN');
+    await db.query('LOCK TABLE incidents IN EXCLUSIVE MODE');
+    store.put(incident(1));
+    const flushed = store.flush();
+    await untilDatabase(db, "SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'relation' AND NOT granted) AS ok");
+    expect(await endRelayConnections(db)).toBeGreaterThan(0);
+    await expect(flushed).rejects.toBeInstanceOf(StoreUnavailableError);
+    await db.query('COMMIT');
+    await store.flush();
+    expect((await pool.query('SELECT incident_id FROM incidents')).rows).toEqual([{ incident_id: 'INC-1' }]);
   });
 
   it("lets another relay fold duplicates into an incident it does not own, without overwriting the owner's record", async () => {

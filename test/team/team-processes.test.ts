@@ -2,30 +2,12 @@ import { request } from 'undici';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { buildSplunkAlert } from '../../src/alert/sample';
 import { noPostgres, usePostgres } from '../helpers/postgres';
-import { spawnRelay } from '../helpers/relay-process';
-import { tempDir } from '../helpers/temp-dir';
+import { auth, teamRelay } from './team-process';
 import { createSseParser } from '../../src/net/sse';
 import { newRoomId, startWebexFake } from '../fakes/webex';
 
 const pg = usePostgres();
 
-/** `npm run relay` with DATABASE_URL, as a team deploys it; the runtime is not reachable here (alerts stay queued). */
-async function teamRelay(url: string, env: Record<string, string> = {}) {
-  const relay = await spawnRelay({
-    ...env,
-    DATABASE_URL: url,
-    RELAY_LEASE_MS: '1000',
-    AGENT_URL: 'http://127.0.0.1:1',
-    AGENT_SERVER_PASSWORD: 'runtime-pw',
-    WEBHOOK_SECRET: 'splunk-secret',
-    RELAY_DATA_DIR: tempDir('fault-relay-team-data-'),
-    RELAY_LOG_DIR: tempDir('fault-relay-team-logs-'),
-  });
-  onTestFinished(() => relay.stop('SIGKILL'));
-  return relay;
-}
-
-const auth = { authorization: 'Bearer splunk-secret' };
 const sessions = async (base: string) => (await (await request(`${base}/sessions`, { headers: auth })).body.json()) as Record<string, { state: string; occurrences: number }>;
 
 describe.skipIf(Boolean(noPostgres))('team relay processes (npm run relay with DATABASE_URL)', () => {

@@ -2,24 +2,13 @@ import { describe, expect, it } from 'vitest';
 import type { Relay } from '../../src/relay/create-relay';
 import { ad000002 } from '../helpers/relay';
 import { noPostgres, usePostgres } from '../helpers/postgres';
-import { teamMember } from './team-relays';
+import { teamMember, until } from './team-relays';
+import { MIGRATIONS } from '../../src/store-pg/migrations';
 
 const pg = usePostgres();
 
 const post = (relay: Relay, body: unknown) => relay.app.inject({ method: 'POST', url: '/fault-alert', payload: body as object });
 
-/** Resolves when the relay's memory holds an incident matching `holds` (re-checked on every bus event). */
-function until(relay: Relay, holds: () => boolean): Promise<void> {
-  return new Promise((resolve) => {
-    const check = () => {
-      if (!holds()) return;
-      off();
-      resolve();
-    };
-    const off = relay.bus.subscribeAll(check);
-    check();
-  });
-}
 
 describe.skipIf(Boolean(noPostgres))('team relay: several relays on one PostgreSQL', () => {
   it('folds the same fault sent to two relays into one incident, delivered once, seen live by both', async () => {
@@ -65,7 +54,7 @@ describe.skipIf(Boolean(noPostgres))('team relay: several relays on one PostgreS
     // The delivery that follows writes on; once committed nothing waits.
     await a.store.flush();
     const deep = await a.relay.app.inject({ method: 'GET', url: '/health/deep' });
-    expect(deep.json().checks.store).toMatchObject({ backend: 'postgresql', ok: true, pending_writes: 0, schema_version: 1, live_relays: 1 });
+    expect(deep.json().checks.store).toMatchObject({ backend: 'postgresql', ok: true, pending_writes: 0, schema_version: Math.max(...MIGRATIONS.map((m) => m.version)), live_relays: 1 });
     const ids = (await a.store.pool.query<{ incident_id: string }>('SELECT incident_id FROM incidents ORDER BY created_at')).rows.map((r) => r.incident_id);
     expect(ids).toEqual([accepted.json().incident_id, retried.json().incident_id]);
   });
@@ -133,11 +122,13 @@ describe.skipIf(Boolean(noPostgres))('team relay: decisions', () => {
     // The run on A asks for approval (as its change tool would).
     await a.relay.approvals.request({ incident_id: id, device: 'R1', summary: 'unshut the neighbor', commands: ['router bgp 65001', 'no neighbor 10.0.0.2 shutdown'], rollback: [] });
     await until(b.relay, () => b.relay.incidents.get(id)?.state === 'awaiting_approval');
-    const decided = await b.relay.app.inject({ method: 'POST', url: `/incidents/${id}/decision`, headers: { authorization: `Bearer ${ops.approver.token}` }, payload: { decision: 'APPROVED' } });
+    // A decision names the request it was shown.
+    const request_id = b.relay.incidents.get(id)?.approval_request?.request_id;
+    const decided = await b.relay.app.inject({ method: 'POST', url: `/incidents/${id}/decision`, headers: { authorization: `Bearer ${ops.approver.token}` }, payload: { request_id, decision: 'APPROVED' } });
     expect(decided.statusCode).toBe(200);
     await until(a.relay, () => a.relay.incidents.get(id)?.state === 'approved');
     expect(a.relay.incidents.get(id)?.approval).toMatchObject({ decision: 'APPROVED', by: ops.approver.email, channel: 'api' });
-    const late = await a.relay.app.inject({ method: 'POST', url: `/incidents/${id}/decision`, headers: { authorization: `Bearer ${ops.approver.token}` }, payload: { decision: 'DENIED' } });
+    const late = await a.relay.app.inject({ method: 'POST', url: `/incidents/${id}/decision`, headers: { authorization: `Bearer ${ops.approver.token}` }, payload: { request_id, decision: 'DENIED' } });
     expect(late.statusCode).toBe(409);
     expect(late.json().decided).toMatchObject({ decision: 'APPROVED', by: ops.approver.email, channel: 'api' });
   });

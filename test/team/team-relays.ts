@@ -1,4 +1,5 @@
 import { onTestFinished } from 'vitest';
+import type { Clock } from '../../src/clock';
 import { loadConfig } from '../../src/config/load';
 import { createRelay, type Relay } from '../../src/relay/create-relay';
 import type { TeamCoordinator } from '../../src/team/coordinator';
@@ -18,12 +19,15 @@ export interface TeamMember {
 }
 
 /** A team relay on `url` with its own stub runtime, as start-headless makes one (minus HTTP listening). */
-export async function teamMember(url: string, opts: { leaseMs?: number; heartbeatMs?: number; env?: Record<string, string> } = {}): Promise<TeamMember> {
+export async function teamMember(
+  url: string,
+  opts: { leaseMs?: number; heartbeatMs?: number; lockWaitMs?: number; queryTimeoutMs?: number; clock?: Clock; env?: Record<string, string> } = {},
+): Promise<TeamMember> {
   const config = loadConfig({ AGENT_URL: 'http://127.0.0.1:1', AGENT_SERVER_PASSWORD: 'pw', DATABASE_URL: url, ...opts.env });
-  const { store, coordinator: team } = await openTeamStore({ url, retention: config.INCIDENT_RETENTION, leaseMs: opts.leaseMs ?? 10_000, logger: silent, ...(opts.heartbeatMs ? { heartbeatMs: opts.heartbeatMs } : {}) });
+  const { store, coordinator: team } = await openTeamStore({ url, retention: config.INCIDENT_RETENTION, leaseMs: opts.leaseMs ?? 10_000, logger: silent, ...(opts.heartbeatMs ? { heartbeatMs: opts.heartbeatMs } : {}), ...(opts.lockWaitMs ? { lockWaitMs: opts.lockWaitMs } : {}), ...(opts.queryTimeoutMs ? { queryTimeoutMs: opts.queryTimeoutMs } : {}) });
   const agent = createStubRuntime();
   // The engineers' trays are the approval channel a team relay asks (their decisions come over the API).
-  const relay = await createRelay({ config, store, agent, logger: silent, team, retryBaseMs: 50, deliveryWaitMs: 2_000, extraChannels: () => ['desktop'] });
+  const relay = await createRelay({ config, store, agent, logger: silent, team, retryBaseMs: 50, deliveryWaitMs: 2_000, extraChannels: () => ['desktop'], ...(opts.clock ? { clock: opts.clock } : {}) });
   await team.start();
   let gone = false;
   const member: TeamMember = {
@@ -49,4 +53,17 @@ export async function teamMember(url: string, opts: { leaseMs?: number; heartbea
   };
   onTestFinished(() => member.stop());
   return member;
+}
+
+/** Resolves when `holds()` is true of the relay's memory (re-checked on every bus event). */
+export function until(relay: Relay, holds: () => boolean): Promise<void> {
+  return new Promise((resolve) => {
+    const check = () => {
+      if (!holds()) return;
+      off();
+      resolve();
+    };
+    const off = relay.bus.subscribeAll(check);
+    check();
+  });
 }

@@ -1,0 +1,188 @@
+import type pg from 'pg';
+import type { Logger } from 'pino';
+import { jitteredBackoff } from '../backoff';
+import type { Incident, TimelineEntry } from '../incidents/model';
+import { StoreUnavailableError } from '../incidents/store';
+import { databaseErrorMessage, holdConnection, isDriverTimeout } from './database';
+import { writeBatch, type Batch, type Written } from './write-batch';
+
+/** New incidents the database holds other incidents under the ids of: not stored, and said so. */
+export class IncidentIdConflictError extends Error {
+  override readonly name = 'IncidentIdConflictError';
+}
+
+export interface JournalOptions {
+  pool: pg.Pool;
+  relayId: string;
+  logger: Logger;
+  /** Incidents the database holds: their puts are updates, the rest inserts. */
+  persisted: ReadonlySet<string>;
+  /** Repeats counted here and not yet committed, per incident (the store's; read when a batch is taken). */
+  added: ReadonlyMap<string, number>;
+  /** How long a lazy write (a duplicate) may wait to share a commit with others. */
+  lazyFlushMs?: number;
+  retryBaseMs?: number;
+  retryMaxMs?: number;
+  /**
+   * Memory follows what a batch wrote, at once (before anything is queued after it); what it
+   * returns is waited for before the next batch and before the flush resolves.
+   */
+  committed(batch: Batch, written: Written): Promise<void> | undefined;
+}
+
+/**
+ * The team store's write-behind queue: puts coalesced per incident, timeline lines in order,
+ * evictions; one transaction per batch, one batch at a time. A batch that fails goes back in
+ * front of what was written since and is retried with backoff until the database is back.
+ */
+export function createJournal(opts: JournalOptions) {
+  const { pool, relayId: me, logger } = opts;
+  const retryDelay = jitteredBackoff({ baseMs: opts.retryBaseMs ?? 250, maxMs: opts.retryMaxMs ?? 5_000 });
+  let puts = new Map<string, Incident>();
+  let appends: { incident_id: string; entry: TimelineEntry }[] = [];
+  let evictions = new Set<string>();
+  let bumps = new Set<string>();
+  let lazyTimer: NodeJS.Timeout | null = null;
+  let retryTimer: NodeJS.Timeout | null = null;
+  let failures = 0;
+  let lastError: string | undefined;
+  let chain: Promise<void> = Promise.resolve();
+  let closed = false;
+  /** Writes of the batch being committed right now: still not durable. */
+  let committing = 0;
+  const pendingCount = () => puts.size + appends.length + evictions.size + bumps.size + committing;
+
+  async function commitPending(): Promise<void> {
+    if (pendingCount() === 0) return;
+    const counted = [...puts.keys(), ...bumps];
+    const batch: Batch = {
+      puts,
+      appends,
+      evictions,
+      bumps,
+      persisted: opts.persisted,
+      added: new Map(counted.flatMap((id) => (opts.added.has(id) ? [[id, opts.added.get(id) as number] as const] : []))),
+    };
+    puts = new Map();
+    appends = [];
+    evictions = new Set();
+    bumps = new Set();
+    committing = batch.puts.size + batch.appends.length + batch.evictions.size + batch.bumps.size;
+    const held = await holdConnection(pool).catch((error: unknown) => {
+      restore(batch);
+      throw error;
+    });
+    const { client } = held;
+    let written: Written;
+    try {
+      await client.query('BEGIN');
+      written = await writeBatch(client, batch, me);
+      await client.query('COMMIT');
+      committing = 0;
+      held.release();
+    } catch (error) {
+      // A query the driver gave up on still occupies the connection: a ROLLBACK would queue behind it.
+      if (!held.lost && !isDriverTimeout(error)) await client.query('ROLLBACK').catch(() => {});
+      // A broken connection must not go back to the pool.
+      held.release(error instanceof Error ? error : true);
+      restore(batch);
+      throw error;
+    }
+    const following = opts.committed(batch, written);
+    if (failures > 0) logger.info({ after_failures: failures }, 'database reachable again: queued writes committed');
+    failures = 0;
+    lastError = undefined;
+    await following;
+    if (written.collisions.length) {
+      throw new IncidentIdConflictError(`incidents ${written.collisions.join(', ')} were not stored: the database holds other incidents under their ids`);
+    }
+  }
+
+  /** A failed batch goes back in front of anything written since, so order is kept. */
+  function restore(batch: Batch) {
+    committing = 0;
+    for (const [id, incident] of puts) batch.puts.set(id, incident);
+    puts = batch.puts;
+    appends = [...batch.appends, ...appends];
+    evictions = new Set([...batch.evictions, ...evictions]);
+    bumps = new Set([...batch.bumps, ...bumps]);
+  }
+
+  /** Commits everything queued so far, after any commit already running. */
+  function commit(): Promise<void> {
+    if (lazyTimer) clearTimeout(lazyTimer);
+    lazyTimer = null;
+    const run = chain.then(commitPending);
+    chain = run.catch((error: unknown) => {
+      const message = databaseErrorMessage(error);
+      if (error instanceof IncidentIdConflictError) {
+        // Written already, the rest of the batch: nothing to retry, only to report.
+        logger.error({ err_message: message }, `incident id conflict: ${message}`);
+        return;
+      }
+      failures += 1;
+      if (lastError !== message) logger.error({ err_message: message, pending_writes: pendingCount() }, `database write failed; retrying: ${message}`);
+      lastError = message;
+      if (!closed && !retryTimer) {
+        retryTimer = setTimeout(() => {
+          retryTimer = null;
+          void commit().catch(() => {});
+        }, retryDelay(failures - 1));
+        retryTimer.unref?.();
+      }
+    });
+    return run.catch((error: unknown) => {
+      if (error instanceof IncidentIdConflictError) throw new StoreUnavailableError(error.message);
+      throw new StoreUnavailableError(`the incident database is not reachable: ${databaseErrorMessage(error)}`);
+    });
+  }
+
+  /** One commit for everything written in the same turn (a state change is a put and a line or two). */
+  let commitQueued = false;
+  const soon = (lazy: boolean) => {
+    if (lazy) {
+      lazyTimer ??= setTimeout(() => void commit().catch(() => {}), opts.lazyFlushMs ?? 100);
+      lazyTimer.unref?.();
+      return;
+    }
+    if (commitQueued) return;
+    commitQueued = true;
+    queueMicrotask(() => {
+      commitQueued = false;
+      void commit().catch(() => {});
+    });
+  };
+
+  return {
+    put(incident: Incident, lazy: boolean) {
+      puts.set(incident.incident_id, incident);
+      soon(lazy);
+    },
+    append(incidentId: string, entry: TimelineEntry) {
+      appends.push({ incident_id: incidentId, entry });
+      soon(false);
+    },
+    evict: (incidentId: string) => evictions.add(incidentId),
+    /** Only the count of this incident changed here (`added`): written as an increment. */
+    bump(incidentId: string) {
+      bumps.add(incidentId);
+      soon(false);
+    },
+    /** An incident folded into another: nothing queued for it is written any more. */
+    forget(incidentId: string) {
+      puts.delete(incidentId);
+      bumps.delete(incidentId);
+      appends = appends.filter((a) => a.incident_id !== incidentId);
+    },
+    commit,
+    pendingCount,
+    failures: () => failures,
+    lastError: () => lastError,
+    async close() {
+      await commit().catch((error: unknown) => logger.error({ err_message: (error as Error).message, pending_writes: pendingCount() }, 'writes not committed at close'));
+      closed = true;
+      if (retryTimer) clearTimeout(retryTimer);
+      if (lazyTimer) clearTimeout(lazyTimer);
+    },
+  };
+}
