@@ -60,14 +60,15 @@ async function stateChangeCost(stored: number, changes = 400): Promise<number> {
     const incidents = createIncidents({ store, bus: createBus<RelayEvents>(), clock: systemClock, logger });
     store.put(template('INC-LIVE', 'running'));
     await store.flush();
-    const states: Incident['state'][] = ['awaiting_approval', 'running'];
+    // A state change each: into an approval and back out of it (decided in the run's own terminal).
+    const events = ['request_approval', 'decide_in_session'] as const;
     for (let n = 0; n < 50; n++) {
-      incidents.update('INC-LIVE', () => ({ state: states[n % 2] }));
+      incidents.transition('INC-LIVE', n % 2 ? events[1] : events[0]);
       await store.flush();
     }
     const started = process.hrtime.bigint();
     for (let n = 0; n < changes; n++) {
-      incidents.update('INC-LIVE', () => ({ state: states[n % 2] }));
+      incidents.transition('INC-LIVE', n % 2 ? events[1] : events[0]);
       await store.flush();
     }
     const perChange = Number(process.hrtime.bigint() - started) / 1e6 / changes;

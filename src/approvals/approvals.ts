@@ -4,7 +4,8 @@ import type { Clock } from '../clock';
 import type { Bus } from '../events/bus';
 import type { RelayEvents } from '../incidents/events';
 import { isTerminal, NO_APPLICATION, publicIncident, type Approval, type ApprovalRequest, type Decision, type Incident } from '../incidents/model';
-import type { Incidents } from '../incidents/service';
+import type { IncidentChange, Incidents } from '../incidents/service';
+import type { IncidentEvent } from '../incidents/state';
 import { approvalFallbackMarkdown, buildApprovalCard } from '../messaging/approval-card';
 import { createDecisionForwarder } from './forwarder';
 import { transition, type DecisionChannel, type GateEvent, type GatePhase } from './lifecycle';
@@ -117,12 +118,20 @@ export function createApprovals(opts: ApprovalsOptions) {
    * Moves the gate by one event of the table and stores the result with `patch`, in one
    * synchronous step: nothing can interleave between the check and the write.
    */
-  function move(incidentId: string, event: GateEvent, patch: (cur: Incident) => Partial<Incident>): { ok: true; incident: Incident } | { ok: false; reason: string } {
+  function move(
+    incidentId: string,
+    event: GateEvent,
+    patch: (cur: Incident) => IncidentChange,
+    /** The incident's own state event that goes with this step (src/incidents/state.ts), if any. */
+    stateEvent?: IncidentEvent,
+  ): { ok: true; incident: Incident } | { ok: false; reason: string } {
     const current = incidents.get(incidentId);
     if (!current) return { ok: false, reason: `unknown incident ${incidentId}` };
     const step = transition(phaseOf(current), event);
     if (!step.ok) return step;
-    const incident = incidents.update(incidentId, (cur) => {
+    if (stateEvent && !incidents.can(incidentId, stateEvent)) return { ok: false, reason: `${incidentId} is ${current.state}` };
+    const write = (change: (cur: Incident) => IncidentChange) => (stateEvent ? incidents.transition(incidentId, stateEvent, change) : incidents.update(incidentId, change));
+    const incident = write((cur) => {
       const changes = patch(cur);
       const request = (changes.approval_request === undefined ? cur.approval_request : changes.approval_request) as ApprovalRequest | null;
       return {
@@ -198,7 +207,7 @@ export function createApprovals(opts: ApprovalsOptions) {
       request_id: current.approval_request.request_id,
       apply_by: null,
     };
-    const moved = move(incidentId, 'expire', () => ({ state: 'escalated', approval, outcome: { kind: 'escalated', summary, at } }));
+    const moved = move(incidentId, 'expire', () => ({ approval, outcome: { kind: 'escalated', summary, at } }), 'expire');
     if (!moved.ok) return;
     incidents.record(incidentId, 'approval.expired', summary);
     logger.warn({ incident_id: incidentId }, 'approval expired; incident escalated');
@@ -241,7 +250,6 @@ export function createApprovals(opts: ApprovalsOptions) {
     const lines_sha256 = linesSha256(input.commands);
     const request_id = newRequestId();
     const moved = move(incident.incident_id, 'request', () => ({
-      state: 'awaiting_approval',
       approval: null,
       application: NO_APPLICATION,
       approval_request: {
@@ -258,7 +266,7 @@ export function createApprovals(opts: ApprovalsOptions) {
         lines_sha256,
         channels: live,
       },
-    }));
+    }), 'request_approval');
     if (!moved.ok) throw new ApprovalError(moved.reason);
     let next = moved.incident;
     incidents.record(next.incident_id, 'approval.requested', `Approval ${request_id} requested for ${input.commands.length} command(s) on ${next.device_hostname} (lines ${shortHash(lines_sha256)})`, {
@@ -415,10 +423,7 @@ export function createApprovals(opts: ApprovalsOptions) {
       apply_by: decision === 'APPROVED' ? new Date(Date.parse(at) + applyWindowMs).toISOString() : null,
     };
     // Stored before anything is said or sent: a crash after this still forwards it on restart.
-    const moved = move(incidentId, decision === 'APPROVED' ? 'approve' : 'deny', () => ({
-      state: toldInSession ? 'running' : decision === 'APPROVED' ? 'approved' : 'denied',
-      approval,
-    }));
+    const moved = move(incidentId, decision === 'APPROVED' ? 'approve' : 'deny', () => ({ approval }), toldInSession ? 'decide_in_session' : decision === 'APPROVED' ? 'approve' : 'deny');
     if (!moved.ok) return { status: 'not_awaiting', incident };
     expiryTimers.get(incidentId)?.cancel();
     expiryTimers.delete(incidentId);

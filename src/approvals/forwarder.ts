@@ -3,6 +3,7 @@ import { AgentRuntimeError, type AgentRuntime } from '../agent/types';
 import { jitteredBackoff } from '../backoff';
 import type { Clock } from '../clock';
 import type { Incidents } from '../incidents/service';
+import type { Incident } from '../incidents/model';
 import { humanOperatorResponse } from './human-response';
 
 /**
@@ -30,10 +31,9 @@ export function createDecisionForwarder(deps: { incidents: Incidents; agent: Age
       .then(() => {
         attempts.delete(incidentId);
         const at = clock.now().toISOString();
-        incidents.update(incidentId, (cur) => ({
-          approval: cur.approval ? { ...cur.approval, forwarded_at: at } : cur.approval,
-          state: cur.state === 'approved' || cur.state === 'denied' ? 'running' : cur.state,
-        }));
+        const told = (cur: Incident) => ({ approval: cur.approval ? { ...cur.approval, forwarded_at: at } : cur.approval });
+        if (incidents.can(incidentId, 'resume')) incidents.transition(incidentId, 'resume', told);
+        else incidents.update(incidentId, told);
         incidents.record(incidentId, 'approval.forwarded', `Agent told: ${approval.decision}`, { decision: approval.decision });
       })
       .catch((error: unknown) => {

@@ -105,7 +105,7 @@ export function createDispatcher(opts: DispatcherOptions) {
       if (model?.state === 'missing') {
         // Fails fast and says why, rather than a minute later with a provider error, or worse, on a hosted default.
         const at = clock.now().toISOString();
-        incidents.update(incidentId, () => ({ state: 'failed', outcome: { kind: 'failed', summary: model.message, at } }));
+        incidents.transition(incidentId, 'fail', () => ({ outcome: { kind: 'failed', summary: model.message, at } }));
         incidents.record(incidentId, 'delivery.refused', model.message);
         log.error(model.message);
         return true;
@@ -129,10 +129,10 @@ export function createDispatcher(opts: DispatcherOptions) {
       const text = incidents.promptText(incidentId);
       if (text === undefined) throw new Error('the prompt recorded at intake is missing from the timeline');
       await agent.promptAsync(sessionId, { agent: agentName, text });
-      incidents.update(incidentId, (cur) => ({
-        state: 'running',
-        delivery: { ...cur.delivery, attempts: cur.delivery.attempts + 1, next_attempt_at: null, last_error: null },
-      }));
+      const delivered = (cur: Incident) => ({ delivery: { ...cur.delivery, attempts: cur.delivery.attempts + 1, next_attempt_at: null, last_error: null } });
+      // The session may have failed already while the prompt was being sent: then only the delivery is noted.
+      if (incidents.can(incidentId, 'deliver')) incidents.transition(incidentId, 'deliver', delivered);
+      else incidents.update(incidentId, delivered);
       incidents.record(incidentId, 'prompt.sent', `Prompt sent to ${agentName}`, { session_id: sessionId, agent: agentName });
       log.info({ session_id: sessionId }, 'incident delivered to the agent runtime');
       failures = 0;

@@ -20,7 +20,7 @@ export const EXCERPT_CHARS = 500;
 const MEMORY = 20_000;
 
 export interface RuntimeEventMapperDeps {
-  incidents: Pick<Incidents, 'bySession' | 'get' | 'record' | 'update' | 'timeline'>;
+  incidents: Pick<Incidents, 'bySession' | 'get' | 'record' | 'update' | 'transition' | 'timeline'>;
   /** Resolves the parent of a session first seen after a relay restart. */
   agent: Pick<AgentRuntime, 'getSession'>;
   logger: Logger;
@@ -252,7 +252,7 @@ export function createRuntimeEventMapper(deps: RuntimeEventMapperDeps): RuntimeE
         incidents.record(id, 'session.error', `Agent session failed: ${shown}`, { ...base(sessionId, true), error: shown });
         const current = incidents.get(id);
         if (!current || isTerminal(current.state)) return;
-        incidents.update(id, () => ({ state: 'failed', outcome: { kind: 'failed', summary: shown, at: clock.now().toISOString() } }));
+        incidents.transition(id, 'fail', () => ({ outcome: { kind: 'failed', summary: shown, at: clock.now().toISOString() } }));
         logger.warn({ incident_id: id, session_id: sessionId }, `agent session failed: ${shown}`);
         try {
           deps.onSessionFailed?.(id, shown);

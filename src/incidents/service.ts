@@ -7,6 +7,10 @@ import type { RelayEvents } from './events';
 import { HEADED_PREFIX, incidentIdFor } from './ids';
 import { isTerminal, NO_APPLICATION, publicIncident, type Incident, type Severity, type TimelineEntry } from './model';
 import type { IncidentStore } from './store';
+import { IncidentStateError, nextState, type IncidentEvent } from './state';
+
+/** What `update` may change: anything but the state, which only `transition` moves (src/incidents/state.ts). */
+export type IncidentChange = Partial<Omit<Incident, 'state' | 'incident_id' | 'created_at' | 'updated_at'>> & { state?: never };
 
 export type NewIncident = Omit<
   Incident,
@@ -66,6 +70,26 @@ export function createIncidents(deps: {
   };
 
   const get = (incidentId: string) => store.get(incidentId);
+
+  /** Stores `change(current)`, keeps the indexes, records a state change, publishes. */
+  function write(incidentId: string, change: (current: Incident) => Partial<Incident>, opts?: { lazy?: boolean }): Incident {
+    const current = store.get(incidentId);
+    if (!current) throw new Error(`unknown incident ${incidentId}`);
+    const next: Incident = { ...current, ...change(current), updated_at: clock.now().toISOString() };
+    // A finished run is never delivered again: its prompt need not stay in the archive.
+    if (isTerminal(next.state)) next.prompt_text = null;
+    store.put(next, { lazy: Boolean(opts?.lazy) && next.state === current.state });
+    if (next.session_id && next.session_id !== current.session_id) bySession.set(next.session_id, incidentId);
+    if (isTerminal(next.state)) {
+      if (openByKey.get(next.dedup_key) === incidentId) openByKey.delete(next.dedup_key);
+    }
+    if (next.state !== current.state) {
+      logger.info({ incident_id: incidentId, from: current.state, to: next.state }, 'incident state changed');
+      record(incidentId, 'state.changed', `${current.state} → ${next.state}`, { from: current.state, to: next.state });
+    }
+    bus.publish('incident.updated', { incident: publicIncident(next), previous_state: current.state });
+    return next;
+  }
 
   return {
     get,
@@ -162,24 +186,35 @@ export function createIncidents(deps: {
       }
     },
 
-    /** Applies `change` to the stored incident; returns the new record. */
-    update(incidentId: string, change: (current: Incident) => Partial<Incident>, opts?: { lazy?: boolean }): Incident {
-      const current = store.get(incidentId);
-      if (!current) throw new Error(`unknown incident ${incidentId}`);
-      const next: Incident = { ...current, ...change(current), updated_at: clock.now().toISOString() };
-      // A finished run is never delivered again: its prompt need not stay in the archive.
-      if (isTerminal(next.state)) next.prompt_text = null;
-      store.put(next, { lazy: Boolean(opts?.lazy) && next.state === current.state });
-      if (next.session_id && next.session_id !== current.session_id) bySession.set(next.session_id, incidentId);
-      if (isTerminal(next.state)) {
-        if (openByKey.get(next.dedup_key) === incidentId) openByKey.delete(next.dedup_key);
-      }
-      if (next.state !== current.state) {
-        logger.info({ incident_id: incidentId, from: current.state, to: next.state }, 'incident state changed');
-        record(incidentId, 'state.changed', `${current.state} → ${next.state}`, { from: current.state, to: next.state });
-      }
-      bus.publish('incident.updated', { incident: publicIncident(next), previous_state: current.state });
-      return next;
+    /** Applies `change` (never the state) to the stored incident; returns the new record. */
+    update(incidentId: string, change: (current: Incident) => IncidentChange, opts?: { lazy?: boolean }): Incident {
+      return write(incidentId, (cur) => {
+        const fields = change(cur);
+        // For callers the types do not reach (JavaScript, casts): the state has one writer.
+        if ('state' in fields) throw new IncidentStateError(`${incidentId}: the state changes only through a transition`);
+        return fields;
+      }, opts);
+    },
+
+    /**
+     * The one way an incident's state moves: by an event of the table in state.ts, with the fields
+     * that go with it, checked and stored in one synchronous step. Refused (IncidentStateError,
+     * nothing written) when the table has no such step from the current state.
+     */
+    transition(incidentId: string, event: IncidentEvent, change: (current: Incident) => IncidentChange = () => ({})): Incident {
+      return write(incidentId, (cur) => {
+        const step = nextState(cur.state, event);
+        if (!step.ok) throw new IncidentStateError(`${incidentId}: ${step.reason}`);
+        const fields = change(cur);
+        if ('state' in fields) throw new IncidentStateError(`${incidentId}: the state comes from the transition, not the change`);
+        return { ...fields, state: step.next };
+      });
+    },
+
+    /** Whether `event` may happen now (the same table), for callers that answer before they act. */
+    can: (incidentId: string, event: IncidentEvent) => {
+      const cur = store.get(incidentId);
+      return cur !== undefined && nextState(cur.state, event).ok;
     },
   };
 }

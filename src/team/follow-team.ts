@@ -42,15 +42,15 @@ export function followTeam(deps: { team: TeamCoordinator; incidents: Incidents; 
       if (CHANGE_ATTEMPTED.has(incident.application.status)) {
         const summary = `The run on ${relay} stopped after a change was sent to ${incident.application.device ?? incident.device_hostname}: it is not repeated. A human must check the device.`;
         incidents.record(id, 'relay.takeover', summary, { from_relay: from, application: incident.application.status });
-        incidents.update(id, () => ({ state: 'escalated', outcome: { kind: 'escalated', summary, at: clock.now().toISOString() } }));
+        if (incidents.can(id, 'escalate')) incidents.transition(id, 'escalate', () => ({ outcome: { kind: 'escalated', summary, at: clock.now().toISOString() } }));
         continue;
       }
       incidents.record(id, 'relay.takeover', `The run on ${relay} stopped before any change: delivered again to this relay's runtime (a pending approval is asked again)`, {
         from_relay: from,
         previous_session_id: incident.session_id,
       });
-      incidents.update(id, (cur) => ({
-        state: 'queued',
+      if (!incidents.can(id, 'requeue')) continue;
+      incidents.transition(id, 'requeue', (cur) => ({
         session_id: null,
         approval_request: null,
         approval: null,

@@ -7,6 +7,10 @@ import type { OperatorRoom } from '../approvals/operator-room';
 import { isTerminal } from '../incidents/model';
 import type { Incidents } from '../incidents/service';
 import type { Clock } from '../clock';
+import type { IncidentEvent } from '../incidents/state';
+
+/** The incident event each outcome the agent reports is (src/incidents/state.ts). */
+const OUTCOME_EVENT = { resolved: 'resolve', escalated: 'escalate', failed: 'fail' } as const satisfies Record<string, IncidentEvent>;
 
 export interface RelayToolsDeps {
   clock: Clock;
@@ -112,8 +116,10 @@ export function createRelayToolsServer(deps: RelayToolsDeps): McpServer {
         return refuse(`${incident_id} is awaiting an operator decision; wait for the HUMAN OPERATOR RESPONSE before reporting an outcome`);
       }
       if (incident.state === 'queued') return refuse(`${incident_id} has not started yet`);
+      const event = OUTCOME_EVENT[outcome];
+      if (!incidents.can(incident_id, event)) return refuse(`${incident_id} is ${incident.state}; it cannot end as ${outcome} now`);
       const at = clock.now().toISOString();
-      incidents.update(incident_id, () => ({ state: outcome, outcome: { kind: outcome, summary, at } }));
+      incidents.transition(incident_id, event, () => ({ outcome: { kind: outcome, summary, at } }));
       incidents.record(incident_id, 'outcome.reported', `${outcome}: ${summary.slice(0, 1000)}`, { outcome });
       logger.info({ incident_id, outcome }, 'outcome reported');
       return text({ recorded: true, state: outcome });

@@ -102,7 +102,7 @@ describe('live progress on the real opencode server', () => {
 
       // The relay's record is the log, whatever the agent did or did not do.
       expect(existsSync(writer.pathFor(incident))).toBe(false);
-      relay.incidents.update(id, () => ({ state: 'escalated', outcome: { kind: 'escalated', summary: 'no outcome reported', at: new Date().toISOString() } }));
+      relay.incidents.transition(id, 'escalate', () => ({ outcome: { kind: 'escalated', summary: 'no outcome reported', at: new Date().toISOString() } }));
       await writer.flushed();
       const md = readFileSync(writer.pathFor(incident), 'utf8');
       expect(md).toContain('| State | escalated |');

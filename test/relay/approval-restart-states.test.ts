@@ -26,7 +26,7 @@ async function into(relay: Relay, target: string, clock: ReturnType<typeof manua
     return id;
   }
   if (target === 'superseded/none') {
-    relay.incidents.update(id, () => ({ state: 'failed' }));
+    relay.incidents.transition(id, 'fail');
     return id;
   }
   relay.approvals.decide(id, target.startsWith('denied') ? 'DENIED' : 'APPROVED', { id: 'alice' }, 'desktop');

@@ -58,7 +58,8 @@ describe('card submissions', () => {
     const id = await t.fire('10.0.0.2');
     const first = t.relay.incidents.get(id)!.approval_request!.request_id;
     expect(t.relay.approvals.decide(id, 'DENIED', { id: 'bob' }, 'api').status).toBe('accepted');
-    t.relay.incidents.update(id, () => ({ state: 'running' }));
+    // As when the agent has read the decision (its forward may still be on the way).
+    if (t.relay.incidents.can(id, 'resume')) t.relay.incidents.transition(id, 'resume');
     await t.relay.approvals.request({ incident_id: id, summary: 'again', device: 'R1', commands: ['router bgp 65001', 'no neighbor 10.0.0.9 shutdown'] });
     const second = t.relay.incidents.get(id)!.approval_request!.request_id;
     // The seed's shape on the first card (card-1), then the relay's own shape naming the first request.

@@ -123,7 +123,7 @@ describe('GET /events', () => {
       data: { incident_id: before.incident_id, entry: { type: 'tool.completed', message: 'network-troubleshooter: read completed' } },
     });
 
-    t.incidents.update(before.incident_id, () => ({ state: 'awaiting_approval' }));
+    t.incidents.transition(before.incident_id, 'request_approval');
     expect(await stream.next()).toMatchObject({ event: 'incident.timeline', data: { entry: { type: 'state.changed' } } });
     expect(await stream.next()).toMatchObject({
       event: 'incident.updated',

@@ -171,7 +171,7 @@ describe('POST /fault-alert', () => {
         if (incident.incident_id === ids[2] && incident.state === 'running') resolve();
       }),
     );
-    relay.incidents.update(ids[0] as string, () => ({ state: 'resolved' }));
+    relay.incidents.transition(ids[0] as string, 'resolve');
     await third;
     expect(relay.incidents.get(ids[3] as string)?.state).toBe('queued');
     expect(agent.sessions.map((s) => s.title?.split(' ')[2])).toEqual(['R1', 'R2', 'R3']);

@@ -115,7 +115,7 @@ describe('native notifications → decide', () => {
     const { r, shown, opened } = await setUp(false);
     const id = await awaitingApproval(r, 'R2');
     r.approvals.decide(id, 'APPROVED', { id: 'oncall-jane' }, 'desktop');
-    r.incidents.update(id, () => ({ state: 'resolved', outcome: { kind: 'resolved', summary: 'Neighbor 10.0.0.2 Established again', at: new Date().toISOString() } }));
+    r.incidents.transition(id, 'resolve', () => ({ outcome: { kind: 'resolved', summary: 'Neighbor 10.0.0.2 Established again', at: new Date().toISOString() } }));
     const outcome = shown.at(-1)!;
     expect(outcome).toMatchObject({ title: 'Resolved: R2', subtitle: id, body: 'Neighbor 10.0.0.2 Established again' });
     outcome.fire('click');

@@ -49,7 +49,7 @@ export function inMemoryIncidents(clock: Clock = manualClock()) {
       dedup_key: `key-${n}`,
       promptTextFor: (id) => `{"incident_id":"${id}"}`,
     });
-    return incidents.update(created.incident_id, () => ({ session_id: sessionId, state: 'running' }));
+    return incidents.transition(created.incident_id, 'deliver', () => ({ session_id: sessionId }));
   };
   return { bus, store, incidents, running };
 }

@@ -94,9 +94,8 @@ describe('runtime event mapper', () => {
     for (const state of ['resolved', 'awaiting_approval'] as const) {
       const t = setup();
       const incident = t.running(ROOT);
-      t.incidents.update(incident.incident_id, () =>
-        state === 'resolved' ? { state, outcome: { kind: 'resolved', summary: 'fixed', at: '2026-11-21T10:05:00.000Z' } } : { state },
-      );
+      if (state === 'resolved') t.incidents.transition(incident.incident_id, 'resolve', () => ({ outcome: { kind: 'resolved', summary: 'fixed', at: '2026-11-21T10:05:00.000Z' } }));
+      else t.incidents.transition(incident.incident_id, 'request_approval');
       recorded.forEach((e) => t.mapper.handle(e));
       await t.mapper.settled();
       const types = t.progress(incident.incident_id).map(([type]) => type);
@@ -197,7 +196,7 @@ describe('runtime event mapper', () => {
   it('leaves a finished incident as it is when its session errors afterwards', () => {
     const t = setup();
     const incident = t.running(ROOT);
-    t.incidents.update(incident.incident_id, () => ({ state: 'escalated', outcome: { kind: 'escalated', summary: 'expired', at: 'x' } }));
+    t.incidents.transition(incident.incident_id, 'escalate', () => ({ outcome: { kind: 'escalated', summary: 'expired', at: 'x' } }));
     t.mapper.handle(ev('session.error', { sessionID: ROOT, error: { name: 'MessageAbortedError', data: { message: 'Aborted' } } }));
     expect(t.incidents.get(incident.incident_id)).toMatchObject({ state: 'escalated', outcome: { kind: 'escalated' } });
     expect(t.failed).toEqual([]);

@@ -33,8 +33,7 @@ describe('session log', () => {
     const incident = t.running('ses_root1', { alert_vars: { neighbor_ip: '10.0.0.2', vrf_name: 'default', api_token: 'tok-123-secret' } });
     const id = incident.incident_id;
     t.clock.advance(60_000);
-    t.incidents.update(id, () => ({
-      state: 'awaiting_approval',
+    t.incidents.transition(id, 'request_approval', () => ({
       approval_request: {
         summary: 'Bring the BGP neighbor back up',
         device: 'R1',
@@ -50,20 +49,19 @@ describe('session log', () => {
       },
     }));
     t.clock.advance(60_000);
-    t.incidents.update(id, () => ({
-      state: 'approved',
+    t.incidents.transition(id, 'approve', () => ({
       approval: {
         decision: 'APPROVED', effective: 'APPROVED', by: 'alice@example.com', channel: 'webex', at: '2026-11-21T10:02:00.000Z',
         reason: 'maintenance window', commands, forwarded_at: '2026-11-21T10:02:01.000Z', acknowledged_at: null, request_id: 'REQ-TEST-0001', apply_by: null,
       },
     }));
-    t.incidents.update(id, () => ({ state: 'running' }));
+    t.incidents.transition(id, 'resume');
     t.incidents.record(id, 'tool.completed', 'network-troubleshooter: device_exec completed');
     await t.writer.flushed();
     expect(t.files()).toEqual([]);
 
     t.clock.advance(60_000);
-    t.incidents.update(id, () => ({ state: 'resolved', outcome: { kind: 'resolved', summary: 'Neighbor 10.0.0.2 Established again', at: '2026-11-21T10:03:00.000Z' } }));
+    t.incidents.transition(id, 'resolve', () => ({ outcome: { kind: 'resolved', summary: 'Neighbor 10.0.0.2 Established again', at: '2026-11-21T10:03:00.000Z' } }));
     await t.writer.flushed();
 
     const path = join(t.logDir, 'troubleshooting', '20261121T100000Z-AD000002-R1.md');
@@ -101,7 +99,7 @@ describe('session log', () => {
   it('rewrites the log when more happens after the end, leaving no temporary files', async () => {
     const t = setup();
     const incident = t.running('ses_root1');
-    t.incidents.update(incident.incident_id, () => ({ state: 'escalated', outcome: { kind: 'escalated', summary: 'approval expired', at: 'x' } }));
+    t.incidents.transition(incident.incident_id, 'escalate', () => ({ outcome: { kind: 'escalated', summary: 'approval expired', at: 'x' } }));
     await t.writer.flushed();
     expect(readFileSync(t.writer.pathFor(incident), 'utf8')).not.toContain('final words');
     t.incidents.record(incident.incident_id, 'agent.text', 'final words | with a pipe\nand a second line');
@@ -113,9 +111,9 @@ describe('session log', () => {
   it('keeps incidents of the same second and device apart, and file names safe', async () => {
     const t = setup();
     const a = t.running('ses_a', { device: 'core/rtr 1' });
-    t.incidents.update(a.incident_id, () => ({ state: 'failed', outcome: { kind: 'failed', summary: 'x', at: 'x' } }));
+    t.incidents.transition(a.incident_id, 'fail', () => ({ outcome: { kind: 'failed', summary: 'x', at: 'x' } }));
     const b = t.running('ses_b', { device: 'core/rtr 1' });
-    t.incidents.update(b.incident_id, () => ({ state: 'failed', outcome: { kind: 'failed', summary: 'y', at: 'x' } }));
+    t.incidents.transition(b.incident_id, 'fail', () => ({ outcome: { kind: 'failed', summary: 'y', at: 'x' } }));
     await t.writer.flushed();
     expect(b.incident_id).toMatch(/-2$/);
     expect(t.files().sort()).toEqual(['20261121T100000Z-AD000002-core_rtr_1-2.md', '20261121T100000Z-AD000002-core_rtr_1.md']);
@@ -125,7 +123,7 @@ describe('session log', () => {
     const t = setup();
     writeFileSync(join(t.logDir, 'troubleshooting'), 'a file where the folder should be');
     const incident = t.running('ses_root1');
-    const after = t.incidents.update(incident.incident_id, () => ({ state: 'resolved', outcome: { kind: 'resolved', summary: 'ok', at: 'x' } }));
+    const after = t.incidents.transition(incident.incident_id, 'resolve', () => ({ outcome: { kind: 'resolved', summary: 'ok', at: 'x' } }));
     await t.writer.flushed();
     expect(after.state).toBe('resolved');
     expect(readdirSync(t.logDir)).toEqual(['troubleshooting']);
@@ -135,7 +133,7 @@ describe('session log', () => {
     const t = setup();
     await t.writer.stop();
     const incident = t.running('ses_root1');
-    t.incidents.update(incident.incident_id, () => ({ state: 'resolved', outcome: { kind: 'resolved', summary: 'ok', at: 'x' } }));
+    t.incidents.transition(incident.incident_id, 'resolve', () => ({ outcome: { kind: 'resolved', summary: 'ok', at: 'x' } }));
     await t.writer.flushed();
     expect(readdirSync(t.logDir)).toEqual([]);
   });
@@ -145,7 +143,7 @@ describe('session log', () => {
     const done = t.running('ses_done');
     const open = t.running('ses_open');
     await t.writer.stop(); // the crash: the incident ends with no writer listening
-    t.incidents.update(done.incident_id, () => ({ state: 'resolved', outcome: { kind: 'resolved', summary: 'ok', at: '2026-11-21T10:05:00.000Z' } }));
+    t.incidents.transition(done.incident_id, 'resolve', () => ({ outcome: { kind: 'resolved', summary: 'ok', at: '2026-11-21T10:05:00.000Z' } }));
     expect(t.files()).toEqual([]);
     const restarted = createSessionLogWriter({ incidents: t.incidents, bus: t.bus, logDir: t.logDir, logger: silent });
     writers.push(restarted);
