@@ -6,6 +6,7 @@ import type { RelayEvents } from '../incidents/events';
 import { isTerminal, NO_APPLICATION, publicIncident, type Approval, type ApprovalRequest, type Decision, type Incident } from '../incidents/model';
 import type { IncidentChange, Incidents } from '../incidents/service';
 import type { IncidentEvent } from '../incidents/state';
+import { ownsEverything, type Owns } from '../incidents/ownership';
 import { approvalFallbackMarkdown, buildApprovalCard } from '../messaging/approval-card';
 import { createDecisionForwarder } from './forwarder';
 import { transition, type DecisionChannel, type GateEvent, type GatePhase } from './lifecycle';
@@ -87,6 +88,8 @@ export interface ApprovalsOptions {
   agentName?: string;
   clock: Clock;
   logger: Logger;
+  /** Team relays: only the owner arms timers, expires, supersedes and forwards (src/incidents/ownership.ts). */
+  owns?: Owns;
 }
 
 const phaseOf = (incident: Incident): GatePhase => ({
@@ -104,7 +107,8 @@ export function createApprovals(opts: ApprovalsOptions) {
   const expiryTimers = new Map<string, { cancel(): void }>();
   const lapseTimers = new Map<string, { cancel(): void }>();
   const applyWindowMs = opts.applyWindowMs ?? opts.ttlMs;
-  const forwarder = createDecisionForwarder({ incidents, agent, agentName: opts.agentName, clock, logger });
+  const owns = opts.owns ?? ownsEverything;
+  const forwarder = createDecisionForwarder({ incidents, agent, agentName: opts.agentName, clock, logger, owns });
   const forward = forwarder.forward;
 
   /** The channels a human can answer on for this incident; the terminal only for a headed run. */
@@ -153,7 +157,7 @@ export function createApprovals(opts: ApprovalsOptions) {
 
   function scheduleExpiry(incident: Incident) {
     const request = incident.approval_request;
-    if (!request || request.status !== 'pending') return;
+    if (!request || request.status !== 'pending' || !owns(incident.incident_id)) return;
     expiryTimers.get(incident.incident_id)?.cancel();
     const delay = Math.max(0, Date.parse(request.expires_at) - clock.now().getTime());
     expiryTimers.set(incident.incident_id, clock.setTimeout(() => expire(incident.incident_id, request.requested_at), delay));
@@ -168,7 +172,7 @@ export function createApprovals(opts: ApprovalsOptions) {
   function scheduleLapse(incident: Incident) {
     const by = incident.approval?.apply_by;
     const requestId = incident.approval_request?.request_id;
-    if (!by || incident.approval_request?.status !== 'approved') return;
+    if (!by || incident.approval_request?.status !== 'approved' || !owns(incident.incident_id)) return;
     lapseTimers.get(incident.incident_id)?.cancel();
     const delay = Math.max(0, Date.parse(by) - clock.now().getTime());
     lapseTimers.set(
@@ -181,6 +185,8 @@ export function createApprovals(opts: ApprovalsOptions) {
   }
 
   function lapse(incidentId: string) {
+    // Another relay took the incident over since the timer was armed: its timers are its own.
+    if (!owns(incidentId)) return;
     const moved = move(incidentId, 'lapse', () => ({}));
     if (!moved.ok) return;
     const text = `The approved change was not applied within ${formatTtl(applyWindowMs)} of the decision (APPROVAL_APPLY_WINDOW): the approval expired, nothing was applied, a new decision is needed`;
@@ -191,7 +197,7 @@ export function createApprovals(opts: ApprovalsOptions) {
   function expire(incidentId: string, requestedAt: string) {
     expiryTimers.delete(incidentId);
     const current = incidents.get(incidentId);
-    if (!current || current.approval_request?.requested_at !== requestedAt) return;
+    if (!current || current.approval_request?.requested_at !== requestedAt || !owns(incidentId)) return;
     const at = clock.now().toISOString();
     const summary = `No operator decision within ${formatTtl(opts.ttlMs)}: escalated without any change.`;
     const approval: Approval = {
@@ -479,7 +485,7 @@ export function createApprovals(opts: ApprovalsOptions) {
 
   /** A run that ends while an approval is open leaves nothing anyone could still approve. */
   const offEnded = bus.subscribe('incident.updated', ({ incident }) => {
-    if (!isTerminal(incident.state)) return;
+    if (!isTerminal(incident.state) || !owns(incident.incident_id)) return;
     const stored = incidents.get(incident.incident_id);
     const status = stored?.approval_request?.status;
     if (!stored || (status !== 'pending' && !(status === 'approved' && stored.application.status === 'none'))) return;
@@ -504,7 +510,8 @@ export function createApprovals(opts: ApprovalsOptions) {
         .sort((a, b) => (b.approval_request?.requested_at ?? '').localeCompare(a.approval_request?.requested_at ?? '')),
     /** After a restart: TTL timers again, undelivered decisions sent, and interrupted applications settled. */
     recover() {
-      for (const incident of incidents.open()) {
+      // Another relay's incidents are its own to recover: a relay starting beside it arms nothing for them.
+      for (const incident of incidents.open().filter((i) => owns(i.incident_id))) {
         if (incident.approval_request?.status === 'pending') scheduleExpiry(incident);
         if (incident.approval_request?.status === 'approved' && incident.application.status === 'none') scheduleLapse(incident);
         if (incident.application.status === 'claimed') {
@@ -514,7 +521,7 @@ export function createApprovals(opts: ApprovalsOptions) {
         }
         if (incident.approval && !incident.approval.forwarded_at) forward(incident.incident_id);
       }
-      for (const incident of incidents.list()) {
+      for (const incident of incidents.list().filter((i) => owns(i.incident_id))) {
         if (incident.approval?.decision === 'EXPIRED' && !incident.approval.forwarded_at) forward(incident.incident_id);
         if (incident.approval && !incident.approval.acknowledged_at) {
           void acknowledge(incident.incident_id).catch((error: unknown) =>

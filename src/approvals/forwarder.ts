@@ -4,13 +4,14 @@ import { jitteredBackoff } from '../backoff';
 import type { Clock } from '../clock';
 import type { Incidents } from '../incidents/service';
 import type { Incident } from '../incidents/model';
+import type { Owns } from '../incidents/ownership';
 import { humanOperatorResponse } from './human-response';
 
 /**
  * Tells an incident's agent session the operator's decision, retried with backoff until
  * it lands. Idempotent: a decision already forwarded (forwarded_at set) is not re-sent.
  */
-export function createDecisionForwarder(deps: { incidents: Incidents; agent: AgentRuntime; agentName?: string; clock: Clock; logger: Logger }) {
+export function createDecisionForwarder(deps: { incidents: Incidents; agent: AgentRuntime; agentName?: string; clock: Clock; logger: Logger; owns?: Owns }) {
   const { incidents, agent, clock, logger } = deps;
   const timers = new Map<string, { cancel(): void }>();
   const attempts = new Map<string, number>();
@@ -23,7 +24,8 @@ export function createDecisionForwarder(deps: { incidents: Incidents; agent: Age
     timers.delete(incidentId);
     const incident = incidents.get(incidentId);
     const approval = incident?.approval;
-    if (!incident || !approval || approval.forwarded_at || !incident.session_id) return;
+    // Only the relay running the incident talks to its session (a takeover may happen between retries).
+    if (!incident || !approval || approval.forwarded_at || !incident.session_id || deps.owns?.(incidentId) === false) return;
     const text = humanOperatorResponse(incident, approval);
     // The run's agent, always: without one opencode answers with its default agent.
     agent

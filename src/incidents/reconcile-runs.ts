@@ -3,6 +3,7 @@ import type { AgentRuntime } from '../agent/types';
 import type { Clock } from '../clock';
 import type { RuntimeEventMapper } from './runtime-events';
 import type { Incidents } from './service';
+import type { Owns } from './ownership';
 
 /** Entries that start a turn of the agent (the run is expected to end again after them). */
 const TURN_START = new Set(['prompt.sent', 'approval.forwarded']);
@@ -15,7 +16,7 @@ const NO_RUN_AFTER_MS = 60_000;
  * `running` forever. After every (re)connect this asks the runtime how each open run
  * ended and replays that through the mapper, so the timeline and the state follow.
  */
-export function createRunReconciler(deps: { incidents: Incidents; agent: AgentRuntime; mapper: RuntimeEventMapper; clock: Clock; logger: Logger }) {
+export function createRunReconciler(deps: { incidents: Incidents; agent: AgentRuntime; mapper: RuntimeEventMapper; clock: Clock; logger: Logger; owns?: Owns }) {
   const { incidents, agent, mapper, clock, logger } = deps;
 
   const endSeen = (incidentId: string) => {
@@ -29,7 +30,8 @@ export function createRunReconciler(deps: { incidents: Incidents; agent: AgentRu
   };
 
   return async function reconcile(): Promise<void> {
-    const candidates = incidents.open().filter((i) => i.state === 'running' && i.session_id);
+    // Another relay's runs are on its runtime: it reconciles them.
+    const candidates = incidents.open().filter((i) => i.state === 'running' && i.session_id && deps.owns?.(i.incident_id) !== false);
     if (candidates.length === 0) return;
     const busy = await agent.sessionStatus();
     for (const incident of candidates) {

@@ -13,6 +13,7 @@ import {
   type RuntimePart,
 } from './runtime-event-schemas';
 import type { Incidents } from './service';
+import type { Owns } from './ownership';
 
 /** Longest excerpt of model text, tool output or error a timeline entry carries. */
 export const EXCERPT_CHARS = 500;
@@ -27,6 +28,8 @@ export interface RuntimeEventMapperDeps {
   clock?: Clock;
   /** A root session failed and its incident is now `failed`: the caller tells the room. */
   onSessionFailed?: (incidentId: string, message: string) => void;
+  /** Team relays: events about an incident another relay owns write nothing here (src/incidents/ownership.ts). */
+  owns?: Owns;
 }
 
 export interface RuntimeEventMapper {
@@ -95,7 +98,8 @@ export function createRuntimeEventMapper(deps: RuntimeEventMapperDeps): RuntimeE
     let s = sessionId;
     for (let depth = 0; depth < 32; depth++) {
       const incident = incidents.bySession(s);
-      if (incident) return { kind: 'ours', owner: { incident, rootSession: s } };
+      // A run another relay took over is its now: this relay's late events about it write nothing.
+      if (incident) return deps.owns?.(incident.incident_id) === false ? { kind: 'foreign' } : { kind: 'ours', owner: { incident, rootSession: s } };
       if (!parentOf.has(s)) return { kind: 'unknown', lookup: s };
       const parent = parentOf.get(s);
       if (!parent) return { kind: 'foreign' };

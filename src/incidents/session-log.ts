@@ -6,6 +6,7 @@ import type { Bus } from '../events/bus';
 import type { RelayEvents } from './events';
 import { isTerminal, type Incident } from './model';
 import type { Incidents } from './service';
+import type { Owns } from './ownership';
 import { renderSessionLog } from './session-log-markdown';
 
 export interface SessionLogWriterDeps {
@@ -14,6 +15,8 @@ export interface SessionLogWriterDeps {
   /** `RELAY_LOG_DIR`; logs go to `<logDir>/troubleshooting/`. */
   logDir: string;
   logger: Logger;
+  /** Team relays: only the owner writes an incident's log (src/incidents/ownership.ts). */
+  owns?: Owns;
 }
 
 export interface SessionLogWriter {
@@ -67,6 +70,8 @@ export function createSessionLogWriter(deps: SessionLogWriterDeps): SessionLogWr
   }
 
   function schedule(incidentId: string) {
+    // The relay that ran the incident writes its log; the others would write it a second time from hearsay.
+    if (deps.owns?.(incidentId) === false) return;
     const current = writing.get(incidentId);
     if (current) {
       current.again = true;

@@ -27,7 +27,7 @@ interface DecisionRow {
  * at once when that is this relay, else when told by NOTIFY. Only a human channel reaches here:
  * the run's own relay decides nothing on the model's word, exactly as on the laptop.
  */
-export function createTeamDecisions(deps: { team: TeamCoordinator; approvals: Pick<Approvals, 'decide' | 'acknowledge'>; incidents: Pick<Incidents, 'get' | 'record'>; logger: Logger }) {
+export function createTeamDecisions(deps: { team: TeamCoordinator; approvals: Pick<Approvals, 'decide' | 'acknowledge'>; incidents: Pick<Incidents, 'get'>; logger: Logger }) {
   const { team, approvals, incidents, logger } = deps;
   const pool = team.pool;
 
@@ -98,7 +98,8 @@ export function createTeamDecisions(deps: { team: TeamCoordinator; approvals: Pi
         }
         return local;
       }
-      incidents.record(incidentId, 'approval.forwarded_to_owner', `${decision} by ${actor.id} via ${channel}: recorded, and sent to the relay running the incident`, { decision, by: actor.id, channel });
+      // The incident is the owner's to write: it records the decision when it applies it (one line, by the owner).
+      logger.info({ incident_id: incidentId, decision, by: actor.id, channel }, 'decision recorded; the relay running the incident applies it');
       return {
         status: 'accepted',
         incident,
