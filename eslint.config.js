@@ -26,6 +26,16 @@ export default tseslint.config(
     },
   },
   {
+    // The domain depends on ports, never on an alert source's adapter (src/alert/source.ts is the port).
+    files: ['src/incidents/**/*.ts', 'src/approvals/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: [{ name: 'electron', message: 'src/ is plain Node: put Electron code in electron/.' }],
+        patterns: [{ group: ['**/alert/schema', '**/alert/splunk', '**/alert/alertmanager*'], message: 'The domain takes normalized alerts (src/alert/source.ts), not a sender\'s wire format.' }],
+      }],
+    },
+  },
+  {
     // Raw IPC only in the two typed wrappers.
     files: ['electron/**/*.ts', 'renderer/**/*.ts', 'renderer/**/*.tsx'],
     ignores: rawIpcWrappers,

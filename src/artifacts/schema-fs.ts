@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { alertSourcesSchema } from './schema-sources';
 
 /** The alert definition id names the artifact group: "AD" and six digits. */
 export const alertDefIdSchema = z.string().regex(/^AD\d{6}$/, 'must be "AD" followed by six digits, e.g. AD000002');
@@ -53,6 +54,8 @@ export const faultSignatureSchema = z.strictObject({
     counter_examples: z.array(z.string().min(1)).default([]),
   }),
   variables: z.array(fsVariableSchema).min(1),
+  /** How other alert senders' alerts map to this definition (schema-sources.ts); Splunk needs none. */
+  sources: alertSourcesSchema.optional(),
 });
 export type FaultSignature = z.infer<typeof faultSignatureSchema>;
 export type FsVariable = z.infer<typeof fsVariableSchema>;

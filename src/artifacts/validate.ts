@@ -7,6 +7,7 @@ import { basename, join, relative } from 'node:path';
 import type { z } from 'zod';
 import { namedGroups, REGEX_FLAGS } from './expectations';
 import { faultSignatureSchema, type FaultSignature } from './schema-fs';
+import { alertmanagerMappingProblems } from './source-mappings';
 import { remediationGuideFrontMatterSchema, type RemediationGuide } from './schema-rg';
 import { repairActionWorkflowSchema, STEP_KINDS, type Expectation, type RawStep, type RepairActionWorkflow } from './schema-raw';
 import { rawTestCaseSchema, type RawTestCase } from './schema-test-case';
@@ -138,6 +139,7 @@ function checkFs(fs: FaultSignature, src: YamlSource, id: string, sink: IssueSin
       if (!names.has(name)) sink.at(src, ['required_alert_fields', i], `required field ${name} is not a declared variable`);
     }
   });
+  for (const p of alertmanagerMappingProblems(fs)) sink.at(src, p.path, p.message);
 }
 
 /** Every templated string of a step with its path, for template and regex checks. */

@@ -99,7 +99,7 @@ export const INCIDENT_KINDS = ['relay', 'headed'] as const;
 export const SEVERITIES = ['critical', 'major', 'minor', 'warning', 'info'] as const;
 export type Severity = (typeof SEVERITIES)[number];
 
-const fieldSourceSchema = z.enum(['result', 'result.device_name', 'result.host', '_raw', 'absent']);
+const fieldSourceSchema = z.enum(['result', 'result.device_name', 'result.host', '_raw', 'label', 'absent']);
 /** Where the alert's key fields came from (src/alert/normalize.ts): shown so an engineer can judge them. */
 export const fieldSourcesSchema = z.object({ device_hostname: fieldSourceSchema, neighbor_ip: fieldSourceSchema, vrf_name: fieldSourceSchema });
 

@@ -17,6 +17,8 @@ import { httpDeviceProbe, type DeviceProbe, type EventStreamHealth, type Messagi
 import type { Intake } from './intake';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { faultAlertRoutes } from './routes/fault-alert';
+import { alertSourceRoutes } from './routes/alert-sources';
+import type { AlertSources } from './alert-sources';
 import { mcpRoutes } from './routes/mcp';
 import { healthRoutes } from './routes/health';
 import { searchProxyRoutes } from './routes/search-proxy';
@@ -49,6 +51,8 @@ export interface AppDeps {
   agent: AgentRuntime;
   incidents: Incidents;
   intake: Intake;
+  /** Batch alert sources (`POST /alerts/<name>`: Alertmanager) and what takes their alerts. */
+  alertSources?: Pick<AlertSources, 'sources' | 'accept'>;
   /** Creates headed incidents (the prompt copiers, `simulate --direct`). */
   startHeaded: HeadedIntake;
   /** What the operator typed in the terminal UI, reported by the runtime's plugin. */
@@ -129,6 +133,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ...(deps.approversOnline ? { approversOnline: deps.approversOnline } : {}),
   });
   await app.register(faultAlertRoutes, { intake: deps.intake, webhookSecret: secret });
+  if (deps.alertSources) await app.register(alertSourceRoutes, { ...deps.alertSources, webhookSecret: secret });
   // Its own authentication: a person's token, approvers only (WEBHOOK_SECRET is Splunk's, not a person's).
   await app.register(decisionRoutes, { approvals: deps.approvals, ...(deps.operators ? { operators: deps.operators } : {}) });
   await app.register(async (scope) => {

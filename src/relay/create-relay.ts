@@ -34,6 +34,7 @@ import type { ProxySettings } from '../net/proxy';
 import { SECRET_KEYS } from '../config/schema';
 import { httpDeviceProbe, type MessagingHealth } from './health-checks';
 import { createIntake } from './intake';
+import { createAlertSources } from './alert-sources';
 import { createModelCheck } from '../agent/model-check';
 import { standingWarnings } from './standing-warnings';
 import { createHeadedIntake, type HeadedIntake } from './headed-intake';
@@ -44,6 +45,7 @@ import type { Incident } from '../incidents/model';
 import type { TeamCoordinator } from '../team/coordinator';
 import { followTeam } from '../team/follow-team';
 import { createTeamDecisions } from '../team/decisions';
+import { ownsEverything, type Owns } from '../incidents/ownership';
 
 export interface RelayDeps {
   config: RelayConfig;
@@ -123,6 +125,9 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
   if (deviceServer) logger.info({ devices: deviceServer.service.devices().map((d) => d.name) }, 'device tool server started from DEVICE_INVENTORY (loopback, bearer token held by the guard only)');
   const clock = deps.clock ?? systemClock;
   const presence = createPresence();
+  // One owner per incident: everything below that acts on an incident asks (a laptop relay owns all).
+  const team = deps.team;
+  const owns: Owns = team ? (id) => team.owns(id) : ownsEverything;
   // Warnings of parts started after the relay (the embedded runtime's file check): shown until removed.
   const laterWarnings = new Set<() => string[]>();
   const bus = deps.bus ?? createBus<RelayEvents>((error, type) => logger.error({ err: error, event: type }, 'event handler failed'));
@@ -151,6 +156,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     ...(store.writesBehind ? { durable: () => store.flush() } : {}),
     ...(deps.team ? { newIncidentLock: deps.team.newIncidentLock } : {}),
   });
+  const alertSources = createAlertSources({ config, intake, incidents, bus, agent, logger, ...(store.writesBehind ? { durable: () => store.flush() } : {}), ...(deps.team ? { owns: deps.team.owns } : {}) });
   const messaging = deps.messaging ?? (() => ({ configured: Boolean(config.MSG_BOT_TOKEN && config.MSG_ROOM_ID), connected: false }));
   // The relay writes into a headed run's terminal session itself: what the operator reads there is the
   // relay's record (lines, device, hash, request id), never the model's retelling of it.
@@ -169,6 +175,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     extraChannels: () => [...(operators && operators.approvers() > 0 ? ['api'] : []), ...(deps.extraChannels?.() ?? [])],
     ...(operators ? { approversOnline: () => presence.approvers() } : {}),
     ttlMs: config.APPROVAL_TTL,
+    owns,
     whenUnattended: config.APPROVAL_WHEN_UNATTENDED,
     agentName: config.AGENT_NAME,
     clock,
@@ -190,9 +197,10 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     agent,
     logger,
     clock,
+    owns,
     onSessionFailed: (id, message) => approvals.tellRoom(id, `❌ **${id}**: the agent session failed: ${message}`),
   });
-  const reconcile = createRunReconciler({ incidents, agent, mapper, clock, logger });
+  const reconcile = createRunReconciler({ incidents, agent, mapper, clock, logger, owns });
   let streamUp = false;
   const follower = startRuntimeEventFollower({
     agent,
@@ -213,7 +221,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
       bus.publish('health.runtime', { ok: s.connected, ...(s.error ? { error: s.error } : {}) });
     },
   });
-  const sessionLog = createSessionLogWriter({ incidents, bus, logDir: resolve(config.RELAY_LOG_DIR), logger });
+  const sessionLog = createSessionLogWriter({ incidents, bus, logDir: resolve(config.RELAY_LOG_DIR), logger, owns });
   sessionLog.backfill(incidents.list());
   // The device server's bearer (generated in memory, or DEVICE_MCP_TOKEN) goes to this client only.
   const ownDeviceTools = !deps.deviceTools && deviceMcpUrl ? createMcpDeviceTools(deviceMcpUrl, { token: deviceServer?.token ?? config.DEVICE_MCP_TOKEN }) : undefined;
@@ -235,6 +243,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     agent,
     incidents,
     intake,
+    alertSources,
     startHeaded,
     terminal: { terminalSecret, tell: tellTerminal },
     channels: () => approvals.channels(),
@@ -294,6 +303,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     },
     async close() {
       offUpdated();
+      alertSources.stop();
       offTeam();
       teamDecisions?.stop();
       approvals.stop();

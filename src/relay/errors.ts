@@ -39,8 +39,9 @@ const FASTIFY_ERRORS: Record<string, [number, string, string]> = {
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, 'invalid_request', 'Content-Length does not match the body.'],
 };
 
-/** Routes whose body is a Splunk-shaped alert: their validation errors are `invalid_alert`. */
+/** Routes whose body is an alert (Splunk's, or a batch source's under /alerts/): their validation errors are `invalid_alert`. */
 const ALERT_ROUTES = new Set(['/fault-alert', '/headed']);
+const isAlertRoute = (url: string) => ALERT_ROUTES.has(url) || url.startsWith('/alerts/');
 
 /**
  * JSON bodies: invalid JSON is `invalid_json`; valid JSON carrying a `__proto__` or
@@ -88,7 +89,7 @@ export function installErrorHandler(app: FastifyInstance, scrub: (text: string) 
       }));
       const summary = details.map((d) => `${d.path}: ${d.message}`).join('; ');
       // The code names what was wrong where: an alert body, or the request's path, query or body.
-      const alert = where === 'body' && ALERT_ROUTES.has(request.routeOptions.url ?? '');
+      const alert = where === 'body' && isAlertRoute(request.routeOptions.url ?? '');
       const code = alert ? 'invalid_alert' : where === 'params' ? 'invalid_params' : where === 'querystring' ? 'invalid_query' : where === 'headers' ? 'invalid_headers' : 'invalid_body';
       const what = alert ? 'The alert is not valid' : `The request's ${where === 'querystring' ? 'query' : where} is not valid`;
       return reply.code(400).send(errorBody(code, scrub(`${what}: ${summary}`), details));

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import type { Logger } from 'pino';
-import { dedupKeyOf, normalizeAlert } from '../alert/normalize';
-import type { InboundAlert } from '../alert/schema';
+import type { SourcedAlert } from '../alert/source';
 import type { Clock } from '../clock';
 import type { Dispatcher } from '../delivery/dispatcher';
 import type { Incident } from '../incidents/model';
@@ -47,7 +46,7 @@ export function createIntake(opts: IntakeOptions) {
   const newIncidentLock = opts.newIncidentLock ?? (<T>(_key: string, fn: () => Promise<T>) => fn());
 
   const refused = (error: StoreUnavailableError) =>
-    new HttpError(503, 'store_unavailable', `${error.message}. The alert was not accepted; send it again (Splunk retries).`, undefined, { 'retry-after': '5' });
+    new HttpError(503, 'store_unavailable', `${error.message}. The alert was not accepted; send it again (alert senders retry on 503).`, undefined, { 'retry-after': '5' });
 
   /** Nothing is answered 202 before it is durable; a store that cannot say so makes the sender retry. */
   const madeDurable = async () => {
@@ -66,8 +65,9 @@ export function createIntake(opts: IntakeOptions) {
    */
   const refusedCreations = new Set<string>();
 
-  return async function accept(alert: InboundAlert): Promise<AcceptedResponse> {
-    const key = dedupKeyOf(alert);
+  /** A firing alert from any source (src/alert/source.ts): its key decides repeat or new incident. */
+  return async function accept(alert: SourcedAlert): Promise<AcceptedResponse> {
+    const key = alert.dedup_key;
     const open = incidents.findOpen(key);
     if (open) return foldDuplicate(open);
     // The lock covers creating the incident and making it durable, not its delivery: a relay
@@ -116,8 +116,8 @@ export function createIntake(opts: IntakeOptions) {
     };
   }
 
-  async function createDurably(alert: InboundAlert): Promise<Incident> {
-    const incident = incidents.create(newIncidentFrom(normalizeAlert(alert), mode));
+  async function createDurably(alert: SourcedAlert): Promise<Incident> {
+    const incident = incidents.create(newIncidentFrom(alert.normalized(), mode));
     try {
       await madeDurable();
     } catch (error) {

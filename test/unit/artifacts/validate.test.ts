@@ -28,7 +28,7 @@ describe('the published artifacts', () => {
 
   it('are listed for pickers with their versions', async () => {
     const list = await listArtifactGroups(ROOT);
-    expect(list.find((g) => g.alert_def_id === 'AD000002')).toMatchObject({ valid: true, fs_version: '1.3.0', raw_version: '1.3.0', title: 'BGP neighbor administratively shut down' });
+    expect(list.find((g) => g.alert_def_id === 'AD000002')).toMatchObject({ valid: true, fs_version: '1.4.0', raw_version: '1.3.0', title: 'BGP neighbor administratively shut down' });
   });
 });
 
