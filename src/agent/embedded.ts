@@ -69,7 +69,8 @@ export async function startEmbeddedRuntime(opts: EmbeddedRuntimeOptions): Promis
   const username = opts.username ?? 'opencode';
   const password = opts.password ?? randomBytes(32).toString('base64url');
   const redact = createRedactor([password]);
-  const startTimeoutMs = opts.startTimeoutMs ?? 30_000;
+  // Its first start (installing its own plugins, indexing the project) can take well over 30 s on a busy laptop or CI machine.
+  const startTimeoutMs = opts.startTimeoutMs ?? 120_000;
   const stopGraceMs = opts.stopGraceMs ?? 5_000;
   const restartDelay = opts.restartDelay ?? jitteredBackoff({ baseMs: 500, maxMs: 30_000 });
   let port = opts.port ?? (await findFreePort());

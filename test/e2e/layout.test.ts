@@ -13,6 +13,9 @@ import { createStubRuntime } from '../helpers/stub-runtime';
 import { CHROMIUM, NO_CHROMIUM_REASON, openBrowser, type TestBrowser } from './helpers/browser';
 import { buildRendererForTest } from './helpers/build-renderer';
 
+/** How long a page may take to show something on a loaded machine: a hang guard, not a speed bar. */
+const GUARD_MS = 60_000;
+
 const logger = pino({ level: 'silent' });
 const TOKEN = 'layout-tools-token-9c1d';
 const WIDTHS = [360, 1280, 3840] as const;
@@ -101,15 +104,15 @@ describe.skipIf(!CHROMIUM)('the triage UI at 3 a.m., from a phone to a 4K monito
       const { page } = browser;
       await page.setViewportSize({ width, height: width === 360 ? 740 : width === 3840 ? 2160 : 800 });
       await page.goto(`${url}/ui/#/incidents`);
-      await page.getByRole('link', { name: /awaiting approval\s*,\s*\d+m left\s*,\s*R1 · 10\.0\.0\.2\s*,\s*INC-\S+ · AD000002/ }).waitFor({ timeout: 5000 });
+      await page.getByRole('link', { name: /awaiting approval\s*,\s*\d+m left\s*,\s*R1 · 10\.0\.0\.2\s*,\s*INC-\S+ · AD000002/ }).waitFor({ timeout: GUARD_MS });
       expect(await overflow()).toEqual([]);
       await browser.screenshot(`layout-${width}-list`);
       expect(await axeSerious()).toEqual([]);
 
       await page.goto(`${url}/ui/#/incidents/${r1}`);
-      await page.getByRole('region', { name: 'Approval' }).getByText('Approval needed').waitFor({ timeout: 5000 });
+      await page.getByRole('region', { name: 'Approval' }).getByText('Approval needed').waitFor({ timeout: GUARD_MS });
       // Measured with the widest content in place: the evidence's long output lines.
-      await page.getByRole('region', { name: 'Evidence' }).locator('pre').first().waitFor({ timeout: 5000 });
+      await page.getByRole('region', { name: 'Evidence' }).locator('pre').first().waitFor({ timeout: GUARD_MS });
       expect(await overflow()).toEqual([]);
       await browser.screenshot(`layout-${width}-incident`);
       expect(await axeSerious()).toEqual([]);
@@ -122,7 +125,7 @@ describe.skipIf(!CHROMIUM)('the triage UI at 3 a.m., from a phone to a 4K monito
     await page.goto(`${url}/ui/#/incidents`);
     const list = page.getByRole('region', { name: 'Incidents' });
     const rows = list.locator('.incident-row');
-    await rows.nth(2).waitFor({ timeout: 5000 });
+    await rows.nth(2).waitFor({ timeout: GUARD_MS });
     const devicesShown = async () => (await rows.evaluateAll((els) => els.map((e) => e.querySelector('.device')?.firstChild?.textContent ?? ''))).sort();
 
     await list.getByRole('button', { name: /Needs me 1/ }).click();
@@ -141,7 +144,7 @@ describe.skipIf(!CHROMIUM)('the triage UI at 3 a.m., from a phone to a 4K monito
     const { page } = browser;
     await page.goto(`${url}/ui/#/incidents`);
     const rows = page.locator('.incident-row');
-    await rows.nth(2).waitFor({ timeout: 5000 });
+    await rows.nth(2).waitFor({ timeout: GUARD_MS });
     await rows.first().focus();
     await page.keyboard.press('ArrowDown');
     const second = await rows.nth(1).getAttribute('data-incident-id');
@@ -158,7 +161,7 @@ describe.skipIf(!CHROMIUM)('the triage UI at 3 a.m., from a phone to a 4K monito
     await page.goto(`${url}/ui/#/incidents/${r1}`);
     const approval = page.getByRole('region', { name: 'Approval' });
     const evidence = approval.getByRole('region', { name: 'Evidence' });
-    await evidence.getByText('R1# show ip bgp neighbors 10.0.0.2').waitFor({ timeout: 5000 });
+    await evidence.getByText('R1# show ip bgp neighbors 10.0.0.2').waitFor({ timeout: GUARD_MS });
     // The whole output, not its first line.
     expect(await evidence.locator('pre').first().textContent()).toMatch(/BGP neighbor is 10\.0\.0\.2[\s\S]*Administratively shut down[\s\S]*BGP state = Idle/);
     await approval.getByText('AD000002/RAW.yaml#repair_no_shutdown').waitFor();
@@ -168,7 +171,7 @@ describe.skipIf(!CHROMIUM)('the triage UI at 3 a.m., from a phone to a 4K monito
     expect(await approval.getByLabel('Rollback').textContent()).toBe('router bgp 65001\nneighbor 10.0.0.2 shutdown');
     await page.getByRole('tab', { name: /Timeline/ }).click().catch(() => undefined);
     const timeline = page.getByRole('list', { name: 'Timeline' });
-    await timeline.locator('li', { hasText: 'neighbor 10.0.0.2 is Idle (Admin)' }).locator('ul > li').first().waitFor({ timeout: 5000 });
+    await timeline.locator('li', { hasText: 'neighbor 10.0.0.2 is Idle (Admin)' }).locator('ul > li').first().waitFor({ timeout: GUARD_MS });
     expect(await timeline.locator('strong', { hasText: 'Diagnosis' }).count()).toBe(1);
     expect(await timeline.textContent()).not.toContain('**Diagnosis**');
   });

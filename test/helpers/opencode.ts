@@ -69,6 +69,8 @@ export async function startOpencode(opts: OpencodeOptions = {}): Promise<Opencod
     env,
     restartDelay: () => 100,
     stopGraceMs: 3_000,
+    // A hang guard, not a speed bar: opencode's first start on a loaded 2-core machine can pass 30 s.
+    startTimeoutMs: 180_000,
   });
   const endpoint = { ...runtime.endpoint };
   const port = Number(new URL(endpoint.url).port);
@@ -100,6 +102,7 @@ export async function startOpencode(opts: OpencodeOptions = {}): Promise<Opencod
         username: endpoint.username,
         restartDelay: () => 100,
         stopGraceMs: 3_000,
+        startTimeoutMs: 180_000,
       });
     },
   };

@@ -33,7 +33,7 @@ beforeAll(async () => {
     script: createAdversary({ markerFile: marker, projectDir: repoRoot, attachFile: runtimeAttachPath(dataDir) }),
   });
   await stack.toolsConnected();
-}, 90_000);
+}, 240_000);
 
 afterAll(async () => {
   await stack?.stop();

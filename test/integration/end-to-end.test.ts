@@ -41,7 +41,7 @@ beforeAll(async () => {
     variantFor: (task) => MISBEHAVING[task.inputs.neighbor_ip ?? ''] ?? 'faithful',
   });
   await stack.toolsConnected();
-}, 60_000);
+}, 240_000);
 
 afterAll(async () => {
   await stack?.stop();
@@ -123,7 +123,7 @@ describe('end to end: alert → agents → approval → device, with the scripte
     const log = relay().sessionLogPath(done);
     await waitUntil(() => existsSync(log) && readFileSync(log, 'utf8').includes('| State | resolved |'), `the session log ${log} shows resolved`);
     expect(readFileSync(agentLogPath(repoRoot, done), 'utf8')).toContain('## Outcome');
-  }, 60_000);
+  }, 240_000);
 
   it('DENIED: nothing is applied, the neighbor stays down and the incident is escalated', async () => {
     lab().reset();
@@ -139,7 +139,7 @@ describe('end to end: alert → agents → approval → device, with the scripte
     expect(lab().configChanges()).toBe(0);
     expect(neighborState('10.0.0.2')).toBe('Idle');
     expect(of(id, 'device.config_applied')).toEqual([]);
-  }, 60_000);
+  }, 240_000);
 
   it('a model that configures before the approval, or applies other lines than approved, is refused by the guard; the lab is unchanged', async () => {
     lab().reset();
@@ -164,7 +164,7 @@ describe('end to end: alert → agents → approval → device, with the scripte
     expect(neighborState('10.0.0.6')).toBe('Idle');
     expect(neighborState('10.1.1.2', 'CUST-A')).toBe('Idle');
     expect([...of(early, 'device.config_applied'), ...of(extra, 'device.config_applied')]).toEqual([]);
-  }, 60_000);
+  }, 240_000);
 });
 
 describe('npm run demo', () => {

@@ -25,7 +25,7 @@ describe.skipIf(!hasTmux)('npm run headed in a real terminal', () => {
   beforeAll(async () => {
     stack = await startDemoStack({ projectDir: repoRoot, dataDir, logDir: path.join(dataDir, 'logs'), logger: silent, convergeDelayMs: 0, maxSleepS: 0 });
     await stack.toolsConnected();
-  }, 90_000);
+  }, 240_000);
   afterAll(async () => {
     spawnSync('tmux', ['kill-session', '-t', tmux]);
     // The agent writes its own log into the project, as in a real run.

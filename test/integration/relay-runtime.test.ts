@@ -55,13 +55,16 @@ function firstUserMessage(client: AgentClient, sessionId: string) {
   );
 }
 
+/** A hang guard, not a speed bar: opencode's first start on a loaded 2-core machine can pass 30 s. */
+const START_GUARD_MS = 180_000;
+
 describe('relay against the real opencode server', () => {
   let runtime: EmbeddedRuntime;
   let client: AgentClient;
   let relay: RelayProcess;
 
   beforeAll(async () => {
-    runtime = await startEmbeddedRuntime({ cwd: repoRoot, logger: silent, env: await modelEnv() });
+    runtime = await startEmbeddedRuntime({ cwd: repoRoot, logger: silent, env: await modelEnv(), startTimeoutMs: START_GUARD_MS });
     client = createAgentClient(runtime.endpoint);
     relay = await spawnRelay({
       AGENT_URL: runtime.endpoint.url,
@@ -147,7 +150,7 @@ describe('nothing lost when the runtime or the relay goes down', () => {
       expect(res.body).toMatchObject({ status: 'queued', session_id: null });
       const id = res.body.incident_id as string;
 
-      runtime = await startEmbeddedRuntime({ cwd: repoRoot, logger: silent, port, password, env: await modelEnv() });
+      runtime = await startEmbeddedRuntime({ cwd: repoRoot, logger: silent, port, password, env: await modelEnv(), startTimeoutMs: START_GUARD_MS });
       const delivered = await vi.waitFor(
         async () => {
           const inc = await getJson(`${relay.url}/sessions/${id}`);
@@ -180,7 +183,7 @@ describe('nothing lost when the runtime or the relay goes down', () => {
     const id = res.body.incident_id as string;
     await first.stop('SIGKILL');
 
-    const runtime = await startEmbeddedRuntime({ cwd: repoRoot, logger: silent, port, password, env: await modelEnv() });
+    const runtime = await startEmbeddedRuntime({ cwd: repoRoot, logger: silent, port, password, env: await modelEnv(), startTimeoutMs: START_GUARD_MS });
     const second = await spawnRelay(env);
     try {
       const delivered = await vi.waitFor(
@@ -202,7 +205,7 @@ describe('nothing lost when the runtime or the relay goes down', () => {
   });
 
   it('shows a wrong runtime password in /health/deep, and the password nowhere in answers or logs', async () => {
-    const runtime = await startEmbeddedRuntime({ cwd: repoRoot, logger: silent, env: await modelEnv() });
+    const runtime = await startEmbeddedRuntime({ cwd: repoRoot, logger: silent, env: await modelEnv(), startTimeoutMs: START_GUARD_MS });
     const wrong = 'wrong-password-' + Math.random().toString(36).slice(2);
     const relay = await spawnRelay({ AGENT_URL: runtime.endpoint.url, AGENT_SERVER_PASSWORD: wrong, RELAY_DATA_DIR: tmp() });
     try {
