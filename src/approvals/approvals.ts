@@ -1,102 +1,19 @@
-import type { Logger } from 'pino';
-import type { AgentRuntime } from '../agent/types';
-import type { Clock } from '../clock';
-import type { Bus } from '../events/bus';
-import type { RelayEvents } from '../incidents/events';
-import { isTerminal, NO_APPLICATION, publicIncident, type Approval, type ApprovalRequest, type Decision, type Incident } from '../incidents/model';
-import type { IncidentChange, Incidents } from '../incidents/service';
-import type { IncidentEvent } from '../incidents/state';
-import { ownsEverything, type Owns } from '../incidents/ownership';
+import { isTerminal, NO_APPLICATION, publicIncident, type Approval, type Decision, type Incident } from '../incidents/model';
+import { ownsEverything } from '../incidents/ownership';
 import { approvalFallbackMarkdown, buildApprovalCard } from '../messaging/approval-card';
 import { createDecisionForwarder } from './forwarder';
-import { transition, type DecisionChannel, type GateEvent, type GatePhase } from './lifecycle';
+import type { DecisionChannel } from './lifecycle';
 import { canonicalLines, linesSha256, shortHash } from './lines';
-import type { OperatorRoom } from './operator-room';
 import { evidenceOf } from './evidence';
-import { ack, describeDecision, formatTtl } from './wording';
+import { ack, describeDecision } from './wording';
 import { newRequestId } from './request-id';
+export * from './types';
+import { ApprovalError, type Actor, type ApprovalRequestInput, type ApprovalsOptions, type DecideResult, type RequestResult } from './types';
+import { createGateMove } from './gate-move';
+import { createApprovalTimers } from './timers';
+import { createUnattended } from './unattended';
+import { createClaim, sameDevice } from './claim';
 
-export interface ApprovalRequestInput {
-  incident_id: string;
-  summary: string;
-  device: string;
-  commands: string[];
-  rollback?: string[];
-  artifact_ref?: string;
-}
-
-export type RequestResult =
-  | { status: 'pending'; request_id: string; expires_at: string; channels: string[]; lines_sha256: string; note?: string; approvers_online?: string[]; warning?: string }
-  | { status: 'skipped_with_warning'; decision: Decision; warning: string };
-
-export type DecideResult =
-  | { status: 'accepted'; incident: Incident; approval: Approval }
-  | { status: 'already_decided'; incident: Incident; approval: Approval }
-  | { status: 'not_awaiting'; incident: Incident }
-  /** The decision named a request that is not the one pending (an old card, a stale window): nothing changed. */
-  | { status: 'stale_request'; incident: Incident; request_id: string; pending_request_id: string | null }
-  | { status: 'unknown_incident' };
-
-/**
- * `decide` as the channels call it: a team relay records the decision in its database first.
- * `requestId` is the request the person was shown; every human channel sends it. Without it (the
- * relay's own tests and tools) the pending request is meant.
- */
-export type DecideFn = (incidentId: string, decision: Decision, actor: Actor, channel: DecisionChannel, reason?: string, requestId?: string) => DecideResult | Promise<DecideResult>;
-
-/** A claim on the approved lines, taken before the device call; exactly one of them is settled. */
-export interface Claim {
-  /** What the device is sent: the incident's own device and the lines exactly as approved, never the caller's strings. */
-  readonly device: string;
-  readonly commands: readonly string[];
-  /** The device call returned: the lines are on the device. */
-  applied(output: string): void;
-  /** The device tool server was never reached: nothing was applied, the approval may be used again. */
-  release(why: string): void;
-  /** The device call failed after it was sent: the state is unknown, the approval is spent. */
-  failed(why: string): void;
-}
-export type ClaimResult = { ok: true; claim: Claim } | { ok: false; reason: string };
-
-export interface Actor {
-  /** E-mail or OS user name: who the room and the log will name. */
-  id: string;
-  display?: string;
-}
-
-/** A tool error the agent can read: says why, changes nothing. */
-export class ApprovalError extends Error {
-  override readonly name = 'ApprovalError';
-}
-
-export interface ApprovalsOptions {
-  incidents: Incidents;
-  agent: AgentRuntime;
-  bus: Bus<RelayEvents>;
-  room?: OperatorRoom;
-  /** Other live channels (the tray's desktop notification); named in the `pending` answer. */
-  extraChannels?: () => string[];
-  /** Approvers following the relay right now (trays on /events): said in the `pending` answer. */
-  approversOnline?: () => string[];
-  ttlMs: number;
-  /** How long an APPROVED change may wait to be applied (APPROVAL_APPLY_WINDOW); default the TTL. */
-  applyWindowMs?: number;
-  /** Headed runs: writes the approval question into the operator's terminal session (the relay, never the model). */
-  showInTerminal?: (incident: Incident) => Promise<void>;
-  whenUnattended: 'approve' | 'deny';
-  /** The run's agent: opencode answers a prompt without one with its default agent (build), not the session's. */
-  agentName?: string;
-  clock: Clock;
-  logger: Logger;
-  /** Team relays: only the owner arms timers, expires, supersedes and forwards (src/incidents/ownership.ts). */
-  owns?: Owns;
-}
-
-const phaseOf = (incident: Incident): GatePhase => ({
-  approval: incident.approval_request?.status ?? 'none',
-  application: incident.application.status,
-});
-const sameDevice = (a: string, b: string) => a.trim().toLowerCase() === b.trim().toLowerCase();
 
 /**
  * The approval lifecycle: the only code that moves an incident's gate (lifecycle.ts holds the
@@ -104,12 +21,11 @@ const sameDevice = (a: string, b: string) => a.trim().toLowerCase() === b.trim()
  */
 export function createApprovals(opts: ApprovalsOptions) {
   const { incidents, agent, bus, room, clock, logger } = opts;
-  const expiryTimers = new Map<string, { cancel(): void }>();
-  const lapseTimers = new Map<string, { cancel(): void }>();
   const applyWindowMs = opts.applyWindowMs ?? opts.ttlMs;
   const owns = opts.owns ?? ownsEverything;
   const forwarder = createDecisionForwarder({ incidents, agent, agentName: opts.agentName, clock, logger, owns });
   const forward = forwarder.forward;
+  const move = createGateMove(incidents);
 
   /** The channels a human can answer on for this incident; the terminal only for a headed run. */
   const channelsFor = (incident?: Incident) => [
@@ -118,35 +34,6 @@ export function createApprovals(opts: ApprovalsOptions) {
     ...(opts.extraChannels?.() ?? []),
   ];
 
-  /**
-   * Moves the gate by one event of the table and stores the result with `patch`, in one
-   * synchronous step: nothing can interleave between the check and the write.
-   */
-  function move(
-    incidentId: string,
-    event: GateEvent,
-    patch: (cur: Incident) => IncidentChange,
-    /** The incident's own state event that goes with this step (src/incidents/state.ts), if any. */
-    stateEvent?: IncidentEvent,
-  ): { ok: true; incident: Incident } | { ok: false; reason: string } {
-    const current = incidents.get(incidentId);
-    if (!current) return { ok: false, reason: `unknown incident ${incidentId}` };
-    const step = transition(phaseOf(current), event);
-    if (!step.ok) return step;
-    if (stateEvent && !incidents.can(incidentId, stateEvent)) return { ok: false, reason: `${incidentId} is ${current.state}` };
-    const write = (change: (cur: Incident) => IncidentChange) => (stateEvent ? incidents.transition(incidentId, stateEvent, change) : incidents.update(incidentId, change));
-    const incident = write((cur) => {
-      const changes = patch(cur);
-      const request = (changes.approval_request === undefined ? cur.approval_request : changes.approval_request) as ApprovalRequest | null;
-      return {
-        ...changes,
-        approval_request: request ? { ...request, status: step.next.approval === 'none' ? request.status : step.next.approval } : request,
-        application: { ...(changes.application ?? cur.application), status: step.next.application },
-      };
-    });
-    return { ok: true, incident };
-  }
-
   const tellRoom = (incidentId: string, markdown: string) => {
     if (!room) return;
     room.postMarkdown(markdown).catch((error: unknown) => {
@@ -154,73 +41,9 @@ export function createApprovals(opts: ApprovalsOptions) {
       incidents.record(incidentId, 'room.error', `Could not post to the room: ${(error as Error).message}`);
     });
   };
-
-  function scheduleExpiry(incident: Incident) {
-    const request = incident.approval_request;
-    if (!request || request.status !== 'pending' || !owns(incident.incident_id)) return;
-    expiryTimers.get(incident.incident_id)?.cancel();
-    const delay = Math.max(0, Date.parse(request.expires_at) - clock.now().getTime());
-    expiryTimers.set(incident.incident_id, clock.setTimeout(() => expire(incident.incident_id, request.requested_at), delay));
-  }
-
-  const lapsed = (incident: Incident) => {
-    const by = incident.approval?.apply_by;
-    return Boolean(by && Date.parse(by) <= clock.now().getTime());
-  };
-
-  /** An APPROVED change not applied within the apply window expires: a new decision is needed. */
-  function scheduleLapse(incident: Incident) {
-    const by = incident.approval?.apply_by;
-    const requestId = incident.approval_request?.request_id;
-    if (!by || incident.approval_request?.status !== 'approved' || !owns(incident.incident_id)) return;
-    lapseTimers.get(incident.incident_id)?.cancel();
-    const delay = Math.max(0, Date.parse(by) - clock.now().getTime());
-    lapseTimers.set(
-      incident.incident_id,
-      clock.setTimeout(() => {
-        lapseTimers.delete(incident.incident_id);
-        if (incidents.get(incident.incident_id)?.approval_request?.request_id === requestId) lapse(incident.incident_id);
-      }, delay),
-    );
-  }
-
-  function lapse(incidentId: string) {
-    // Another relay took the incident over since the timer was armed: its timers are its own.
-    if (!owns(incidentId)) return;
-    const moved = move(incidentId, 'lapse', () => ({}));
-    if (!moved.ok) return;
-    const text = `The approved change was not applied within ${formatTtl(applyWindowMs)} of the decision (APPROVAL_APPLY_WINDOW): the approval expired, nothing was applied, a new decision is needed`;
-    incidents.record(incidentId, 'approval.lapsed', text, { request_id: moved.incident.approval_request?.request_id });
-    logger.warn({ incident_id: incidentId }, 'approved change not applied within the apply window; approval expired');
-  }
-
-  function expire(incidentId: string, requestedAt: string) {
-    expiryTimers.delete(incidentId);
-    const current = incidents.get(incidentId);
-    if (!current || current.approval_request?.requested_at !== requestedAt || !owns(incidentId)) return;
-    const at = clock.now().toISOString();
-    const summary = `No operator decision within ${formatTtl(opts.ttlMs)}: escalated without any change.`;
-    const approval: Approval = {
-      decision: 'EXPIRED',
-      effective: 'DENIED',
-      by: 'relay',
-      channel: 'ttl',
-      at,
-      reason: `no decision within ${formatTtl(opts.ttlMs)}`,
-      commands: current.approval_request.commands,
-      forwarded_at: null,
-      acknowledged_at: null,
-      request_id: current.approval_request.request_id,
-      apply_by: null,
-    };
-    const moved = move(incidentId, 'expire', () => ({ approval, outcome: { kind: 'escalated', summary, at } }), 'expire');
-    if (!moved.ok) return;
-    incidents.record(incidentId, 'approval.expired', summary);
-    logger.warn({ incident_id: incidentId }, 'approval expired; incident escalated');
-    bus.publish('approval.decided', { incident: publicIncident(moved.incident), approval });
-    tellRoom(incidentId, `⏰ **${incidentId}** on \`${current.device_hostname}\`: ${summary}`);
-    forward(incidentId);
-  }
+  const timers = createApprovalTimers({ incidents, move, bus, clock, logger, owns, ttlMs: opts.ttlMs, applyWindowMs, tellRoom, forward });
+  const claim = createClaim({ incidents, move, timers, clock, logger, applyWindowMs });
+  const skipUnattended = createUnattended({ incidents, move, bus, clock, logger, whenUnattended: opts.whenUnattended, applyWindowMs });
 
   /** Posts the room acknowledgement of a decision and records that it was posted. */
   async function acknowledge(incidentId: string): Promise<void> {
@@ -281,7 +104,7 @@ export function createApprovals(opts: ApprovalsOptions) {
       channels: live,
       lines_sha256,
     });
-    scheduleExpiry(next);
+    timers.scheduleExpiry(next);
     bus.publish('approval.requested', { incident: publicIncident(next), request: next.approval_request! });
 
     if (room) {
@@ -351,55 +174,6 @@ export function createApprovals(opts: ApprovalsOptions) {
     }
   }
 
-  function skipUnattended(incident: Incident, input: ApprovalRequestInput): RequestResult {
-    const effective: Decision = opts.whenUnattended === 'approve' ? 'APPROVED' : 'DENIED';
-    const warning =
-      effective === 'APPROVED'
-        ? 'No approval channel is configured (no Webex room, no tray): the change is treated as APPROVED without a human because APPROVAL_WHEN_UNATTENDED=approve. Acceptable for local demos only.'
-        : 'No approval channel is configured (no Webex room, no tray, not a headed run): the change is DENIED. Configure a channel, or set APPROVAL_WHEN_UNATTENDED=approve for demos.';
-    const at = clock.now().toISOString();
-    const approval: Approval = {
-      decision: 'SKIPPED',
-      effective,
-      by: 'relay',
-      channel: 'unattended',
-      at,
-      reason: warning,
-      commands: input.commands,
-      forwarded_at: at, // the tool result carries it
-      acknowledged_at: at,
-      request_id: '',
-      apply_by: null,
-    };
-    const request: ApprovalRequest = {
-      request_id: newRequestId(),
-      terminal_shown_at: null,
-      summary: input.summary,
-      device: incident.device_hostname,
-      commands: input.commands,
-      rollback: input.rollback ?? [],
-      artifact_ref: input.artifact_ref,
-      requested_at: at,
-      expires_at: at,
-      status: 'pending',
-      lines_sha256: linesSha256(input.commands),
-      channels: [],
-    };
-    approval.request_id = request.request_id;
-    if (effective === 'APPROVED') approval.apply_by = new Date(Date.parse(at) + applyWindowMs).toISOString();
-    const asked = move(incident.incident_id, 'request', () => ({ approval: null, application: NO_APPLICATION, approval_request: request }));
-    if (!asked.ok) throw new ApprovalError(asked.reason);
-    const decided = move(incident.incident_id, effective === 'APPROVED' ? 'approve' : 'deny', (cur) => ({
-      approval,
-      warnings: [...cur.warnings, `approval_skipped: ${warning}`],
-    }));
-    if (!decided.ok) throw new ApprovalError(decided.reason);
-    incidents.record(incident.incident_id, 'approval.skipped', warning, { decision: effective, commands: input.commands });
-    logger.warn({ incident_id: incident.incident_id, decision: effective }, `approval skipped: ${warning}`);
-    bus.publish('approval.decided', { incident: publicIncident(decided.incident), approval });
-    return { status: 'skipped_with_warning', decision: effective, warning };
-  }
-
   /** The one way a human decision is made, whatever the channel. The first decision wins. */
   function decide(incidentId: string, decision: Decision, actor: Actor, channel: DecisionChannel, reason?: string, requestId?: string): DecideResult {
     const incident = incidents.get(incidentId);
@@ -431,56 +205,13 @@ export function createApprovals(opts: ApprovalsOptions) {
     // Stored before anything is said or sent: a crash after this still forwards it on restart.
     const moved = move(incidentId, decision === 'APPROVED' ? 'approve' : 'deny', () => ({ approval }), toldInSession ? 'decide_in_session' : decision === 'APPROVED' ? 'approve' : 'deny');
     if (!moved.ok) return { status: 'not_awaiting', incident };
-    expiryTimers.get(incidentId)?.cancel();
-    expiryTimers.delete(incidentId);
+    timers.cancelExpiry(incidentId);
     incidents.record(incidentId, 'approval.decided', describeDecision(moved.incident, approval), { decision, by: actor.id, channel });
     logger.info({ incident_id: incidentId, decision, by: actor.id, channel }, 'approval decided');
     bus.publish('approval.decided', { incident: publicIncident(moved.incident), approval });
-    if (approval.apply_by) scheduleLapse(moved.incident);
+    if (approval.apply_by) timers.scheduleLapse(moved.incident);
     if (!toldInSession) forward(incidentId);
     return { status: 'accepted', incident: moved.incident, approval };
-  }
-
-  /**
-   * The device guard's only way to apply configuration: the lines (by their hash) and the device
-   * must be the approved ones, and the claim is stored before the device is called.
-   */
-  function claim(incidentId: string, device: string, commands: string[]): ClaimResult {
-    const incident = incidents.get(incidentId);
-    if (!incident) return { ok: false, reason: `unknown incident ${incidentId}` };
-    if (isTerminal(incident.state)) return { ok: false, reason: `${incidentId} is already ${incident.state}; no configuration` };
-    const request = incident.approval_request;
-    if (request?.status === 'approved' && incident.application.status === 'none' && lapsed(incident)) {
-      lapse(incidentId);
-      return { ok: false, reason: `the approval lapsed: it was not applied within ${formatTtl(applyWindowMs)} of the decision (APPROVAL_APPLY_WINDOW); request a new approval` };
-    }
-    if (request && request.status === 'approved') {
-      if (!sameDevice(device, request.device)) return { ok: false, reason: `the approval covers ${request.device}, not ${device}` };
-      const approvedHash = request.lines_sha256 || linesSha256(request.commands);
-      if (linesSha256(commands) !== approvedHash) {
-        return { ok: false, reason: `only the approved lines may be applied, verbatim and in order (lines ${shortHash(approvedHash)}): ${request.commands.join(' / ')}` };
-      }
-    }
-    const at = clock.now().toISOString();
-    const claimed = move(incidentId, 'claim', () => ({ application: { status: 'claimed', device: request?.device ?? device, at, error: null } }));
-    if (!claimed.ok) return claimed;
-    let settled = false;
-    const settle = (event: 'applied' | 'release' | 'fail', error: string | null) => {
-      if (settled) return;
-      settled = true;
-      const result = move(incidentId, event, (cur) => ({ application: { ...cur.application, at: clock.now().toISOString(), error } }));
-      if (!result.ok) logger.error({ incident_id: incidentId, event }, `approval claim could not be settled: ${result.reason}`);
-    };
-    return {
-      ok: true,
-      claim: {
-        device: request?.device ?? incident.device_hostname,
-        commands: request?.commands ?? commands,
-        applied: () => settle('applied', null),
-        release: (why) => settle('release', why),
-        failed: (why) => settle('fail', why),
-      },
-    };
   }
 
   /** A run that ends while an approval is open leaves nothing anyone could still approve. */
@@ -489,8 +220,7 @@ export function createApprovals(opts: ApprovalsOptions) {
     const stored = incidents.get(incident.incident_id);
     const status = stored?.approval_request?.status;
     if (!stored || (status !== 'pending' && !(status === 'approved' && stored.application.status === 'none'))) return;
-    expiryTimers.get(incident.incident_id)?.cancel();
-    expiryTimers.delete(incident.incident_id);
+    timers.cancelExpiry(incident.incident_id);
     if (move(incident.incident_id, 'supersede', () => ({})).ok) {
       incidents.record(incident.incident_id, 'approval.superseded', `The run ended (${incident.state}); the open approval can no longer be used`);
     }
@@ -512,8 +242,8 @@ export function createApprovals(opts: ApprovalsOptions) {
     recover() {
       // Another relay's incidents are its own to recover: a relay starting beside it arms nothing for them.
       for (const incident of incidents.open().filter((i) => owns(i.incident_id))) {
-        if (incident.approval_request?.status === 'pending') scheduleExpiry(incident);
-        if (incident.approval_request?.status === 'approved' && incident.application.status === 'none') scheduleLapse(incident);
+        if (incident.approval_request?.status === 'pending') timers.scheduleExpiry(incident);
+        if (incident.approval_request?.status === 'approved' && incident.application.status === 'none') timers.scheduleLapse(incident);
         if (incident.application.status === 'claimed') {
           // The relay stopped during the device call: whether the lines reached the device is unknown.
           move(incident.incident_id, 'interrupt', (cur) => ({ application: { ...cur.application, error: 'the relay restarted during the device call; check the device before a new approval' } }));
@@ -535,9 +265,7 @@ export function createApprovals(opts: ApprovalsOptions) {
     stop() {
       offEnded();
       forwarder.stop();
-      for (const t of [...expiryTimers.values(), ...lapseTimers.values()]) t.cancel();
-      expiryTimers.clear();
-      lapseTimers.clear();
+      timers.stop();
     },
   };
 }

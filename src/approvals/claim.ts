@@ -1,0 +1,57 @@
+import type { Logger } from 'pino';
+import type { Clock } from '../clock';
+import { isTerminal } from '../incidents/model';
+import type { Incidents } from '../incidents/service';
+import type { GateMove } from './gate-move';
+import { linesSha256, shortHash } from './lines';
+import type { createApprovalTimers } from './timers';
+import type { ClaimResult } from './types';
+import { formatTtl } from './wording';
+
+/** One router: names compare without case or surrounding space (the inventory refuses such clashes). */
+export const sameDevice = (a: string, b: string) => a.trim().toLowerCase() === b.trim().toLowerCase();
+
+export function createClaim(deps: { incidents: Incidents; move: GateMove; timers: Pick<ReturnType<typeof createApprovalTimers>, 'lapsed' | 'lapse'>; clock: Clock; logger: Logger; applyWindowMs: number }) {
+  const { incidents, move, timers, clock, logger, applyWindowMs } = deps;
+  /**
+   * The device guard's only way to apply configuration: the lines (by their hash) and the device
+   * must be the approved ones, and the claim is stored before the device is called.
+   */
+  return function claim(incidentId: string, device: string, commands: string[]): ClaimResult {
+    const incident = incidents.get(incidentId);
+    if (!incident) return { ok: false, reason: `unknown incident ${incidentId}` };
+    if (isTerminal(incident.state)) return { ok: false, reason: `${incidentId} is already ${incident.state}; no configuration` };
+    const request = incident.approval_request;
+    if (request?.status === 'approved' && incident.application.status === 'none' && timers.lapsed(incident)) {
+      timers.lapse(incidentId);
+      return { ok: false, reason: `the approval lapsed: it was not applied within ${formatTtl(applyWindowMs)} of the decision (APPROVAL_APPLY_WINDOW); request a new approval` };
+    }
+    if (request && request.status === 'approved') {
+      if (!sameDevice(device, request.device)) return { ok: false, reason: `the approval covers ${request.device}, not ${device}` };
+      const approvedHash = request.lines_sha256 || linesSha256(request.commands);
+      if (linesSha256(commands) !== approvedHash) {
+        return { ok: false, reason: `only the approved lines may be applied, verbatim and in order (lines ${shortHash(approvedHash)}): ${request.commands.join(' / ')}` };
+      }
+    }
+    const at = clock.now().toISOString();
+    const claimed = move(incidentId, 'claim', () => ({ application: { status: 'claimed', device: request?.device ?? device, at, error: null } }));
+    if (!claimed.ok) return claimed;
+    let settled = false;
+    const settle = (event: 'applied' | 'release' | 'fail', error: string | null) => {
+      if (settled) return;
+      settled = true;
+      const result = move(incidentId, event, (cur) => ({ application: { ...cur.application, at: clock.now().toISOString(), error } }));
+      if (!result.ok) logger.error({ incident_id: incidentId, event }, `approval claim could not be settled: ${result.reason}`);
+    };
+    return {
+      ok: true,
+      claim: {
+        device: request?.device ?? incident.device_hostname,
+        commands: request?.commands ?? commands,
+        applied: () => settle('applied', null),
+        release: (why) => settle('release', why),
+        failed: (why) => settle('fail', why),
+      },
+    };
+  }
+}

@@ -1,0 +1,88 @@
+import type { Logger } from 'pino';
+import type { AgentRuntime } from '../agent/types';
+import type { Clock } from '../clock';
+import type { Bus } from '../events/bus';
+import type { RelayEvents } from '../incidents/events';
+import type { Approval, Decision, Incident } from '../incidents/model';
+import type { Incidents } from '../incidents/service';
+import type { Owns } from '../incidents/ownership';
+import type { DecisionChannel } from './lifecycle';
+import type { OperatorRoom } from './operator-room';
+
+/** The approval lifecycle's contract: what channels, the guard and the agents' tools see of it. */
+
+export interface ApprovalRequestInput {
+  incident_id: string;
+  summary: string;
+  device: string;
+  commands: string[];
+  rollback?: string[];
+  artifact_ref?: string;
+}
+
+export type RequestResult =
+  | { status: 'pending'; request_id: string; expires_at: string; channels: string[]; lines_sha256: string; note?: string; approvers_online?: string[]; warning?: string }
+  | { status: 'skipped_with_warning'; decision: Decision; warning: string };
+
+export type DecideResult =
+  | { status: 'accepted'; incident: Incident; approval: Approval }
+  | { status: 'already_decided'; incident: Incident; approval: Approval }
+  | { status: 'not_awaiting'; incident: Incident }
+  /** The decision named a request that is not the one pending (an old card, a stale window): nothing changed. */
+  | { status: 'stale_request'; incident: Incident; request_id: string; pending_request_id: string | null }
+  | { status: 'unknown_incident' };
+
+/**
+ * `decide` as the channels call it: a team relay records the decision in its database first.
+ * `requestId` is the request the person was shown; every human channel sends it. Without it (the
+ * relay's own tests and tools) the pending request is meant.
+ */
+export type DecideFn = (incidentId: string, decision: Decision, actor: Actor, channel: DecisionChannel, reason?: string, requestId?: string) => DecideResult | Promise<DecideResult>;
+
+/** A claim on the approved lines, taken before the device call; exactly one of them is settled. */
+export interface Claim {
+  /** What the device is sent: the incident's own device and the lines exactly as approved, never the caller's strings. */
+  readonly device: string;
+  readonly commands: readonly string[];
+  /** The device call returned: the lines are on the device. */
+  applied(output: string): void;
+  /** The device tool server was never reached: nothing was applied, the approval may be used again. */
+  release(why: string): void;
+  /** The device call failed after it was sent: the state is unknown, the approval is spent. */
+  failed(why: string): void;
+}
+export type ClaimResult = { ok: true; claim: Claim } | { ok: false; reason: string };
+
+export interface Actor {
+  /** E-mail or OS user name: who the room and the log will name. */
+  id: string;
+  display?: string;
+}
+
+/** A tool error the agent can read: says why, changes nothing. */
+export class ApprovalError extends Error {
+  override readonly name = 'ApprovalError';
+}
+
+export interface ApprovalsOptions {
+  incidents: Incidents;
+  agent: AgentRuntime;
+  bus: Bus<RelayEvents>;
+  room?: OperatorRoom;
+  /** Other live channels (the tray's desktop notification); named in the `pending` answer. */
+  extraChannels?: () => string[];
+  /** Approvers following the relay right now (trays on /events): said in the `pending` answer. */
+  approversOnline?: () => string[];
+  ttlMs: number;
+  /** How long an APPROVED change may wait to be applied (APPROVAL_APPLY_WINDOW); default the TTL. */
+  applyWindowMs?: number;
+  /** Headed runs: writes the approval question into the operator's terminal session (the relay, never the model). */
+  showInTerminal?: (incident: Incident) => Promise<void>;
+  whenUnattended: 'approve' | 'deny';
+  /** The run's agent: opencode answers a prompt without one with its default agent (build), not the session's. */
+  agentName?: string;
+  clock: Clock;
+  logger: Logger;
+  /** Team relays: only the owner arms timers, expires, supersedes and forwards (src/incidents/ownership.ts). */
+  owns?: Owns;
+}
