@@ -1,112 +1,44 @@
 import { openOperatorsFile } from '../operators/operators';
 import { createRunProgress } from '../tools/run-progress';
 import { createSeverityLookup } from '../artifacts/severity';
-import type { SettingSource } from '../config/setting-sources';
 import { startDeviceServer } from '../devices/server';
 import { randomBytes } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
-import { createApprovals, type Approvals, type DecideFn } from '../approvals/approvals';
+import { createApprovals, type DecideFn } from '../approvals/approvals';
 import { createCardSubmissionHandler } from '../approvals/card-submissions';
-import type { OperatorRoom } from '../approvals/operator-room';
-import type { CardSubmission } from '../messaging/schemas';
 import { createRelayToolsServer } from '../tools/relay-tools';
 import { createDeviceGuardServer } from '../tools/device-guard';
-import { createMcpDeviceTools, type DeviceTools } from '../artifacts/device-tools';
+import { createMcpDeviceTools } from '../artifacts/device-tools';
 import { createStrictAllowList } from '../tools/strict-allow-list';
 import { join, resolve } from 'node:path';
 import { createRuntimeEventMapper, startRuntimeEventFollower } from '../incidents/runtime-events';
 import { createSessionLogWriter } from '../incidents/session-log';
 import { createRunReconciler } from '../incidents/reconcile-runs';
 import { eventsRoutes } from './routes/events';
-import type { Logger } from 'pino';
-import type { AgentRuntime } from '../agent/types';
-import { systemClock, type Clock } from '../clock';
-import type { RelayConfig } from '../config/schema';
+import { systemClock } from '../clock';
 import { createDispatcher } from '../delivery/dispatcher';
-import { createBus, type Bus } from '../events/bus';
+import { createBus } from '../events/bus';
 import type { RelayEvents } from '../incidents/events';
 import { isTerminal } from '../incidents/model';
 import { createIncidents } from '../incidents/service';
-import type { IncidentStore } from '../incidents/store';
 import { buildApp } from './app';
 import { createSecretScrubber } from '../log/secret-scrubber';
-import type { ProxySettings } from '../net/proxy';
 import { SECRET_KEYS } from '../config/schema';
-import { httpDeviceProbe, type MessagingHealth } from './health-checks';
+import { httpDeviceProbe } from './health-checks';
 import { createIntake } from './intake';
 import { createAlertSources } from './alert-sources';
 import { createModelCheck } from '../agent/model-check';
 import { standingWarnings } from './standing-warnings';
-import { createHeadedIntake, type HeadedIntake } from './headed-intake';
+import { createHeadedIntake } from './headed-intake';
 import { terminalQuestion } from '../approvals/terminal-question';
 import { createPresence } from './presence';
 import { evidenceOf } from '../approvals/evidence';
 import type { Incident } from '../incidents/model';
-import type { TeamCoordinator } from '../team/coordinator';
 import { followTeam } from '../team/follow-team';
 import { createTeamDecisions } from '../team/decisions';
 import { ownsEverything, type Owns } from '../incidents/ownership';
 
-export interface RelayDeps {
-  config: RelayConfig;
-  store: IncidentStore;
-  agent: AgentRuntime;
-  logger: Logger;
-  clock?: Clock;
-  bus?: Bus<RelayEvents>;
-  messaging?: () => MessagingHealth;
-  /** The operators' room (the Webex bot); without it approvals are unattended unless another channel is live. */
-  room?: OperatorRoom;
-  /** Other live approval channels, e.g. the tray's desktop notifications. */
-  extraChannels?: () => string[];
-  /** Device tools behind the guard; default: an MCP client to DEVICE_MCP_URL. */
-  deviceTools?: DeviceTools;
-  /** Bearer for the agents' tool endpoint; RELAY_TOOLS_TOKEN, else generated for this run. */
-  toolsToken?: string;
-  /** The headed terminal's decision credential (npm run headed); generated when absent. */
-  terminalSecret?: string;
-  protectedRoutes?: (scope: FastifyInstance) => Promise<void>;
-  /** The built renderer for /ui (tests build it into a temp folder). */
-  uiDistDir?: string;
-  /** Where each setting came from, for the settings view. */
-  settingSources?: Partial<Record<keyof RelayConfig, SettingSource>>;
-  /** Outbound proxy settings (HTTPS_PROXY …), for the search proxy's upstream. */
-  proxy?: ProxySettings;
-  /** Upper bound on how long `POST /fault-alert` waits for the session before answering `queued`. */
-  deliveryWaitMs?: number;
-  retryBaseMs?: number;
-  /** A team relay (DATABASE_URL): the other relays on the database, and how work is shared with them. */
-  team?: TeamCoordinator;
-}
-
-export interface Relay {
-  app: FastifyInstance;
-  bus: Bus<RelayEvents>;
-  incidents: ReturnType<typeof createIncidents>;
-  dispatcher: ReturnType<typeof createDispatcher>;
-  approvals: Approvals;
-  /**
-   * The one way a person's decision is made, whatever the channel (tray, notification, card, API,
-   * terminal): on a team relay it is recorded in the database first, so the decisions table and the
-   * incident never disagree. `approvals.decide` is the owner's own step behind it.
-   */
-  decide: DecideFn;
-  /** Adds warnings to /health, /ui and the tray until the returned function is called. */
-  addStandingWarnings(source: () => string[]): () => void;
-  /** Creates a headed incident and its prompt (the tray's and the UI's prompt copiers). */
-  startHeaded: HeadedIntake;
-  /** Feed Webex card submissions here. */
-  onCardSubmission(sub: CardSubmission): Promise<void>;
-  /** What the agents' runtime needs to reach the relay's tools. */
-  toolsToken: string;
-  /** What `npm run headed` presents to report typed decisions; never given to the runtime. */
-  terminalSecret: string;
-  /** Where an incident's session log is (or will be) written. */
-  sessionLogPath: (incident: import('../incidents/model').Incident) => string;
-  /** Listens on RELAY_HOST:INGEST_PORT (or the given port); returns the base URL. */
-  listen(opts?: { port?: number; host?: string }): Promise<string>;
-  close(): Promise<void>;
-}
+export type { Relay, RelayDeps } from './relay-contract';
+import type { Relay, RelayDeps } from './relay-contract';
 
 /** The one factory both the tray and the headless relay call. */
 export async function createRelay(deps: RelayDeps): Promise<Relay> {

@@ -1,0 +1,83 @@
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import type { AgentRuntime } from '../agent/types';
+import type { Approvals, DecideFn } from '../approvals/approvals';
+import type { OperatorRoom } from '../approvals/operator-room';
+import type { DeviceTools } from '../artifacts/device-tools';
+import type { Clock } from '../clock';
+import type { RelayConfig } from '../config/schema';
+import type { SettingSource } from '../config/setting-sources';
+import type { createDispatcher } from '../delivery/dispatcher';
+import type { Bus } from '../events/bus';
+import type { RelayEvents } from '../incidents/events';
+import type { Incident } from '../incidents/model';
+import type { createIncidents } from '../incidents/service';
+import type { IncidentStore } from '../incidents/store';
+import type { CardSubmission } from '../messaging/schemas';
+import type { ProxySettings } from '../net/proxy';
+import type { TeamCoordinator } from '../team/coordinator';
+import type { MessagingHealth } from './health-checks';
+import type { HeadedIntake } from './headed-intake';
+
+/** What createRelay (create-relay.ts) takes and gives: the tray and the headless relay wire these. */
+
+export interface RelayDeps {
+  config: RelayConfig;
+  store: IncidentStore;
+  agent: AgentRuntime;
+  logger: Logger;
+  clock?: Clock;
+  bus?: Bus<RelayEvents>;
+  messaging?: () => MessagingHealth;
+  /** The operators' room (the Webex bot); without it approvals are unattended unless another channel is live. */
+  room?: OperatorRoom;
+  /** Other live approval channels, e.g. the tray's desktop notifications. */
+  extraChannels?: () => string[];
+  /** Device tools behind the guard; default: an MCP client to DEVICE_MCP_URL. */
+  deviceTools?: DeviceTools;
+  /** Bearer for the agents' tool endpoint; RELAY_TOOLS_TOKEN, else generated for this run. */
+  toolsToken?: string;
+  /** The headed terminal's decision credential (npm run headed); generated when absent. */
+  terminalSecret?: string;
+  protectedRoutes?: (scope: FastifyInstance) => Promise<void>;
+  /** The built renderer for /ui (tests build it into a temp folder). */
+  uiDistDir?: string;
+  /** Where each setting came from, for the settings view. */
+  settingSources?: Partial<Record<keyof RelayConfig, SettingSource>>;
+  /** Outbound proxy settings (HTTPS_PROXY …), for the search proxy's upstream. */
+  proxy?: ProxySettings;
+  /** Upper bound on how long `POST /fault-alert` waits for the session before answering `queued`. */
+  deliveryWaitMs?: number;
+  retryBaseMs?: number;
+  /** A team relay (DATABASE_URL): the other relays on the database, and how work is shared with them. */
+  team?: TeamCoordinator;
+}
+
+export interface Relay {
+  app: FastifyInstance;
+  bus: Bus<RelayEvents>;
+  incidents: ReturnType<typeof createIncidents>;
+  dispatcher: ReturnType<typeof createDispatcher>;
+  approvals: Approvals;
+  /**
+   * The one way a person's decision is made, whatever the channel (tray, notification, card, API,
+   * terminal): on a team relay it is recorded in the database first, so the decisions table and the
+   * incident never disagree. `approvals.decide` is the owner's own step behind it.
+   */
+  decide: DecideFn;
+  /** Adds warnings to /health, /ui and the tray until the returned function is called. */
+  addStandingWarnings(source: () => string[]): () => void;
+  /** Creates a headed incident and its prompt (the tray's and the UI's prompt copiers). */
+  startHeaded: HeadedIntake;
+  /** Feed Webex card submissions here. */
+  onCardSubmission(sub: CardSubmission): Promise<void>;
+  /** What the agents' runtime needs to reach the relay's tools. */
+  toolsToken: string;
+  /** What `npm run headed` presents to report typed decisions; never given to the runtime. */
+  terminalSecret: string;
+  /** Where an incident's session log is (or will be) written. */
+  sessionLogPath: (incident: Incident) => string;
+  /** Listens on RELAY_HOST:INGEST_PORT (or the given port); returns the base URL. */
+  listen(opts?: { port?: number; host?: string }): Promise<string>;
+  close(): Promise<void>;
+}
