@@ -10,6 +10,7 @@ import { holdLeaderLock, type LeaderLock } from './leader-lock';
 import { createNewIncidentLock } from './new-incident-lock';
 import { type RemoteChange, type SharedIncidentStore } from '../store-pg/pg-store';
 import { CHANGE_CHANNEL } from '../store-pg/write-batch';
+import { teamRepository } from '../store-pg/team-repository';
 
 /** Advisory-lock keys (any fixed numbers, one per purpose; the new-incident lock's is in new-incident-lock.ts). */
 export { NEW_INCIDENT_LOCK } from './new-incident-lock';
@@ -47,6 +48,7 @@ export interface Adoption {
 export function createTeamCoordinator(opts: TeamOptions) {
   const { store, logger } = opts;
   const pool = store.pool;
+  const repo = teamRepository(pool);
   const me = store.relayId;
   const name = opts.name ?? `${hostname()}:${process.pid}`;
   const heartbeatMs = opts.heartbeatMs ?? Math.max(200, Math.floor(opts.leaseMs / 5));
@@ -76,11 +78,7 @@ export function createTeamCoordinator(opts: TeamOptions) {
 
   async function beat(): Promise<void> {
     try {
-      await pool.query(
-        `INSERT INTO relays (relay_id, name) VALUES ($1, $2)
-         ON CONFLICT (relay_id) DO UPDATE SET heartbeat_at = now(), stopped = false`,
-        [me, name],
-      );
+      await repo.heartbeat(me, name);
     } catch (error) {
       beatingSince = undefined;
       throw error;
@@ -97,20 +95,9 @@ export function createTeamCoordinator(opts: TeamOptions) {
 
   /** Open incidents of relays whose heartbeat stopped become this relay's, one row lock each. */
   async function adoptFromDead(): Promise<void> {
-    const res = await pool.query<{ incident_id: string; owner: string }>(
-      `WITH taken AS (
-         -- Owned by no live relay: one whose heartbeat stopped, that said goodbye, or never beat at all.
-         SELECT i.incident_id, i.owner FROM incidents i
-          WHERE NOT i.terminal AND i.owner <> $1
-            AND NOT EXISTS (SELECT 1 FROM relays r WHERE r.relay_id = i.owner AND NOT r.stopped AND r.heartbeat_at >= now() - make_interval(secs => $2))
-          ORDER BY i.created_at LIMIT 100 FOR UPDATE OF i SKIP LOCKED
-       )
-       UPDATE incidents SET owner = $1 FROM taken WHERE incidents.incident_id = taken.incident_id
-       RETURNING incidents.incident_id, taken.owner`,
-      [me, leaseSeconds],
-    );
-    if (res.rows.length === 0) return;
-    const from = new Map(res.rows.map((r) => [r.incident_id, r.owner]));
+    const rows = await repo.adoptFromDead(me, leaseSeconds);
+    if (rows.length === 0) return;
+    const from = new Map(rows.map((r) => [r.incident_id, r.owner]));
     emit(await store.refresh([...from.keys()]));
     // Memory may have held the same record already (only the owner changed): read it from there.
     const adopted = [...from].flatMap(([id, owner]) => {
@@ -172,8 +159,7 @@ export function createTeamCoordinator(opts: TeamOptions) {
       await client.query(`LISTEN ${CHANGE_CHANNEL}`);
       await client.query(`LISTEN ${DECISION_CHANNEL}`);
       if (attempt > 0) {
-        const open = await pool.query<{ incident_id: string }>('SELECT incident_id FROM incidents WHERE NOT terminal OR updated_at > $1', [new Date(Date.now() - 3_600_000).toISOString()]);
-        emit(await store.refresh(open.rows.map((r) => r.incident_id)));
+        emit(await store.refresh(await repo.recentIncidentIds(new Date(Date.now() - 3_600_000))));
       }
     } catch (error) {
       logger.warn({ err_message: databaseErrorMessage(error) }, 'team change listener could not connect; retrying');
@@ -218,6 +204,8 @@ export function createTeamCoordinator(opts: TeamOptions) {
       return () => beatHandlers.delete(handler);
     },
     pool,
+    /** The team's SQL (src/store-pg/team-repository.ts) on this relay's pool. */
+    repo,
     owns: (incidentId: string) => store.ownerOf(incidentId) === me,
 
     /** Whether this relay may deliver a queued incident: its own, or a dead relay's once adopted. */
@@ -229,17 +217,7 @@ export function createTeamCoordinator(opts: TeamOptions) {
      */
     async claim(incidentId: string): Promise<boolean> {
       await store.flush();
-      const res = await pool.query(
-        `UPDATE incidents SET owner = $2 WHERE incident_id = (
-           SELECT incident_id FROM incidents WHERE incident_id = $1 AND state = 'queued' AND owner = $2 FOR UPDATE SKIP LOCKED
-         ) RETURNING incident_id`,
-        [incidentId, me],
-      );
-      if (res.rowCount === 1) return true;
-      // Skipped: the row was locked for a moment (a repeat folded in by another relay, a takeover
-      // under way). Wait for that lock, then the same conditions decide; skipping is not losing.
-      const waited = await pool.query(`UPDATE incidents SET owner = $2 WHERE incident_id = $1 AND state = 'queued' AND owner = $2 RETURNING incident_id`, [incidentId, me]);
-      return waited.rowCount === 1;
+      return repo.claimDelivery(incidentId, me);
     },
 
     /**
@@ -260,7 +238,7 @@ export function createTeamCoordinator(opts: TeamOptions) {
       const l = listener;
       listener = undefined;
       await l?.end().catch(() => {});
-      if (opts.handOver !== false) await pool.query('UPDATE relays SET stopped = true WHERE relay_id = $1', [me]).catch(() => {});
+      if (opts.handOver !== false) await repo.markStopped(me).catch(() => {});
     },
   };
 }

@@ -6,20 +6,12 @@ import type { Incidents } from '../incidents/service';
 import { StoreUnavailableError } from '../incidents/store';
 import { databaseErrorMessage } from '../store-pg/database';
 import type { TeamCoordinator } from './coordinator';
+import type { DecisionRow } from '../store-pg/team-repository';
 
 
 /** Where a decision recorded by one relay is announced to the relay that runs the incident. */
 export const DECISION_CHANNEL = 'fault_relay_decisions';
 
-interface DecisionRow {
-  incident_id: string;
-  requested_at: string;
-  decision: Decision;
-  by_name: string;
-  channel: DecisionChannel;
-  comment: string | null;
-  decided_at: string;
-}
 
 /**
  * Decisions on a team relay: the first decision on an approval request wins in the database
@@ -29,7 +21,7 @@ interface DecisionRow {
  */
 export function createTeamDecisions(deps: { team: TeamCoordinator; approvals: Pick<Approvals, 'decide' | 'acknowledge'>; incidents: Pick<Incidents, 'get'>; logger: Logger }) {
   const { team, approvals, incidents, logger } = deps;
-  const pool = team.pool;
+  const repo = team.repo;
 
   async function apply(row: DecisionRow): Promise<void> {
     const result = approvals.decide(row.incident_id, row.decision, { id: row.by_name }, row.channel, row.comment ?? undefined, undefined);
@@ -39,18 +31,14 @@ export function createTeamDecisions(deps: { team: TeamCoordinator; approvals: Pi
 
   const offNotified = team.onDecision(async (incidentId, requestedAt) => {
     if (!team.owns(incidentId)) return;
-    const res = await pool.query<DecisionRow>('SELECT * FROM decisions WHERE incident_id = $1 AND requested_at = $2', [incidentId, requestedAt]);
-    if (res.rows[0]) await apply(res.rows[0]);
+    const row = await repo.decisionFor(incidentId, requestedAt);
+    if (row) await apply(row);
   });
   // A notification is lost when the listener reconnects: each heartbeat looks for recorded
   // decisions on this relay's incidents that still wait.
   const offSwept = team.onBeat(async () => {
-    const res = await pool.query<DecisionRow>(
-      `SELECT d.* FROM decisions d JOIN incidents i ON i.incident_id = d.incident_id
-        WHERE i.owner = $1 AND i.state = 'awaiting_approval' AND i.doc->'approval_request'->>'requested_at' = d.requested_at`,
-      [team.relayId],
-    );
-    for (const row of res.rows) if (team.owns(row.incident_id)) await apply(row);
+    const rows = await repo.waitingDecisions(team.relayId);
+    for (const row of rows) if (team.owns(row.incident_id)) await apply(row);
   });
   const off = () => {
     offNotified();
@@ -70,22 +58,16 @@ export function createTeamDecisions(deps: { team: TeamCoordinator; approvals: Pi
       const at = new Date().toISOString();
       let inserted: boolean;
       try {
-        const res = await pool.query(
-          `INSERT INTO decisions (incident_id, requested_at, decision, by_name, channel, comment, decided_at, received_by)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING`,
-          [incidentId, request.requested_at, decision, actor.id, channel, reason ?? null, at, team.relayId],
-        );
-        inserted = res.rowCount === 1;
+        inserted = await repo.recordDecision({ incident_id: incidentId, requested_at: request.requested_at, decision, by_name: actor.id, channel, comment: reason ?? null, decided_at: at, received_by: team.relayId });
         if (!inserted) {
-          const first = await pool.query<DecisionRow>('SELECT * FROM decisions WHERE incident_id = $1 AND requested_at = $2', [incidentId, request.requested_at]);
-          const row = first.rows[0] as DecisionRow;
+          const row = (await repo.decisionFor(incidentId, request.requested_at)) as DecisionRow;
           return {
             status: 'already_decided',
             incident,
             approval: { decision: row.decision, effective: row.decision, by: row.by_name, channel: row.channel, at: row.decided_at, commands: request.commands, forwarded_at: null, acknowledged_at: null, request_id: request.request_id, apply_by: null },
           };
         }
-        await pool.query('SELECT pg_notify($1, $2)', [DECISION_CHANNEL, JSON.stringify({ i: incidentId, q: request.requested_at })]);
+        await repo.notify(DECISION_CHANNEL, { i: incidentId, q: request.requested_at });
       } catch (error) {
         throw new StoreUnavailableError(`the decision could not be recorded: the incident database is not reachable: ${databaseErrorMessage(error)}`);
       }

@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { StoreUnavailableError } from '../incidents/store';
 import { databaseErrorMessage, holdConnection, isDriverTimeout, queryWithTimeout } from '../store-pg/database';
 import type { RemoteChange, SharedIncidentStore } from '../store-pg/pg-store';
+import { teamRepository } from '../store-pg/team-repository';
 
 /** The advisory-lock key of the team's new-incident lock (any fixed number). */
 export const NEW_INCIDENT_LOCK = 0x6e65_7769;
@@ -38,8 +39,7 @@ export function createNewIncidentLock(opts: { pool: pg.Pool; store: SharedIncide
         await client.query(queryWithTimeout('SELECT pg_advisory_xact_lock($1)', [NEW_INCIDENT_LOCK], lockWaitMs + 5_000));
         await client.query('SET LOCAL statement_timeout = DEFAULT');
         // Ids carry the relay's tag (src/incidents/ids.ts): only the fault's open incident needs reading.
-        const found = await client.query<{ incident_id: string }>('SELECT incident_id FROM incidents WHERE dedup_key = $1 AND NOT terminal', [dedupKey]);
-        emit(await store.refresh(found.rows.map((r) => r.incident_id)));
+        emit(await store.refresh(await teamRepository(client).openIncidentIdsFor(dedupKey)));
       } catch (error) {
         busy = isDriverTimeout(error);
         throw unavailable(error);

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { createPool, databaseErrorMessage, describeDatabaseUrl, migrate } from '../store-pg/database';
 import { createPgStore, type SharedIncidentStore } from '../store-pg/pg-store';
 import { createTeamCoordinator, newRelayId, type TeamCoordinator } from './coordinator';
+import { teamRepository } from '../store-pg/team-repository';
 
 /**
  * Opens the team relay's database: connects, applies migrations, loads the store and makes the
@@ -18,13 +19,9 @@ export async function openTeamStore(opts: { url: string; retention: number; leas
     store.probe = async () => {
       const started = process.hrtime.bigint();
       try {
-        const res = await pool.query<{ version: number; live: number }>(
-          `SELECT (SELECT max(version) FROM schema_migrations) AS version,
-                  (SELECT count(*)::int FROM relays WHERE NOT stopped AND heartbeat_at > now() - make_interval(secs => $1)) AS live`,
-          [opts.leaseMs / 1000],
-        );
+        const team = await teamRepository(pool).teamHealth(opts.leaseMs / 1000);
         const health = store.health();
-        return { ...health, url: describeDatabaseUrl(opts.url), latency_ms: Math.round(Number(process.hrtime.bigint() - started) / 1e5) / 10, schema_version: res.rows[0]?.version, live_relays: res.rows[0]?.live };
+        return { ...health, url: describeDatabaseUrl(opts.url), latency_ms: Math.round(Number(process.hrtime.bigint() - started) / 1e5) / 10, schema_version: team.version, live_relays: team.live };
       } catch (error) {
         return { ...store.health(), ok: false, url: describeDatabaseUrl(opts.url), error: databaseErrorMessage(error) };
       }

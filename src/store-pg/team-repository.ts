@@ -1,0 +1,128 @@
+import type pg from 'pg';
+import type { DecisionChannel } from '../approvals/lifecycle';
+import type { Decision } from '../incidents/model';
+
+/**
+ * The team's SQL on the `relays`, `incidents` (ownership) and `decisions` tables, in one place:
+ * team/* says when and why, this module says how. Locks (the new-incident lock, the leader lock)
+ * are protocols over one held connection and stay with their owners in team/.
+ */
+
+/** A decision as the `decisions` table holds it: the first one recorded for a request wins. */
+export interface DecisionRow {
+  incident_id: string;
+  requested_at: string;
+  decision: Decision;
+  by_name: string;
+  channel: DecisionChannel;
+  comment: string | null;
+  decided_at: string;
+}
+
+export type Queryable = Pick<pg.Pool, 'query'>;
+
+export function teamRepository(db: Queryable) {
+  return {
+    /** This relay is alive (and not stopped): other relays leave its incidents alone. */
+    async heartbeat(relayId: string, name: string): Promise<void> {
+      await db.query(
+        `INSERT INTO relays (relay_id, name) VALUES ($1, $2)
+         ON CONFLICT (relay_id) DO UPDATE SET heartbeat_at = now(), stopped = false`,
+        [relayId, name],
+      );
+    },
+
+    /** A clean stop: the others adopt this relay's incidents at their next heartbeat. */
+    async markStopped(relayId: string): Promise<void> {
+      await db.query('UPDATE relays SET stopped = true WHERE relay_id = $1', [relayId]);
+    },
+
+    /**
+     * Open incidents owned by no live relay (its heartbeat older than the lease, stopped, or never
+     * seen) become `relayId`'s, at most 100 a call, each under a row lock skipped when held.
+     */
+    async adoptFromDead(relayId: string, leaseSeconds: number): Promise<Array<{ incident_id: string; owner: string }>> {
+      const res = await db.query<{ incident_id: string; owner: string }>(
+        `WITH taken AS (
+           SELECT i.incident_id, i.owner FROM incidents i
+            WHERE NOT i.terminal AND i.owner <> $1
+              AND NOT EXISTS (SELECT 1 FROM relays r WHERE r.relay_id = i.owner AND NOT r.stopped AND r.heartbeat_at >= now() - make_interval(secs => $2))
+            ORDER BY i.created_at LIMIT 100 FOR UPDATE OF i SKIP LOCKED
+         )
+         UPDATE incidents SET owner = $1 FROM taken WHERE incidents.incident_id = taken.incident_id
+         RETURNING incidents.incident_id, taken.owner`,
+        [relayId, leaseSeconds],
+      );
+      return res.rows;
+    },
+
+    /**
+     * Takes a queued incident for delivery: exactly one relay gets `true`. A row locked for a moment
+     * (a repeat folded in elsewhere) is waited for, then the same conditions decide.
+     */
+    async claimDelivery(incidentId: string, relayId: string): Promise<boolean> {
+      const res = await db.query(
+        `UPDATE incidents SET owner = $2 WHERE incident_id = (
+           SELECT incident_id FROM incidents WHERE incident_id = $1 AND state = 'queued' AND owner = $2 FOR UPDATE SKIP LOCKED
+         ) RETURNING incident_id`,
+        [incidentId, relayId],
+      );
+      if (res.rowCount === 1) return true;
+      const waited = await db.query(`UPDATE incidents SET owner = $2 WHERE incident_id = $1 AND state = 'queued' AND owner = $2 RETURNING incident_id`, [incidentId, relayId]);
+      return waited.rowCount === 1;
+    },
+
+    /** Incidents a relay may have missed changes of while its listener was away: open, or changed in the last hour. */
+    async recentIncidentIds(since: Date): Promise<string[]> {
+      const res = await db.query<{ incident_id: string }>('SELECT incident_id FROM incidents WHERE NOT terminal OR updated_at > $1', [since.toISOString()]);
+      return res.rows.map((r) => r.incident_id);
+    },
+
+    /** The fault's open incident, if another relay made one (read under the new-incident lock). */
+    async openIncidentIdsFor(dedupKey: string): Promise<string[]> {
+      const res = await db.query<{ incident_id: string }>('SELECT incident_id FROM incidents WHERE dedup_key = $1 AND NOT terminal', [dedupKey]);
+      return res.rows.map((r) => r.incident_id);
+    },
+
+    /** For /health/deep: the schema's version and how many relays are alive. */
+    async teamHealth(leaseSeconds: number): Promise<{ version: number | undefined; live: number | undefined }> {
+      const res = await db.query<{ version: number; live: number }>(
+        `SELECT (SELECT max(version) FROM schema_migrations) AS version,
+                (SELECT count(*)::int FROM relays WHERE NOT stopped AND heartbeat_at > now() - make_interval(secs => $1)) AS live`,
+        [leaseSeconds],
+      );
+      return { version: res.rows[0]?.version, live: res.rows[0]?.live };
+    },
+
+    /** Records a decision unless one was recorded for that request already; true when this one is first. */
+    async recordDecision(row: DecisionRow & { received_by: string }): Promise<boolean> {
+      const res = await db.query(
+        `INSERT INTO decisions (incident_id, requested_at, decision, by_name, channel, comment, decided_at, received_by)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING`,
+        [row.incident_id, row.requested_at, row.decision, row.by_name, row.channel, row.comment, row.decided_at, row.received_by],
+      );
+      return res.rowCount === 1;
+    },
+
+    async decisionFor(incidentId: string, requestedAt: string): Promise<DecisionRow | undefined> {
+      const res = await db.query<DecisionRow>('SELECT * FROM decisions WHERE incident_id = $1 AND requested_at = $2', [incidentId, requestedAt]);
+      return res.rows[0];
+    },
+
+    /** Decisions recorded for `relayId`'s incidents that still wait on their current request (a NOTIFY lost). */
+    async waitingDecisions(relayId: string): Promise<DecisionRow[]> {
+      const res = await db.query<DecisionRow>(
+        `SELECT d.* FROM decisions d JOIN incidents i ON i.incident_id = d.incident_id
+          WHERE i.owner = $1 AND i.state = 'awaiting_approval' AND i.doc->'approval_request'->>'requested_at' = d.requested_at`,
+        [relayId],
+      );
+      return res.rows;
+    },
+
+    async notify(channel: string, payload: unknown): Promise<void> {
+      await db.query('SELECT pg_notify($1, $2)', [channel, JSON.stringify(payload)]);
+    },
+  };
+}
+
+export type TeamRepository = ReturnType<typeof teamRepository>;
