@@ -1,18 +1,18 @@
 import { isTerminal, NO_APPLICATION, publicIncident, type Approval, type Decision, type Incident } from '../incidents/model';
 import { ownsEverything } from '../incidents/ownership';
-import { approvalFallbackMarkdown, buildApprovalCard } from '../messaging/approval-card';
 import { createDecisionForwarder } from './forwarder';
 import type { DecisionChannel } from './lifecycle';
-import { canonicalLines, linesSha256, shortHash } from './lines';
+import { canonicalLines, shortHash } from './lines';
 import { evidenceOf } from './evidence';
-import { ack, describeDecision } from './wording';
-import { newRequestId } from './request-id';
+import { describeDecision } from './wording';
+import type { ApprovalAsk } from './operator-channel';
 export * from './types';
 import { ApprovalError, type Actor, type ApprovalRequestInput, type ApprovalsOptions, type DecideResult, type RequestResult } from './types';
 import { createGateMove } from './gate-move';
 import { createApprovalTimers } from './timers';
 import { createUnattended } from './unattended';
 import { createClaim, sameDevice } from './claim';
+import { pendingRequest } from './pending-request';
 
 
 /**
@@ -20,7 +20,10 @@ import { createClaim, sameDevice } from './claim';
  * table). Every channel decides through `decide()`, the device guard applies through `claim()`.
  */
 export function createApprovals(opts: ApprovalsOptions) {
-  const { incidents, agent, bus, room, clock, logger } = opts;
+  const { incidents, agent, bus, clock, logger } = opts;
+  const channels = opts.channels ?? [];
+  // A decision made on one of these is acknowledged there; the relay's own sources need no message.
+  const channelNames = new Set(channels.map((c) => c.name));
   const applyWindowMs = opts.applyWindowMs ?? opts.ttlMs;
   const owns = opts.owns ?? ownsEverything;
   const forwarder = createDecisionForwarder({ incidents, agent, agentName: opts.agentName, clock, logger, owns });
@@ -30,26 +33,35 @@ export function createApprovals(opts: ApprovalsOptions) {
   /** The channels a human can answer on for this incident; the terminal only for a headed run. */
   const channelsFor = (incident?: Incident) => [
     ...(incident?.kind === 'headed' ? ['terminal'] : []),
-    ...(room ? ['webex'] : []),
+    ...channels.map((c) => c.name),
     ...(opts.extraChannels?.() ?? []),
   ];
 
+  /** A notice on every operator channel; a channel that fails is named in the timeline, the others still get it. */
   const tellRoom = (incidentId: string, markdown: string) => {
-    if (!room) return;
-    room.postMarkdown(markdown).catch((error: unknown) => {
-      logger.error({ incident_id: incidentId, err: error }, 'could not post to the operator room');
-      incidents.record(incidentId, 'room.error', `Could not post to the room: ${(error as Error).message}`);
-    });
+    for (const channel of channels) {
+      channel.tell(markdown).catch((error: unknown) => {
+        logger.error({ incident_id: incidentId, channel: channel.name, err: error }, 'could not post to the operator channel');
+        incidents.record(incidentId, 'room.error', `Could not post to the room${channels.length > 1 ? ` (${channel.name})` : ''}: ${(error as Error).message}`);
+      });
+    }
   };
   const timers = createApprovalTimers({ incidents, move, bus, clock, logger, owns, ttlMs: opts.ttlMs, applyWindowMs, tellRoom, forward });
   const claim = createClaim({ incidents, move, timers, clock, logger, applyWindowMs });
   const skipUnattended = createUnattended({ incidents, move, bus, clock, logger, whenUnattended: opts.whenUnattended, applyWindowMs });
 
-  /** Posts the room acknowledgement of a decision and records that it was posted. */
+  /**
+   * Shows a channel decision's outcome on every operator channel and records that it was shown.
+   * All of them: the people on the other channels must not go on deciding a request already decided.
+   */
   async function acknowledge(incidentId: string): Promise<void> {
     const incident = incidents.get(incidentId);
-    if (!room || !incident?.approval || incident.approval.acknowledged_at) return;
-    await room.postMarkdown(ack.accepted(incident, incident.approval));
+    if (channels.length === 0 || !incident?.approval || incident.approval.acknowledged_at) return;
+    const approval = incident.approval;
+    const results = await Promise.allSettled(channels.map((c) => c.acknowledge(incident, approval)));
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    // Left unrecorded, recover() tries again after a restart.
+    if (failed) throw failed.reason;
     const at = clock.now().toISOString();
     incidents.update(incidentId, (cur) => ({ approval: cur.approval ? { ...cur.approval, acknowledged_at: at } : cur.approval }));
   }
@@ -75,27 +87,9 @@ export function createApprovals(opts: ApprovalsOptions) {
     if (live.length === 0) return skipUnattended(incident, input);
 
     const now = clock.now();
-    const expires_at = new Date(now.getTime() + opts.ttlMs).toISOString();
-    const lines_sha256 = linesSha256(input.commands);
-    const request_id = newRequestId();
-    const moved = move(incident.incident_id, 'request', () => ({
-      approval: null,
-      application: NO_APPLICATION,
-      approval_request: {
-        request_id,
-        terminal_shown_at: null,
-        summary: input.summary,
-        device: incident.device_hostname,
-        commands: input.commands,
-        rollback: input.rollback ?? [],
-        artifact_ref: input.artifact_ref,
-        requested_at: now.toISOString(),
-        expires_at,
-        status: 'pending',
-        lines_sha256,
-        channels: live,
-      },
-    }), 'request_approval');
+    const asked = pendingRequest(incident, input, now, new Date(now.getTime() + opts.ttlMs), live);
+    const { request_id, expires_at, lines_sha256 } = asked;
+    const moved = move(incident.incident_id, 'request', () => ({ approval: null, application: NO_APPLICATION, approval_request: asked }), 'request_approval');
     if (!moved.ok) throw new ApprovalError(moved.reason);
     let next = moved.incident;
     incidents.record(next.incident_id, 'approval.requested', `Approval ${request_id} requested for ${input.commands.length} command(s) on ${next.device_hostname} (lines ${shortHash(lines_sha256)})`, {
@@ -107,8 +101,8 @@ export function createApprovals(opts: ApprovalsOptions) {
     timers.scheduleExpiry(next);
     bus.publish('approval.requested', { incident: publicIncident(next), request: next.approval_request! });
 
-    if (room) {
-      const cardInput = {
+    if (channels.length > 0) {
+      const ask: ApprovalAsk = {
         incident_id: next.incident_id,
         request_id,
         alert_def_id: next.alert_def_id,
@@ -121,15 +115,7 @@ export function createApprovals(opts: ApprovalsOptions) {
         lines_sha256,
         evidence: evidenceOf(incidents.timeline(next.incident_id)),
       };
-      try {
-        const posted = await room.postCard(buildApprovalCard(cardInput), approvalFallbackMarkdown(cardInput));
-        next = incidents.update(next.incident_id, (cur) => ({
-          approval_request: cur.approval_request ? { ...cur.approval_request, card_message_id: posted.id } : null,
-        }));
-      } catch (error) {
-        logger.error({ incident_id: next.incident_id, err: error }, 'approval card could not be posted');
-        incidents.record(next.incident_id, 'room.error', `Approval card could not be posted: ${(error as Error).message}`);
-      }
+      next = await askEverywhere(next, ask);
     }
     if (next.kind === 'headed') await showHeadedQuestion(next);
     logger.info({ incident_id: next.incident_id, request_id, channels: live }, 'approval pending');
@@ -148,6 +134,26 @@ export function createApprovals(opts: ApprovalsOptions) {
         ? { note: 'The relay has shown this request to the operator in the terminal UI (lines, device, hash). Do not repeat or restate it: stop and wait for the HUMAN OPERATOR RESPONSE.' }
         : {}),
     };
+  }
+
+  /** Asks on every channel at once; each message id is kept under its channel's name for the adapter. */
+  async function askEverywhere(incident: Incident, ask: ApprovalAsk): Promise<Incident> {
+    const results = await Promise.allSettled(channels.map((c) => c.ask(ask)));
+    const posted: Record<string, string> = {};
+    results.forEach((r, i) => {
+      const channel = channels[i]!;
+      if (r.status === 'fulfilled') {
+        posted[channel.name] = r.value.message_id;
+        return;
+      }
+      const error = r.reason as Error;
+      logger.error({ incident_id: incident.incident_id, channel: channel.name, err: error }, 'approval card could not be posted');
+      incidents.record(incident.incident_id, 'room.error', `Approval card could not be posted${channels.length > 1 ? ` on ${channel.name}` : ''}: ${error.message}`);
+    });
+    if (Object.keys(posted).length === 0) return incident;
+    return incidents.update(incident.incident_id, (cur) => ({
+      approval_request: cur.approval_request && cur.approval_request.request_id === ask.request_id ? { ...cur.approval_request, channel_messages: { ...cur.approval_request.channel_messages, ...posted } } : cur.approval_request,
+    }));
   }
 
   /**
@@ -198,7 +204,7 @@ export function createApprovals(opts: ApprovalsOptions) {
       reason: reason?.trim() ? reason.trim().slice(0, 500) : undefined,
       commands: incident.approval_request.commands,
       forwarded_at: toldInSession ? at : null,
-      acknowledged_at: channel === 'webex' ? null : at,
+      acknowledged_at: channelNames.has(channel) ? null : at,
       request_id: incident.approval_request.request_id,
       apply_by: decision === 'APPROVED' ? new Date(Date.parse(at) + applyWindowMs).toISOString() : null,
     };

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { operatorChannelNameSchema } from './operator-channel';
 
 /**
  * The approval gate's state machine, as data. Two typed fields on the incident carry it:
@@ -13,10 +14,17 @@ export const APPLICATION_STATUSES = ['none', 'claimed', 'applied', 'failed'] as 
 export const applicationStatusSchema = z.enum(APPLICATION_STATUSES);
 export type ApplicationStatus = z.infer<typeof applicationStatusSchema>;
 
-/** Where a decision came from. Only humans' channels can produce APPROVED; `ttl` and `unattended` are the relay's own. */
-export const DECISION_CHANNELS = ['webex', 'desktop', 'terminal', 'api', 'ttl', 'unattended', 'command line', 'test'] as const;
-export const decisionChannelSchema = z.enum(DECISION_CHANNELS);
-export type DecisionChannel = z.infer<typeof decisionChannelSchema>;
+/**
+ * Where a decision came from. Only humans' channels can produce APPROVED; `ttl` and `unattended` are the relay's own.
+ * The relay's own sources are listed here; operator channels (Webex, Slack …) are adapters the relay
+ * registers at start (src/approvals/operator-channel.ts), so the domain stores their name as a checked
+ * string instead of listing products. Records written by earlier versions (`webex`) still parse.
+ */
+export const BUILT_IN_DECISION_CHANNELS = ['desktop', 'terminal', 'api', 'ttl', 'unattended', 'command line', 'test'] as const;
+export type BuiltInDecisionChannel = (typeof BUILT_IN_DECISION_CHANNELS)[number];
+export const decisionChannelSchema = z.union([z.enum(BUILT_IN_DECISION_CHANNELS), operatorChannelNameSchema]);
+/** A built-in source, or the name of a registered operator channel (validated where a channel hands a decision in). */
+export type DecisionChannel = BuiltInDecisionChannel | (string & {});
 
 export const GATE_EVENTS = ['request', 'approve', 'deny', 'expire', 'lapse', 'supersede', 'claim', 'applied', 'release', 'fail', 'interrupt'] as const;
 export type GateEvent = (typeof GATE_EVENTS)[number];

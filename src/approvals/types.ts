@@ -7,7 +7,7 @@ import type { Approval, Decision, Incident } from '../incidents/model';
 import type { Incidents } from '../incidents/service';
 import type { Owns } from '../incidents/ownership';
 import type { DecisionChannel } from './lifecycle';
-import type { OperatorRoom } from './operator-room';
+import type { OperatorChannel } from './operator-channel';
 
 /** The approval lifecycle's contract: what channels, the guard and the agents' tools see of it. */
 
@@ -68,7 +68,8 @@ export interface ApprovalsOptions {
   incidents: Incidents;
   agent: AgentRuntime;
   bus: Bus<RelayEvents>;
-  room?: OperatorRoom;
+  /** The operator channels (Webex, Slack …): asked, told and acknowledged; without any, approvals are unattended unless another channel is live. */
+  channels?: readonly OperatorChannel[];
   /** Other live channels (the tray's desktop notification); named in the `pending` answer. */
   extraChannels?: () => string[];
   /** Approvers following the relay right now (trays on /events): said in the `pending` answer. */

@@ -2,11 +2,10 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock';
 import type { Bus } from '../events/bus';
 import type { RelayEvents } from '../incidents/events';
-import { NO_APPLICATION, publicIncident, type Approval, type ApprovalRequest, type Decision, type Incident } from '../incidents/model';
+import { NO_APPLICATION, publicIncident, type Approval, type Decision, type Incident } from '../incidents/model';
 import type { Incidents } from '../incidents/service';
 import type { GateMove } from './gate-move';
-import { linesSha256 } from './lines';
-import { newRequestId } from './request-id';
+import { pendingRequest } from './pending-request';
 import { ApprovalError, type ApprovalRequestInput, type RequestResult } from './types';
 
 /**
@@ -36,20 +35,8 @@ export function createUnattended(deps: { incidents: Incidents; move: GateMove; b
       request_id: '',
       apply_by: null,
     };
-    const request: ApprovalRequest = {
-      request_id: newRequestId(),
-      terminal_shown_at: null,
-      summary: input.summary,
-      device: incident.device_hostname,
-      commands: input.commands,
-      rollback: input.rollback ?? [],
-      artifact_ref: input.artifact_ref,
-      requested_at: at,
-      expires_at: at,
-      status: 'pending',
-      lines_sha256: linesSha256(input.commands),
-      channels: [],
-    };
+    // Asked of nobody and answered at once: it expires as it is made.
+    const request = pendingRequest(incident, input, new Date(at), new Date(at), []);
     approval.request_id = request.request_id;
     if (effective === 'APPROVED') approval.apply_by = new Date(Date.parse(at) + applyWindowMs).toISOString();
     const asked = move(incident.incident_id, 'request', () => ({ approval: null, application: NO_APPLICATION, approval_request: request }));

@@ -1,0 +1,71 @@
+import { z } from 'zod';
+import type { Approval, Incident } from '../incidents/model';
+import type { DecideResult } from './types';
+
+/**
+ * The `OperatorChannel` port (ARCHITECTURE.md, "Seams"): where people are asked, told and heard.
+ * Webex and Slack are adapters; each owns its payloads (cards, blocks), its ids and its check of
+ * who may decide. The approvals module knows a list of channels by name, never a product.
+ */
+
+/**
+ * A channel's name, as stored in `approval.channel` and shown in the timeline. Lower-case and
+ * without spaces so it can never be mistaken for one of the relay's own decision sources
+ * (`command line`, `ttl` …, src/approvals/lifecycle.ts), which are checked first.
+ */
+export const operatorChannelNameSchema = z.string().regex(/^[a-z][a-z0-9-]{1,31}$/, 'a lower-case channel name');
+
+/** What every channel shows a person before they decide: the relay's record, never the model's retelling. */
+export const approvalAskSchema = z.object({
+  incident_id: z.string().min(1),
+  /** Every channel carries it back with the decision: an old message never decides a newer request. */
+  request_id: z.string().min(1),
+  alert_def_id: z.string().min(1),
+  device: z.string().min(1),
+  summary: z.string().min(1),
+  /** Verbatim, in order: what is approved is what the device guard sends. */
+  commands: z.array(z.string().min(1)).min(1),
+  rollback: z.array(z.string().min(1)).optional(),
+  artifact_ref: z.string().min(1).optional(),
+  expires_at: z.string().min(1),
+  lines_sha256: z.string().min(12),
+  evidence: z.array(z.object({ command: z.string(), lines: z.array(z.string()) })),
+});
+export type ApprovalAsk = z.infer<typeof approvalAskSchema>;
+
+/**
+ * A person's decision as a channel hands it back. The person is who the channel vouches for
+ * (an e-mail, a Slack user id) after its own allow-list check; the relay names them in the room and the log.
+ */
+export const channelDecisionSchema = z.object({
+  channel: operatorChannelNameSchema,
+  incident_id: z.string().min(1),
+  /** The request the person was shown; empty only for requests stored before request ids existed. */
+  request_id: z.string(),
+  decision: z.enum(['APPROVED', 'DENIED']),
+  person: z.object({ id: z.string().min(1), display: z.string().optional() }),
+  /** Trimmed and cut to 500 characters by `decide()`. */
+  reason: z.string().optional(),
+});
+export type ChannelDecision = z.infer<typeof channelDecisionSchema>;
+
+/** What the relay gives a channel once approvals exist: the one `decide()`, and what it may look up. */
+export interface ChannelHost {
+  /** Validates, decides through the relay's one `decide()` and, when accepted, acknowledges on every channel. */
+  decide(decision: ChannelDecision): Promise<DecideResult>;
+  incident(incidentId: string): Incident | undefined;
+  /** Incidents waiting for a decision, newest first. */
+  pending(): Incident[];
+}
+
+export interface OperatorChannel {
+  readonly name: string;
+  /** Posts the approval request; the answer is the channel's own message id (kept on the request, per channel). */
+  ask(request: ApprovalAsk): Promise<{ message_id: string }>;
+  /** A notice (progress, expiry, a failed session) in Markdown. */
+  tell(markdown: string): Promise<void>;
+  /** Shows the outcome of a decision made on an operator channel (a message, or the card updated). */
+  acknowledge(incident: Incident, approval: Approval): Promise<void>;
+  /** Called once by the relay when its approvals exist; decisions before it are refused by the adapter. */
+  attach(host: ChannelHost): void;
+}
