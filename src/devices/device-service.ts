@@ -4,6 +4,7 @@ import { checkReadOnlyCommand } from '../tools/read-only-command';
 import { describeDifference, restoreCommands } from './config-diff';
 import { DeviceError, NOTHING_SENT_KINDS } from './errors';
 import { deviceKey, type DeviceEntry, type Inventory } from './inventory';
+import { NetconfDevice } from './netconf/device';
 import { grammarProblem, PLATFORM, type Platform } from './platforms';
 import { ShellSession } from './shell-session';
 
@@ -22,6 +23,8 @@ interface DeviceSlot {
   entry: DeviceEntry;
   platform: Platform;
   session?: ShellSession;
+  /** A `platform: netconf` device: its NETCONF session and pending confirmed commit (no CLI session). */
+  netconf?: NetconfDevice;
   /** The tail of this device's queue: calls run one after another, never interleaved. */
   tail: Promise<unknown>;
 }
@@ -42,7 +45,8 @@ export class DeviceService {
     for (const entry of inventory.devices.values()) {
       // parseInventory refuses such a pair with their lines; an inventory built in code must not merge two devices either.
       if (this.slots.has(deviceKey(entry.name))) throw new Error(`two inventory devices are named ${entry.name} ignoring case`);
-      this.slots.set(deviceKey(entry.name), { entry, platform: PLATFORM[entry.platform], tail: Promise.resolve() });
+      const netconf = entry.platform === 'netconf' ? new NetconfDevice(entry, inventory.knownHostsPath, logger) : undefined;
+      this.slots.set(deviceKey(entry.name), { entry, platform: PLATFORM[entry.platform], netconf, tail: Promise.resolve() });
     }
   }
 
@@ -78,6 +82,8 @@ export class DeviceService {
     if (!readOnly.ok) throw new DeviceError('not_in_grammar', `${device}: refused "${command}": ${readOnly.reason}`);
     const problem = grammarProblem(slot.platform, command);
     if (problem) throw new DeviceError('not_in_grammar', `${device}: "${command}" is not in ${slot.platform.name}'s grammar: ${problem}`);
+    const netconf = slot.netconf;
+    if (netconf) return this.exclusive(slot, () => netconf.show(command));
     return this.exclusive(slot, async () => {
       const output = await this.show(slot, command).catch((error: unknown) => {
         // A show command is safe to repeat: one retry on a fresh session after a drop.
@@ -117,6 +123,10 @@ export class DeviceService {
   async config(name: string, given: string[]): Promise<string> {
     const slot = this.slot(name);
     const device = slot.entry.name;
+    // NETCONF: the lines are one XML <config> element, sent as approved (netconf/fragment.ts); the change
+    // is a confirmed commit that stays provisional until confirmCommit or cancelCommit (netconf/device.ts).
+    const netconf = slot.netconf;
+    if (netconf) return this.exclusive(slot, () => netconf.change(given));
     // A closing `end` (as runbooks write it) is the server's own; anywhere else it would leave configuration mode.
     const lines = given.length > 1 && given[given.length - 1]!.trim() === 'end' ? given.slice(0, -1) : given;
     if (lines.some((l) => l.trim() === 'end')) throw new DeviceError('not_in_grammar', `${device}: "end" may only close the change, as its last line`);
@@ -210,6 +220,31 @@ export class DeviceService {
     return describeDifference(before, await s.send('show running-config'));
   }
 
+  /** The NETCONF device behind `name`, or a not_in_grammar error for a CLI device (they commit at once). */
+  private netconfSlot(name: string): { slot: DeviceSlot; netconf: NetconfDevice } {
+    const slot = this.slot(name);
+    if (!slot.netconf) throw new DeviceError('not_in_grammar', `${slot.entry.name} is a ${slot.entry.platform} device: only netconf devices have confirmed commits`);
+    return { slot, netconf: slot.netconf };
+  }
+
+  /** Keeps a netconf device's provisional change (the confirming commit), then reads it back. */
+  confirmCommit(name: string): Promise<string> {
+    const { slot, netconf } = this.netconfSlot(name);
+    return this.exclusive(slot, () => netconf.confirm());
+  }
+
+  /** Reverts a netconf device's provisional change now (cancel-commit), then compares running with before the change. */
+  cancelCommit(name: string): Promise<string> {
+    const { slot, netconf } = this.netconfSlot(name);
+    return this.exclusive(slot, () => netconf.cancel());
+  }
+
+  /** When a netconf device's provisional change reverts by itself unless confirmed, or undefined when none is waiting. */
+  pendingCommit(name: string): { deadline: Date; timeoutS: number } | undefined {
+    const p = this.netconfSlot(name).netconf.pending;
+    return p && !p.session.closed ? { deadline: new Date(p.deadline), timeoutS: p.timeoutS } : undefined;
+  }
+
   /** A session whose state is unknown (a command timed out, the connection dropped) is never reused. */
   private discard(slot: DeviceSlot): void {
     slot.session?.close();
@@ -219,6 +254,8 @@ export class DeviceService {
   async close(): Promise<void> {
     for (const slot of this.slots.values()) {
       await slot.tail.catch(() => {});
+      // A netconf change still waiting for confirm is reverted by the device when its session ends.
+      await slot.netconf?.close();
       slot.session?.close();
       slot.session = undefined;
     }
@@ -226,7 +263,9 @@ export class DeviceService {
 
   /** Drops a device's session as if the network had (tests and `--reconnect` use it). */
   dropSession(device: string): void {
-    this.slot(device).session?.close();
+    const slot = this.slot(device);
+    slot.netconf?.drop();
+    slot.session?.close();
   }
 }
 

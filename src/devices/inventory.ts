@@ -2,38 +2,33 @@ import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
 import { z } from 'zod';
+import { credential, deviceName } from './inventory-fields';
+import { NETCONF_PLATFORM_NAME, netconfDevice } from './netconf/inventory';
 
-export const PLATFORMS = ['ios', 'iosxe', 'nxos', 'eos', 'frr'] as const;
+/** Platforms reached through an interactive CLI session (a pty); see platforms.ts. */
+export const CLI_PLATFORMS = ['ios', 'iosxe', 'nxos', 'eos', 'frr'] as const;
+/** Every platform an inventory may name: the CLI ones, and NETCONF over SSH (netconf/). */
+export const PLATFORMS = [...CLI_PLATFORMS, NETCONF_PLATFORM_NAME] as const;
 export type PlatformName = (typeof PLATFORMS)[number];
 
-const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'the name of an environment variable (letters, digits, "_")');
+const cliDevice = z.strictObject({
+  name: deviceName,
+  host: z.string().min(1),
+  port: z.number().int().min(1).max(65535).default(22),
+  platform: z.enum(CLI_PLATFORMS),
+  username: z.string().min(1),
+  credential,
+  /** Per-command limit; a command that does not bring the prompt back in time fails with `timeout`. */
+  command_timeout_ms: z.number().int().min(100).max(600_000).default(20_000),
+}, { error: 'a device: {name, host, port?, platform, username, credential}' });
 
-/**
- * Where the login secret comes from. Never the secret itself: the inventory is a file people commit
- * and share, so a password or key in it is refused with the way to reference one instead.
- */
-const credential = z.union(
-  [
-    z.strictObject({ agent: z.literal(true) }),
-    z.strictObject({ key_file: z.string().min(1), passphrase_env: envName.optional() }),
-    z.strictObject({ password_env: envName }),
-  ],
-  { error: 'one of {agent: true}, {key_file: PATH, passphrase_env?: NAME} or {password_env: NAME} (no secret in this file)' },
-);
-
-const device = z.strictObject(
-  {
-    name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/, 'a device name (letters, digits, "_", "." or "-")'),
-    host: z.string().min(1),
-    port: z.number().int().min(1).max(65535).default(22),
-    platform: z.enum(PLATFORMS, { error: `one of ${PLATFORMS.join(', ')}` }),
-    username: z.string().min(1),
-    credential,
-    /** Per-command limit; a command that does not bring the prompt back in time fails with `timeout`. */
-    command_timeout_ms: z.number().int().min(100).max(600_000).default(20_000),
-  },
-  { error: 'a device: {name, host, port?, platform, username, credential}' },
-);
+/** The entry's shape follows its `platform`: a netconf device has its own fields (netconf/inventory.ts). */
+const device = z.discriminatedUnion('platform', [cliDevice, netconfDevice], {
+  error: (issue) =>
+    issue.code === 'invalid_union' && 'note' in issue && issue.note === 'No matching discriminator'
+      ? `one of ${PLATFORMS.join(', ')}`
+      : 'a device: {name, host, port?, platform, username, credential}',
+});
 
 export const inventorySchema = z.strictObject({
   /** OpenSSH known_hosts file with every device's host key; relative paths are from the inventory's folder. */

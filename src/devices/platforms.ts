@@ -1,10 +1,11 @@
 import type { PlatformName } from './inventory';
+import { NETCONF_PLATFORM } from './netconf/platform';
 
 /**
  * What differs between router operating systems once logged in: how the prompt looks, how paging
  * is turned off, which output filters exist, which output means "refused", and how a failed change
  * is undone. Only FRR is exercised against the real thing here (the FRR lab); the IOS-family and EOS
- * dialects follow their vendors' documented CLI.
+ * dialects follow their vendors' documented CLI. NETCONF devices have no CLI: see netconf/platform.ts.
  */
 export type RollbackStrategy =
   /** Snapshot the running configuration, then apply the difference back (FRR 8.4 has no commit/rollback). */
@@ -14,7 +15,9 @@ export type RollbackStrategy =
   /** `checkpoint` before, `rollback running-config checkpoint` after a failure. */
   | 'checkpoint'
   /** A configuration session: `commit` when every line took, `abort` otherwise (nothing reaches the running config). */
-  | 'config-session';
+  | 'config-session'
+  /** NETCONF: locked candidate, validate, `<commit><confirmed/>`, read back; the device reverts unless confirmed. */
+  | 'confirmed-commit';
 
 export interface Platform {
   name: PlatformName;
@@ -95,6 +98,7 @@ export const PLATFORM: Record<PlatformName, Platform> = {
     // echo is the bare word. Verified on FRR 8.4; vtysh has no `echo` command.
     syncProbe: (token) => ({ line: token, answer: new RegExp(`^% Unknown command: ${token}$`, 'm') }),
   },
+  netconf: NETCONF_PLATFORM,
 };
 
 /** Why this platform cannot run `command` as written, or undefined when it can. */

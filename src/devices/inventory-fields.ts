@@ -1,0 +1,23 @@
+import { z } from 'zod';
+
+/**
+ * The fields every inventory entry shares, whatever the platform: the name alerts use, and where
+ * the login secret comes from. Kept apart from inventory.ts so platform schemas (netconf/inventory.ts)
+ * build on the same definitions without an import cycle.
+ */
+export const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'the name of an environment variable (letters, digits, "_")');
+
+/**
+ * Where the login secret comes from. Never the secret itself: the inventory is a file people commit
+ * and share, so a password or key in it is refused with the way to reference one instead.
+ */
+export const credential = z.union(
+  [
+    z.strictObject({ agent: z.literal(true) }),
+    z.strictObject({ key_file: z.string().min(1), passphrase_env: envName.optional() }),
+    z.strictObject({ password_env: envName }),
+  ],
+  { error: 'one of {agent: true}, {key_file: PATH, passphrase_env?: NAME} or {password_env: NAME} (no secret in this file)' },
+);
+
+export const deviceName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/, 'a device name (letters, digits, "_", "." or "-")');
