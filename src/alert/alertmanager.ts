@@ -1,3 +1,4 @@
+import { ruleKey } from '../artifacts/fault-key';
 import type { AlertmanagerDefinition } from '../artifacts/source-mappings';
 import { checkFormat } from '../artifacts/variables';
 import { alertmanagerWebhookSchema, type AlertmanagerAlert } from './alertmanager-webhook';
@@ -96,7 +97,13 @@ function normalized(alert: AlertmanagerAlert, definition: AlertmanagerDefinition
     raw_message: null,
     kb_query_mode: (KB_QUERY_MODES as readonly string[]).includes(mode ?? '') ? (mode as KbQueryMode) : 'standard',
     warnings,
-    dedup_key: keyOf(definition.alert_def_id, hostname, values.neighbor_ip, values.vrf_name),
-    field_sources: { device_hostname: 'label', neighbor_ip: from('neighbor_ip'), vrf_name: from('vrf_name') },
+    // The same key a Splunk alert of the fault gets: values are by FS variable name on both.
+    dedup_key: definition.key ? ruleKey(definition.key, hostname, values) : keyOf(definition.alert_def_id, hostname, values.neighbor_ip, values.vrf_name),
+    field_sources: {
+      device_hostname: 'label',
+      neighbor_ip: from('neighbor_ip'),
+      vrf_name: from('vrf_name'),
+      ...Object.fromEntries((definition.key?.fields ?? []).map((f) => [f.name, from(f.name)])),
+    },
   };
 }

@@ -1,3 +1,4 @@
+import { ruleFields, ruleKey, type FaultKeyRule } from '../artifacts/fault-key';
 import { fieldsFromRaw } from './raw-fields';
 import { hostAsDevice, SEARCH_METADATA_KEYS, type InboundAlert, type KbQueryMode } from './schema';
 import { looksLikeInstructions } from './untrusted';
@@ -20,11 +21,12 @@ export interface NormalizedAlert {
 }
 
 export type FieldSource = 'result' | 'result.device_name' | 'result.host' | '_raw' | 'label' | 'absent';
-export interface FieldSources {
+/** The BGP key's three always; an FS's other key fields (`key_fields`) beside them. */
+export type FieldSources = {
   device_hostname: FieldSource;
   neighbor_ip: FieldSource;
   vrf_name: FieldSource;
-}
+} & Record<string, FieldSource>;
 
 /** Every source cuts long values the same way, and says so in the incident's warnings. */
 export function cap(value: string, max: number, name: string, warnings: string[]): string {
@@ -33,7 +35,8 @@ export function cap(value: string, max: number, name: string, warnings: string[]
   return `${value.slice(0, max)}…[truncated]`;
 }
 
-export function normalizeAlert(alert: InboundAlert): NormalizedAlert {
+/** `rule`: the alert definition's fault key from its FS (`key_fields`); without one, the BGP key. */
+export function normalizeAlert(alert: InboundAlert, rule?: FaultKeyRule): NormalizedAlert {
   const { result } = alert;
   const warnings: string[] = [];
   const system = result.system;
@@ -58,18 +61,15 @@ export function normalizeAlert(alert: InboundAlert): NormalizedAlert {
 
   const raw = result._raw && result._raw.trim() !== '' ? cap(result._raw, MAX_RAW_CHARS, 'result._raw', warnings) : null;
 
-  // Key fields the search did not extract, from the log line itself: a second neighbor down on the
-  // same router is another fault, even when only _raw names it.
-  const fromRaw = fieldsFromRaw(result._raw);
-  const neighbor = result.neighbor_ip ?? fromRaw.neighbor_ip;
-  const vrf = result.vrf_name ?? (result.neighbor_ip ? undefined : fromRaw.vrf_name);
-  if (!result.neighbor_ip && fromRaw.neighbor_ip) vars.neighbor_ip = fromRaw.neighbor_ip;
-  if (!result.vrf_name && vrf) vars.vrf_name = vrf;
-  const field_sources: FieldSources = {
-    device_hostname: system ? 'result' : deviceName ? 'result.device_name' : 'result.host',
-    neighbor_ip: result.neighbor_ip ? 'result' : fromRaw.neighbor_ip ? '_raw' : 'absent',
-    vrf_name: result.vrf_name ? 'result' : vrf ? '_raw' : 'absent',
-  };
+  let dedup_key: string;
+  let field_sources: FieldSources;
+  if (rule) {
+    // The FS's key fields the search did not extract, from the log line by its extract patterns.
+    const { values, from } = ruleFields(rule, result, result._raw);
+    for (const f of rule.fields) if (from[f.name] === '_raw') vars[f.alertField] = cap(values[f.name]!, MAX_VAR_CHARS, `_raw ${f.name}`, warnings);
+    dedup_key = ruleKey(rule, hostname, values);
+    field_sources = { device_hostname: deviceSource(alert), neighbor_ip: 'absent', vrf_name: 'absent', ...from };
+  } else ({ dedup_key, field_sources } = bgpKeyFields(alert, hostname, vars));
 
   const suspicious = instructionsWarning({ ...vars, ...(raw ? { _raw: raw } : {}) });
   if (suspicious) warnings.push(suspicious);
@@ -81,9 +81,29 @@ export function normalizeAlert(alert: InboundAlert): NormalizedAlert {
     raw_message: raw,
     kb_query_mode: alert.kb_query_mode ?? 'standard',
     warnings,
-    dedup_key: keyOf(result.alert_def_id, hostname, neighbor, vrf),
+    dedup_key,
     field_sources,
   };
+}
+
+const deviceSource = ({ result }: InboundAlert): FieldSource => (result.system ? 'result' : result.device_name ? 'result.device_name' : 'result.host');
+
+/** The default key, built for BGP: device, neighbor and VRF; adds what it read from _raw to `vars`. */
+function bgpKeyFields(alert: InboundAlert, hostname: string, vars: Record<string, string>): { dedup_key: string; field_sources: FieldSources } {
+  const { result } = alert;
+  // Key fields the search did not extract, from the log line itself: a second neighbor down on the
+  // same router is another fault, even when only _raw names it.
+  const fromRaw = fieldsFromRaw(result._raw);
+  const neighbor = result.neighbor_ip ?? fromRaw.neighbor_ip;
+  const vrf = result.vrf_name ?? (result.neighbor_ip ? undefined : fromRaw.vrf_name);
+  if (!result.neighbor_ip && fromRaw.neighbor_ip) vars.neighbor_ip = fromRaw.neighbor_ip;
+  if (!result.vrf_name && vrf) vars.vrf_name = vrf;
+  const field_sources: FieldSources = {
+    device_hostname: deviceSource(alert),
+    neighbor_ip: result.neighbor_ip ? 'result' : fromRaw.neighbor_ip ? '_raw' : 'absent',
+    vrf_name: result.vrf_name ? 'result' : vrf ? '_raw' : 'absent',
+  };
+  return { dedup_key: keyOf(result.alert_def_id, hostname, neighbor, vrf), field_sources };
 }
 
 /** The warning every source adds when alert text reads like instructions to the agent. */
@@ -106,9 +126,10 @@ export const keyOf = (alertDefId: string, hostname: string, neighbor: string | u
  * The alert's de-duplication key alone, the same as `normalizeAlert(alert).dedup_key`, without the
  * rest of the work: a repeat of an open incident needs nothing else (and Splunk may send thousands).
  */
-export function dedupKeyOf(alert: InboundAlert): string {
+export function dedupKeyOf(alert: InboundAlert, rule?: FaultKeyRule): string {
   const { result } = alert;
   const hostname = (result.system ?? result.device_name ?? hostAsDevice(result.host)) as string;
+  if (rule) return ruleKey(rule, hostname, ruleFields(rule, result, result._raw).values);
   if (result.neighbor_ip) return keyOf(result.alert_def_id, hostname, result.neighbor_ip, result.vrf_name);
   const fromRaw = fieldsFromRaw(result._raw);
   return keyOf(result.alert_def_id, hostname, fromRaw.neighbor_ip, result.vrf_name ?? fromRaw.vrf_name);

@@ -27,7 +27,7 @@ export class ArtifactValidationError extends Error {
  */
 export async function loadArtifactGroup(dir: string, alertDefId: string): Promise<ArtifactGroup> {
   if (!GROUP_ID.test(alertDefId)) {
-    throw new ArtifactValidationError([{ file: dir, line: 1, column: 1, message: `"${alertDefId}" is not an alert definition id` }]);
+    throw new ArtifactValidationError([{ file: dir, line: 1, column: 1, message: `"${alertDefId}" is not an alert definition id`, hint: 'use AD and six digits, e.g. AD000002' }]);
   }
   const { group, issues } = await validateArtifactGroupDir(join(dir, alertDefId));
   if (!group) throw new ArtifactValidationError(issues);

@@ -54,6 +54,16 @@ export const faultSignatureSchema = z.strictObject({
     counter_examples: z.array(z.string().min(1)).default([]),
   }),
   variables: z.array(fsVariableSchema).min(1),
+  /**
+   * What makes two alerts one fault (their incident's de-duplication key): FS variables, the device
+   * among them. Absent: the BGP key (device, neighbor_ip, vrf_name) the relay was built with.
+   */
+  key_fields: z.array(variableNameSchema).min(1).optional(),
+  /**
+   * Regexes whose named groups take key fields out of the alert's raw log line when the sender did
+   * not extract them; the first that yields a field wins. Absent: the detection patterns.
+   */
+  extract: z.array(z.strictObject({ regex: z.string().min(1), description: z.string().optional() })).min(1).optional(),
   /** How other alert senders' alerts map to this definition (schema-sources.ts); Splunk needs none. */
   sources: alertSourcesSchema.optional(),
 });

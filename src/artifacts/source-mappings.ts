@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { parse } from 'yaml';
 import { namedGroups } from './expectations';
+import { faultKeyRule, type FaultKeyRule } from './fault-key';
 import { faultSignatureSchema, type FaultSignature, type VariableFormat } from './schema-fs';
 import type { LabelField } from './schema-sources';
 
@@ -24,6 +25,8 @@ export interface AlertmanagerDefinition {
   alert_def_id: string;
   match: Readonly<Record<string, string>>;
   fields: readonly LabelFieldRule[];
+  /** The FS's fault key (`key_fields`); absent: the BGP key. */
+  key?: FaultKeyRule;
 }
 
 const yamlOrUndefined = (text: string): unknown => {
@@ -34,6 +37,13 @@ const yamlOrUndefined = (text: string): unknown => {
   }
 };
 
+/** A problem of a mapping, positioned by its path in FS.yaml. */
+export interface MappingProblem {
+  path: (string | number)[];
+  message: string;
+  hint: string;
+}
+
 const labelOf = (field: LabelField): { label: string; regex?: string } => (typeof field === 'string' ? { label: field } : field);
 
 /**
@@ -41,29 +51,29 @@ const labelOf = (field: LabelField): { label: string; regex?: string } => (typeo
  * that names an unknown variable, or leaves a required one out, would start runs that can only
  * escalate.
  */
-export function alertmanagerMappingProblems(fs: FaultSignature): { path: (string | number)[]; message: string }[] {
+export function alertmanagerMappingProblems(fs: FaultSignature): MappingProblem[] {
   const mapping = fs.sources?.alertmanager;
   if (!mapping) return [];
   const base = ['sources', 'alertmanager'];
-  const problems: { path: (string | number)[]; message: string }[] = [];
+  const problems: MappingProblem[] = [];
   const variables = new Map(fs.variables.map((v) => [v.name, v]));
   for (const [name, field] of Object.entries(mapping.fields)) {
     const variable = variables.get(name);
-    if (!variable) problems.push({ path: [...base, 'fields', name], message: `${name} is not a variable of the FS (FS variables: ${[...variables.keys()].join(', ')})` });
-    else if (!variable.sources.includes('alert')) problems.push({ path: [...base, 'fields', name], message: `variable ${name} does not come from the alert (its sources do not include alert)` });
+    if (!variable) problems.push({ path: [...base, 'fields', name], message: `${name} is not a variable of the FS (FS variables: ${[...variables.keys()].join(', ')})`, hint: 'map only FS variables: correct the name or declare the variable' });
+    else if (!variable.sources.includes('alert')) problems.push({ path: [...base, 'fields', name], message: `variable ${name} does not come from the alert (its sources do not include alert)`, hint: `add alert to the sources of ${name}, or remove the mapping` });
     const { regex } = labelOf(field);
     if (regex === undefined) continue;
     try {
       new RegExp(regex);
-      if (!namedGroups(regex).includes('value')) problems.push({ path: [...base, 'fields', name, 'regex'], message: 'the regex needs a (?<value>…) group: the part of the label that is the value' });
+      if (!namedGroups(regex).includes('value')) problems.push({ path: [...base, 'fields', name, 'regex'], message: 'the regex needs a (?<value>…) group: the part of the label that is the value', hint: "wrap the value part in (?<value>…), e.g. '^(?<value>[^:]+)'" });
     } catch (e) {
-      problems.push({ path: [...base, 'fields', name, 'regex'], message: `regex does not compile: ${(e as Error).message}` });
+      problems.push({ path: [...base, 'fields', name, 'regex'], message: `regex does not compile: ${(e as Error).message}`, hint: 'fix the JavaScript regular expression' });
     }
   }
-  if (!('device_hostname' in mapping.fields)) problems.push({ path: [...base, 'fields'], message: 'map device_hostname to the label that names the device' });
+  if (!('device_hostname' in mapping.fields)) problems.push({ path: [...base, 'fields'], message: 'map device_hostname to the label that names the device', hint: "add device_hostname: <label> under fields, e.g. device_hostname: { label: instance, regex: '^(?<value>[^:]+)' }" });
   fs.required_alert_fields.forEach((required) => {
     if (!required.split('|').some((n) => n in mapping.fields)) {
-      problems.push({ path: [...base, 'fields'], message: `required alert field ${required} is not mapped to a label: every such alert would escalate` });
+      problems.push({ path: [...base, 'fields'], message: `required alert field ${required} is not mapped to a label: every such alert would escalate`, hint: `add ${required.split('|')[0]}: <label> under fields` });
     }
   });
   return problems;
@@ -85,7 +95,8 @@ export function alertmanagerDefinition(fs: FaultSignature): AlertmanagerDefiniti
       required: variable.required || name === 'device_hostname',
     };
   });
-  return { alert_def_id: fs.alert_def_id, match: mapping.match, fields };
+  const key = faultKeyRule(fs);
+  return { alert_def_id: fs.alert_def_id, match: mapping.match, fields, ...(key ? { key } : {}) };
 }
 
 /**

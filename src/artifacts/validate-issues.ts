@@ -8,21 +8,27 @@ export interface ValidationIssue {
   line: number;
   column: number;
   message: string;
+  /** How to fix it, in the author's terms: every issue has one, so no error is a dead end. */
+  hint: string;
 }
 
-export function formatIssue(issue: ValidationIssue, cwd = process.cwd()): string {
+/** `file:line:col: message`, and with `hint` a second line `  fix: …` (what the validator prints). */
+export function formatIssue(issue: ValidationIssue, cwd = process.cwd(), opts: { hint?: boolean } = {}): string {
   const file = relative(cwd, issue.file) || issue.file;
-  return `${file}:${issue.line}:${issue.column}: ${issue.message}`;
+  const line = `${file}:${issue.line}:${issue.column}: ${issue.message}`;
+  return opts.hint ? `${line}\n    fix: ${issue.hint}` : line;
 }
+
+const README = 'intelligence-artifacts/README.md';
 
 /** Collects issues in the order the checks find them, each pointed at a file position. */
 export class IssueSink {
   readonly issues: ValidationIssue[] = [];
-  at(src: YamlSource, path: readonly PathSegment[], message: string): void {
-    this.issues.push({ file: src.file, ...src.locate(path), message });
+  at(src: YamlSource, path: readonly PathSegment[], message: string, hint: string): void {
+    this.issues.push({ file: src.file, ...src.locate(path), message, hint });
   }
-  file(file: string, message: string): void {
-    this.issues.push({ file, line: 1, column: 1, message });
+  file(file: string, message: string, hint: string, line = 1): void {
+    this.issues.push({ file, line, column: 1, message, hint });
   }
 }
 
@@ -38,16 +44,35 @@ function zodMessage(issue: z.core.$ZodIssue): string {
   return `${where}${issue.message}`;
 }
 
+/** What to do about a schema error; the README's field tables say what each key means. */
+function zodHint(issue: z.core.$ZodIssue): string {
+  const key = issue.path.length ? `\`${String(issue.path.at(-1))}\`` : 'the document';
+  switch (issue.code) {
+    case 'unrecognized_keys':
+      return `remove or rename the key (a typo?); the allowed keys are listed in ${README}`;
+    case 'invalid_type':
+      return issue.input === undefined ? `add ${key}: it is required (see ${README})` : `give ${key} a ${issue.expected} value (see ${README})`;
+    case 'invalid_union':
+      return `use one of the forms listed in ${README}`;
+    case 'invalid_value':
+      return `use one of the listed values for ${key}`;
+    case 'too_small':
+      return `${key} needs at least ${String(issue.minimum)} ${issue.origin === 'string' ? 'character(s)' : 'item(s)'}`;
+    default:
+      return `correct ${key} as the message says (see ${README})`;
+  }
+}
+
 /** YAML syntax errors first, then schema errors, each at its position; undefined when anything is wrong. */
 export function parseWith<T>(schema: z.ZodType<T>, src: YamlSource, sink: IssueSink): T | undefined {
-  for (const e of src.syntaxErrors) sink.issues.push({ file: src.file, line: e.line, column: e.column, message: `YAML: ${e.message}` });
+  for (const e of src.syntaxErrors) sink.issues.push({ file: src.file, line: e.line, column: e.column, message: `YAML: ${e.message}`, hint: 'fix the YAML syntax at this position (indentation, an unclosed quote or bracket, a duplicate key)' });
   if (src.syntaxErrors.length) return undefined;
   const result = schema.safeParse(src.data);
   if (result.success) return result.data;
   for (const issue of result.error.issues) {
     const path = issue.path.filter((p): p is string | number => typeof p !== 'symbol');
     const at = issue.code === 'unrecognized_keys' ? [...path, issue.keys[0]!] : path;
-    sink.at(src, at, zodMessage(issue));
+    sink.at(src, at, zodMessage(issue), zodHint(issue));
   }
   return undefined;
 }

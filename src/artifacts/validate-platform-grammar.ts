@@ -11,7 +11,7 @@ import type { PathSegment, YamlSource } from './yaml-source';
  */
 export function checkStepPlatforms(raw: RepairActionWorkflow, s: RawStep, i: number, src: YamlSource, sink: IssueSink): void {
   for (const p of variantPlatforms(s)) {
-    if (!raw.platforms.includes(p)) sink.at(src, ['steps', i, 'variants', p], `variant for ${p}, which is not in the workflow's platforms (${raw.platforms.join(', ')})`);
+    if (!raw.platforms.includes(p)) sink.at(src, ['steps', i, 'variants', p], `variant for ${p}, which is not in the workflow's platforms (${raw.platforms.join(', ')})`, `add ${p} to platforms: or remove the variant`);
   }
   for (const platform of raw.platforms) {
     const effective = stepForPlatform(s, platform);
@@ -23,7 +23,7 @@ export function checkStepPlatforms(raw: RepairActionWorkflow, s: RawStep, i: num
     for (const rendered of renderBothWays(names, effective.action.command)) {
       const problem = grammarProblem(PLATFORM[platform], rendered.trim());
       if (problem) {
-        sink.at(src, where, `on ${platform}, "${rendered.trim()}" is not in the platform's grammar: ${problem}; add a variant for ${platform}`);
+        sink.at(src, where, `on ${platform}, "${rendered.trim()}" is not in the platform's grammar: ${problem}; add a variant for ${platform}`, `add variants: { ${platform}: { action: { type: exec_cli, command: … } } } with the command as ${platform} spells it`);
         break;
       }
     }

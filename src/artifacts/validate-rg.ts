@@ -25,15 +25,19 @@ export function checkRg(
 ): RemediationGuide | undefined {
   const parts = splitFrontMatter(rgText);
   if (!parts) {
-    sink.file(file, 'RG.md must start with YAML front matter between --- lines');
+    sink.file(file, 'RG.md must start with YAML front matter between --- lines', 'start the file with ---, the front matter keys (see intelligence-artifacts/README.md), and --- on its own line');
     return undefined;
   }
   const src = parseYamlSource(parts.yaml, file, 1);
   const fm = parseWith(remediationGuideFrontMatterSchema, src, sink);
   if (!fm) return undefined;
-  if (fm.alert_def_id !== id) sink.at(src, ['alert_def_id'], `alert_def_id ${fm.alert_def_id} does not match the folder ${id}`);
-  if (fs && fm.fs_version !== fs.version) sink.at(src, ['fs_version'], `RG explains FS ${fm.fs_version} but ${FILE_NAMES.fs} is version ${fs.version}`);
-  if (raw && fm.raw_version !== raw.version) sink.at(src, ['raw_version'], `RG explains RAW ${fm.raw_version} but ${FILE_NAMES.raw} is version ${raw.version}`);
-  if (parts.body.trim().length < 200) sink.file(file, 'RG.md body is too short to explain the fault and its remediation');
+  if (fm.alert_def_id !== id) sink.at(src, ['alert_def_id'], `alert_def_id ${fm.alert_def_id} does not match the folder ${id}`, `set alert_def_id: ${id}`);
+  if (fs && fm.fs_version !== fs.version) sink.at(src, ['fs_version'], `RG explains FS ${fm.fs_version} but ${FILE_NAMES.fs} is version ${fs.version}`, `review the guide against the FS, then set fs_version: ${fs.version}`);
+  if (raw && fm.raw_version !== raw.version) sink.at(src, ['raw_version'], `RG explains RAW ${fm.raw_version} but ${FILE_NAMES.raw} is version ${raw.version}`, `review the guide against the RAW, then set raw_version: ${raw.version}`);
+  if (parts.body.trim().length < 200) {
+    // Point at the body's first line: the front matter, its two --- lines and the rest before it.
+    const bodyLine = rgText.slice(0, rgText.length - parts.body.length).split('\n').length;
+    sink.file(file, 'RG.md body is too short to explain the fault and its remediation', 'explain the fault, the workflow\'s decisions, the manual procedure and what to check before approving (200 characters at least)', bodyLine);
+  }
   return { frontMatter: fm, body: parts.body };
 }

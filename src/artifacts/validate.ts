@@ -39,12 +39,12 @@ async function readIfExists(file: string): Promise<string | undefined> {
 export async function validateArtifactGroupDir(dir: string): Promise<{ group?: ArtifactGroup; issues: ValidationIssue[] }> {
   const sink = new IssueSink();
   const id = basename(dir);
-  if (!GROUP_ID.test(id)) sink.file(dir, `folder name ${id} is not an alert definition id (AD and six digits)`);
+  if (!GROUP_ID.test(id)) sink.file(dir, `folder name ${id} is not an alert definition id (AD and six digits)`, 'rename the folder to its alert definition id, e.g. AD000004 (npm run artifacts:new scaffolds one)');
   const files = { fs: join(dir, FILE_NAMES.fs), raw: join(dir, FILE_NAMES.raw), rg: join(dir, FILE_NAMES.rg) };
 
   let fs: FaultSignature | undefined;
   const fsText = await readIfExists(files.fs);
-  if (fsText === undefined) sink.file(files.fs, `missing ${FILE_NAMES.fs}`);
+  if (fsText === undefined) sink.file(files.fs, `missing ${FILE_NAMES.fs}`, 'add the fault signature (copy one with npm run artifacts:new -- ADxxxxxx --from AD000002)');
   else {
     const src = parseYamlSource(fsText, files.fs);
     fs = parseWith(faultSignatureSchema, src, sink);
@@ -53,7 +53,7 @@ export async function validateArtifactGroupDir(dir: string): Promise<{ group?: A
 
   let raw: RepairActionWorkflow | undefined;
   const rawText = await readIfExists(files.raw);
-  if (rawText === undefined) sink.file(files.raw, `missing ${FILE_NAMES.raw}`);
+  if (rawText === undefined) sink.file(files.raw, `missing ${FILE_NAMES.raw}`, 'add the repair action workflow (copy one with npm run artifacts:new -- ADxxxxxx --from AD000002)');
   else {
     const src = parseYamlSource(rawText, files.raw);
     raw = parseWith(repairActionWorkflowSchema, src, sink);
@@ -62,7 +62,7 @@ export async function validateArtifactGroupDir(dir: string): Promise<{ group?: A
 
   let rg: RemediationGuide | undefined;
   const rgText = await readIfExists(files.rg);
-  if (rgText === undefined) sink.file(files.rg, `missing ${FILE_NAMES.rg}`);
+  if (rgText === undefined) sink.file(files.rg, `missing ${FILE_NAMES.rg}`, 'add the remediation guide (copy one with npm run artifacts:new -- ADxxxxxx --from AD000002)');
   else rg = checkRg(rgText, files.rg, id, fs, raw, sink);
 
   const tests: ArtifactGroup['tests'] = [];

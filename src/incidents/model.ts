@@ -35,7 +35,10 @@ export const approvalRequestSchema = z.object({
     artifact_ref: z.string().optional(),
     requested_at: z.string(),
     expires_at: z.string(),
+    /** Webex card message id, as written before channels were adapters; read by the Webex adapter for old records. */
     card_message_id: z.string().optional(),
+    /** Each operator channel's own id of the message that asked (channel name → id): the adapters read theirs. */
+    channel_messages: z.record(z.string(), z.string()).optional(),
     /** The gate's state (src/approvals/lifecycle.ts); records from before it existed read as pending. */
     status: approvalStatusSchema.default('pending'),
     /**
@@ -101,7 +104,8 @@ export type Severity = (typeof SEVERITIES)[number];
 
 const fieldSourceSchema = z.enum(['result', 'result.device_name', 'result.host', '_raw', 'label', 'absent']);
 /** Where the alert's key fields came from (src/alert/normalize.ts): shown so an engineer can judge them. */
-export const fieldSourcesSchema = z.object({ device_hostname: fieldSourceSchema, neighbor_ip: fieldSourceSchema, vrf_name: fieldSourceSchema });
+// An FS's own key fields (key_fields, e.g. interface) beside the BGP three.
+export const fieldSourcesSchema = z.object({ device_hostname: fieldSourceSchema, neighbor_ip: fieldSourceSchema, vrf_name: fieldSourceSchema }).catchall(fieldSourceSchema);
 
 export const incidentSchema = z.object({
   incident_id: z.string(),

@@ -33,6 +33,7 @@ import type { ModelStatus } from '../agent/model-check';
 import type { Incident } from '../incidents/model';
 import type { StoreCheck } from '../incidents/store';
 import { join, resolve } from 'node:path';
+import { createFaultKeyRules } from '../artifacts/fault-key';
 
 export interface AppDeps {
   /** Live approval channels and the approvers following the relay, for /health and /health/deep. */
@@ -132,7 +133,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ...(deps.channels ? { channels: deps.channels } : {}),
     ...(deps.approversOnline ? { approversOnline: deps.approversOnline } : {}),
   });
-  await app.register(faultAlertRoutes, { intake: deps.intake, webhookSecret: secret });
+  const faultKeys = createFaultKeyRules(join(resolve(config.RELAY_PROJECT_DIR), 'intelligence-artifacts'), deps.logger);
+  await app.register(faultAlertRoutes, { intake: deps.intake, webhookSecret: secret, faultKeys });
   if (deps.alertSources) await app.register(alertSourceRoutes, { ...deps.alertSources, webhookSecret: secret });
   // Its own authentication: a person's token, approvers only (WEBHOOK_SECRET is Splunk's, not a person's).
   await app.register(decisionRoutes, { approvals: deps.approvals, ...(deps.operators ? { operators: deps.operators } : {}) });

@@ -102,6 +102,19 @@ describe('POST /fault-alert', () => {
     expect(relay.incidents.list()).toHaveLength(1);
   });
 
+  it('keys an interface fault (AD000003, FS key_fields) by device and interface, even when only _raw names it', async () => {
+    relay = await relayForTest({ agent: createStubRuntime() });
+    const line = (intf: string) => `R1 %LINK-5-CHANGED: Interface ${intf}, changed state to administratively down`;
+    const ad3 = (result: Record<string, unknown>) => ({ sid: 's', result: { alert_def_id: 'AD000003', system: 'R1', ...result } });
+    const gi2 = (await post(relay, ad3({ _raw: line('GigabitEthernet2') }))).json();
+    const again = (await post(relay, ad3({ interface: 'GigabitEthernet2', neighbor_ip: '10.0.0.2' }))).json();
+    const gi3 = (await post(relay, ad3({ _raw: line('GigabitEthernet3') }))).json();
+    expect([gi2.status, again.status, gi3.status]).toEqual(['accepted', 'duplicate', 'accepted']);
+    expect(again.incident_id).toBe(gi2.incident_id);
+    expect(gi3.incident_id).not.toBe(gi2.incident_id);
+    expect(relay.incidents.get(gi3.incident_id)?.field_sources).toMatchObject({ interface: '_raw' });
+  });
+
   it('folds repeated alerts into the open incident: one session, occurrences counted', async () => {
     const agent = createStubRuntime();
     relay = await relayForTest({ agent });

@@ -2,13 +2,15 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Logger } from 'pino';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { splunkAlert, splunkSource } from '../../alert/splunk';
+import type { FaultKeyRules } from '../../artifacts/fault-key';
 import { errorBodySchema } from '../errors';
 import { serializerCompiler } from 'fastify-type-provider-zod';
 import { acceptedResponseSchema, type AcceptedResponse, type Intake } from '../intake';
 import { guardAlertSenders } from './alert-sender';
 
 /** Splunk's webhook: one alert per request, answered with its incident. */
-export const faultAlertRoutes: FastifyPluginAsyncZod<{ intake: Intake; webhookSecret?: string }> = async (app, opts) => {
+/** `faultKeys`: the alert definitions' key fields (FS `key_fields`); without it every alert gets the BGP key. */
+export const faultAlertRoutes: FastifyPluginAsyncZod<{ intake: Intake; webhookSecret?: string; faultKeys?: FaultKeyRules }> = async (app, opts) => {
   guardAlertSenders(app, opts.webhookSecret);
 
   app.post(
@@ -23,7 +25,8 @@ export const faultAlertRoutes: FastifyPluginAsyncZod<{ intake: Intake; webhookSe
       serializerCompiler: (route) => (route.httpStatus === '202' ? (data) => JSON.stringify(data) : serializerCompiler(route as unknown as Parameters<typeof serializerCompiler>[0])),
     },
     async (request, reply) => {
-      const accepted: AcceptedResponse = await opts.intake(splunkAlert(request.body));
+      const rule = opts.faultKeys ? await opts.faultKeys(request.body.result.alert_def_id) : undefined;
+      const accepted: AcceptedResponse = await opts.intake(splunkAlert(request.body, rule));
       // The request's own completion line is about this incident too. A child logger costs about a tenth
       // of the duplicate path's throughput, so it is made only when the lines will be written.
       if ((request.log as FastifyBaseLogger & Pick<Logger, 'isLevelEnabled'>).isLevelEnabled('info')) {
