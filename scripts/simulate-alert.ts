@@ -80,7 +80,7 @@ async function postOne(): Promise<void> {
   const json = await postJson('/fault-alert', body, 202);
   const status = String(json.status);
   const session = json.session_id ?? '(none yet)';
-  const extra = status === 'duplicate' ? ` occurrences ${json.occurrences}` : status === 'queued' ? ' (the runtime is not reachable yet; the relay will deliver it)' : '';
+  const extra = status === 'duplicate' ? ` occurrences ${json.occurrences}` : status === 'queued' ? ' (not yet taken by the runtime; the relay delivers it as soon as it is)' : '';
   process.stdout.write(`${json.incident_id} ${status} session ${session}${extra}\n`);
 }
 

@@ -6,6 +6,7 @@ import { atExit } from './at-exit';
 import { startEmbeddedRuntime, type EmbeddedRuntime } from '../../src/agent/embedded';
 import { demoRuntimeHome } from '../../src/demo/runtime-home';
 import type { RuntimeEndpoint } from '../../src/agent/types';
+import { createAgentClient, type AgentClientOptions } from '../../src/agent/client';
 
 export const repoRoot = path.resolve(import.meta.dirname, '../..');
 
@@ -134,3 +135,10 @@ export async function waitUntil(condition: () => boolean | Promise<boolean>, wha
     await new Promise((r) => setTimeout(r, everyMs));
   }
 }
+
+/**
+ * The tests' own client for looking at what the runtime holds: the product's timeouts are for a
+ * relay that must fail fast; a test's look may wait on a runtime slowed by a loaded machine.
+ */
+export const observerClient = (endpoint: RuntimeEndpoint, opts: AgentClientOptions = {}) =>
+  createAgentClient(endpoint, { ...opts, timeouts: { connectMs: 15_000, headersMs: 90_000, bodyMs: 120_000, eventHeadersMs: 30_000, ...opts.timeouts } });

@@ -9,8 +9,19 @@ export interface RelayProcess {
   proc: ChildProcess;
   /** Every line the relay printed, for assertions about what it logs. */
   output: string[];
+  /** The agent session an incident was delivered to, once the relay logs it (at once if it has). */
+  delivered(incidentId: string): Promise<string>;
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
+
+type LogLine = Record<string, unknown>;
+const parse = (line: string): LogLine | undefined => {
+  try {
+    return JSON.parse(line) as LogLine;
+  } catch {
+    return undefined;
+  }
+};
 
 /**
  * The headless relay as a user runs it (`npm run relay`), in its own process so a
@@ -23,10 +34,13 @@ export async function spawnRelay(env: Record<string, string>): Promise<RelayProc
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const output: string[] = [];
+  const watchers = new Set<(line: LogLine) => void>();
   const exited = new Promise<void>((r) => proc.once('exit', () => r()));
   const url = await new Promise<string>((resolveUrl, reject) => {
     const onLine = (line: string) => {
       output.push(line);
+      const parsed = watchers.size ? parse(line) : undefined;
+      if (parsed) for (const w of [...watchers]) w(parsed);
       if (line.includes('"relay listening"')) {
         try {
           resolveUrl(JSON.parse(line).url);
@@ -43,6 +57,20 @@ export async function spawnRelay(env: Record<string, string>): Promise<RelayProc
     url,
     proc,
     output,
+    delivered(incidentId) {
+      const isIt = (l: LogLine | undefined) => l?.incident_id === incidentId && l.msg === 'incident delivered to the agent runtime' && typeof l.session_id === 'string';
+      const seen = output.map(parse).find(isIt);
+      if (seen) return Promise.resolve(seen.session_id as string);
+      return new Promise((resolveSession, reject) => {
+        const watch = (l: LogLine) => {
+          if (!isIt(l)) return;
+          watchers.delete(watch);
+          resolveSession(l.session_id as string);
+        };
+        watchers.add(watch);
+        void exited.then(() => reject(new Error(`the relay exited before delivering ${incidentId}`)));
+      });
+    },
     async stop(signal = 'SIGTERM') {
       if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
       await exited;

@@ -1,12 +1,12 @@
 import { cpSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgentClient, type AgentClient } from '../../src/agent/client';
+import { type AgentClient } from '../../src/agent/client';
 import { compareRuntimeFiles } from '../../src/agent/integrity';
 import { scriptedProviderConfig, startScriptedModel, textOf, toolNames, type ChatRequest, type ScriptedModel, type Step } from '../fakes/scripted-model';
 import { startRelayToolsStub } from '../fakes/relay-tools-stub';
 import { decide, getJson, untilIdle, type AgentInfo } from '../helpers/agent-permissions';
-import { repoRoot, startOpencode, type OpencodeHarness } from '../helpers/opencode';
+import { repoRoot, startOpencode, type OpencodeHarness, observerClient } from '../helpers/opencode';
 import { tempDir } from '../helpers/temp-dir';
 
 /**
@@ -51,7 +51,7 @@ beforeAll(async () => {
       mcp: { relay: { type: 'remote', url: relayStub.url, oauth: false, enabled: true }, device: { enabled: false }, kb: { enabled: false } },
     }),
   });
-  client = createAgentClient(oc.endpoint, { reconnectDelay: () => 100 });
+  client = observerClient(oc.endpoint, { reconnectDelay: () => 100 });
   agents = await getJson<AgentInfo[]>(oc.endpoint, '/agent');
 });
 

@@ -2,11 +2,11 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgentClient, type AgentClient } from '../../src/agent/client';
+import { type AgentClient } from '../../src/agent/client';
 import { renderPromptText } from '../../src/alert/prompt';
 import { startLab, type RunningLab } from '../../src/lab/server';
 import { scriptedProviderConfig, startScriptedModel, textOf, toolNames, type ChatRequest, type ScriptedModel, type Step } from '../fakes/scripted-model';
-import { repoRoot, startOpencode, type OpencodeHarness } from '../helpers/opencode';
+import { repoRoot, startOpencode, type OpencodeHarness, observerClient } from '../helpers/opencode';
 import { decide, getJson, untilIdle, type AgentInfo } from '../helpers/agent-permissions';
 import { startRelayToolsStub } from '../fakes/relay-tools-stub';
 
@@ -104,7 +104,7 @@ beforeAll(async () => {
       },
     }),
   });
-  client = createAgentClient(oc.endpoint, { reconnectDelay: () => 100 });
+  client = observerClient(oc.endpoint, { reconnectDelay: () => 100 });
   agents = await get<AgentInfo[]>('/agent');
 });
 

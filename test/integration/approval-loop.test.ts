@@ -3,13 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgentClient, type AgentClient } from '../../src/agent/client';
+import { type AgentClient } from '../../src/agent/client';
 import { buildSplunkAlert } from '../../src/alert/sample';
 import { startHeadlessRelay, type RunningRelay } from '../../src/relay/start-headless';
 import { newRoomId, startWebexFake, type WebexFake } from '../fakes/webex';
 import { captureLogger } from '../helpers/capture-logger';
 import { connectMcp } from '../helpers/mcp-client';
-import { startOpencode, waitUntil, type OpencodeHarness } from '../helpers/opencode';
+import { startOpencode, waitUntil, type OpencodeHarness, observerClient } from '../helpers/opencode';
 import { scriptedProviderConfig, startScriptedModel, type ScriptedModel } from '../fakes/scripted-model';
 let model: ScriptedModel | undefined;
 import { createManualClock } from '../unit/messaging/helpers';
@@ -33,7 +33,7 @@ beforeAll(async () => {
   for (const email of ['alice@example.net', 'bob@example.net', 'mallory@example.net']) fake.addPerson({ email });
   model = await startScriptedModel();
   runtime = await startOpencode({ configContent: scriptedProviderConfig(model.baseURL) });
-  client = createAgentClient(runtime.endpoint);
+  client = observerClient(runtime.endpoint);
   running = await startHeadlessRelay({
     env: {
       AGENT_URL: runtime.endpoint.url,

@@ -6,10 +6,10 @@ import path from 'node:path';
 import { pino } from 'pino';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgentClient, type AgentClient } from '../../src/agent/client';
+import { type AgentClient } from '../../src/agent/client';
 import { startEmbeddedRuntime, type EmbeddedRuntime, type EmbeddedState } from '../../src/agent/embedded';
 import { AgentRuntimeError } from '../../src/agent/types';
-import { isolatedOpencodeEnv, isProcessAlive, repoRoot, waitUntil } from '../helpers/opencode';
+import { isolatedOpencodeEnv, isProcessAlive, repoRoot, waitUntil, observerClient } from '../helpers/opencode';
 
 // One embedded runtime (real opencode) for the file; the tests run in order on it.
 let runtime: EmbeddedRuntime;
@@ -29,7 +29,7 @@ beforeAll(async () => {
     env: isolatedOpencodeEnv(repoRoot),
     restartDelay: () => 200,
   });
-  client = createAgentClient(runtime.endpoint);
+  client = observerClient(runtime.endpoint);
 });
 afterAll(async () => {
   await client?.close();

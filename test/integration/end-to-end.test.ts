@@ -60,7 +60,8 @@ async function fire(input: SampleAlertInput): Promise<string> {
   });
   const body = (await res.body.json()) as { incident_id: string; status: string };
   expect(res.statusCode).toBe(202);
-  expect(body.status).toBe('accepted');
+  // 'queued' when the runtime answered after the intake stopped waiting (a loaded machine): delivered just after.
+  expect(['accepted', 'queued']).toContain(body.status);
   const incident = relay().incidents.get(body.incident_id)!;
   agentLogs.push(agentLogPath(repoRoot, incident));
   return body.incident_id;

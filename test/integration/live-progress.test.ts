@@ -2,12 +2,12 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgentClient, type AgentClient } from '../../src/agent/client';
+import { type AgentClient } from '../../src/agent/client';
 import { systemClock } from '../../src/clock';
 import { createRuntimeEventMapper, startRuntimeEventFollower } from '../../src/incidents/runtime-events';
 import { createSessionLogWriter } from '../../src/incidents/session-log';
 import { scriptedProviderConfig, startScriptedModel, textOf, toolNames, type ScriptedModel } from '../fakes/scripted-model';
-import { repoRoot, startOpencode, type OpencodeHarness } from '../helpers/opencode';
+import { repoRoot, startOpencode, type OpencodeHarness, observerClient } from '../helpers/opencode';
 import { silent } from '../helpers/relay';
 import { inMemoryIncidents } from '../unit/incidents/in-memory-incidents';
 
@@ -47,7 +47,7 @@ beforeAll(async () => {
       },
     }),
   });
-  client = createAgentClient(oc.endpoint, { reconnectDelay: () => 100 });
+  client = observerClient(oc.endpoint, { reconnectDelay: () => 100 });
 });
 afterAll(async () => {
   await client?.close();

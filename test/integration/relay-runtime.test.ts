@@ -5,10 +5,10 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createAgentClient, type AgentClient } from '../../src/agent/client';
+import { type AgentClient } from '../../src/agent/client';
 import { startEmbeddedRuntime, type EmbeddedRuntime } from '../../src/agent/embedded';
 import { scriptedProviderConfig, startScriptedModel, type ScriptedModel } from '../fakes/scripted-model';
-import { isolatedOpencodeEnv } from '../helpers/opencode';
+import { isolatedOpencodeEnv, observerClient } from '../helpers/opencode';
 import { findFreePort } from '../../src/agent/free-port';
 import { parsePromptText } from '../../src/alert/prompt';
 import { buildSplunkAlert } from '../../src/alert/sample';
@@ -65,7 +65,7 @@ describe('relay against the real opencode server', () => {
 
   beforeAll(async () => {
     runtime = await startEmbeddedRuntime({ cwd: repoRoot, logger: silent, env: await modelEnv(), startTimeoutMs: START_GUARD_MS });
-    client = createAgentClient(runtime.endpoint);
+    client = observerClient(runtime.endpoint);
     relay = await spawnRelay({
       AGENT_URL: runtime.endpoint.url,
       AGENT_SERVER_USERNAME: runtime.endpoint.username,
@@ -82,8 +82,9 @@ describe('relay against the real opencode server', () => {
   it('creates a session whose first user message is the prompt JSON for network-troubleshooter', async () => {
     const res = await post(relay.url, buildSplunkAlert({ device: 'R1', neighbor: '10.0.0.2' }));
     expect(res.status).toBe(202);
-    expect(res.body).toMatchObject({ status: 'accepted', alert_def_id: 'AD000002' });
-    const sessionId = res.body.session_id as string;
+    // 'queued' when the runtime took longer than the intake waits (a loaded machine): delivered just after.
+    expect(res.body).toMatchObject({ status: expect.stringMatching(/^(accepted|queued)$/), alert_def_id: 'AD000002' });
+    const sessionId = await relay.delivered(res.body.incident_id as string);
     const session = await client.getSession(sessionId);
     expect(session.title).toBe(`${res.body.incident_id} AD000002 R1`);
     const first = await firstUserMessage(client, sessionId);
@@ -104,7 +105,9 @@ describe('relay against the real opencode server', () => {
     const incident = await getJson(`${relay.url}/sessions/${incidentId}`);
     expect(incident.occurrences).toBe(20);
     const r8 = await post(relay.url, buildSplunkAlert({ device: 'R8' }));
-    expect(r8.body.status).toBe('accepted');
+    expect(['accepted', 'queued']).toContain(r8.body.status);
+    await relay.delivered(r8.body.incident_id as string);
+    await relay.delivered(incidentId);
     // opencode keeps sessions of earlier runs in this project: count by this run's incident ids.
     const titles = (await client.listSessions()).map((s) => s.title ?? '');
     expect(titles.filter((t) => t === `${incidentId} AD000002 R7`)).toHaveLength(1);
@@ -113,9 +116,10 @@ describe('relay against the real opencode server', () => {
 
   it('simulator prints the session id, and --direct makes a headed incident whose prompt is the one the relay sends', async () => {
     const sim = await run(process.execPath, ['--import', 'tsx', 'scripts/simulate-alert.ts', '--api', relay.url, '--device', 'R5', '--neighbor', '10.5.5.5'], { cwd: repoRoot });
-    const match = /^(INC-\S+) accepted session (ses_\S+)$/m.exec(sim.stdout);
+    const match = /^(INC-\S+) (accepted session ses_\S+|queued session \(none yet\))/m.exec(sim.stdout);
     expect(match, sim.stdout).not.toBeNull();
-    const [, , sessionId] = match as RegExpExecArray;
+    // Queued when the runtime answered after the intake stopped waiting (a loaded machine): the log says where it went.
+    const sessionId = await relay.delivered((match as RegExpExecArray)[1] as string);
     const sent = await firstUserMessage(client, sessionId as string);
     const direct = await run(process.execPath, ['--import', 'tsx', 'scripts/simulate-alert.ts', '--api', relay.url, '--direct', '--device', 'R5', '--neighbor', '10.5.5.5'], { cwd: repoRoot });
     const headedId = /Headed incident (HEADED-\S+) on R5 created/.exec(direct.stderr)?.[1];
@@ -159,7 +163,7 @@ describe('nothing lost when the runtime or the relay goes down', () => {
         },
         { timeout: 30_000, interval: 100 },
       );
-      const client = createAgentClient(runtime.endpoint);
+      const client = observerClient(runtime.endpoint);
       const first = await firstUserMessage(client, delivered.session_id as string);
       expect(parsePromptText(first.text).incident_id).toBe(id);
       // Retries during the runtime's start-up must not leave a second session behind.
@@ -194,7 +198,7 @@ describe('nothing lost when the runtime or the relay goes down', () => {
         },
         { timeout: 30_000, interval: 100 },
       );
-      const client = createAgentClient(runtime.endpoint);
+      const client = observerClient(runtime.endpoint);
       const sessions = (await client.listSessions()).filter((s) => s.title?.startsWith(`${id} `));
       expect(sessions.map((s) => s.id)).toEqual([delivered.session_id]);
       await client.close();
