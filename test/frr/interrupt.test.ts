@@ -59,6 +59,12 @@ function vtyshIn(router: string): number[] {
 const exited = (pid: number) => new Promise<void>((resolve) => execFile('/usr/bin/tail', [`--pid=${pid}`, '-s', '0.05', '-f', '/dev/null'], () => resolve()));
 
 /** The lab's inventory with every device's command timeout changed. */
+/**
+ * The device's command timeout in these tests: long enough for a login and a show command on a
+ * loaded machine (0.5 s was not), short enough that a stopped bgpd's hang is cut soon.
+ */
+const COMMAND_TIMEOUT_MS = 8_000;
+
 async function inventoryWithTimeout(ms: number) {
   const inv = parse(readFileSync(lab.inventoryPath, 'utf8')) as { devices: Array<Record<string, unknown>> };
   for (const d of inv.devices) d.command_timeout_ms = ms;
@@ -131,14 +137,14 @@ describe.skipIf(NO_FRR)('a read-only command cannot wedge a real FRR router', ()
     const { logger } = watchedLogger((msg) => {
       if (msg.startsWith('command timed out')) process.kill(bgpd, 'SIGCONT');
     });
-    const service = new DeviceService(await inventoryWithTimeout(500), logger, { interruptWaitMs: 30_000 });
+    const service = new DeviceService(await inventoryWithTimeout(COMMAND_TIMEOUT_MS), logger, { interruptWaitMs: 30_000 });
     try {
       expect(await service.exec('R2', 'show version')).toContain('FRRouting');
       const [cli] = vtyshIn('R2');
       expect(cli).toBeGreaterThan(0);
       process.kill(bgpd, 'SIGSTOP');
       const error = await failure(service.exec('R2', 'show ip bgp summary'));
-      expect(error.message).toBe('R2: no prompt after "show ip bgp summary" within 0.5 s; it was interrupted on the device and the session answered again');
+      expect(error.message).toBe('R2: no prompt after "show ip bgp summary" within 8 s; it was interrupted on the device and the session answered again');
       // Same session, same CLI process, nothing else left running.
       expect(vtyshIn('R2')).toEqual([cli]);
       const state = await service.exec('R2', 'show ip bgp neighbors 10.0.0.1 | include BGP state');
@@ -153,7 +159,7 @@ describe.skipIf(NO_FRR)('a read-only command cannot wedge a real FRR router', ()
 
   it('closes and replaces a session that does not answer after the interrupt; its vtysh ends, the next command works', async () => {
     const bgpd = bgpdOf('R2');
-    const service = new DeviceService(await inventoryWithTimeout(500), undefined, { interruptWaitMs: 300 });
+    const service = new DeviceService(await inventoryWithTimeout(COMMAND_TIMEOUT_MS), undefined, { interruptWaitMs: 300 });
     try {
       expect(await service.exec('R2', 'show version')).toContain('FRRouting');
       const [cli] = vtyshIn('R2');
@@ -161,7 +167,7 @@ describe.skipIf(NO_FRR)('a read-only command cannot wedge a real FRR router', ()
       // A stopped bgpd: vtysh waits for it however long, and ignores Ctrl-C meanwhile.
       process.kill(bgpd, 'SIGSTOP');
       const error = await failure(service.exec('R2', 'show ip bgp summary'));
-      expect(error.message).toBe('R2: no prompt after "show ip bgp summary" within 0.5 s; the session was closed and the next call opens a new one');
+      expect(error.message).toBe('R2: no prompt after "show ip bgp summary" within 8 s; the session was closed and the next call opens a new one');
       // With bgpd still stopped, so it is the hang-up that ends that vtysh, not a late answer.
       await exited(cli!);
       expect(vtyshIn('R2')).toEqual([]);
