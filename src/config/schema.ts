@@ -116,6 +116,13 @@ export const configSchema = z
     MSG_U2C_URL: url.default('https://u2c.wbx2.com/u2c/api/v1'),
     MSG_API_URL: url.default('https://webexapis.com/v1'),
     MSG_APPROVERS: emailList,
+    /** Slack over Socket Mode (outbound only): the app-level token `xapp-…` with connections:write. */
+    SLACK_APP_TOKEN: optionalString,
+    /** The bot token `xoxb-…` that posts and updates approval messages (chat:write, users:read.email). */
+    SLACK_BOT_TOKEN: optionalString,
+    /** The channel (C…) where approvals are asked; clicks from any other channel are refused. */
+    SLACK_CHANNEL_ID: optionalString,
+    SLACK_API_URL: url.default('https://slack.com/api'),
     APPROVAL_TTL: z.string().default('30m').pipe(duration).pipe(z.number().int().positive()),
     /** How long an APPROVED change may wait to be applied; then the approval expires. Default: APPROVAL_TTL. */
     APPROVAL_APPLY_WINDOW: optionalString.pipe(duration.optional()).pipe(z.number().int().positive().optional()),
@@ -174,6 +181,8 @@ export const SECRET_KEYS = [
   'AGENT_SERVER_PASSWORD',
   'WEBHOOK_SECRET',
   'MSG_BOT_TOKEN',
+  'SLACK_APP_TOKEN',
+  'SLACK_BOT_TOKEN',
   'RELAY_TOOLS_TOKEN',
   'SEARCH_UPSTREAM_TOKEN',
   'TEAM_RELAY_TOKEN',

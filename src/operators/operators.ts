@@ -14,6 +14,8 @@ const operatorSchema = z.strictObject({
   name: z.string().trim().min(1),
   email: z.email(),
   role: z.enum(OPERATOR_ROLES, { error: 'approver or viewer' }),
+  /** Their Slack member id (U… or W…): a Slack click counts by this id, never by a display name. */
+  slack_user_id: z.string().regex(/^[UW][A-Z0-9]{2,}$/, 'a Slack member id such as U012AB3CD').optional(),
   token_sha256: z
     .string()
     .regex(/^[0-9a-f]{64}$/, 'the SHA-256 of the token, 64 lowercase hex characters (npm run operators -- token prints one); never the token itself'),
@@ -74,6 +76,8 @@ export interface OperatorDirectory {
   byToken(token: string): Operator | undefined;
   /** The operator listed under this e-mail (any case) right now; undefined once removed. */
   byEmail(email: string): Operator | undefined;
+  /** The operator with this Slack member id right now; undefined for anyone else. */
+  bySlackId?(userId: string): Operator | undefined;
   /** How many approvers are listed right now: with one, the API is a live approval channel. */
   approvers(): number;
   readonly size: number;
@@ -92,6 +96,7 @@ export function createOperatorDirectory(operators: readonly Operator[]): Operato
       return found;
     },
     byEmail: (email) => emails.get(email.toLowerCase()),
+    bySlackId: (userId) => operators.find((op) => op.slack_user_id === userId),
     approvers: () => operators.filter((op) => op.role === 'approver').length,
   };
 }
@@ -139,6 +144,7 @@ export function openOperatorsFile(path: string, log?: OperatorsFileLog): Operato
   return {
     byToken: (token) => fresh().byToken(token),
     byEmail: (email) => fresh().byEmail(email),
+    bySlackId: (userId) => fresh().bySlackId?.(userId),
     approvers: () => fresh().approvers(),
     get size() {
       return fresh().size;

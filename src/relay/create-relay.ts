@@ -4,7 +4,8 @@ import { createSeverityLookup } from '../artifacts/severity';
 import { startDeviceServer } from '../devices/server';
 import { randomBytes } from 'node:crypto';
 import { createApprovals, type DecideFn } from '../approvals/approvals';
-import { createCardSubmissionHandler } from '../approvals/card-submissions';
+import { createChannelHost } from '../approvals/channel-host';
+import { createWebexChannel } from '../messaging/webex-channel';
 import { createRelayToolsServer } from '../tools/relay-tools';
 import { createDeviceGuardServer } from '../tools/device-guard';
 import { createMcpDeviceTools } from '../artifacts/device-tools';
@@ -96,13 +97,16 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     if (!incident.session_id) throw new Error('no terminal session is bound to this incident');
     await agent.promptAsync(incident.session_id, { agent: config.AGENT_NAME, text, noReply: true });
   };
+  // The operator channels: Webex when the bot (or a test's room) is given, then any others (Slack).
+  const webex = deps.room ? createWebexChannel({ room: deps.room, roomId: config.MSG_ROOM_ID, approvers: config.MSG_APPROVERS, logger }) : undefined;
+  const channels = [...(webex ? [webex] : []), ...(deps.channels ?? [])];
   const approvals = createApprovals({
     incidents,
     agent,
     bus,
     applyWindowMs: config.APPROVAL_APPLY_WINDOW ?? config.APPROVAL_TTL,
     showInTerminal: (incident) => tellTerminal(incident, terminalQuestion(incident, evidenceOf(incidents.timeline(incident.incident_id)))),
-    room: deps.room,
+    channels,
     // Approvers in OPERATORS_FILE decide over the API and from their trays: a live channel, never unattended.
     extraChannels: () => [...(operators && operators.approvers() > 0 ? ['api'] : []), ...(deps.extraChannels?.() ?? [])],
     ...(operators ? { approversOnline: () => presence.approvers() } : {}),
@@ -120,10 +124,10 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
   // A team relay's human decisions go through the database (first wins, the owner applies).
   const teamDecisions = deps.team ? createTeamDecisions({ team: deps.team, approvals, incidents, logger }) : undefined;
   const decide: DecideFn = teamDecisions ? teamDecisions.decide : approvals.decide;
-  const onCardSubmission =
-    deps.room && config.MSG_ROOM_ID
-      ? createCardSubmissionHandler({ approvals: { ...approvals, decide }, incidents, room: deps.room, roomId: config.MSG_ROOM_ID, approvers: config.MSG_APPROVERS, logger })
-      : async () => logger.warn('card submission ignored: no operator room configured');
+  // Every channel hands its people's decisions to the one `decide` above.
+  const host = createChannelHost({ approvals, decide, incidents, channels, logger });
+  for (const channel of channels) channel.attach(host);
+  const onCardSubmission = webex ? webex.onCardSubmission : async () => logger.warn('card submission ignored: no operator room configured');
   const mapper = createRuntimeEventMapper({
     incidents,
     agent,
@@ -189,7 +193,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     store: async () => (store.probe ? store.probe() : store.health()),
     ...(deviceServer ? { deviceProbe: httpDeviceProbe(`${deviceServer.url}/health`) } : {}),
     eventStream: () => follower.status(),
-    tools: { token: toolsToken, createServer: () => createRelayToolsServer({ incidents, approvals, room: deps.room, logger, clock }) },
+    tools: { token: toolsToken, createServer: () => createRelayToolsServer({ incidents, approvals, channels, logger, clock }) },
     deviceTools: {
       createServer: () => createDeviceGuardServer({
           incidents,

@@ -2,7 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { AgentRuntime } from '../agent/types';
 import type { Approvals, DecideFn } from '../approvals/approvals';
-import type { OperatorRoom } from '../approvals/operator-room';
+import type { OperatorChannel } from '../approvals/operator-channel';
+import type { OperatorRoom } from '../messaging/webex-channel';
 import type { DeviceTools } from '../artifacts/device-tools';
 import type { Clock } from '../clock';
 import type { RelayConfig } from '../config/schema';
@@ -31,6 +32,8 @@ export interface RelayDeps {
   messaging?: () => MessagingHealth;
   /** The operators' room (the Webex bot); without it approvals are unattended unless another channel is live. */
   room?: OperatorRoom;
+  /** Further operator channels (Slack …), asked and told beside the Webex room. */
+  channels?: readonly OperatorChannel[];
   /** Other live approval channels, e.g. the tray's desktop notifications. */
   extraChannels?: () => string[];
   /** Device tools behind the guard; default: an MCP client to DEVICE_MCP_URL. */

@@ -11,6 +11,7 @@ import { createConfBackends } from '../incidents/conf-backend';
 import { createPersistentStore } from '../incidents/persistent-store';
 import type { IncidentStore, KeyValueBackend } from '../incidents/store';
 import { createWebexBot, type WebexBot } from '../messaging/webex-bot';
+import { createSlackFromConfig } from '../slack/from-config';
 import { createRelay, type Relay } from './create-relay';
 import { removeRuntimeAttach, writeRuntimeAttach } from './runtime-attach-file';
 import type { MessagingHealth } from './health-checks';
@@ -128,6 +129,9 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
         })
       : undefined;
 
+  // Slack over Socket Mode, when its three settings are given: a second operator channel beside Webex.
+  const slack = createSlackFromConfig(config, logger, opts.clock);
+
   const agent = createDeferredRuntime();
   const relay = await createRelay({
     config,
@@ -136,6 +140,7 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
     logger,
     clock: opts.clock,
     room: bot,
+    ...(slack ? { channels: [slack] } : {}),
     messaging: () => ({ ...toHealth(bot), ...(leadership?.role() === 'standby' ? { standby: true } : {}) }),
     extraChannels: opts.extraChannels,
     proxy,
@@ -151,6 +156,8 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
       throw error;
     });
   }
+  // Degraded (too many websockets, Socket Mode off) or a foreign connection: a standing warning, not a log line only.
+  const offSlackWarnings = slack ? relay.addStandingWarnings(() => [slack.status().degraded, slack.status().warning].filter((w): w is string => Boolean(w))) : () => {};
   opts.scrubber?.add(relay.toolsToken);
   opts.scrubber?.add(relay.terminalSecret);
   const url = await relay.listen({ port: opts.port });
@@ -214,7 +221,9 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
     // Not awaited: without the network it keeps retrying, and the relay must serve meanwhile.
     void startBot();
   }
-  logger.info({ url, agent_url: agent.url, mode: config.REMEDIATION_MODE, webex: Boolean(bot) }, 'relay listening');
+  // Not awaited either: Slack keeps reconnecting on its own and the relay serves meanwhile.
+  void slack?.start().catch((error: unknown) => logger.error({ err: error }, `Slack connection stopped: ${(error as Error).message}`));
+  logger.info({ url, agent_url: agent.url, mode: config.REMEDIATION_MODE, webex: Boolean(bot), slack: Boolean(slack) }, 'relay listening');
 
   let stopping: Promise<void> | undefined;
   return {
@@ -228,6 +237,8 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
         offState?.();
         offRuntimeFilesWarning();
         await bot?.stop().catch((error: unknown) => logger.warn({ err: error }, 'Webex bot did not stop cleanly'));
+        offSlackWarnings();
+        await slack?.stop().catch((error: unknown) => logger.warn({ err: error }, 'Slack did not stop cleanly'));
         if (embedded) removeRuntimeAttach(dataDir);
         await team?.coordinator.stop();
         await relay.close();

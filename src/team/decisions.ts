@@ -25,7 +25,8 @@ export function createTeamDecisions(deps: { team: TeamCoordinator; approvals: Pi
 
   async function apply(row: DecisionRow): Promise<void> {
     const result = approvals.decide(row.incident_id, row.decision, { id: row.by_name }, row.channel, row.comment ?? undefined, undefined);
-    if (result.status === 'accepted' && row.channel === 'webex') await approvals.acknowledge(row.incident_id).catch(() => {});
+    // A no-op unless the decision came from an operator channel (only those leave `acknowledged_at` empty).
+    if (result.status === 'accepted') await approvals.acknowledge(row.incident_id).catch(() => {});
     if (result.status !== 'accepted') logger.info({ incident_id: row.incident_id, status: result.status }, 'a decision from another relay found nothing to decide');
   }
 

@@ -3,7 +3,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Logger } from 'pino';
 import { ApprovalError, type Approvals } from '../approvals/approvals';
-import type { OperatorRoom } from '../approvals/operator-room';
+import type { OperatorChannel } from '../approvals/operator-channel';
 import { isTerminal } from '../incidents/model';
 import type { Incidents } from '../incidents/service';
 import type { Clock } from '../clock';
@@ -16,7 +16,8 @@ export interface RelayToolsDeps {
   clock: Clock;
   incidents: Incidents;
   approvals: Approvals;
-  room?: OperatorRoom;
+  /** The operator channels a notice goes to (all of them). */
+  channels: readonly OperatorChannel[];
   logger: Logger;
 }
 
@@ -39,7 +40,7 @@ export const WAIT_MAX_S = 50;
  * here, the relay always knows when one is pending and can raise it everywhere.
  */
 export function createRelayToolsServer(deps: RelayToolsDeps): McpServer {
-  const { incidents, approvals, room, logger, clock } = deps;
+  const { incidents, approvals, channels, logger, clock } = deps;
   const server = new McpServer(
     { name: 'fault-relay', version: '1.0.0' },
     { instructions: 'Operator channel of the fault relay: notify the room, request approvals, report the outcome, wait between RAW steps.' },
@@ -59,14 +60,12 @@ export function createRelayToolsServer(deps: RelayToolsDeps): McpServer {
     async ({ incident_id, kind, markdown }) => {
       if (!incidents.get(incident_id)) return refuse(`unknown incident ${incident_id}: use the incident_id from the alert prompt`);
       incidents.record(incident_id, `notify.${kind}`, markdown.slice(0, 2000), { kind });
-      if (!room) return text({ posted: false, recorded: true, note: 'No operator room is configured; the message is in the incident timeline.' });
-      try {
-        await room.postMarkdown(`**${incident_id}** · ${kind}\n\n${markdown}`);
-        return text({ posted: true, recorded: true });
-      } catch (error) {
-        logger.error({ incident_id, err: error }, 'notify could not post to the room');
-        return refuse(`the room did not take the message (${(error as Error).message}); it is in the incident timeline`);
-      }
+      if (channels.length === 0) return text({ posted: false, recorded: true, note: 'No operator room is configured; the message is in the incident timeline.' });
+      const results = await Promise.allSettled(channels.map((c) => c.tell(`**${incident_id}** · ${kind}\n\n${markdown}`)));
+      const failed = results.flatMap((r, i) => (r.status === 'rejected' ? [`${channels[i]!.name}: ${(r.reason as Error).message}`] : []));
+      if (failed.length === 0) return text({ posted: true, recorded: true });
+      logger.error({ incident_id, failed }, 'notify could not post to the room');
+      return refuse(`the room did not take the message (${channels.length > 1 ? failed.join('; ') : failed[0]!.replace(/^[^:]*: /, '')}); it is in the incident timeline`);
     },
   );
 

@@ -1,5 +1,6 @@
 import pino, { type Logger } from 'pino';
-import type { OperatorRoom } from '../../src/approvals/operator-room';
+import type { OperatorRoom } from '../../src/messaging/webex-channel';
+import type { OperatorChannel } from '../../src/approvals/operator-channel';
 import { loadConfig } from '../../src/config/load';
 import type { AgentRuntime } from '../../src/agent/types';
 import { createMemoryBackend, createPersistentStore } from '../../src/incidents/persistent-store';
@@ -20,6 +21,7 @@ export async function relayForTest(opts: {
   deliveryWaitMs?: number;
   logger?: Logger;
   room?: OperatorRoom;
+  channels?: readonly OperatorChannel[];
   deviceTools?: DeviceTools;
   extraChannels?: () => string[];
   proxy?: ProxySettings;
@@ -35,6 +37,7 @@ export async function relayForTest(opts: {
     deliveryWaitMs: opts.deliveryWaitMs,
     retryBaseMs: 50,
     room: opts.room,
+    channels: opts.channels,
     deviceTools: opts.deviceTools,
     extraChannels: opts.extraChannels,
     proxy: opts.proxy,

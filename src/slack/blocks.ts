@@ -1,0 +1,92 @@
+import type { Approval, Incident } from '../incidents/model';
+import type { ApprovalAsk } from '../approvals/operator-channel';
+import { visibleLines } from '../approvals/visible-text';
+import { ack } from '../approvals/wording';
+import type { ButtonValue } from './schemas';
+
+export const APPROVE_ACTION = 'fault_approval_approve';
+export const DENY_ACTION = 'fault_approval_deny';
+type Block = Record<string, unknown>;
+
+// Slack's limits: 3000 characters per section text, 50 blocks per message.
+const SECTION_MAX = 2900;
+const MAX_LINES_SHOWN = 40;
+
+/** Slack mrkdwn control characters: even inside a code block `<` and `&` would be read as markup. */
+export const escapeMrkdwn = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+const section = (text: string): Block => ({ type: 'section', text: { type: 'mrkdwn', text } });
+
+/**
+ * Lines verbatim in code blocks, split across sections to fit Slack's size: one line is never cut.
+ * A line holding ``` would end the fence early, so the fence's backticks are broken with a zero-width
+ * joiner only in what is shown (visible-text marks such lines for the reader).
+ */
+function codeBlocks(lines: string[]): Block[] {
+  const out: Block[] = [];
+  let chunk: string[] = [];
+  const flush = () => {
+    if (chunk.length) out.push(section('```\n' + chunk.join('\n') + '\n```'));
+    chunk = [];
+  };
+  for (const raw of lines) {
+    const line = escapeMrkdwn(raw.replace(/```/g, '`\u200d`\u200d`')) || ' ';
+    if ([...chunk, line].join('\n').length > SECTION_MAX) flush();
+    chunk.push(line);
+  }
+  flush();
+  return out;
+}
+
+/** The approval message: the lines first, as the device receives them, then the hash, the summary and the value buttons. */
+export function approvalBlocks(a: ApprovalAsk): { text: string; blocks: Block[] } {
+  const commands = visibleLines(a.commands);
+  const complete = a.commands.length <= MAX_LINES_SHOWN;
+  const shown = commands.lines.slice(0, MAX_LINES_SHOWN);
+  const value = (decision: ButtonValue['decision']) =>
+    JSON.stringify({ incident_id: a.incident_id, request_id: a.request_id, decision, lines: a.lines_sha256.slice(0, 12) } satisfies ButtonValue);
+  const blocks: Block[] = [
+    section(`*Approval needed*: configuration change on \`${escapeMrkdwn(a.device)}\``),
+    {
+      type: 'section',
+      fields: [
+        ['Incident', a.incident_id],
+        ['Request', a.request_id],
+        ['Alert', a.alert_def_id],
+        ['Lines hash', a.lines_sha256.slice(0, 12)],
+        ['Expires', a.expires_at],
+      ].map(([k, v]) => ({ type: 'mrkdwn', text: `*${k}*\n${escapeMrkdwn(v!)}` })),
+    },
+    section('*Commands to apply, exactly these, once*'),
+    ...codeBlocks(shown),
+    ...(commands.lines.length > shown.length ? [section(`… and ${commands.lines.length - shown.length} more`)] : []),
+    ...(commands.warning ? [section(`:warning: *${escapeMrkdwn(commands.warning)}*`)] : []),
+    // What a person approves is what is applied: with lines left out, this message can only deny.
+    ...(complete ? [] : [section('Too many lines to show them all here: approve in the tray, where every line is shown. You can deny here.')]),
+    ...(a.rollback?.length ? [section('*Rollback*'), ...codeBlocks(visibleLines(a.rollback).lines.slice(0, MAX_LINES_SHOWN))] : []),
+    section(escapeMrkdwn(a.summary.slice(0, SECTION_MAX))),
+    {
+      type: 'actions',
+      block_id: `fault_approval:${a.request_id}`,
+      // Value buttons only: a URL button or link is "clicked" by unfurlers and prefetchers.
+      elements: [
+        ...(complete ? [{ type: 'button', action_id: APPROVE_ACTION, style: 'primary', text: { type: 'plain_text', text: 'Approve' }, value: value('APPROVED') }] : []),
+        { type: 'button', action_id: DENY_ACTION, style: 'danger', text: { type: 'plain_text', text: 'Deny' }, value: value('DENIED') },
+      ],
+    },
+  ];
+  return { text: `Approval needed for ${a.incident_id} on ${a.device} (request ${a.request_id}, lines ${a.lines_sha256.slice(0, 12)})`, blocks: blocks.slice(0, 50) };
+}
+
+/** The same message once decided: the buttons give way to the outcome, so nobody clicks a decided request. */
+export function decidedBlocks(incident: Incident, approval: Approval): { text: string; blocks: Block[] } {
+  const request = incident.approval_request;
+  const outcome = ack.accepted(incident, approval).replace(/\*\*/g, '*');
+  return {
+    text: outcome,
+    blocks: [
+      section(`*Decided*: configuration change on \`${escapeMrkdwn(incident.device_hostname)}\` (request ${escapeMrkdwn(request?.request_id ?? approval.request_id)})`),
+      ...codeBlocks(visibleLines(approval.commands).lines.slice(0, MAX_LINES_SHOWN)),
+      section(escapeMrkdwn(outcome)),
+    ],
+  };
+}

@@ -1,0 +1,189 @@
+import WebSocket from 'ws';
+import type { Logger } from 'pino';
+import type { Clock } from '../clock';
+import { disconnectFrameSchema, envelopeSchema, helloFrameSchema, type Envelope } from './schemas';
+import { SlackApiError } from './web-api';
+
+export interface SocketModeOptions {
+  /** `apps.connections.open`: a fresh, single-use URL for every (re)connect. */
+  openUrl(): Promise<string>;
+  clock: Clock;
+  logger: Logger;
+  random?: () => number;
+  /** The SDK's default: ping every 5 s; a ping still unanswered at the next one means the socket is dead. */
+  pingIntervalMs?: number;
+  /** Called after the envelope was acknowledged, once per envelope id. */
+  onEnvelope(envelope: Envelope): void;
+  onStatus(patch: { connected?: boolean; degraded?: string; warning?: string; error?: string; lastEventAt?: string }): void;
+}
+
+/** Reasons Slack closes a socket for good: reconnecting would only be refused again. */
+const FATAL_DISCONNECTS: Record<string, string> = {
+  too_many_websockets: 'Slack refused the connection: this app has too many open websockets (at most 10); another relay or a stolen SLACK_APP_TOKEN may hold them',
+  link_disabled: 'Slack closed the connection: Socket Mode is turned off for this app',
+};
+/** Errors of apps.connections.open that a retry cannot fix. */
+const FATAL_OPEN_ERRORS = new Set(['invalid_auth', 'not_authed', 'not_allowed_token_type', 'account_inactive', 'token_revoked', 'missing_scope']);
+const MAX_REMEMBERED_ENVELOPES = 1000;
+
+/**
+ * Slack Socket Mode, outbound only. Every envelope is acknowledged before it is handed on (Slack's
+ * 3 s budget), and handed on once even when Slack retries it. A `refresh_requested` or `warning`
+ * disconnect opens the next socket before the old one is dropped, so no click falls into the gap.
+ */
+export function createSocketMode(opts: SocketModeOptions) {
+  const { clock, logger } = opts;
+  const random = opts.random ?? Math.random;
+  const pingIntervalMs = opts.pingIntervalMs ?? 5_000;
+  const live = new Set<WebSocket>();
+  // Every socket not yet closed, said hello or not: stop() and a degraded state close them all.
+  const all = new Set<WebSocket>();
+  const seen = new Set<string>();
+  let current: WebSocket | undefined;
+  let running = false;
+  let failures = 0;
+  let pending: { cancel(): void } | undefined;
+  let replacing = false;
+  // start() settles on the first hello, or on a refusal that no retry can fix.
+  let settleStart: { resolve(): void; reject(error: Error): void } | undefined;
+
+  const remember = (id: string) => {
+    seen.add(id);
+    if (seen.size > MAX_REMEMBERED_ENVELOPES) seen.delete(seen.values().next().value as string);
+  };
+
+  const retryLater = (why: string) => {
+    if (!running || pending) return;
+    const base = Math.min(32_000, 1_000 * 2 ** Math.min(failures++, 16));
+    logger.warn({ why, attempt: failures }, 'slack socket mode: reconnecting');
+    pending = clock.setTimeout(() => {
+      pending = undefined;
+      void connect().catch(() => undefined);
+    }, Math.round(base / 2 + (base / 2) * random()));
+  };
+
+  const degrade = (message: string) => {
+    running = false;
+    pending?.cancel();
+    pending = undefined;
+    for (const ws of all) ws.close(1000);
+    opts.onStatus({ connected: false, degraded: message });
+    settleStart?.reject(new Error(message));
+    logger.error({ degraded: message }, 'slack socket mode stopped');
+  };
+
+  /** Opens one socket; resolves at its `hello`. */
+  function connect(): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      opts.openUrl().then((url) => {
+        if (!running) return reject(new Error('slack socket mode stopped'));
+        const ws = new WebSocket(url);
+        all.add(ws);
+        let awaitingPong = false;
+        let ping: { cancel(): void } | undefined;
+        const schedulePing = () => {
+          ping = clock.setTimeout(() => {
+            if (awaitingPong) return ws.terminate(); // no pong since the last ping: dead, reconnect
+            awaitingPong = true;
+            ws.ping();
+            schedulePing();
+          }, pingIntervalMs);
+        };
+        ws.on('pong', () => (awaitingPong = false));
+        ws.on('message', (raw) => onMessage(ws, raw.toString(), () => {
+          live.add(ws);
+          const previous = current;
+          current = ws;
+          failures = 0;
+          schedulePing();
+          resolve();
+          settleStart?.resolve();
+          return previous;
+        }));
+        ws.on('error', (error) => logger.warn({ err: error.message }, 'slack websocket error'));
+        ws.on('close', () => {
+          ping?.cancel();
+          const wasCurrent = current === ws;
+          all.delete(ws);
+          live.delete(ws);
+          if (wasCurrent) current = undefined;
+          if (live.size === 0) opts.onStatus({ connected: false });
+          reject(new Error('slack websocket closed before hello'));
+          if (wasCurrent && !replacing) retryLater('socket closed');
+        });
+      }, (error: unknown) => {
+        if (error instanceof SlackApiError && FATAL_OPEN_ERRORS.has(error.code)) {
+          degrade(`Slack refused the app token (${error.code}): check SLACK_APP_TOKEN`);
+          return reject(error);
+        }
+        opts.onStatus({ error: (error as Error).message });
+        retryLater((error as Error).message);
+        reject(error);
+      });
+    });
+  }
+
+  function onMessage(ws: WebSocket, text: string, ready: () => WebSocket | undefined) {
+    let frame: unknown;
+    try {
+      frame = JSON.parse(text);
+    } catch {
+      return logger.warn('slack socket mode: a frame that is not JSON ignored');
+    }
+    const hello = helloFrameSchema.safeParse(frame);
+    if (hello.success) {
+      const previous = ready();
+      // Ours: this socket and, during a handover, the one it replaces. More means another holder of the token.
+      const ours = live.size;
+      const others = (hello.data.num_connections ?? ours) - ours;
+      opts.onStatus({
+        connected: true,
+        error: undefined,
+        warning: others > 0 ? `Slack reports ${hello.data.num_connections} connections for this app; this relay opened ${ours}: another process may hold SLACK_APP_TOKEN and receive clicks` : undefined,
+      });
+      // The handover's second half: the new socket said hello, now the old one may go.
+      if (previous && previous !== ws) previous.close(1000);
+      replacing = false;
+      return;
+    }
+    const disconnect = disconnectFrameSchema.safeParse(frame);
+    if (disconnect.success) {
+      const fatal = FATAL_DISCONNECTS[disconnect.data.reason];
+      if (fatal) return degrade(fatal);
+      if (ws !== current || replacing) return;
+      replacing = true;
+      logger.info({ reason: disconnect.data.reason }, 'slack asked for a new connection: opening it before closing this one');
+      connect().catch(() => {
+        replacing = false;
+        retryLater('replacement socket failed');
+      });
+      return;
+    }
+    const envelope = envelopeSchema.safeParse(frame);
+    if (!envelope.success) return;
+    // Acknowledged first, whatever follows: Slack retries what is not acked within 3 s.
+    ws.send(JSON.stringify({ envelope_id: envelope.data.envelope_id }));
+    opts.onStatus({ lastEventAt: clock.now().toISOString() });
+    if (seen.has(envelope.data.envelope_id)) return;
+    remember(envelope.data.envelope_id);
+    opts.onEnvelope(envelope.data);
+  }
+
+  return {
+    /** Resolves at the first `hello`; rejects when the token is refused (then the status says degraded). */
+    start(): Promise<void> {
+      running = true;
+      const started = new Promise<void>((resolve, reject) => (settleStart = { resolve, reject }));
+      // A transient failure schedules the next try itself (retryLater); start() waits for its hello.
+      void connect().catch(() => undefined);
+      return started;
+    },
+    async stop(): Promise<void> {
+      running = false;
+      pending?.cancel();
+      for (const ws of all) ws.close(1000);
+    },
+    openSockets: () => live.size,
+  };
+}
+export type SocketMode = ReturnType<typeof createSocketMode>;
