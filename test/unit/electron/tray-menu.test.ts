@@ -110,13 +110,13 @@ describe('tray controller on a real relay', () => {
 
     await runningIncident(r, 'R7');
     expect(fake.images.at(-1)).toBe('running.png');
-    expect(fake.tooltip()).toMatch(/^Fault Relay: 1 run in progress\nR7: \d+s elapsed$/);
+    expect(fake.tooltip()).toMatch(/^Fault Relay: 1 run in progress\nR7: (\d+m )?\d+s elapsed$/);
 
     const id = await awaitingApproval(r, 'R1');
     expect(fake.images.at(-1)).toBe('awaiting.png');
     expect(labels(fake.menu())).toContain('R1: Re-enable the BGP neighbor');
     // The pending approval's countdown, in the tooltip and under the status line.
-    expect(fake.tooltip()).toMatch(/\nR1: approval \d+m( \d+s)? left · \d+s elapsed/);
+    expect(fake.tooltip()).toMatch(/\nR1: approval \d+m( \d+s)? left · (\d+m )?\d+s elapsed/);
     expect(labels(fake.menu())[1]).toMatch(/^R1: approval \d+m( \d+s)? left/);
 
     r.approvals.decide(id, 'DENIED', { id: 'alice' }, 'desktop');
