@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import type { NormalizedAlert } from './normalize';
 
+/** What every source hands the domain (the port's own type; its fields are defined with Splunk's normaliser). */
+export type { NormalizedAlert };
+
 /**
  * The `AlertSource` port: a sender's request body in, normalized alerts out. Each adapter (Splunk,
  * Alertmanager) owns its wire format; the intake and the incidents see only what is defined here.

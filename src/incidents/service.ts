@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { NormalizedAlert } from '../alert/normalize';
+import type { NormalizedAlert } from '../alert/source';
 import { buildAgentPrompt, renderPromptText } from '../alert/prompt';
 import type { Bus } from '../events/bus';
 import type { Clock } from '../clock';
