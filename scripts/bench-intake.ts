@@ -1,13 +1,21 @@
 /**
  * Intake cost against the real runtime, printed as ratios to baselines measured in
  * the same run:
- *   - POST /fault-alert p50/p99 vs the runtime's own POST /session + prompt_async p50;
+ *   - POST /fault-alert p50/p99 vs the runtime's own POST /session + prompt_async p50, taking turns
+ *     with it: first the relay in this process (silent), then `npm run relay` as its own process
+ *     with its default logging (scripts/bench/relay-process.ts), once the first is closed (it
+ *     follows the runtime's events for every session, on this process's event loop: left running,
+ *     it would slow this process's samples of the other two). Each part has its own baseline, and
+ *     what the relay adds is printed in milliseconds too: the runtime answers more slowly in the
+ *     first minute after it starts, and a slower baseline makes the same added time a smaller ratio;
  *   - duplicate-path throughput vs a bare fastify route answering 202 with JSON.
- * Usage: npm run bench:intake -- [--n 60] [--dups 3000] [--concurrency 16]
+ * Usage: npm run bench:intake -- [--n 60] [--dups 3000] [--concurrency 16] [--log-level info]
+ *   --log-level: the relay process's LOG_LEVEL (default: its own default), to see what logging costs.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import Fastify from 'fastify';
 import pino from 'pino';
@@ -22,19 +30,15 @@ import { createConfBackends } from '../src/incidents/conf-backend';
 import { createPersistentStore } from '../src/incidents/persistent-store';
 import { NO_APPLICATION } from '../src/incidents/model';
 import { createRelay } from '../src/relay/create-relay';
+import { startRelayProcess, type RelayProcess } from './bench/relay-process';
+import { fmt, ms, pct, takeTurns } from './bench/stats';
 
-const { values } = parseArgs({ options: { n: { type: 'string' }, dups: { type: 'string' }, concurrency: { type: 'string' } } });
+const { values } = parseArgs({ options: { n: { type: 'string' }, dups: { type: 'string' }, concurrency: { type: 'string' }, 'log-level': { type: 'string' } } });
 const N = Number(values.n ?? 60);
 const DUPS = Number(values.dups ?? 3000);
 const CONCURRENCY = Number(values.concurrency ?? 16);
 const logger = pino({ level: 'silent' });
 
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] as number;
-};
-const ms = (start: bigint) => Number(process.hrtime.bigint() - start) / 1e6;
-const fmt = (x: number) => x.toFixed(2);
 
 async function throughput(pool: Pool, path: string, body: string, total: number): Promise<number> {
   let sent = 0;
@@ -80,39 +84,46 @@ const runtime = await startEmbeddedRuntime({
   env: { ...demoRuntimeHome(join(dataDir, 'home'), process.cwd()), OPENCODE_CONFIG_CONTENT: JSON.stringify(scriptedProviderConfig(model.baseURL)) },
 });
 const client = createAgentClient(runtime.endpoint);
+let relayProcess: RelayProcess | undefined;
 try {
-  // Warm both paths once so neither pays first-request costs in the samples.
-  const warm = await client.createSession({ title: 'bench warm-up' });
-  await client.promptAsync(warm.id, { agent: 'network-troubleshooter', text: 'warm-up' });
-
-  const runtimeSamples: number[] = [];
-  for (let i = 0; i < N; i++) {
-    const start = process.hrtime.bigint();
-    const s = await client.createSession({ title: `bench baseline ${i}` });
-    await client.promptAsync(s.id, { agent: 'network-troubleshooter', text: `baseline ${i}` });
-    runtimeSamples.push(ms(start));
-  }
-
-  const config = loadConfig({
+  // Both relays on the one runtime (AGENT_URL), each with the settings the bench needs.
+  const settings = {
     AGENT_URL: runtime.endpoint.url,
+    AGENT_SERVER_USERNAME: runtime.endpoint.username,
     AGENT_SERVER_PASSWORD: runtime.endpoint.password,
     MAX_ACTIVE_RUNS: '100',
-    INGEST_PORT: '0',
-  });
+  };
+  const config = loadConfig({ ...settings, INGEST_PORT: '0', RELAY_LOG_DIR: join(dataDir, 'logs') });
   const store = createPersistentStore({ ...((b) => ({ backend: b.open, archive: b.archive }))(createConfBackends(dataDir)), timelineDir: join(dataDir, 'timelines'), retention: 1000, logger });
   const relay = await createRelay({ config, store, agent: createAgentClient(runtime.endpoint), logger });
   const url = await relay.listen({ port: 0 });
   const pool = new Pool(url, { connections: CONCURRENCY });
 
-  const intakeSamples: number[] = [];
-  for (let i = 0; i < N; i++) {
-    const body = JSON.stringify(buildSplunkAlert({ device: `BENCH${i}` }));
+  const baseline = async (label: string) => {
     const start = process.hrtime.bigint();
-    const res = await pool.request({ path: '/fault-alert', method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const s = await client.createSession({ title: `bench baseline ${label}` });
+    await client.promptAsync(s.id, { agent: 'network-troubleshooter', text: `baseline ${label}` });
+    return ms(start);
+  };
+  const intake = async (to: Pool, device: string, warmUp = false) => {
+    const body = JSON.stringify(buildSplunkAlert({ device }));
+    const start = process.hrtime.bigint();
+    const res = await to.request({ path: '/fault-alert', method: 'POST', headers: { 'content-type': 'application/json' }, body });
     const json = (await res.body.json()) as { status: string };
-    intakeSamples.push(ms(start));
-    if (json.status !== 'accepted') throw new Error(`alert ${i} was ${json.status}`);
-  }
+    const took = ms(start);
+    // A sample is a delivered alert; the first one may outwait the delivery window while the runtime warms up.
+    if (json.status !== 'accepted' && !warmUp) throw new Error(`alert for ${device} was ${json.status}`);
+    return took;
+  };
+  // Both paths first, so neither pays first-request costs in the samples (the runtime a few times: its first sessions are slower).
+  for (let i = 0; i < 10; i++) await baseline(`warm-up ${i}`);
+  await intake(pool, 'WARM', true);
+  // The agents of earlier alerts keep the runtime busy, more and more: relay and runtime take turns.
+  // How long this process's event loop was held up meanwhile (its baseline samples wait on it too).
+  const loopWithRelay = monitorEventLoopDelay({ resolution: 5 });
+  loopWithRelay.enable();
+  const [runtimeSamples, intakeSamples] = (await takeTurns([(i) => baseline(String(i)), (i) => intake(pool, `BENCH${i}`)], N)) as [number[], number[]];
+  loopWithRelay.disable();
 
   const dupBody = JSON.stringify(buildSplunkAlert({ device: 'BENCH0' }));
   const bare = Fastify({ logger: false });
@@ -137,24 +148,52 @@ try {
   const expected = DUPS * (ROUNDS + 1) + 1;
   if (folded?.occurrences !== expected) throw new Error(`the duplicates were not folded into one incident (${folded?.occurrences ?? 0} of ${expected} occurrences, state ${folded?.state})`);
 
+  await barePool.close();
+  await bare.close();
+  await pool.close();
+  await relay.close();
+
+  // npm run relay, on the same runtime, against the runtime's own calls made from this process.
+  relayProcess = await startRelayProcess({ dir: dataDir, env: { ...settings, RELAY_DATA_DIR: join(dataDir, 'process-data'), RELAY_LOG_DIR: join(dataDir, 'process-logs'), ...(values['log-level'] ? { LOG_LEVEL: values['log-level'] } : {}) } });
+  const processPool = new Pool(relayProcess.url, { connections: CONCURRENCY });
+  await intake(processPool, 'WARM', true);
+  const loopWithout = monitorEventLoopDelay({ resolution: 5 });
+  loopWithout.enable();
+  const [processRuntimeSamples, processSamples] = (await takeTurns([(i) => baseline(`p${i}`), (i) => intake(processPool, `PROC${i}`)], N)) as [number[], number[]];
+  loopWithout.disable();
+  await processPool.close();
+
   const rp50 = pct(runtimeSamples, 50);
   const ip50 = pct(intakeSamples, 50);
   const ip99 = pct(intakeSamples, 99);
+  const prp50 = pct(processRuntimeSamples, 50);
+  const pp50 = pct(processSamples, 50);
+  const pp99 = pct(processSamples, 99);
   console.log(`runtime create+prompt  p50 ${fmt(rp50)} ms  p99 ${fmt(pct(runtimeSamples, 99))} ms  (n=${N})`);
-  console.log(`relay intake           p50 ${fmt(ip50)} ms  p99 ${fmt(ip99)} ms  (n=${N})`);
-  console.log(`  intake p50 / runtime p50 = ${fmt(ip50 / rp50)}   intake p99 / runtime p50 = ${fmt(ip99 / rp50)}`);
+  console.log(`relay intake           p50 ${fmt(ip50)} ms  p99 ${fmt(ip99)} ms  (n=${N}, in this process, not logging)`);
+  // The ratio moves with the runtime's own speed (slower runtime, smaller ratio); what the relay adds does not as much.
+  console.log(`  intake p50 / runtime p50 = ${fmt(ip50 / rp50)}   intake p99 / runtime p50 = ${fmt(ip99 / rp50)}   the relay adds ${fmt(ip50 - rp50)} ms at p50`);
+  const lines = readFileSync(relayProcess.logFile, 'utf8').split('\n').length - 1;
+  const logging = values['log-level'] ? `LOG_LEVEL ${values['log-level']}` : 'its default logging';
+  console.log(`runtime create+prompt  p50 ${fmt(prp50)} ms  p99 ${fmt(pct(processRuntimeSamples, 99))} ms  (n=${N}, taking turns with the next)`);
+  console.log(`npm run relay intake   p50 ${fmt(pp50)} ms  p99 ${fmt(pp99)} ms  (n=${N}, its own process, ${logging}: ${lines} lines written to a file)`);
+  console.log(`  process p50 / runtime p50 = ${fmt(pp50 / prp50)}   process p99 / runtime p50 = ${fmt(pp99 / prp50)}   the relay adds ${fmt(pp50 - prp50)} ms at p50`);
+  // The relay's synchronous work (store writes, the runtime's events) held up the loop that timed the baseline
+  // in the first part, so that part's ratio understates it; the second part's loop timed nothing but requests.
+  const loop = (h: ReturnType<typeof monitorEventLoopDelay>) => `p99 ${fmt(h.percentile(99) / 1e6)} ms, max ${fmt(h.max / 1e6)} ms`;
+  console.log(`  this process's event loop delay: with the relay in it ${loop(loopWithRelay)}; with npm run relay ${loop(loopWithout)}`);
   console.log(`duplicate path  ${fmt(relayRps)} req/s   bare fastify route ${fmt(bareRps)} req/s  (best of ${ROUNDS} alternating rounds of ${DUPS} requests, ${CONCURRENCY} at once)`);
   console.log(`  duplicate / bare = ${fmt(relayRps / bareRps)}`);
   const empty = stateChangeCost(join(dataDir, 'store-empty'), 0);
   const full = stateChangeCost(join(dataDir, 'store-full'), 1000);
   console.log(`state change of an open incident  ${fmt(empty)} ms with 0 finished stored, ${fmt(full)} ms with 1000`);
   console.log(`  with 1000 / with 0 = ${fmt(full / empty)}`);
-
-  await barePool.close();
-  await bare.close();
-  await pool.close();
-  await relay.close();
+} catch (error) {
+  // What the relay process said is the first thing to read when it misbehaved.
+  if (relayProcess) console.error(`last lines of the relay process (${relayProcess.logFile}):\n${readFileSync(relayProcess.logFile, 'utf8').split('\n').slice(-15).join('\n')}`);
+  throw error;
 } finally {
+  await relayProcess?.stop();
   await client.close();
   await runtime.stop();
   await model.stop();

@@ -4,9 +4,16 @@
  *   1. the cost of a state change (the relay's own path: update, timeline line, commit) with
  *      100,000 incidents stored, as a ratio to the same with 100;
  *   2. 1,000 alerts over 10 faults sent round robin to two relays, one killed half-way (its turns
- *      go to the other, as the load balancer in compose.yaml does): incidents, sessions, lost.
+ *      go to the other, as the load balancer in compose.yaml does): incidents, sessions, lost;
+ *   3. a person's decision made on the relay that does not run the incident, until that incident's
+ *      runtime is told, p50 and p99, as a ratio to the same decision made on the relay that runs it
+ *      (scripts/bench/team-decision.ts);
+ *   4. intake throughput (new faults, repeats) of two relays against one on the same database, each
+ *      relay its own process (scripts/bench/team-throughput.ts).
  * The tray's list with 10,000 incidents is npm run bench:team-list.
+ * Usage: npm run bench:team -- [--decisions 200] [--rounds 5] [--faults 100] [--repeats 2000] [--in-flight 16]
  */
+import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { createBus } from '../src/events/bus';
 import { buildSplunkAlert } from '../src/alert/sample';
@@ -21,6 +28,11 @@ import { createPgStore } from '../src/store-pg/pg-store';
 import { openTeamStore } from '../src/team/open';
 import { systemClock } from '../src/clock';
 import { createStubRuntime } from '../test/helpers/stub-runtime';
+import { decisionLatency } from './bench/team-decision';
+import { intakeThroughput } from './bench/team-throughput';
+
+const { values } = parseArgs({ options: { decisions: { type: 'string' }, rounds: { type: 'string' }, faults: { type: 'string' }, repeats: { type: 'string' }, 'in-flight': { type: 'string' } } });
+const arg = (name: keyof typeof values, fallback: number) => Math.max(1, Math.floor(Number(values[name] ?? fallback)) || fallback);
 
 const logger = pino({ level: 'silent' });
 const server = await startLocalPostgres({ prefix: 'fault-relay-bench-team-' });
@@ -161,6 +173,8 @@ try {
   console.log('state change (update + timeline line + commit) on PostgreSQL');
   console.log(`  100 stored: ${small.toFixed(3)} ms   100,000 stored: ${large.toFixed(3)} ms   ratio ${(large / small).toFixed(2)} (bar: at most 1.5)`);
   await roundRobin();
+  await decisionLatency(server, arg('decisions', 200));
+  await intakeThroughput(server, { rounds: arg('rounds', 5), faults: arg('faults', 100), repeats: arg('repeats', 2000), inFlight: arg('in-flight', 16) });
 } finally {
   await server.destroy();
 }

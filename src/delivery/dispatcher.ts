@@ -123,7 +123,10 @@ export function createDispatcher(opts: DispatcherOptions) {
         const title = `${incident.incident_id} ${incident.alert_def_id} ${incident.device_hostname}`;
         const session = await agent.createSession({ title });
         sessionId = session.id;
-        incident = incidents.update(incidentId, () => ({ session_id: session.id }));
+        // Lazy: written with the delivery a moment later, not in a store write of its own on the alert's
+        // path; a crash in between leaves the incident queued without it, and the session is found
+        // again by its title (needsAdoption), never created twice.
+        incident = incidents.update(incidentId, () => ({ session_id: session.id }), { lazy: true });
         incidents.record(incidentId, 'session.created', `Agent session ${session.id} created`, { session_id: session.id });
       }
       const text = incidents.promptText(incidentId);

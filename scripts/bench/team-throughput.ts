@@ -1,0 +1,170 @@
+/**
+ * npm run bench:team, part 4: does a second relay add intake capacity? Alerts per second into one
+ * relay and into two relays on one database, each relay a process of its own (team-relay-worker.ts),
+ * the same total load (requests in flight) spread round robin over the relays, as a load balancer
+ * would. Two kinds of alerts:
+ *   new faults  each alert a fault never seen (created, durable, delivered to the runtime);
+ *   repeats     alerts of faults already open (folded into them: a count, made durable).
+ * The one-relay and the two-relay team run side by side, each on its own database, and take turns
+ * round by round, so both meet the same load from the rest of the machine; the median round counts.
+ * Also printed: the relays' CPU time per alert (all relays of the team together), which the rest of
+ * the machine does not change: when two relays spend more per alert than one, the second relay's
+ * capacity goes to team work (reading back each other's changes), not to alerts.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import pg from 'pg';
+import { Pool } from 'undici';
+import { buildSplunkAlert } from '../../src/alert/sample';
+import type { LocalPostgres } from '../../src/store-pg/local-server';
+import { fmt, median, ms, within } from './stats';
+import type { WorkerCommand, WorkerMessage } from './team-relay-worker';
+
+const repoRoot = resolve(import.meta.dirname, '../..');
+/** The workers' MAX_ACTIVE_RUNS (the most the relay allows). */
+const MAX_ACTIVE_RUNS = 100;
+
+interface Worker {
+  url: string;
+  pool: Pool;
+  proc: ChildProcess;
+  ask(command: WorkerCommand): Promise<WorkerMessage>;
+}
+
+async function startWorker(databaseUrl: string, dir: string, connections: number): Promise<Worker> {
+  const proc = fork(join(import.meta.dirname, 'team-relay-worker.ts'), [], {
+    cwd: repoRoot,
+    execArgv: ['--import', 'tsx'],
+    env: { ...process.env, BENCH_DATABASE_URL: databaseUrl, BENCH_DIR: dir },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const next = () =>
+    new Promise<WorkerMessage>((resolveMessage, reject) => {
+      const onExit = (code: number | null) => reject(new Error(`a bench relay exited (${code})`));
+      proc.once('exit', onExit);
+      proc.once('message', (m: WorkerMessage) => {
+        proc.off('exit', onExit);
+        resolveMessage(m);
+      });
+    });
+  const ready = await within(next(), 60_000, 'a bench relay to start');
+  if (ready.type !== 'ready') throw new Error(`a bench relay said ${ready.type} first`);
+  return {
+    url: ready.url,
+    pool: new Pool(ready.url, { connections }),
+    proc,
+    ask(command) {
+      const answer = next();
+      proc.send(command);
+      return within(answer, 60_000, `a bench relay to ${command.type}`);
+    },
+  };
+}
+
+async function stopWorker(w: Worker): Promise<void> {
+  await w.pool.close().catch(() => {});
+  if (w.proc.exitCode !== null || w.proc.signalCode !== null) return;
+  const exited = new Promise<void>((r) => w.proc.once('exit', () => r()));
+  w.proc.send({ type: 'stop' } satisfies WorkerCommand);
+  const timer = setTimeout(() => w.proc.kill('SIGKILL'), 15_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** `bodies` POSTed with `inFlight` requests at once, request n to relay n mod k; alerts per second. */
+async function send(relays: Worker[], bodies: string[], inFlight: number): Promise<number> {
+  let next = 0;
+  const started = process.hrtime.bigint();
+  const worker = async () => {
+    while (next < bodies.length) {
+      const n = next++;
+      const relay = relays[n % relays.length] as Worker;
+      const res = await relay.pool.request({ path: '/fault-alert', method: 'POST', headers: { 'content-type': 'application/json' }, body: bodies[n] as string });
+      const text = await res.body.text();
+      if (res.statusCode !== 202) throw new Error(`alert ${n} answered ${res.statusCode}: ${text}`);
+    }
+  };
+  await Promise.all(Array.from({ length: inFlight }, worker));
+  return bodies.length / (ms(started) / 1000);
+}
+
+/** CPU milliseconds the relays' processes have used so far, together. */
+async function cpuOf(relays: Worker[]): Promise<number> {
+  const answers = await Promise.all(relays.map((r) => r.ask({ type: 'cpu' })));
+  return answers.reduce((sum, a) => sum + (a.type === 'cpu' ? a.ms : 0), 0);
+}
+
+const alert = (device: string, n: number) => JSON.stringify(buildSplunkAlert({ device, neighbor: `10.${(n >> 8) & 255}.${n & 255}.2` }));
+
+export async function intakeThroughput(server: LocalPostgres, opts: { rounds: number; faults: number; repeats: number; inFlight: number }): Promise<void> {
+  if (opts.faults > MAX_ACTIVE_RUNS) throw new Error(`--faults is at most ${MAX_ACTIVE_RUNS}: a round's new faults must all be delivered at once on one relay`);
+  const dir = mkdtempSync(join(tmpdir(), 'fault-relay-bench-throughput-'));
+  const workers: Worker[] = [];
+  try {
+    const teams: { name: string; relays: Worker[]; url: string; newRps: number[]; repeatRps: number[]; newCpu: number; repeatCpu: number }[] = [];
+    for (const k of [1, 2]) {
+      const url = await server.createDatabase(`bench_throughput_${k}`);
+      const relays: Worker[] = [];
+      for (let i = 0; i < k; i++) {
+        const w = await startWorker(url, dir, opts.inFlight);
+        workers.push(w);
+        relays.push(w);
+      }
+      teams.push({ name: k === 1 ? 'one relay' : 'two relays', relays, url, newRps: [], repeatRps: [], newCpu: 0, repeatCpu: 0 });
+    }
+    // Warm-up round for each (JIT, connections, first incidents), not counted.
+    for (const t of teams) {
+      await send(t.relays, Array.from({ length: opts.faults }, (_, n) => alert('WARM', n)), opts.inFlight);
+      await Promise.all(t.relays.map((r) => r.ask({ type: 'settle' })));
+    }
+    for (let round = 0; round < opts.rounds; round++) {
+      // Which team goes first alternates too.
+      for (const t of round % 2 ? [...teams].reverse() : teams) {
+        const cpu = await cpuOf(t.relays);
+        t.newRps.push(await send(t.relays, Array.from({ length: opts.faults }, (_, n) => alert(`NEW${round}`, n)), opts.inFlight));
+        t.newCpu += (await cpuOf(t.relays)) - cpu;
+        // Between rounds, untimed: the runs end, so each round starts with none active (MAX_ACTIVE_RUNS).
+        const settled = await Promise.all(t.relays.map((r) => r.ask({ type: 'settle' })));
+        if (settled.some((s) => s.type !== 'settled' || s.left !== 0)) throw new Error(`${t.name}: incidents left undelivered after round ${round}: ${JSON.stringify(settled)}`);
+        // The finished runs' session logs are written (by every relay) before the next round is timed.
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    }
+    // Ten open faults (created on each relay in turn), then storms of their repeats.
+    const repeatFaults = Array.from({ length: 10 }, (_, n) => alert('REP', n));
+    for (const t of teams) await send(t.relays, repeatFaults, 1);
+    const storm = Array.from({ length: opts.repeats }, (_, n) => repeatFaults[n % repeatFaults.length] as string);
+    for (let round = 0; round <= opts.rounds; round++) {
+      for (const t of round % 2 ? [...teams].reverse() : teams) {
+        const cpu = await cpuOf(t.relays);
+        const rps = await send(t.relays, storm, opts.inFlight);
+        if (round === 0) continue;
+        t.repeatRps.push(rps);
+        t.repeatCpu += (await cpuOf(t.relays)) - cpu;
+      }
+    }
+    for (const t of teams) {
+      // Every repeat answered 202 is counted once in the database, whichever relay folded it.
+      const db = new pg.Client({ connectionString: t.url });
+      await db.connect();
+      const row = await db.query<{ occ: number }>("SELECT sum(occurrences)::int AS occ FROM incidents WHERE NOT terminal AND doc->>'device_hostname' = 'REP'");
+      await db.end();
+      const expected = repeatFaults.length + opts.repeats * (opts.rounds + 1);
+      if (row.rows[0]?.occ !== expected) throw new Error(`${t.name}: ${row.rows[0]?.occ} repeats counted in the database, ${expected} answered 202`);
+    }
+    const [one, two] = teams as [(typeof teams)[number], (typeof teams)[number]];
+    console.log(`\nintake throughput, one relay vs two on one database (each relay its own process; ${opts.inFlight} requests in flight in total; median of ${opts.rounds} alternating rounds)`);
+    console.log(`  new faults (${opts.faults} a round)   one ${fmt(median(one.newRps))} alerts/s   two ${fmt(median(two.newRps))} alerts/s   two / one = ${fmt(median(two.newRps) / median(one.newRps))}`);
+    console.log(`  repeats (${opts.repeats} a round)    one ${fmt(median(one.repeatRps))} alerts/s   two ${fmt(median(two.repeatRps))} alerts/s   two / one = ${fmt(median(two.repeatRps) / median(one.repeatRps))}`);
+    // Read just before and after each round's alerts: the untimed settling between rounds is left out.
+    const perAlert = (cpu: number, alerts: number) => cpu / (alerts * opts.rounds);
+    const [n1, n2] = [perAlert(one.newCpu, opts.faults), perAlert(two.newCpu, opts.faults)];
+    const [r1, r2] = [perAlert(one.repeatCpu, opts.repeats), perAlert(two.repeatCpu, opts.repeats)];
+    console.log(`  relay CPU per alert (all the team's relays): new fault one ${fmt(n1)} ms, two ${fmt(n2)} ms (${fmt(n2 / n1)}x); repeat one ${fmt(r1)} ms, two ${fmt(r2)} ms (${fmt(r2 / r1)}x)`);
+  } finally {
+    for (const w of workers) await stopWorker(w).catch(() => w.proc.kill('SIGKILL'));
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
