@@ -8,7 +8,8 @@ import type { Logger } from 'pino';
 import type { AgentRuntime } from '../agent/types';
 import type { RelayConfig } from '../config/schema';
 import type { Incidents } from '../incidents/service';
-import { principalGuard } from './auth';
+import { bearerGuard, principalGuard } from './auth';
+import type { RelayMetrics } from './metrics';
 import { createAuthAttempts, installAuthAttempts } from './auth-attempts';
 import { clientErrorHandler, frameworkErrors, installClosingAnswer, installErrorHandler, installJsonParser } from './errors';
 import { requestGuard } from './request-guards';
@@ -75,6 +76,8 @@ export interface AppDeps {
   deviceProbe?: DeviceProbe;
   /** The device-tool guard: the agents' only way to the devices. */
   deviceTools: { createServer: () => McpServer };
+  /** `GET /metrics` (Prometheus text), and the alert routes' 400 and 503 answers counted into it. */
+  metrics?: RelayMetrics;
   /** Extra routes behind the same bearer as /sessions (the live event stream, the UI data). */
   protectedRoutes?: (scope: FastifyInstance) => Promise<void>;
 }
@@ -133,6 +136,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ...(deps.channels ? { channels: deps.channels } : {}),
     ...(deps.approversOnline ? { approversOnline: deps.approversOnline } : {}),
   });
+  if (deps.metrics) await installMetrics(app, deps.metrics, bearerGuard(secret, 'WEBHOOK_SECRET', uiSession, readers));
   const faultKeys = createFaultKeyRules(join(resolve(config.RELAY_PROJECT_DIR), 'intelligence-artifacts'), deps.logger);
   await app.register(faultAlertRoutes, { intake: deps.intake, webhookSecret: secret, faultKeys });
   if (deps.alertSources) await app.register(alertSourceRoutes, { ...deps.alertSources, webhookSecret: secret });
@@ -170,4 +174,25 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     proxy: deps.proxy,
   });
   return app;
+}
+
+/** Which alert source a route serves: the 202s are counted by the intake, the refusals only exist here. */
+function alertSourceOf(url: string | undefined): string | undefined {
+  if (url === '/fault-alert') return 'splunk';
+  return url?.startsWith('/alerts/') ? url.slice('/alerts/'.length) : undefined;
+}
+
+/** The same guard as /health/deep: WEBHOOK_SECRET or a person's token, since the numbers describe the fleet's incidents. */
+async function installMetrics(app: FastifyInstance, metrics: RelayMetrics, guard: ReturnType<typeof bearerGuard>): Promise<void> {
+  app.addHook('onResponse', async (request, reply) => {
+    const source = alertSourceOf(request.routeOptions.url);
+    if (!source) return;
+    // 400: a body the relay cannot read; 503: not durable, the sender retries. 401/429 are no alert received.
+    if (reply.statusCode === 400 || reply.statusCode === 413 || reply.statusCode === 415) metrics.alertAnswered(source, 'invalid');
+    else if (reply.statusCode === 503) metrics.alertAnswered(source, 'refused');
+  });
+  await app.register(async (scope) => {
+    scope.addHook('onRequest', guard);
+    scope.get('/metrics', async (_request, reply) => reply.header('content-type', metrics.contentType).send(await metrics.render()));
+  });
 }

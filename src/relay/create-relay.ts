@@ -22,6 +22,8 @@ import type { RelayEvents } from '../incidents/events';
 import { isTerminal } from '../incidents/model';
 import { createIncidents } from '../incidents/service';
 import { buildApp } from './app';
+import { createRelayMetrics } from './metrics';
+import type { Intake } from './intake';
 import { createSecretScrubber } from '../log/secret-scrubber';
 import { SECRET_KEYS } from '../config/schema';
 import { httpDeviceProbe } from './health-checks';
@@ -164,6 +166,23 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
   const deviceTools = deps.deviceTools ?? ownDeviceTools;
   const runProgress = createRunProgress({ incidents, artifactsDir: join(resolve(config.RELAY_PROJECT_DIR), 'intelligence-artifacts'), logger, now: () => clock.now() });
   const strictAllowList = createStrictAllowList({ incidents, artifactsDir: join(resolve(config.RELAY_PROJECT_DIR), 'intelligence-artifacts'), logger });
+  const metrics = createRelayMetrics({ bus, incidents, storeHealth: () => store.health(), ...(team ? { leading: () => team.leading() } : {}) });
+  // Counted where the sender's answer is known: the route's intake (Splunk) and the batch answer (Alertmanager …).
+  const countedIntake: Intake = async (alert) => {
+    const answer = await intake(alert);
+    metrics.alertAnswered('splunk', answer.status);
+    return answer;
+  };
+  const countedSources = {
+    sources: alertSources.sources,
+    accept: async (...args: Parameters<typeof alertSources.accept>) => {
+      const answer = await alertSources.accept(...args);
+      for (const a of answer.accepted) metrics.alertAnswered(args[0], a.status);
+      metrics.alertAnswered(args[0], 'resolved', answer.resolved.length);
+      metrics.alertAnswered(args[0], 'invalid', answer.unmatched.length);
+      return answer;
+    },
+  };
   const scrubber = createSecretScrubber([...SECRET_KEYS.map((k) => config[k]), toolsToken, terminalSecret]);
   const app = await buildApp({
     config,
@@ -178,8 +197,9 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     logger,
     agent,
     incidents,
-    intake,
-    alertSources,
+    intake: countedIntake,
+    alertSources: countedSources,
+    metrics,
     startHeaded,
     terminal: { terminalSecret, tell: tellTerminal },
     channels: () => approvals.channels(),
@@ -239,6 +259,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     },
     async close() {
       offUpdated();
+      metrics.stop();
       alertSources.stop();
       offTeam();
       teamDecisions?.stop();

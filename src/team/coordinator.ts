@@ -230,6 +230,11 @@ export function createTeamCoordinator(opts: TeamOptions) {
       return held;
     },
 
+    /** Whether this relay holds any leader lock now, for /metrics' team leadership gauge. */
+    leading(): boolean {
+      return leaders.some((l) => l.role() === 'leader');
+    },
+
     /** A clean stop: the heartbeat says so, so another relay adopts this one's incidents at once. */
     async stop(opts: { handOver?: boolean } = {}): Promise<void> {
       stopped = true;
