@@ -147,10 +147,12 @@ describe('approval loop: Webex card → relay → real opencode session', () => 
     await waitUntil(async () => {
       const st = await incidentState(incident_id);
       // On a loaded machine the runtime may answer the prompt after the relay's header timeout: the
-      // relay retries on its (manual) clock, so move it along.
-      if (st.timeline.some((e) => e.type === 'approval.forward_failed')) clock.advance(30_000);
+      // relay retries on its (manual) clock, so move it along, a second per look. One 30 s jump
+      // would also fire the Webex ping and its 14 s pong deadline with no chance for the pong to
+      // arrive in between, and drop the room's socket for the tests after this one.
+      if (st.timeline.some((e) => e.type === 'approval.forward_failed')) clock.advance(1_000);
       return st.state === 'running';
-    }, 'the run is running again');
+    }, 'the run is running again', { timeoutMs: 120_000 });
     expect((await incidentState(incident_id)).approval).toMatchObject({ decision: 'APPROVED', by: 'alice@example.net' });
   });
 
