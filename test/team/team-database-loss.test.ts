@@ -1,5 +1,5 @@
 import type { Client } from 'pg';
-import { request } from 'undici';
+import { Agent, request } from 'undici';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { buildSplunkAlert } from '../../src/alert/sample';
 import { NEW_INCIDENT_LOCK } from '../../src/team/new-incident-lock';
@@ -20,20 +20,33 @@ const timeout = 30_000 * (cycles + 1);
 
 const alive = (relay: RelayProcess) => relay.proc.exitCode === null && relay.proc.signalCode === null;
 
+/**
+ * A connection per alert, as Splunk's webhook makes them: a kept-alive socket the relay is just
+ * closing (its idle timeout passes while the database is away) would fail a POST with no answer,
+ * which reads as a crash here.
+ */
+const oneShot = new Agent({ pipelining: 0 });
+
 /** Every answer the relay gave, and how many 202s each incident got. */
 function tally() {
   const answers: { status: number; retryAfter: string | undefined }[] = [];
   const accepted = new Map<string, number>();
+  /** Why a request got no answer at all (shown when an assertion fails). */
+  const noAnswer: string[] = [];
   let onAccepted: (() => void) | undefined;
   return {
     answers,
     accepted,
+    noAnswer,
     async post(relay: RelayProcess, neighbor: string): Promise<number> {
       const alert = buildSplunkAlert({ device: 'R1', neighbor });
-      const sent = await request(`${relay.url}/fault-alert`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(alert) }).then(
+      const sent = await request(`${relay.url}/fault-alert`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(alert), dispatcher: oneShot }).then(
         async (res) => ({ res, body: (await res.body.json()) as { incident_id?: string } }),
         // A relay that crashed answers nothing: status 0, which no assertion below lets pass.
-        () => undefined,
+        (error: unknown) => {
+          noAnswer.push(`${neighbor}: ${(error as Error).message}`);
+          return undefined;
+        },
       );
       if (!sent) {
         answers.push({ status: 0, retryAfter: undefined });
@@ -168,7 +181,8 @@ describe.skipIf(Boolean(noPostgres))(`team relay processes when the database goe
         await untilDatabase(holder, waited);
         await end(holder);
         // Its wait was ended with its connection: refused, Splunk sends it again.
-        expect(await waiting).toBe(503);
+        // Status 0 is no answer at all; the relay's last lines say why.
+        expect(await waiting, `${t.noAnswer.join('; ')}\nthe relay's last lines:\n${relay.output.slice(-15).join('\n')}`).toBe(503);
         await holder.end().catch(() => {});
         expect(alive(relay), `after the database ${how} it while it waited for the lock`).toBe(true);
         await retriedUntilAccepted(relay, t, `10.3.${cycle}.${step}`);
