@@ -62,8 +62,25 @@ export function databaseErrorMessage(error: unknown): string {
   return message.replace(/postgres(?:ql)?:\/\/[^\s]+/g, (m) => describeDatabaseUrl(m));
 }
 
+/**
+ * A pooled connection that listens for 'error' for its whole life. pg emits 'error' on a client
+ * whose server ends it (a restart, pg_terminate_backend) when no query of it is running; the pool
+ * listens only while the client is idle in the pool, so one checked out between two queries (a
+ * pool.query finishing as the server goes) had no listener, and an unlistened 'error' ends the
+ * process: a relay died that way under load in an alert storm. The error itself needs nothing
+ * more here: the client is marked unusable, its queries fail on their own (answered 503), and the
+ * pool discards it when it comes back.
+ */
+class ListenedClient extends pg.Client {
+  constructor(config?: string | pg.ClientConfig) {
+    super(config);
+    this.on('error', () => {});
+  }
+}
+
 export function createPool(opts: DatabaseOptions): pg.Pool {
   const pool = new pg.Pool({
+    Client: ListenedClient as unknown as new () => pg.ClientBase,
     connectionString: opts.url,
     max: opts.max ?? 10,
     connectionTimeoutMillis: opts.connectTimeoutMs ?? 3_000,

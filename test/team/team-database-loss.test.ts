@@ -18,6 +18,8 @@ const cycles = Math.max(1, Number(process.env.TEAM_DB_LOSS_CYCLES) || 2);
 /** A safety net for a relay that never comes back, grown with the rounds asked for. */
 const timeout = 30_000 * (cycles + 1);
 
+/** The relay's last lines, for an assertion that it is still up (a crash says why there). */
+const lastLines = (relay: RelayProcess) => `the relay's last lines:\n${relay.output.slice(-60).join('\n')}`;
 const alive = (relay: RelayProcess) => relay.proc.exitCode === null && relay.proc.signalCode === null;
 
 /**
@@ -102,20 +104,20 @@ describe.skipIf(Boolean(noPostgres))(`team relay processes when the database goe
     for (let cycle = 0; cycle < cycles; cycle++) {
       await pg.server().restart('immediate');
       await retriedUntilAccepted(relay, t);
-      expect(alive(relay)).toBe(true);
+      expect(alive(relay), lastLines(relay)).toBe(true);
 
       const db = await connect();
       expect(await endRelayConnections(db)).toBeGreaterThan(0);
       await db.end();
       await retriedUntilAccepted(relay, t);
-      expect(alive(relay)).toBe(true);
+      expect(alive(relay), lastLines(relay)).toBe(true);
 
       // Away for a while: refused with Retry-After, the process still up.
       await pg.server().stop('immediate');
       try {
         expect(await t.post(relay, `10.9.${cycle}.1`)).toBe(503);
         expect(t.answers.at(-1)?.retryAfter).toBe('5');
-        expect(alive(relay)).toBe(true);
+        expect(alive(relay), lastLines(relay)).toBe(true);
       } finally {
         await pg.server().start();
       }
@@ -140,13 +142,13 @@ describe.skipIf(Boolean(noPostgres))(`team relay processes when the database goe
         expect(await endRelayConnections(db)).toBeGreaterThan(0);
         await db.end();
         await t.nextAccepted(relay);
-        expect(alive(relay)).toBe(true);
+        expect(alive(relay), lastLines(relay)).toBe(true);
       }
     } finally {
       storming = false;
       await Promise.all(senders);
     }
-    expect(alive(relay)).toBe(true);
+    expect(alive(relay), lastLines(relay)).toBe(true);
     await expectEveryAcceptedCounted(await connect(), t);
   });
 
