@@ -15,9 +15,18 @@ function firstProblem(health: DeepHealth): TrayHealth {
     return { ok: false, problem: /^agent runtime/i.test(error) ? error : `agent runtime: ${error}` };
   }
   if ('ok' in device_mcp && !device_mcp.ok) return { ok: false, problem: `device tool server: ${device_mcp.error ?? 'not reachable'}` };
-  if (messaging.configured && !messaging.connected) return { ok: false, problem: `Webex not connected${messaging.error ? `: ${messaging.error}` : ''}` };
+  if (messaging.configured && !messaging.connected && !messaging.standby) return { ok: false, problem: messagingProblem(messaging) };
   if (model && !model.ok) return { ok: false, problem: model.error ?? 'no model configured' };
   return { ok: true };
+}
+
+/** Names the channel that is down (per-channel reports), else the summary as relays without them gave it. */
+function messagingProblem(messaging: DeepHealth['checks']['messaging']): string {
+  const down = Object.entries(messaging.channels ?? {}).find(([, c]) => c.state === 'degraded' || c.state === 'connecting');
+  if (!down) return `Webex not connected${messaging.error ? `: ${messaging.error}` : ''}`;
+  const [name, c] = down;
+  const label = name.charAt(0).toUpperCase() + name.slice(1);
+  return `${label} ${c.state === 'degraded' ? 'degraded' : 'not connected'}${c.error ? `: ${c.error}` : ''}`;
 }
 
 /**

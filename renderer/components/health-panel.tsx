@@ -1,12 +1,14 @@
 import { useCallback, useEffect, useState } from 'react';
 import type { Bridge } from '../bridge/contract';
-import type { DeepHealth } from '../../src/relay/health-checks';
+import type { ChannelHealthReport, DeepHealth } from '../../src/relay/health-checks';
 import { clockTime } from '../lib/format';
 import { DIAGNOSTICS, FIX_FOR, type Diagnosis } from './health-fixes';
 
 type Status = 'ok' | 'failed' | 'skipped' | 'off';
 interface Row {
   id: keyof typeof FIX_FOR;
+  /** Unique per row when one check has several (a row per operator channel). */
+  key?: string;
   name: string;
   status: Status;
   latency?: number;
@@ -51,10 +53,10 @@ function rowsOf(h: DeepHealth): Row[] {
           detail: [dev.url, dev.status_code ? `HTTP ${dev.status_code}` : '', dev.error ?? ''].filter(Boolean).join(' · '),
           ...(dev.ok ? {} : { fix: FIX_FOR.device_mcp }),
         },
-    {
-      id: 'messaging',
+    ...(msg.channels && Object.keys(msg.channels).length ? Object.entries(msg.channels).map(([name, c]) => channelRow(name, c)) : [{
+      id: 'messaging' as const,
       name: 'Webex',
-      status: !msg.configured ? 'off' : msg.connected ? 'ok' : 'failed',
+      status: (!msg.configured ? 'off' : msg.connected ? 'ok' : 'failed') as Status,
       detail: !msg.configured
         ? 'not configured'
         : [msg.connected ? 'connected' : 'not connected', msg.last_event_at ? `last event ${clockTime(msg.last_event_at)} UTC` : '', msg.error ?? '']
@@ -64,8 +66,31 @@ function rowsOf(h: DeepHealth): Row[] {
       ...(!msg.configured
         ? { note: 'Without an approval channel approvals are unattended (APPROVAL_WHEN_UNATTENDED) unless the tray app is running.' }
         : {}),
-    },
+    }]),
   ];
+}
+
+const CHANNEL_LABEL: Record<string, string> = { webex: 'Webex', slack: 'Slack' };
+
+/** One row per operator channel: a follower's standby is healthy, degraded says the platform's reason. */
+function channelRow(name: string, c: ChannelHealthReport): Row {
+  const failed = c.state === 'degraded' || c.state === 'connecting';
+  return {
+    id: 'messaging',
+    key: `messaging-${name}`,
+    name: CHANNEL_LABEL[name] ?? name,
+    status: failed ? 'failed' : 'ok',
+    detail: [
+      c.state === 'standby' ? 'standby (another relay of the team holds the connection)' : c.state === 'connecting' ? 'not connected' : c.state,
+      c.reason ?? '',
+      c.last_event_at ? `last event ${clockTime(c.last_event_at)} UTC` : '',
+      c.error ?? '',
+      c.warning ? `warning: ${c.warning.message}` : '',
+    ]
+      .filter(Boolean)
+      .join(' · '),
+    ...(failed ? { fix: FIX_FOR.messaging } : {}),
+  };
 }
 
 const STATUS_LABEL: Record<Status, string> = { ok: 'ok', failed: 'failed', skipped: 'skipped', off: 'off' };
@@ -117,7 +142,7 @@ export function HealthPanel({ bridge }: { bridge: Bridge }) {
           </thead>
           <tbody>
             {rowsOf(health.data).map((r) => (
-              <tr key={r.id} data-check={r.id} className={`row-${r.status}`}>
+              <tr key={r.key ?? r.id} data-check={r.id} className={`row-${r.status}`}>
                 <td>{r.name}</td>
                 <td>
                   <span className={`badge check-${r.status}`}>{STATUS_LABEL[r.status]}</span>

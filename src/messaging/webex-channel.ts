@@ -1,10 +1,10 @@
 import type { Logger } from 'pino';
 import type { Incident } from '../incidents/model';
-import type { ChannelHost, OperatorChannel } from '../approvals/operator-channel';
+import type { ChannelConnection, ChannelHost, OperatorChannel } from '../approvals/operator-channel';
 import { ack } from '../approvals/wording';
 import { approvalFallbackMarkdown, buildApprovalCard } from './approval-card';
 import { sameHydraObject } from './hydra-id';
-import { faultApprovalDataSchema, type AdaptiveCard, type CardSubmission } from './schemas';
+import { faultApprovalDataSchema, type AdaptiveCard, type CardSubmission, type MessagingStatus } from './schemas';
 
 export const WEBEX_CHANNEL = 'webex';
 
@@ -12,6 +12,24 @@ export const WEBEX_CHANNEL = 'webex';
 export interface OperatorRoom {
   postMarkdown(markdown: string): Promise<unknown>;
   postCard(card: AdaptiveCard, fallbackMarkdown: string): Promise<{ id: string }>;
+  /** The bot's websocket (a test's stand-in has none): held by the team's leader only. */
+  start?(): Promise<void>;
+  stop?(): Promise<void>;
+  status?(): MessagingStatus;
+}
+
+/** The port's view of the bot's websocket, for /health and the team's leadership. */
+function connectionOf(room: OperatorRoom): ChannelConnection | undefined {
+  const { start, stop, status } = room;
+  if (!start || !stop || !status) return undefined;
+  return {
+    connect: () => start.call(room),
+    disconnect: () => stop.call(room),
+    health: () => {
+      const s = status.call(room);
+      return { connected: s.connected, ...(s.error ? { error: s.error } : {}), ...(s.lastEventAt ? { last_event_at: s.lastEventAt } : {}) };
+    },
+  };
 }
 
 export interface WebexChannelOptions {
@@ -36,6 +54,7 @@ export interface WebexChannel extends OperatorChannel {
 export function createWebexChannel(opts: WebexChannelOptions): WebexChannel {
   const { room, logger } = opts;
   let host: ChannelHost | undefined;
+  const connection = connectionOf(room);
   const say = (markdown: string) =>
     room.postMarkdown(markdown).catch((error: unknown) => logger.error({ err: error }, 'could not acknowledge a card submission'));
   // Records from before channels were adapters kept the Webex card id in `card_message_id`.
@@ -124,6 +143,7 @@ export function createWebexChannel(opts: WebexChannelOptions): WebexChannel {
     attach(h) {
       host = h;
     },
+    ...(connection ? { connection } : {}),
     onCardSubmission,
   };
 }

@@ -2,15 +2,67 @@ import { request } from 'undici';
 import { AgentRuntimeError, type AgentRuntime } from '../agent/types';
 import type { ModelStatus } from '../agent/model-check';
 import type { StoreCheck } from '../incidents/store';
+import type { ChannelHealth, OperatorChannel } from '../approvals/operator-channel';
 
+/**
+ * One operator channel on /health/deep, from its own status through the port. `standby`: a team
+ * follower, whose socket the leader holds; `degraded`: the platform stopped it and the relay does not
+ * retry (`reason` is the platform's code); `connecting`: down, retrying on its own.
+ */
+export interface ChannelHealthReport {
+  configured: true;
+  state: 'connected' | 'connecting' | 'standby' | 'degraded';
+  connected: boolean;
+  reason?: string;
+  error?: string;
+  warning?: { reason: string; message: string };
+  last_event_at?: string;
+}
+
+/**
+ * The messaging check: one entry per configured channel under `channels`, and a summary beside it in
+ * the shape readers knew when Webex was the only channel (`connected`: every channel is; `standby`:
+ * the rest stand by for the leader; `error`: the first channel's problem, named).
+ */
 export interface MessagingHealth {
   configured: boolean;
   connected: boolean;
-  /** Team relays: another relay holds the bot's one websocket; this one takes over if it dies. */
+  /** Team relays: another relay holds the channels' sockets; this one takes over if it dies. */
   standby?: boolean;
-  device_registered?: boolean;
   last_event_at?: string;
   error?: string;
+  channels?: Record<string, ChannelHealthReport>;
+}
+
+function channelReport(health: ChannelHealth, standby: boolean): ChannelHealthReport {
+  const state: ChannelHealthReport['state'] = health.connected ? 'connected' : standby ? 'standby' : health.degraded ? 'degraded' : 'connecting';
+  const error = state === 'degraded' ? health.degraded?.message : state === 'connecting' ? health.error : undefined;
+  return {
+    configured: true,
+    state,
+    connected: health.connected,
+    ...(state === 'degraded' && health.degraded ? { reason: health.degraded.reason } : {}),
+    ...(error ? { error } : {}),
+    ...(health.warning ? { warning: health.warning } : {}),
+    ...(health.last_event_at ? { last_event_at: health.last_event_at } : {}),
+  };
+}
+
+/** `messaging` from the channels that hold a connection; `standby` is this relay's team role (a follower holds none). */
+export function messagingHealth(channels: readonly OperatorChannel[], standby: boolean): MessagingHealth {
+  const reports = Object.fromEntries(channels.flatMap((c) => (c.connection ? [[c.name, channelReport(c.connection.health(), standby)] as const] : [])));
+  const all = Object.entries(reports);
+  if (all.length === 0) return { configured: false, connected: false };
+  const problem = all.find(([, r]) => r.state === 'degraded' || r.state === 'connecting');
+  const lastEvent = all.map(([, r]) => r.last_event_at ?? '').sort().at(-1);
+  return {
+    configured: true,
+    connected: all.every(([, r]) => r.connected),
+    ...(!problem && all.some(([, r]) => r.state === 'standby') ? { standby: true } : {}),
+    ...(lastEvent ? { last_event_at: lastEvent } : {}),
+    ...(problem?.[1].error ? { error: `${problem[0]}: ${problem[1].error}` } : {}),
+    channels: reports,
+  };
 }
 
 /** The live event stream that feeds timelines and the dashboard. */

@@ -14,11 +14,11 @@ import { createWebexBot, type WebexBot } from '../messaging/webex-bot';
 import { createSlackFromConfig } from '../slack/from-config';
 import { createRelay, type Relay } from './create-relay';
 import { removeRuntimeAttach, writeRuntimeAttach } from './runtime-attach-file';
-import type { MessagingHealth } from './health-checks';
 import type { SecretScrubber } from '../log/secret-scrubber';
 import { proxySettingsFromEnv } from '../net/proxy';
 import { openTeamStore } from '../team/open';
-import { newRelayId, WEBEX_LEADER_LOCK } from '../team/coordinator';
+import { CHANNELS_LEADER_LOCK, newRelayId } from '../team/coordinator';
+import { holdChannelSockets } from '../team/leader-lock';
 import { hostname } from 'node:os';
 import { assertRuntimeFiles, createRuntimeFilesCheck, type RuntimeFilesCheck } from '../agent/integrity';
 
@@ -37,6 +37,8 @@ export interface HeadlessOptions {
   scrubber?: SecretScrubber;
   /** Where each setting came from; default: everything in `env` from the environment. */
   settingSources?: Partial<Record<keyof RelayConfig, SettingSource>>;
+  /** Caps the RAW's waits in the relay's post-check (a demo paces it like its scripted agent). */
+  postCheckPaceS?: number;
 }
 
 export interface RunningRelay {
@@ -47,18 +49,6 @@ export interface RunningRelay {
   bot?: WebexBot;
   stop(): Promise<void>;
 }
-
-const toHealth = (bot: WebexBot | undefined): MessagingHealth => {
-  if (!bot) return { configured: false, connected: false };
-  const s = bot.status();
-  return {
-    configured: s.configured,
-    connected: s.connected,
-    device_registered: s.deviceRegistered,
-    ...(s.lastEventAt ? { last_event_at: s.lastEventAt } : {}),
-    ...(s.error ? { error: s.error } : {}),
-  };
-};
 
 /**
  * This relay's id on the team database: RELAY_ID, else host and port, so a relay restarted (a crash,
@@ -112,7 +102,8 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
       logger,
     });
 
-  let leadership: { role(): 'leader' | 'standby' } | undefined;
+  // Set once the channels' sockets are placed under the team's leader lock (after the relay exists).
+  const leadership: { current?: { role(): 'leader' | 'standby' } } = {};
   // The bot exists before the relay that handles its clicks.
   const ref: { relay?: Relay } = {};
   const bot =
@@ -130,10 +121,11 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
       : undefined;
 
   // Slack over Socket Mode, when its three settings are given: a second operator channel beside Webex.
-  const slack = createSlackFromConfig(config, logger, opts.clock);
+  const slack = createSlackFromConfig(config, logger, opts.clock, proxy);
 
   const agent = createDeferredRuntime();
   const relay = await createRelay({
+    ...(opts.postCheckPaceS !== undefined ? { postCheckPaceS: opts.postCheckPaceS } : {}),
     config,
     store,
     agent,
@@ -141,7 +133,7 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
     clock: opts.clock,
     room: bot,
     ...(slack ? { channels: [slack] } : {}),
-    messaging: () => ({ ...toHealth(bot), ...(leadership?.role() === 'standby' ? { standby: true } : {}) }),
+    standby: () => leadership.current?.role() === 'standby',
     extraChannels: opts.extraChannels,
     proxy,
     settingSources: opts.settingSources ?? settingSources([['environment', opts.env]]),
@@ -208,21 +200,16 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
     if (state === 'ready') runtimeFiles?.runtimeStarted();
     if (state === 'ready') relay.dispatcher.kick({ resetBackoff: true });
   });
-  const startBot = () => bot?.start().catch((error: unknown) => logger.error({ err: error }, `Webex connection stopped: ${(error as Error).message}`));
-  if (team) {
-    // One websocket per bot: only the relay holding the team's leader lock connects to Webex.
-    if (bot) {
-      const lead = team.coordinator.lead(WEBEX_LEADER_LOCK, () => void startBot(), () => void bot.stop().catch(() => {}));
-      leadership = lead;
-      // Listening is announced once this relay knows whether it holds Webex or stands by.
-      await lead.first;
-    }
-  } else {
-    // Not awaited: without the network it keeps retrying, and the relay must serve meanwhile.
-    void startBot();
-  }
-  // Not awaited either: Slack keeps reconnecting on its own and the relay serves meanwhile.
-  void slack?.start().catch((error: unknown) => logger.error({ err: error }, `Slack connection stopped: ${(error as Error).message}`));
+  // Every channel's socket under one rule: on a team only the leader holds them, taking them over when it gains the lock.
+  const sockets = [
+    ...(bot ? [{ name: 'webex', connect: () => bot.start(), disconnect: () => bot.stop() }] : []),
+    ...(slack ? [{ name: 'slack', ...slack.connection }] : []),
+  ];
+  // Not awaited: without the network a socket keeps retrying, and the relay must serve meanwhile.
+  const held = holdChannelSockets({ sockets, logger, ...(team ? { lead: (gain: () => void, lose: () => void) => team.coordinator.lead(CHANNELS_LEADER_LOCK, gain, lose) } : {}) });
+  if (team) leadership.current = held;
+  // Listening is announced once this relay knows whether it holds the sockets or stands by.
+  await held.first;
   logger.info({ url, agent_url: agent.url, mode: config.REMEDIATION_MODE, webex: Boolean(bot), slack: Boolean(slack) }, 'relay listening');
 
   let stopping: Promise<void> | undefined;

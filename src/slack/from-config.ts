@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock';
 import type { RelayConfig } from '../config/schema';
+import type { ProxySettings } from '../net/proxy';
 import { openOperatorsFile } from '../operators/operators';
 import { createSlackChannel, type SlackChannel } from './slack-channel';
 
@@ -10,7 +11,7 @@ import { createSlackChannel, type SlackChannel } from './slack-channel';
  * by Slack member id or by the e-mail Slack gives for them; without the file nobody can decide
  * in Slack (asked and told only), since Slack cannot vouch for anyone on its own.
  */
-export function createSlackFromConfig(config: RelayConfig, logger: Logger, clock?: Clock): SlackChannel | undefined {
+export function createSlackFromConfig(config: RelayConfig, logger: Logger, clock?: Clock, proxy?: ProxySettings): SlackChannel | undefined {
   if (!config.SLACK_APP_TOKEN || !config.SLACK_BOT_TOKEN || !config.SLACK_CHANNEL_ID) return undefined;
   const operators = config.OPERATORS_FILE ? openOperatorsFile(resolve(config.OPERATORS_FILE), logger) : undefined;
   if (!operators) logger.warn('Slack is configured without OPERATORS_FILE: approval requests are posted there, but no click can decide');
@@ -25,5 +26,6 @@ export function createSlackFromConfig(config: RelayConfig, logger: Logger, clock
     },
     logger,
     ...(clock ? { clock } : {}),
+    ...(proxy ? { proxy } : {}),
   });
 }

@@ -58,6 +58,8 @@ export interface SlackStatus {
   connected: boolean;
   /** Too many websockets or Socket Mode turned off: the relay stopped reconnecting and says so. */
   degraded?: string;
+  /** Slack's own word for it (`too_many_websockets`, `link_disabled`) or `token_refused`. */
+  degradedReason?: string;
   /** `hello.num_connections` above what this relay opened: someone else holds our app token. */
   warning?: string;
   error?: string;

@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
-import type { ChannelHost, OperatorChannel } from '../approvals/operator-channel';
+import type { ChannelHealth, ChannelHost, OperatorChannel } from '../approvals/operator-channel';
 import { ack } from '../approvals/wording';
 import { systemClock, type Clock } from '../clock';
+import { createProxyDispatchers, NO_PROXY_SETTINGS, proxyFor, tunnelAgent, type ProxySettings } from '../net/proxy';
 import { approvalBlocks, decidedBlocks, escapeMrkdwn } from './blocks';
 import { blockActionsSchema, buttonValueSchema, connectionsOpenSchema, postedMessageSchema, userInfoSchema, type Envelope, type SlackStatus } from './schemas';
 import { createSocketMode } from './socket-mode';
@@ -20,12 +21,15 @@ export interface SlackChannelOptions {
   clock?: Clock;
   random?: () => number;
   pingIntervalMs?: number;
+  /** HTTPS_PROXY / NO_PROXY: the Web API and the websocket both go through it, as Webex's do. */
+  proxy?: ProxySettings;
 }
 
 export interface SlackChannel extends OperatorChannel {
   start(): Promise<void>;
   stop(): Promise<void>;
   status(): SlackStatus;
+  readonly connection: NonNullable<OperatorChannel['connection']>;
 }
 
 /** Slack markdown from the relay's: bold is one star there, and `<`/`&` are markup. */
@@ -39,7 +43,9 @@ const mrkdwn = (markdown: string) => escapeMrkdwn(markdown).replace(/\*\*/g, '*'
 export function createSlackChannel(opts: SlackChannelOptions): SlackChannel {
   const clock = opts.clock ?? systemClock;
   const logger = opts.logger.child({ component: 'slack' });
-  const call = createSlackWebApi({ apiUrl: opts.apiUrl, clock });
+  const proxy = opts.proxy ?? NO_PROXY_SETTINGS;
+  const proxies = createProxyDispatchers(proxy);
+  const call = createSlackWebApi({ apiUrl: opts.apiUrl, clock, dispatcherFor: (url) => proxies.for(url) });
   const bot = (method: string, body: Record<string, unknown>) => call(method, opts.botToken, body);
   let host: ChannelHost | undefined;
   let ours: { app: string; team: string; enterprise?: string } | undefined;
@@ -52,6 +58,10 @@ export function createSlackChannel(opts: SlackChannelOptions): SlackChannel {
     logger,
     ...(opts.random ? { random: opts.random } : {}),
     ...(opts.pingIntervalMs ? { pingIntervalMs: opts.pingIntervalMs } : {}),
+    agentFor: (url) => {
+      const through = proxyFor(url, proxy);
+      return through ? tunnelAgent(through) : undefined;
+    },
     onStatus: (patch) => {
       const next: SlackStatus = { ...status, ...patch };
       for (const k of Object.keys(next) as (keyof SlackStatus)[]) if (next[k] === undefined) delete next[k];
@@ -107,6 +117,17 @@ export function createSlackChannel(opts: SlackChannelOptions): SlackChannel {
     else if (result.status !== 'accepted') await whisper(p.user.id, ack.noActive(v.incident_id, v.incident_id, who));
   }
 
+  /** On a team, called each time this relay becomes the leader; the socket opens once Slack says who we are. */
+  async function start(): Promise<void> {
+    // Who "ours" is, from Slack itself: the bot token's workspace and the app it belongs to.
+    const me = await bot('auth.test', {});
+    const botInfo = await bot('bots.info', { bot: me.bot_id });
+    const app = (botInfo.bot as { app_id?: string } | undefined)?.app_id;
+    if (typeof me.team_id !== 'string' || !app) throw new Error('slack: auth.test/bots.info did not name the workspace and app');
+    ours = { app, team: me.team_id, ...(typeof me.enterprise_id === 'string' && me.enterprise_id ? { enterprise: me.enterprise_id } : {}) };
+    await socket.start();
+  }
+
   return {
     name: SLACK_CHANNEL,
     async ask(request) {
@@ -125,17 +146,25 @@ export function createSlackChannel(opts: SlackChannelOptions): SlackChannel {
     attach(h) {
       host = h;
     },
-    async start() {
-      // Who "ours" is, from Slack itself: the bot token's workspace and the app it belongs to.
-      const me = await bot('auth.test', {});
-      const botInfo = await bot('bots.info', { bot: me.bot_id });
-      const app = (botInfo.bot as { app_id?: string } | undefined)?.app_id;
-      if (typeof me.team_id !== 'string' || !app) throw new Error('slack: auth.test/bots.info did not name the workspace and app');
-      ours = { app, team: me.team_id, ...(typeof me.enterprise_id === 'string' && me.enterprise_id ? { enterprise: me.enterprise_id } : {}) };
-      await socket.start();
+    start,
+    async stop() {
+      await socket.stop();
+      await proxies.close();
     },
-    stop: () => socket.stop(),
     status: () => ({ ...status }),
+    connection: { connect: start, disconnect: () => socket.stop(), health: () => healthOf(status) },
+  };
+
+}
+
+/** The port's view of Slack's status: the degraded code and sentence, the foreign-connections warning. */
+function healthOf(s: SlackStatus): ChannelHealth {
+  return {
+    connected: s.connected,
+    ...(s.degraded ? { degraded: { reason: s.degradedReason ?? 'stopped', message: s.degraded } } : {}),
+    ...(s.warning ? { warning: { reason: 'other_connections', message: s.warning } } : {}),
+    ...(s.error ? { error: s.error } : {}),
+    ...(s.lastEventAt ? { last_event_at: s.lastEventAt } : {}),
   };
 }
 

@@ -1,3 +1,4 @@
+import type { Agent } from 'node:http';
 import WebSocket from 'ws';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock';
@@ -12,9 +13,11 @@ export interface SocketModeOptions {
   random?: () => number;
   /** The SDK's default: ping every 5 s; a ping still unanswered at the next one means the socket is dead. */
   pingIntervalMs?: number;
+  /** How to reach the socket's host: a proxy tunnel (HTTPS_PROXY …), or undefined to connect directly. */
+  agentFor?: (url: string) => Agent | undefined;
   /** Called after the envelope was acknowledged, once per envelope id. */
   onEnvelope(envelope: Envelope): void;
-  onStatus(patch: { connected?: boolean; degraded?: string; warning?: string; error?: string; lastEventAt?: string }): void;
+  onStatus(patch: { connected?: boolean; degraded?: string; degradedReason?: string; warning?: string; error?: string; lastEventAt?: string }): void;
 }
 
 /** Reasons Slack closes a socket for good: reconnecting would only be refused again. */
@@ -44,6 +47,8 @@ export function createSocketMode(opts: SocketModeOptions) {
   let failures = 0;
   let pending: { cancel(): void } | undefined;
   let replacing = false;
+  // Bumped by start() and stop(): a URL minted for an earlier leadership term opens no socket.
+  let generation = 0;
   // start() settles on the first hello, or on a refusal that no retry can fix.
   let settleStart: { resolve(): void; reject(error: Error): void } | undefined;
 
@@ -62,22 +67,25 @@ export function createSocketMode(opts: SocketModeOptions) {
     }, Math.round(base / 2 + (base / 2) * random()));
   };
 
-  const degrade = (message: string) => {
+  const degrade = (reason: string, message: string) => {
     running = false;
     pending?.cancel();
     pending = undefined;
     for (const ws of all) ws.close(1000);
-    opts.onStatus({ connected: false, degraded: message });
+    opts.onStatus({ connected: false, degraded: message, degradedReason: reason });
     settleStart?.reject(new Error(message));
     logger.error({ degraded: message }, 'slack socket mode stopped');
   };
 
   /** Opens one socket; resolves at its `hello`. */
   function connect(): Promise<void> {
+    const term = generation;
     return new Promise<void>((resolve, reject) => {
       opts.openUrl().then((url) => {
-        if (!running) return reject(new Error('slack socket mode stopped'));
-        const ws = new WebSocket(url);
+        // Stopped, or stopped and started again, while the URL was minted: this attempt is not wanted.
+        if (!running || term !== generation) return reject(new Error('slack socket mode stopped'));
+        const agent = opts.agentFor?.(url);
+        const ws = new WebSocket(url, agent ? { agent } : {});
         all.add(ws);
         let awaitingPong = false;
         let ping: { cancel(): void } | undefined;
@@ -90,16 +98,19 @@ export function createSocketMode(opts: SocketModeOptions) {
           }, pingIntervalMs);
         };
         ws.on('pong', () => (awaitingPong = false));
-        ws.on('message', (raw) => onMessage(ws, raw.toString(), () => {
-          live.add(ws);
-          const previous = current;
-          current = ws;
-          failures = 0;
-          schedulePing();
-          resolve();
-          settleStart?.resolve();
-          return previous;
-        }));
+        ws.on('message', (raw) => {
+          if (term !== generation) return void ws.close(1000); // a socket of an earlier term, closing
+          onMessage(ws, raw.toString(), () => {
+            live.add(ws);
+            const previous = current;
+            current = ws;
+            failures = 0;
+            schedulePing();
+            resolve();
+            settleStart?.resolve();
+            return previous;
+          });
+        });
         ws.on('error', (error) => logger.warn({ err: error.message }, 'slack websocket error'));
         ws.on('close', () => {
           ping?.cancel();
@@ -113,7 +124,7 @@ export function createSocketMode(opts: SocketModeOptions) {
         });
       }, (error: unknown) => {
         if (error instanceof SlackApiError && FATAL_OPEN_ERRORS.has(error.code)) {
-          degrade(`Slack refused the app token (${error.code}): check SLACK_APP_TOKEN`);
+          degrade('token_refused', `Slack refused the app token (${error.code}): check SLACK_APP_TOKEN`);
           return reject(error);
         }
         opts.onStatus({ error: (error as Error).message });
@@ -139,6 +150,9 @@ export function createSocketMode(opts: SocketModeOptions) {
       opts.onStatus({
         connected: true,
         error: undefined,
+        // A new leadership term may find Socket Mode turned back on: a hello ends the degraded state.
+        degraded: undefined,
+        degradedReason: undefined,
         warning: others > 0 ? `Slack reports ${hello.data.num_connections} connections for this app; this relay opened ${ours}: another process may hold SLACK_APP_TOKEN and receive clicks` : undefined,
       });
       // The handover's second half: the new socket said hello, now the old one may go.
@@ -149,7 +163,7 @@ export function createSocketMode(opts: SocketModeOptions) {
     const disconnect = disconnectFrameSchema.safeParse(frame);
     if (disconnect.success) {
       const fatal = FATAL_DISCONNECTS[disconnect.data.reason];
-      if (fatal) return degrade(fatal);
+      if (fatal) return degrade(disconnect.data.reason, fatal);
       if (ws !== current || replacing) return;
       replacing = true;
       logger.info({ reason: disconnect.data.reason }, 'slack asked for a new connection: opening it before closing this one');
@@ -173,6 +187,10 @@ export function createSocketMode(opts: SocketModeOptions) {
     /** Resolves at the first `hello`; rejects when the token is refused (then the status says degraded). */
     start(): Promise<void> {
       running = true;
+      generation++;
+      failures = 0;
+      replacing = false;
+      settleStart?.reject(new Error('slack socket mode restarted'));
       const started = new Promise<void>((resolve, reject) => (settleStart = { resolve, reject }));
       // A transient failure schedules the next try itself (retryLater); start() waits for its hello.
       void connect().catch(() => undefined);
@@ -180,7 +198,12 @@ export function createSocketMode(opts: SocketModeOptions) {
     },
     async stop(): Promise<void> {
       running = false;
+      generation++;
       pending?.cancel();
+      pending = undefined;
+      // A start() still waiting for its hello learns it will not come.
+      settleStart?.reject(new Error('slack socket mode stopped'));
+      settleStart = undefined;
       for (const ws of all) ws.close(1000);
     },
     openSockets: () => live.size,

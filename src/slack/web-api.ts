@@ -1,4 +1,4 @@
-import { request } from 'undici';
+import { request, type Dispatcher } from 'undici';
 import type { Clock } from '../clock';
 import { webApiAnswerSchema } from './schemas';
 
@@ -17,13 +17,17 @@ const MAX_RATE_LIMITED = 3;
  * injected clock and the call retried; `ok:false` is an error naming the method and Slack's code,
  * never the token.
  */
-export function createSlackWebApi(opts: { apiUrl: string; clock: Clock }) {
+export function createSlackWebApi(opts: { apiUrl: string; clock: Clock; dispatcherFor?: (url: string) => Dispatcher | undefined }) {
   const base = opts.apiUrl.replace(/\/+$/, '');
   const wait = (ms: number) => new Promise<void>((resolve) => opts.clock.setTimeout(resolve, ms));
 
   return async function call(method: string, token: string, body: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
     for (let limited = 0; ; limited++) {
-      const res = await request(`${base}/${method}`, {
+      const url = `${base}/${method}`;
+      // Through HTTPS_PROXY when one applies to Slack's host (the relay's other outbound calls do the same).
+      const dispatcher = opts.dispatcherFor?.(url);
+      const res = await request(url, {
+        ...(dispatcher ? { dispatcher } : {}),
         method: 'POST',
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json; charset=utf-8' },
         body: JSON.stringify(body),

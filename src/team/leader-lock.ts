@@ -44,7 +44,7 @@ export function holdLeaderLock(opts: { databaseUrl: string; lock: number; retryM
         const res = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [opts.lock]);
         if (res.rows[0]?.ok && !done) {
           leading = true;
-          logger.info({ relay: opts.name }, 'this relay leads the team (holds the Webex connection)');
+          logger.info({ relay: opts.name }, 'this relay leads the team (holds the operator channels\' connections)');
           opts.onGain();
         }
       } else {
@@ -73,4 +73,38 @@ export function holdLeaderLock(opts: { databaseUrl: string; lock: number; retryM
       await client?.end().catch(() => {});
     },
   };
+}
+
+/** One platform connection an operator channel holds (Webex's websocket, Slack's Socket Mode). */
+export interface ChannelSocket {
+  name: string;
+  connect(): Promise<void>;
+  disconnect(): Promise<void>;
+}
+
+/**
+ * Every channel's socket under one rule: a laptop relay holds them all from the start; a team relay
+ * only while it leads (a platform counts each socket, and two holders would split the clicks), taking
+ * them over when it gains the lock and dropping them when it loses it. A socket that fails to open is
+ * logged and left to its channel, which reports it on /health.
+ */
+export function holdChannelSockets(opts: {
+  sockets: readonly ChannelSocket[];
+  logger: Logger;
+  /** The team's leader lock (TeamCoordinator.lead bound to its key); absent on a laptop relay. */
+  lead?: (onGain: () => void, onLose: () => void) => LeaderLock;
+}): { role(): 'leader' | 'standby'; first: Promise<void> } {
+  const { sockets, logger } = opts;
+  const connect = () => {
+    for (const s of sockets) s.connect().catch((error: unknown) => logger.error({ channel: s.name, err_message: (error as Error).message }, `${s.name} connection stopped`));
+  };
+  const disconnect = () => {
+    for (const s of sockets) s.disconnect().catch((error: unknown) => logger.warn({ channel: s.name, err_message: (error as Error).message }, `${s.name} did not disconnect cleanly`));
+  };
+  if (!opts.lead || sockets.length === 0) {
+    connect();
+    return { role: () => 'leader', first: Promise.resolve() };
+  }
+  const lock = opts.lead(connect, disconnect);
+  return { role: () => lock.role(), first: lock.first };
 }

@@ -16,6 +16,8 @@ export interface SlackFakeOptions {
   channelId: string;
   /** Slack member id → e-mail (users.info). */
   users?: Record<string, string>;
+  /** The host name in the URLs it hands out (e.g. `slack.test`, which only a test proxy resolves); default 127.0.0.1. */
+  publicName?: string;
 }
 export interface PostedMessage {
   ts: string;
@@ -38,6 +40,8 @@ export async function startSlackFake(opts: SlackFakeOptions) {
   let rateLimitedAnswers = 0;
   let opened = 0;
   let extraConnections = 0;
+  // The most sockets open at once: a team must never hold two outside a refresh handover.
+  let peakSockets = 0;
   let seq = 0;
 
   const server = createServer((req, res) => void handle(req, res));
@@ -51,6 +55,7 @@ export async function startSlackFake(opts: SlackFakeOptions) {
     if (!tickets.delete(ticket)) return socket.destroy();
     wss.handleUpgrade(req, socket, head, (ws) => {
       sockets.push(ws);
+      peakSockets = Math.max(peakSockets, sockets.length);
       ws.on('ping', (data) => {
         pings++;
         if (!silent) ws.pong(data);
@@ -70,7 +75,7 @@ export async function startSlackFake(opts: SlackFakeOptions) {
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const base = `http://${opts.publicName ?? '127.0.0.1'}:${(server.address() as AddressInfo).port}`;
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
     const method = (req.url ?? '').replace(/^\/api\//, '');
@@ -141,6 +146,7 @@ export async function startSlackFake(opts: SlackFakeOptions) {
     acked: (id: string) => acked.has(id),
     connectionsOpened: () => opened,
     openSockets: () => sockets.length,
+    peakSockets: () => peakSockets,
     rateLimitedAnswers: () => rateLimitedAnswers,
     /** The next call of `method` is answered 429 with this Retry-After. */
     rateLimitNext(method: string, retryAfterSeconds: number) {
