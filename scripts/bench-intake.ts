@@ -38,6 +38,8 @@ const N = Number(values.n ?? 60);
 const DUPS = Number(values.dups ?? 3000);
 const CONCURRENCY = Number(values.concurrency ?? 16);
 const logger = pino({ level: 'silent' });
+/** Samples whose delivery outlasted the relay's 5 s window (answered `queued`). */
+let queuedSamples = 0;
 
 
 async function throughput(pool: Pool, path: string, body: string, total: number): Promise<number> {
@@ -62,7 +64,7 @@ function stateChangeCost(dir: string, archived: number, rounds = 200): number {
   const at = new Date().toISOString();
   const base = {
     session_id: null, alert_def_id: 'AD000002', mode: 'strict' as const, created_at: at, updated_at: at, last_seen: at, occurrences: 1,
-    warnings: [], alert_vars: { neighbor_ip: '10.0.0.2', neighbor_as: '65002' }, kind: 'relay' as const, field_sources: null, severity: null, progress: null, approval_request: null, approval: null, application: NO_APPLICATION, outcome: null, prompt_text: null,
+    warnings: [], alert_vars: { neighbor_ip: '10.0.0.2', neighbor_as: '65002' }, kind: 'relay' as const, field_sources: null, severity: null, progress: null, approval_request: null, approval: null, application: NO_APPLICATION, change: null, outcome: null, prompt_text: null,
     delivery: { attempts: 1, next_attempt_at: null, last_error: null },
   };
   for (let i = 0; i < archived; i++) {
@@ -83,7 +85,9 @@ const runtime = await startEmbeddedRuntime({
   logger,
   env: { ...demoRuntimeHome(join(dataDir, 'home'), process.cwd()), OPENCODE_CONFIG_CONTENT: JSON.stringify(scriptedProviderConfig(model.baseURL)) },
 });
-const client = createAgentClient(runtime.endpoint);
+// The baseline's own client waits as long as the runtime takes: on a loaded machine a fresh runtime's
+// first sessions can take longer than the relay's 10 s, and the bench would end in its warm-up.
+const client = createAgentClient(runtime.endpoint, { timeouts: { headersMs: 120_000 } });
 let relayProcess: RelayProcess | undefined;
 try {
   // Both relays on the one runtime (AGENT_URL), each with the settings the bench needs.
@@ -111,8 +115,10 @@ try {
     const res = await to.request({ path: '/fault-alert', method: 'POST', headers: { 'content-type': 'application/json' }, body });
     const json = (await res.body.json()) as { status: string };
     const took = ms(start);
-    // A sample is a delivered alert; the first one may outwait the delivery window while the runtime warms up.
-    if (json.status !== 'accepted' && !warmUp) throw new Error(`alert for ${device} was ${json.status}`);
+    // A sample is a delivered alert; one answered `queued` waited the whole delivery window (5 s) for a
+    // runtime slower than that (a loaded machine): kept, at what the sender waited, and counted below.
+    if (json.status === 'queued' && !warmUp) queuedSamples += 1;
+    else if (json.status !== 'accepted' && !warmUp) throw new Error(`alert for ${device} was ${json.status}`);
     return took;
   };
   // Both paths first, so neither pays first-request costs in the samples (the runtime a few times: its first sessions are slower).
@@ -182,6 +188,7 @@ try {
   // in the first part, so that part's ratio understates it; the second part's loop timed nothing but requests.
   const loop = (h: ReturnType<typeof monitorEventLoopDelay>) => `p99 ${fmt(h.percentile(99) / 1e6)} ms, max ${fmt(h.max / 1e6)} ms`;
   console.log(`  this process's event loop delay: with the relay in it ${loop(loopWithRelay)}; with npm run relay ${loop(loopWithout)}`);
+  if (queuedSamples) console.log(`  ${queuedSamples} intake samples were answered queued: the runtime took longer than the relay's 5 s delivery window (a loaded machine)`);
   console.log(`duplicate path  ${fmt(relayRps)} req/s   bare fastify route ${fmt(bareRps)} req/s  (best of ${ROUNDS} alternating rounds of ${DUPS} requests, ${CONCURRENCY} at once)`);
   console.log(`  duplicate / bare = ${fmt(relayRps / bareRps)}`);
   const empty = stateChangeCost(join(dataDir, 'store-empty'), 0);

@@ -32,7 +32,9 @@ export async function startRelayProcess(opts: { env: Record<string, string> & { 
   const env: NodeJS.ProcessEnv = { ...process.env, INGEST_PORT: String(port), RELAY_HOST: '127.0.0.1', ...opts.env };
   // Its default, unless the bench was asked for another level.
   if (!opts.env.LOG_LEVEL) delete env.LOG_LEVEL;
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/relay/main.ts'], { cwd: repoRoot, env, stdio: ['ignore', out, out] });
+  // BENCH_CPU_PROF=<dir>: the relay writes a CPU profile there when it stops (node --cpu-prof).
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const proc = spawn(process.execPath, [...profile, '--import', 'tsx', 'src/relay/main.ts'], { cwd: repoRoot, env, stdio: ['ignore', out, out] });
   closeSync(out);
   const exited = new Promise<void>((r) => proc.once('exit', () => r()));
   const stop = async () => {

@@ -36,7 +36,8 @@ interface Worker {
 async function startWorker(databaseUrl: string, dir: string, connections: number): Promise<Worker> {
   const proc = fork(join(import.meta.dirname, 'team-relay-worker.ts'), [], {
     cwd: repoRoot,
-    execArgv: ['--import', 'tsx'],
+    // BENCH_CPU_PROF=<dir>: each relay writes a CPU profile there when it stops (node --cpu-prof).
+    execArgv: ['--import', 'tsx', ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [])],
     env: { ...process.env, BENCH_DATABASE_URL: databaseUrl, BENCH_DIR: dir },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });

@@ -19,13 +19,14 @@ export interface PersistentStoreOptions {
   /** How many terminal incidents to keep. Open incidents are never evicted. */
   retention: number;
   logger: Logger;
-  /** How long a lazy write may wait to be coalesced with others. */
+  /** How long a write of an open incident may wait to be coalesced with others into the index. */
   lazyFlushMs?: number;
   /**
-   * Where a lazy write (a repeat folded in) is made durable before it returns: one short line
-   * appended per write, folded into the index at start. Default `repeats.log` in `timelineDir`
-   * (there only while repeats wait for the index); none without a `timelineDir` (tests), where
-   * lazy writes live in memory until coalesced.
+   * Where a write of an open incident is made durable before it returns: one line appended per
+   * write (a repeat's few fields, or the whole record), folded into the index at start. Default
+   * `repeats.log` in `timelineDir` (there only while writes wait for the index); none without a
+   * `timelineDir` (tests), where lazy writes live in memory until coalesced and the rest rewrite
+   * the index at once.
    */
   repeatsLog?: string;
 }
@@ -37,6 +38,10 @@ interface LazyLine {
   s: string;
   u: string;
   p: Incident['progress'];
+}
+/** Any other write of an open incident (a delivery, a state change): the record itself. */
+interface RecordLine {
+  f: Incident;
 }
 
 export function createPersistentStore(opts: PersistentStoreOptions): IncidentStore {
@@ -57,22 +62,24 @@ export function createPersistentStore(opts: PersistentStoreOptions): IncidentSto
   const timelinePath = (id: string) => join(timelineDir as string, `${id}.jsonl`);
 
   /**
-   * A repeat answered 202 must survive kill -9, and rewriting the index for each one would cost
-   * the duplicate path most of its speed: each is appended here (to the page cache, synchronously,
-   * a few dozen bytes), and the index is rewritten at most every `lazyFlushMs`, after which the
-   * log is removed. A crash between the two replays lines the index already has: counts and
-   * times only grow, so that changes nothing.
+   * A write answered for (a 202, a delivery) must survive kill -9, and rewriting the index for
+   * each one would cost every alert a rewrite of all open incidents, made durable by `conf` with
+   * an fsync (milliseconds each, twice on a new alert's path: its creation and its delivery):
+   * each write is appended here instead (to the page cache, synchronously, which kill -9 does not
+   * lose), and the index is rewritten at most every `lazyFlushMs`, after which the log is removed.
+   * A crash between the two replays lines the index already has, in the order written, ending at
+   * what the index holds: that changes nothing.
    */
   const repeatsPath = opts.repeatsLog ?? (timelineDir ? join(timelineDir, 'repeats.log') : undefined);
   const leftover = repeatsPath ? replayRepeats(repeatsPath) : false;
   let repeatsFd: number | undefined;
   /** Whether the log is on disk: written since the index was, or left by a stop before it. */
   let repeatsOnDisk = leftover;
-  const logRepeat = (incident: Incident) => {
+  const logWrite = (incident: Incident, lazy: boolean) => {
     if (!repeatsPath) return;
     repeatsFd ??= openSync(repeatsPath, 'a', 0o600);
     repeatsOnDisk = true;
-    const line: LazyLine = { i: incident.incident_id, n: incident.occurrences, s: incident.last_seen, u: incident.updated_at, p: incident.progress };
+    const line: LazyLine | RecordLine = lazy ? { i: incident.incident_id, n: incident.occurrences, s: incident.last_seen, u: incident.updated_at, p: incident.progress } : { f: incident };
     writeSync(repeatsFd, `${JSON.stringify(line)}\n`);
   };
   /** The index holds every logged repeat now (lazy writes are to open incidents; a finished one's rewrites the archive at once). */
@@ -126,9 +133,12 @@ export function createPersistentStore(opts: PersistentStoreOptions): IncidentSto
         if (wasOpen || !split) persistOpen();
         return;
       }
-      if (!putOpts?.lazy) return persistOpen();
-      logRepeat(incident);
-      flushTimer ??= setTimeout(persistOpen, opts.lazyFlushMs ?? 250);
+      // Without a log only a lazy write may wait for the index.
+      if (!putOpts?.lazy && !repeatsPath) return persistOpen();
+      logWrite(incident, Boolean(putOpts?.lazy));
+      // Once a second: the rewrite is synchronous and made durable with an fsync (milliseconds on a busy
+      // disk), which holds up whatever alert is in flight; the log keeps everything meanwhile.
+      flushTimer ??= setTimeout(persistOpen, opts.lazyFlushMs ?? 1_000);
       flushTimer.unref?.();
     },
     appendTimeline(id, entry) {
@@ -150,7 +160,7 @@ export function createPersistentStore(opts: PersistentStoreOptions): IncidentSto
     },
   };
 
-  /** Folds the repeats logged before the last stop into the index; true when there was a log. */
+  /** Folds the writes logged before the last stop into the index, in order; true when there was a log. */
   function replayRepeats(path: string): boolean {
     let text: string;
     try {
@@ -159,11 +169,16 @@ export function createPersistentStore(opts: PersistentStoreOptions): IncidentSto
       return false;
     }
     for (const raw of text.split('\n')) {
-      let line: LazyLine;
+      let line: LazyLine | RecordLine;
       try {
-        line = JSON.parse(raw) as LazyLine;
+        line = JSON.parse(raw) as LazyLine | RecordLine;
       } catch {
         continue; // an empty or torn line (a crash mid-write): everything before it is intact
+      }
+      if ('f' in line) {
+        const parsed = incidentSchema.safeParse(line.f);
+        if (parsed.success) index.set(parsed.data.incident_id, parsed.data);
+        continue;
       }
       const cur = index.get(line.i);
       if (!cur || typeof line.n !== 'number') continue;

@@ -31,9 +31,9 @@ export interface IntakeOptions {
   /** Resolves when what the intake wrote is durable (the store's flush): the 202 waits for it. */
   durable?: () => Promise<void>;
   /**
-   * Team relays: runs a new-incident intake under a lock shared by every relay on the database,
-   * after reading that database's open incident for the fault, so two relays receiving the same
-   * new fault at once make one incident.
+   * Team relays: runs a new-incident intake under the fault's lock, shared by every relay on the
+   * database, after reading that database's open incident for the fault, so two relays receiving
+   * the same new fault at once make one incident (different faults do not wait for each other).
    */
   newIncidentLock?: <T>(dedupKey: string, fn: () => Promise<T>) => Promise<T>;
 }
@@ -71,7 +71,7 @@ export function createIntake(opts: IntakeOptions) {
     const open = incidents.findOpen(key);
     if (open) return foldDuplicate(open);
     // The lock covers creating the incident and making it durable, not its delivery: a relay
-    // waiting for its runtime must not hold up the team's other new faults.
+    // waiting for its runtime must not hold up the same fault's alert on another relay.
     const outcome = await newIncidentLock(key, async (): Promise<AcceptedResponse | Incident> => {
       // Another relay may have opened it while this one waited for the lock.
       const meanwhile = incidents.findOpen(key);

@@ -175,6 +175,8 @@ export function createJournal(opts: JournalOptions) {
       appends = appends.filter((a) => a.incident_id !== incidentId);
     },
     commit,
+    /** Whether a put of this incident waits for the next batch. */
+    queued: (incidentId: string) => puts.has(incidentId),
     pendingCount,
     failures: () => failures,
     lastError: () => lastError,

@@ -4,9 +4,18 @@ import { relayTag } from '../incidents/ids';
 import { isTerminal, type Incident, type TimelineEntry } from '../incidents/model';
 import { newestFirst, StoreUnavailableError, type IncidentStore, type StoreHealth } from '../incidents/store';
 import { databaseErrorMessage } from './database';
+import { coalescedReads } from './coalesced-reads';
 import { createJournal } from './journal';
 import { loadIndex, readEntry, readIncidents, readRow, readTimeline, readTimelines, takeRelayNumber } from './repository';
 import type { Batch, Written } from './write-batch';
+
+/** Whether `next` differs from `previous` only in what any relay may write: the count and the last sighting. */
+function countOnly(previous: Incident, next: Incident): boolean {
+  for (const key of Object.keys(next) as (keyof Incident)[]) {
+    if (key !== 'occurrences' && key !== 'last_seen' && key !== 'updated_at' && next[key] !== previous[key]) return false;
+  }
+  return true;
+}
 
 /** A change another relay made, as this relay's memory now holds it. */
 export interface RemoteChange {
@@ -78,6 +87,8 @@ export async function createPgStore(opts: PgStoreOptions): Promise<SharedInciden
    */
   const added = new Map<string, number>();
   const timelines = new Map<string, HeldTimeline>();
+  /** Incidents with a write queued that changes more than their count and last sighting. */
+  const recordChanged = new Set<string>();
   /** Finished incidents, oldest first: eviction takes from the front. */
   const finished: string[] = [];
   const recentFinished: string[] = [];
@@ -124,7 +135,9 @@ export async function createPgStore(opts: PgStoreOptions): Promise<SharedInciden
     for (const id of written.collisions) dropped(id);
     if (written.missing.length) logger.warn({ incident_ids: written.missing }, 'updates of incidents the database no longer holds (removed by retention) were not written');
     // Read back, and told on the bus: incidents written here without owning them, and the survivors of folds.
-    const stale = [...new Set([...written.foreign, ...written.folds.map((f) => f.into)])];
+    // Not another relay's incident this one only counted repeats of, knowing whose it is: nothing it wrote was refused.
+    const stale = [...new Set([...written.foreign.filter((id) => recordChanged.has(id) || owners.get(id) === me), ...written.folds.map((f) => f.into)])];
+    for (const id of batch.puts.keys()) if (!journal.queued(id)) recordChanged.delete(id);
     if (!stale.length) return undefined;
     const read = staleHandler ? staleHandler(stale) : refresh(stale).then(() => {});
     // A fold (rare) is waited for, so the relay's next answer already counts on the survivor; a
@@ -187,16 +200,8 @@ export async function createPgStore(opts: PgStoreOptions): Promise<SharedInciden
     evict();
   }
 
-  /**
-   * One read at a time, applied in order: two reads racing could land the older state last, and
-   * memory would keep it until the incident changes again.
-   */
-  let reading: Promise<unknown> = Promise.resolve();
-  function refresh(incidentIds: readonly string[]): Promise<RemoteChange[]> {
-    const run = reading.then(() => readChanges(incidentIds));
-    reading = run.catch(() => {});
-    return run;
-  }
+  /** One read at a time, applied in order; requests made meanwhile share the next read. */
+  const refresh = coalescedReads<RemoteChange>((ids) => readChanges(ids));
 
   async function readChanges(incidentIds: readonly string[]): Promise<RemoteChange[]> {
     if (incidentIds.length === 0) return [];
@@ -252,6 +257,7 @@ export async function createPgStore(opts: PgStoreOptions): Promise<SharedInciden
         if (n !== 0) added.set(incident.incident_id, n);
         else added.delete(incident.incident_id);
       }
+      if (!previous || !countOnly(previous, incident)) recordChanged.add(incident.incident_id);
       index.set(incident.incident_id, incident);
       if (!owners.has(incident.incident_id)) owners.set(incident.incident_id, me);
       if (!previous) holdTimeline(incident.incident_id);

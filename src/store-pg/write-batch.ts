@@ -78,6 +78,29 @@ export async function writeBatch(client: pg.PoolClient, batch: Batch, me: string
   }
   if (inserts.length) throw new Error(`incidents ${inserts.map((d) => d.incident_id).join(', ')} could not be written: their fault's open incident kept changing`);
 
+  const bumps = [...batch.bumps].filter((id) => !batch.puts.has(id)).map((id) => ({ id, added: batch.added.get(id) ?? 0 }));
+  // The lines of an incident folded away or refused go with it (the fold writes its own line on the survivor).
+  const dropped = new Set([...out.folds.map((f) => f.from.incident_id), ...out.collisions]);
+  const appends = dropped.size ? batch.appends.filter((a) => !dropped.has(a.incident_id)) : batch.appends;
+  if (appends.length) {
+    await client.query(
+      `INSERT INTO timeline (incident_id, relay_id, entry)
+       SELECT a->>'incident_id', $2, a->'entry' FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS x(a, n) ORDER BY n`,
+      [JSON.stringify(appends), me],
+    );
+  }
+  if (batch.evictions.size) {
+    const ids = [...batch.evictions];
+    await client.query('DELETE FROM incidents WHERE incident_id = ANY($1) AND terminal', [ids]);
+    await client.query('DELETE FROM timeline WHERE incident_id = ANY($1)', [ids]);
+  }
+  const changed = [...new Set([...batch.puts.keys(), ...bumps.map((b) => b.id), ...appends.map((a) => a.incident_id), ...out.folds.map((f) => f.into)])].filter((id) => !dropped.has(id));
+  for (let n = 0; n < changed.length; n += IDS_PER_NOTIFY) {
+    await client.query('SELECT pg_notify($1, $2)', [CHANGE_CHANNEL, JSON.stringify({ r: me, i: changed.slice(n, n + IDS_PER_NOTIFY) })]);
+  }
+  // Last before the commit: the rows other relays update too (the same faults' repeats) stay locked
+  // for two round trips, not for the lines and notifications as well (a notification goes out at
+  // the commit wherever it is sent).
   if (updates.length) {
     // Only the owner's record is written; anyone's repeats are added.
     const rows = updates.map((doc) => ({ doc, added: batch.added.get(doc.incident_id) ?? 0 }));
@@ -101,7 +124,6 @@ export async function writeBatch(client: pg.PoolClient, batch: Batch, me: string
     }
     out.missing.push(...updates.filter((d) => !out.totals.has(d.incident_id)).map((d) => d.incident_id));
   }
-  const bumps = [...batch.bumps].filter((id) => !batch.puts.has(id)).map((id) => ({ id, added: batch.added.get(id) ?? 0 }));
   if (bumps.length) {
     const bumped = await client.query<{ incident_id: string; occurrences: number }>(
       `UPDATE incidents AS i SET occurrences = GREATEST(1, i.occurrences + (x->>'added')::integer)
@@ -111,25 +133,6 @@ export async function writeBatch(client: pg.PoolClient, batch: Batch, me: string
     for (const r of bumped.rows) out.totals.set(r.incident_id, r.occurrences);
   }
 
-  // The lines of an incident folded away or refused go with it (the fold writes its own line on the survivor).
-  const dropped = new Set([...out.folds.map((f) => f.from.incident_id), ...out.collisions]);
-  const appends = dropped.size ? batch.appends.filter((a) => !dropped.has(a.incident_id)) : batch.appends;
-  if (appends.length) {
-    await client.query(
-      `INSERT INTO timeline (incident_id, relay_id, entry)
-       SELECT a->>'incident_id', $2, a->'entry' FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS x(a, n) ORDER BY n`,
-      [JSON.stringify(appends), me],
-    );
-  }
-  if (batch.evictions.size) {
-    const ids = [...batch.evictions];
-    await client.query('DELETE FROM incidents WHERE incident_id = ANY($1) AND terminal', [ids]);
-    await client.query('DELETE FROM timeline WHERE incident_id = ANY($1)', [ids]);
-  }
-  const changed = [...new Set([...batch.puts.keys(), ...bumps.map((b) => b.id), ...appends.map((a) => a.incident_id), ...out.folds.map((f) => f.into)])].filter((id) => !dropped.has(id));
-  for (let n = 0; n < changed.length; n += IDS_PER_NOTIFY) {
-    await client.query('SELECT pg_notify($1, $2)', [CHANGE_CHANNEL, JSON.stringify({ r: me, i: changed.slice(n, n + IDS_PER_NOTIFY) })]);
-  }
   return out;
 }
 

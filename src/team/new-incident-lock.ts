@@ -1,15 +1,29 @@
+import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { StoreUnavailableError } from '../incidents/store';
 import { databaseErrorMessage, holdConnection, isDriverTimeout, queryWithTimeout } from '../store-pg/database';
 import type { RemoteChange, SharedIncidentStore } from '../store-pg/pg-store';
 import { teamRepository } from '../store-pg/team-repository';
 
-/** The advisory-lock key of the team's new-incident lock (any fixed number). */
+/**
+ * The new-incident locks' namespace: the first key of the two-key advisory lock (any fixed
+ * number). In `pg_locks` a fault's lock shows as `classid = NEW_INCIDENT_LOCK AND objsubid = 2`.
+ */
 export const NEW_INCIDENT_LOCK = 0x6e65_7769;
 
 /**
- * The team's new-incident lock: a new fault is created by one relay at a time, after the
- * database's open incident for it is read into memory.
+ * The advisory-lock keys of one fault's new-incident lock: the namespace and a 32-bit hash of the
+ * fault key. Two faults whose hashes meet only wait for each other; the same fault always meets
+ * itself, which is what keeps it to one incident.
+ */
+export function newIncidentLockKey(dedupKey: string): [number, number] {
+  return [NEW_INCIDENT_LOCK, createHash('sha256').update(dedupKey).digest().readInt32BE(0)];
+}
+
+/**
+ * The team's new-incident lock, one per fault: a new fault is created by one relay at a time,
+ * after the database's open incident for it is read into memory; different faults are created
+ * side by side, on this relay and across the team.
  *
  * The lock is a transaction's (`pg_advisory_xact_lock`): it ends with the transaction, or with its
  * connection when the database ends that. A wait for it that runs out (`lockWaitMs`) is cancelled
@@ -31,15 +45,15 @@ export function createNewIncidentLock(opts: { pool: pg.Pool; store: SharedIncide
     let busy = false;
     try {
       try {
-        await client.query('BEGIN');
+        // One round trip: the pool's statement timeout is for the hot paths; this wait has its own, and both are the server's.
         begun = true;
-        // The pool's statement timeout is for the hot paths; this wait has its own, and both are the server's.
-        await client.query(`SET LOCAL statement_timeout = ${lockWaitMs + 1_000}`);
-        await client.query(`SET LOCAL lock_timeout = ${lockWaitMs}`);
-        await client.query(queryWithTimeout('SELECT pg_advisory_xact_lock($1)', [NEW_INCIDENT_LOCK], lockWaitMs + 5_000));
-        await client.query('SET LOCAL statement_timeout = DEFAULT');
+        await client.query(`BEGIN; SET LOCAL statement_timeout = ${lockWaitMs + 1_000}; SET LOCAL lock_timeout = ${lockWaitMs}`);
+        await client.query(queryWithTimeout('SELECT pg_advisory_xact_lock($1, $2)', newIncidentLockKey(dedupKey), lockWaitMs + 5_000));
+        // The raised statement timeout stays for the one read and the COMMIT below (no round trip to
+        // set it back): the driver's timeout still ends either, and closes the connection with the lock.
         // Ids carry the relay's tag (src/incidents/ids.ts): only the fault's open incident needs reading.
-        emit(await store.refresh(await teamRepository(client).openIncidentIdsFor(dedupKey)));
+        const open = await teamRepository(client).openIncidentIdsFor(dedupKey);
+        if (open.length) emit(await store.refresh(open));
       } catch (error) {
         busy = isDriverTimeout(error);
         throw unavailable(error);
@@ -53,15 +67,48 @@ export function createNewIncidentLock(opts: { pool: pg.Pool; store: SharedIncide
     }
   }
 
-  let localTurn: Promise<void> = Promise.resolve();
+  /**
+   * At most this many of the relay's new faults hold a pooled connection for their lock at once:
+   * the rest of the pool stays for the commit they wait on, and for the other paths (a storm of
+   * new faults must not starve the pool).
+   */
+  const poolMax = (pool as unknown as { options?: { max?: number } }).options?.max ?? 10;
+  const holders = Math.max(1, poolMax - 4);
+  let holding = 0;
+  const waiting: (() => void)[] = [];
+  const slot = async () => {
+    if (holding < holders) {
+      holding += 1;
+      return;
+    }
+    await new Promise<void>((resolve) => waiting.push(resolve));
+  };
+  const freeSlot = () => {
+    const next = waiting.shift();
+    if (next) next();
+    else holding -= 1;
+  };
+
+  /** Per fault, this relay's one waiter on the database lock; a later alert of it waits here, holding no connection. */
+  const turns = new Map<string, Promise<void>>();
   return function newIncidentLock<T>(dedupKey: string, fn: () => Promise<T>): Promise<T> {
-    // One waiter per relay on the database lock: waiters each holding a pooled connection would
-    // leave none for the holder's own commit (a storm of new faults would starve the pool).
-    const run = localTurn.then(() => lockedAcrossTeam(dedupKey, fn));
-    localTurn = run.then(
+    const before = turns.get(dedupKey) ?? Promise.resolve();
+    const run = before.then(async () => {
+      await slot();
+      try {
+        return await lockedAcrossTeam(dedupKey, fn);
+      } finally {
+        freeSlot();
+      }
+    });
+    const turn = run.then(
       () => {},
       () => {},
     );
+    turns.set(dedupKey, turn);
+    void turn.then(() => {
+      if (turns.get(dedupKey) === turn) turns.delete(dedupKey);
+    });
     return run;
   };
 }

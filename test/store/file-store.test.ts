@@ -37,4 +37,20 @@ describe('files store: the repeats log', () => {
     await restarted.close();
     expect(open(dir).get('INC-1')?.occurrences).toBe(5);
   });
+
+  it('keeps a new incident and its delivery (whole records, not only counts) through kill -9, in the order written, with repeats between', async () => {
+    const dir = tempDir('fault-relay-records-');
+    const crashed = open(dir);
+    crashed.put(incident(1));
+    crashed.put({ ...incident(1), occurrences: 2, last_seen: '2026-11-21T10:02:00.000Z' }, { lazy: true });
+    crashed.put({ ...incident(1), occurrences: 2, last_seen: '2026-11-21T10:02:00.000Z', state: 'running', session_id: 'ses_1', updated_at: '2026-11-21T10:03:00.000Z' });
+    crashed.put(incident(2));
+    // Not closed, and the index never rewritten (lazyFlushMs): as after kill -9 right after the 202.
+    const restarted = open(dir);
+    expect(restarted.get('INC-1')).toMatchObject({ state: 'running', session_id: 'ses_1', occurrences: 2, last_seen: '2026-11-21T10:02:00.000Z' });
+    expect(restarted.get('INC-2')).toMatchObject({ state: 'queued', occurrences: 1 });
+    expect(existsSync(join(dir, 'timelines', 'repeats.log'))).toBe(false);
+    await restarted.close();
+    expect(open(dir).list().map((i) => [i.incident_id, i.state])).toEqual([['INC-2', 'queued'], ['INC-1', 'running']]);
+  });
 });

@@ -6,7 +6,7 @@ import { tempDir } from '../helpers/temp-dir';
 
 /**
  * The laptop relay's files store under kill -9: every repeat it answered 202 is counted after the
- * restart. The index is rewritten at most every 250 ms; what keeps the repeats in between is the
+ * restart. The index is rewritten at most every second; what keeps the repeats in between is the
  * repeats log, written before each answer (src/incidents/persistent-store.ts).
  */
 const auth = { authorization: 'Bearer splunk-secret' };
@@ -49,7 +49,7 @@ describe('files store: kill -9 during a storm of repeats', () => {
         }
       }),
     );
-    // Killed at once after the last 202: well inside the index's 250 ms of coalescing.
+    // Killed at once after the last 202: well inside the index's second of coalescing.
     await relay.stop('SIGKILL');
     expect(accepted).toBe(REPEATS);
 

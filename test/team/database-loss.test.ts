@@ -1,7 +1,10 @@
 import type { Client } from 'pg';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import type { Relay } from '../../src/relay/create-relay';
-import { NEW_INCIDENT_LOCK, WEBEX_LEADER_LOCK } from '../../src/team/coordinator';
+import { dedupKeyOf } from '../../src/alert/normalize';
+import { inboundAlertSchema } from '../../src/alert/schema';
+import { WEBEX_LEADER_LOCK } from '../../src/team/coordinator';
+import { NEW_INCIDENT_LOCK, newIncidentLockKey } from '../../src/team/new-incident-lock';
 import { ad000002 } from '../helpers/relay';
 import { endRelayConnections, noPostgres, testConnection, untilDatabase, usePostgres } from '../helpers/postgres';
 import { teamMember } from './team-relays';
@@ -21,9 +24,11 @@ async function database(url: string): Promise<Client> {
   return db;
 }
 
-/** Whether a connection other than the test's holds (`true`) or waits for (`false`) the team's new-incident lock. */
+/** Whether a connection other than the test's holds (`true`) or waits for (`false`) a new-incident lock (any fault's). */
 const newIncidentLock = (granted: boolean) =>
-  `EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND objid = ${NEW_INCIDENT_LOCK} AND granted = ${granted} AND pid <> pg_backend_pid())`;
+  `EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND classid = ${NEW_INCIDENT_LOCK} AND objsubid = 2 AND granted = ${granted} AND pid <> pg_backend_pid())`;
+/** The new-incident lock of ad000002()'s fault, as the test takes it (the relay's is per fault). */
+const faultLock = newIncidentLockKey(dedupKeyOf(inboundAlertSchema.parse(ad000002())));
 const holds = async (db: Client, condition: string) => (await db.query<{ ok: boolean }>(`SELECT ${condition} AS ok`)).rows[0]?.ok;
 
 describe.skipIf(Boolean(noPostgres))('team relay: the database ends its connections', () => {
@@ -59,14 +64,14 @@ describe.skipIf(Boolean(noPostgres))('team relay: the database ends its connecti
     const url = await pg.freshDatabase();
     const a = await teamMember(url);
     const db = await database(url);
-    await db.query('SELECT pg_advisory_lock($1)', [NEW_INCIDENT_LOCK]);
+    await db.query('SELECT pg_advisory_lock($1, $2)', faultLock);
     const answer = post(a.relay, ad000002());
     await untilDatabase(db, `SELECT ${newIncidentLock(false)} AS ok`);
     expect(await endRelayConnections(db)).toBeGreaterThanOrEqual(2);
     const refused = await answer;
     expect(refused.statusCode).toBe(503);
     expect(refused.headers['retry-after']).toBe('5');
-    await db.query('SELECT pg_advisory_unlock($1)', [NEW_INCIDENT_LOCK]);
+    await db.query('SELECT pg_advisory_unlock($1, $2)', faultLock);
     expect(await holds(db, newIncidentLock(true))).toBe(false);
     expect((await post(a.relay, ad000002())).statusCode).toBe(202);
     expect((await db.query('SELECT count(*)::int AS n FROM incidents')).rows[0].n).toBe(1);
@@ -76,13 +81,13 @@ describe.skipIf(Boolean(noPostgres))('team relay: the database ends its connecti
     const url = await pg.freshDatabase();
     const a = await teamMember(url, { lockWaitMs: 200 });
     const db = await database(url);
-    await db.query('SELECT pg_advisory_lock($1)', [NEW_INCIDENT_LOCK]);
+    await db.query('SELECT pg_advisory_lock($1, $2)', faultLock);
     const refused = await post(a.relay, ad000002());
     expect(refused.statusCode).toBe(503);
     expect(refused.json().error.message).toMatch(/lock/);
     // No connection of the relay's still waits: let go here, the lock is nobody's.
     expect(await holds(db, newIncidentLock(false))).toBe(false);
-    await db.query('SELECT pg_advisory_unlock($1)', [NEW_INCIDENT_LOCK]);
+    await db.query('SELECT pg_advisory_unlock($1, $2)', faultLock);
     expect(await holds(db, newIncidentLock(true))).toBe(false);
     expect((await post(a.relay, ad000002())).statusCode).toBe(202);
   });

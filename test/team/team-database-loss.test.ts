@@ -2,7 +2,9 @@ import type { Client } from 'pg';
 import { Agent, request } from 'undici';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { buildSplunkAlert } from '../../src/alert/sample';
-import { NEW_INCIDENT_LOCK } from '../../src/team/new-incident-lock';
+import { dedupKeyOf } from '../../src/alert/normalize';
+import { inboundAlertSchema } from '../../src/alert/schema';
+import { NEW_INCIDENT_LOCK, newIncidentLockKey } from '../../src/team/new-incident-lock';
 import { endRelayConnections, noPostgres, testConnection, untilDatabase, usePostgres } from '../helpers/postgres';
 import type { RelayProcess } from '../helpers/relay-process';
 import { auth, teamRelay } from './team-process';
@@ -155,9 +157,9 @@ describe.skipIf(Boolean(noPostgres))(`team relay processes when the database goe
   it('holding or waiting for the new-incident lock: restarted or its connections ended, it stays up and goes on by itself', async () => {
     const { relay, connect, t } = await setUp();
     await retriedUntilAccepted(relay, t);
-    const held = `SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND objid = ${NEW_INCIDENT_LOCK} AND granted AND pid <> pg_backend_pid())
+    const held = `SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND classid = ${NEW_INCIDENT_LOCK} AND objsubid = 2 AND granted AND pid <> pg_backend_pid())
                      AND EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'relation' AND NOT granted) AS ok`;
-    const waited = `SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND objid = ${NEW_INCIDENT_LOCK} AND NOT granted) AS ok`;
+    const waited = `SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND classid = ${NEW_INCIDENT_LOCK} AND objsubid = 2 AND NOT granted) AS ok`;
     for (let cycle = 0; cycle < cycles; cycle++) {
       for (const [step, how, end] of [
         [0, 'ended', async (db: Client) => void (await endRelayConnections(db))],
@@ -178,7 +180,9 @@ describe.skipIf(Boolean(noPostgres))(`team relay processes when the database goe
 
         // The relay waits for the lock, which the test holds.
         const holder = await connect();
-        await holder.query('SELECT pg_advisory_lock($1)', [NEW_INCIDENT_LOCK]);
+        // The new-incident lock of the fault sent next (the relay's lock is per fault).
+        const lock = newIncidentLockKey(dedupKeyOf(inboundAlertSchema.parse(buildSplunkAlert({ device: 'R1', neighbor: `10.3.${cycle}.${step}` }))));
+        await holder.query('SELECT pg_advisory_lock($1, $2)', lock);
         const waiting = t.post(relay, `10.3.${cycle}.${step}`);
         await untilDatabase(holder, waited);
         await end(holder);
