@@ -88,8 +88,15 @@ export async function frrLabCli(args: FrrLabArgs, fail: Fail): Promise<void> {
       if (e.posted) console.log(`    → alert posted to ${relay}: ${e.posted.status} ${JSON.stringify(e.posted.body)}`);
       if (e.error) console.log(`    → ${e.error}`);
     },
+    // Alerts of lines that are not adjacency changes (AD000004, AD000007): an adjacency alert is printed above.
+    onAlert: (a) => {
+      if (a.detection.raw.includes('%ADJCHANGE')) return;
+      console.log(`  [${a.router} log] ${a.detection.raw}`);
+      if (a.posted) console.log(`    → ${a.detection.alert_def_id} alert posted to ${relay}: ${a.posted.status} ${JSON.stringify(a.posted.body)}`);
+      if (a.error) console.log(`    → ${a.error}`);
+    },
   });
-  console.log(relay ? `  watching the routers' logs; admin shutdowns are posted to ${relay}/fault-alert` : '  watching the routers\' logs (pass --relay URL to post alerts)');
+  console.log(relay ? `  watching the routers' logs; the faults of src/frr-lab/detectors.ts are posted to ${relay}/fault-alert` : '  watching the routers\' logs (pass --relay URL to post alerts)');
   console.log('  Ctrl-C stops the lab and removes everything it made');
   let stopping = false;
   const stop = () => {

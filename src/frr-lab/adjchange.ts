@@ -1,6 +1,5 @@
-import { savedSearchEnvelope } from '../alert/sample';
 /**
- * FRR's BGP neighbour log line, and the Splunk alert a saved search would make of it.
+ * FRR's BGP neighbour log line (the alert a saved search makes of it is in detectors.ts).
  *   2026/11/23 17:18:10.643259 BGP: [PXVXG-TFNNT] %ADJCHANGE: neighbor 10.0.0.2(R2) in vrf default Down Admin. shutdown
  * The router that wrote it is the log's owner; the name in parentheses is the peer's.
  */
@@ -32,23 +31,3 @@ export function parseAdjChange(line: string): AdjChange | undefined {
  * second fault.
  */
 export const isAdminDown = (c: AdjChange) => c.state === 'Down' && /^Admin\. shutdown/.test(c.reason);
-
-export function splunkAlertFor(router: string, change: AdjChange, peerAs?: number) {
-  const epoch = Math.floor(change.time);
-  const sid = `scheduler__admin__search__RMD5frrlab_at_${epoch}_${router}`;
-  return {
-    ...savedSearchEnvelope(sid),
-    result: {
-      alert_def_id: 'AD000002',
-      system: router,
-      _time: String(epoch),
-      neighbor_ip: change.neighbor,
-      ...(change.vrf !== 'default' ? { vrf_name: change.vrf } : {}),
-      ...(peerAs ? { neighbor_as: String(peerAs) } : {}),
-      sourcetype: 'frr:bgp',
-      // What the saved search's inventory lookup adds: it selects the runbook's FRR command forms.
-      device_platform: 'frr',
-      _raw: change.raw,
-    },
-  };
-}

@@ -1,5 +1,6 @@
 import { request } from 'undici';
-import { isAdminDown, parseAdjChange, splunkAlertFor, type AdjChange } from './adjchange';
+import { parseAdjChange, type AdjChange } from './adjchange';
+import { createAlertThrottle, detectFaults, splunkAlertForDetection, type Detection } from './detectors';
 import { followLines } from './log-follower';
 import type { FrrLabRouter } from './lab';
 
@@ -11,21 +12,33 @@ export interface WatchEvent {
   error?: string;
 }
 
+/** One alert the watcher sent (or tried to), for any alert definition in src/frr-lab/detectors.ts. */
+export interface AlertEvent {
+  router: string;
+  detection: Detection;
+  posted?: { status: number; body: unknown };
+  error?: string;
+}
+
 export interface WatcherOptions {
   routers: FrrLabRouter[];
   /** The relay's base URL; without it, changes are only reported. */
   relayUrl?: string;
   webhookSecret?: string;
+  /** Every BGP adjacency change (Up too), so a demo can show the log and wait for a session to come back. */
   onEvent?: (event: WatchEvent) => void;
+  /** Every line that is an alert of a definition the lab detects, with the relay's answer when posted. */
+  onAlert?: (event: AlertEvent) => void;
 }
 
 /**
- * The FRR lab's Splunk: follows every router's log, and for each administrative BGP shutdown posts
- * the alert the saved search would send to the relay's webhook. Every adjacency change (Up too) is
- * reported to `onEvent`, so a demo can show the log and wait for the session to come back.
+ * The FRR lab's Splunk: follows every router's log and, for each line a detector recognises as a fault
+ * (detectors.ts: one per alert definition), posts the alert that saved search would send to the relay's
+ * webhook. An adjacency line that is an alert (AD000002) also carries the relay's answer in its onEvent.
  */
 export function startWatcher(opts: WatcherOptions): { close(): void } {
   const byLog = new Map(opts.routers.map((r) => [r.logFile, r]));
+  const throttle = createAlertThrottle();
   return followLines([...byLog.keys()], (file, line) => {
     try {
       handle(byLog.get(file)!, line);
@@ -37,16 +50,25 @@ export function startWatcher(opts: WatcherOptions): { close(): void } {
 
   function handle(router: FrrLabRouter, line: string): void {
     const change = parseAdjChange(line);
-    if (!change) return;
-    const event: WatchEvent = { router: router.name, change };
-    if (!isAdminDown(change) || !opts.relayUrl) return opts.onEvent?.(event);
-    const peerAs = router.links.find((l) => l.peerAddress === change.neighbor)?.peerAs;
-    request(`${opts.relayUrl}/fault-alert`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...(opts.webhookSecret ? { authorization: `Bearer ${opts.webhookSecret}` } : {}) },
-      body: JSON.stringify(splunkAlertFor(router.name, change, peerAs)),
-    })
-      .then(async (res) => opts.onEvent?.({ ...event, posted: { status: res.statusCode, body: await res.body.json().catch(() => null) } }))
-      .catch((error: Error) => opts.onEvent?.({ ...event, error: `relay not reachable at ${opts.relayUrl}: ${error.message}` }));
+    const detections = detectFaults(line, { peerAs: (n) => router.links.find((l) => l.peerAddress === n)?.peerAs ?? (router.vrf?.peerAddress === n ? router.vrf.peerAs : undefined) });
+    const fresh = throttle.admit(router.name, detections, change);
+    if (change && (fresh.length === 0 || !opts.relayUrl)) opts.onEvent?.({ router: router.name, change });
+    for (const detection of fresh) {
+      const report = (outcome: { posted?: AlertEvent['posted']; error?: string }) => {
+        if (change) opts.onEvent?.({ router: router.name, change, ...outcome });
+        opts.onAlert?.({ router: router.name, detection, ...outcome });
+      };
+      if (!opts.relayUrl) {
+        opts.onAlert?.({ router: router.name, detection });
+        continue;
+      }
+      request(`${opts.relayUrl}/fault-alert`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(opts.webhookSecret ? { authorization: `Bearer ${opts.webhookSecret}` } : {}) },
+        body: JSON.stringify(splunkAlertForDetection(router.name, detection)),
+      })
+        .then(async (res) => report({ posted: { status: res.statusCode, body: await res.body.json().catch(() => null) } }))
+        .catch((error: Error) => report({ error: `relay not reachable at ${opts.relayUrl}: ${error.message}` }));
+    }
   }
 }

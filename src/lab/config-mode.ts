@@ -57,6 +57,15 @@ function neighborNodes(config: DeviceConfig, vrf: string | undefined, negate: bo
                   children: [{ param: { name: 'text', kind: 'rest' }, run: (a) => withNeighbor(a, (n) => (n.description = a.text!)) }],
                 },
             { keyword: 'activate', run: (a) => withNeighbor(a, () => {}) },
+            negate
+              ? { keyword: 'update-source', run: (a) => withNeighbor(a, (n) => delete n.update_source), children: [{ param: { name: 'if', kind: 'word' }, run: (a) => withNeighbor(a, (n) => delete n.update_source) }] }
+              : { keyword: 'update-source', children: [{ param: { name: 'if', kind: 'word' }, run: (a) => withNeighbor(a, (n) => (n.update_source = a.if!)) }] },
+            negate
+              ? { keyword: 'maximum-prefix', run: (a) => withNeighbor(a, (n) => delete n.maximum_prefix) }
+              : {
+                  keyword: 'maximum-prefix',
+                  children: [{ param: { name: 'max', kind: 'number' }, run: (a) => withNeighbor(a, (n) => (n.maximum_prefix = Number(a.max))) }],
+                },
           ],
         },
       ],

@@ -1,6 +1,7 @@
 import type { Clock } from '../artifacts/clock';
 import { inSubnet } from './ios-format';
 import type { InventoryDevice } from './inventory';
+import { maxPrefixLogs, neighborConfigFault } from './neighbor-faults';
 
 /** The part of a router that `show running-config` prints and configuration mode edits. */
 export interface DeviceConfig {
@@ -11,13 +12,13 @@ export interface DeviceConfig {
     as: number;
     router_id: string;
     networks: string[];
-    neighbors: { address: string; remote_as: number; description?: string; vrf?: string; shutdown: boolean }[];
+    neighbors: { address: string; remote_as: number; description?: string; vrf?: string; shutdown: boolean; maximum_prefix?: number; update_source?: string }[];
   };
 }
 export type ConfigNeighbor = NonNullable<DeviceConfig['bgp']>['neighbors'][number];
 export type ConfigInterface = DeviceConfig['interfaces'][number];
 
-export type DownReason = 'admin' | 'peer-closed' | 'hold-timer' | 'interface-flap';
+export type DownReason = 'admin' | 'peer-closed' | 'hold-timer' | 'interface-flap' | 'max-prefix' | 'update-source';
 
 export interface NeighborOp {
   state: 'Established' | 'Active' | 'Idle';
@@ -163,6 +164,7 @@ export class Network {
 
   private downReason(device: Device, n: ConfigNeighbor): DownReason | null {
     if (n.shutdown) return 'admin';
+    if (neighborConfigFault(device, n)) return neighborConfigFault(device, n);
     const local = this.connectedInterface(device, n);
     if (local && device.interfaces.get(local.name)?.status !== 'up') return 'interface-flap';
     if (device.faults.peerUnreachable.has(neighborKey(n.address, n.vrf))) return 'hold-timer';
@@ -246,7 +248,7 @@ export class Network {
       }
       op.pending?.();
       op.pending = null;
-      const target = reason === 'admin' ? 'Idle' : 'Active';
+      const target = reason === 'admin' || reason === 'max-prefix' ? 'Idle' : 'Active';
       if (op.state === 'Established') {
         op.msgBase += messagesDuring(now - op.since);
         op.dropped += 1;
@@ -275,9 +277,12 @@ const REASON_TEXT: Record<DownReason, string> = {
   'peer-closed': 'Peer closed the session',
   'hold-timer': 'BGP Notification sent',
   'interface-flap': 'Interface flap',
+  'max-prefix': 'BGP Notification sent',
+  'update-source': 'Update source changed',
 };
 
 export function lastResetText(reason: DownReason): string {
+  if (reason === 'max-prefix') return 'BGP Notification sent, maximum number of prefixes reached';
   return reason === 'hold-timer' ? 'BGP Notification sent, hold time expired' : `${REASON_TEXT[reason]} of session 1`;
 }
 
@@ -286,6 +291,7 @@ function downLogs(n: ConfigNeighbor, reason: DownReason): string[] {
   const text = REASON_TEXT[reason];
   const lines: string[] = [];
   if (reason === 'peer-closed') lines.push(`%BGP-3-NOTIFICATION: received from ${who(n)} 6/2 (Administrative Shutdown) 0 bytes`);
+  lines.push(...maxPrefixLogs(n, reason));
   if (reason === 'hold-timer') lines.push(`%BGP-3-NOTIFICATION: sent to ${who(n)} 4/0 (hold time expired) 0 bytes`);
   lines.push(`%BGP-5-ADJCHANGE: ${who(n)} Down ${text}`);
   lines.push(`%BGP_SESSION-5-ADJCHANGE: neighbor ${n.address} ${af} topology base removed from session  ${text}`);

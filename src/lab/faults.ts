@@ -7,6 +7,8 @@ import { z } from 'zod';
 export const FAULT_ALIASES: Record<string, FaultKind> = {
   AD000002: 'bgp_neighbor_admin_down',
   AD000003: 'interface_admin_down',
+  AD000004: 'bgp_max_prefix_exceeded',
+  AD000007: 'bgp_update_source_missing',
 };
 
 const device = z.string().min(1);
@@ -16,6 +18,13 @@ const vrf = z.string().min(1).optional();
 export const faultSpecSchema = z.discriminatedUnion('fault', [
   /** Someone configured `neighbor X shutdown`: the AD000002 fault. */
   z.strictObject({ fault: z.literal('bgp_neighbor_admin_down'), device, neighbor, vrf }),
+  /**
+   * The neighbor's `maximum-prefix` is set below what the peer advertises: the session is torn down
+   * (Cease 6/1) and stays Idle (PfxCt). The AD000004 fault; each lab picks the limit from its own peer.
+   */
+  z.strictObject({ fault: z.literal('bgp_max_prefix_exceeded'), device, neighbor, vrf }),
+  /** `neighbor X update-source IF` names an interface the router does not have: the session stays Active (AD000007). */
+  z.strictObject({ fault: z.literal('bgp_update_source_missing'), device, neighbor, vrf }),
   /** The peer stops answering (its side is broken); the session sits in Active. */
   z.strictObject({ fault: z.literal('bgp_peer_unreachable'), device, neighbor, vrf }),
   /** Someone configured `shutdown` on an interface: the AD000003 fault. */

@@ -60,7 +60,7 @@ export function showBgpSummary(device: Device, now: number, scope: Scope): strin
     const state =
       op.state === 'Established'
         ? String(received(device, n, op)).padStart(9)
-        : ` ${n.shutdown ? 'Idle (Admin)' : op.state}`;
+        : ` ${n.shutdown ? 'Idle (Admin)' : op.lastReset?.reason === 'max-prefix' && op.state === 'Idle' ? 'Idle (PfxCt)' : op.state}`;
     const upDown = op.connections === 0 && op.state !== 'Established' ? 'never' : bgpAge(now - op.since);
     lines.push(
       n.address.padEnd(16) +
@@ -156,12 +156,15 @@ function neighborDetail(device: Device, n: ConfigNeighbor, now: number): string 
     `    Used as bestpath:            n/a${String(rcvd).padStart(11)}`,
     '    Used as multipath:           n/a          0',
     '',
+    ...(n.maximum_prefix !== undefined ? [`  Maximum prefixes allowed ${n.maximum_prefix}`, '  Threshold for warning message 75%'] : []),
     `  Number of NLRIs in the update sent: max ${sentPfx}, min 0`,
     '',
     `  Address tracking is enabled, the RIB does have a route to ${n.address}`,
     `  Connections established ${op.connections}; dropped ${op.dropped}`,
     op.lastReset ? `  Last reset ${bgpAge(now - op.lastReset.at)}, due to ${lastResetText(op.lastReset.reason)}` : '  Last reset never',
   );
+  // IOS-XE's hint while the session is held down by the limit (FRR prints the same sentence).
+  if (!up && op.lastReset?.reason === 'max-prefix') lines.push('  Peer had exceeded the max. no. of prefixes configured.');
   if (up && local?.ipv4) {
     lines.push(
       'Transport(tcp) path-mtu-discovery is enabled',

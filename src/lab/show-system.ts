@@ -132,6 +132,7 @@ function bgpBlock(device: Device): string[] {
   for (const n of global) {
     lines.push(` neighbor ${n.address} remote-as ${n.remote_as}`);
     if (n.description) lines.push(` neighbor ${n.address} description ${n.description}`);
+    if (n.update_source) lines.push(` neighbor ${n.address} update-source ${n.update_source}`);
     if (n.shutdown) lines.push(` neighbor ${n.address} shutdown`);
   }
   lines.push(' !', ' address-family ipv4');
@@ -139,7 +140,10 @@ function bgpBlock(device: Device): string[] {
     const [addr = '', len = '32'] = net.split('/');
     lines.push(`  network ${addr} mask ${prefixLengthToMask(Number(len))}`);
   }
-  for (const n of global) lines.push(`  neighbor ${n.address} activate`);
+  for (const n of global) {
+    lines.push(`  neighbor ${n.address} activate`);
+    if (n.maximum_prefix !== undefined) lines.push(`  neighbor ${n.address} maximum-prefix ${n.maximum_prefix}`);
+  }
   lines.push(' exit-address-family');
   for (const vrf of device.config.vrfs) {
     const inVrf = bgp.neighbors.filter((n) => n.vrf === vrf.name);
@@ -149,6 +153,7 @@ function bgpBlock(device: Device): string[] {
       if (n.description) lines.push(`  neighbor ${n.address} description ${n.description}`);
       if (n.shutdown) lines.push(`  neighbor ${n.address} shutdown`);
       lines.push(`  neighbor ${n.address} activate`);
+      if (n.maximum_prefix !== undefined) lines.push(`  neighbor ${n.address} maximum-prefix ${n.maximum_prefix}`);
     }
     lines.push(' exit-address-family');
   }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { alertResultSchema } from '../../../src/alert/schema';
-import { isAdminDown, parseAdjChange, splunkAlertFor } from '../../../src/frr-lab/adjchange';
+import { isAdminDown, parseAdjChange } from '../../../src/frr-lab/adjchange';
+import { detectFaults, splunkAlertForDetection } from '../../../src/frr-lab/detectors';
 import { bgpdConf, planRouters } from '../../../src/frr-lab/topology';
 
 const DOWN = '2026/11/23 17:18:10.643259 BGP: [PXVXG-TFNNT] %ADJCHANGE: neighbor 10.0.0.2(R2) in vrf default Down Admin. shutdown';
@@ -16,7 +17,7 @@ describe('FRR adjacency log lines', () => {
   it('alerts only on the shut router\'s line, in the shape the relay accepts', () => {
     expect(isAdminDown(parseAdjChange(DOWN)!)).toBe(true);
     expect(isAdminDown(parseAdjChange(PEER)!)).toBe(false);
-    const alert = splunkAlertFor('R1', parseAdjChange(DOWN)!, 65002);
+    const alert = splunkAlertForDetection('R1', detectFaults(DOWN, { peerAs: () => 65002 })[0]!);
     expect(alert.result).toMatchObject({ alert_def_id: 'AD000002', system: 'R1', neighbor_ip: '10.0.0.2', neighbor_as: '65002', _raw: DOWN });
     expect(alert.result).not.toHaveProperty('vrf_name');
     expect(alertResultSchema.safeParse(alert.result).success).toBe(true);
