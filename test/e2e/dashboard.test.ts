@@ -1,10 +1,11 @@
 import { execFile } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { promisify } from 'node:util';
 import pino from 'pino';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildSplunkAlert } from '../../src/alert/sample';
+import { evidenceBundleSchema, verifyEvidenceBundle } from '../../src/incidents/evidence-bundle';
 import { connectMcp } from '../helpers/mcp-client';
 import { repoRoot } from '../helpers/opencode';
 import { CHROMIUM, NO_CHROMIUM_REASON, openBrowser, type TestBrowser } from './helpers/browser';
@@ -99,6 +100,27 @@ describe.skipIf(!CHROMIUM)('the read-only dashboard in Chromium, against the rea
     expect(await approval.getByRole('button', { name: 'Approve' }).count()).toBe(0);
     await page.getByRole('link', { name: /awaiting approval\s*,\s*\d+m left\s*,\s*R-E2E-1 · 10\.0\.0\.2\s*,\s*INC-\S+ · AD000002/ }).waitFor({ timeout: GUARD_MS });
     await browser.screenshot('02-incident-timeline-approval');
+  });
+
+  it('exports the open incident\'s evidence from its view: Markdown, and the JSON bundle whose hashes verify', async () => {
+    const { page } = browser;
+    const view = page.getByRole('region', { name: `Incident ${incidentId}` });
+    const evidence = view.getByRole('group', { name: 'Export evidence' });
+    const [md] = await Promise.all([page.waitForEvent('download', { timeout: GUARD_MS }), evidence.getByRole('button', { name: 'Export evidence' }).click()]);
+    expect(md.suggestedFilename()).toBe(`${incidentId}-evidence.md`);
+    const text = readFileSync((await md.path())!, 'utf8');
+    const request = env.relay.incidents.get(incidentId)!.approval_request!;
+    expect(text).toContain(`# Evidence: ${incidentId}`);
+    expect(text).toContain(`| Request id | ${request.request_id} |`);
+    expect(text).toContain(COMMANDS.join('\n'));
+    expect(text).toContain(request.lines_sha256);
+
+    const [json] = await Promise.all([page.waitForEvent('download', { timeout: GUARD_MS }), evidence.getByRole('button', { name: 'JSON' }).click()]);
+    expect(json.suggestedFilename()).toBe(`${incidentId}-evidence.json`);
+    const bundle = evidenceBundleSchema.parse(JSON.parse(readFileSync((await json.path())!, 'utf8')));
+    expect(verifyEvidenceBundle(bundle)).toEqual([]);
+    expect(bundle.approval_request).toMatchObject({ lines: COMMANDS, lines_sha256: request.lines_sha256, lines_sha256_matches: true });
+    expect(bundle.change.result).toBe('not_applied');
   });
 
   it('creates a headed incident whose prompt is the one npm run simulate -- --direct prints for the same inputs, and copies it', async () => {

@@ -1,0 +1,169 @@
+import { linesSha256 } from '../approvals/lines';
+import type { Incident, TimelineEntry } from './model';
+import { redactDeep, redactText } from './evidence-redact';
+import { canonicalJson, hashPart, MANIFEST_ENCODING, partsOf, sha256Hex } from './evidence-manifest';
+import { EVIDENCE_FORMAT, GUARD_EXEC_LIMIT, type DeviceOutput, type EvidenceBundle, type EvidenceContent as Content } from './evidence-schema';
+
+export * from './evidence-schema';
+export { canonicalJson, sha256Hex, verifyEvidenceBundle, MANIFEST_ENCODING } from './evidence-manifest';
+
+/** Alert variables whose name says they hold a credential are never written out (as in the session log). */
+const SECRET_NAME = /pass(word)?|secret|token|api[-_]?key|authorization|cookie|credential/i;
+
+const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
+
+function outputsOf(entries: readonly TimelineEntry[], device: string, scrub: (s: string) => string): DeviceOutput[] {
+  return entries
+    .filter((e) => e.type === 'device.exec' && typeof e.command === 'string')
+    .map((e) => {
+      const raw = typeof e.output === 'string' ? e.output : '';
+      const cleaned = redactText(raw, scrub);
+      return {
+        at: e.at,
+        device: str(e.device) ?? device,
+        command: redactText(String(e.command), scrub).text,
+        output: cleaned.text,
+        // The guard cuts with a trailing …, the post-check without one: at the limit, more may have been printed.
+        truncated: raw.length >= GUARD_EXEC_LIMIT,
+        redactions: cleaned.redactions,
+        by: str(e.by),
+      };
+    });
+}
+
+const CHANGE_TYPES = new Set(['device.config_applied', 'device.config_failed', 'device.config_interrupted', 'device.change_pending', 'device.change_confirmed', 'device.change_rolled_back']);
+
+/** How the change ended: the confirmed-apply entries when there are any, else what the guard recorded. */
+function changeOf(incident: Incident, timeline: readonly TimelineEntry[], scrub: (s: string) => string): Content['change'] {
+  const events = timeline.filter((e) => CHANGE_TYPES.has(e.type));
+  const applied = events.find((e) => e.type === 'device.config_applied');
+  const last = (type: string) => events.filter((e) => e.type === type).at(-1);
+  const pending = last('device.change_pending');
+  const confirmed = last('device.change_confirmed');
+  const rolledBack = last('device.change_rolled_back');
+  const failed = last('device.config_failed');
+  const interrupted = last('device.config_interrupted');
+  // The latest of confirmed / rolled back decides; a pending change with neither is still provisional.
+  const ended = [confirmed, rolledBack].filter((e): e is TimelineEntry => e !== undefined).sort((a, b) => a.at.localeCompare(b.at)).at(-1);
+  const reason = str(ended?.reason) ?? null;
+  const by = str(ended?.by) ?? null;
+  let result: Content['change']['result'] = 'not_applied';
+  let summary = 'No change was applied.';
+  // The confirmed-apply entries are worded for people already ("Change on R1 rolled back: post-check failed").
+  if (ended?.type === 'device.change_rolled_back') {
+    result = ended.state === 'rollback_failed' ? 'rollback_failed' : 'rolled_back';
+    summary = ended.message;
+  } else if (ended?.type === 'device.change_confirmed') {
+    result = 'confirmed';
+    summary = ended.message;
+  } else if (pending) {
+    result = 'pending_confirmation';
+    summary = `applied, not yet confirmed${str(pending.deadline) ? `: rolled back unless confirmed by ${String(pending.deadline)}` : ''}`;
+  } else if (applied || incident.application.status === 'applied') {
+    result = 'applied';
+    summary = `applied on ${str(applied?.device) ?? incident.application.device ?? incident.device_hostname}`;
+  } else if (failed && failed.reached !== false) {
+    result = 'apply_failed';
+    summary = `the device refused or failed the change: ${failed.message}`;
+  } else if (interrupted) {
+    result = 'interrupted';
+    summary = interrupted.message;
+  }
+  const changeEntry = ended ?? pending;
+  return {
+    result,
+    summary: redactText(summary, scrub).text,
+    device: str(applied?.device) ?? str(changeEntry?.device) ?? incident.application.device,
+    applied_at: applied?.at ?? incident.application.at,
+    applied_lines: Array.isArray(applied?.commands) ? (applied.commands as unknown[]).map((l) => redactText(String(l), scrub).text) : [],
+    device_answer: typeof applied?.output === 'string' ? redactText(applied.output, scrub).text : null,
+    change_id: str(changeEntry?.change_id),
+    deadline: str(pending?.deadline) ?? str(changeEntry?.deadline),
+    by,
+    reason,
+    events: events.map((e) => ({ at: e.at, type: e.type, message: redactText(e.message, scrub).text })),
+  };
+}
+
+function requestOf(incident: Incident, scrub: (s: string) => string): Content['approval_request'] {
+  const request = incident.approval_request;
+  if (!request) return null;
+  const lines = request.commands.map((l) => redactText(l, scrub));
+  // The schema of the request is growing a preview (issue #21 point 4): read it when it is there.
+  const preview = (request as Record<string, unknown>).preview;
+  return {
+    request_id: request.request_id,
+    summary: redactText(request.summary, scrub).text,
+    device: request.device,
+    lines: lines.map((l) => l.text),
+    lines_sha256: request.lines_sha256,
+    lines_sha256_matches: request.lines_sha256 !== '' && linesSha256(request.commands) === request.lines_sha256,
+    lines_redacted: lines.some((l) => l.redactions > 0),
+    rollback: request.rollback.map((l) => redactText(l, scrub).text),
+    artifact_ref: request.artifact_ref ?? null,
+    requested_at: request.requested_at,
+    expires_at: request.expires_at,
+    status: request.status,
+    preview: preview === undefined || preview === null ? null : redactDeep(preview, scrub),
+  };
+}
+
+
+export interface EvidenceInput {
+  incident: Incident;
+  timeline: readonly TimelineEntry[];
+  /** When the bundle was made. */
+  now: Date;
+  /** The relay's secret scrubber (its own secrets, in every encoding); device secrets are always redacted. */
+  scrub?: (text: string) => string;
+}
+
+/**
+ * Pure: the incident and its timeline in, the bundle out. Show outputs before the first applied
+ * change are the evidence before it, the rest after it; every text is redacted before it is hashed.
+ */
+export function buildEvidenceBundle(input: EvidenceInput): EvidenceBundle {
+  const { incident, timeline } = input;
+  const scrub = input.scrub ?? ((s: string) => s);
+  const firstApplied = timeline.findIndex((e) => e.type === 'device.config_applied');
+  const split = firstApplied === -1 ? timeline.length : firstApplied;
+  const approval = incident.approval;
+  const content: Content = {
+    format: EVIDENCE_FORMAT,
+    generated_at: input.now.toISOString(),
+    incident: {
+      incident_id: incident.incident_id,
+      kind: incident.kind,
+      alert_def_id: incident.alert_def_id,
+      device_hostname: incident.device_hostname,
+      mode: incident.mode,
+      state: incident.state,
+      severity: incident.severity,
+      created_at: incident.created_at,
+      updated_at: incident.updated_at,
+      outcome: incident.outcome ? { ...incident.outcome, summary: redactText(incident.outcome.summary, scrub).text } : null,
+      warnings: incident.warnings.map((w) => redactText(w, scrub).text),
+      alert_vars: Object.fromEntries(
+        Object.entries(incident.alert_vars)
+          .sort(([a], [b]) => a.localeCompare(b))
+          .map(([k, v]) => [k, SECRET_NAME.test(k) ? '[redacted]' : redactText(v, scrub).text]),
+      ),
+    },
+    approval_request: requestOf(incident, scrub),
+    decision: approval
+      ? { request_id: approval.request_id, decision: approval.decision, effective: approval.effective, by: approval.by, channel: approval.channel, at: approval.at, reason: approval.reason ? redactText(approval.reason, scrub).text : null }
+      : null,
+    before: outputsOf(timeline.slice(0, split), incident.device_hostname, scrub),
+    after: outputsOf(timeline.slice(split), incident.device_hostname, scrub),
+    change: changeOf(incident, timeline, scrub),
+  };
+  return {
+    ...content,
+    manifest: {
+      algorithm: 'sha256',
+      encoding: MANIFEST_ENCODING,
+      parts: partsOf(content).map((p) => ({ path: p.path, kind: p.kind, sha256: hashPart(p.kind, p.value) })),
+      content_sha256: sha256Hex(canonicalJson(content)),
+    },
+  };
+}

@@ -1,0 +1,153 @@
+import type { DeviceOutput, EvidenceBundle } from './evidence-bundle';
+
+/** A value inside a Markdown table cell: one line, no column breaks. */
+const cell = (value: string) => value.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n/g, '<br>');
+
+/** A fenced block no backtick run in the content can close early. */
+function fenced(text: string, info = ''): string {
+  const longest = Math.max(2, ...(text.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = '`'.repeat(longest + 1);
+  return `${fence}${info}\n${text}\n${fence}`;
+}
+
+const table = (head: string[], rows: string[][]) =>
+  [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.map(cell).join(' | ')} |`)].join('\n');
+
+function outputs(title: string, list: DeviceOutput[], prefix: string, hashes: Map<string, string>, empty: string): string[] {
+  const out = [`## ${title}`, ''];
+  if (list.length === 0) return [...out, empty, ''];
+  list.forEach((o, i) => {
+    const who = o.by ? ` · run by the relay's ${o.by}` : '';
+    out.push(`### ${o.device}# ${o.command}`, '', `At ${o.at}${who} · sha256 \`${hashes.get(`/${prefix}/${i}/output`) ?? ''}\``);
+    const notes = [
+      ...(o.truncated ? ['this output reached the relay\'s 20,000-character limit: the device may have printed more'] : []),
+      ...(o.redactions > 0 ? [`${o.redactions} secret value(s) redacted`] : []),
+    ];
+    if (notes.length) out.push('', `_${notes.join('; ')}_`);
+    out.push('', fenced(o.output === '' ? '(no output)' : o.output), '');
+  });
+  return out;
+}
+
+function previewText(preview: unknown): string {
+  if (typeof preview === 'string') return preview;
+  return JSON.stringify(preview, null, 2);
+}
+
+/**
+ * The bundle as a person reads it (a change record, a ticket). Everything in it comes from the
+ * JSON bundle, and the manifest at the end carries the same hashes, so the two can be checked
+ * against each other.
+ */
+export function renderEvidenceMarkdown(bundle: EvidenceBundle): string {
+  const { incident, approval_request: request, decision, change, manifest } = bundle;
+  const hashes = new Map(manifest.parts.map((p) => [p.path, p.sha256]));
+  const out: string[] = [
+    `# Evidence: ${incident.incident_id}`,
+    '',
+    `${incident.alert_def_id} on ${incident.device_hostname} · exported ${bundle.generated_at} · ${bundle.format}`,
+    '',
+    '## Incident',
+    '',
+    table(
+      ['Field', 'Value'],
+      [
+        ['Incident', incident.incident_id],
+        ['Alert', incident.alert_def_id],
+        ['Device', incident.device_hostname],
+        ['Mode', incident.mode],
+        ['State', incident.state],
+        ['Severity', incident.severity ?? '—'],
+        ['Created', incident.created_at],
+        ['Last change', incident.updated_at],
+        ['Outcome', incident.outcome ? `${incident.outcome.kind} at ${incident.outcome.at}: ${incident.outcome.summary}` : 'none reported'],
+        ['Warnings', incident.warnings.length ? incident.warnings.join('; ') : 'none'],
+      ],
+    ),
+    '',
+    '## Approval request',
+    '',
+  ];
+  if (!request) out.push('No approval was requested.', '');
+  else {
+    out.push(
+      table(
+        ['Field', 'Value'],
+        [
+          ['Request id', request.request_id || '—'],
+          ['Summary', request.summary],
+          ['Device', request.device],
+          ['Requested at', request.requested_at],
+          ['Expires at', request.expires_at],
+          ['Status', request.status],
+          ['Lines sha256', `${request.lines_sha256 || '—'}${request.lines_sha256_matches ? ' (matches the lines)' : ' (does NOT match the lines below)'}`],
+          ...(request.artifact_ref ? [['Artifact', request.artifact_ref]] : []),
+        ],
+      ),
+      '',
+      `Lines${request.lines_redacted ? ' (a secret in a line is redacted; the hash is of the lines as approved)' : ''}:`,
+      '',
+      fenced(request.lines.join('\n') || '(none)'),
+      '',
+      'Rollback:',
+      '',
+      fenced(request.rollback.join('\n') || '(none)'),
+      '',
+      'Preview (dry run):',
+      '',
+      request.preview === null ? 'None was recorded with the request.' : fenced(previewText(request.preview)),
+      '',
+    );
+  }
+  out.push('## Decision', '');
+  out.push(
+    decision
+      ? table(
+          ['Field', 'Value'],
+          [
+            ['Decision', decision.decision === decision.effective ? decision.decision : `${decision.decision} (treated as ${decision.effective})`],
+            ['By', decision.by],
+            ['Channel', decision.channel],
+            ['At', decision.at],
+            ['Request id', decision.request_id || '—'],
+            ['Reason', decision.reason ?? '—'],
+          ],
+        )
+      : 'No decision was made.',
+    '',
+  );
+  out.push(...outputs('Before the change', bundle.before, 'before', hashes, 'No show command ran before the change.'));
+  out.push(...outputs('After the change', bundle.after, 'after', hashes, change.result === 'not_applied' ? 'No change was applied.' : 'No show command ran after the change.'));
+  out.push(
+    '## Change outcome',
+    '',
+    `**${change.result}**: ${change.summary}`,
+    '',
+    table(
+      ['Field', 'Value'],
+      [
+        ['Device', change.device ?? '—'],
+        ['Applied at', change.applied_at ?? '—'],
+        ['Change id', change.change_id ?? '—'],
+        ['Deadline', change.deadline ?? '—'],
+        ['By', change.by ?? '—'],
+        ['Reason', change.reason ?? '—'],
+      ],
+    ),
+    '',
+  );
+  if (change.applied_lines.length) out.push('Applied lines:', '', fenced(change.applied_lines.join('\n')), '');
+  if (change.device_answer) out.push("The device's answer:", '', fenced(change.device_answer), '');
+  if (change.events.length) out.push(table(['Time (UTC)', 'Event', 'Details'], change.events.map((e) => [e.at, e.type, e.message])), '');
+  out.push(
+    '## Manifest',
+    '',
+    manifest.encoding,
+    '',
+    table(['Part', 'Kind', 'sha256'], manifest.parts.map((p) => [p.path, p.kind, p.sha256])),
+    '',
+    `Content sha256: \`${manifest.content_sha256}\` (the JSON bundle, \`?format=json\`, without its manifest).`,
+    '',
+  );
+  return out.join('\n');
+}
