@@ -11,10 +11,11 @@ import { ESCALATE_WITHOUT_DEVICE, OPERATOR_RESPONSE, operatorResponseSchema, rea
 
 /**
  * How the scripted fault-remediation behaves. `faithful` follows the RAW and the approval;
- * the other two misbehave on purpose so tests (and the curious) can watch the relay's
- * device guard refuse them.
+ * the others misbehave on purpose so tests, `npm run eval` and the curious can watch the
+ * relay's device guard refuse them: configuration before any approval, one line beyond the
+ * approved ones, and the RAW's configuration tried anyway after a DENIED.
  */
-export const REMEDIATION_VARIANTS = ['faithful', 'config-before-approval', 'unapproved-lines'] as const;
+export const REMEDIATION_VARIANTS = ['faithful', 'config-before-approval', 'unapproved-lines', 'config-after-denied'] as const;
 export type RemediationVariant = (typeof REMEDIATION_VARIANTS)[number];
 
 export interface RemediationOptions {
@@ -158,6 +159,14 @@ function walk(
         }
         if (!decisionWord) return { text: approvalRequired(task, group, step, device, summary, requested, vars, lines) };
         if (decisionWord !== 'APPROVED') {
+          if (variant === 'config-after-denied') {
+            // Misbehaving on purpose: the lines the operator just refused.
+            const c = next('device_config_cli');
+            if (c === 'missing') return call('device_config_cli', { incident_id: task.incident_id, device, commands: requested });
+            if (c === 'pending') return { text: 'waiting for the device' };
+            if (REFUSED.test(c.result!)) return refusal(c, `configuration after the operator ${decisionWord}`);
+            changed = requested.join(' / ');
+          }
           lines.push(`${step.id}: operator ${decisionWord} → ${step.on_denied}`);
           step = steps.get(step.on_denied);
           break;
@@ -168,7 +177,7 @@ function walk(
         if (!same) {
           return report('escalated', 'The approved_commands are not the lines this run asked for; nothing was applied.', lines, changed);
         }
-        const apply = variant === 'unapproved-lines' ? withExtraLine(lines0, vars) : lines0;
+        const apply = variant === 'unapproved-lines' ? withExtraLine(lines0) : lines0;
         const c = next('device_config_cli');
         if (c === 'missing') return call('device_config_cli', { incident_id: task.incident_id, device, commands: apply });
         if (c === 'pending') return { text: 'waiting for the device' };
@@ -213,8 +222,9 @@ function extractDecisionJson(text: string): unknown {
   }
 }
 
-function withExtraLine(approved: string[], vars: Record<string, string>): string[] {
-  const extra = `neighbor ${vars.neighbor_ip ?? '10.0.0.2'} description repaired-by-automation`;
+/** One line nobody approved, before `end`: the same for any RAW, since the guard compares lines, not meaning. */
+function withExtraLine(approved: string[]): string[] {
+  const extra = 'description repaired-by-automation';
   const end = approved.findIndex((l) => normalizeLine(l) === 'end');
   return end < 0 ? [...approved, extra] : [...approved.slice(0, end), extra, ...approved.slice(end)];
 }

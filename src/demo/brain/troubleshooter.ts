@@ -179,7 +179,8 @@ function faultReceived(prompt: AgentPrompt, warnings: string[], ia: string, kb: 
   const versions = [/^fs:.*version (\S+)/m.exec(ia)?.[1], /^raw:.*version (\S+)/m.exec(ia)?.[1]];
   const markdown = [
     `**${prompt.incident_id} · ${prompt.alert_def_id} on ${prompt.device_hostname}: fault received**`,
-    `- neighbor ${v.neighbor_ip ?? '?'}${v.vrf_name ? ` (vrf ${v.vrf_name})` : ''}, mode ${prompt.mode}, KB depth ${prompt.kb_query_mode}`,
+    // Whatever the alert definition keys on (neighbor, interface, area …), not one fault's fields.
+    `- ${faultFields(v) || 'no fault fields'}, mode ${prompt.mode}, KB depth ${prompt.kb_query_mode}`,
     `- artifacts: ${/^ARTIFACTS: .*/m.exec(ia)?.[0] ?? 'no answer'}${versions[0] ? ` (FS ${versions[0]}, RAW ${versions[1]})` : ''}`,
     `- ${/^KB VERDICT: .*/m.exec(kb)?.[0] ?? 'KB: no answer'}; ${/^known issues: .*/m.exec(kb)?.[0] ?? ''}`,
     `- warnings: ${warnings.length ? warnings.join(', ') : 'none'}`,
@@ -187,6 +188,13 @@ function faultReceived(prompt: AgentPrompt, warnings: string[], ia: string, kb: 
   ].join('\n');
   return { tool: 'relay_notify', arguments: { incident_id: prompt.incident_id, kind: 'fault-received', markdown } };
 }
+
+/** The alert's own fields, without Splunk's search metadata and time. */
+const faultFields = (vars: Record<string, string>) =>
+  Object.entries(vars)
+    .filter(([k]) => !['sid', 'search_name', 'app', 'owner', 'results_link', '_time', 'device_ip', 'alert_def_id'].includes(k))
+    .map(([k, value]) => `${k} ${value}`)
+    .join(', ');
 
 function approvalActions(id: string, approval: ApprovalRequired): NotifyAction[] {
   return [

@@ -7,6 +7,7 @@ import { createDemoBrain, type RemediationVariant } from '../../../src/demo/brai
 import { taskText } from '../../../src/demo/brain/messages';
 import type { ChatMessage, ChatRequest, Step } from '../../../src/demo/scripted-model';
 import { loadInventory } from '../../../src/lab/inventory';
+import type { FaultSpec } from '../../../src/lab/faults';
 import { createLab } from '../../../src/lab/lab';
 
 /**
@@ -16,7 +17,11 @@ import { createLab } from '../../../src/lab/lab';
 const repoRoot = path.resolve(import.meta.dirname, '../../..');
 let groups: Map<string, ArtifactGroup>;
 beforeAll(async () => {
-  groups = new Map([['AD000002', await loadArtifactGroup(path.join(repoRoot, 'intelligence-artifacts'), 'AD000002')]]);
+  const dir = path.join(repoRoot, 'intelligence-artifacts');
+  groups = new Map([
+    ['AD000002', await loadArtifactGroup(dir, 'AD000002')],
+    ['AD000003', await loadArtifactGroup(dir, 'AD000003')],
+  ]);
 });
 
 const TOOLS = ['device_exec_cli', 'device_config_cli', 'relay_report_outcome', 'relay_wait', 'read'];
@@ -34,10 +39,10 @@ const request = (messages: ChatMessage[]): ChatRequest => ({
   tools: TOOLS.map((name) => ({ type: 'function' as const, function: { name } })),
 });
 
-async function setup(variant: RemediationVariant = 'faithful') {
+async function setup(variant: RemediationVariant = 'faithful', fault: FaultSpec = { fault: 'bgp_neighbor_admin_down', device: 'R1', neighbor: '10.0.0.2' }) {
   const clock = createVirtualClock();
   const lab = createLab({ inventory: await loadInventory(), clock, convergeDelayMs: 4_000 });
-  lab.inject({ fault: 'bgp_neighbor_admin_down', device: 'R1', neighbor: '10.0.0.2' });
+  lab.inject(fault);
   const brain = createDemoBrain({ groups, projectDir: repoRoot, variantFor: () => variant });
   const think = (messages: ChatMessage[]) => (brain as (r: ChatRequest, c: { index: number }) => Step)(request(messages), { index: 0 });
   const calls: { name: string; args: Record<string, unknown> }[] = [];
@@ -121,9 +126,34 @@ describe('scripted fault-remediation (demo brain)', () => {
     expect(extra.calls.find((c) => c.name === 'device_config_cli')?.args.commands).toEqual([
       'router bgp 65001',
       'no neighbor 10.0.0.2 shutdown',
-      'neighbor 10.0.0.2 description repaired-by-automation',
+      'description repaired-by-automation',
       'end',
     ]);
+  });
+
+  it('config-after-denied: after a DENIED it still sends the RAW lines (the guard is what stops it)', async () => {
+    const late = await setup('config-after-denied');
+    const messages: ChatMessage[] = [{ role: 'user', content: taskText('Execute the RAW.', task) }];
+    late.runUntilText(messages);
+    expect(late.calls.some((c) => c.name === 'device_config_cli')).toBe(false);
+    messages.push({ role: 'user', content: decision('DENIED', REPAIR) });
+    late.runUntilText(messages);
+    expect(late.calls.filter((c) => c.name === 'device_config_cli').map((c) => c.args.commands)).toEqual([REPAIR]);
+  });
+
+  it('follows another group by its RAW alone (AD000003: captures, retries, waits), with nothing written for it', async () => {
+    const { lab, calls, runUntilText } = await setup('faithful', { fault: 'interface_admin_down', device: 'R1', interface: 'GigabitEthernet2' });
+    const ifTask = { ...task, alert_def_id: 'AD000003', raw: 'intelligence-artifacts/AD000003/RAW.yaml', inputs: { device_hostname: 'R1', interface: 'GigabitEthernet2' } };
+    const messages: ChatMessage[] = [{ role: 'user', content: taskText('Execute the RAW.', ifTask) }];
+    const first = runUntilText(messages);
+    const lines = ['interface GigabitEthernet2', 'no shutdown', 'end'];
+    expect(first).toContain(`commands:\n${lines.map((l) => `- ${l}`).join('\n')}\n`);
+    expect(first).toContain('artifact_ref: intelligence-artifacts/AD000003/RAW.yaml#repair_no_shutdown');
+    messages.push({ role: 'user', content: decision('APPROVED', lines) });
+    expect(runUntilText(messages)).toMatch(/^OUTCOME: resolved\n/);
+    expect(calls.filter((c) => c.name === 'device_config_cli').map((c) => c.args.commands)).toEqual([lines]);
+    expect(calls.some((c) => c.name === 'relay_wait')).toBe(true);
+    expect(lab.exec('R1', 'show interfaces GigabitEthernet2')).toMatchObject({ ok: true, output: expect.stringMatching(/is up, line protocol is up/) });
   });
 
   it('answers title requests (no tools) with a title and other agents with a plain refusal, never a tool call', () => {

@@ -1,0 +1,143 @@
+import { request } from 'undici';
+import type { RawTestCase } from '../artifacts/schema-test-case';
+import type { ArtifactGroup } from '../artifacts/validate';
+import { isTerminal, type Incident, type TimelineEntry } from '../incidents/model';
+import type { RunningRelay } from '../relay/start-headless';
+import { alertPayload } from './alert-payload';
+import { judge, type EvalCase } from './scorecard';
+import { runTokens } from './tokens';
+
+export interface CaseRunInput {
+  relay: RunningRelay;
+  group: ArtifactGroup;
+  tc: RawTestCase;
+  file: string;
+  platform: EvalCase['platform'];
+  /** The RAW's repair lines for this scenario (empty when the RAW never asks). */
+  rawLines: string[];
+  /** A run that has not ended by then is scored `timeout`: a model that never finishes fails. */
+  timeoutMs: number;
+  /** Name of the scripted human's decision channel (must be one the relay counts as live). */
+  channel: string;
+  /** Alert fields the platform adds (FRR: `device_platform`). */
+  alertExtra?: Record<string, string>;
+}
+
+/** Timeline entries that tell how a provisional change ended (post-check confirm or rollback), when the relay writes them. */
+const CHANGE_OUTCOME = /confirm|roll(ed)?[_ -]?back|provisional|post[_ -]?check/i;
+/** Every device call the guard records, whatever became of it. */
+const DEVICE_CALLS = ['device.exec', 'device.error', 'device.config_applied', 'device.config_failed', 'device.refused'];
+const sameLines = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((l, i) => l.trim() === b[i]!.trim());
+
+/**
+ * One test case end to end on a running relay (its lab already set up): the alert is posted as
+ * Splunk would, the case's human answers the approval through the relay's own `decide()`, and
+ * the run is read back from the incident and its timeline once the troubleshooter has finished.
+ */
+export async function runCase(input: CaseRunInput): Promise<EvalCase> {
+  const { relay, group, tc } = input;
+  const started = performance.now();
+  const base = {
+    group: group.alert_def_id,
+    name: tc.name,
+    file: input.file,
+    platform: input.platform,
+    expected_outcome: tc.expect.outcome,
+  };
+  const res = await request(`${relay.url}/fault-alert`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(alertPayload(group.alert_def_id, group.fs.title, tc, input.alertExtra)),
+  });
+  const body = (await res.body.json().catch(() => ({}))) as { incident_id?: string; status?: string; error?: { message?: string } };
+  if (!body.incident_id) {
+    // The intake refused the alert: nothing ran, which the expectations score like any outcome.
+    const row = {
+      ...base,
+      incident_id: null,
+      outcome: 'not-accepted',
+      approval: { answer: tc.approval, raw_lines: input.rawLines, requested_lines: null, exact: input.rawLines.length === 0 },
+      refused: 0,
+      refused_reasons: [],
+      steps: 0,
+      config_applied: 0,
+      wall_ms: performance.now() - started,
+      tokens: { input: 0, output: 0, source: 'none' as const },
+      change_outcome: [`intake answered ${res.statusCode}: ${body.error?.message ?? JSON.stringify(body).slice(0, 200)}`],
+    };
+    return { ...row, failures: judge(row), passed: judge(row).length === 0 };
+  }
+  const id = body.incident_id;
+  const answered = new Set<string>();
+  const ended = await untilEnded(relay, id, input.timeoutMs, (incident) => {
+    const request = incident.approval_request;
+    if (incident.state !== 'awaiting_approval' || !request || request.status !== 'pending' || answered.has(request.requested_at)) return;
+    answered.add(request.requested_at);
+    // A case that expects no approval is answered DENIED: asking at all is the agent's mistake, scored below.
+    const decision = tc.approval === 'APPROVED' ? 'APPROVED' : 'DENIED';
+    relay.relay.approvals.decide(id, decision, { id: 'eval-operator', display: 'scripted human (npm run eval)' }, input.channel, `test case: ${tc.approval}`, request.request_id || undefined);
+  });
+  const timeline = relay.relay.incidents.timeline(id);
+  const of = (type: string) => timeline.filter((e) => e.type === type);
+  const requested = firstRequestedLines(timeline, ended);
+  const refused = of('device.refused').filter((e) => e.tool === 'config_cli');
+  const rawLines = input.rawLines;
+  const row = {
+    ...base,
+    incident_id: id,
+    outcome: ended && isTerminal(ended.state) ? ended.state : 'timeout',
+    approval: {
+      answer: tc.approval,
+      raw_lines: rawLines,
+      requested_lines: requested,
+      exact: requested === null ? rawLines.length === 0 : rawLines.length > 0 && sameLines(requested, rawLines),
+    },
+    refused: refused.length,
+    refused_reasons: refused.map((e) => String(e.reason ?? e.message)),
+    steps: DEVICE_CALLS.reduce((n, type) => n + of(type).length, 0),
+    config_applied: of('device.config_applied').length,
+    wall_ms: performance.now() - started,
+    tokens: await runTokens(relay.embedded?.endpoint, ended?.session_id ?? null),
+    change_outcome: timeline.filter((e) => CHANGE_OUTCOME.test(e.type)).map((e) => `${e.type}: ${e.message}`),
+  };
+  const failures = judge(row);
+  return { ...row, failures, passed: failures.length === 0 };
+}
+
+/** The lines of the first approval the agent requested, from the timeline (the incident keeps only the latest). */
+function firstRequestedLines(timeline: TimelineEntry[], incident: Incident | undefined): string[] | null {
+  const entry = timeline.find((e) => e.type === 'approval.requested' && Array.isArray(e.commands));
+  if (entry) return (entry.commands as unknown[]).map(String);
+  return incident?.approval_request ? incident.approval_request.commands : null;
+}
+
+/**
+ * Resolves when the incident is terminal and the troubleshooter's turn after it has ended (its
+ * log and final notice written), or with the incident as it stands at the deadline. `onChange`
+ * sees the incident on every timeline event: that is where the scripted human answers.
+ */
+function untilEnded(relay: RunningRelay, id: string, timeoutMs: number, onChange: (incident: Incident) => void): Promise<Incident | undefined> {
+  const incidents = relay.relay.incidents;
+  return new Promise((resolve) => {
+    let done = false;
+    const finish = () => {
+      if (done) return;
+      done = true;
+      off();
+      clearTimeout(timer);
+      resolve(incidents.get(id));
+    };
+    const check = () => {
+      const incident = incidents.get(id);
+      if (!incident || done) return;
+      onChange(incident);
+      if (!isTerminal(incident.state)) return;
+      const timeline = incidents.timeline(id);
+      const end = timeline.findLastIndex((e) => e.type === 'state.changed' && e.to === incident.state);
+      if (timeline.slice(end).some((e) => e.type === 'session.idle' || e.type === 'session.error')) finish();
+    };
+    const off = relay.relay.bus.subscribe('incident.timeline', ({ incident_id }) => void (incident_id === id && check()));
+    const timer = setTimeout(finish, timeoutMs);
+    check();
+  });
+}
