@@ -3,6 +3,7 @@ import { ZodError } from 'zod';
 import type { DecideOutcome } from '../renderer/bridge/contract';
 import type { DecideResult } from '../src/approvals/approvals';
 import { inboundAlertSchema } from '../src/alert/schema';
+import { changeOutcomeText } from '../src/incidents/change';
 import { publicIncident, type Incident } from '../src/incidents/model';
 import type { DeepHealth } from '../src/relay/health-checks';
 import { alertForPrompt } from '../src/relay/routes/ui';
@@ -81,6 +82,15 @@ export function createDesktopApi(deps: DesktopApiDeps): RequestChannels {
         throw error;
       }
     },
+    // In-process, the same answer as GET /incidents/:id/evidence (its guard, its redaction), without a socket.
+    async exportEvidence(incidentId, format) {
+      const running = host.require();
+      const secret = running.config.WEBHOOK_SECRET;
+      const res = await running.relay.app.inject({ method: 'GET', url: `/incidents/${encodeURIComponent(incidentId)}/evidence?format=${format}`, headers: secret ? { authorization: `Bearer ${secret}` } : {} });
+      if (res.statusCode !== 200) throw new Error((res.json() as { error?: { message?: string } }).error?.message ?? `the relay answered ${res.statusCode}`);
+      const named = /filename="([^"]+)"/.exec(String(res.headers['content-disposition'] ?? ''))?.[1];
+      return { filename: named ?? `${incidentId}-evidence.${format}`, contentType: String(res.headers['content-type'] ?? 'text/plain'), body: res.body };
+    },
     listArtifactGroups: () => artifactGroupViews(deps.artifactsDir),
     async directPrompt(input) {
       try {
@@ -94,6 +104,12 @@ export function createDesktopApi(deps: DesktopApiDeps): RequestChannels {
     },
     copyText: async (text) => deps.clipboard.writeText(text),
     decide: async (incidentId, requestId, decision, reason) => toDecideOutcome(await host.require().relay.decide(incidentId, decision, { id: deps.user }, 'desktop', reason, requestId)),
+    async confirmChange(incidentId, changeId) {
+      const confirm = host.require().relay.confirmChange;
+      if (!confirm) return { status: 'refused', message: 'this relay has no device tools: there is no change to confirm' };
+      const result = await confirm(incidentId, changeId, deps.user);
+      return result.ok ? { status: 'confirmed', outcome: changeOutcomeText(result.change) } : { status: 'refused', message: result.message };
+    },
     getSettings: async () => deps.settings.fields(),
     async saveSettings(values) {
       const result = deps.settings.save(values);

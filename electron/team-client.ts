@@ -133,6 +133,17 @@ export function createTeamClient(opts: { url: string; token: string; logger?: Lo
         ...(body.error?.code === 'stale_request' ? { request_id: body.request_id, pending_request_id: body.pending_request_id ?? null } : {}),
       };
     },
+    /** `POST /incidents/:id/confirm` as this person: keeps a provisional change. */
+    async confirm(incidentId: string, changeId: string): Promise<{ ok: true; outcome: string } | { ok: false; message: string }> {
+      const res = await request(`${base}/incidents/${encodeURIComponent(incidentId)}/confirm`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ change_id: changeId }),
+      });
+      const body = (await res.body.json().catch(() => ({}))) as { outcome?: string; error?: { message?: string } };
+      if (res.statusCode === 200) return { ok: true, outcome: body.outcome ?? 'confirmed' };
+      return { ok: false, message: body.error?.message ?? `the team relay answered ${res.statusCode}` };
+    },
     async stop(): Promise<void> {
       controller.abort();
       await running;

@@ -1,6 +1,8 @@
 import type { DecideOutcome, IncidentDetail, IncidentSummary } from '../renderer/bridge/contract';
 import type { DeepHealth } from '../src/relay/health-checks';
 import { artifactGroupViews } from '../src/relay/routes/ui-artifacts';
+import { evidenceBundleSchema } from '../src/incidents/evidence-bundle';
+import { renderEvidenceMarkdown } from '../src/incidents/evidence-markdown';
 import type { RequestChannels } from './ipc/contract';
 import type { Settings } from './settings';
 import type { TeamClient, TeamDecision } from './team-client';
@@ -37,10 +39,20 @@ export function createTeamDesktopApi(deps: { team: TeamClient; settings: Setting
       }
     },
     sessionLog: async (incidentId) => (await team.get<{ markdown: string | null }>(`/ui/api/sessions/${encodeURIComponent(incidentId)}/log`)).markdown,
+    // The team relay's JSON bundle (its hashes, its redaction); the Markdown is rendered from it by the same code.
+    async exportEvidence(incidentId, format) {
+      const bundle = evidenceBundleSchema.parse(await team.get(`/incidents/${encodeURIComponent(incidentId)}/evidence?format=json`));
+      const body = format === 'json' ? JSON.stringify(bundle, null, 2) : renderEvidenceMarkdown(bundle);
+      return { filename: `${incidentId}-evidence.${format}`, contentType: format === 'json' ? 'application/json; charset=utf-8' : 'text/markdown; charset=utf-8', body };
+    },
     listArtifactGroups: () => artifactGroupViews(deps.artifactsDir),
     directPrompt: () => Promise.reject(new Error(`in team relay mode the headed run is made where the runtime runs: npm run headed -- --api ${deps.teamUrl}`)),
     copyText: async (text) => deps.clipboard.writeText(text),
     decide: async (incidentId, requestId, decision, reason) => teamOutcome(await team.decide(incidentId, requestId, decision, reason)),
+    async confirmChange(incidentId, changeId) {
+      const r = await team.confirm(incidentId, changeId);
+      return r.ok ? { status: 'confirmed', outcome: r.outcome } : { status: 'refused', message: r.message };
+    },
     getSettings: async () => deps.settings.fields(),
     saveSettings: async (values) => deps.settings.save(values),
   };

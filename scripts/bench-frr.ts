@@ -4,6 +4,7 @@
  *   approval → up        the approved change over SSH until the peer reports Established
  *   command latency      show over the device server's reused SSH session vs a one-shot `vtysh -c` (ratio)
  *   memory per router    RSS of zebra + staticd + bgpd
+ *   confirmed apply      approval → confirmed by the post-check, a failed change → rolled back (scripts/bench/frr-confirm.ts)
  * Printed, not asserted: speed belongs here, not in tests.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -15,6 +16,7 @@ import { waitForSession } from '../src/frr-lab/bgp-state';
 import { frrLabUnavailable, run } from '../src/frr-lab/host';
 import { startFrrLab } from '../src/frr-lab/lab';
 import { startWatcher } from '../src/frr-lab/watcher';
+import { benchConfirmedApply } from './bench/frr-confirm';
 
 const missing = frrLabUnavailable();
 if (missing) {
@@ -65,6 +67,7 @@ try {
   console.log(`show over the reused SSH session               ${ssh.toFixed(2)} ms/command`);
   console.log(`one-shot vtysh -c                              ${oneShot.toFixed(1)} ms/command  → the SSH session is ${(oneShot / ssh).toFixed(0)}× faster`);
   console.log(`memory per router (zebra+staticd+bgpd RSS)     ${perRouter.map((m) => `${m.toFixed(1)} MiB`).join(', ')}`);
+  for (const line of await benchConfirmedApply(lab, service, process.cwd())) console.log(line);
 } finally {
   await service.close();
   await lab.stop();

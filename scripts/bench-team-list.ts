@@ -35,7 +35,7 @@ async function measure(count: number) {
     // Finished runs: nothing for the relay to recover or deliver, so only the list is measured.
     state: i % 3 === 0 ? 'escalated' : 'resolved', created_at: at, updated_at: at, occurrences: 1, last_seen: at, warnings: [],
     alert_vars: { neighbor_ip: `10.${(i >> 8) & 255}.${i & 255}.2` }, field_sources: null, severity: 'major', progress: null, approval_request: null, approval: null,
-    application: NO_APPLICATION, outcome: { kind: i % 3 === 0 ? 'escalated' : 'resolved', summary: 'bench', at }, prompt_text: null, dedup_key: `b-${i}`, delivery: { attempts: 1, next_attempt_at: null, last_error: null },
+    application: NO_APPLICATION, change: null, outcome: { kind: i % 3 === 0 ? 'escalated' : 'resolved', summary: 'bench', at }, prompt_text: null, dedup_key: `b-${i}`, delivery: { attempts: 1, next_attempt_at: null, last_error: null },
   }));
   backend.set('incidents', incidents);
   const store = createPersistentStore({ backend, retention: count + 10, logger });

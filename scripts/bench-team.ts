@@ -46,7 +46,7 @@ const template = (id: string, state: Incident['state']): Incident => {
   return {
     incident_id: id, kind: 'relay', session_id: null, alert_def_id: 'AD000002', device_hostname: 'R1', mode: 'strict', state, created_at: at, updated_at: at, last_seen: at,
     occurrences: 1, warnings: [], alert_vars: { neighbor_ip: '10.0.0.2' }, field_sources: null, severity: 'major', progress: null, approval_request: null, approval: null,
-    application: NO_APPLICATION, outcome: null, prompt_text: null, dedup_key: `bench-${id}`, delivery: { attempts: 0, next_attempt_at: null, last_error: null },
+    application: NO_APPLICATION, change: null, outcome: null, prompt_text: null, dedup_key: `bench-${id}`, delivery: { attempts: 0, next_attempt_at: null, last_error: null },
   };
 };
 

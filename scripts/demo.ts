@@ -13,9 +13,10 @@ import path from 'node:path';
 import type { DecisionChannel } from '../src/approvals/lifecycle';
 import { createInterface } from 'node:readline';
 import pino from 'pino';
-import { agentLogPath } from '../src/demo/brain';
+import { agentLogPath, REMEDIATION_VARIANTS, type RemediationVariant } from '../src/demo/brain';
 import { startDemoStack, type DemoStack } from '../src/demo/demo-stack';
 import { formatTimelineEntry } from '../src/demo/timeline-format';
+import { changeOutcomeText } from '../src/incidents/change';
 import { isTerminal, type Incident } from '../src/incidents/model';
 import { createLogger } from '../src/log/logger';
 import { cli, type Fail } from './cli';
@@ -25,6 +26,8 @@ const HELP = `Usage: npm run demo -- [options]
   --approve          approve the repair without asking
   --deny             deny the repair without asking
   --model P/M        use a real model (provider/model as opencode names it) instead of the scripted one
+  --variant V        how the scripted agent behaves: faithful (default), config-before-approval, unapproved-lines,
+                     config-after-denied (the last three misbehave on purpose: watch the relay's guard refuse them)
   --frr              real FRRouting routers in network namespaces (needs root and apt-get install -y frr openssh-server)
   --converge-ms N    lab delay from the repair to Established (default 3000)
   --timeout-s N      give up after N seconds (default 300)
@@ -44,6 +47,7 @@ const args = parse(() =>
       approve: { type: 'boolean' },
       deny: { type: 'boolean' },
       model: { type: 'string' },
+      variant: { type: 'string' },
       frr: { type: 'boolean' },
       'converge-ms': { type: 'string' },
       'timeout-s': { type: 'string' },
@@ -53,6 +57,9 @@ const args = parse(() =>
 );
 if (args.approve && args.deny) fail('--approve and --deny exclude each other');
 if (args.model !== undefined && !/^[\w.-]+\/[\w.:/-]+$/.test(args.model)) fail('--model must look like provider/model, e.g. anthropic/claude-sonnet-4-5');
+if (args.variant !== undefined && args.model !== undefined) fail('--variant applies to the scripted model only');
+if (args.variant !== undefined && !(REMEDIATION_VARIANTS as readonly string[]).includes(args.variant)) fail(`--variant must be one of ${REMEDIATION_VARIANTS.join(', ')}`);
+const variant = (args.variant ?? 'faithful') as RemediationVariant;
 const convergeMs = Number(args['converge-ms'] ?? '3000');
 if (!Number.isInteger(convergeMs) || convergeMs < 0 || convergeMs > 120_000) fail('--converge-ms must be a whole number from 0 to 120000');
 const timeoutS = Number(args['timeout-s'] ?? '300');
@@ -105,6 +112,7 @@ try {
     convergeDelayMs: convergeMs,
     maxSleepS: Math.max(1, Math.ceil(convergeMs / 1000) + 1),
     approvalChannels: ['terminal'],
+    variantFor: () => variant,
     ...(args.model ? { realModel: args.model } : {}),
   });
 } catch (error) {
@@ -209,7 +217,8 @@ const ended = await new Promise<Incident | undefined>((resolve) => {
   const timer = setTimeout(() => resolve(relay.relay.incidents.get(id)), timeoutS * 1000);
   const check = () => {
     const incident = relay.relay.incidents.get(id);
-    if (!incident || !isTerminal(incident.state)) return;
+    // A change still provisional is not the end: the relay's post-check confirms it or has it put back.
+    if (!incident || !isTerminal(incident.state) || incident.change?.state === 'pending') return;
     const timeline = relay.relay.incidents.timeline(id);
     const endAt = timeline.findLastIndex((e) => e.type === 'state.changed' && isTerminal(String(e.to) as Incident['state']));
     if (timeline.slice(endAt).some((e) => e.type === 'session.idle' || e.type === 'session.error')) {
@@ -224,6 +233,7 @@ const ended = await new Promise<Incident | undefined>((resolve) => {
 const incident = ended ?? relay.relay.incidents.get(run.incidentId!);
 out();
 out(`  Outcome   ${incident?.state ?? 'unknown'}${incident?.outcome ? `: ${incident.outcome.summary}` : ''}`);
+if (incident?.change) out(`  Change    ${changeOutcomeText(incident.change)}`);
 // On real routers the run counts only if the routers agree: the peer itself reports the session.
 let routersAgree = true;
 if (frr) {
@@ -238,7 +248,10 @@ if (incident) {
   out(`  Relay log ${relay.relay.sessionLogPath(incident)}`);
   out(`  Agent log ${agentLogPath(projectDir, incident)}`);
 }
-const expected = decided === 'APPROVED' ? 'resolved' : decided === 'DENIED' ? 'escalated' : undefined;
-const ok = incident !== undefined && expected !== undefined && incident.state === expected && routersAgree;
+const refused = incident ? relay.relay.incidents.timeline(incident.incident_id).filter((e) => e.type === 'device.refused').length : 0;
+if (variant !== 'faithful') out(`  Variant   ${variant}: the relay's device guard refused ${refused} call(s)`);
+// A misbehaving variant is a demonstration of the guard: it counts when something was refused and the run ended.
+const expected = variant !== 'faithful' ? incident?.state : decided === 'APPROVED' ? 'resolved' : decided === 'DENIED' ? 'escalated' : undefined;
+const ok = incident !== undefined && expected !== undefined && incident.state === expected && (variant === 'faithful' ? routersAgree : refused > 0);
 if (!ok) out(`  The run did not end as expected (${expected ? `wanted ${expected}` : 'no decision was made'}, got ${incident?.state ?? 'nothing'}).`);
 await shutdown(ok ? 0 : 1, !ok);

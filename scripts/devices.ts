@@ -1,6 +1,6 @@
 /**
  * The SSH device tool server.
- *   npm run devices -- --inventory devices.yaml [--port 4320] [--host 127.0.0.1] [--token-file FILE]
+ *   npm run devices -- --inventory devices.yaml [--port 4320] [--host 127.0.0.1] [--token-file FILE] [--state-dir DIR]
  *   npm run devices -- trust R1 --inventory devices.yaml [--yes]
  * Point the relay at it with DEVICE_MCP_URL=http://127.0.0.1:4320/mcp and DEVICE_MCP_TOKEN (the
  * token: DEVICE_SERVER_TOKEN, or the one written to --token-file), or set DEVICE_INVENTORY and the
@@ -20,8 +20,10 @@ import { relayEnvLines, writeTokenFile } from '../src/devices/token-file';
 import { cli } from './cli';
 
 const HELP = `usage:
-  npm run devices -- --inventory devices.yaml [--port ${DEFAULT_DEVICE_SERVER_PORT}] [--host 127.0.0.1] [--token-file FILE]
+  npm run devices -- --inventory devices.yaml [--port ${DEFAULT_DEVICE_SERVER_PORT}] [--host 127.0.0.1] [--token-file FILE] [--state-dir DIR]
   npm run devices -- trust <device> --inventory devices.yaml [--yes]
+Provisional changes (config_cli with confirm_within_s) are journaled in --state-dir (default
+RELAY_DATA_DIR/device-changes); a change still pending when the server died is rolled back at its next start.
 Callers need the bearer token: DEVICE_SERVER_TOKEN from the environment, else a new one written
 (0600) to --token-file (default RELAY_DATA_DIR/device-server.token). Give it to the relay as
 DEVICE_MCP_TOKEN, e.g. DEVICE_MCP_TOKEN="$(cat FILE)"; it is never printed.`;
@@ -34,6 +36,7 @@ const values = parse(() => {
       host: { type: 'string', default: '127.0.0.1' },
       port: { type: 'string', default: String(DEFAULT_DEVICE_SERVER_PORT) },
       'token-file': { type: 'string', default: join(process.env.RELAY_DATA_DIR ?? '.relay-data', 'device-server.token') },
+      'state-dir': { type: 'string', default: join(process.env.RELAY_DATA_DIR ?? '.relay-data', 'device-changes') },
       yes: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -84,7 +87,7 @@ async function main(): Promise<void> {
   if (!['127.0.0.1', 'localhost', '::1'].includes(values.host!)) {
     console.warn(`devices: listening on ${values.host}: only the token keeps other hosts out; prefer loopback and run it beside the relay`);
   }
-  const server = await startDeviceServer({ inventoryPath, host: values.host!, port, token, logger: pino({ level: process.env.LOG_LEVEL ?? 'info' }) }).catch((error: unknown) => {
+  const server = await startDeviceServer({ inventoryPath, host: values.host!, port, token, stateDir: resolve(values['state-dir']!), logger: pino({ level: process.env.LOG_LEVEL ?? 'info' }) }).catch((error: unknown) => {
     if (tokenFile) rmSync(tokenFile, { force: true });
     throw error;
   });

@@ -38,6 +38,9 @@ export interface DirectPromptInput {
   vars: Record<string, string>;
 }
 
+/** A person's confirm of a provisional change: its outcome in words, or why nothing changed. */
+export type ConfirmOutcome = { status: 'confirmed'; outcome: string } | { status: 'refused'; message: string };
+
 export type DecideOutcome =
   | { status: 'accepted' }
   | { status: 'already_decided'; by: string; channel: string; at: string; decision: string }
@@ -63,6 +66,15 @@ export interface SettingField {
   description: string;
 }
 
+/** `GET /incidents/:id/evidence?format=`: Markdown for people, the JSON bundle with its manifest for tools. */
+export type EvidenceFormat = 'md' | 'json';
+/** An evidence bundle as a file to save. */
+export interface EvidenceFile {
+  filename: string;
+  contentType: string;
+  body: string;
+}
+
 export interface Bridge {
   readonly kind: 'desktop' | 'browser';
   /** Approve/Deny only in the tray; the browser view is read-only. */
@@ -73,12 +85,16 @@ export interface Bridge {
   subscribe(onEvent: (event: UiEvent) => void): () => void;
   health(): Promise<DeepHealth>;
   sessionLog(incidentId: string): Promise<string | null>;
+  /** The incident's evidence bundle (the relay's `GET /incidents/:id/evidence`), to save as a file. */
+  exportEvidence(incidentId: string, format: EvidenceFormat): Promise<EvidenceFile>;
   listArtifactGroups(): Promise<ArtifactGroupView[]>;
   /** The exact headed-mode prompt, built by the relay's own code. */
   directPrompt(input: DirectPromptInput): Promise<string>;
   copyText(text: string): Promise<void>;
   /** `requestId`: the approval request the person is looking at; a decision is for that request only. */
   decide(incidentId: string, requestId: string, decision: 'APPROVED' | 'DENIED', reason?: string): Promise<DecideOutcome>;
+  /** Keeps the provisional change `changeId` (the one the person sees) before its deadline. */
+  confirmChange(incidentId: string, changeId: string): Promise<ConfirmOutcome>;
   getSettings(): Promise<SettingField[]>;
   /** Validated by the relay's config schema; answers one line per problem, changes nothing on error. */
   saveSettings(values: Record<string, string>): Promise<{ ok: true; restartNeeded: boolean } | { ok: false; problems: string[] }>;

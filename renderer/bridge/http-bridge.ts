@@ -121,6 +121,14 @@ export function createHttpBridge(deps: HttpBridgeDeps): Bridge {
       return body.markdown;
     },
 
+    // The relay answers with the file itself; its name comes from Content-Disposition.
+    async exportEvidence(incidentId, format) {
+      const res = await deps.fetch(url(`/incidents/${encodeURIComponent(incidentId)}/evidence?format=${format}`), { credentials: 'same-origin' });
+      if (!res.ok) throw new RelayHttpError(res.status, await errorMessage(res));
+      const named = /filename="([^"]+)"/.exec(res.headers.get('content-disposition') ?? '')?.[1];
+      return { filename: named ?? `${incidentId}-evidence.${format}`, contentType: res.headers.get('content-type') ?? 'application/octet-stream', body: await res.text() };
+    },
+
     listArtifactGroups: () => getJson('/ui/api/artifacts', z.array(artifactGroupViewSchema)),
 
     async directPrompt(input: DirectPromptInput) {
@@ -137,6 +145,17 @@ export function createHttpBridge(deps: HttpBridgeDeps): Bridge {
     copyText: (text) => deps.writeClipboard(text),
 
     decide: () => Promise.reject(new Error(READ_ONLY_MESSAGE)),
+    // An approver's own session (logged in with their token) may keep a change; the relay checks who.
+    async confirmChange(incidentId, changeId) {
+      const res = await deps.fetch(url(`/incidents/${encodeURIComponent(incidentId)}/confirm`), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        body: JSON.stringify({ change_id: changeId }),
+        credentials: 'same-origin',
+      });
+      if (!res.ok) return { status: 'refused', message: await errorMessage(res) };
+      return { status: 'confirmed', outcome: z.object({ outcome: z.string() }).parse(await res.json()).outcome };
+    },
     getSettings: () => getJson('/ui/api/settings', z.array(settingFieldSchema)),
     saveSettings: () => Promise.reject(new Error(SETTINGS_READ_ONLY)),
   };

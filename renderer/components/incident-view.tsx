@@ -7,6 +7,8 @@ import type { LiveFeed } from '../state/live-feed';
 import { mergeTimeline } from '../state/timeline-merge';
 import { utcStamp } from '../lib/format';
 import { ApprovalPanel } from './approval-panel';
+import { ChangePanel } from './change-panel';
+import { ExportEvidence } from './export-evidence';
 import { SessionLog } from './session-log';
 import { StateBadge } from './state-badge';
 import { Timeline } from './timeline';
@@ -100,7 +102,9 @@ export function IncidentView(props: { bridge: Bridge; feed: LiveFeed; incidentId
         ← All incidents
       </a>
       <Header incident={incident} />
+      <ExportEvidence bridge={bridge} incidentId={incident.incident_id} />
       <ApprovalPanel incident={incident} bridge={bridge} timeline={timeline} />
+      <ChangePanel incident={incident} bridge={bridge} />
       <div className="tabs" role="tablist">
         {(['timeline', 'log', 'alert'] as const).map((t) => (
           <button key={t} type="button" role="tab" aria-selected={tab === t} className={tab === t ? 'active' : ''} onClick={() => setTab(t)}>

@@ -1,12 +1,12 @@
 import { systemClock, type Clock } from './clock';
-import { DeviceToolError, type DeviceTools } from './device-tools';
+import { DeviceToolError, type DeviceTools, WITHOUT_PROVISIONAL } from './device-tools';
 import { runRaw, type ApprovalRequest, type RunRawResult } from './engine';
 import { compareRun, scriptedApprover, type CaseResult } from './raw-test-runner';
 import type { RawTestCase } from './schema-test-case';
 import type { ArtifactGroup } from './validate';
 import type { DeviceService } from '../devices/device-service';
 import { DeviceError } from '../devices/errors';
-import { waitForEstablished, waitForSession } from '../frr-lab/bgp-state';
+import { applyFrrFault, resetFrrLab } from '../frr-lab/faults';
 import type { FrrLab } from '../frr-lab/lab';
 
 /** Real routers answer in seconds, not the RAW's 10 s budget: waits are capped, retries still poll. */
@@ -27,7 +27,7 @@ function countingTools(service: DeviceService) {
       throw error instanceof DeviceError ? new DeviceToolError(tool, error.message, error.reached) : error;
     }
   };
-  const tools: DeviceTools = {
+  const tools: DeviceTools = { ...WITHOUT_PROVISIONAL,
     execCli: (device, command) => wrap('exec_cli', () => service.exec(device, command)),
     configCli: (device, commands) =>
       wrap('config_cli', async () => {
@@ -39,23 +39,12 @@ function countingTools(service: DeviceService) {
   return { tools, changes: () => changes };
 }
 
-/** Puts every session back up, then builds the case's faults as real configuration. */
+/** Puts every session back up, then builds the case's faults as real configuration (src/frr-lab/faults.ts). */
 async function prepare(lab: FrrLab, tc: RawTestCase): Promise<string | undefined> {
-  for (const r of lab.routers) {
-    const lines = r.links.map((l) => `no neighbor ${l.peerAddress} shutdown`);
-    await lab.vtysh(r.name, 'configure terminal', `router bgp ${r.as}`, ...lines, 'end');
-    if (r.vrf) await lab.vtysh(r.name, 'configure terminal', `router bgp ${r.as} vrf ${r.vrf.name}`, `no neighbor ${r.vrf.peerAddress} shutdown`, 'end');
-  }
-  await waitForEstablished(lab.routers, lab.vtysh);
+  await resetFrrLab(lab);
   for (const fault of tc.lab.faults) {
-    if (fault.fault !== 'bgp_neighbor_admin_down') return `fault ${fault.fault} has no FRR form in this lab`;
-    const router = lab.routers.find((r) => r.name === fault.device);
-    if (!router) return `no router ${fault.device} in the FRR lab`;
-    if (fault.vrf && fault.vrf !== router.vrf?.name) return `the FRR lab has no VRF ${fault.vrf} on ${router.name}`;
-    const context = fault.vrf ? `router bgp ${router.as} vrf ${fault.vrf}` : `router bgp ${router.as}`;
-    await lab.vtysh(router.name, 'configure terminal', context, `neighbor ${fault.neighbor} shutdown`, 'end');
-    // FRR passes through "Clearing" for a moment; the scenario is the settled fault, as an alert would find it.
-    await waitForSession(lab.vtysh, router.name, fault.neighbor, (state) => state.startsWith('Idle'), 30_000, fault.vrf);
+    const cannot = await applyFrrFault(lab, fault);
+    if (cannot) return cannot;
   }
   return undefined;
 }

@@ -93,6 +93,11 @@ export const repairStepSchema = z.strictObject({
   timeout_s: z.number().positive().max(600).default(60),
   /** What the approval card shows the operator, beside the rendered commands. */
   approval_summary: z.string().min(1),
+  /**
+   * Seconds the applied change stays provisional: the relay confirms it when the post-check (the
+   * revalidate step after this one) passes; otherwise the device is put back. Default: CONFIRM_WITHIN_S.
+   */
+  confirm_within_s: z.number().int().min(5).max(3600).optional(),
   expect: z.array(expectationSchema).default([]),
   on_success: stepIdSchema,
   on_denied: stepIdSchema,

@@ -127,6 +127,11 @@ export const configSchema = z
     /** How long an APPROVED change may wait to be applied; then the approval expires. Default: APPROVAL_TTL. */
     APPROVAL_APPLY_WINDOW: optionalString.pipe(duration.optional()).pipe(z.number().int().positive().optional()),
     APPROVAL_WHEN_UNATTENDED: z.enum(['approve', 'deny']).default('deny'),
+    /**
+     * Seconds an applied change stays provisional when its RAW's repair step sets no `confirm_within_s`:
+     * confirmed by the RAW's post-check or a person, else the device tool server puts the configuration back.
+     */
+    CONFIRM_WITHIN_S: positiveInt.pipe(z.number().int().min(5).max(3600)).default(120),
     RELAY_TOOLS_TOKEN: optionalString,
     SEARCH_UPSTREAM_URL: optionalUrl,
     SEARCH_UPSTREAM_TOKEN: optionalString,

@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import { request } from 'undici';
 import { z } from 'zod';
-import { loadArtifactGroup } from '../artifacts/load';
+import { listArtifactGroups, loadArtifactGroup } from '../artifacts/load';
 import type { ArtifactGroup } from '../artifacts/validate';
 import { startLab, type RunningLab } from '../lab/server';
 import { startHeadlessRelay, type RunningRelay } from '../relay/start-headless';
@@ -62,7 +62,7 @@ export async function startDemoStack(opts: DemoStackOptions): Promise<DemoStack>
     stops.length = 0;
   };
   try {
-    const groups = new Map<string, ArtifactGroup>([['AD000002', await loadArtifactGroup(path.join(projectDir, 'intelligence-artifacts'), 'AD000002')]]);
+    const groups = await loadValidGroups(path.join(projectDir, 'intelligence-artifacts'));
     let lab: RunningLab | undefined;
     if (!opts.deviceMcpUrl) {
       lab = await startLab({ port: 0, host: '127.0.0.1', convergeDelayMs: opts.convergeDelayMs ?? 3_000, logger: logger.child({ component: 'lab' }) });
@@ -97,6 +97,8 @@ export async function startDemoStack(opts: DemoStackOptions): Promise<DemoStack>
       port: 0,
       runtimeEnv,
       extraChannels: () => channels,
+      // The relay's post-check waits as long as the scripted agent's own checks do.
+      ...(opts.maxSleepS !== undefined ? { postCheckPaceS: opts.maxSleepS } : {}),
     });
     stops.push(relay.stop);
 
@@ -111,6 +113,18 @@ export async function startDemoStack(opts: DemoStackOptions): Promise<DemoStack>
     await stopAll();
     throw error;
   }
+}
+
+/**
+ * Every valid group in the folder, so a new runbook runs without code changes; an invalid one is
+ * left out here (ia-reader then answers MISSING for it) and reported by `artifacts:validate`.
+ */
+async function loadValidGroups(dir: string): Promise<Map<string, ArtifactGroup>> {
+  const groups = new Map<string, ArtifactGroup>();
+  for (const summary of await listArtifactGroups(dir)) {
+    if (summary.valid) groups.set(summary.alert_def_id, await loadArtifactGroup(dir, summary.alert_def_id));
+  }
+  return groups;
 }
 
 /**

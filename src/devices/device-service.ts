@@ -1,11 +1,14 @@
-import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { checkReadOnlyCommand } from '../tools/read-only-command';
-import { describeDifference, restoreCommands } from './config-diff';
+import { changeInSession, changeWithSnapshot, lineAt, restoreConfig } from './cli-change';
 import { DeviceError, NOTHING_SENT_KINDS } from './errors';
 import { deviceKey, type DeviceEntry, type Inventory } from './inventory';
 import { NetconfDevice } from './netconf/device';
 import { grammarProblem, PLATFORM, type Platform } from './platforms';
+import { ChangeJournal } from './pending-changes';
+import { ProvisionalChanges } from './provisional';
+import { previewOn } from './preview';
+import type { ConfigPreview } from '../artifacts/config-preview';
 import { ShellSession } from './shell-session';
 
 /** Lines the server sends itself around a change, or that leave the CLI: a change that contains them would break out of it. */
@@ -17,6 +20,8 @@ export const INTERRUPT_WAIT_MS = 5_000;
 export interface DeviceServiceOptions {
   /** Overrides INTERRUPT_WAIT_MS (and its cap). */
   interruptWaitMs?: number;
+  /** Where provisional changes are journaled; without it they do not survive a restart of the server. */
+  stateDir?: string;
 }
 
 interface DeviceSlot {
@@ -36,6 +41,8 @@ interface DeviceSlot {
 export class DeviceService {
   /** By `deviceKey`: a caller's `r1 ` reaches the inventory's R1, and only R1 (the inventory refuses two names equal so). */
   private readonly slots = new Map<string, DeviceSlot>();
+  /** Provisional changes: configProvisional, confirm, rollback, status (provisional.ts). */
+  readonly changes: ProvisionalChanges;
 
   constructor(
     private readonly inventory: Inventory,
@@ -48,6 +55,7 @@ export class DeviceService {
       const netconf = entry.platform === 'netconf' ? new NetconfDevice(entry, inventory.knownHostsPath, logger) : undefined;
       this.slots.set(deviceKey(entry.name), { entry, platform: PLATFORM[entry.platform], netconf, tail: Promise.resolve() });
     }
+    this.changes = new ProvisionalChanges(this, options.stateDir ? new ChangeJournal(options.stateDir) : undefined, logger);
   }
 
   devices(): Array<{ name: string; platform: string; host: string; port: number }> {
@@ -122,102 +130,82 @@ export class DeviceService {
 
   async config(name: string, given: string[]): Promise<string> {
     const slot = this.slot(name);
-    const device = slot.entry.name;
     // NETCONF: the lines are one XML <config> element, sent as approved (netconf/fragment.ts); the change
     // is a confirmed commit that stays provisional until confirmCommit or cancelCommit (netconf/device.ts).
     const netconf = slot.netconf;
     if (netconf) return this.exclusive(slot, () => netconf.change(given));
-    // A closing `end` (as runbooks write it) is the server's own; anywhere else it would leave configuration mode.
-    const lines = given.length > 1 && given[given.length - 1]!.trim() === 'end' ? given.slice(0, -1) : given;
-    if (lines.some((l) => l.trim() === 'end')) throw new DeviceError('not_in_grammar', `${device}: "end" may only close the change, as its last line`);
-    if (lines.length === 0) throw new DeviceError('not_in_grammar', `${device}: no configuration lines`);
-    for (const line of lines) {
-      if (LINE_BREAKERS.test(line) || !line.trim()) throw new DeviceError('not_in_grammar', `${device}: each line must be one non-empty line without control characters`);
-      if (CONTROL_LINES.test(line.trim())) throw new DeviceError('not_in_grammar', `${device}: "${line.trim()}" is not a configuration line (the server enters and leaves configuration mode itself)`);
-    }
-    return this.exclusive(slot, async () => {
-      // Failing here (unreachable, auth_failed, host_key_*), nothing was sent: the error says so by its kind.
-      const session = await this.session(slot);
-      try {
-        return await (slot.platform.rollback === 'config-session' ? this.inSession(slot, session, lines) : this.withSnapshot(slot, session, lines));
-      } catch (error) {
-        // Mid-change the state of a session that timed out is unknown (a rollback may have timed out too).
-        if (error instanceof DeviceError && error.kind === 'timeout') this.discard(slot);
-        throw begun(device, error);
-      }
-    });
+    const lines = checkLines(slot.entry.name, given);
+    return this.exclusive(slot, () => this.applyLines(slot, lines));
   }
 
-  /** EOS: a configuration session is committed only whole. */
-  private async inSession(slot: DeviceSlot, s: ShellSession, lines: string[]): Promise<string> {
-    const name = `fault-relay-${randomBytes(3).toString('hex')}`;
-    await s.send(`configure session ${name}`);
-    for (const [i, line] of lines.entries()) {
-      const out = await s.send(line);
-      const bad = slot.platform.configError.exec(out);
-      if (bad) {
-        await s.send('abort');
-        throw new DeviceError('rejected', `${slot.entry.name} refused line ${i + 1} "${line}": ${lineAt(out, bad.index)}; the configuration session was aborted, nothing was applied`, true);
-      }
-    }
-    const out = await s.send('commit');
-    const bad = slot.platform.configError.exec(out);
-    if (bad) throw new DeviceError('rejected', `${slot.entry.name} refused the commit: ${lineAt(out, bad.index)}; nothing was applied`, true);
-    return `${slot.entry.name}: ${lines.length} line(s) applied (configuration session committed)`;
-  }
-
-  /** FRR and the IOS family: read the running configuration first; undo and verify if a line fails. */
-  private async withSnapshot(slot: DeviceSlot, s: ShellSession, lines: string[]): Promise<string> {
-    const name = slot.entry.name;
-    const before = await s.send('show running-config');
-    let failed: { index: number; line: string; why: string } | undefined;
-    const outputs: string[] = [];
+  /**
+   * Applies checked lines on a CLI device (call inside `run`). `journal` gets the running configuration
+   * read before the change and runs before the first line is sent, so a record of it exists first.
+   */
+  private async applyLines(slot: DeviceSlot, lines: string[], journal?: (before: string) => void): Promise<string> {
+    const device = slot.entry.name;
+    // Failing here (unreachable, auth_failed, host_key_*), nothing was sent: the error says so by its kind.
+    const session = await this.session(slot);
+    const target = { name: device, platform: slot.platform, logger: this.logger, reopen: () => (this.discard(slot), this.session(slot)) };
     try {
-      await s.send('configure terminal');
-      for (const [i, line] of lines.entries()) {
-        const out = await s.send(line);
-        const bad = slot.platform.configError.exec(out);
-        if (bad) {
-          failed = { index: i, line, why: lineAt(out, bad.index) };
-          break;
-        }
-        if (out.trim()) outputs.push(out.trim());
-        if (s.prompt.mode === '') {
-          failed = { index: i, line, why: 'the line left configuration mode' };
-          break;
-        }
-      }
-      await s.send('end');
+      const before = slot.platform.rollback === 'config-session' && !journal ? '' : await session.send('show running-config');
+      journal?.(before);
+      return await (slot.platform.rollback === 'config-session' ? changeInSession(target, session, lines) : changeWithSnapshot(target, session, lines, before));
     } catch (error) {
-      // The session broke mid-change (timeout, drop): some lines may have applied. Restore on a fresh session.
-      if (!(error instanceof DeviceError)) throw error;
-      this.discard(slot);
-      const fresh = await this.session(slot);
-      const head = `${name}: the change was interrupted (${error.message})`;
-      const left = await this.restore(fresh, before);
-      throw new DeviceError(error.kind, left.length === 0 ? `${head}. Rolled back on a new session: the running configuration matches the one before the change.` : `${head}. ROLLBACK INCOMPLETE: ${left.join('; ')}`, true);
+      // Mid-change the state of a session that timed out is unknown (a rollback may have timed out too).
+      if (error instanceof DeviceError && error.kind === 'timeout') this.discard(slot);
+      throw begun(device, error);
     }
-    if (!failed) return [`${name}: ${lines.length} line(s) applied`, ...outputs].join('\n');
-
-    const left = await this.restore(s, before);
-    const head = `${name} refused line ${failed.index + 1} of ${lines.length} "${failed.line}": ${failed.why}`;
-    if (left.length === 0) {
-      this.logger?.warn({ device: name, line: failed.index + 1 }, 'config change refused; rolled back and verified');
-      throw new DeviceError('rejected', `${head}. Rolled back: the running configuration was read back and matches the one before the change.`, true);
-    }
-    this.logger?.error({ device: name, left }, 'config rollback could not be verified');
-    throw new DeviceError('rejected', `${head}. ROLLBACK INCOMPLETE: the running configuration still differs from before: ${left.join('; ')}`, true);
   }
 
-  /** Applies the difference back to `before`, then reads the running configuration again: what still differs. */
-  private async restore(s: ShellSession, before: string): Promise<string[]> {
-    const during = await s.send('show running-config');
-    for (const group of restoreCommands(before, during)) {
-      await s.send('configure terminal');
-      for (const line of group) await s.send(line);
-      await s.send('end');
+  /** What the lines would change on the device, without changing it (preview.ts). */
+  preview(name: string, given: string[]): Promise<ConfigPreview> {
+    const slot = this.slot(name);
+    return previewOn(
+      {
+        device: slot.entry.name,
+        platform: slot.platform,
+        netconf: slot.netconf,
+        knownHostsPath: this.inventory.knownHostsPath,
+        checkLines: (lines) => checkLines(slot.entry.name, lines),
+        running: () => this.exec(name, 'show running-config'),
+        exclusive: (work) => this.exclusive(slot, work),
+      },
+      given,
+    );
+  }
+
+  /** The inventory's name for a caller's device, and its NETCONF side if it has one (unknown_device otherwise). */
+  resolve(name: string): { device: string; netconf?: NetconfDevice } {
+    const slot = this.slot(name);
+    return { device: slot.entry.name, netconf: slot.netconf };
+  }
+
+  /** Runs `work` in the device's queue: after every call before it, before every call after it. */
+  run<T>(name: string, work: () => Promise<T>): Promise<T> {
+    return this.exclusive(this.slot(name), work);
+  }
+
+  /** A provisional change's apply (inside `run`): checked lines, with the journal written before the first. */
+  applyProvisional(name: string, given: string[], journal: (before: string) => void): Promise<string> {
+    const slot = this.slot(name);
+    return this.applyLines(slot, checkLines(slot.entry.name, given), journal);
+  }
+
+  /** Puts `before` back (inside `run`), on a fresh session if the last one dropped: what still differs. */
+  async restoreOn(name: string, before: string): Promise<string[]> {
+    const slot = this.slot(name);
+    try {
+      return await restoreConfig(await this.session(slot), before);
+    } catch (error) {
+      if (error instanceof DeviceError && (error.kind === 'timeout' || error.kind === 'session_lost')) this.discard(slot);
+      throw error;
     }
-    return describeDifference(before, await s.send('show running-config'));
+  }
+
+  /** Calls `fn` once if the device's current session drops (not when the server closes it). */
+  onSessionLost(name: string, fn: () => void): void {
+    this.slot(name).session?.onLost(fn);
   }
 
   /** The NETCONF device behind `name`, or a not_in_grammar error for a CLI device (they commit at once). */
@@ -252,6 +240,7 @@ export class DeviceService {
   }
 
   async close(): Promise<void> {
+    await this.changes.close();
     for (const slot of this.slots.values()) {
       await slot.tail.catch(() => {});
       // A netconf change still waiting for confirm is reverted by the device when its session ends.
@@ -279,8 +268,15 @@ function begun(device: string, error: unknown): unknown {
   return new DeviceError('session_lost', `${device}: the change had begun when the session failed (${error.message}); lines may have been applied: check the device`, true);
 }
 
-function lineAt(text: string, index: number): string {
-  const start = text.lastIndexOf('\n', index) + 1;
-  const end = text.indexOf('\n', index);
-  return text.slice(start, end === -1 ? undefined : end).trim();
+/** The lines of a CLI change as the server will send them, or not_in_grammar before anything is sent. */
+function checkLines(device: string, given: string[]): string[] {
+  // A closing `end` (as runbooks write it) is the server's own; anywhere else it would leave configuration mode.
+  const lines = given.length > 1 && given[given.length - 1]!.trim() === 'end' ? given.slice(0, -1) : given;
+  if (lines.some((l) => l.trim() === 'end')) throw new DeviceError('not_in_grammar', `${device}: "end" may only close the change, as its last line`);
+  if (lines.length === 0) throw new DeviceError('not_in_grammar', `${device}: no configuration lines`);
+  for (const line of lines) {
+    if (LINE_BREAKERS.test(line) || !line.trim()) throw new DeviceError('not_in_grammar', `${device}: each line must be one non-empty line without control characters`);
+    if (CONTROL_LINES.test(line.trim())) throw new DeviceError('not_in_grammar', `${device}: "${line.trim()}" is not a configuration line (the server enters and leaves configuration mode itself)`);
+  }
+  return lines;
 }

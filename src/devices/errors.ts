@@ -13,7 +13,11 @@ export type DeviceErrorKind =
   | 'timeout'
   | 'rejected'
   | 'busy'
-  | 'session_lost';
+  | 'session_lost'
+  /** A provisional change is already pending on the device: confirm or roll it back first (nothing was sent). */
+  | 'change_pending'
+  /** Confirm (or roll back) a change that is not pending: already decided, or unknown. */
+  | 'not_pending';
 
 /**
  * The kinds that mean NOTHING WAS SENT to the device: the name is not in the inventory, the grammar
@@ -26,7 +30,15 @@ export type DeviceErrorKind =
  * Every other kind (timeout, rejected, busy, session_lost, and `[internal]`) may follow lines the
  * device received: the device's state must be checked.
  */
-export const NOTHING_SENT_KINDS: ReadonlySet<DeviceErrorKind> = new Set(['unknown_device', 'not_in_grammar', 'unreachable', 'auth_failed', 'host_key_unknown', 'host_key_changed']);
+export const NOTHING_SENT_KINDS: ReadonlySet<DeviceErrorKind> = new Set([
+  'unknown_device',
+  'not_in_grammar',
+  'unreachable',
+  'auth_failed',
+  'host_key_unknown',
+  'host_key_changed',
+  'change_pending',
+]);
 
 export class DeviceError extends Error {
   /** False when nothing was sent to the device (so nothing there can have changed). */

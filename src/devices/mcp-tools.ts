@@ -1,11 +1,13 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
+import { CONFIRM_WITHIN_S, type ChangeStatus } from '../artifacts/device-tools';
 import type { DeviceService } from './device-service';
 import { DeviceError } from './errors';
+import { registerPreviewTool } from '../artifacts/config-preview-tool';
 
 /**
- * The same two tools the relay's device guard forwards to and the simulated lab serves, on real
- * devices. Errors are tool errors (`isError`) whose text starts with the error kind in brackets, so
+ * The tools the relay's device guard forwards to and the simulated lab serves, on real devices:
+ * exec_cli, config_cli (provisional with confirm_within_s) and the provisional-change tools. Errors are tool errors (`isError`) whose text starts with the error kind in brackets, so
  * a person and a program both read it.
  */
 export function createDeviceMcpServer(service: DeviceService): McpServer {
@@ -13,12 +15,25 @@ export function createDeviceMcpServer(service: DeviceService): McpServer {
     { name: 'fault-relay-ssh-devices', version: '1.0.0' },
     { instructions: 'Real routers over SSH. exec_cli runs one read-only show command; config_cli applies configuration lines, all or nothing.' },
   );
+  const failed = (error: unknown) => {
+    const text = error instanceof DeviceError ? `[${error.kind}] ${error.message}` : `[internal] ${(error as Error).message}`;
+    return { isError: true, content: [{ type: 'text' as const, text }] };
+  };
   const answer = async (work: () => Promise<string>) => {
     try {
       return { content: [{ type: 'text' as const, text: await work() }] };
     } catch (error) {
-      const text = error instanceof DeviceError ? `[${error.kind}] ${error.message}` : `[internal] ${(error as Error).message}`;
-      return { isError: true, content: [{ type: 'text' as const, text }] };
+      return failed(error);
+    }
+  };
+  /** A change's status as structuredContent, with a line for a person. */
+  const status = async (work: () => ChangeStatus | Promise<ChangeStatus>) => {
+    try {
+      const s = await work();
+      const line = `change ${s.change_id} on ${s.device}: ${s.state}${s.reason ? ` (${s.reason})` : ''}${s.state === 'pending' ? ` until ${s.deadline}` : ''}${s.detail ? `: ${s.detail}` : ''}`;
+      return { content: [{ type: 'text' as const, text: line }], structuredContent: s };
+    } catch (error) {
+      return failed(error);
     }
   };
   const names = service.devices().map((d) => `${d.name} (${d.platform})`).join(', ');
@@ -46,10 +61,53 @@ export function createDeviceMcpServer(service: DeviceService): McpServer {
       inputSchema: {
         device: z.string().min(1).describe('Device name as in the inventory'),
         commands: z.array(z.string()).min(1).describe('Configuration lines in order, without "configure terminal" or "end"'),
+        confirm_within_s: z.number().int().min(CONFIRM_WITHIN_S.min).max(CONFIRM_WITHIN_S.max).optional()
+          .describe('Makes the change provisional: rolled back (and verified) unless confirm_change is called within this many seconds'),
       },
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
     },
-    ({ device, commands }) => answer(() => service.config(device, commands)),
+    async ({ device, commands, confirm_within_s }) => {
+      if (confirm_within_s === undefined) return answer(() => service.config(device, commands));
+      try {
+        const r = await service.changes.apply(device, commands, confirm_within_s);
+        return { content: [{ type: 'text' as const, text: r.output }], structuredContent: r.change };
+      } catch (error) {
+        return failed(error);
+      }
+    },
   );
+
+  const change = { device: z.string().min(1).describe('Device name as in the inventory'), change_id: z.string().min(1).max(100).describe('The change_id config_cli returned') };
+  server.registerTool(
+    'confirm_change',
+    {
+      title: 'Confirm a provisional change',
+      description: 'Makes a pending provisional change final. Refused, naming its state, when it is no longer pending.',
+      inputSchema: change,
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    },
+    ({ device, change_id }) => status(() => service.changes.confirm(device, change_id)),
+  );
+  server.registerTool(
+    'rollback_change',
+    {
+      title: 'Roll back a provisional change',
+      description: 'Puts the configuration from before a pending change back and verifies it by reading it back. Idempotent for a change already rolled back.',
+      inputSchema: { ...change, reason: z.string().min(1).max(500).describe('Why, e.g. "post-check failed"') },
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
+    },
+    ({ device, change_id, reason }) => status(() => service.changes.rollback(device, change_id, reason)),
+  );
+  server.registerTool(
+    'change_status',
+    {
+      title: 'Status of a provisional change',
+      description: 'pending, confirmed, rolled_back or rollback_failed, with its deadline, why it was rolled back and the read-back result.',
+      inputSchema: change,
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+    },
+    ({ device, change_id }) => status(() => service.changes.status(device, change_id)),
+  );
+  registerPreviewTool(server, (device, commands) => service.preview(device, commands), failed);
   return server;
 }

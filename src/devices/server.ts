@@ -79,13 +79,17 @@ export async function startDeviceServer(opts: {
   port?: number;
   logger?: Logger;
   token?: string;
+  /** Where provisional changes are journaled (see DeviceServiceOptions.stateDir). */
+  stateDir?: string;
 }): Promise<RunningDeviceServer> {
   const token = opts.token ?? generateDeviceServerToken();
   if (token.length < MIN_DEVICE_SERVER_TOKEN_LENGTH || /\s/.test(token)) {
     throw new Error(`the device server token must be at least ${MIN_DEVICE_SERVER_TOKEN_LENGTH} characters without spaces`);
   }
   const inventory = opts.inventory ?? (await loadInventory(opts.inventoryPath!));
-  const service = new DeviceService(inventory, opts.logger);
+  const service = new DeviceService(inventory, opts.logger, { stateDir: opts.stateDir });
+  // Changes left pending by a crashed run are put back (and verified) before anyone can call in.
+  await service.changes.recover();
   const host = opts.host ?? '127.0.0.1';
   let hosts = new Set<string>();
   const server = createServer((req, res) => {

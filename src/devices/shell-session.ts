@@ -27,6 +27,8 @@ export class ShellSession {
   private waiter: (() => void) | undefined;
   private closedWith: DeviceError | undefined;
   private hostname = '';
+  /** Told once when the connection drops by itself (never when this side closes it). */
+  private lostListeners: Array<() => void> = [];
   prompt: Prompt = { host: '', mode: '' };
 
   private constructor(
@@ -37,10 +39,19 @@ export class ShellSession {
   ) {
     channel.on('data', (chunk: Buffer) => this.feed(chunk.toString('utf8')));
     channel.stderr.on('data', (chunk: Buffer) => this.feed(chunk.toString('utf8')));
-    const lost = () => this.fail(new DeviceError('session_lost', `${device.name}: the SSH session closed`, true));
-    channel.on('close', lost);
-    client.on('close', lost);
-    client.on('error', (e: Error) => this.fail(new DeviceError('session_lost', `${device.name}: SSH session error: ${e.message}`, true)));
+    const lost = (error: DeviceError) => {
+      if (this.closedWith) return;
+      this.fail(error);
+      for (const fn of this.lostListeners.splice(0)) fn();
+    };
+    channel.on('close', () => lost(new DeviceError('session_lost', `${device.name}: the SSH session closed`, true)));
+    client.on('close', () => lost(new DeviceError('session_lost', `${device.name}: the SSH session closed`, true)));
+    client.on('error', (e: Error) => lost(new DeviceError('session_lost', `${device.name}: SSH session error: ${e.message}`, true)));
+  }
+
+  /** Calls `fn` once if the connection drops by itself; a session closed here (close()) never calls it. */
+  onLost(fn: () => void): void {
+    if (!this.closedWith) this.lostListeners.push(fn);
   }
 
   get closed(): boolean {
@@ -156,6 +167,7 @@ export class ShellSession {
   }
 
   close(): void {
+    this.lostListeners = [];
     const open = !this.closedWith && this.channel.writable;
     this.fail(new DeviceError('session_lost', `${this.device.name}: session closed`, false));
     // Stop whatever still runs before hanging up; a CLI at its prompt just prints a new one.

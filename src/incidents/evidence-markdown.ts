@@ -1,17 +1,11 @@
 import type { DeviceOutput, EvidenceBundle } from './evidence-bundle';
-
-/** A value inside a Markdown table cell: one line, no column breaks. */
-const cell = (value: string) => value.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n/g, '<br>');
+import { fenceFor, incidentFacts, table } from './markdown-parts';
 
 /** A fenced block no backtick run in the content can close early. */
 function fenced(text: string, info = ''): string {
-  const longest = Math.max(2, ...(text.match(/`+/g) ?? []).map((run) => run.length));
-  const fence = '`'.repeat(longest + 1);
+  const fence = fenceFor(text);
   return `${fence}${info}\n${text}\n${fence}`;
 }
-
-const table = (head: string[], rows: string[][]) =>
-  [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.map(cell).join(' | ')} |`)].join('\n');
 
 function outputs(title: string, list: DeviceOutput[], prefix: string, hashes: Map<string, string>, empty: string): string[] {
   const out = [`## ${title}`, ''];
@@ -49,20 +43,10 @@ export function renderEvidenceMarkdown(bundle: EvidenceBundle): string {
     '',
     '## Incident',
     '',
-    table(
-      ['Field', 'Value'],
-      [
-        ['Incident', incident.incident_id],
-        ['Alert', incident.alert_def_id],
-        ['Device', incident.device_hostname],
-        ['Mode', incident.mode],
-        ['State', incident.state],
-        ['Severity', incident.severity ?? '—'],
-        ['Created', incident.created_at],
-        ['Last change', incident.updated_at],
-        ['Outcome', incident.outcome ? `${incident.outcome.kind} at ${incident.outcome.at}: ${incident.outcome.summary}` : 'none reported'],
-        ['Warnings', incident.warnings.length ? incident.warnings.join('; ') : 'none'],
-      ],
+    incidentFacts(
+      incident,
+      [['Severity', incident.severity ?? '—']],
+      [['Outcome', incident.outcome ? `${incident.outcome.kind} at ${incident.outcome.at}: ${incident.outcome.summary}` : 'none reported']],
     ),
     '',
     '## Approval request',

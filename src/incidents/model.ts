@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { changeRecordSchema } from './change';
+import { ConfigPreview } from '../artifacts/config-preview';
 import { applicationStatusSchema, approvalStatusSchema, decisionChannelSchema } from '../approvals/lifecycle';
 
 export const INCIDENT_STATES = [
@@ -50,6 +52,11 @@ export const approvalRequestSchema = z.object({
     channels: z.array(z.string()).default([]),
     /** Headed runs: when the relay itself wrote the question into the operator's terminal session. */
     terminal_shown_at: z.string().nullable().default(null),
+    /**
+     * The dry run of the lines on the live device, computed before anyone was asked (issue #21 point 4);
+     * null without device tools. Absent on records from before it existed: read as "no preview".
+     */
+    preview: ConfigPreview.nullable().optional(),
   });
 export type ApprovalRequest = z.infer<typeof approvalRequestSchema>;
 
@@ -130,6 +137,8 @@ export const incidentSchema = z.object({
   approval_request: approvalRequestSchema.nullable().default(null),
   approval: approvalSchema.nullable(),
   application: applicationSchema.default(NO_APPLICATION),
+  /** The applied change while it is provisional, and how it ended (src/incidents/change.ts). */
+  change: changeRecordSchema.nullable().default(null),
   outcome: outcomeSchema.nullable(),
   /** The exact prompt the run gets (relay) or the operator pasted (headed); dropped when the incident ends. */
   prompt_text: z.string().nullable().default(null),

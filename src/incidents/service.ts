@@ -14,7 +14,7 @@ export type IncidentChange = Partial<Omit<Incident, 'state' | 'incident_id' | 'c
 
 export type NewIncident = Omit<
   Incident,
-  'incident_id' | 'kind' | 'created_at' | 'updated_at' | 'last_seen' | 'occurrences' | 'state' | 'session_id' | 'approval_request' | 'approval' | 'application' | 'outcome' | 'delivery' | 'prompt_text' | 'field_sources' | 'severity' | 'progress'
+  'incident_id' | 'kind' | 'created_at' | 'updated_at' | 'last_seen' | 'occurrences' | 'state' | 'session_id' | 'approval_request' | 'approval' | 'application' | 'change' | 'outcome' | 'delivery' | 'prompt_text' | 'field_sources' | 'severity' | 'progress'
 > & {
   field_sources?: Incident['field_sources'];
   promptTextFor: (incidentId: string) => string;
@@ -145,6 +145,7 @@ export function createIncidents(deps: {
         approval_request: null,
         approval: null,
         application: NO_APPLICATION,
+        change: null,
         outcome: null,
         prompt_text,
         delivery: { attempts: 0, next_attempt_at: null, last_error: null },

@@ -1,20 +1,15 @@
+import { fenceFor, incidentFacts, table } from './markdown-parts';
 import type { Incident, TimelineEntry } from './model';
 
 /** Alert variables whose name says they hold a credential are never written out. */
 const SECRET_NAME = /pass(word)?|secret|token|api[-_]?key|authorization|cookie|credential/i;
 
 /** A value inside a Markdown table cell: one line, no column breaks. */
-const cell = (value: string) => value.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n/g, '<br>');
-
 /** A fenced block that no backtick run in the content can close early. */
 function fenced(lines: string[]): string {
-  const longest = Math.max(2, ...lines.map((l) => Math.max(0, ...(l.match(/`+/g) ?? []).map((run) => run.length))));
-  const fence = '`'.repeat(longest + 1);
+  const fence = fenceFor(lines.join('\n'));
   return [fence, ...lines, fence].join('\n');
 }
-
-const table = (head: [string, string, ...string[]], rows: string[][]) =>
-  [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.map(cell).join(' | ')} |`)].join('\n');
 
 function approvalSection(incident: Incident): string[] {
   const { approval_request: request, approval } = incident;
@@ -74,20 +69,10 @@ export function renderSessionLog(incident: Incident, timeline: TimelineEntry[]):
   return [
     `# ${incident.incident_id}: ${incident.alert_def_id} on ${incident.device_hostname}`,
     '',
-    table(
-      ['Field', 'Value'],
-      [
-        ['Incident', incident.incident_id],
-        ['Alert', incident.alert_def_id],
-        ['Device', incident.device_hostname],
-        ['Mode', incident.mode],
-        ['State', incident.state],
-        ['Agent session', incident.session_id ?? '—'],
-        ['Created', incident.created_at],
-        ['Last change', incident.updated_at],
-        ['Occurrences', `${incident.occurrences} (last seen ${incident.last_seen})`],
-        ['Warnings', incident.warnings.length ? incident.warnings.join('; ') : 'none'],
-      ],
+    incidentFacts(
+      incident,
+      [['Agent session', incident.session_id ?? '—']],
+      [['Occurrences', `${incident.occurrences} (last seen ${incident.last_seen})`]],
     ),
     '',
     '## Alert variables',

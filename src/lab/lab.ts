@@ -1,12 +1,14 @@
 import { checkReadOnlyCommand } from '../tools/read-only-command';
 import type { Logger } from 'pino';
 import type { Clock } from '../artifacts/clock';
+import { createLabChanges, type ChangeResult, type ProvisionalResult } from './changes';
 import { systemClock } from '../artifacts/clock';
 import { parseCommand, resolveInterfaceName, splitPipe } from './cli-parser';
 import { applyConfigLines } from './config-mode';
 import { Network, neighborKey, type Device } from './device';
 import { execGrammar } from './exec-commands';
 import type { FaultSpec } from './faults';
+import { offeredPrefixes } from './neighbor-faults';
 import type { Inventory } from './inventory';
 
 export type CliResult = { ok: true; output: string } | { ok: false; error: string };
@@ -27,6 +29,12 @@ export interface Lab {
   exec(device: string, command: string): CliResult;
   /** Applies configuration lines atomically: all of them or, on the first rejected line, none. */
   config(device: string, lines: readonly string[], by?: { user: string; from: string }): CliResult;
+  /** Applies lines as config does, provisionally: rolled back unless confirmed within `confirmWithinS` of the lab's clock. */
+  configProvisional(device: string, lines: readonly string[], confirmWithinS: number): ProvisionalResult;
+  confirmChange(device: string, changeId: string): ChangeResult;
+  /** Idempotent for a change already rolled back. */
+  rollbackChange(device: string, changeId: string, reason: string): ChangeResult;
+  changeStatus(device: string, changeId: string): ChangeResult;
   inject(fault: FaultSpec): string;
   /** Clears injected faults that are not configuration (peer, link, reachability); config stays as it is. */
   clearFaults(device?: string): void;
@@ -96,8 +104,25 @@ export function createLab(opts: LabOptions): Lab {
     net.log(device, `%SYS-5-CONFIG_I: Configured from console by ${by.user} on vty0 (${by.from})`);
   };
 
-  return {
+  let lab: Lab;
+  const provisional = createLabChanges({
     clock,
+    reach,
+    apply: (hostname, lines) => lab.config(hostname, lines),
+    restore(device, config) {
+      device.config = config;
+      recordChange(device, { user: 'automation', from: '192.0.2.250' });
+      net.reconcile();
+    },
+    logger: log,
+  });
+
+  return (lab = {
+    clock,
+    configProvisional: (hostname, lines, s) => provisional.provisional(hostname, lines, s),
+    confirmChange: (hostname, id) => provisional.confirm(hostname, id),
+    rollbackChange: (hostname, id, reason) => provisional.rollback(hostname, id, reason),
+    changeStatus: (hostname, id) => provisional.status(hostname, id),
     exec(hostname, command) {
       const device = reach(hostname);
       if (typeof device === 'string') return { ok: false, error: device };
@@ -155,6 +180,20 @@ export function createLab(opts: LabOptions): Lab {
           what = `${host}: neighbor ${n.address}${n.vrf ? ` vrf ${n.vrf}` : ''} administratively shut down`;
           break;
         }
+        case 'bgp_max_prefix_exceeded': {
+          const n = findNeighbor(device, fault.neighbor, fault.vrf);
+          n.maximum_prefix = Math.max(0, offeredPrefixes(device, n) - 1);
+          recordChange(device, { user: 'netops', from: '192.0.2.50' });
+          what = `${host}: neighbor ${n.address} maximum-prefix ${n.maximum_prefix}, below what the peer advertises`;
+          break;
+        }
+        case 'bgp_update_source_missing': {
+          const n = findNeighbor(device, fault.neighbor, fault.vrf);
+          n.update_source = 'Loopback9';
+          recordChange(device, { user: 'netops', from: '192.0.2.50' });
+          what = `${host}: neighbor ${n.address} update-source Loopback9, an interface the router does not have`;
+          break;
+        }
         case 'bgp_peer_unreachable': {
           const n = findNeighbor(device, fault.neighbor, fault.vrf);
           device.faults.peerUnreachable.add(neighborKey(n.address, n.vrf));
@@ -195,6 +234,7 @@ export function createLab(opts: LabOptions): Lab {
     },
 
     reset() {
+      provisional.clear();
       closeTimers(net);
       net = new Network(opts.inventory.devices, clock, timing);
       changes = 0;
@@ -203,8 +243,11 @@ export function createLab(opts: LabOptions): Lab {
     devices: () => [...net.devices.values()].map((d) => ({ hostname: d.config.hostname, mgmt_ip: d.inventory.mgmt_ip })),
     configChanges: () => changes,
     network: () => net,
-    close: () => closeTimers(net),
-  };
+    close: () => {
+      provisional.clear();
+      closeTimers(net);
+    },
+  });
 }
 
 function closeTimers(net: Network): void {

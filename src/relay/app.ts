@@ -1,5 +1,6 @@
 import type { DecideFn } from '../approvals/approvals';
 import type { OperatorDirectory } from '../operators/operators';
+import { confirmRoutes, type ConfirmFn } from './routes/confirm';
 import { decisionRoutes } from './routes/decision';
 import type { SettingSource } from '../config/setting-sources';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
@@ -24,6 +25,7 @@ import { mcpRoutes } from './routes/mcp';
 import { healthRoutes } from './routes/health';
 import { searchProxyRoutes } from './routes/search-proxy';
 import { sessionsRoutes } from './routes/sessions';
+import { evidenceRoutes } from './routes/evidence';
 import { uiRoutes } from './routes/ui';
 import { headedRoutes } from './routes/headed';
 import { headedTerminalRoutes, type HeadedTerminalDeps } from './routes/headed-terminal';
@@ -46,6 +48,8 @@ export interface AppDeps {
   uiDistDir?: string;
   operators?: OperatorDirectory;
   approvals: { decide: DecideFn };
+  /** A person's confirm of a provisional change (POST /incidents/:id/confirm); absent without device tools. */
+  confirmChange?: ConfirmFn;
   settingSources?: Partial<Record<keyof RelayConfig, SettingSource>>;
   /** Where an incident's session log is written, for the UI's log view. */
   sessionLogPath: (incident: Incident) => string;
@@ -142,10 +146,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   if (deps.alertSources) await app.register(alertSourceRoutes, { ...deps.alertSources, webhookSecret: secret });
   // Its own authentication: a person's token, approvers only (WEBHOOK_SECRET is Splunk's, not a person's).
   await app.register(decisionRoutes, { approvals: deps.approvals, ...(deps.operators ? { operators: deps.operators } : {}) });
+  await app.register(confirmRoutes, { ...(deps.confirmChange ? { confirm: deps.confirmChange } : {}), ...(deps.operators ? { operators: deps.operators } : {}), ...(uiSession ? { session: uiSession } : {}) });
   await app.register(async (scope) => {
     // Everyone listed reads; only WEBHOOK_SECRET and approvers create incidents or start runs.
     scope.addHook('onRequest', principalGuard({ secret, ...(uiSession ? { session: uiSession } : {}), ...(operators ? { operators } : {}) }));
     await scope.register(sessionsRoutes, { incidents: deps.incidents });
+    await scope.register(evidenceRoutes, { incidents: deps.incidents, now: () => deps.clock.now(), ...(deps.scrub ? { scrub: deps.scrub } : {}) });
     await scope.register(headedRoutes, { startHeaded: deps.startHeaded });
     const projectDir = resolve(config.RELAY_PROJECT_DIR);
     await scope.register(uiRoutes, {

@@ -7,6 +7,8 @@ import { createApprovals, type DecideFn } from '../approvals/approvals';
 import { createChannelHost } from '../approvals/channel-host';
 import { createWebexChannel } from '../messaging/webex-channel';
 import { createRelayToolsServer } from '../tools/relay-tools';
+import { setUpConfirmedApply } from '../tools/confirmed-apply-setup';
+import { createTeamConfirms } from '../team/confirms';
 import { createDeviceGuardServer } from '../tools/device-guard';
 import { createMcpDeviceTools } from '../artifacts/device-tools';
 import { createStrictAllowList } from '../tools/strict-allow-list';
@@ -26,7 +28,7 @@ import { createRelayMetrics } from './metrics';
 import type { Intake } from './intake';
 import { createSecretScrubber } from '../log/secret-scrubber';
 import { SECRET_KEYS } from '../config/schema';
-import { httpDeviceProbe } from './health-checks';
+import { httpDeviceProbe, messagingHealth } from './health-checks';
 import { createIntake } from './intake';
 import { createAlertSources } from './alert-sources';
 import { createModelCheck } from '../agent/model-check';
@@ -51,7 +53,8 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
   // With DEVICE_INVENTORY (and no DEVICE_MCP_URL) the relay runs the SSH device tool server itself, on loopback.
   const deviceServer =
     !deps.deviceTools && !deps.config.DEVICE_MCP_URL && deps.config.DEVICE_INVENTORY
-      ? await startDeviceServer({ inventoryPath: resolve(deps.config.DEVICE_INVENTORY), port: 0, logger: logger.child({ component: 'devices' }) })
+      ? // Pending changes are journaled under the data folder: a relay killed with one pending puts it back at its next start.
+        await startDeviceServer({ inventoryPath: resolve(deps.config.DEVICE_INVENTORY), port: 0, stateDir: join(resolve(deps.config.RELAY_DATA_DIR), 'device-changes'), logger: logger.child({ component: 'devices' }) })
       : undefined;
   // Its URL stays out of the configuration (the /ui settings view shows that): the guard's client and /health/deep get it directly.
   const config = deps.config;
@@ -92,7 +95,6 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     ...(deps.team ? { newIncidentLock: deps.team.newIncidentLock } : {}),
   });
   const alertSources = createAlertSources({ config, intake, incidents, bus, agent, logger, ...(store.writesBehind ? { durable: () => store.flush() } : {}), ...(deps.team ? { owns: deps.team.owns } : {}) });
-  const messaging = deps.messaging ?? (() => ({ configured: Boolean(config.MSG_BOT_TOKEN && config.MSG_ROOM_ID), connected: false }));
   // The relay writes into a headed run's terminal session itself: what the operator reads there is the
   // relay's record (lines, device, hash, request id), never the model's retelling of it.
   const tellTerminal = async (incident: Incident, text: string) => {
@@ -102,6 +104,8 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
   // The operator channels: Webex when the bot (or a test's room) is given, then any others (Slack).
   const webex = deps.room ? createWebexChannel({ room: deps.room, roomId: config.MSG_ROOM_ID, approvers: config.MSG_APPROVERS, logger }) : undefined;
   const channels = [...(webex ? [webex] : []), ...(deps.channels ?? [])];
+  // Each channel with a socket says how it stands, through the port; a team follower stands by.
+  const messaging = deps.messaging ?? (() => messagingHealth(channels, deps.standby?.() ?? false));
   const approvals = createApprovals({
     incidents,
     agent,
@@ -165,6 +169,13 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
   const ownDeviceTools = !deps.deviceTools && deviceMcpUrl ? createMcpDeviceTools(deviceMcpUrl, { token: deviceServer?.token ?? config.DEVICE_MCP_TOKEN }) : undefined;
   const deviceTools = deps.deviceTools ?? ownDeviceTools;
   const runProgress = createRunProgress({ incidents, artifactsDir: join(resolve(config.RELAY_PROJECT_DIR), 'intelligence-artifacts'), logger, now: () => clock.now() });
+  // Every change goes on provisionally: confirmed by the RAW's post-check or a person, else put back.
+  const confirmed = deviceTools
+    ? setUpConfirmedApply({ incidents, upstream: deviceTools, artifactsDir: join(resolve(config.RELAY_PROJECT_DIR), 'intelligence-artifacts'), defaultWithinS: config.CONFIRM_WITHIN_S, clock, logger, owns, tell: approvals.tellRoom, ...(deps.postCheckPaceS !== undefined ? { maxPaceS: deps.postCheckPaceS } : {}) })
+    : undefined;
+  // On a team a confirm, like a decision, is recorded first and applied by the incident's owner.
+  const teamConfirms = deps.team ? createTeamConfirms({ team: deps.team, incidents, logger, confirmLocally: confirmed?.confirmByPerson ?? (async (id) => ({ ok: false, code: 'no_change', message: `${id} has no change this relay applied` })) }) : undefined;
+  const confirmChange = teamConfirms?.confirm ?? confirmed?.confirmByPerson;
   const strictAllowList = createStrictAllowList({ incidents, artifactsDir: join(resolve(config.RELAY_PROJECT_DIR), 'intelligence-artifacts'), logger });
   const metrics = createRelayMetrics({ bus, incidents, storeHealth: () => store.health(), ...(team ? { leading: () => team.leading() } : {}) });
   // Counted where the sender's answer is known: the route's intake (Splunk) and the batch answer (Alertmanager …).
@@ -203,6 +214,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     startHeaded,
     terminal: { terminalSecret, tell: tellTerminal },
     channels: () => approvals.channels(),
+    ...(confirmChange ? { confirmChange } : {}),
     ...(operators ? { approversOnline: () => presence.approvers() } : {}),
     messaging,
     warnings: () => [
@@ -213,7 +225,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     store: async () => (store.probe ? store.probe() : store.health()),
     ...(deviceServer ? { deviceProbe: httpDeviceProbe(`${deviceServer.url}/health`) } : {}),
     eventStream: () => follower.status(),
-    tools: { token: toolsToken, createServer: () => createRelayToolsServer({ incidents, approvals, channels, logger, clock }) },
+    tools: { token: toolsToken, createServer: () => createRelayToolsServer({ incidents, approvals, channels, logger, clock, ...(deviceTools ? { preview: (d, c) => deviceTools.previewConfig(d, c) } : {}) }) },
     deviceTools: {
       createServer: () => createDeviceGuardServer({
           incidents,
@@ -221,6 +233,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
           upstream: deviceTools,
           strictAllowList,
           progress: runProgress,
+          ...(confirmed ? { confirmed } : {}),
           logger,
           ...(store.writesBehind ? { durable: () => store.flush() } : {}),
         }),
@@ -237,6 +250,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
   });
   dispatcher.recover();
   approvals.recover();
+  confirmed?.recover();
 
   return {
     app,
@@ -245,6 +259,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     dispatcher,
     approvals,
     decide,
+    ...(confirmChange ? { confirmChange } : {}),
     addStandingWarnings(source) {
       laterWarnings.add(source);
       return () => void laterWarnings.delete(source);
@@ -263,7 +278,9 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
       alertSources.stop();
       offTeam();
       teamDecisions?.stop();
+      teamConfirms?.stop();
       approvals.stop();
+      confirmed?.stop();
       await app.close();
       await dispatcher.stop();
       await follower.stop();

@@ -6,6 +6,7 @@ import type { OperatorChannel } from '../approvals/operator-channel';
 import type { OperatorRoom } from '../messaging/webex-channel';
 import type { DeviceTools } from '../artifacts/device-tools';
 import type { Clock } from '../clock';
+import type { ConfirmFn } from './routes/confirm';
 import type { RelayConfig } from '../config/schema';
 import type { SettingSource } from '../config/setting-sources';
 import type { createDispatcher } from '../delivery/dispatcher';
@@ -30,6 +31,8 @@ export interface RelayDeps {
   clock?: Clock;
   bus?: Bus<RelayEvents>;
   messaging?: () => MessagingHealth;
+  /** A team follower: the leader holds the channels' sockets (default: never, as on a laptop). */
+  standby?: () => boolean;
   /** The operators' room (the Webex bot); without it approvals are unattended unless another channel is live. */
   room?: OperatorRoom;
   /** Further operator channels (Slack …), asked and told beside the Webex room. */
@@ -38,6 +41,8 @@ export interface RelayDeps {
   extraChannels?: () => string[];
   /** Device tools behind the guard; default: an MCP client to DEVICE_MCP_URL. */
   deviceTools?: DeviceTools;
+  /** Caps the RAW's waits and retry intervals in the relay's post-check, in seconds (demos, tests). */
+  postCheckPaceS?: number;
   /** Bearer for the agents' tool endpoint; RELAY_TOOLS_TOKEN, else generated for this run. */
   toolsToken?: string;
   /** The headed terminal's decision credential (npm run headed); generated when absent. */
@@ -68,6 +73,8 @@ export interface Relay {
    * incident never disagree. `approvals.decide` is the owner's own step behind it.
    */
   decide: DecideFn;
+  /** A person keeps a provisional change (tray, /ui, API); undefined on a relay without device tools. */
+  confirmChange?: ConfirmFn;
   /** Adds warnings to /health, /ui and the tray until the returned function is called. */
   addStandingWarnings(source: () => string[]): () => void;
   /** Creates a headed incident and its prompt (the tray's and the UI's prompt copiers). */

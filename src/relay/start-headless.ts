@@ -10,6 +10,7 @@ import { SECRET_KEYS, type RelayConfig } from '../config/schema';
 import { createConfBackends } from '../incidents/conf-backend';
 import { createPersistentStore } from '../incidents/persistent-store';
 import type { IncidentStore, KeyValueBackend } from '../incidents/store';
+import { WEBEX_CHANNEL } from '../messaging/webex-channel';
 import { createWebexBot, type WebexBot } from '../messaging/webex-bot';
 import { createSlackFromConfig } from '../slack/from-config';
 import { createRelay, type Relay } from './create-relay';
@@ -202,7 +203,7 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
   });
   // Every channel's socket under one rule: on a team only the leader holds them, taking them over when it gains the lock.
   const sockets = [
-    ...(bot ? [{ name: 'webex', connect: () => bot.start(), disconnect: () => bot.stop() }] : []),
+    ...(bot ? [{ name: WEBEX_CHANNEL, connect: () => bot.start(), disconnect: () => bot.stop() }] : []),
     ...(slack ? [{ name: 'slack', ...slack.connection }] : []),
   ];
   // Not awaited: without the network a socket keeps retrying, and the relay must serve meanwhile.

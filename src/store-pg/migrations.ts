@@ -72,4 +72,21 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE SEQUENCE relay_tags;
     `,
   },
+  {
+    version: 3,
+    name: 'confirms: a person keeps a provisional change, on whichever relay',
+    sql: `
+      -- The first confirm of a change wins; the relay that owns the incident applies it and writes its answer.
+      CREATE TABLE confirms (
+        incident_id   text NOT NULL,
+        change_id     text NOT NULL,
+        by_name       text NOT NULL,
+        requested_at  text NOT NULL,
+        received_by   text NOT NULL,
+        result        jsonb,
+        applied_at    text,
+        PRIMARY KEY (incident_id, change_id)
+      );
+    `,
+  },
 ];

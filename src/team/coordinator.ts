@@ -13,8 +13,14 @@ import { CHANGE_CHANNEL } from '../store-pg/write-batch';
 import { teamRepository } from '../store-pg/team-repository';
 
 /** Advisory-lock keys (any fixed numbers, one per purpose; the new-incident lock's is in new-incident-lock.ts). */
+
+/** What a person did on some relay that the owner of the incident applies: decide a request, or keep a change. */
+export type HumanActionKind = 'decision' | 'confirm';
 export { NEW_INCIDENT_LOCK } from './new-incident-lock';
-export const WEBEX_LEADER_LOCK = 0x7765_6278;
+/** Held by the relay that keeps every operator channel's socket (Webex, Slack); the same key Webex alone used before. */
+export const CHANNELS_LEADER_LOCK = 0x7765_6278;
+/** @deprecated the lock now covers every channel: use CHANNELS_LEADER_LOCK. */
+export const WEBEX_LEADER_LOCK = CHANNELS_LEADER_LOCK;
 
 export interface TeamOptions {
   store: SharedIncidentStore;
@@ -43,7 +49,7 @@ export interface Adoption {
  * What makes several relays on one database one team relay: heartbeats and takeover of a dead
  * relay's incidents, the lock that keeps a new fault to one incident, claims that deliver each
  * alert once (row locks with SKIP LOCKED), LISTEN/NOTIFY so every relay's memory and /events
- * follow the others' changes, and a leadership lock for what only one relay may hold (Webex).
+ * follow the others' changes, and a leadership lock for what only one relay may hold (the operator channels' sockets).
  */
 export function createTeamCoordinator(opts: TeamOptions) {
   const { store, logger } = opts;
@@ -56,7 +62,7 @@ export function createTeamCoordinator(opts: TeamOptions) {
   const reconnectDelay = jitteredBackoff({ baseMs: 250, maxMs: 5_000 });
   const changeHandlers = new Set<(changes: RemoteChange[]) => void>();
   const adoptionHandlers = new Set<(adopted: Adoption[]) => void>();
-  const decisionHandlers = new Set<(incidentId: string, requestedAt: string) => Promise<void>>();
+  const decisionHandlers = new Set<(incidentId: string, key: string, kind: HumanActionKind) => Promise<void>>();
   const beatHandlers = new Set<() => Promise<void>>();
   let stopped = false;
   let heartbeatTimer: NodeJS.Timeout | undefined;
@@ -137,8 +143,9 @@ export function createTeamCoordinator(opts: TeamOptions) {
     client.on('notification', (msg) => {
       if (msg.channel === DECISION_CHANNEL && msg.payload) {
         try {
-          const d = JSON.parse(msg.payload) as { i: string; q: string };
-          for (const h of decisionHandlers) h(d.i, d.q).catch((error: unknown) => logger.error({ err_message: databaseErrorMessage(error) }, 'a decision from another relay could not be applied'));
+          // A human action recorded by a relay: a decision (q: the request's time) or a confirm (k: 'confirm', q: the change).
+          const d = JSON.parse(msg.payload) as { i: string; q: string; k?: HumanActionKind };
+          for (const h of decisionHandlers) h(d.i, d.q, d.k ?? 'decision').catch((error: unknown) => logger.error({ err_message: databaseErrorMessage(error) }, 'a decision from another relay could not be applied'));
         } catch {
           /* not ours */
         }
@@ -188,13 +195,13 @@ export function createTeamCoordinator(opts: TeamOptions) {
     },
 
     /**
-     * A new-incident intake, one relay at a time across the team: under the lock the database's
-     * open incident for this fault is read into memory first.
+     * A new-incident intake, one relay at a time per fault across the team (different faults go on in
+     * parallel): under the lock the database's open incident for this fault is read into memory first.
      */
     newIncidentLock,
 
     /** Decisions recorded by any relay (this one included): the owner applies them. */
-    onDecision(handler: (incidentId: string, requestedAt: string) => Promise<void>): () => void {
+    onDecision(handler: (incidentId: string, key: string, kind: HumanActionKind) => Promise<void>): () => void {
       decisionHandlers.add(handler);
       return () => decisionHandlers.delete(handler);
     },
@@ -222,7 +229,7 @@ export function createTeamCoordinator(opts: TeamOptions) {
 
     /**
      * Holds `lock` while this relay lives: `onGain` runs when it gets it, `onLose` when its
-     * connection goes (another relay gets it within a heartbeat). For Webex's one websocket.
+     * connection goes (another relay gets it within a heartbeat). For the channels' sockets (holdChannelSockets).
      */
     lead(lock: number, onGain: () => void, onLose: () => void): LeaderLock {
       const held = holdLeaderLock({ databaseUrl: opts.databaseUrl, lock, retryMs: heartbeatMs, logger, name, onGain, onLose });

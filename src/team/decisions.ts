@@ -30,8 +30,8 @@ export function createTeamDecisions(deps: { team: TeamCoordinator; approvals: Pi
     if (result.status !== 'accepted') logger.info({ incident_id: row.incident_id, status: result.status }, 'a decision from another relay found nothing to decide');
   }
 
-  const offNotified = team.onDecision(async (incidentId, requestedAt) => {
-    if (!team.owns(incidentId)) return;
+  const offNotified = team.onDecision(async (incidentId, requestedAt, kind) => {
+    if (kind !== 'decision' || !team.owns(incidentId)) return;
     const row = await repo.decisionFor(incidentId, requestedAt);
     if (row) await apply(row);
   });

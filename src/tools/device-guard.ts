@@ -8,6 +8,7 @@ import { DeviceToolError, type DeviceTools } from '../artifacts/device-tools';
 import type { Incidents } from '../incidents/service';
 import { checkExec } from './device-policy';
 import { NOTHING_SENT_KINDS } from '../devices/errors';
+import type { ConfirmedApply } from './confirmed-apply';
 
 export interface DeviceGuardDeps {
   incidents: Incidents;
@@ -23,6 +24,11 @@ export interface DeviceGuardDeps {
    * relay's PostgreSQL). A crash after the call must find the claim, never an unspent approval.
    */
   durable?(): Promise<void>;
+  /**
+   * Confirmed apply: every change goes on provisionally and is confirmed by the post-check or a
+   * person, else the device tool server puts the configuration back (src/tools/confirmed-apply.ts).
+   */
+  confirmed?: { within(incidentId: string): Promise<number>; started: ConfirmedApply['started'] };
   logger: Logger;
 }
 
@@ -124,12 +130,20 @@ export function createDeviceGuardServer(deps: DeviceGuardDeps): McpServer {
       const target = claimed.claim.device;
       const lines = [...claimed.claim.commands];
       try {
-        const output = await upstream.configCli(target, lines);
+        const confirmed = deps.confirmed;
+        const within = confirmed ? await confirmed.within(incident_id) : undefined;
+        const applied = confirmed && within !== undefined ? await upstream.configProvisional(target, lines, within) : { output: await upstream.configCli(target, lines), change: undefined };
+        const output = applied.output;
         claimed.claim.applied(output);
-        incidents.record(incident_id, 'device.config_applied', `Applied on ${target} (lines ${shortHash(sha)}): ${lines.join(' / ')}`, { device: target, commands: lines, output: excerpt(output) });
+        incidents.record(incident_id, 'device.config_applied', `Applied on ${target} (lines ${shortHash(sha)}): ${lines.join(' / ')}`, { device: target, commands: lines, output: excerpt(output, 20_000) });
         logger.info({ incident_id, device: target, lines: lines.length }, 'approved configuration applied');
+        if (confirmed && applied.change && within !== undefined) confirmed.started(incident_id, applied.change, within);
         await deps.progress?.(incident_id, lines).catch(() => undefined);
-        return ok(output);
+        return ok(
+          applied.change
+            ? `${output}\n\nThe change is provisional until ${applied.change.deadline}: the relay confirms it when the RAW's post-check passes on the device (or a person confirms it); otherwise the device is put back. Go on with the RAW's next steps.`
+            : output,
+        );
       } catch (error) {
         const message = (error as Error).message;
         const reached = !nothingWasSent(error);

@@ -18,6 +18,8 @@ describe.skipIf(NO_FRR)('npm run demo -- --frr: the whole flow on real routers',
     expect(out).toMatch(/R1# show running-config bgpd\n\s+Building configuration/);
     expect(out).toContain('router bgp 65001\n      no neighbor 10.0.0.2 shutdown');
     expect(out).toMatch(/Outcome {3}resolved/);
+    // Confirmed apply on a real router: the relay's own post-check kept the change.
+    expect(out).toMatch(/Change {4}confirmed by post-check/);
     expect(out).toMatch(/Router {4}R2 \(the peer\): BGP state = Established/);
     expect(code).toBe(0);
   }, 180_000);
@@ -25,6 +27,7 @@ describe.skipIf(NO_FRR)('npm run demo -- --frr: the whole flow on real routers',
   it('--deny: escalated, and the session is still down on the router', async () => {
     const { code, out } = await demo('--deny');
     expect(out).toMatch(/Outcome {3}escalated: The operator denied/);
+    expect(out).not.toMatch(/Change {4}/);
     expect(out).toMatch(/Router {4}R1: BGP state = Idle/);
     expect(out).not.toMatch(/R2 \(the peer\): BGP state = Established/);
     expect(code).toBe(0);

@@ -25,6 +25,7 @@ export async function relayForTest(opts: {
   deviceTools?: DeviceTools;
   extraChannels?: () => string[];
   proxy?: ProxySettings;
+  postCheckPaceS?: number;
 }) {
   const config = loadConfig({ AGENT_URL: 'http://127.0.0.1:1', AGENT_SERVER_PASSWORD: 'pw', ...opts.env });
   const store = opts.store ?? createPersistentStore({ backend: createMemoryBackend(), retention: config.INCIDENT_RETENTION, logger: silent });
@@ -41,6 +42,7 @@ export async function relayForTest(opts: {
     deviceTools: opts.deviceTools,
     extraChannels: opts.extraChannels,
     proxy: opts.proxy,
+    ...(opts.postCheckPaceS !== undefined ? { postCheckPaceS: opts.postCheckPaceS } : {}),
   });
 }
 

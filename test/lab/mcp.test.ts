@@ -29,10 +29,10 @@ afterAll(async () => {
 beforeEach(() => running.lab.reset());
 
 describe('the device lab over MCP (Streamable HTTP, loopback)', () => {
-  it('listens on loopback and offers exactly exec_cli and config_cli', async () => {
+  it('listens on loopback and offers exactly the device tools, the dry run and the provisional-change tools', async () => {
     expect(running.mcpUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['config_cli', 'exec_cli']);
+    expect(tools.map((t) => t.name).sort()).toEqual(['change_status', 'config_cli', 'confirm_change', 'exec_cli', 'preview_config', 'rollback_change']);
     const exec = tools.find((t) => t.name === 'exec_cli')!;
     expect(exec.annotations?.readOnlyHint).toBe(true);
     expect(Object.keys(exec.inputSchema.properties ?? {}).sort()).toEqual(['command', 'device']);

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { linesSha256 } from '../../src/approvals/lines';
-import { createLabDeviceTools, DeviceToolError, type DeviceTools } from '../../src/artifacts/device-tools';
+import { createLabDeviceTools, DeviceToolError, type DeviceTools, WITHOUT_PROVISIONAL } from '../../src/artifacts/device-tools';
+import { withProvisional } from '../helpers/provisional-stand-in';
 import { createConfBackends } from '../../src/incidents/conf-backend';
 import { createPersistentStore } from '../../src/incidents/persistent-store';
 import type { IncidentStore } from '../../src/incidents/store';
@@ -40,7 +41,7 @@ async function start(opts: { deviceTools?: DeviceTools; store?: IncidentStore; a
     clock: opts.clock,
     store: opts.store,
     env: { RELAY_TOOLS_TOKEN: 'tok', APPROVAL_TTL: '30m' },
-    deviceTools: opts.deviceTools ?? createLabDeviceTools(lab.lab),
+    deviceTools: opts.deviceTools ? withProvisional(opts.deviceTools) : createLabDeviceTools(lab.lab),
     extraChannels: () => ['desktop'],
   });
   const url = await relay.listen({ port: 0, host: '127.0.0.1' });
@@ -80,7 +81,7 @@ describe('approval gate', () => {
     const hold = deferred();
     const real = createLabDeviceTools(lab.lab);
     let reached = 0;
-    const slow: DeviceTools = {
+    const slow: DeviceTools = { ...WITHOUT_PROVISIONAL,
       execCli: (d, c) => real.execCli(d, c),
       async configCli(d, c) {
         reached += 1;
@@ -115,7 +116,7 @@ describe('approval gate', () => {
     injectFault();
     const real = createLabDeviceTools(lab.lab);
     let mode: 'unreachable' | 'fails' | 'ok' = 'unreachable';
-    const flaky: DeviceTools = {
+    const flaky: DeviceTools = { ...WITHOUT_PROVISIONAL,
       execCli: (d, c) => real.execCli(d, c),
       async configCli(d, c) {
         if (mode === 'unreachable') throw new DeviceToolError('config_cli', 'device tool server unreachable: connect ECONNREFUSED', false);
@@ -147,7 +148,9 @@ describe('approval gate', () => {
   });
 
   it('the card, the tray and the guard agree on the lines by their hash', async () => {
-    const t = await start();
+    // The lab's parser refuses these lines, so its dry run would stop them before any approval
+    // (test/relay/preview.test.ts): a stand-in whose preview accepts keeps this test about the hash.
+    const t = await start({ deviceTools: createLabDeviceTools(lab.lab) });
     const id = await t.fire();
     const res = await t.ask(id, { commands: ['ip as-path access-list 10 permit _65002_', ' neighbor 10.0.0.2 description  two  spaces'] });
     const sha = linesSha256(['ip as-path access-list 10 permit _65002_', ' neighbor 10.0.0.2 description  two  spaces']);
@@ -163,7 +166,7 @@ describe('approval gate', () => {
     const clock = manualClock(new Date().toISOString());
     const hold = deferred();
     const real = createLabDeviceTools(lab.lab);
-    const hanging: DeviceTools = { execCli: (d, c) => real.execCli(d, c), configCli: () => hold.promise.then(() => '') };
+    const hanging: DeviceTools = { ...WITHOUT_PROVISIONAL, execCli: (d, c) => real.execCli(d, c), configCli: () => hold.promise.then(() => '') };
 
     // 1. One incident pending, one claimed (its device call never returns: the relay dies during it).
     const a = await start({ agent, store: storeIn(dir), deviceTools: hanging, clock });

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { DeviceToolError, type DeviceTools } from '../../src/artifacts/device-tools';
+import { DeviceToolError, type DeviceTools, WITHOUT_PROVISIONAL } from '../../src/artifacts/device-tools';
+import { withProvisional } from '../helpers/provisional-stand-in';
 import type { Relay } from '../../src/relay/create-relay';
 import { buildSplunkAlert } from '../../src/alert/sample';
 import { connectMcp } from '../helpers/mcp-client';
@@ -16,7 +17,7 @@ afterEach(async () => {
 function recordingDevices() {
   const sent: { device: string; commands: string[] }[] = [];
   let failWith: DeviceToolError | undefined;
-  const tools: DeviceTools = {
+  const tools: DeviceTools = { ...WITHOUT_PROVISIONAL,
     execCli: async () => 'ok',
     configCli: async (device, commands) => {
       sent.push({ device, commands });
@@ -29,7 +30,7 @@ function recordingDevices() {
 
 async function approved(relayDevice = 'R1') {
   const devices = recordingDevices();
-  const relay: Relay = await relayForTest({ agent: createStubRuntime(), env: { RELAY_TOOLS_TOKEN: 'tok' }, deviceTools: devices.tools, extraChannels: () => ['desktop'] });
+  const relay: Relay = await relayForTest({ agent: createStubRuntime(), env: { RELAY_TOOLS_TOKEN: 'tok' }, deviceTools: withProvisional(devices.tools), extraChannels: () => ['desktop'] });
   const url = await relay.listen({ port: 0, host: '127.0.0.1' });
   const device = await connectMcp(`${url}/device-mcp`, 'tok');
   closers.push(relay, device);

@@ -1,14 +1,14 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startLab } from '../../src/lab/server';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Relay } from '../../src/relay/create-relay';
 import { buildSplunkAlert } from '../../src/alert/sample';
 import { linesSha256 } from '../../src/approvals/lines';
 import { evidenceBundleSchema, verifyEvidenceBundle } from '../../src/incidents/evidence-bundle';
 import { connectMcp } from '../helpers/mcp-client';
 import { createStubRuntime } from '../helpers/stub-runtime';
-import { relayForTest, silent } from '../helpers/relay';
+import { relayForTest } from '../helpers/relay';
 import { manualClock } from '../unit/incidents/in-memory-incidents';
 import { untilIncident } from '../helpers/incident-waits';
+import { useSimulatedLab, type SimulatedLab } from '../helpers/sim-lab';
 
 const SECRET = 'evidence-webhook-secret-7781';
 const TOOLS = 'evidence-tools-token-5530';
@@ -17,12 +17,11 @@ const CHECK = 'show ip bgp neighbors 10.0.0.2';
 const room = { postMarkdown: async () => undefined, postCard: async () => ({ id: 'card-1' }) };
 const auth = { authorization: `Bearer ${SECRET}` };
 
-type Lab = Awaited<ReturnType<typeof startLab>>;
-let lab: Lab;
-beforeAll(async () => {
-  lab = await startLab({ port: 0, host: '127.0.0.1', convergeDelayMs: 0, logger: silent });
+const labNow = useSimulatedLab();
+let lab: SimulatedLab;
+beforeEach(() => {
+  lab = labNow();
 });
-afterAll(async () => lab?.stop());
 
 let relay: Relay | undefined;
 const clients: Awaited<ReturnType<typeof connectMcp>>[] = [];
@@ -30,7 +29,6 @@ afterEach(async () => {
   await Promise.all(clients.splice(0).map((c) => c.close()));
   await relay?.close();
   relay = undefined;
-  lab.lab.reset();
 });
 
 /** Resolves when the relay arms a timer of `ms` (the post-check's wait): the test then moves the clock past it. */

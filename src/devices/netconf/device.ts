@@ -69,14 +69,14 @@ export class NetconfDevice {
    * until then, so no other manager edits it meanwhile. A failure at any step cancels what was
    * committed, discards the candidate, releases the lock, and reads running back.
    */
-  async change(lines: string[]): Promise<string> {
+  async change(lines: string[], confirmTimeoutS?: number): Promise<string> {
     const fragment = approvedFragment(this.name, lines);
     await this.settleExpired();
     if (this.pending) {
       throw new DeviceError('busy', `${this.name}: a confirmed commit is waiting for its decision until ${new Date(this.pending.deadline).toISOString()}: confirm or cancel it first`);
     }
     const s = await this.open();
-    const timeoutS = this.entry.confirm_timeout_s;
+    const timeoutS = confirmTimeoutS ?? this.entry.confirm_timeout_s;
     let before: XmlElement | undefined;
     let committed = false;
     let locked = false;

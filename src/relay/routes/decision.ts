@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { DecideFn } from '../../approvals/approvals';
 import type { OperatorDirectory } from '../../operators/operators';
 import { HttpError } from '../errors';
+import { approverOf } from './approver-token';
 
 const bodySchema = z.strictObject({
   /** The request the person was shown (`approval_request.request_id`): a decision is for that request only. */
@@ -20,15 +21,7 @@ export const decisionRoutes: FastifyPluginAsyncZod<{ approvals: { decide: Decide
     '/incidents/:incident_id/decision',
     { schema: { params: z.object({ incident_id: z.string().min(1).max(64) }), body: bodySchema } },
     async (request, reply) => {
-      if (!opts.operators) {
-        throw new HttpError(403, 'operators_not_configured', 'Decisions over the API need OPERATORS_FILE: list the approvers and their token hashes, then restart the relay.');
-      }
-      const token = /^Bearer\s+(.+)$/i.exec(request.headers.authorization ?? '')?.[1];
-      const operator = token ? opts.operators.byToken(token) : undefined;
-      if (!operator) {
-        throw new HttpError(401, 'unauthorized', 'Missing or unknown personal token: send Authorization: Bearer <your token>.', undefined, { 'WWW-Authenticate': 'Bearer realm="fault-relay"' });
-      }
-      if (operator.role !== 'approver') throw new HttpError(403, 'not_an_approver', `${operator.email} is a viewer: only approvers decide.`);
+      const operator = approverOf(request, opts.operators, 'Decisions');
       const { decision, comment, request_id } = request.body;
       const result = await opts.approvals.decide(request.params.incident_id, decision, { id: operator.email, display: operator.name }, 'api', comment, request_id);
       switch (result.status) {

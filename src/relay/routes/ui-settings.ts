@@ -42,6 +42,7 @@ export const SETTING_DESCRIPTIONS: Record<keyof RelayConfig, string> = {
   APPROVAL_TTL: 'An approval not given by then escalates the incident.',
   APPROVAL_APPLY_WINDOW: 'An approved change not applied by then expires; a new decision is needed (default: APPROVAL_TTL).',
   APPROVAL_WHEN_UNATTENDED: 'With no approval channel: approve (with a loud warning) or deny.',
+  CONFIRM_WITHIN_S: 'Seconds a change stays provisional when its RAW sets none: confirmed by the post-check or a person, else put back.',
   RELAY_TOOLS_TOKEN: 'Bearer the agents use for the relay\'s tool endpoint.',
   SEARCH_UPSTREAM_URL: 'Splunk management URL behind /search-platform/*; unset: the proxy answers 503.',
   SEARCH_UPSTREAM_TOKEN: 'Credential the proxy sends upstream.',

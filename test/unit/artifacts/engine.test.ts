@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createVirtualClock, type VirtualClock } from '../../../src/artifacts/clock';
-import { createLabDeviceTools, type DeviceTools } from '../../../src/artifacts/device-tools';
+import { createLabDeviceTools, type DeviceTools, WITHOUT_PROVISIONAL } from '../../../src/artifacts/device-tools';
 import { runRaw, type ApprovalRequest } from '../../../src/artifacts/engine';
 import { loadArtifactGroup, rawReadOnlyCommands, type ArtifactGroup } from '../../../src/artifacts/load';
 import { loadInventory, type Inventory } from '../../../src/lab/inventory';
@@ -18,7 +18,7 @@ function setup(): { clock: VirtualClock; lab: Lab; tools: DeviceTools; calls: st
   const lab = createLab({ inventory, clock });
   const inner = createLabDeviceTools(lab);
   const calls: string[] = [];
-  const tools: DeviceTools = {
+  const tools: DeviceTools = { ...WITHOUT_PROVISIONAL,
     execCli: (d, c) => (calls.push(`exec ${d}: ${c}`), inner.execCli(d, c)),
     configCli: (d, c) => (calls.push(`config ${d}: ${c.join(' / ')}`), inner.configCli(d, c)),
   };
@@ -85,7 +85,7 @@ describe('runRaw on AD000002 against the lab', () => {
     const clock = createVirtualClock();
     let called!: () => void;
     const calledOnce = new Promise<void>((r) => (called = r));
-    const hanging: DeviceTools = {
+    const hanging: DeviceTools = { ...WITHOUT_PROVISIONAL,
       execCli: () => (called(), new Promise<string>(() => {})),
       configCli: () => new Promise<string>(() => {}),
     };

@@ -21,7 +21,7 @@ const incident = (n: number, state: Incident['state'] = 'queued'): Incident => {
   const at = new Date(Date.UTC(2026, 10, 21, 10, 0, n)).toISOString();
   return {
     incident_id: `INC-${n}`, session_id: null, alert_def_id: 'AD000002', device_hostname: `R${n}`, mode: 'strict', state,
-    created_at: at, updated_at: at, last_seen: at, occurrences: 1, warnings: [], alert_vars: {}, kind: 'relay', field_sources: null, severity: null, progress: null, approval_request: null, approval: null, application: NO_APPLICATION, outcome: null, prompt_text: null,
+    created_at: at, updated_at: at, last_seen: at, occurrences: 1, warnings: [], alert_vars: {}, kind: 'relay', field_sources: null, severity: null, progress: null, approval_request: null, approval: null, application: NO_APPLICATION, change: null, outcome: null, prompt_text: null,
     dedup_key: `k${n}`, delivery: { attempts: 0, next_attempt_at: null, last_error: null },
   };
 };

@@ -23,6 +23,7 @@ const incident = (id: string, over: Partial<IncidentSummary> = {}): IncidentSumm
   approval_request: null,
   approval: null,
   application: { status: 'none', device: null, at: null, error: null },
+  change: null,
   outcome: null,
   delivery: { attempts: 0, next_attempt_at: null, last_error: null },
   ...over,

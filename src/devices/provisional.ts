@@ -1,0 +1,214 @@
+import { randomBytes } from 'node:crypto';
+import type { Logger } from 'pino';
+import { CONFIRM_WITHIN_S, type ChangeStatus } from '../artifacts/device-tools';
+import { DeviceError } from './errors';
+import { deviceKey } from './inventory';
+import type { NetconfDevice } from './netconf/device';
+import type { ChangeJournal, ChangeOutcome } from './pending-changes';
+
+/** What the change book needs from the device service. */
+export interface ChangeHost {
+  resolve(name: string): { device: string; netconf?: NetconfDevice };
+  run<T>(device: string, work: () => Promise<T>): Promise<T>;
+  applyProvisional(device: string, lines: string[], journal: (before: string) => void): Promise<string>;
+  restoreOn(device: string, before: string): Promise<string[]>;
+  onSessionLost(device: string, fn: () => void): void;
+}
+
+interface Live {
+  status: ChangeStatus;
+  /** The running configuration before the change (CLI devices); NETCONF devices keep their own. */
+  before: string;
+  netconf?: NetconfDevice;
+  timer?: NodeJS.Timeout;
+}
+
+const VERIFIED = 'running configuration read back: it matches the one before the change';
+
+/**
+ * Provisional changes on the real devices: one pending change per device, journaled before its first
+ * line, rolled back and verified by reading back when its deadline passes, when asked, when its SSH
+ * session drops, when the server stops, and (from the journal) when the server starts again after a
+ * crash. Confirming makes it final. NETCONF devices use their own confirmed commit, which reverts
+ * natively; their outcomes are kept in memory only.
+ */
+export class ProvisionalChanges {
+  private readonly live = new Map<string, Live>();
+  /** Outcomes decided in this run; the journal holds them across runs. */
+  private readonly decided = new Map<string, ChangeOutcome>();
+
+  constructor(
+    private readonly host: ChangeHost,
+    private readonly journal?: ChangeJournal,
+    private readonly logger?: Logger,
+  ) {}
+
+  async apply(name: string, lines: string[], confirmWithinS: number): Promise<{ output: string; change: ChangeStatus }> {
+    if (!Number.isInteger(confirmWithinS) || confirmWithinS < CONFIRM_WITHIN_S.min || confirmWithinS > CONFIRM_WITHIN_S.max) {
+      throw new DeviceError('not_in_grammar', `confirm_within_s must be a whole number of seconds from ${CONFIRM_WITHIN_S.min} to ${CONFIRM_WITHIN_S.max}`);
+    }
+    const { device, netconf } = this.host.resolve(name);
+    return this.host.run(device, async () => {
+      const busy = this.live.get(device);
+      if (busy) {
+        throw new DeviceError('change_pending', `${device}: change ${busy.status.change_id} is pending until ${busy.status.deadline}; confirm or roll it back first (nothing was sent)`);
+      }
+      const change_id = `chg-${randomBytes(6).toString('hex')}`;
+      const deadline = new Date(Date.now() + confirmWithinS * 1000).toISOString();
+      const status: ChangeStatus = { change_id, device, state: 'pending', deadline };
+      const live: Live = { status, before: '', netconf };
+      let output: string;
+      if (netconf) {
+        output = await netconf.change(lines, confirmWithinS);
+      } else {
+        try {
+          output = await this.host.applyProvisional(device, lines, (before) => {
+            live.before = before;
+            this.journal?.writePending({ change_id, device, before, lines, deadline });
+          });
+        } catch (error) {
+          // The apply undid itself (or says why it could not): there is nothing left to confirm.
+          this.journal?.removePending(change_id);
+          throw error;
+        }
+        this.host.onSessionLost(device, () => this.background(device, change_id, 'session_lost'));
+      }
+      live.timer = setTimeout(() => this.background(device, change_id, 'deadline'), Math.max(0, Date.parse(deadline) - Date.now()));
+      this.live.set(device, live);
+      this.logger?.info({ device, change_id, deadline }, 'provisional change applied; waiting for confirm');
+      return { output, change: status };
+    });
+  }
+
+  /** A rollback nobody waits for (timer, dropped session): its outcome is recorded, a failure only logged. */
+  private background(device: string, changeId: string, reason: string): void {
+    void this.rollback(device, changeId, reason).catch((error: unknown) =>
+      this.logger?.debug({ device, change_id: changeId, reason, err: (error as Error).message }, 'no rollback needed'),
+    );
+  }
+
+  async confirm(name: string, changeId: string): Promise<ChangeStatus> {
+    const { device } = this.host.resolve(name);
+    return this.host.run(device, async () => {
+      const live = this.find(device, changeId);
+      if (Date.now() >= Date.parse(live.status.deadline)) {
+        // Its timer is queued behind this call: too late is too late, whatever the queue's order.
+        await this.rollBack(device, live, 'deadline');
+        throw this.notPending(device, changeId);
+      }
+      if (live.netconf) {
+        try {
+          await live.netconf.confirm();
+        } catch (error) {
+          await this.rollBack(device, live, 'deadline');
+          throw error;
+        }
+      }
+      clearTimeout(live.timer);
+      this.live.delete(device);
+      return this.record({ ...live.status, state: 'confirmed', detail: 'confirmed: the change is final' });
+    });
+  }
+
+  async rollback(name: string, changeId: string, reason: string): Promise<ChangeStatus> {
+    const { device } = this.host.resolve(name);
+    return this.host.run(device, async () => {
+      const live = this.live.get(device);
+      if (live?.status.change_id === changeId) return this.rollBack(device, live, reason);
+      const known = this.outcome(device, changeId);
+      if (known && known.status.state !== 'confirmed') return known.status;
+      throw this.notPending(device, changeId);
+    });
+  }
+
+  status(name: string, changeId: string): ChangeStatus {
+    const { device } = this.host.resolve(name);
+    const live = this.live.get(device);
+    if (live?.status.change_id === changeId) return live.status;
+    const known = this.outcome(device, changeId);
+    if (!known) throw this.notPending(device, changeId);
+    return known.status;
+  }
+
+  /** On start: every change the journal still holds as pending is rolled back at once and verified. */
+  async recover(): Promise<void> {
+    if (!this.journal) return;
+    const { entries, broken } = this.journal.pending();
+    for (const b of broken) this.logger?.error({ file: b.file }, b.error);
+    await Promise.all(
+      entries.map(async (e) => {
+        let device: string;
+        try {
+          device = this.host.resolve(e.device).device;
+        } catch {
+          return this.logger?.error({ device: e.device, change_id: e.change_id }, 'a pending change names a device no longer in the inventory: check it by hand');
+        }
+        // Killed between recording a decision and clearing the entry: the decision stands (a confirmed change stays).
+        const decided = this.journal!.outcome(e.change_id);
+        if (decided && decided.status.state !== 'rollback_failed') return this.journal!.removePending(e.change_id);
+        const live: Live = { status: { change_id: e.change_id, device, state: 'pending', deadline: e.deadline }, before: e.before };
+        this.live.set(device, live);
+        await this.host.run(device, () => this.rollBack(device, live, 'server_restart'));
+      }),
+    );
+  }
+
+  /** On a clean stop: pending changes are rolled back (NETCONF ones too, by cancel). */
+  async close(): Promise<void> {
+    await Promise.all([...this.live.entries()].map(([device, live]) => this.host.run(device, () => this.rollBack(device, live, 'server_stop')).catch(() => undefined)));
+  }
+
+  /** Inside the device's queue: put `before` back, read it back, record the outcome. */
+  private async rollBack(device: string, live: Live, reason: string): Promise<ChangeStatus> {
+    clearTimeout(live.timer);
+    let state: ChangeStatus['state'] = 'rolled_back';
+    let detail = VERIFIED;
+    let done = true;
+    try {
+      if (live.netconf) {
+        detail = await live.netconf.cancel();
+      } else {
+        const left = await this.host.restoreOn(device, live.before);
+        if (left.length) [state, detail] = ['rollback_failed', `the running configuration still differs from before: ${left.join('; ')}`];
+      }
+    } catch (error) {
+      state = 'rollback_failed';
+      detail = `the rollback could not be completed: ${(error as Error).message}`;
+      // The journal keeps it pending, so the next start tries again.
+      done = live.netconf !== undefined;
+    }
+    const status = this.record({ ...live.status, state, reason, detail }, done);
+    // Only now: while it is being rolled back, its status still answers (pending).
+    if (this.live.get(device) === live) this.live.delete(device);
+    (state === 'rolled_back' ? this.logger?.info : this.logger?.error)?.call(this.logger, { device, change_id: status.change_id, reason, detail }, 'provisional change rolled back');
+    return status;
+  }
+
+  private record(status: ChangeStatus, done = true): ChangeStatus {
+    const outcome = { status, at: new Date().toISOString() };
+    this.decided.set(status.change_id, outcome);
+    this.journal?.writeOutcome(outcome);
+    if (done) this.journal?.removePending(status.change_id);
+    return status;
+  }
+
+  private outcome(device: string, changeId: string): ChangeOutcome | undefined {
+    const o = this.decided.get(changeId) ?? this.journal?.outcome(changeId);
+    return o && deviceKey(o.status.device) === deviceKey(device) ? o : undefined;
+  }
+
+  private find(device: string, changeId: string): Live {
+    const live = this.live.get(device);
+    if (live?.status.change_id === changeId) return live;
+    throw this.notPending(device, changeId);
+  }
+
+  private notPending(device: string, changeId: string): DeviceError {
+    const o = this.outcome(device, changeId);
+    if (!o) return new DeviceError('not_pending', `change ${changeId} is unknown on ${device}`);
+    const s = o.status;
+    if (s.state === 'confirmed') return new DeviceError('not_pending', `change ${changeId} was confirmed at ${o.at}: it is already final`);
+    const what = s.state === 'rolled_back' ? 'was rolled back' : 'was rolled back but could not be verified (rollback_failed)';
+    return new DeviceError('not_pending', `change ${changeId} ${what} (${s.reason}) at ${o.at}${s.detail ? `: ${s.detail}` : ''}`);
+  }
+}

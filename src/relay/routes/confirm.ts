@@ -1,0 +1,47 @@
+import { z } from 'zod';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { OperatorDirectory } from '../../operators/operators';
+import type { ConfirmResult } from '../../tools/confirmed-apply';
+import { changeOutcomeText } from '../../incidents/change';
+import { HttpError } from '../errors';
+import { approverOf } from './approver-token';
+import type { UiSession } from '../ui-session';
+
+const bodySchema = z.strictObject({
+  /** The change the person was shown (`change.change_id` on the incident): a confirm is for that change only. */
+  change_id: z.string().min(1).max(64),
+});
+
+export type ConfirmFn = (incidentId: string, changeId: string, person: string) => Promise<ConfirmResult>;
+
+/**
+ * `POST /incidents/:id/confirm`: a person keeps a provisional change before its deadline, with their
+ * own token (approvers only), or from /ui with their own session. Refused, and nothing changes, for a change already confirmed or rolled back.
+ */
+export const confirmRoutes: FastifyPluginAsyncZod<{ confirm?: ConfirmFn; operators?: OperatorDirectory; session?: UiSession }> = async (app, opts) => {
+  app.post(
+    '/incidents/:incident_id/confirm',
+    { schema: { params: z.object({ incident_id: z.string().min(1).max(64) }), body: bodySchema } },
+    async (request, reply) => {
+      const operator = approverOf(request, opts.operators, 'Confirms', opts.session);
+      if (!opts.confirm) throw new HttpError(409, 'no_device_tools', 'This relay applies no changes (no device tool server is configured): there is nothing to confirm.');
+      const { incident_id } = request.params;
+      const result = await opts.confirm(incident_id, request.body.change_id, operator.email);
+      if (result.ok) {
+        return reply.code(200).send({ status: 'confirmed', incident_id, change_id: result.change.change_id, by: operator.email, outcome: changeOutcomeText(result.change) });
+      }
+      const change = result.change ? { change_id: result.change.change_id, state: result.change.state, outcome: changeOutcomeText(result.change) } : undefined;
+      switch (result.code) {
+        case 'unknown_incident':
+          throw new HttpError(404, 'not_found', `No incident ${incident_id}`);
+        case 'recorded':
+          // A team relay took it for the relay running the incident, which has not answered yet.
+          return reply.code(202).send({ status: 'recorded', incident_id, change_id: request.body.change_id, by: operator.email, message: result.message });
+        case 'device_error':
+          return reply.code(502).send({ error: { code: 'device_error', message: `The device tool server did not confirm the change: ${result.message}` } });
+        default:
+          return reply.code(409).send({ error: { code: result.code, message: result.message }, ...(change ? { change } : {}) });
+      }
+    },
+  );
+};

@@ -1,0 +1,48 @@
+import type { Queryable } from './team-repository';
+
+/**
+ * The `confirms` table: a person's confirm of a provisional change, recorded by whichever relay it
+ * reached. The first confirm of a change wins; the relay that owns the incident applies it and
+ * writes the result here, where the relay that took the request reads it to answer its caller.
+ */
+export interface ConfirmRow {
+  incident_id: string;
+  change_id: string;
+  by_name: string;
+  requested_at: string;
+  received_by: string;
+  /** The owner's answer (a ConfirmResult as JSON), once applied. */
+  result: unknown;
+  applied_at: string | null;
+}
+
+export function confirmRepository(db: Queryable) {
+  return {
+    /** Records the confirm unless one was recorded for that change already; true when this one is first. */
+    async record(row: Pick<ConfirmRow, 'incident_id' | 'change_id' | 'by_name' | 'requested_at' | 'received_by'>): Promise<boolean> {
+      const res = await db.query(
+        `INSERT INTO confirms (incident_id, change_id, by_name, requested_at, received_by) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`,
+        [row.incident_id, row.change_id, row.by_name, row.requested_at, row.received_by],
+      );
+      return res.rowCount === 1;
+    },
+    async get(incidentId: string, changeId: string): Promise<ConfirmRow | undefined> {
+      const res = await db.query<ConfirmRow>('SELECT * FROM confirms WHERE incident_id = $1 AND change_id = $2', [incidentId, changeId]);
+      return res.rows[0];
+    },
+    /** The owner's answer; written once. */
+    async settle(incidentId: string, changeId: string, result: unknown): Promise<void> {
+      await db.query(`UPDATE confirms SET result = $3, applied_at = $4 WHERE incident_id = $1 AND change_id = $2 AND applied_at IS NULL`, [incidentId, changeId, JSON.stringify(result), new Date().toISOString()]);
+    },
+    /** Confirms for `relayId`'s incidents not applied yet (a NOTIFY lost while the listener reconnected). */
+    async waiting(relayId: string): Promise<ConfirmRow[]> {
+      const res = await db.query<ConfirmRow>(
+        `SELECT c.* FROM confirms c JOIN incidents i ON i.incident_id = c.incident_id WHERE i.owner = $1 AND c.applied_at IS NULL`,
+        [relayId],
+      );
+      return res.rows;
+    },
+  };
+}
+
+export type ConfirmRepository = ReturnType<typeof confirmRepository>;

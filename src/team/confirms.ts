@@ -1,0 +1,83 @@
+import type { Logger } from 'pino';
+import type { Incidents } from '../incidents/service';
+import { StoreUnavailableError } from '../incidents/store';
+import { confirmRepository } from '../store-pg/confirm-repository';
+import { databaseErrorMessage } from '../store-pg/database';
+import type { ConfirmResult } from '../tools/confirmed-apply';
+import { DECISION_CHANNEL } from './decisions';
+import type { TeamCoordinator } from './coordinator';
+
+const POLL_MS = 200;
+
+/**
+ * A person's confirm of a provisional change on a team relay: like a decision, it is recorded in the
+ * database first (the first confirm of a change wins), the relay that owns the incident applies it,
+ * and the relay that took the request answers its caller with the owner's outcome. A non-owner never
+ * calls the device tool server or writes the owner's incident itself.
+ */
+export function createTeamConfirms(deps: {
+  team: TeamCoordinator;
+  incidents: Pick<Incidents, 'get'>;
+  /** The owner's own confirm (src/tools/confirmed-apply.ts). */
+  confirmLocally(incidentId: string, changeId: string, person: string): Promise<ConfirmResult>;
+  logger: Logger;
+  /** How long a non-owner waits for the owner's answer before it says the confirm is recorded. */
+  answerWaitMs?: number;
+}) {
+  const { team, incidents, logger } = deps;
+  const repo = confirmRepository(team.pool);
+  const waitMs = deps.answerWaitMs ?? 15_000;
+
+  async function apply(incidentId: string, changeId: string): Promise<void> {
+    const row = await repo.get(incidentId, changeId);
+    if (!row || row.applied_at) return;
+    const result = await deps.confirmLocally(incidentId, changeId, row.by_name);
+    await repo.settle(incidentId, changeId, result);
+    logger.info({ incident_id: incidentId, change_id: changeId, ok: result.ok }, 'a confirm recorded by another relay was applied');
+  }
+  const offNotified = team.onDecision(async (incidentId, changeId, kind) => {
+    if (kind === 'confirm' && team.owns(incidentId)) await apply(incidentId, changeId);
+  });
+  // The safety net for a notification lost while the listener reconnected, or an owner that changed.
+  const offSwept = team.onBeat(async () => {
+    for (const row of await repo.waiting(team.relayId)) if (team.owns(row.incident_id)) await apply(row.incident_id, row.change_id);
+  });
+
+  async function answer(incidentId: string, changeId: string): Promise<ConfirmResult | undefined> {
+    const until = Date.now() + waitMs;
+    for (;;) {
+      const row = await repo.get(incidentId, changeId);
+      if (row?.applied_at) return row.result as ConfirmResult;
+      if (Date.now() > until) return undefined;
+      await new Promise((r) => setTimeout(r, POLL_MS));
+    }
+  }
+
+  return {
+    async confirm(incidentId: string, changeId: string, person: string): Promise<ConfirmResult> {
+      if (team.owns(incidentId)) return deps.confirmLocally(incidentId, changeId, person);
+      const incident = incidents.get(incidentId);
+      if (!incident) return { ok: false, code: 'unknown_incident', message: `No incident ${incidentId}` };
+      const change = incident.change;
+      if (!change) return { ok: false, code: 'no_change', message: `${incidentId} has no applied change to confirm` };
+      if (change.change_id !== changeId) return { ok: false, code: 'stale_change', message: `That confirm was for change ${changeId}; the incident's change is ${change.change_id}. Nothing changed.`, change };
+      try {
+        const first = await repo.record({ incident_id: incidentId, change_id: changeId, by_name: person, requested_at: new Date().toISOString(), received_by: team.relayId });
+        if (first) await team.repo.notify(DECISION_CHANNEL, { i: incidentId, q: changeId, k: 'confirm' });
+        const result = await answer(incidentId, changeId);
+        if (result) {
+          // Another person's confirm of the same change came first: this one changed nothing.
+          if (!first && result.ok) return { ok: false, code: 'not_pending', message: `the change on ${change.device} was already confirmed`, change: result.change };
+          return result;
+        }
+        return { ok: false, code: 'recorded', message: `The confirm is recorded; the relay running ${incidentId} has not applied it within ${Math.round(waitMs / 1000)} s. It applies it before the change's deadline (${change.deadline}) if it is still pending.` };
+      } catch (error) {
+        throw new StoreUnavailableError(`the confirm could not be recorded: the incident database is not reachable: ${databaseErrorMessage(error)}`);
+      }
+    },
+    stop(): void {
+      offNotified();
+      offSwept();
+    },
+  };
+}

@@ -1,0 +1,213 @@
+import type { Logger } from 'pino';
+import type { ChangeStatus, DeviceTools } from '../artifacts/device-tools';
+import type { Clock } from '../clock';
+import { changeOutcomeText, endingOfReason, nextChangeState, type ChangeEnding, type ChangeEvent, type ChangeRecord } from '../incidents/change';
+import type { Incidents } from '../incidents/service';
+import type { NoPostCheck, PostCheckPlan } from './post-check';
+
+export interface ConfirmedApplyDeps {
+  incidents: Incidents;
+  upstream: Pick<DeviceTools, 'execCli' | 'confirmChange' | 'rollbackChange' | 'changeStatus'>;
+  /** The incident's post-check from its RAW, or why there is none. */
+  plan(incidentId: string): Promise<PostCheckPlan | NoPostCheck>;
+  clock: Clock;
+  logger: Logger;
+  /** A team relay acts only on its own incidents (src/incidents/ownership.ts). */
+  owns?(incidentId: string): boolean;
+  /** Caps the RAW's waits and retry intervals, in seconds (a demo or a test need not wait 10 s). */
+  maxPaceS?: number;
+  /** A notice on every operator channel. */
+  tell?(incidentId: string, markdown: string): void;
+}
+
+export type ConfirmResult =
+  | { ok: true; change: ChangeRecord }
+  | { ok: false; code: 'unknown_incident' | 'no_change' | 'stale_change' | 'not_pending' | 'device_error' | 'recorded'; message: string; change?: ChangeRecord };
+
+/** How long after the deadline the relay asks the device tool server what it did (its clock may lag). */
+const DEADLINE_GRACE_MS = 2_000;
+const STATUS_RETRY_MS = 5_000;
+const STATUS_TRIES = 12;
+
+/**
+ * Every applied change is provisional: the device tool server rolls it back at the deadline unless
+ * the relay confirms it. The relay confirms when the RAW's post-check passes on the device (run by
+ * the relay itself through the same upstream, never on the model's word) or when a person confirms;
+ * it asks for the rollback when the post-check fails. The approval is spent either way.
+ */
+export function createConfirmedApply(deps: ConfirmedApplyDeps) {
+  const { incidents, upstream, clock, logger } = deps;
+  const owns = deps.owns ?? (() => true);
+  const timers = new Map<string, { cancel(): void }>();
+  /** One operation per incident at a time: a person's confirm and the post-check's never interleave. */
+  const chains = new Map<string, Promise<unknown>>();
+  let stopped = false;
+
+  const serial = <T>(incidentId: string, work: () => Promise<T>): Promise<T> => {
+    const run = (chains.get(incidentId) ?? Promise.resolve()).then(work, work);
+    chains.set(incidentId, run.catch(() => undefined));
+    return run;
+  };
+  const pace = (s: number) => Math.max(0, Math.min(s, deps.maxPaceS ?? s)) * 1000;
+  const delay = (ms: number) => new Promise<void>((resolve) => clock.setTimeout(resolve, ms));
+  const current = (incidentId: string) => incidents.get(incidentId)?.change ?? null;
+
+  /** Moves the incident's change by the table and says so on the timeline and the channels. */
+  function settle(incidentId: string, event: ChangeEvent, ending: ChangeEnding, extra: { person?: string; detail?: string } = {}): ChangeRecord | undefined {
+    const change = current(incidentId);
+    if (!change) return undefined;
+    const next = nextChangeState(change.state, event);
+    if (!next.ok) return undefined;
+    const ended: ChangeRecord = { ...change, state: next.state, ended_by: ending, ended_at: clock.now().toISOString(), person: extra.person ?? null, detail: extra.detail ?? null };
+    incidents.update(incidentId, () => ({ change: ended }));
+    timers.get(incidentId)?.cancel();
+    timers.delete(incidentId);
+    const text = `Change on ${change.device} ${changeOutcomeText(ended)}`;
+    const type = next.state === 'confirmed' ? 'device.change_confirmed' : 'device.change_rolled_back';
+    incidents.record(incidentId, type, extra.detail && next.state === 'rolled_back' ? `${text} (${extra.detail})` : text, { change_id: change.change_id, device: change.device, state: next.state, reason: ending, ...(extra.person ? { by: extra.person } : {}) });
+    logger.info({ incident_id: incidentId, change_id: change.change_id, state: next.state, ending }, 'provisional change settled');
+    deps.tell?.(incidentId, `**${incidentId}**: ${text}.`);
+    return ended;
+  }
+
+  /** Takes the device tool server's word for a change that is no longer pending there. */
+  function adopt(incidentId: string, status: ChangeStatus): ChangeRecord | undefined {
+    if (status.state === 'pending') return undefined;
+    if (status.state === 'confirmed') return settle(incidentId, 'confirm', current(incidentId)?.ended_by ?? 'post_check');
+    return settle(incidentId, status.state === 'rolled_back' ? 'rolled_back' : 'rollback_failed', endingOfReason(status.reason), status.detail ? { detail: status.detail } : {});
+  }
+
+  async function confirm(incidentId: string, ending: 'post_check' | 'person', person?: string): Promise<ConfirmResult> {
+    const change = current(incidentId);
+    if (!change) return { ok: false, code: 'no_change', message: `${incidentId} has no applied change to confirm` };
+    if (change.state !== 'pending') return { ok: false, code: 'not_pending', message: `the change on ${change.device} was already ${changeOutcomeText(change)}; nothing to confirm`, change };
+    try {
+      const status = await upstream.confirmChange(change.device, change.change_id);
+      if (status.state !== 'confirmed') {
+        const ended = adopt(incidentId, status);
+        return { ok: false, code: 'not_pending', message: `the device tool server says the change was ${status.state.replace('_', ' ')}${status.reason ? ` (${status.reason})` : ''}`, ...(ended ? { change: ended } : {}) };
+      }
+      const ended = settle(incidentId, 'confirm', ending, person ? { person } : {});
+      return ended ? { ok: true, change: ended } : { ok: false, code: 'not_pending', message: 'the change was settled meanwhile' };
+    } catch (error) {
+      // The server refused (rolled back meanwhile, a second confirm): its status says which.
+      const status = await upstream.changeStatus(change.device, change.change_id).catch(() => undefined);
+      const ended = status ? adopt(incidentId, status) : undefined;
+      return { ok: false, code: ended ? 'not_pending' : 'device_error', message: (error as Error).message, ...(ended ? { change: ended } : {}) };
+    }
+  }
+
+  async function rollback(incidentId: string, ending: ChangeEnding, why: string): Promise<void> {
+    const change = current(incidentId);
+    if (change?.state !== 'pending') return;
+    try {
+      const status = await upstream.rollbackChange(change.device, change.change_id, why);
+      if (!adopt(incidentId, status)) logger.error({ incident_id: incidentId, change_id: change.change_id }, 'rollback answered with the change still pending');
+      // The server's reason is the relay's own text: the relay knows why it asked.
+      const after = current(incidentId);
+      if (after && after.ended_by === 'requested' && ending !== 'requested') incidents.update(incidentId, () => ({ change: { ...after, ended_by: ending } }));
+    } catch (error) {
+      incidents.record(incidentId, 'device.change_error', `Could not roll back the change on ${change.device} (${(error as Error).message}); the device tool server rolls it back by itself at ${change.deadline}`);
+    }
+  }
+
+  /** The RAW's post-check, on the device, by the relay: confirm when it passes, roll back when every attempt fails. */
+  async function postCheck(incidentId: string): Promise<void> {
+    const plan = await deps.plan(incidentId).catch((error: unknown) => ({ reason: `the RAW could not be read (${(error as Error).message})` }));
+    const change = current(incidentId);
+    if (!change || change.state !== 'pending') return;
+    if ('reason' in plan) {
+      incidents.record(incidentId, 'device.post_check', `No post-check the relay can run (${plan.reason}): a person confirms the change (POST /incidents/${incidentId}/confirm, /ui or the tray), or it rolls back at ${change.deadline}`);
+      return;
+    }
+    await delay(pace(plan.waitS));
+    let failed: string[] = [];
+    for (let attempt = 1; attempt <= plan.attempts && !stopped; attempt++) {
+      if (attempt > 1) await delay(pace(plan.intervalS));
+      if (current(incidentId)?.state !== 'pending' || stopped) return;
+      let output: string;
+      try {
+        output = await upstream.execCli(change.device, plan.command);
+      } catch (error) {
+        failed = [`${plan.command} failed: ${(error as Error).message.slice(0, 200)}`];
+        continue;
+      }
+      incidents.record(incidentId, 'device.exec', `${change.device}# ${plan.command} (post-check ${attempt}/${plan.attempts})`, { device: change.device, command: plan.command, output: output.slice(0, 20_000), by: 'post-check' });
+      const verdict = plan.check(output);
+      if (verdict.ok) {
+        await serial(incidentId, () => confirm(incidentId, 'post_check'));
+        return;
+      }
+      failed = verdict.failed;
+    }
+    if (stopped) return;
+    await serial(incidentId, () => rollback(incidentId, 'post_check_failed', `post-check failed: ${plan.step}: ${failed.join('; ')}`));
+  }
+
+  /** At the deadline the device tool server has rolled back by itself: learn what it did. */
+  function armDeadline(incidentId: string, change: ChangeRecord, tries = 0): void {
+    timers.get(incidentId)?.cancel();
+    const wait = tries === 0 ? Math.max(0, Date.parse(change.deadline) - clock.now().getTime()) + DEADLINE_GRACE_MS : STATUS_RETRY_MS;
+    timers.set(
+      incidentId,
+      clock.setTimeout(() => {
+        if (stopped || current(incidentId)?.state !== 'pending') return;
+        void serial(incidentId, async () => {
+          const status = await upstream.changeStatus(change.device, change.change_id).catch((error: unknown) => {
+            if (tries === 0) incidents.record(incidentId, 'device.change_error', `The confirm deadline passed and the device tool server did not answer (${(error as Error).message}); asking again`);
+            return undefined;
+          });
+          if (status && adopt(incidentId, status)) return;
+          if (tries + 1 < STATUS_TRIES) armDeadline(incidentId, change, tries + 1);
+          else incidents.record(incidentId, 'device.change_error', `The change on ${change.device} is still unconfirmed past its deadline and its state could not be learned: check the device`);
+        });
+      }, wait),
+    );
+  }
+
+  return {
+    /** A change went onto the device provisionally: record it, arm the deadline, start the post-check. */
+    started(incidentId: string, status: ChangeStatus, confirmWithinS: number): ChangeRecord {
+      const change: ChangeRecord = {
+        change_id: status.change_id,
+        device: status.device,
+        state: 'pending',
+        deadline: status.deadline,
+        confirm_within_s: confirmWithinS,
+        applied_at: clock.now().toISOString(),
+        ended_at: null,
+        ended_by: null,
+        person: null,
+        detail: null,
+      };
+      incidents.update(incidentId, () => ({ change }));
+      incidents.record(incidentId, 'device.change_pending', `The change on ${change.device} is provisional: it rolls back at ${change.deadline} unless the post-check passes or a person confirms it within ${confirmWithinS} s`, { change_id: change.change_id, device: change.device, deadline: change.deadline });
+      armDeadline(incidentId, change);
+      void postCheck(incidentId).catch((error: unknown) => logger.error({ incident_id: incidentId, err: error }, 'post-check stopped'));
+      return change;
+    },
+    /** A person's confirm, for the change they were shown (`change_id`). */
+    confirmByPerson(incidentId: string, changeId: string, person: string): Promise<ConfirmResult> {
+      const change = current(incidentId);
+      if (!incidents.get(incidentId)) return Promise.resolve({ ok: false, code: 'unknown_incident', message: `No incident ${incidentId}` });
+      if (!change) return Promise.resolve({ ok: false, code: 'no_change', message: `${incidentId} has no applied change to confirm` });
+      if (change.change_id !== changeId) return Promise.resolve({ ok: false, code: 'stale_change', message: `That confirm was for change ${changeId}; the incident's change is ${change.change_id}. Nothing changed.`, change });
+      return serial(incidentId, () => confirm(incidentId, 'person', person));
+    },
+    /** After a restart: the deadlines of this relay's changes still pending; the post-check runs again. */
+    recover(): void {
+      for (const incident of incidents.list()) {
+        if (incident.change?.state !== 'pending' || !owns(incident.incident_id)) continue;
+        armDeadline(incident.incident_id, incident.change);
+        void postCheck(incident.incident_id).catch(() => undefined);
+      }
+    },
+    stop(): void {
+      stopped = true;
+      for (const t of timers.values()) t.cancel();
+      timers.clear();
+    },
+  };
+}
+
+export type ConfirmedApply = ReturnType<typeof createConfirmedApply>;
