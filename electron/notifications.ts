@@ -1,5 +1,6 @@
 import { shortHash } from '../src/approvals/lines';
 import { visibleLines } from '../src/approvals/visible-text';
+import { previewShort } from '../src/artifacts/config-preview';
 import type { NotificationConstructorOptions } from 'electron';
 import type { Logger } from 'pino';
 import type { DecideOutcome } from '../renderer/bridge/contract';
@@ -48,7 +49,8 @@ const fitsInNotification = (request: ApprovalRequest) => request.commands.length
  * agent's summary last: a long summary cannot push the lines out of the banner.
  */
 function approvalBody(request: ApprovalRequest): string {
-  const hash = `lines ${shortHash(request.lines_sha256)}, request ${request.request_id}`;
+  // One short line of the dry run beside the hash ("+1 −1 lines"); the window shows the lines themselves.
+  const hash = `lines ${shortHash(request.lines_sha256)}, request ${request.request_id}; would change: ${previewShort(request.preview)}`;
   const shown = visibleLines(request.commands);
   const unsafe = shown.warning !== null;
   if (!fitsInNotification(request) || unsafe) {

@@ -3,6 +3,7 @@ import type { TimelineEntry } from '../../src/incidents/model';
 import type { Bridge, DecideOutcome, IncidentSummary } from '../bridge/contract';
 import { utcStamp } from '../lib/format';
 import { visibleLines } from '../../src/approvals/visible-text';
+import type { ConfigPreview } from '../../src/artifacts/config-preview';
 
 function outcomeText(o: DecideOutcome): string {
   switch (o.status) {
@@ -34,6 +35,28 @@ function Commands({ title, lines }: { title: string; lines: string[] }) {
       ) : null}
       <pre className="mono" aria-label={title}>
         {shown.lines.length ? shown.lines.join('\n') : '(none)'}
+      </pre>
+    </div>
+  );
+}
+
+/** Beside the lines: what they would change on the live device (the relay's dry run before asking). */
+function Preview({ preview }: { preview: ConfigPreview | null | undefined }) {
+  if (!preview) {
+    return (
+      <div className="commands preview" aria-label="Preview">
+        <div className="dim small">No preview: the relay could not dry-run these lines on the device.</div>
+      </div>
+    );
+  }
+  const how = preview.method === 'predicted' ? 'predicted from the live running configuration' : 'dry run on the device';
+  const lines = visibleLines([...preview.added.map((l) => `+ ${l}`), ...preview.removed.map((l) => `- ${l}`)]).lines;
+  return (
+    <div className="commands preview" aria-label="Preview">
+      <div className="dim small">Would change ({how})</div>
+      {!preview.accepted ? <p className="notice warning">Refused: {preview.problems.join('; ')}</p> : null}
+      <pre className="mono" aria-label="Would change">
+        {lines.length ? lines.join('\n') : 'nothing in the running configuration'}
       </pre>
     </div>
   );
@@ -136,6 +159,7 @@ export function ApprovalPanel({ incident, bridge, timeline = [] }: { incident: I
           <div className="approval-grid">
             <div>
               <Commands title="Commands" lines={request.commands} />
+              <Preview preview={request.preview} />
               <Commands title="Rollback" lines={request.rollback} />
             </div>
             <Evidence timeline={timeline} />

@@ -114,6 +114,7 @@ export function createApprovals(opts: ApprovalsOptions) {
         expires_at,
         lines_sha256,
         evidence: evidenceOf(incidents.timeline(next.incident_id)),
+        preview: asked.preview ?? null,
       };
       next = await askEverywhere(next, ask);
     }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Approval, Incident } from '../incidents/model';
+import { ConfigPreview } from '../artifacts/config-preview';
 import type { DecideResult } from './types';
 
 /**
@@ -30,6 +31,8 @@ export const approvalAskSchema = z.object({
   expires_at: z.string().min(1),
   lines_sha256: z.string().min(12),
   evidence: z.array(z.object({ command: z.string(), lines: z.array(z.string()) })),
+  /** What the lines would change on the live device (a dry run); null or absent: no preview was possible. */
+  preview: ConfigPreview.nullable().optional(),
 });
 export type ApprovalAsk = z.infer<typeof approvalAskSchema>;
 
@@ -48,6 +51,32 @@ export const channelDecisionSchema = z.object({
   reason: z.string().optional(),
 });
 export type ChannelDecision = z.infer<typeof channelDecisionSchema>;
+
+/**
+ * How a channel's connection to its platform stands, in the channel's own words. `degraded` is a
+ * stop the platform asked for (reconnecting would only be refused again), with a short code
+ * (`too_many_websockets`, `link_disabled` …) and the sentence an operator reads; `warning` keeps the
+ * connection up but says something is off (another process holds the app token). Never a secret.
+ */
+export const channelHealthSchema = z.object({
+  connected: z.boolean(),
+  degraded: z.object({ reason: z.string().min(1), message: z.string().min(1) }).optional(),
+  warning: z.object({ reason: z.string().min(1), message: z.string().min(1) }).optional(),
+  /** The last transient failure, while the channel retries on its own. */
+  error: z.string().optional(),
+  last_event_at: z.string().optional(),
+});
+export type ChannelHealth = z.infer<typeof channelHealthSchema>;
+
+/**
+ * A channel that holds a live connection to its platform (a websocket). On a team only the leader
+ * relay holds it: the others leave `connect` uncalled and still ask and tell over the platform's HTTP API.
+ */
+export interface ChannelConnection {
+  connect(): Promise<void>;
+  disconnect(): Promise<void>;
+  health(): ChannelHealth;
+}
 
 /** What the relay gives a channel once approvals exist: the one `decide()`, and what it may look up. */
 export interface ChannelHost {
@@ -68,4 +97,6 @@ export interface OperatorChannel {
   acknowledge(incident: Incident, approval: Approval): Promise<void>;
   /** Called once by the relay when its approvals exist; decisions before it are refused by the adapter. */
   attach(host: ChannelHost): void;
+  /** Absent for a channel without a connection of its own (a test's room). */
+  readonly connection?: ChannelConnection;
 }

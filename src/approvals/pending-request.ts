@@ -22,5 +22,6 @@ export function pendingRequest(incident: Incident, input: ApprovalRequestInput, 
     status: 'pending',
     lines_sha256: linesSha256(input.commands),
     channels,
+    preview: input.preview ?? null,
   };
 }

@@ -2,6 +2,7 @@ import type { Incident } from '../incidents/model';
 import type { EvidenceItem } from './evidence';
 import { shortHash } from './lines';
 import { visibleLines } from './visible-text';
+import { previewLines } from '../artifacts/config-preview';
 
 /**
  * Enough of each output to judge in a terminal without pushing the question off the screen; the whole
@@ -26,6 +27,9 @@ export function terminalQuestion(incident: Incident, evidence: EvidenceItem[] = 
     `Configuration lines (exactly these are applied, once, on ${r.device}; lines hash ${shortHash(r.lines_sha256)}):`,
     block(r.commands),
     ...(warning ? ['', warning] : []),
+    '',
+    // Beside the lines: what they would do to the live device (its dry run), or that nobody could tell.
+    ...visibleLines(previewLines(r.preview ?? null)).lines.map((l, i) => (i === 0 ? l : `    ${l}`)),
     '',
     'Rollback:',
     block(r.rollback),

@@ -8,6 +8,7 @@ import type { Incidents } from '../incidents/service';
 import type { Owns } from '../incidents/ownership';
 import type { DecisionChannel } from './lifecycle';
 import type { OperatorChannel } from './operator-channel';
+import type { ConfigPreview } from '../artifacts/config-preview';
 
 /** The approval lifecycle's contract: what channels, the guard and the agents' tools see of it. */
 
@@ -18,6 +19,8 @@ export interface ApprovalRequestInput {
   commands: string[];
   rollback?: string[];
   artifact_ref?: string;
+  /** The relay's own dry run of the lines (never the agent's): stored with the request, shown beside the lines. */
+  preview?: ConfigPreview | null;
 }
 
 export type RequestResult =

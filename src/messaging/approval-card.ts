@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { visibleLines } from '../approvals/visible-text';
+import { ConfigPreview, previewLines } from '../artifacts/config-preview';
 import { FAULT_APPROVAL_KEYWORD, type AdaptiveCard, type FaultApprovalData } from './schemas';
 
 export const approvalCardInputSchema = z.object({
@@ -16,6 +17,8 @@ export const approvalCardInputSchema = z.object({
   lines_sha256: z.string().min(12).optional(),
   /** What the agents read on the device before asking (src/approvals/evidence.ts). */
   evidence: z.array(z.object({ command: z.string(), lines: z.array(z.string()) })).optional(),
+  /** The dry run of the lines on the live device; null or absent: the card says no preview is available. */
+  preview: ConfigPreview.nullable().optional(),
 });
 export type ApprovalCardInput = z.infer<typeof approvalCardInputSchema>;
 
@@ -82,6 +85,8 @@ export function buildApprovalCard(input: ApprovalCardInput): AdaptiveCard {
         // The lines before the agent's summary: what is applied is read first, as the device receives it.
         ...commandBlock('Commands to apply, exactly these, once', commands.lines, shown),
         ...(commands.warning ? [{ type: 'TextBlock', text: commands.warning, wrap: true, color: 'Attention', weight: 'Bolder' }] : []),
+        // Beside the lines: what they would change on the live device (a dry run), or that nobody could tell.
+        ...previewBlock(a.preview ?? null, shown),
         ...(complete ? [] : [{ type: 'TextBlock', text: 'Too many lines to show them all here: approve in the tray, where every line is shown. You can deny here.', wrap: true, color: 'Attention' }]),
         ...(a.rollback?.length ? commandBlock('Rollback', visibleLines(a.rollback).lines, shown) : []),
         { type: 'TextBlock', text: clip(a.summary, MAX_SUMMARY_CHARS), wrap: true, spacing: 'Medium' },
@@ -123,6 +128,19 @@ function commandBlock(title: string, lines: string[], max: number): AdaptiveCard
       type: 'Container',
       style: 'emphasis',
       items: [...shown.map(verbatimLine), ...(more > 0 ? [{ type: 'TextBlock', text: `… and ${more} more`, isSubtle: true, spacing: 'Small' }] : [])],
+    },
+  ];
+}
+
+function previewBlock(preview: ConfigPreview | null, max: number): AdaptiveCard['body'] {
+  const [head = '', ...rest] = visibleLines(previewLines(preview)).lines;
+  if (rest.length === 0) return [{ type: 'TextBlock', text: head, wrap: true, isSubtle: true, spacing: 'Small' }];
+  const shown = rest.slice(0, max);
+  return [
+    { type: 'TextBlock', text: head, weight: 'Bolder', spacing: 'Medium', ...(preview && !preview.accepted ? { color: 'Attention' } : {}) },
+    {
+      type: 'Container',
+      items: [...shown.map(verbatimLine), ...(rest.length > shown.length ? [{ type: 'TextBlock', text: `… and ${rest.length - shown.length} more`, isSubtle: true, spacing: 'Small' }] : [])],
     },
   ];
 }

@@ -2,6 +2,7 @@ import type { Approval, Incident } from '../incidents/model';
 import type { ApprovalAsk } from '../approvals/operator-channel';
 import { visibleLines } from '../approvals/visible-text';
 import { ack } from '../approvals/wording';
+import { previewLines } from '../artifacts/config-preview';
 import type { ButtonValue } from './schemas';
 
 export const APPROVE_ACTION = 'fault_approval_approve';
@@ -60,6 +61,7 @@ export function approvalBlocks(a: ApprovalAsk): { text: string; blocks: Block[] 
     ...codeBlocks(shown),
     ...(commands.lines.length > shown.length ? [section(`… and ${commands.lines.length - shown.length} more`)] : []),
     ...(commands.warning ? [section(`:warning: *${escapeMrkdwn(commands.warning)}*`)] : []),
+    ...previewSections(a.preview ?? null),
     // What a person approves is what is applied: with lines left out, this message can only deny.
     ...(complete ? [] : [section('Too many lines to show them all here: approve in the tray, where every line is shown. You can deny here.')]),
     ...(a.rollback?.length ? [section('*Rollback*'), ...codeBlocks(visibleLines(a.rollback).lines.slice(0, MAX_LINES_SHOWN))] : []),
@@ -75,6 +77,17 @@ export function approvalBlocks(a: ApprovalAsk): { text: string; blocks: Block[] 
     },
   ];
   return { text: `Approval needed for ${a.incident_id} on ${a.device} (request ${a.request_id}, lines ${a.lines_sha256.slice(0, 12)})`, blocks: blocks.slice(0, 50) };
+}
+
+/** Beside the lines: what they would change on the live device (the dry run), or that there is no preview. */
+function previewSections(preview: ApprovalAsk['preview']): Block[] {
+  const [head = '', ...rest] = visibleLines(previewLines(preview)).lines;
+  const shown = rest.slice(0, MAX_LINES_SHOWN);
+  return [
+    section(rest.length ? `*${escapeMrkdwn(head)}*` : `_${escapeMrkdwn(head)}_`),
+    ...codeBlocks(shown),
+    ...(rest.length > shown.length ? [section(`… and ${rest.length - shown.length} more`)] : []),
+  ];
 }
 
 /** The same message once decided: the buttons give way to the outcome, so nobody clicks a decided request. */

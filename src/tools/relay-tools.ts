@@ -8,6 +8,7 @@ import { isTerminal } from '../incidents/model';
 import type { Incidents } from '../incidents/service';
 import type { Clock } from '../clock';
 import type { IncidentEvent } from '../incidents/state';
+import { previewBeforeApproval, type PreviewConfig } from './approval-preview';
 
 /** The incident event each outcome the agent reports is (src/incidents/state.ts). */
 const OUTCOME_EVENT = { resolved: 'resolve', escalated: 'escalate', failed: 'fail' } as const satisfies Record<string, IncidentEvent>;
@@ -19,6 +20,8 @@ export interface RelayToolsDeps {
   /** The operator channels a notice goes to (all of them). */
   channels: readonly OperatorChannel[];
   logger: Logger;
+  /** The device tools' dry run; without it approval requests carry no preview. */
+  preview?: PreviewConfig;
 }
 
 const text = (value: unknown): CallToolResult => ({
@@ -86,7 +89,9 @@ export function createRelayToolsServer(deps: RelayToolsDeps): McpServer {
     },
     async (input) => {
       try {
-        return text(await approvals.request(input));
+        const dry = await previewBeforeApproval({ incidents, logger, preview: deps.preview }, input);
+        if (!dry.ok) return refuse(dry.refusal);
+        return text(await approvals.request({ ...input, preview: dry.preview }));
       } catch (error) {
         if (error instanceof ApprovalError) return refuse(error.message);
         throw error;

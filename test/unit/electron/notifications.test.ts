@@ -63,7 +63,7 @@ describe('native notifications → decide', () => {
     const request = shown.at(-1)!;
     expect(request.actions).toBeUndefined();
     const requestId = r.incidents.get(id)!.approval_request!.request_id;
-    expect(request.body).toBe(`31 lines (lines ${linesSha256(lines).slice(0, 12)}, request ${requestId}): open the window to review them before deciding.\nDescribe every peer`);
+    expect(request.body).toBe(`31 lines (lines ${linesSha256(lines).slice(0, 12)}, request ${requestId}; would change: no preview): open the window to review them before deciding.\nDescribe every peer`);
   });
 
   it('macOS: shows device, summary and the exact commands; Approve decides as the OS user over the desktop channel', async () => {
@@ -73,7 +73,7 @@ describe('native notifications → decide', () => {
     expect(request.title).toBe('Approval needed: R1');
     // The lines first, then the hash and the request, the model's summary last: a long summary never hides the lines.
     const requestId = r.incidents.get(id)!.approval_request!.request_id;
-    expect(request.body).toBe([...COMMANDS.map((c) => `  ${c}`), `(lines ${linesSha256(COMMANDS).slice(0, 12)}, request ${requestId})`, 'Re-enable the BGP neighbor'].join('\n'));
+    expect(request.body).toBe([...COMMANDS.map((c) => `  ${c}`), `(lines ${linesSha256(COMMANDS).slice(0, 12)}, request ${requestId}; would change: no preview)`, 'Re-enable the BGP neighbor'].join('\n'));
     expect(request.actions?.map((a) => a.text)).toEqual(['Approve', 'Deny']);
 
     request.fire('action', 0);
@@ -82,6 +82,14 @@ describe('native notifications → decide', () => {
     expect(incident.approval).toMatchObject({ decision: 'APPROVED', by: 'oncall-jane', channel: 'desktop', commands: COMMANDS });
     expect(request.closed).toBe(true);
     expect(shown.at(-1)).toMatchObject({ title: 'Approved: R1', body: 'by oncall-jane via desktop' });
+  });
+
+  it('says in one short line what the dry run predicts the lines would change', async () => {
+    const { r, shown } = await setUp(true);
+    const id = await runningIncident(r, 'R1');
+    const preview = { device: 'R1', accepted: true, method: 'predicted' as const, added: [], removed: ['router bgp 65001 > neighbor 10.0.0.2 shutdown'], problems: [] };
+    await r.approvals.request({ incident_id: id, summary: 'Re-enable the BGP neighbor', device: 'R1', commands: COMMANDS, preview });
+    expect(shown.at(-1)!.body).toContain('; would change: +0 \u22121 lines)');
   });
 
   it('macOS: Deny denies', async () => {

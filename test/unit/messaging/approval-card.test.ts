@@ -51,6 +51,15 @@ describe('approval card', () => {
     }
   });
 
+  it('shows the dry run beside the lines: what they add and remove, or that there is no preview', () => {
+    const preview = { device: 'rtr-edge-01', accepted: true, method: 'candidate' as const, added: [], removed: ['router bgp 65001 > neighbor 10.0.0.2 shutdown'], problems: [] };
+    const shown = texts(buildApprovalCard({ ...input, preview }));
+    const at = shown.indexOf('Would change (dry run on the device\'s candidate):');
+    expect(at).toBeGreaterThan(shown.indexOf('no neighbor 10.0.0.2 shutdown'));
+    expect(shown[at + 1]).toBe('- router bgp 65001 > neighbor 10.0.0.2 shutdown');
+    expect(texts(buildApprovalCard(input))).toContain('No preview: the relay has no device tools to dry-run the change.');
+  });
+
   it('offers an optional reason field that travels with the submission', () => {
     const card = buildApprovalCard(input);
     expect(card.body).toContainEqual(expect.objectContaining({ type: 'Input.Text', id: 'reason' }));

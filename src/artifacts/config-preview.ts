@@ -1,0 +1,43 @@
+import { z } from 'zod';
+
+/**
+ * What a change's lines would do to the live device, computed before anyone is asked to approve
+ * them (issue #21, point 4). Read-only: computing it never changes the device.
+ *
+ * - `candidate`: the device's own dry run (NETCONF: edit-config on the candidate, validate, diff, discard).
+ * - `config_session`: a configuration session diffed and aborted (EOS), or a copy of the lab device's state.
+ * - `predicted`: no dry run exists without applying (FRR 8.4, IOS family): the platform's grammar check
+ *   and a diff predicted from the live running configuration.
+ */
+export const ConfigPreviewMethod = z.enum(['candidate', 'config_session', 'predicted']);
+export type ConfigPreviewMethod = z.infer<typeof ConfigPreviewMethod>;
+
+export const ConfigPreview = z.object({
+  device: z.string(),
+  /** False: the device (or its grammar) refuses the lines; `problems` says why, per line. Such a change is never sent for approval. */
+  accepted: z.boolean(),
+  method: ConfigPreviewMethod,
+  /** Running-configuration lines the change would add (indented as in the running configuration, or leaf paths for NETCONF). */
+  added: z.array(z.string()),
+  /** Running-configuration lines the change would remove. */
+  removed: z.array(z.string()),
+  problems: z.array(z.string()),
+});
+export type ConfigPreview = z.infer<typeof ConfigPreview>;
+
+/** One short line for a notification or a log: "+1 −1 lines", or why it was refused. */
+export function previewShort(p: ConfigPreview | null | undefined): string {
+  if (!p) return 'no preview';
+  if (!p.accepted) return `refused: ${p.problems[0] ?? 'the device refused the lines'}`;
+  if (p.added.length === 0 && p.removed.length === 0) return 'no change to the running configuration';
+  return `+${p.added.length} \u2212${p.removed.length} lines`;
+}
+
+/** The preview as plain text lines ("+ line" / "- line"), the same in every channel that shows text. */
+export function previewLines(p: ConfigPreview | null | undefined): string[] {
+  if (!p) return ['No preview: the relay has no device tools to dry-run the change.'];
+  const how = p.method === 'predicted' ? 'predicted from the live running configuration' : p.method === 'candidate' ? 'dry run on the device\'s candidate' : 'dry run in a configuration session';
+  if (!p.accepted) return [`Refused by the dry run (${how}):`, ...p.problems.map((x) => `  ${x}`)];
+  if (p.added.length === 0 && p.removed.length === 0) return [`Would change nothing in the running configuration (${how}).`];
+  return [`Would change (${how}):`, ...p.added.map((l) => `+ ${l}`), ...p.removed.map((l) => `- ${l}`)];
+}

@@ -1,0 +1,36 @@
+import type { ConfigPreview } from '../artifacts/config-preview';
+import { parseRunningConfig } from '../devices/config-diff';
+import { applyConfigLines } from './config-mode';
+import type { Lab } from './lab';
+import { runningConfigLines } from './show-system';
+
+const show = (p: string[]) => p.join(' > ');
+
+/**
+ * The simulated lab's dry run: the lines are applied to a copy of the device's configuration with
+ * the lab's own parser, and the running configuration of the copy is compared with the live one.
+ * The live device is never touched (its configuration, log and change count stay as they are).
+ * The parser is the one `config` uses, so a line it refuses here is refused there too.
+ */
+export function labPreview(lab: Lab, hostname: string, lines: readonly string[]): { ok: true; preview: ConfigPreview } | { ok: false; error: string } {
+  const device = lab.network().find(hostname.trim());
+  if (!device) return { ok: false, error: `% Unknown host "${hostname}": not in the device inventory` };
+  if (device.faults.unreachable) return { ok: false, error: `% Connection timed out; remote host not responding: ${device.config.hostname} (${device.inventory.mgmt_ip}) port 22` };
+  const name = device.config.hostname;
+  const refused = (problem: string) => ({ ok: true as const, preview: { device: name, accepted: false, method: 'config_session' as const, added: [], removed: [], problems: [problem] } });
+  if (lines.length === 0) return refused('% No configuration lines given');
+  if (lines.some((l) => /[\r\n]/.test(l))) return refused('% One command per line: a line contains a line break');
+  const draft = structuredClone(device.config);
+  const result = applyConfigLines(draft, lines);
+  if (!result.ok) return refused(result.error ?? 'the lab refused the lines');
+  // Only the configuration differs between the two renderings: the copy has the live device's clock and log.
+  const render = (config: typeof draft) => runningConfigLines({ ...device, config, lastChange: null }).join('\n');
+  const before = parseRunningConfig(render(device.config)).map(show);
+  const after = parseRunningConfig(render(draft)).map(show);
+  const had = new Set(before);
+  const has = new Set(after);
+  return {
+    ok: true,
+    preview: { device: name, accepted: true, method: 'config_session', added: after.filter((l) => !had.has(l)), removed: before.filter((l) => !has.has(l)), problems: [] },
+  };
+}

@@ -1,0 +1,95 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMcpDeviceTools, type McpDeviceTools } from '../../src/artifacts/device-tools';
+import { startDeviceServer, type RunningDeviceServer } from '../../src/devices/server';
+import { startFrrLab, type FrrLab } from '../../src/frr-lab/lab';
+import { buildSplunkAlert } from '../../src/alert/sample';
+import { terminalQuestion } from '../../src/approvals/terminal-question';
+import type { AdaptiveCard } from '../../src/messaging/schemas';
+import { connectMcp } from '../helpers/mcp-client';
+import { relayForTest } from '../helpers/relay';
+import { createStubRuntime } from '../helpers/stub-runtime';
+import { tempDir } from '../helpers/temp-dir';
+import { NO_FRR } from './frr-available';
+
+/**
+ * The preview on real FRR 8.4 routers through the SSH device tool server: FRR has no dry run that
+ * does not apply, so the server checks the lines itself and predicts the diff from the live running
+ * configuration. Reading it must never change the router.
+ */
+let lab: FrrLab;
+let server: RunningDeviceServer;
+let tools: McpDeviceTools;
+
+beforeAll(async () => {
+  if (NO_FRR) return;
+  lab = await startFrrLab({ dir: join(tempDir('fault-relay-frr-preview-'), 'lab'), routers: 2 });
+  server = await startDeviceServer({ inventoryPath: lab.inventoryPath, port: 0 });
+  tools = createMcpDeviceTools(server.mcpUrl, { token: server.token });
+});
+
+afterAll(async () => {
+  await tools?.close();
+  await server?.stop();
+  await lab?.stop();
+});
+
+const runningBgp = () => lab.vtysh('R1', 'show running-config bgpd');
+
+describe.skipIf(NO_FRR)('preview_config on real FRR routers (predicted)', () => {
+  it('predicts that `no neighbor X shutdown` removes the shutdown line under router bgp, and leaves the router as it was', async () => {
+    await lab.vtysh('R1', 'configure terminal', 'router bgp 65001', 'neighbor 10.0.0.2 shutdown', 'end');
+    const before = await runningBgp();
+    expect(before).toMatch(/^ neighbor 10\.0\.0\.2 shutdown$/m);
+
+    const preview = await tools.previewConfig('R1', ['router bgp 65001', 'no neighbor 10.0.0.2 shutdown']);
+    expect(preview).toEqual({ device: 'R1', accepted: true, method: 'predicted', added: [], removed: ['router bgp 65001 > neighbor 10.0.0.2 shutdown'], problems: [] });
+
+    const added = await tools.previewConfig('R1', ['router bgp 65001', 'neighbor 10.0.0.2 description to-R2', 'no neighbor 10.0.0.2 shutdown']);
+    expect(added).toMatchObject({ accepted: true, added: ['router bgp 65001 > neighbor 10.0.0.2 description to-R2'], removed: ['router bgp 65001 > neighbor 10.0.0.2 shutdown'] });
+
+    // Read-only: the running configuration is exactly as before both previews.
+    expect(await runningBgp()).toBe(before);
+    await lab.vtysh('R1', 'configure terminal', 'router bgp 65001', 'no neighbor 10.0.0.2 shutdown', 'end');
+  });
+
+  it('refuses lines the server would never send, naming the line, before reading anything', async () => {
+    const before = await runningBgp();
+    const control = await tools.previewConfig('R1', ['router bgp 65001', 'do write memory']);
+    expect(control).toMatchObject({ device: 'R1', accepted: false, method: 'predicted', added: [], removed: [] });
+    expect(control.problems.join()).toMatch(/"do write memory" is not a configuration line/);
+
+    const pipe = await tools.previewConfig('R1', ['router bgp 65001', 'neighbor 10.0.0.2 description a | section b']);
+    expect(pipe).toMatchObject({ accepted: false, problems: [expect.stringMatching(/line 2 .*FRR has no "\| section"/i)] });
+    expect(await runningBgp()).toBe(before);
+  });
+
+  it('through the relay: request_approval carries the preview to the card, and a refused one is never asked', async () => {
+    await lab.vtysh('R1', 'configure terminal', 'router bgp 65001', 'neighbor 10.0.0.2 shutdown', 'end');
+    const cards: AdaptiveCard[] = [];
+    const room = { postMarkdown: async () => undefined, postCard: async (card: AdaptiveCard) => (cards.push(card), { id: `card-${cards.length}` }) };
+    const relay = await relayForTest({ agent: createStubRuntime(), env: { DEVICE_MCP_URL: server.mcpUrl, DEVICE_MCP_TOKEN: server.token, RELAY_TOOLS_TOKEN: 'frr-tools' }, room });
+    try {
+      const url = await relay.listen({ port: 0, host: '127.0.0.1' });
+      const id = (await relay.app.inject({ method: 'POST', url: '/fault-alert', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(buildSplunkAlert({ device: 'R1', neighbor: '10.0.0.2' })) })).json().incident_id as string;
+      const agentTools = await connectMcp(`${url}/mcp`, 'frr-tools');
+      const ask = (commands: string[]) => agentTools.call('request_approval', { incident_id: id, summary: 'bring 10.0.0.2 back', device: 'R1', commands });
+      const before = await runningBgp();
+
+      const refused = await ask(['router bgp 65001', 'do write memory']);
+      expect(refused).toMatchObject({ isError: true, text: expect.stringMatching(/NOT sent for approval: .*"do write memory" is not a configuration line/) });
+      expect(relay.incidents.get(id)?.approval_request ?? null).toBeNull();
+      expect(cards).toEqual([]);
+
+      expect((await ask(['router bgp 65001', 'no neighbor 10.0.0.2 shutdown'])).json).toMatchObject({ status: 'pending' });
+      const line = '- router bgp 65001 > neighbor 10.0.0.2 shutdown';
+      expect(JSON.stringify(cards[0]!.body)).toContain(line);
+      expect(terminalQuestion(relay.incidents.get(id)!)).toContain(`Would change (predicted from the live running configuration):\n    ${line}`);
+      expect(await runningBgp()).toBe(before);
+      await agentTools.close();
+    } finally {
+      await relay.close();
+      await lab.vtysh('R1', 'configure terminal', 'router bgp 65001', 'no neighbor 10.0.0.2 shutdown', 'end');
+    }
+  });
+});
