@@ -8,7 +8,7 @@ import { previewLines } from '../artifacts/config-preview';
  * Enough of each output to judge in a terminal without pushing the question off the screen; the whole
  * output is in the tray and at /ui.
  */
-const EVIDENCE_LINES = 6;
+const EVIDENCE_LINES = 5;
 const EVIDENCE_COMMANDS = 3;
 
 /**

@@ -46,7 +46,12 @@ export async function applyFrrFault(lab: FrrLab, fault: FaultSpec): Promise<stri
     case 'bgp_max_prefix_exceeded': {
       if (fault.vrf) return 'the FRR lab builds prefix overflows in the global table only (FRR does not log the VRF of one)';
       // One below what the peer advertises now: the limit trips at once, with the peer's real count in the log line.
-      const offered = await receivedFrom(lab, router.name, fault.neighbor);
+      // A session just reset (the previous case) is up before its routes arrive: wait for both, bounded.
+      await waitForSession(lab.vtysh, router.name, fault.neighbor, 'Established', 60_000).catch(() => undefined);
+      let offered = await receivedFrom(lab, router.name, fault.neighbor);
+      for (const until = Date.now() + 30_000; offered < 1 && Date.now() < until; offered = await receivedFrom(lab, router.name, fault.neighbor)) {
+        await new Promise((r) => setTimeout(r, 250));
+      }
       if (offered < 1) return `${router.name} receives no prefixes from ${fault.neighbor}: no limit can be exceeded`;
       await lab.vtysh(router.name, 'configure terminal', `router bgp ${router.as}`, 'address-family ipv4 unicast', `neighbor ${fault.neighbor} maximum-prefix ${offered - 1}`, 'end');
       await waitForSession(lab.vtysh, router.name, fault.neighbor, (state) => state.startsWith('Idle'));

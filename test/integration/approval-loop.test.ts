@@ -111,7 +111,8 @@ async function userMessages(sessionId: string, pattern: RegExp) {
   return messages.filter((m) => m.info.role === 'user' && m.parts.some((p) => pattern.test(p.text ?? '')));
 }
 const awaitUserMessage = (sessionId: string, pattern: RegExp) =>
-  waitUntil(async () => (await userMessages(sessionId, pattern)).length > 0, `a user message matching ${pattern}`);
+  // A hang guard, not a speed bar: on a loaded machine opencode takes a while to store the message.
+  waitUntil(async () => (await userMessages(sessionId, pattern)).length > 0, `a user message matching ${pattern}`, { timeoutMs: 60_000 });
 
 const incidentState = async (id: string) => ((await (await request(`${running.url}/sessions/${id}`)).body.json()) as { state: string; approval: unknown; approval_request: { request_id: string }; timeline: { type: string; message: string }[] });
 
