@@ -19,6 +19,8 @@ export interface FrrLabArgs {
   down?: boolean;
   /** With --down: every FRR lab on this machine, even one whose state file is gone. */
   all?: boolean;
+  /** With --down: this lab only (its id, frl1a2b), even one whose state file is gone. */
+  lab?: string;
   relay?: string;
   secret?: string;
   port?: string | undefined;
@@ -35,7 +37,8 @@ const tokenFileFor = (out: string) => join(labDirFor(out), 'device-server.token'
 export async function frrLabCli(args: FrrLabArgs, fail: Fail): Promise<void> {
   const out = args.out ?? DEFAULT_FRR_OUT;
   if (args.down) {
-    const removed = args.all ? await sweepAllLabs() : await teardownLab(stateFileIn(labDirFor(out)));
+    if (args.lab !== undefined && !/^frl[0-9a-f]{4}$/.test(args.lab)) return fail(`--lab takes a lab id such as frl1a2b (the prefix of its namespaces), not ${JSON.stringify(args.lab)}`);
+    const removed = args.all || args.lab ? await sweepAllLabs(args.lab) : await teardownLab(stateFileIn(labDirFor(out)));
     rmSync(out, { force: true });
     console.log(removed.length ? `FRR lab removed: ${removed.join(', ')}` : `no FRR lab was up${args.all ? '' : ' (recorded in ' + labDirFor(out) + '; --down --all sweeps every lab on this machine)'}; nothing to remove`);
     return;

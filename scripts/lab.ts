@@ -37,6 +37,7 @@ const { values, positionals } = parseArgs({
     out: { type: 'string' },
     down: { type: 'boolean' },
     all: { type: 'boolean' },
+    lab: { type: 'string' },
     relay: { type: 'string' },
     secret: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
@@ -55,7 +56,7 @@ function usage(): never {
   npm run lab -- clear [--device R1] | reset | devices
   npm run lab -- --frr [--routers 2] [--out .lab/frr.json] [--relay http://127.0.0.1:8080] [--port 4320]
   npm run lab -- --frr inject AD000002 --device R1 --neighbor 10.0.0.2   (clear: the same with "clear")
-  npm run lab -- --frr --down [--all]   (removes a lab that was killed; --all: every FRR lab on this machine)
+  npm run lab -- --frr --down [--all | --lab frl1a2b]   (removes a lab that was killed; --all: every FRR lab on this machine; --lab: that one, even without its state file)
   (--url or LAB_URL selects the running lab; default ${`http://127.0.0.1:${DEFAULT_LAB_PORT}`})`);
   process.exit(0);
 }

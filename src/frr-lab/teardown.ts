@@ -81,18 +81,20 @@ const LAB_NAME = /^frl[0-9a-f]{4}-R\d+(-CUST-A)?$/;
 /**
  * Removes every FRR lab on this machine, recorded or not (a lab whose state file is gone, e.g. its
  * folder was deleted while it ran): namespaces and FRR folders named like a lab's, the daemons of
- * those pathspaces, and the sshd processes whose login lands in one of them.
+ * those pathspaces, and the sshd processes whose login lands in one of them. `only` (a lab id,
+ * `frl1a2b`) sweeps that lab alone, leaving every other lab on the machine running.
  */
-export async function sweepAllLabs(): Promise<string[]> {
+export async function sweepAllLabs(only?: string): Promise<string[]> {
+  const ours = (name: string) => LAB_NAME.test(name) && (only === undefined || name.startsWith(`${only}-`));
   const ip = ipCommand();
   const removed: string[] = [];
   const namespaces = (await run(ip, ['netns', 'list']).catch(() => ''))
     .split('\n')
     .map((l) => l.split(' ')[0] ?? '')
-    .filter((n) => LAB_NAME.test(n));
+    .filter(ours);
   const dirs = ['/etc/frr', '/var/run/frr', '/var/log/frr'].flatMap((root) => {
     try {
-      return readdirSync(root).filter((n) => LAB_NAME.test(n)).map((n) => `${root}/${n}`);
+      return readdirSync(root).filter(ours).map((n) => `${root}/${n}`);
     } catch {
       return [];
     }
@@ -114,7 +116,9 @@ export async function sweepAllLabs(): Promise<string[]> {
     try {
       const title = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replace(/\0/g, ' ');
       const orphan = /sshd -D -e -f (\S+\/R\d+\/sshd_config)/.exec(title);
-      if (/FAULT_RELAY_LAB=frl[0-9a-f]{4}/.test(title) || (orphan && !existsSync(orphan[1]!))) pids.push(Number(entry));
+      const marked = only === undefined ? /FAULT_RELAY_LAB=frl[0-9a-f]{4}/.test(title) : title.includes(`FAULT_RELAY_LAB=${only}`);
+      // An orphan names no lab: only a sweep of every lab takes it.
+      if (marked || (only === undefined && orphan && !existsSync(orphan[1]!))) pids.push(Number(entry));
     } catch {
       /* gone meanwhile */
     }
