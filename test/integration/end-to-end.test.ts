@@ -173,12 +173,15 @@ describe('npm run demo', () => {
     const { stdout } = await promisify(execFile)('npm', ['run', '--silent', 'demo', '--', '--approve', '--converge-ms', '500'], {
       cwd: repoRoot,
       env: { ...process.env, LOG_LEVEL: 'warn' },
-      timeout: 90_000,
+      // A hang guard, not a speed bar: beside another suite the whole run took two minutes here.
+      timeout: 240_000,
     });
     for (const m of stdout.matchAll(/^ {2}(?:Relay|Agent) log (\S+)$/gm)) agentLogs.push(m[1]!);
     expect(stdout).toContain('The model is SCRIPTED');
     expect(stdout).toMatch(/Outcome {3}resolved/);
     expect(stdout).toMatch(/R1 neighbor 10\.0\.0\.2: BGP state = Established/);
     expect(agentLogs.filter((f) => existsSync(f)).length).toBeGreaterThanOrEqual(2);
-  }, 100_000);
+    // Confirmed apply: the relay's own post-check kept the change before the demo ended.
+    expect(stdout).toMatch(/Change {4}confirmed by post-check/);
+  }, 250_000);
 });
