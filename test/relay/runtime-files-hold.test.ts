@@ -33,7 +33,9 @@ async function setUp() {
   const check = createRuntimeFilesCheck(dir);
   relay.dispatcher.holdWhile(check.problem);
   offWarning = relay.addStandingWarnings(check.warnings);
-  const post = async () => (await relay!.app.inject({ method: 'POST', url: '/fault-alert', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(ad000002({ neighbor_ip: `10.0.0.${Math.floor(Math.random() * 200) + 2}` })) })).json() as { status: string; incident_id: string };
+  // A new neighbor per alert, so each is a new fault (a random pick made two the same fault now and then).
+  let neighbor = 1;
+  const post = async () => (await relay!.app.inject({ method: 'POST', url: '/fault-alert', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(ad000002({ neighbor_ip: `10.0.0.${(neighbor += 1)}` })) })).json() as { status: string; incident_id: string };
   return { dir, clock, agent, post, agentFile: path.join(dir, '.opencode/agent/fault-remediation.md') };
 }
 
