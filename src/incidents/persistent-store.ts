@@ -75,15 +75,49 @@ export function createPersistentStore(opts: PersistentStoreOptions): IncidentSto
   let repeatsFd: number | undefined;
   /** Whether the log is on disk: written since the index was, or left by a stop before it. */
   let repeatsOnDisk = leftover;
+  /**
+   * Lazy lines (repeats) wait for `flush`, which the intake awaits before its 202: the repeats that
+   * arrive in one turn of the event loop go to the log in one write, not a system call each.
+   */
+  let lazyLines: string[] = [];
+  let lazyWritten: Promise<void> | undefined;
+  const writeLazy = () => {
+    if (!lazyLines.length) return;
+    repeatsFd ??= openSync(repeatsPath as string, 'a', 0o600);
+    writeSync(repeatsFd, lazyLines.join(''));
+    lazyLines = [];
+  };
   const logWrite = (incident: Incident, lazy: boolean) => {
     if (!repeatsPath) return;
-    repeatsFd ??= openSync(repeatsPath, 'a', 0o600);
     repeatsOnDisk = true;
-    const line: LazyLine | RecordLine = lazy ? { i: incident.incident_id, n: incident.occurrences, s: incident.last_seen, u: incident.updated_at, p: incident.progress } : { f: incident };
-    writeSync(repeatsFd, `${JSON.stringify(line)}\n`);
+    if (lazy) {
+      lazyLines.push(`${JSON.stringify({ i: incident.incident_id, n: incident.occurrences, s: incident.last_seen, u: incident.updated_at, p: incident.progress } satisfies LazyLine)}\n`);
+      // Written at the end of this turn whether or not anyone awaits it.
+      flushLazy().catch((error: unknown) => logger.error({ err: error }, 'repeats log write failed'));
+      return;
+    }
+    // In the order written: a replay must end at this record, not at a repeat before it.
+    writeLazy();
+    repeatsFd ??= openSync(repeatsPath, 'a', 0o600);
+    writeSync(repeatsFd, `${JSON.stringify({ f: incident } satisfies RecordLine)}\n`);
   };
+  const flushLazy = (): Promise<void> =>
+    lazyLines.length === 0
+      ? (lazyWritten ?? Promise.resolve())
+      : (lazyWritten ??= new Promise<void>((resolve, reject) =>
+          setImmediate(() => {
+            lazyWritten = undefined;
+            try {
+              writeLazy();
+              resolve();
+            } catch (error) {
+              reject(error instanceof Error ? error : new Error(String(error)));
+            }
+          }),
+        ));
   /** The index holds every logged repeat now (lazy writes are to open incidents; a finished one's rewrites the archive at once). */
   const repeatsWritten = () => {
+    lazyLines = [];
     if (repeatsFd !== undefined) closeSync(repeatsFd);
     repeatsFd = undefined;
     if (repeatsOnDisk) rmSync(repeatsPath as string, { force: true });
@@ -152,8 +186,10 @@ export function createPersistentStore(opts: PersistentStoreOptions): IncidentSto
     },
     timeline: readTimeline,
     loadTimeline: async (id) => readTimeline(id),
-    // Every write above is durable when it returns (lazy ones are coalesced on purpose).
-    flush: async () => {},
+    // Every write above is durable when it returns, except lazy ones: those when this resolves.
+    flush: flushLazy,
+    // With a log, the intake awaits `flush` before a repeat's 202.
+    writesBehind: Boolean(repeatsPath),
     health: () => ({ backend: timelineDir ? 'file' : 'memory', ok: true, pending_writes: 0 }),
     async close() {
       persist();

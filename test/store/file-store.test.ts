@@ -29,6 +29,8 @@ describe('files store: the repeats log', () => {
     const crashed = open(dir);
     crashed.put(incident(1));
     for (let n = 2; n <= 5; n++) crashed.put({ ...incident(1), occurrences: n, last_seen: `2026-11-21T10:0${n}:00.000Z` }, { lazy: true });
+    // What the intake awaits before a repeat's 202: the turn's repeats written to the log in one write.
+    await crashed.flush();
     expect(existsSync(join(dir, 'timelines', 'repeats.log'))).toBe(true);
     // Not closed: as after kill -9, the index on disk still says 1.
     const restarted = open(dir);
