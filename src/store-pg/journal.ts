@@ -19,6 +19,8 @@ export interface JournalOptions {
   persisted: ReadonlySet<string>;
   /** Repeats counted here and not yet committed, per incident (the store's; read when a batch is taken). */
   added: ReadonlyMap<string, number>;
+  /** Whether a queued put changes only the count and last sighting (read when a batch is taken). */
+  countOnly(incidentId: string): boolean;
   /** How long a lazy write (a duplicate) may wait to share a commit with others. */
   lazyFlushMs?: number;
   retryBaseMs?: number;
@@ -50,6 +52,8 @@ export function createJournal(opts: JournalOptions) {
   let closed = false;
   /** Writes of the batch being committed right now: still not durable. */
   let committing = 0;
+  /** The batch being committed right now, until memory has taken what it wrote. */
+  let inFlight: Batch | undefined;
   const pendingCount = () => puts.size + appends.length + evictions.size + bumps.size + committing;
 
   async function commitPending(): Promise<void> {
@@ -61,6 +65,7 @@ export function createJournal(opts: JournalOptions) {
       evictions,
       bumps,
       persisted: opts.persisted,
+      countOnly: new Set([...puts.keys()].filter((id) => opts.persisted.has(id) && opts.countOnly(id))),
       added: new Map(counted.flatMap((id) => (opts.added.has(id) ? [[id, opts.added.get(id) as number] as const] : []))),
     };
     puts = new Map();
@@ -68,6 +73,7 @@ export function createJournal(opts: JournalOptions) {
     evictions = new Set();
     bumps = new Set();
     committing = batch.puts.size + batch.appends.length + batch.evictions.size + batch.bumps.size;
+    inFlight = batch;
     const held = await holdConnection(pool).catch((error: unknown) => {
       restore(batch);
       throw error;
@@ -81,6 +87,7 @@ export function createJournal(opts: JournalOptions) {
       committing = 0;
       held.release();
     } catch (error) {
+      inFlight = undefined;
       // A query the driver gave up on still occupies the connection: a ROLLBACK would queue behind it.
       if (!held.lost && !isDriverTimeout(error)) await client.query('ROLLBACK').catch(() => {});
       // A broken connection must not go back to the pool.
@@ -89,6 +96,7 @@ export function createJournal(opts: JournalOptions) {
       throw error;
     }
     const following = opts.committed(batch, written);
+    inFlight = undefined;
     if (failures > 0) logger.info({ after_failures: failures }, 'database reachable again: queued writes committed');
     failures = 0;
     lastError = undefined;
@@ -175,6 +183,11 @@ export function createJournal(opts: JournalOptions) {
       appends = appends.filter((a) => a.incident_id !== incidentId);
     },
     commit,
+    /**
+     * Repeats of this incident in the batch being committed: a count read from the database now
+     * may or may not hold them yet (the commit's answer decides).
+     */
+    addedInFlight: (incidentId: string) => inFlight?.added.get(incidentId) ?? 0,
     /** Whether a put of this incident waits for the next batch. */
     queued: (incidentId: string) => puts.has(incidentId),
     pendingCount,

@@ -5,17 +5,10 @@ import { isTerminal, type Incident, type TimelineEntry } from '../incidents/mode
 import { newestFirst, StoreUnavailableError, type IncidentStore, type StoreHealth } from '../incidents/store';
 import { databaseErrorMessage } from './database';
 import { coalescedReads } from './coalesced-reads';
+import { countOnly, createRepeatCounts } from './repeat-counts';
 import { createJournal } from './journal';
 import { loadIndex, readEntry, readIncidents, readRow, readTimeline, readTimelines, takeRelayNumber } from './repository';
 import type { Batch, Written } from './write-batch';
-
-/** Whether `next` differs from `previous` only in what any relay may write: the count and the last sighting. */
-function countOnly(previous: Incident, next: Incident): boolean {
-  for (const key of Object.keys(next) as (keyof Incident)[]) {
-    if (key !== 'occurrences' && key !== 'last_seen' && key !== 'updated_at' && next[key] !== previous[key]) return false;
-  }
-  return true;
-}
 
 /** A change another relay made, as this relay's memory now holds it. */
 export interface RemoteChange {
@@ -37,6 +30,8 @@ export interface SharedIncidentStore extends IncidentStore {
   refresh(incidentIds: readonly string[]): Promise<RemoteChange[]>;
   /** Another relay's incident is now this relay's: memory follows the database. */
   adopted(incident: Incident): void;
+  /** Counts another relay's commit left in the database (its notice's `c`), taken without a read. */
+  countsChanged(notice: Readonly<Record<string, unknown>>): RemoteChange[];
   /**
    * Who reads back incidents the database changed under this relay's writes (its memory was a
    * step behind, or a new incident of its own was folded into another relay's): the team
@@ -80,12 +75,8 @@ export async function createPgStore(opts: PgStoreOptions): Promise<SharedInciden
   const owners = new Map<string, string>();
   /** Incidents the database holds (written or read here): their puts are updates, the rest inserts. */
   const persisted = new Set<string>();
-  /**
-   * Repeats counted here and not yet committed (less those answered 503). Relays fold repeats of
-   * the same fault side by side: each sends what it added (an increment in SQL), never its own
-   * total, so none is lost; memory shows the database's total plus these.
-   */
-  const added = new Map<string, number>();
+  /** Repeats counted here and not yet committed: memory shows the database's total plus these. */
+  const counts = createRepeatCounts((id) => journal.addedInFlight(id));
   const timelines = new Map<string, HeldTimeline>();
   /** Incidents with a write queued that changes more than their count and last sighting. */
   const recordChanged = new Set<string>();
@@ -115,20 +106,17 @@ export async function createPgStore(opts: PgStoreOptions): Promise<SharedInciden
   }
 
   let staleHandler: ((incidentIds: string[]) => Promise<void>) | undefined;
-  const journal = createJournal({ ...opts, persisted, added, committed });
+  const journal = createJournal({ ...opts, persisted, added: counts.added, committed, countOnly: (id) => !recordChanged.has(id) });
 
   /** Memory takes what the batch wrote: the database's counts, and its folds. */
   function committed(batch: Batch, written: Written): Promise<void> | undefined {
     // Repeats counted here since the batch was taken stay on top of the database's count.
-    for (const [id, n] of batch.added) {
-      const left = (added.get(id) ?? 0) - n;
-      if (left !== 0) added.set(id, left);
-      else added.delete(id);
-    }
+    counts.committed(batch.added);
     for (const [id, total] of written.totals) {
       persisted.add(id);
       const now = index.get(id);
-      const occurrences = Math.max(1, total + (added.get(id) ?? 0));
+      // A total another relay's notice or a read brought meanwhile may be the later one.
+      const occurrences = counts.settled(id, total);
       if (now && now.occurrences !== occurrences) index.set(id, { ...now, occurrences });
     }
     for (const fold of written.folds) foldedAway(fold.from.incident_id, fold.into);
@@ -152,10 +140,10 @@ export async function createPgStore(opts: PgStoreOptions): Promise<SharedInciden
    */
   function foldedAway(id: string, into: string) {
     logger.warn({ incident_id: id, folded_into: into }, 'another relay had opened this fault while the database was out of reach: incident folded into its one');
-    const left = added.get(id) ?? 0;
+    const left = counts.take(id);
     dropped(id);
     if (left !== 0) {
-      added.set(into, (added.get(into) ?? 0) + left);
+      counts.add(into, left);
       journal.bump(into);
     }
   }
@@ -164,7 +152,7 @@ export async function createPgStore(opts: PgStoreOptions): Promise<SharedInciden
     index.delete(id);
     owners.delete(id);
     persisted.delete(id);
-    added.delete(id);
+    counts.take(id);
     timelines.delete(id);
     journal.forget(id);
   }
@@ -183,7 +171,7 @@ export async function createPgStore(opts: PgStoreOptions): Promise<SharedInciden
       index.delete(id);
       owners.delete(id);
       persisted.delete(id);
-      added.delete(id);
+      counts.take(id);
       timelines.delete(id);
       journal.evict(id);
     }
@@ -214,7 +202,7 @@ export async function createPgStore(opts: PgStoreOptions): Promise<SharedInciden
       const mine = row.owner === me && previous !== undefined;
       persisted.add(row.incident_id);
       // Repeats counted here and not yet committed stay counted on top of the database's total.
-      const occurrences = Math.max(1, fromDb.occurrences + (added.get(row.incident_id) ?? 0));
+      const occurrences = counts.countFrom(row.incident_id, fromDb.occurrences);
       // This relay's own record is the truth for what it owns; repeats folded elsewhere only add to the count.
       const incident = mine
         ? { ...previous, occurrences, last_seen: previous.last_seen > fromDb.last_seen ? previous.last_seen : fromDb.last_seen }
@@ -253,9 +241,7 @@ export async function createPgStore(opts: PgStoreOptions): Promise<SharedInciden
       // A new incident's first insert carries its whole count; later changes go as increments (a
       // repeat answered 503 as a decrement: it counts nothing, and the sender's retry is counted).
       if (previous && incident.occurrences !== previous.occurrences) {
-        const n = (added.get(incident.incident_id) ?? 0) + incident.occurrences - previous.occurrences;
-        if (n !== 0) added.set(incident.incident_id, n);
-        else added.delete(incident.incident_id);
+        counts.add(incident.incident_id, incident.occurrences - previous.occurrences);
       }
       if (!previous || !countOnly(previous, incident)) recordChanged.add(incident.incident_id);
       index.set(incident.incident_id, incident);
@@ -287,6 +273,7 @@ export async function createPgStore(opts: PgStoreOptions): Promise<SharedInciden
     onStale(handler) {
       staleHandler = handler;
     },
+    countsChanged: (notice) => counts.noticed(index, notice),
     adopted(incident) {
       owners.set(incident.incident_id, me);
       index.set(incident.incident_id, incident);

@@ -1,11 +1,23 @@
 import type pg from 'pg';
 import { TERMINAL_STATES, type Incident, type TimelineEntry } from '../incidents/model';
 
-/** Where every relay on the database hears of a change: `{ r: writer relay, i: incident ids }`. */
+/**
+ * Where every relay on the database hears of a change: `{ r: writer relay, i: incident ids to read
+ * back, c: counts }`. A write that changed only an incident's count and last sighting (a repeat
+ * folded by any relay) carries the database's new values, `c: { id: [occurrences, last_seen] }`:
+ * the other relays take them as they are instead of reading the row back after every commit,
+ * which cost a team's second relay more than the repeats themselves.
+ */
 export const CHANGE_CHANNEL = 'fault_relay_changes';
+export interface ChangeNotice {
+  r: string;
+  i: string[];
+  c?: Record<string, [number, string]>;
+}
 const TERMINAL = [...TERMINAL_STATES];
-/** NOTIFY payloads are limited to 8,000 bytes: ids go out in groups this size. */
+/** NOTIFY payloads are limited to 8,000 bytes: ids go out in groups this size (counts take about twice an id). */
 const IDS_PER_NOTIFY = 100;
+const COUNTS_PER_NOTIFY = 50;
 /**
  * The writer's name on a timeline line it writes about another relay's incident (a fold): every
  * relay, the writer included, reads such lines back as news, so each memory and bus gets it.
@@ -22,6 +34,8 @@ export interface Batch {
   bumps: ReadonlySet<string>;
   /** Incidents the database already holds: their puts are updates. */
   persisted: ReadonlySet<string>;
+  /** Puts that change only the count and last sighting of an incident the database holds. */
+  countOnly: ReadonlySet<string>;
 }
 
 /** A new incident of this relay's that met another relay's open incident for the same fault. */
@@ -95,16 +109,29 @@ export async function writeBatch(client: pg.PoolClient, batch: Batch, me: string
     await client.query('DELETE FROM timeline WHERE incident_id = ANY($1)', [ids]);
   }
   const changed = [...new Set([...batch.puts.keys(), ...bumps.map((b) => b.id), ...appends.map((a) => a.incident_id), ...out.folds.map((f) => f.into)])].filter((id) => !dropped.has(id));
-  for (let n = 0; n < changed.length; n += IDS_PER_NOTIFY) {
-    await client.query('SELECT pg_notify($1, $2)', [CHANGE_CHANNEL, JSON.stringify({ r: me, i: changed.slice(n, n + IDS_PER_NOTIFY) })]);
-  }
+  // Counts are known only once the rows are updated (below); the notices go out at the commit either way.
+  const notify = async (counts: Map<string, [number, string]>) => {
+    const reads = changed.filter((id) => !counts.has(id));
+    for (let n = 0; n < reads.length; n += IDS_PER_NOTIFY) {
+      await client.query('SELECT pg_notify($1, $2)', [CHANGE_CHANNEL, JSON.stringify({ r: me, i: reads.slice(n, n + IDS_PER_NOTIFY) } satisfies ChangeNotice)]);
+    }
+    const entries = [...counts];
+    for (let n = 0; n < entries.length; n += COUNTS_PER_NOTIFY) {
+      await client.query('SELECT pg_notify($1, $2)', [CHANGE_CHANNEL, JSON.stringify({ r: me, i: [], c: Object.fromEntries(entries.slice(n, n + COUNTS_PER_NOTIFY)) } satisfies ChangeNotice)]);
+    }
+  };
+  const withLines = new Set([...appends.map((a) => a.incident_id), ...out.folds.map((f) => f.into)]);
+  const counts = new Map<string, [number, string]>();
+  const countChanged = (id: string, occurrences: number, lastSeen: string) => {
+    if (!withLines.has(id) && (batch.countOnly.has(id) || !batch.puts.has(id))) counts.set(id, [occurrences, lastSeen]);
+  };
   // Last before the commit: the rows other relays update too (the same faults' repeats) stay locked
   // for two round trips, not for the lines and notifications as well (a notification goes out at
   // the commit wherever it is sent).
   if (updates.length) {
     // Only the owner's record is written; anyone's repeats are added.
     const rows = updates.map((doc) => ({ doc, added: batch.added.get(doc.incident_id) ?? 0 }));
-    const updated = await client.query<{ incident_id: string; owner: string; occurrences: number }>(
+    const updated = await client.query<{ incident_id: string; owner: string; occurrences: number; last_seen: string }>(
       `UPDATE incidents AS i SET
          doc         = CASE WHEN i.owner = $3 THEN x->'doc' ELSE i.doc END,
          state       = CASE WHEN i.owner = $3 THEN x->'doc'->>'state' ELSE i.state END,
@@ -115,23 +142,28 @@ export async function writeBatch(client: pg.PoolClient, batch: Batch, me: string
          last_seen   = GREATEST(i.last_seen, x->'doc'->>'last_seen')
        FROM jsonb_array_elements($1::jsonb) AS x
        WHERE i.incident_id = x->'doc'->>'incident_id'
-       RETURNING i.incident_id, i.owner, i.occurrences`,
+       RETURNING i.incident_id, i.owner, i.occurrences, i.last_seen`,
       [JSON.stringify(rows), TERMINAL, me],
     );
     for (const r of updated.rows) {
       out.totals.set(r.incident_id, r.occurrences);
+      countChanged(r.incident_id, r.occurrences, r.last_seen);
       if (r.owner !== me) out.foreign.push(r.incident_id);
     }
     out.missing.push(...updates.filter((d) => !out.totals.has(d.incident_id)).map((d) => d.incident_id));
   }
   if (bumps.length) {
-    const bumped = await client.query<{ incident_id: string; occurrences: number }>(
+    const bumped = await client.query<{ incident_id: string; occurrences: number; last_seen: string }>(
       `UPDATE incidents AS i SET occurrences = GREATEST(1, i.occurrences + (x->>'added')::integer)
-         FROM jsonb_array_elements($1::jsonb) AS x WHERE i.incident_id = x->>'id' RETURNING i.incident_id, i.occurrences`,
+         FROM jsonb_array_elements($1::jsonb) AS x WHERE i.incident_id = x->>'id' RETURNING i.incident_id, i.occurrences, i.last_seen`,
       [JSON.stringify(bumps)],
     );
-    for (const r of bumped.rows) out.totals.set(r.incident_id, r.occurrences);
+    for (const r of bumped.rows) {
+      out.totals.set(r.incident_id, r.occurrences);
+      countChanged(r.incident_id, r.occurrences, r.last_seen);
+    }
   }
+  await notify(counts);
 
   return out;
 }

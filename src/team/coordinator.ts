@@ -9,7 +9,7 @@ import { DECISION_CHANNEL } from './decisions';
 import { holdLeaderLock, type LeaderLock } from './leader-lock';
 import { createNewIncidentLock } from './new-incident-lock';
 import { type RemoteChange, type SharedIncidentStore } from '../store-pg/pg-store';
-import { CHANGE_CHANNEL } from '../store-pg/write-batch';
+import { CHANGE_CHANNEL, type ChangeNotice } from '../store-pg/write-batch';
 import { teamRepository } from '../store-pg/team-repository';
 
 /** Advisory-lock keys (any fixed numbers, one per purpose; the new-incident lock's is in new-incident-lock.ts). */
@@ -152,13 +152,15 @@ export function createTeamCoordinator(opts: TeamOptions) {
         return;
       }
       if (msg.channel !== CHANGE_CHANNEL || !msg.payload) return;
-      let payload: { r?: string; i?: string[] };
+      let payload: Partial<ChangeNotice>;
       try {
         payload = JSON.parse(msg.payload) as typeof payload;
       } catch {
         return;
       }
       if (payload.r === me || !Array.isArray(payload.i)) return;
+      if (payload.c && typeof payload.c === 'object') emit(store.countsChanged(payload.c));
+      if (payload.i.length === 0) return;
       store.refresh(payload.i).then(emit, (error: unknown) => logger.warn({ err_message: databaseErrorMessage(error) }, 'could not read another relay\'s change'));
     });
     try {
