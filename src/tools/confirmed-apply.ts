@@ -198,8 +198,17 @@ export function createConfirmedApply(deps: ConfirmedApplyDeps) {
     recover(): void {
       for (const incident of incidents.list()) {
         if (incident.change?.state !== 'pending' || !owns(incident.incident_id)) continue;
-        armDeadline(incident.incident_id, incident.change);
-        void postCheck(incident.incident_id).catch(() => undefined);
+        const { incident_id: id, change } = incident;
+        armDeadline(id, change);
+        // A device tool server that restarted with the relay (DEVICE_INVENTORY) has already rolled back what
+        // its journal held: take its word first, so the incident says so now and no post-check runs on a
+        // device already put back. A change still pending there (or no answer) is post-checked as before.
+        void serial(id, async () => {
+          const status = await upstream.changeStatus(change.device, change.change_id).catch(() => undefined);
+          if (status) adopt(id, status);
+        })
+          .then(() => postCheck(id))
+          .catch(() => undefined);
       }
     },
     stop(): void {
