@@ -4,6 +4,7 @@ import { jitteredBackoff } from '../backoff';
 import type { Incident, TimelineEntry } from '../incidents/model';
 import { StoreUnavailableError } from '../incidents/store';
 import { databaseErrorMessage, holdConnection, isDriverTimeout } from './database';
+import { countsOnly, writeCounts } from './count-batch';
 import { writeBatch, type Batch, type Written } from './write-batch';
 
 /** New incidents the database holds other incidents under the ids of: not stored, and said so. */
@@ -80,16 +81,20 @@ export function createJournal(opts: JournalOptions) {
     });
     const { client } = held;
     let written: Written;
+    const single = countsOnly(batch);
     try {
-      await client.query('BEGIN');
-      written = await writeBatch(client, batch, me);
-      await client.query('COMMIT');
+      if (single) written = await writeCounts(client, batch, me);
+      else {
+        await client.query('BEGIN');
+        written = await writeBatch(client, batch, me);
+        await client.query('COMMIT');
+      }
       committing = 0;
       held.release();
     } catch (error) {
       inFlight = undefined;
       // A query the driver gave up on still occupies the connection: a ROLLBACK would queue behind it.
-      if (!held.lost && !isDriverTimeout(error)) await client.query('ROLLBACK').catch(() => {});
+      if (!single && !held.lost && !isDriverTimeout(error)) await client.query('ROLLBACK').catch(() => {});
       // A broken connection must not go back to the pool.
       held.release(error instanceof Error ? error : true);
       restore(batch);
