@@ -179,11 +179,24 @@ try {
   console.log(`relay intake           p50 ${fmt(ip50)} ms  p99 ${fmt(ip99)} ms  (n=${N}, in this process, not logging)`);
   // The ratio moves with the runtime's own speed (slower runtime, smaller ratio); what the relay adds does not as much.
   console.log(`  intake p50 / runtime p50 = ${fmt(ip50 / rp50)}   intake p99 / runtime p50 = ${fmt(ip99 / rp50)}   the relay adds ${fmt(ip50 - rp50)} ms at p50`);
-  const lines = readFileSync(relayProcess.logFile, 'utf8').split('\n').length - 1;
+  const logText = readFileSync(relayProcess.logFile, 'utf8');
+  const lines = logText.split('\n').length - 1;
+  // The relay's own time per alert (fastify's responseTime on its "request completed" lines): what it
+  // adds inside the process, against what the sender saw (the rest is the hop between processes).
+  const inside = logText.split('\n').flatMap((l) => {
+    try {
+      const j = JSON.parse(l) as { responseTime?: number; req?: unknown; res?: { statusCode?: number }; msg?: string };
+      return j.msg === 'request completed' && j.res?.statusCode === 202 && typeof j.responseTime === 'number' ? [j.responseTime] : [];
+    } catch {
+      return [];
+    }
+  });
+
   const logging = values['log-level'] ? `LOG_LEVEL ${values['log-level']}` : 'its default logging';
   console.log(`runtime create+prompt  p50 ${fmt(prp50)} ms  p99 ${fmt(pct(processRuntimeSamples, 99))} ms  (n=${N}, taking turns with the next)`);
   console.log(`npm run relay intake   p50 ${fmt(pp50)} ms  p99 ${fmt(pp99)} ms  (n=${N}, its own process, ${logging}: ${lines} lines written to a file)`);
   console.log(`  process p50 / runtime p50 = ${fmt(pp50 / prp50)}   process p99 / runtime p50 = ${fmt(pp99 / prp50)}   the relay adds ${fmt(pp50 - prp50)} ms at p50`);
+  if (inside.length) console.log(`  inside the relay process (its log's responseTime) p50 ${fmt(pct(inside, 50))} ms: the hop between processes is ${fmt(pp50 - pct(inside, 50))} ms of the sender's p50`);
   // The relay's synchronous work (store writes, the runtime's events) held up the loop that timed the baseline
   // in the first part, so that part's ratio understates it; the second part's loop timed nothing but requests.
   const loop = (h: ReturnType<typeof monitorEventLoopDelay>) => `p99 ${fmt(h.percentile(99) / 1e6)} ms, max ${fmt(h.max / 1e6)} ms`;
