@@ -1,4 +1,4 @@
-import { ruleFields, ruleKey, type FaultKeyRule } from '../artifacts/fault-key';
+import { patternValues, ruleFields, ruleKey, type FaultKeyRule } from '../artifacts/fault-key';
 import { fieldsFromRaw } from './raw-fields';
 import { hostAsDevice, SEARCH_METADATA_KEYS, type InboundAlert, type KbQueryMode } from './schema';
 import { looksLikeInstructions } from './untrusted';
@@ -67,6 +67,8 @@ export function normalizeAlert(alert: InboundAlert, rule?: FaultKeyRule): Normal
     // The FS's key fields the search did not extract, from the log line by its extract patterns.
     const { values, from } = ruleFields(rule, result, result._raw);
     for (const f of rule.fields) if (from[f.name] === '_raw') vars[f.alertField] = cap(values[f.name]!, MAX_VAR_CHARS, `_raw ${f.name}`, warnings);
+    // The FS's other pattern fields too: the incident holds every value the RAW reads from the alert.
+    for (const [name, value] of Object.entries(patternValues(rule, result, result._raw))) vars[name] = cap(value, MAX_VAR_CHARS, `_raw ${name}`, warnings);
     dedup_key = ruleKey(rule, hostname, values);
     field_sources = { device_hostname: deviceSource(alert), neighbor_ip: 'absent', vrf_name: 'absent', ...from };
   } else ({ dedup_key, field_sources } = bgpKeyFields(alert, hostname, vars));

@@ -15,6 +15,14 @@ export interface FaultKeyRule {
   /** The key fields after the device, in the FS's order. */
   fields: readonly { name: string; alertField: string; format: VariableFormat }[];
   extract: readonly RegExp[];
+  /**
+   * The FS's other variables a detection pattern can capture (`sources: [.., pattern]`), with the
+   * patterns: taken from the log line when the sender did not extract them, so the incident holds
+   * every value the RAW reads from the alert (the relay's post-check reads them too, e.g. the
+   * prefix count a new limit was built from).
+   */
+  patternFields: readonly { name: string; alertField: string }[];
+  patterns: readonly RegExp[];
 }
 
 /** What the validator holds `key_fields`/`extract` to, positioned in FS.yaml. */
@@ -55,7 +63,29 @@ export function faultKeyRule(fs: FaultSignature): FaultKeyRule | undefined {
       const v = fs.variables.find((x) => x.name === name)!;
       return { name, alertField: v.alert_field ?? name, format: v.format };
     });
-  return { alert_def_id: fs.alert_def_id, fields, extract: (fs.extract ?? fs.detection.patterns).map((p) => new RegExp(p.regex, REGEX_FLAGS)) };
+  const keyed = new Set(fs.key_fields);
+  const patternFields = fs.variables.filter((v) => v.sources.includes('pattern') && !keyed.has(v.name)).map((v) => ({ name: v.name, alertField: v.alert_field ?? v.name }));
+  return {
+    alert_def_id: fs.alert_def_id,
+    fields,
+    extract: (fs.extract ?? fs.detection.patterns).map((p) => new RegExp(p.regex, REGEX_FLAGS)),
+    patternFields,
+    patterns: fs.detection.patterns.map((p) => new RegExp(p.regex, REGEX_FLAGS)),
+  };
+}
+
+/** The pattern fields the result lacks, from the first detection pattern that matches the log line and captures them. */
+export function patternValues(rule: FaultKeyRule, result: Readonly<Record<string, unknown>>, raw: string | undefined): Record<string, string> {
+  const missing = rule.patternFields.filter((f) => typeof result[f.alertField] !== 'string' || (result[f.alertField] as string).trim() === '');
+  if (!raw || missing.length === 0) return {};
+  const values: Record<string, string> = {};
+  for (const re of rule.patterns) {
+    const groups = re.exec(raw)?.groups;
+    if (!groups) continue;
+    for (const f of missing) if (values[f.alertField] === undefined && groups[f.name]) values[f.alertField] = groups[f.name]!;
+    break;
+  }
+  return values;
 }
 
 /** One key field's value as the key holds it: the global table is one VRF whether "default" or nothing. */

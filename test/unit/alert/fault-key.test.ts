@@ -51,6 +51,16 @@ describe('fault keys from the FS (key_fields, extract)', () => {
     expect(normalizeAlert(ad3({ interface: 'Gi4' }), rule).field_sources.interface).toBe('result');
   });
 
+  it("takes the FS's other pattern fields from the log line when the search did not extract them, never over the result's own", async () => {
+    const rule = (await rules('AD000004'))!;
+    const line = 'Mar  1 09:00:00.000 UTC: %BGP-3-MAXPFXEXCEED: No. of prefix received from 10.0.0.2 (afi 0): 12 exceed limit 11';
+    const alert = (over: Record<string, unknown>) => inboundAlertSchema.parse({ sid: 's1', result: { alert_def_id: 'AD000004', system: 'R1', _raw: line, ...over } });
+    // The relay's post-check builds its expectation (the new limit) from the prefix count: the incident must hold it.
+    expect(normalizeAlert(alert({}), rule).alert_vars).toMatchObject({ neighbor_ip: '10.0.0.2', prefix_count: '12', prefix_limit: '11' });
+    expect(normalizeAlert(alert({ prefix_count: '40' }), rule).alert_vars.prefix_count).toBe('40');
+    expect(normalizeAlert(alert({ _raw: 'no such line' }), rule).alert_vars.prefix_count).toBeUndefined();
+  });
+
   it('AD000002 declares no key_fields: the BGP key, exactly as before', async () => {
     expect(await rules('AD000002')).toBeUndefined();
     expect(await rules('NOT-AN-ID/../x')).toBeUndefined();
