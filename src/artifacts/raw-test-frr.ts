@@ -2,7 +2,7 @@ import { systemClock, type Clock } from './clock';
 import { DeviceToolError, type DeviceTools, WITHOUT_PROVISIONAL } from './device-tools';
 import { runRaw, type ApprovalRequest, type RunRawResult } from './engine';
 import { compareRun, scriptedApprover, type CaseResult } from './raw-test-runner';
-import type { RawTestCase } from './schema-test-case';
+import { forFrr, type RawTestCase } from './schema-test-case';
 import type { ArtifactGroup } from './validate';
 import type { DeviceService } from '../devices/device-service';
 import { DeviceError } from '../devices/errors';
@@ -55,8 +55,9 @@ async function prepare(lab: FrrLab, tc: RawTestCase): Promise<string | undefined
  */
 export async function runGroupTestsOnFrr(group: ArtifactGroup, lab: FrrLab, service: DeviceService): Promise<CaseResult[]> {
   const results: CaseResult[] = [];
-  for (const { file, testCase: tc } of group.tests) {
-    if (!tc.platforms.includes('frr')) continue;
+  for (const { file, testCase } of group.tests) {
+    if (!testCase.platforms.includes('frr')) continue;
+    const tc = forFrr(testCase);
     const started = performance.now();
     const failures: string[] = [];
     const approvals: ApprovalRequest[] = [];

@@ -22,8 +22,18 @@ export const rawTestCaseSchema = z.strictObject({
   approval: z.enum(['APPROVED', 'DENIED', 'none']).default('none'),
   /** Where this case runs: the simulated IOS-XE lab, and real FRR routers with `raw:test -- --frr`. */
   platforms: z.array(z.enum(RAW_PLATFORMS)).min(1).default(['iosxe']),
-  /** What differs in the expectations on real FRR (its routers advertise other prefixes than the simulated lab). */
-  frr: z.strictObject({ summary_contains: z.array(z.string()).optional() }).optional(),
+  /**
+   * What differs on real FRR: its routers advertise other prefixes than the simulated lab, and name their
+   * interfaces eth-<peer>, not GigabitEthernet<n> (the alert, its log line and the faults then say so).
+   */
+  frr: z
+    .strictObject({
+      summary_contains: z.array(z.string()).optional(),
+      alert_vars: z.record(z.string(), z.string()).optional(),
+      raw_message: z.string().optional(),
+      faults: z.array(faultSpecSchema).optional(),
+    })
+    .optional(),
   expect: z.strictObject({
     outcome: z.enum(['resolved', 'escalated', 'failed']),
     /** The exact sequence of step ids the run takes; empty when it stops before the first step. */
@@ -35,3 +45,10 @@ export const rawTestCaseSchema = z.strictObject({
   }),
 });
 export type RawTestCase = z.infer<typeof rawTestCaseSchema>;
+
+/** The case as it runs on real FRR: its `frr:` names replace the simulated lab's (raw:test --frr, eval --frr). */
+export function forFrr(tc: RawTestCase): RawTestCase {
+  if (!tc.frr) return tc;
+  const alert = { ...tc.alert, alert_vars: { ...tc.alert.alert_vars, ...tc.frr.alert_vars }, raw_message: tc.frr.raw_message ?? tc.alert.raw_message };
+  return { ...tc, alert, lab: { ...tc.lab, faults: tc.frr.faults ?? tc.lab.faults } };
+}

@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import { listArtifactGroups, loadArtifactGroup } from '../artifacts/load';
 import { runTestCase } from '../artifacts/raw-test-runner';
-import type { RawTestCase } from '../artifacts/schema-test-case';
+import { forFrr, type RawTestCase } from '../artifacts/schema-test-case';
 import type { ArtifactGroup } from '../artifacts/validate';
 import type { RemediationVariant } from '../demo/brain';
 import { startDemoStack, type DemoStack } from '../demo/demo-stack';
@@ -92,7 +92,9 @@ export async function startEval(opts: EvalOptions): Promise<EvalSession> {
     },
   };
 
-  async function runOne(group: ArtifactGroup, tc: RawTestCase, file: string): Promise<EvalCase> {
+  async function runOne(group: ArtifactGroup, written: RawTestCase, file: string): Promise<EvalCase> {
+    // On FRR the case's `frr:` names (its interfaces, faults) replace the simulated lab's.
+    const tc = frr ? forFrr(written) : written;
     const skip = (reason: string) => skippedRow(group, tc, file, platform, reason);
     let rawLines: string[];
     if (frr) {

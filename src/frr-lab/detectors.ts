@@ -1,5 +1,8 @@
 import { savedSearchEnvelope } from '../alert/sample';
 import { isAdminDown, parseAdjChange, type AdjChange } from './adjchange';
+import { INTERFACE_ADMIN_DOWN, interfaceCameUp } from './detectors-interface';
+import { REMOTE_AS_MISMATCH } from './detectors-remote-as';
+import { OSPF_ADJACENCY_LOST, ospfAdjacencyFull, type OspfDetectContext } from './detectors-ospf';
 
 /**
  * How the FRR lab's "Splunk" recognises each alert definition in a router's own log: one detector per
@@ -19,7 +22,7 @@ export interface Detection {
   raw: string;
 }
 
-export interface DetectContext {
+export interface DetectContext extends OspfDetectContext {
   /** The remote AS of a neighbor of the router that logged the line, when the lab knows it. */
   peerAs?: (neighbor: string) => number | undefined;
 }
@@ -82,6 +85,12 @@ export const DETECTORS: readonly Detector[] = [
       return { time, fields: withAs({ neighbor_ip: g.neighbor_ip! }, ctx.peerAs?.(g.neighbor_ip!)) };
     },
   },
+  // AD000003 from zebra's kernel link update (detectors-interface.ts).
+  INTERFACE_ADMIN_DOWN,
+  // AD000006 from the notification rejecting the peer's OPEN (detectors-remote-as.ts); it repeats each retry, posted once until Up.
+  REMOTE_AS_MISMATCH,
+  // AD000005 from ospfd's adjacency change (detectors-ospf.ts).
+  OSPF_ADJACENCY_LOST,
 ];
 
 /** Every definition a log line is an alert of (normally none, at most one). */
@@ -119,16 +128,21 @@ export function splunkAlertForDetection(router: string, d: Detection) {
  * neighbor's session is Up again; the next occurrence after that is a new fault.
  */
 export function createAlertThrottle() {
-  const open = new Map<string, { router: string; neighbor: string }>();
-  const key = (router: string, d: Detection) => JSON.stringify([router, d.alert_def_id, d.fields.neighbor_ip ?? '', d.fields.vrf_name ?? '']);
+  const open = new Map<string, { router: string; neighbor: string; interface?: string }>();
+  const key = (router: string, d: Detection) => JSON.stringify([router, d.alert_def_id, d.fields.neighbor_ip ?? '', d.fields.vrf_name ?? '', d.fields.interface ?? '']);
   return {
-    /** The detections of one line of `router`'s log that are new faults. */
-    admit(router: string, detections: readonly Detection[], change?: AdjChange): Detection[] {
+    /** The detections of one line of `router`'s log that are new faults; `line` ends an interface's fault when it says it is up. */
+    admit(router: string, detections: readonly Detection[], change?: AdjChange, line?: string): Detection[] {
       if (change?.state === 'Up') {
         for (const [k, v] of open) if (v.router === router && v.neighbor === change.neighbor) open.delete(k);
       }
+      const up = line === undefined ? undefined : interfaceCameUp(line);
+      if (up) for (const [k, v] of open) if (v.router === router && v.interface === up) open.delete(k);
+      // An OSPF adjacency Full again on an interface ends its AD000005 fault (detectors-ospf.ts).
+      const full = line === undefined ? undefined : ospfAdjacencyFull(line);
+      if (full) for (const [k, v] of open) if (v.router === router && v.interface === full) open.delete(k);
       const fresh = detections.filter((d) => !open.has(key(router, d)));
-      for (const d of fresh) open.set(key(router, d), { router, neighbor: d.fields.neighbor_ip ?? '' });
+      for (const d of fresh) open.set(key(router, d), { router, neighbor: d.fields.neighbor_ip ?? '', interface: d.fields.interface });
       return fresh;
     },
   };

@@ -1,6 +1,9 @@
 import type { FaultSpec } from '../lab/faults';
 import { sessionState, waitForEstablished, waitForSession } from './bgp-state';
+import { applyInterfaceFault, resetInterfaceFaults } from './interface-faults';
+import { applyRemoteAsMismatch, resetRemoteAs } from './remote-as-faults';
 import type { FrrLab } from './lab';
+import { applyOspfFault, resetOspfFaults } from './ospf';
 
 /**
  * The lab faults (src/lab/faults.ts) built as real FRR configuration, and the way back to a clean lab
@@ -10,6 +13,9 @@ import type { FrrLab } from './lab';
 
 /** Every session back up, no leftover limits: what each test case starts from. */
 export async function resetFrrLab(lab: FrrLab): Promise<void> {
+  // Links first: no session can come back over a link that is down (interface-faults.ts).
+  await resetInterfaceFaults(lab);
+  await resetRemoteAs(lab);
   for (const r of lab.routers) {
     const peers = r.links.map((l) => l.peerAddress);
     await lab.vtysh(r.name, 'configure terminal', `router bgp ${r.as}`, ...peers.map((p) => `no neighbor ${p} shutdown`), 'end');
@@ -22,6 +28,8 @@ export async function resetFrrLab(lab: FrrLab): Promise<void> {
     }
   }
   await waitForEstablished(lab.routers, lab.vtysh);
+  // No passive interface left, every adjacency Full again (ospf.ts).
+  await resetOspfFaults(lab);
 }
 
 async function receivedFrom(lab: FrrLab, router: string, neighbor: string): Promise<number> {
@@ -64,6 +72,13 @@ export async function applyFrrFault(lab: FrrLab, fault: FaultSpec): Promise<stri
       await waitForSession(lab.vtysh, router.name, fault.neighbor, (state) => state !== 'Established');
       return undefined;
     }
+    case 'interface_admin_down':
+    case 'interface_link_down':
+      return applyInterfaceFault(lab, router, fault);
+    case 'bgp_remote_as_mismatch':
+      return applyRemoteAsMismatch(lab, router, fault);
+    case 'ospf_interface_passive':
+      return applyOspfFault(lab, router, fault);
     default:
       return `fault ${fault.fault} has no FRR form in this lab`;
   }

@@ -23,6 +23,7 @@ const REQUIRED: Array<[path: string, pkg: string]> = [
   ['/usr/lib/frr/zebra', 'frr'],
   ['/usr/lib/frr/bgpd', 'frr'],
   ['/usr/lib/frr/staticd', 'frr'],
+  ['/usr/lib/frr/ospfd', 'frr'],
   ['/usr/bin/vtysh', 'frr'],
   ['/usr/lib/frr/frr-reload.py', 'frr'],
   ['/usr/sbin/sshd', 'openssh-server'],

@@ -10,6 +10,7 @@ import { HostCommandError, frrLabUnavailable, ipCommand, LabPrerequisiteError, r
 import { LabStateFile, processStartTime } from './state';
 import { bgpdConf, logFileOf, planRouters, sshdConfig, staticdConf, vtyshConf, zebraConf, type LabRouter } from './topology';
 import { teardownLab } from './teardown';
+import { ospfdConf } from './ospf';
 import { waitForEstablished } from './bgp-state';
 
 export interface FrrLabRouter extends LabRouter {
@@ -100,7 +101,7 @@ export async function startFrrLab(opts: StartFrrLabOptions): Promise<FrrLab> {
       }
     }
 
-    step('starting zebra, staticd and bgpd on every router');
+    step('starting zebra, staticd, bgpd and ospfd on every router');
     const crashDirsBefore = listVarTmpFrr();
     for (const r of plan) await startDaemons(r, state, join(dir, r.name));
     const newCrashDirs = listVarTmpFrr().filter((d) => !crashDirsBefore.includes(d));
@@ -194,7 +195,7 @@ async function startDaemons(r: LabRouter, state: LabStateFile, rdir: string): Pr
     mkdirSync(d, { recursive: true, mode: 0o755 });
     chownSync(d, uid, gid);
   }
-  const files: Record<string, string> = { 'vtysh.conf': vtyshConf(r), 'zebra.conf': zebraConf(r), 'staticd.conf': staticdConf(r), 'bgpd.conf': bgpdConf(r) };
+  const files: Record<string, string> = { 'vtysh.conf': vtyshConf(r), 'zebra.conf': zebraConf(r), 'staticd.conf': staticdConf(r), 'bgpd.conf': bgpdConf(r), 'ospfd.conf': ospfdConf(r) };
   for (const [name, text] of Object.entries(files)) {
     writeFileSync(join(confDir, name), text, { mode: 0o640 });
     chownSync(join(confDir, name), uid, FRRVTY_GID());
@@ -202,7 +203,7 @@ async function startDaemons(r: LabRouter, state: LabStateFile, rdir: string): Pr
   // Log file created up front so the watcher can follow it from the first line.
   closeSync(openSync(logFileOf(r), 'a', 0o640));
   chownSync(logFileOf(r), uid, gid);
-  state.record((s) => s.pidFiles.push(...['zebra', 'staticd', 'bgpd'].map((d) => `${runDir}/${d}.pid`)));
+  state.record((s) => s.pidFiles.push(...['zebra', 'staticd', 'bgpd', 'ospfd'].map((d) => `${runDir}/${d}.pid`)));
   // zebra -n takes every file in /run/netns as a VRF: each router gets its own /run/netns holding only
   // its CUST-A (a tmpfs in its private mount namespace), or none at all, never the other labs' namespaces.
   const netnsView = join(rdir, 'netns');
@@ -212,7 +213,7 @@ async function startDaemons(r: LabRouter, state: LabStateFile, rdir: string): Pr
     ...(r.vrf ? [`touch ${netnsView}/${r.vrf.name}`, `mount --bind /run/netns/${r.vrf.namespace} ${netnsView}/${r.vrf.name}`] : []),
     `mount --move ${netnsView} /run/netns`,
   ];
-  const daemons = ['zebra', 'staticd', 'bgpd'].map((d) => `/usr/lib/frr/${d} -d -N ${r.namespace}${d === 'zebra' ? ' -n' : ''} -A 127.0.0.1 -f ${confDir}/${d}.conf`);
+  const daemons = ['zebra', 'staticd', 'bgpd', 'ospfd'].map((d) => `/usr/lib/frr/${d} -d -N ${r.namespace}${d === 'zebra' ? ' -n' : ''} -A 127.0.0.1 -f ${confDir}/${d}.conf`);
   // Own UTS namespace: the router's hostname is its own, not the box's.
   await run(ipCommand(), ['netns', 'exec', r.namespace, '/usr/bin/unshare', '--mount', '--uts', '/bin/sh', '-ec', [`hostname ${r.name}`, ...view, ...daemons].join('\n')]);
 }

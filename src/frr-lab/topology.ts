@@ -72,8 +72,13 @@ export const logFileOf = (r: LabRouter) => `/var/log/frr/${r.namespace}/frr.log`
 
 const logLines = (r: LabRouter) => [`log file ${logFileOf(r)} informational`, 'log timestamp precision 6'];
 
+/**
+ * FRR 8.4 logs nothing for an interface `shutdown` at the informational level: `debug zebra kernel`
+ * (at debugging, in zebra's log only) writes the kernel's link update with its flags, the line the
+ * watcher turns into AD000003 (detectors-interface.ts). The other daemons stay at informational.
+ */
 export function zebraConf(r: LabRouter): string {
-  return [`hostname ${r.name}`, ...logLines(r), ''].join('\n');
+  return [`hostname ${r.name}`, ...logLines(r).map((l) => l.replace(/ informational$/, ' debugging')), 'debug zebra kernel', ''].join('\n');
 }
 
 export function staticdConf(r: LabRouter): string {

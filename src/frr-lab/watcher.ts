@@ -2,6 +2,7 @@ import { request } from 'undici';
 import { parseAdjChange, type AdjChange } from './adjchange';
 import { createAlertThrottle, detectFaults, splunkAlertForDetection, type Detection } from './detectors';
 import { followLines } from './log-follower';
+import { OSPF_AREA } from './ospf';
 import type { FrrLabRouter } from './lab';
 
 export interface WatchEvent {
@@ -50,8 +51,12 @@ export function startWatcher(opts: WatcherOptions): { close(): void } {
 
   function handle(router: FrrLabRouter, line: string): void {
     const change = parseAdjChange(line);
-    const detections = detectFaults(line, { peerAs: (n) => router.links.find((l) => l.peerAddress === n)?.peerAs ?? (router.vrf?.peerAddress === n ? router.vrf.peerAs : undefined) });
-    const fresh = throttle.admit(router.name, detections, change);
+    const detections = detectFaults(line, {
+      peerAs: (n) => router.links.find((l) => l.peerAddress === n)?.peerAs ?? (router.vrf?.peerAddress === n ? router.vrf.peerAs : undefined),
+      // Every link of the lab runs OSPF in one area (ospf.ts).
+      ospfArea: (ifname) => (router.links.some((l) => l.ifname === ifname) ? OSPF_AREA : undefined),
+    });
+    const fresh = throttle.admit(router.name, detections, change, line);
     if (change && (fresh.length === 0 || !opts.relayUrl)) opts.onEvent?.({ router: router.name, change });
     for (const detection of fresh) {
       const report = (outcome: { posted?: AlertEvent['posted']; error?: string }) => {

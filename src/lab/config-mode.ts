@@ -1,5 +1,6 @@
 import { parseCommand, type GrammarNode } from './cli-parser';
 import type { ConfigNeighbor, DeviceConfig } from './device';
+import { ospfConfigNodes } from './ospf';
 
 /**
  * Configuration mode. Lines run against a draft of the device configuration with IOS's
@@ -10,7 +11,8 @@ type Mode =
   | { name: 'config' }
   | { name: 'config-router' }
   | { name: 'config-router-af'; vrf?: string }
-  | { name: 'config-if'; interface: string };
+  | { name: 'config-if'; interface: string }
+  | { name: 'config-router-ospf' };
 
 type Outcome = { error?: string; mode?: Mode | 'end' };
 type Node = GrammarNode<Outcome>;
@@ -27,6 +29,7 @@ const PROMPT: Record<Mode['name'], string> = {
   'config-router': '(config-router)',
   'config-router-af': '(config-router-af)',
   'config-if': '(config-if)',
+  'config-router-ospf': '(config-router)',
 };
 
 function findNeighbor(config: DeviceConfig, address: string, vrf?: string): ConfigNeighbor | undefined {
@@ -57,6 +60,8 @@ function neighborNodes(config: DeviceConfig, vrf: string | undefined, negate: bo
                   children: [{ param: { name: 'text', kind: 'rest' }, run: (a) => withNeighbor(a, (n) => (n.description = a.text!)) }],
                 },
             { keyword: 'activate', run: (a) => withNeighbor(a, () => {}) },
+            // Changing an existing neighbor's AS (AD000006's repair); a new neighbor is not created here.
+            ...(negate ? [] : [{ keyword: 'remote-as', children: [{ param: { name: 'as', kind: 'number' as const }, run: (a: Record<string, string>) => withNeighbor(a, (n) => (n.remote_as = Number(a.as))) }] }]),
             negate
               ? { keyword: 'update-source', run: (a) => withNeighbor(a, (n) => delete n.update_source), children: [{ param: { name: 'if', kind: 'word' }, run: (a) => withNeighbor(a, (n) => delete n.update_source) }] }
               : { keyword: 'update-source', children: [{ param: { name: 'if', kind: 'word' }, run: (a) => withNeighbor(a, (n) => (n.update_source = a.if!)) }] },
@@ -73,6 +78,8 @@ function neighborNodes(config: DeviceConfig, vrf: string | undefined, negate: bo
   ];
 }
 
+const ospfNodes = (config: DeviceConfig) => ospfConfigNodes<Outcome>(config, () => ({ mode: { name: 'config-router-ospf' } }), (error) => ({ error }), () => ({}));
+
 const exitNodes = (parent: Mode | 'end'): Node[] => [
   { keyword: 'exit', run: () => ({ mode: parent }) },
   { keyword: 'end', run: () => ({ mode: 'end' }) },
@@ -85,6 +92,7 @@ function grammarFor(mode: Mode, config: DeviceConfig): Node[] {
         {
           keyword: 'router',
           children: [
+            ospfNodes(config).router,
             {
               keyword: 'bgp',
               children: [
@@ -134,6 +142,8 @@ function grammarFor(mode: Mode, config: DeviceConfig): Node[] {
       }
       return nodes;
     }
+    case 'config-router-ospf':
+      return [...ospfNodes(config).inRouter, ...exitNodes({ name: 'config' })];
     case 'config-if': {
       const target = () => config.interfaces.find((i) => i.name === mode.interface)!;
       return [

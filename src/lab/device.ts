@@ -7,7 +7,7 @@ import { maxPrefixLogs, neighborConfigFault } from './neighbor-faults';
 export interface DeviceConfig {
   hostname: string;
   vrfs: { name: string; rd: string }[];
-  interfaces: { name: string; description?: string; ipv4?: string; vrf?: string; shutdown: boolean; mac?: string }[];
+  interfaces: { name: string; description?: string; ipv4?: string; vrf?: string; shutdown: boolean; mac?: string; ospf_passive?: boolean }[];
   bgp?: {
     as: number;
     router_id: string;
@@ -18,7 +18,7 @@ export interface DeviceConfig {
 export type ConfigNeighbor = NonNullable<DeviceConfig['bgp']>['neighbors'][number];
 export type ConfigInterface = DeviceConfig['interfaces'][number];
 
-export type DownReason = 'admin' | 'peer-closed' | 'hold-timer' | 'interface-flap' | 'max-prefix' | 'update-source';
+export type DownReason = 'admin' | 'peer-closed' | 'hold-timer' | 'interface-flap' | 'max-prefix' | 'update-source' | 'bad-peer-as';
 
 export interface NeighborOp {
   state: 'Established' | 'Active' | 'Idle';
@@ -277,12 +277,12 @@ const REASON_TEXT: Record<DownReason, string> = {
   'peer-closed': 'Peer closed the session',
   'hold-timer': 'BGP Notification sent',
   'interface-flap': 'Interface flap',
-  'max-prefix': 'BGP Notification sent',
+  'max-prefix': 'BGP Notification sent', 'bad-peer-as': 'BGP Notification sent',
   'update-source': 'Update source changed',
 };
 
 export function lastResetText(reason: DownReason): string {
-  if (reason === 'max-prefix') return 'BGP Notification sent, maximum number of prefixes reached';
+  if (reason === 'max-prefix' || reason === 'bad-peer-as') return `BGP Notification sent, ${reason === 'max-prefix' ? 'maximum number of prefixes reached' : 'peer in wrong AS'}`;
   return reason === 'hold-timer' ? 'BGP Notification sent, hold time expired' : `${REASON_TEXT[reason]} of session 1`;
 }
 

@@ -1,5 +1,6 @@
 import type { GrammarNode } from './cli-parser';
-import type { Device } from './device';
+import type { Device, Network } from './device';
+import { ospfExecNode } from './ospf';
 import { showBgpNeighbors, showBgpSummary } from './show-bgp';
 import {
   showClock,
@@ -29,7 +30,7 @@ const byVrf = (a: Record<string, string>) => a.vrf;
 const global = () => undefined;
 
 /** The read-only commands the lab understands, as a grammar. Everything else is invalid input. */
-export function execGrammar(device: Device, now: number): Node[] {
+export function execGrammar(device: Device, now: number, net?: Network): Node[] {
   const vrfBranch: Node = {
     keyword: 'vrf',
     children: [{ param: { name: 'vrf', kind: 'word' }, children: afNodes(device, now, byVrf) }],
@@ -61,6 +62,7 @@ export function execGrammar(device: Device, now: number): Node[] {
           keyword: 'ip',
           children: [
             { keyword: 'interface', children: [{ keyword: 'brief', run: () => showIpInterfaceBrief(device) }] },
+            ...(net ? [ospfExecNode(net, device)] : []),
             {
               keyword: 'bgp',
               children: [

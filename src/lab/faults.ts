@@ -9,6 +9,8 @@ export const FAULT_ALIASES: Record<string, FaultKind> = {
   AD000003: 'interface_admin_down',
   AD000004: 'bgp_max_prefix_exceeded',
   AD000007: 'bgp_update_source_missing',
+  AD000006: 'bgp_remote_as_mismatch',
+  AD000005: 'ospf_interface_passive',
 };
 
 const device = z.string().min(1);
@@ -25,10 +27,14 @@ export const faultSpecSchema = z.discriminatedUnion('fault', [
   z.strictObject({ fault: z.literal('bgp_max_prefix_exceeded'), device, neighbor, vrf }),
   /** `neighbor X update-source IF` names an interface the router does not have: the session stays Active (AD000007). */
   z.strictObject({ fault: z.literal('bgp_update_source_missing'), device, neighbor, vrf }),
+  /** `neighbor X remote-as N` names an AS the peer does not have (a typo, a renumbered peer): OPEN rejected 2/2 (AD000006). */
+  z.strictObject({ fault: z.literal('bgp_remote_as_mismatch'), device, neighbor, vrf }),
   /** The peer stops answering (its side is broken); the session sits in Active. */
   z.strictObject({ fault: z.literal('bgp_peer_unreachable'), device, neighbor, vrf }),
   /** Someone configured `shutdown` on an interface: the AD000003 fault. */
   z.strictObject({ fault: z.literal('interface_admin_down'), device, interface: z.string().min(1) }),
+  /** `passive-interface IF` under OSPF: the link stays up, hellos stop, the adjacency is lost (AD000005). */
+  z.strictObject({ fault: z.literal('ospf_interface_passive'), device, interface: z.string().min(1) }),
   /** Loss of light / cable pulled: link down without any configuration change. */
   z.strictObject({ fault: z.literal('interface_link_down'), device, interface: z.string().min(1) }),
   /** The management plane does not answer; every tool call to the device times out. */

@@ -9,6 +9,8 @@ import { Network, neighborKey, type Device } from './device';
 import { execGrammar } from './exec-commands';
 import type { FaultSpec } from './faults';
 import { offeredPrefixes } from './neighbor-faults';
+import { injectRemoteAsMismatch } from './remote-as-fault';
+import { injectOspfPassive, logOspfChanges, ospfAdjacencies } from './ospf';
 import type { Inventory } from './inventory';
 
 export type CliResult = { ok: true; output: string } | { ok: false; error: string };
@@ -136,7 +138,7 @@ export function createLab(opts: LabOptions): Lab {
       if (!readOnly.ok) return { ok: false, error: `% ${readOnly.reason}` };
       const pipe = splitPipe(line);
       if (pipe.error) return { ok: false, error: pipe.error };
-      const parsed = parseCommand(execGrammar(device, clock.now()), pipe.command, {
+      const parsed = parseCommand(execGrammar(device, clock.now(), net), pipe.command, {
         interfaces: device.config.interfaces.map((i) => i.name),
       });
       if (!parsed.ok) {
@@ -160,10 +162,12 @@ export function createLab(opts: LabOptions): Lab {
         log?.info({ device: device.config.hostname, error: result.error }, 'lab config rejected');
         return { ok: false, error: `${result.transcript}\n% No changes were applied.` };
       }
+      const ospfBefore = ospfAdjacencies(net);
       device.config = draft;
       changes += 1;
       recordChange(device, by);
       net.reconcile();
+      logOspfChanges(net, ospfBefore);
       log?.info({ device: device.config.hostname, lines }, 'lab config applied');
       return { ok: true, output: result.transcript };
     },
@@ -194,6 +198,9 @@ export function createLab(opts: LabOptions): Lab {
           what = `${host}: neighbor ${n.address} update-source Loopback9, an interface the router does not have`;
           break;
         }
+        case 'bgp_remote_as_mismatch':
+          what = injectRemoteAsMismatch(net, device, findNeighbor(device, fault.neighbor, fault.vrf), () => recordChange(device, { user: 'netops', from: '192.0.2.50' }));
+          break;
         case 'bgp_peer_unreachable': {
           const n = findNeighbor(device, fault.neighbor, fault.vrf);
           device.faults.peerUnreachable.add(neighborKey(n.address, n.vrf));
@@ -207,6 +214,9 @@ export function createLab(opts: LabOptions): Lab {
           what = `${host}: interface ${i.name} administratively shut down`;
           break;
         }
+        case 'ospf_interface_passive':
+          what = injectOspfPassive(net, device, interfaceFor(device, fault.interface), () => recordChange(device, { user: 'netops', from: '192.0.2.50' }));
+          break;
         case 'interface_link_down': {
           const i = interfaceFor(device, fault.interface);
           device.faults.linkDown.add(i.name);

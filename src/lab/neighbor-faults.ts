@@ -1,4 +1,5 @@
 import type { ConfigNeighbor, Device, DownReason } from './device';
+import { remoteAsMismatch } from './remote-as-fault';
 
 /**
  * BGP neighbor faults that come from the neighbor's own configuration lines, beyond `shutdown`:
@@ -19,6 +20,7 @@ export function offeredPrefixes(device: Device, n: ConfigNeighbor): number {
 export function neighborConfigFault(device: Device, n: ConfigNeighbor): DownReason | null {
   if (n.maximum_prefix !== undefined && offeredPrefixes(device, n) > n.maximum_prefix) return 'max-prefix';
   if (n.update_source !== undefined && !device.config.interfaces.some((i) => i.name === n.update_source)) return 'update-source';
+  if (remoteAsMismatch(device, n)) return 'bad-peer-as';
   return null;
 }
 

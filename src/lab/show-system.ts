@@ -1,5 +1,6 @@
 import type { ConfigInterface, Device } from './device';
 import { bgpAge, clockString, logTimestamp, longUptime, prefixLengthToMask, shortInterfaceName } from './ios-format';
+import { ospfBlock } from './ospf';
 
 /** Output of the non-BGP show commands, laid out as IOS-XE 17 prints them. */
 
@@ -195,7 +196,7 @@ export function runningConfigLines(device: Device): string[] {
   }
   lines.push('no aaa new-model', '!', 'ip domain name lab.example.net', '!', 'login on-success log', '!');
   for (const i of device.config.interfaces) lines.push(...interfaceBlock(i), '!');
-  lines.push(...bgpBlock(device));
+  lines.push(...ospfBlock(device), ...bgpBlock(device));
   lines.push(
     '!',
     'ip forward-protocol nd',

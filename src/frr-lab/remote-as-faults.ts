@@ -1,0 +1,46 @@
+import type { FaultSpec } from '../lab/faults';
+import { mistypedAs } from '../lab/remote-as-fault';
+import type { FrrLab, FrrLabRouter } from './lab';
+
+/**
+ * AD000006 on the FRR lab (faults.ts dispatches here): a neighbor's remote-as mistyped, so the router
+ * rejects the peer's OPEN with "%NOTIFICATION: sent to neighbor … 2/2 (OPEN Message Error/Bad Peer AS)
+ * 2 bytes fd ea" on every connect retry, and its way back for resetFrrLab.
+ */
+export type RemoteAsFault = Extract<FaultSpec, { fault: 'bgp_remote_as_mismatch' }>;
+
+const BAD_PEER_AS = 'OPEN Message Error/Bad Peer AS';
+
+interface NeighborJson {
+  remoteAs?: number;
+  lastNotificationReason?: string;
+}
+
+async function neighborJson(lab: FrrLab, router: string, neighbor: string): Promise<NeighborJson> {
+  return ((JSON.parse(await lab.vtysh(router, `show bgp neighbors ${neighbor} json`)) as Record<string, NeighborJson>)[neighbor] ?? {});
+}
+
+/** Builds the fault; returns once the router itself reports the peer's OPEN rejected, as an alert would find it. */
+export async function applyRemoteAsMismatch(lab: FrrLab, router: FrrLabRouter, fault: RemoteAsFault): Promise<string | undefined> {
+  if (fault.vrf) return 'the FRR lab builds a remote-as mismatch in the global table only (FRR\'s notification line names no VRF)';
+  const link = router.links.find((l) => l.peerAddress === fault.neighbor);
+  if (!link) return `${router.name} in the FRR lab has no neighbor ${fault.neighbor}`;
+  await lab.vtysh(router.name, 'configure terminal', `router bgp ${router.as}`, `neighbor ${fault.neighbor} remote-as ${mistypedAs(link.peerAs)}`, 'end');
+  // The peer's next OPEN (connect retry 1 s) is the one rejected; poll the router, bounded.
+  const deadline = Date.now() + 30_000;
+  let seen: NeighborJson = {};
+  while ((seen = await neighborJson(lab, router.name, fault.neighbor)).lastNotificationReason !== BAD_PEER_AS) {
+    if (Date.now() > deadline) throw new Error(`${router.name} did not reject ${fault.neighbor}'s OPEN within 30 s (last notification: ${seen.lastNotificationReason ?? 'none'})`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return undefined;
+}
+
+/** Every neighbor's remote-as back to its peer's real AS; only routers with one wrong are reconfigured. */
+export async function resetRemoteAs(lab: FrrLab): Promise<void> {
+  for (const r of lab.routers) {
+    const peers = (JSON.parse(await lab.vtysh(r.name, 'show bgp summary json')) as { ipv4Unicast?: { peers?: Record<string, { remoteAs?: number }> } }).ipv4Unicast?.peers ?? {};
+    const wrong = r.links.filter((l) => peers[l.peerAddress]?.remoteAs !== undefined && peers[l.peerAddress]!.remoteAs !== l.peerAs);
+    if (wrong.length) await lab.vtysh(r.name, 'configure terminal', `router bgp ${r.as}`, ...wrong.map((l) => `neighbor ${l.peerAddress} remote-as ${l.peerAs}`), 'end');
+  }
+}
