@@ -9,12 +9,16 @@ import { sessionState, waitForSession } from '../src/frr-lab/bgp-state';
 import { frrLabUnavailable } from '../src/frr-lab/host';
 import { startFrrLab, type FrrLab } from '../src/frr-lab/lab';
 import { startWatcher } from '../src/frr-lab/watcher';
+import type { RawTestCase } from '../src/artifacts/schema-test-case';
+import { applyFrrFault, resetFrrLab } from '../src/frr-lab/faults';
 
 export interface FrrDemo {
   lab: FrrLab;
   devices: RunningDeviceServer;
   /** Shuts R1's session to `neighbor`; resolves with the incident the relay opened from the log line. */
   fireFault(relayUrl: string, device: string, neighbor: string): Promise<string>;
+  /** Builds a test case's faults as real configuration; resolves with the incident the relay opened from the log line. */
+  fireCase(relayUrl: string, tc: RawTestCase): Promise<string>;
   /** The session as both routers report it, and whether the peer itself says Established. */
   finalState(device: string, neighbor: string, wantUp: boolean): Promise<{ lines: string[]; ok: boolean }>;
   stop(): Promise<void>;
@@ -37,25 +41,42 @@ export async function startFrrDemo(dataDir: string, out: (line: string) => void)
     const link = router.links.find((l) => l.peerAddress === neighbor)!;
     return { router, peer: link.peer, peerAddress: link.address };
   };
+  /** The watcher posts what the routers log; resolves with the first incident the relay names. */
+  const watch = (relayUrl: string, resolve: (incident: string) => void, reject: (error: Error) => void) => {
+    watcher = startWatcher({
+      routers: lab.routers,
+      relayUrl,
+      onEvent: (e) => {
+        out(`  [${e.router} log] ${e.change.raw}`);
+        if (e.error) reject(new Error(e.error));
+        if (e.posted) {
+          const body = e.posted.body as { incident_id?: string; status?: string };
+          out(`  watcher → relay: ${e.posted.status} ${body.status ?? ''} ${body.incident_id ?? ''}`);
+          if (body.incident_id) resolve(`${body.incident_id} ${body.status ?? ''}`);
+          else reject(new Error(`the relay answered ${e.posted.status}: ${JSON.stringify(e.posted.body)}`));
+        }
+      },
+    });
+  };
   return {
     lab,
     devices,
+    async fireCase(relayUrl, tc) {
+      await resetFrrLab(lab);
+      return new Promise<string>((resolve, reject) => {
+        watch(relayUrl, resolve, reject);
+        void (async () => {
+          for (const fault of tc.lab.faults) {
+            out(`  fault: ${JSON.stringify(fault)}`);
+            const cannot = await applyFrrFault(lab, fault);
+            if (cannot) throw new Error(cannot);
+          }
+        })().catch(reject);
+      });
+    },
     fireFault: (relayUrl, device, neighbor) =>
       new Promise<string>((resolve, reject) => {
-        watcher = startWatcher({
-          routers: lab.routers,
-          relayUrl,
-          onEvent: (e) => {
-            out(`  [${e.router} log] ${e.change.raw}`);
-            if (e.error) reject(new Error(e.error));
-            if (e.posted) {
-              const body = e.posted.body as { incident_id?: string; status?: string };
-              out(`  watcher → relay: ${e.posted.status} ${body.status ?? ''} ${body.incident_id ?? ''}`);
-              if (body.incident_id) resolve(`${body.incident_id} ${body.status ?? ''}`);
-              else reject(new Error(`the relay answered ${e.posted.status}: ${JSON.stringify(e.posted.body)}`));
-            }
-          },
-        });
+        watch(relayUrl, resolve, reject);
         const { router } = peerOf(device, neighbor);
         out(`  fault: ${device}# configure terminal / router bgp ${router.as} / neighbor ${neighbor} shutdown`);
         lab.vtysh(device, 'configure terminal', `router bgp ${router.as}`, `neighbor ${neighbor} shutdown`, 'end').catch(reject);

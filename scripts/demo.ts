@@ -2,7 +2,7 @@
  * `npm run demo`: the whole product offline. A device lab with the AD000002 fault on R1, the relay
  * with its embedded opencode runtime, and a SCRIPTED model that drives the real agents; the
  * simulator fires the alert and you decide the approval in this terminal.
- *   npm run demo [-- --approve | --deny] [--model provider/model] [--frr]
+ *   npm run demo [-- --approve | --deny] [--model provider/model] [--frr] [--alert AD0000NN]
  * With --frr the routers are real: FRRouting in network namespaces (root), reached over SSH.
  */
 import { parseArgs } from 'node:util';
@@ -21,8 +21,10 @@ import { isTerminal, type Incident } from '../src/incidents/model';
 import { createLogger } from '../src/log/logger';
 import { cli, type Fail } from './cli';
 import { startFrrDemo, type FrrDemo } from './demo-frr';
+import { demoCase, postCaseAlert } from './demo-case';
 
 const HELP = `Usage: npm run demo -- [options]
+  --alert ID         another alert definition's scenario: its first approved, resolved test case (default AD000002)
   --approve          approve the repair without asking
   --deny             deny the repair without asking
   --model P/M        use a real model (provider/model as opencode names it) instead of the scripted one
@@ -48,6 +50,7 @@ const args = parse(() =>
       deny: { type: 'boolean' },
       model: { type: 'string' },
       variant: { type: 'string' },
+      alert: { type: 'string' },
       frr: { type: 'boolean' },
       'converge-ms': { type: 'string' },
       'timeout-s': { type: 'string' },
@@ -60,6 +63,10 @@ if (args.model !== undefined && !/^[\w.-]+\/[\w.:/-]+$/.test(args.model)) fail('
 if (args.variant !== undefined && args.model !== undefined) fail('--variant applies to the scripted model only');
 if (args.variant !== undefined && !(REMEDIATION_VARIANTS as readonly string[]).includes(args.variant)) fail(`--variant must be one of ${REMEDIATION_VARIANTS.join(', ')}`);
 const variant = (args.variant ?? 'faithful') as RemediationVariant;
+if (args.alert !== undefined && !/^AD\d{6}$/i.test(args.alert)) fail('--alert must be an alert definition id like AD000004');
+const alertDefId = (args.alert ?? 'AD000002').toUpperCase();
+// AD000002 keeps its own scenario (and the routers' own word on the session at the end); any other runs its test case.
+const showcase = alertDefId === 'AD000002' ? undefined : await demoCase(projectDir, alertDefId, Boolean(args.frr)).catch((error: unknown) => fail((error as Error).message));
 const convergeMs = Number(args['converge-ms'] ?? '3000');
 if (!Number.isInteger(convergeMs) || convergeMs < 0 || convergeMs > 120_000) fail('--converge-ms must be a whole number from 0 to 120000');
 const timeoutS = Number(args['timeout-s'] ?? '300');
@@ -123,6 +130,9 @@ const { relay, lab } = stack!;
 if (frr) {
   for (const r of frr.lab.routers) out(`  router   ${r.name} FRRouting in namespace ${r.namespace}, ssh ${r.ssh}`);
   out(`  devices  ${frr.devices.mcpUrl}  (SSH device server; every BGP session Established)`);
+} else if (showcase) {
+  out(`  lab      ${lab!.url}  (${alertDefId}, test case ${path.basename(showcase.file)}: ${showcase.tc.name})`);
+  for (const fault of showcase.tc.lab.faults) out(`           fault injected: ${lab!.lab.inject(fault)}`);
 } else {
   out(`  lab      ${lab!.url}  (fault injected: ${lab!.lab.inject({ fault: 'bgp_neighbor_admin_down', device: DEVICE, neighbor: NEIGHBOR })})`);
 }
@@ -188,7 +198,8 @@ relay.relay.bus.subscribe('approval.requested', ({ incident, request }) => {
 });
 
 // The simulator posts the alert exactly as it would to any relay; with --frr the router's own log line does.
-const simulated = await (frr ? frr.fireFault(relay.url, DEVICE, NEIGHBOR) : new Promise<string>((resolve, reject) => {
+const fired = showcase ? (frr ? frr.fireCase(relay.url, showcase.tc) : postCaseAlert(relay.url, showcase)) : undefined;
+const simulated = await (fired ?? (frr ? frr.fireFault(relay.url, DEVICE, NEIGHBOR) : new Promise<string>((resolve, reject) => {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(projectDir, 'scripts/simulate-alert.ts'), '--api', relay.url, '--device', DEVICE, '--neighbor', NEIGHBOR], {
     cwd: projectDir,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -199,7 +210,7 @@ const simulated = await (frr ? frr.fireFault(relay.url, DEVICE, NEIGHBOR) : new 
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   child.on('error', reject);
   child.on('exit', (code) => (code === 0 ? resolve(stdout.trim()) : reject(new Error(`simulator exited ${code}: ${stderr.trim()}`))));
-})).catch(async (error: unknown) => {
+}))).catch(async (error: unknown) => {
   process.stderr.write(`demo: ${(error as Error).message}\n`);
   return shutdown(1, true).then(() => '');
 });
@@ -236,7 +247,10 @@ out(`  Outcome   ${incident?.state ?? 'unknown'}${incident?.outcome ? `: ${incid
 if (incident?.change) out(`  Change    ${changeOutcomeText(incident.change)}`);
 // On real routers the run counts only if the routers agree: the peer itself reports the session.
 let routersAgree = true;
-if (frr) {
+if (showcase) {
+  // The RAW's own post-check read the device after the repair: the change line above says what it found.
+  out(`  Lab       configuration changes: ${frr ? (incident?.change ? 1 : 0) : lab!.lab.configChanges()}`);
+} else if (frr) {
   const final = await frr.finalState(DEVICE, NEIGHBOR, decided === 'APPROVED');
   for (const line of final.lines) out(`  Router    ${line}`);
   routersAgree = final.ok;
@@ -252,6 +266,8 @@ const refused = incident ? relay.relay.incidents.timeline(incident.incident_id).
 if (variant !== 'faithful') out(`  Variant   ${variant}: the relay's device guard refused ${refused} call(s)`);
 // A misbehaving variant is a demonstration of the guard: it counts when something was refused and the run ended.
 const expected = variant !== 'faithful' ? incident?.state : decided === 'APPROVED' ? 'resolved' : decided === 'DENIED' ? 'escalated' : undefined;
-const ok = incident !== undefined && expected !== undefined && incident.state === expected && (variant === 'faithful' ? routersAgree : refused > 0);
-if (!ok) out(`  The run did not end as expected (${expected ? `wanted ${expected}` : 'no decision was made'}, got ${incident?.state ?? 'nothing'}).`);
+// An approved repair counts once it is confirmed: resolved with the change rolled back is not the runbook's result.
+const changeHeld = !(variant === 'faithful' && decided === 'APPROVED' && incident?.change && incident.change.state !== 'confirmed');
+const ok = incident !== undefined && expected !== undefined && incident.state === expected && changeHeld && (variant === 'faithful' ? routersAgree : refused > 0);
+if (!ok) out(`  The run did not end as expected (${expected ? `wanted ${expected}` : 'no decision was made'}, got ${incident?.state ?? 'nothing'}${changeHeld ? '' : ', the change not confirmed'}).`);
 await shutdown(ok ? 0 : 1, !ok);

@@ -184,4 +184,22 @@ describe('npm run demo', () => {
     // Confirmed apply: the relay's own post-check kept the change before the demo ended.
     expect(stdout).toMatch(/Change {4}confirmed by post-check/);
   }, 250_000);
+
+  it("runs another group's own scenario with --alert AD000004: its first approved case, resolved, the change confirmed by the relay's post-check", async () => {
+    const { stdout } = await promisify(execFile)('npm', ['run', '--silent', 'demo', '--', '--alert', 'AD000004', '--approve', '--converge-ms', '500'], {
+      cwd: repoRoot,
+      env: { ...process.env, LOG_LEVEL: 'warn' },
+      timeout: 240_000,
+    });
+    for (const m of stdout.matchAll(/^ {2}(?:Relay|Agent) log (\S+)$/gm)) agentLogs.push(m[1]!);
+    expect(stdout).toContain('AD000004, test case 01-max-prefix-approved-resolved.yaml');
+    expect(stdout).toMatch(/Outcome {3}resolved: BGP neighbor 10\.0\.0\.2 on R1 is Established again under a maximum-prefix limit of 120/);
+    // The new limit comes from the log line's prefix count, which the relay's post-check reads from the incident.
+    expect(stdout).toMatch(/Change {4}confirmed by post-check/);
+  }, 250_000);
+
+  it('refuses an alert definition it has no group for, naming the ones it has', async () => {
+    const run = promisify(execFile)('npm', ['run', '--silent', 'demo', '--', '--alert', 'AD999999'], { cwd: repoRoot, timeout: 60_000 });
+    await expect(run).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/no artifact group AD999999 under intelligence-artifacts\/ \(there are AD000002, AD000003, AD000004/) });
+  });
 });
