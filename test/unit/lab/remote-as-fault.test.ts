@@ -1,31 +1,10 @@
-import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createVirtualClock, type VirtualClock } from '../../../src/artifacts/clock';
-import { loadArtifactGroup, type ArtifactGroup } from '../../../src/artifacts/load';
+import { describe, expect, it } from 'vitest';
 import { extractFromLogLine } from '../../../src/artifacts/variables';
 import { parseFaultSpec } from '../../../src/lab/faults';
-import { loadInventory, type Inventory } from '../../../src/lab/inventory';
-import { createLab, type CliResult, type Lab } from '../../../src/lab/lab';
 import { mistypedAs } from '../../../src/lab/remote-as-fault';
+import { bgpState, cliOutput, virtualLab } from '../../helpers/virtual-lab';
 
-let inventory: Inventory;
-let ad6: ArtifactGroup;
-beforeAll(async () => {
-  inventory = await loadInventory();
-  ad6 = await loadArtifactGroup('intelligence-artifacts', 'AD000006');
-});
-
-const out = (r: CliResult) => {
-  if (!r.ok) throw new Error(`expected output, got error: ${r.error}`);
-  return r.output;
-};
-const state = (lab: Lab, neighbor: string) => /^\s+BGP state = (\w+)/m.exec(out(lab.exec('R1', `show ip bgp neighbors ${neighbor}`)))?.[1];
-
-let clock: VirtualClock;
-let lab: Lab;
-beforeEach(() => {
-  clock = createVirtualClock();
-  lab = createLab({ inventory, clock, convergeDelayMs: 4000, linkDelayMs: 2000 });
-});
+const v = virtualLab('AD000006');
 
 describe('a neighbor configured in the wrong AS in the simulated lab (AD000006)', () => {
   it('mistypes the AS as a person would', () => {
@@ -33,26 +12,26 @@ describe('a neighbor configured in the wrong AS in the simulated lab (AD000006)'
   });
 
   it('logs the notification the FS detects, with the peer\'s AS in its data, and shows why the session is down', () => {
-    lab.inject(parseFaultSpec({ fault: 'AD000006', device: 'R1', neighbor: '10.0.0.2' }));
-    const hits = out(lab.exec('R1', 'show logging')).split('\n').map((l) => extractFromLogLine(ad6.fs, l)).filter(Boolean);
+    v.lab.inject(parseFaultSpec({ fault: 'AD000006', device: 'R1', neighbor: '10.0.0.2' }));
+    const hits = cliOutput(v.lab.exec('R1', 'show logging')).split('\n').map((l) => extractFromLogLine(v.group.fs, l)).filter(Boolean);
     expect(hits).toEqual([{ pattern: 'iosxe_bad_peer_as', vars: { neighbor_ip: '10.0.0.2', open_as_hex: 'FDEA' } }]);
     expect(parseInt('FDEA', 16)).toBe(65002);
-    const detail = out(lab.exec('R1', 'show ip bgp neighbors 10.0.0.2'));
+    const detail = cliOutput(v.lab.exec('R1', 'show ip bgp neighbors 10.0.0.2'));
     expect(detail).toMatch(/^BGP neighbor is 10\.0\.0\.2, {2}remote AS 65020, external link$/m);
     expect(detail).toMatch(/^ {2}Last reset \S+, due to BGP Notification sent, peer in wrong AS$/m);
-    expect(state(lab, '10.0.0.2')).toBe('Active');
-    expect(out(lab.exec('R1', 'show running-config | section router bgp'))).toContain(' neighbor 10.0.0.2 remote-as 65020');
+    expect(bgpState(v.lab, '10.0.0.2')).toBe('Active');
+    expect(cliOutput(v.lab.exec('R1', 'show running-config | section router bgp'))).toContain(' neighbor 10.0.0.2 remote-as 65020');
   });
 
   it('comes back once the remote-as is the peer\'s, and not while it is another wrong one', () => {
-    lab.inject(parseFaultSpec({ fault: 'AD000006', device: 'R1', neighbor: '10.0.0.2' }));
-    expect(lab.config('R1', ['router bgp 65001', 'neighbor 10.0.0.2 remote-as 65200', 'end']).ok).toBe(true);
-    clock.advance(10_000);
-    expect(state(lab, '10.0.0.2')).toBe('Active');
-    expect(lab.config('R1', ['router bgp 65001', 'neighbor 10.0.0.2 remote-as 65002', 'end']).ok).toBe(true);
-    clock.advance(10_000);
-    expect(state(lab, '10.0.0.2')).toBe('Established');
+    v.lab.inject(parseFaultSpec({ fault: 'AD000006', device: 'R1', neighbor: '10.0.0.2' }));
+    expect(v.lab.config('R1', ['router bgp 65001', 'neighbor 10.0.0.2 remote-as 65200', 'end']).ok).toBe(true);
+    v.clock.advance(10_000);
+    expect(bgpState(v.lab, '10.0.0.2')).toBe('Active');
+    expect(v.lab.config('R1', ['router bgp 65001', 'neighbor 10.0.0.2 remote-as 65002', 'end']).ok).toBe(true);
+    v.clock.advance(10_000);
+    expect(bgpState(v.lab, '10.0.0.2')).toBe('Established');
     // Only an existing neighbor's AS changes here; an unknown neighbor is refused as before.
-    expect(lab.config('R1', ['router bgp 65001', 'neighbor 10.9.9.9 remote-as 65002', 'end']).ok).toBe(false);
+    expect(v.lab.config('R1', ['router bgp 65001', 'neighbor 10.9.9.9 remote-as 65002', 'end']).ok).toBe(false);
   });
 });
