@@ -64,7 +64,21 @@ export async function startFrrDemo(dataDir: string, out: (line: string) => void)
     async fireCase(relayUrl, tc) {
       await resetFrrLab(lab);
       return new Promise<string>((resolve, reject) => {
-        watch(relayUrl, resolve, reject);
+        // Any definition's alert (a detector's line), not only a BGP adjacency change.
+        watcher = startWatcher({
+          routers: lab.routers,
+          relayUrl,
+          onAlert: (e) => {
+            out(`  [${e.router} log] ${e.detection.raw}`);
+            if (e.error) return reject(new Error(e.error));
+            const body = e.posted?.body as { incident_id?: string; status?: string } | undefined;
+            out(`  watcher → relay: ${e.posted?.status ?? ''} ${body?.status ?? ''} ${body?.incident_id ?? ''}`);
+            // Both ends may log the fault (OSPF does): the demo follows the case's own device; the other runs beside it.
+            if (e.router !== tc.alert.device_hostname) return;
+            if (body?.incident_id) resolve(`${body.incident_id} ${body.status ?? ''}`);
+            else reject(new Error(`the relay answered ${e.posted?.status}: ${JSON.stringify(e.posted?.body)}`));
+          },
+        });
         void (async () => {
           for (const fault of tc.lab.faults) {
             out(`  fault: ${JSON.stringify(fault)}`);
