@@ -18,8 +18,8 @@ import { NO_FRR } from './frr-available';
 /**
  * `npm run relay` with DEVICE_INVENTORY runs the device tool server inside its own process, so a
  * kill -9 of the relay takes the change's deadline timer with it. This proves, on real FRR, what
- * is left to put the router back: nothing while the relay is down, and the restarted relay (same
- * RELAY_DATA_DIR) from its journal before it listens.
+ * is left to put the router back: the restarted relay (same RELAY_DATA_DIR), from its journal, before
+ * it listens. (Nothing does while the relay stays down: a service manager restarts it, see deploy/.)
  */
 const TOOLS_TOKEN = 'relay-killed-tools-token';
 const auth = { authorization: 'Bearer splunk-secret' };
@@ -181,17 +181,6 @@ async function restartedAndRolledBack(k: Killed) {
 }
 
 describe.skipIf(NO_FRR)('the relay killed -9 with a provisional change pending (real FRR, npm run relay)', () => {
-  it('no watchdog: R1 keeps the change past its deadline while the relay is down; the relay started again rolls it back', { timeout: 240_000 }, async () => {
-    // Short enough to wait out with the relay dead, long enough that the kill lands well before it.
-    const k = await appliedThenKilled(30);
-    // The deadline timer died with the relay, and FRR keeps what it was given. The claim is that
-    // nothing happens, so there is no event to wait for: the test lets the deadline pass.
-    await new Promise((r) => setTimeout(r, Math.max(0, Date.parse(k.change.deadline) - Date.now()) + 1_000));
-    expect(await k.lab.vtysh('R1', 'show running-config')).toContain('neighbor 10.0.0.2 shutdown');
-    expect(existsSync(k.entryFile)).toBe(true);
-    await restartedAndRolledBack(k);
-  });
-
   it('restarted at once, long before the deadline: the relay rolls the change back from its journal before it listens', { timeout: 240_000 }, async () => {
     await restartedAndRolledBack(await appliedThenKilled(3600));
   });
