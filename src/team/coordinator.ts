@@ -10,6 +10,9 @@ import { holdLeaderLock, type LeaderLock } from './leader-lock';
 import { createNewIncidentLock } from './new-incident-lock';
 import { type RemoteChange, type SharedIncidentStore } from '../store-pg/pg-store';
 import { CHANGE_CHANNEL, type ChangeNotice } from '../store-pg/write-batch';
+
+/** How long notices of other relays' changes gather before they are read back together. */
+const NOTICE_WINDOW_MS = 25;
 import { teamRepository } from '../store-pg/team-repository';
 
 /** Advisory-lock keys (any fixed numbers, one per purpose; the new-incident lock's is in new-incident-lock.ts). */
@@ -71,6 +74,19 @@ export function createTeamCoordinator(opts: TeamOptions) {
 
   const emit = (changes: RemoteChange[]) => {
     if (changes.length) for (const h of changeHandlers) h(changes);
+  };
+  /**
+   * Incidents other relays changed, read back together a moment after the first notice: a new
+   * fault is several commits on its owner (created, delivered, its first lines), and reading each
+   * one back as it came made a second relay spend more on the first's incidents than on its own.
+   */
+  let noticed = new Set<string>();
+  let noticeTimer: NodeJS.Timeout | undefined;
+  const readNoticed = () => {
+    noticeTimer = undefined;
+    const ids = [...noticed];
+    noticed = new Set();
+    store.refresh(ids).then(emit, (error: unknown) => logger.warn({ err_message: databaseErrorMessage(error) }, 'could not read another relay\'s change'));
   };
   store.onStale((ids) => store.refresh(ids).then(emit, () => {}));
   /**
@@ -161,7 +177,8 @@ export function createTeamCoordinator(opts: TeamOptions) {
       if (payload.r === me || !Array.isArray(payload.i)) return;
       if (payload.c && typeof payload.c === 'object') emit(store.countsChanged(payload.c));
       if (payload.i.length === 0) return;
-      store.refresh(payload.i).then(emit, (error: unknown) => logger.warn({ err_message: databaseErrorMessage(error) }, 'could not read another relay\'s change'));
+      for (const id of payload.i) noticed.add(id);
+      noticeTimer ??= setTimeout(readNoticed, NOTICE_WINDOW_MS);
     });
     try {
       await client.connect();
@@ -248,6 +265,7 @@ export function createTeamCoordinator(opts: TeamOptions) {
     async stop(opts: { handOver?: boolean } = {}): Promise<void> {
       stopped = true;
       if (heartbeatTimer) clearTimeout(heartbeatTimer);
+      if (noticeTimer) clearTimeout(noticeTimer);
       for (const l of leaders.splice(0)) await l.stop();
       const l = listener;
       listener = undefined;
