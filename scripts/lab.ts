@@ -8,6 +8,7 @@
  *   npm run lab -- clear [--device R1] | reset | devices
  *   npm run lab -- --frr [--routers N] [--out .lab/frr.json] [--relay URL] [--port 4320]   real FRR routers (root)
  *   npm run lab -- --frr inject AD000002 --device R1 --neighbor 10.0.0.2 | --frr clear …  | --frr --down
+ *   npm run lab -- --netconf [--out .lab/netconf.json] | --netconf --down   a NETCONF device (netconfd, root)
  * Commands other than start talk to a running lab: --url, else LAB_URL, else http://127.0.0.1:4310.
  */
 import { parseArgs } from 'node:util';
@@ -19,6 +20,7 @@ import { InventoryError } from '../src/lab/inventory';
 import { DEFAULT_LAB_PORT, startLab } from '../src/lab/server';
 import { cli } from './cli';
 import { frrLabCli } from './lab-frr';
+import { netconfLabCli } from './lab-netconf';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -33,6 +35,7 @@ const { values, positionals } = parseArgs({
     vrf: { type: 'string' },
     interface: { type: 'string' },
     frr: { type: 'boolean' },
+    netconf: { type: 'boolean' },
     routers: { type: 'string' },
     out: { type: 'string' },
     down: { type: 'boolean' },
@@ -57,12 +60,20 @@ function usage(): never {
   npm run lab -- --frr [--routers 2] [--out .lab/frr.json] [--relay http://127.0.0.1:8080] [--port 4320]
   npm run lab -- --frr inject AD000002 --device R1 --neighbor 10.0.0.2   (clear: the same with "clear")
   npm run lab -- --frr --down [--all | --lab frl1a2b]   (removes a lab that was killed; --all: every FRR lab on this machine; --lab: that one, even without its state file)
+  npm run lab -- --netconf [--out .lab/netconf.json]   (one NETCONF device, netconfd behind sshd; prints its DEVICE_INVENTORY; Ctrl-C removes it)
+  npm run lab -- --netconf --down [--out .lab/netconf.json]   (removes a NETCONF lab that was killed)
   (--url or LAB_URL selects the running lab; default ${`http://127.0.0.1:${DEFAULT_LAB_PORT}`})`);
   process.exit(0);
 }
 
 async function main(): Promise<void> {
   if (values.help) usage();
+  if (values.netconf) {
+    const { fail } = cli('lab', 'npm run lab -- --help');
+    if (values.frr) fail('--frr and --netconf are two labs; start them one at a time');
+    if (command !== 'start') fail(`--netconf takes no command (${command}): its device is changed through the relay or the device tools`);
+    return netconfLabCli(values, fail);
+  }
   if (values.frr) {
     const { fail } = cli('lab', 'npm run lab -- --help');
     return frrLabCli(

@@ -1,9 +1,11 @@
 /**
- * npm run raw:test -- [AD000002 …] [--dir intelligence-artifacts] [--out out] [--frr]
+ * npm run raw:test -- [AD000002 …] [--dir intelligence-artifacts] [--out out] [--frr | --netconf]
  * Runs the RAW test cases of the named groups (all when none) against an in-process lab
  * on virtual time; writes out/results.xml (JUnit) and out/summary.md. Exit 1 on any failure.
  * --frr: the cases marked `platforms: [… frr]` on real FRR routers (an FRR lab started for the
  * run, through the SSH device server), instead of the simulated lab.
+ * --netconf: the cases marked `platforms: [… netconf]` on the NETCONF lab (netconfd behind sshd, started
+ * for the run), through the device service: edit-config on the candidate, confirmed commit, read-back.
  */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -12,11 +14,14 @@ import { parseArgs } from 'node:util';
 import { formatIssue } from '../src/artifacts/validate';
 import { ArtifactValidationError, listArtifactGroups, loadArtifactGroup } from '../src/artifacts/load';
 import { runGroupTestsOnFrr } from '../src/artifacts/raw-test-frr';
+import { runGroupTestsOnNetconf } from '../src/artifacts/raw-test-netconf';
 import { runGroupTests, toJUnit, toSummaryMarkdown, type CaseResult } from '../src/artifacts/raw-test-runner';
 import { DeviceService } from '../src/devices/device-service';
 import { loadInventory } from '../src/devices/inventory';
 import { frrLabUnavailable } from '../src/frr-lab/host';
 import { startFrrLab } from '../src/frr-lab/lab';
+import { startNetconfLab } from '../src/netconf-lab/lab';
+import { netconfLabUnavailable } from '../src/netconf-lab/plan';
 
 /** A two-router FRR lab in a temporary folder, with the SSH device service on it; removed at the end, also on Ctrl-C. */
 async function startFrrForTests() {
@@ -38,31 +43,62 @@ async function startFrrForTests() {
   return { lab, service, stop };
 }
 
+/** The NETCONF lab in a temporary folder, with the device service on it; removed at the end, also on Ctrl-C. */
+async function startNetconfForTests() {
+  const missing = netconfLabUnavailable();
+  if (missing) {
+    console.error(`raw:test --netconf: ${missing}`);
+    process.exit(2);
+  }
+  const dir = await mkdtemp(join(tmpdir(), 'fault-relay-rawtest-netconf-'));
+  const lab = await startNetconfLab({ dir: join(dir, 'lab') });
+  const service = new DeviceService(await loadInventory(lab.inventoryPath));
+  const stop = async () => {
+    await service.close();
+    await lab.stop();
+    await rm(dir, { recursive: true, force: true });
+  };
+  process.once('SIGINT', () => void stop().then(() => process.exit(130)));
+  console.log(`NETCONF lab up: ${lab.node.name} (${lab.ssh})`);
+  return { lab, service, stop };
+}
+
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { dir: { type: 'string', default: 'intelligence-artifacts' }, out: { type: 'string', default: 'out' }, frr: { type: 'boolean' } },
+  options: { dir: { type: 'string', default: 'intelligence-artifacts' }, out: { type: 'string', default: 'out' }, frr: { type: 'boolean' }, netconf: { type: 'boolean' } },
 });
 
+if (values.frr && values.netconf) {
+  console.error('raw:test: --frr and --netconf are two runs; give one');
+  process.exit(2);
+}
 const frr = values.frr ? await startFrrForTests() : undefined;
+const netconf = values.netconf ? await startNetconfForTests() : undefined;
 
 const dir = values.dir!;
 const ids = positionals.length ? positionals : (await listArtifactGroups(dir)).map((g) => g.alert_def_id);
 const results: CaseResult[] = [];
 let broken = false;
-for (const id of ids) {
-  try {
-    const group = await loadArtifactGroup(dir, id);
-    if (group.tests.length === 0) console.warn(`${id}: no test cases in ${join(group.dir, 'tests')}`);
-    results.push(...(frr ? await runGroupTestsOnFrr(group, frr.lab, frr.service) : await runGroupTests(group)));
-  } catch (e) {
-    if (!(e instanceof ArtifactValidationError)) throw e;
-    broken = true;
-    console.error(`${id}: artifacts do not validate`);
-    for (const issue of e.issues) console.error(`  ${formatIssue(issue)}`);
+// A lab started for the run goes with it, also when a case throws.
+try {
+  for (const id of ids) {
+    try {
+      const group = await loadArtifactGroup(dir, id);
+      if (group.tests.length === 0) console.warn(`${id}: no test cases in ${join(group.dir, 'tests')}`);
+      if (frr) results.push(...(await runGroupTestsOnFrr(group, frr.lab, frr.service)));
+      else if (netconf) results.push(...(await runGroupTestsOnNetconf(group, netconf.lab, netconf.service)));
+      else results.push(...(await runGroupTests(group)));
+    } catch (e) {
+      if (!(e instanceof ArtifactValidationError)) throw e;
+      broken = true;
+      console.error(`${id}: artifacts do not validate`);
+      for (const issue of e.issues) console.error(`  ${formatIssue(issue)}`);
+    }
   }
+} finally {
+  await frr?.stop();
+  await netconf?.stop();
 }
-
-await frr?.stop();
 await mkdir(values.out!, { recursive: true });
 await writeFile(join(values.out!, 'results.xml'), toJUnit(results));
 await writeFile(join(values.out!, 'summary.md'), toSummaryMarkdown(results));

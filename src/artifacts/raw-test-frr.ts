@@ -12,13 +12,13 @@ import type { FrrLab } from '../frr-lab/lab';
 /** Real routers answer in seconds, not the RAW's 10 s budget: waits are capped, retries still poll. */
 const MAX_WAIT_MS = 1_000;
 
-function cappedClock(): Clock {
+export function cappedClock(): Clock {
   const real = systemClock();
   return { ...real, sleep: (ms) => real.sleep(Math.min(ms, MAX_WAIT_MS)) };
 }
 
 /** The device tools over the SSH device service, counting the changes that reached a router. */
-function countingTools(service: DeviceService) {
+export function countingTools(service: DeviceService) {
   let changes = 0;
   const wrap = async (tool: 'exec_cli' | 'config_cli', work: () => Promise<string>) => {
     try {

@@ -41,8 +41,11 @@ const captureSchema = z.array(z.string().min(1)).default([]);
 const execAction = z.strictObject({ type: z.literal('exec_cli'), command: z.string().min(1) });
 const configAction = z.strictObject({ type: z.literal('config_cli'), commands: z.array(z.string()).min(1) });
 
-/** The platforms a RAW may name variants for (the device tool server's platforms). */
-export const RAW_PLATFORMS = ['ios', 'iosxe', 'nxos', 'eos', 'frr'] as const;
+/**
+ * The platforms a RAW may name variants for (the device tool server's platforms). On `netconf` the
+ * show commands are the NETCONF show forms and a repair's lines are one XML `<config>` fragment.
+ */
+export const RAW_PLATFORMS = ['ios', 'iosxe', 'nxos', 'eos', 'frr', 'netconf'] as const;
 export type RawPlatform = (typeof RAW_PLATFORMS)[number];
 /** The RAW input that selects a variant; without it (or without a variant for it) the step is used as written. */
 export const PLATFORM_INPUT = 'device_platform';

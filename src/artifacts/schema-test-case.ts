@@ -20,7 +20,7 @@ export const rawTestCaseSchema = z.strictObject({
     })
     .default({ faults: [] }),
   approval: z.enum(['APPROVED', 'DENIED', 'none']).default('none'),
-  /** Where this case runs: the simulated IOS-XE lab, and real FRR routers with `raw:test -- --frr`. */
+  /** Where this case runs: the simulated IOS-XE lab, real FRR routers with `raw:test -- --frr`, the NETCONF lab with `--netconf`. */
   platforms: z.array(z.enum(RAW_PLATFORMS)).min(1).default(['iosxe']),
   /**
    * What differs on real FRR: its routers advertise other prefixes than the simulated lab, and name their
@@ -34,6 +34,11 @@ export const rawTestCaseSchema = z.strictObject({
       faults: z.array(faultSpecSchema).optional(),
     })
     .optional(),
+  /**
+   * What differs on the NETCONF lab (`raw:test -- --netconf`): its device has no session state, so the
+   * run's summary says what it checked (configuration) instead of what a router reports.
+   */
+  netconf: z.strictObject({ summary_contains: z.array(z.string()).optional() }).optional(),
   expect: z.strictObject({
     outcome: z.enum(['resolved', 'escalated', 'failed']),
     /** The exact sequence of step ids the run takes; empty when it stops before the first step. */

@@ -28,7 +28,7 @@ describe('the published artifacts', () => {
 
   it('are listed for pickers with their versions', async () => {
     const list = await listArtifactGroups(ROOT);
-    expect(list.find((g) => g.alert_def_id === 'AD000002')).toMatchObject({ valid: true, fs_version: '1.4.0', raw_version: '1.3.0', title: 'BGP neighbor administratively shut down' });
+    expect(list.find((g) => g.alert_def_id === 'AD000002')).toMatchObject({ valid: true, fs_version: '1.4.0', raw_version: '1.4.0', title: 'BGP neighbor administratively shut down' });
   });
 });
 
@@ -84,10 +84,10 @@ describe('a broken copy of an artifact group', () => {
   });
 
   it('holds the RG to the RAW version beside it, with the line inside the front matter', async () => {
-    const text = await edit('RG.md', 'raw_version: 1.3.0', 'raw_version: 1.1.0');
+    const text = await edit('RG.md', 'raw_version: 1.4.0', 'raw_version: 1.1.0');
     const { issues } = await validateArtifactGroupDir(group);
     expect(issues).toContainEqual(
-      expect.objectContaining({ file: join(group, 'RG.md'), line: lineOf(text, 'raw_version'), column: 14, message: 'RG explains RAW 1.1.0 but RAW.yaml is version 1.3.0', hint: expect.stringContaining('raw_version: 1.3.0') }),
+      expect.objectContaining({ file: join(group, 'RG.md'), line: lineOf(text, 'raw_version'), column: 14, message: 'RG explains RAW 1.1.0 but RAW.yaml is version 1.4.0', hint: expect.stringContaining('raw_version: 1.4.0') }),
     );
   });
 
@@ -103,9 +103,9 @@ describe('a broken copy of an artifact group', () => {
   });
 
   it('refuses a variant for a platform the workflow does not declare', async () => {
-    await edit('RAW.yaml', 'platforms: [iosxe, frr]', 'platforms: [iosxe]');
+    await edit('RAW.yaml', 'platforms: [iosxe, frr, netconf]', 'platforms: [iosxe, netconf]');
     const { issues } = await validateArtifactGroupDir(group);
-    expect(issues.map((i) => i.message)).toContain("variant for frr, which is not in the workflow's platforms (iosxe)");
+    expect(issues.map((i) => i.message)).toContain("variant for frr, which is not in the workflow's platforms (iosxe, netconf)");
   });
 
   it('proves FS examples against their regex', async () => {
