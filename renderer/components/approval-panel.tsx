@@ -4,6 +4,7 @@ import type { Bridge, DecideOutcome, IncidentSummary } from '../bridge/contract'
 import { utcStamp } from '../lib/format';
 import { visibleLines } from '../../src/approvals/visible-text';
 import type { ConfigPreview } from '../../src/artifacts/config-preview';
+import { previewMethodText } from '../../src/artifacts/preview-method';
 
 function outcomeText(o: DecideOutcome): string {
   switch (o.status) {
@@ -49,7 +50,7 @@ function Preview({ preview }: { preview: ConfigPreview | null | undefined }) {
       </div>
     );
   }
-  const how = preview.method === 'predicted' ? 'predicted from the live running configuration' : 'dry run on the device';
+  const how = previewMethodText(preview.method);
   const lines = visibleLines([...preview.added.map((l) => `+ ${l}`), ...preview.removed.map((l) => `- ${l}`)]).lines;
   return (
     <div className="commands preview" aria-label="Preview">

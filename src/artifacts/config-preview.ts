@@ -1,15 +1,12 @@
 import { z } from 'zod';
+import { PREVIEW_METHODS, previewMethodText } from './preview-method';
 
 /**
  * What a change's lines would do to the live device, computed before anyone is asked to approve
- * them (issue #21, point 4). Read-only: computing it never changes the device.
- *
- * - `candidate`: the device's own dry run (NETCONF: edit-config on the candidate, validate, diff, discard).
- * - `config_session`: a configuration session diffed and aborted (EOS), or a copy of the lab device's state.
- * - `predicted`: no dry run exists without applying (FRR 8.4, IOS family): the platform's grammar check
- *   and a diff predicted from the live running configuration.
+ * them (issue #21, point 4). Read-only: computing it never changes the device. How it was made:
+ * preview-method.ts.
  */
-export const ConfigPreviewMethod = z.enum(['candidate', 'config_session', 'predicted']);
+export const ConfigPreviewMethod = z.enum(PREVIEW_METHODS);
 export type ConfigPreviewMethod = z.infer<typeof ConfigPreviewMethod>;
 
 export const ConfigPreview = z.object({
@@ -36,7 +33,7 @@ export function previewShort(p: ConfigPreview | null | undefined): string {
 /** The preview as plain text lines ("+ line" / "- line"), the same in every channel that shows text. */
 export function previewLines(p: ConfigPreview | null | undefined): string[] {
   if (!p) return ['No preview: the relay has no device tools to dry-run the change.'];
-  const how = p.method === 'predicted' ? 'predicted from the live running configuration' : p.method === 'candidate' ? 'dry run on the device\'s candidate' : 'dry run in a configuration session';
+  const how = previewMethodText(p.method);
   if (!p.accepted) return [`Refused by the dry run (${how}):`, ...p.problems.map((x) => `  ${x}`)];
   if (p.added.length === 0 && p.removed.length === 0) return [`Would change nothing in the running configuration (${how}).`];
   return [`Would change (${how}):`, ...p.added.map((l) => `+ ${l}`), ...p.removed.map((l) => `- ${l}`)];

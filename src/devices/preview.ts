@@ -3,6 +3,7 @@ import { DeviceError } from './errors';
 import type { NetconfDevice } from './netconf/device';
 import { previewNetconf } from './netconf/preview';
 import { grammarProblem, type Platform } from './platforms';
+import { frrParserCheck } from './frr-dryrun';
 import { predictDiff } from './preview-model';
 
 /** What a preview needs from the device service (device-service.ts `preview`). */
@@ -24,8 +25,9 @@ const refused = (device: string, method: ConfigPreview['method'], problems: stri
 /**
  * What lines would change on the device, without changing it. NETCONF: the device's own dry run on
  * its candidate (netconf/preview.ts). CLI platforms: the server's line checks and the platform's
- * grammar, then a diff predicted from the live running configuration (preview-model.ts); FRR 8.4 and
- * the IOS family cannot check a configuration line without applying it.
+ * grammar, on FRR its own parser (frr-dryrun.ts), then a diff predicted from the live running
+ * configuration (preview-model.ts): FRR 8.4 and the IOS family cannot check a configuration line on
+ * the router without applying it.
  */
 export async function previewOn(t: PreviewTarget, lines: string[]): Promise<ConfigPreview> {
   if (t.netconf) {
@@ -44,6 +46,10 @@ export async function previewOn(t: PreviewTarget, lines: string[]): Promise<Conf
     return why ? [`line ${i + 1} "${line.trim()}": ${why}`] : [];
   });
   if (problems.length) return refused(t.device, 'predicted', problems);
+  // FRR's own parser where the server's host has it: a line FRR would not take is refused here, not on the router.
+  const parsed = t.platform.name === 'frr' ? await frrParserCheck(checked) : undefined;
+  const method = parsed ? 'parser_checked' : 'predicted';
+  if (parsed?.problems.length) return refused(t.device, method, parsed.problems);
   const { added, removed } = predictDiff(await t.running(), checked);
-  return { device: t.device, accepted: true, method: 'predicted', added, removed, problems: [] };
+  return { device: t.device, accepted: true, method, added, removed, problems: [] };
 }

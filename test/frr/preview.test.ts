@@ -13,9 +13,10 @@ import { tempDir } from '../helpers/temp-dir';
 import { NO_FRR } from './frr-available';
 
 /**
- * The preview on real FRR 8.4 routers through the SSH device tool server: FRR has no dry run that
- * does not apply, so the server checks the lines itself and predicts the diff from the live running
- * configuration. Reading it must never change the router.
+ * The preview on real FRR 8.4 routers through the SSH device tool server: FRR has no dry run on the
+ * router that does not apply, so the server checks the lines itself and with FRR's own parser (vtysh
+ * --dryrun on its host) and predicts the diff from the live running configuration. Reading it must
+ * never change the router.
  */
 let lab: FrrLab;
 let server: RunningDeviceServer;
@@ -36,14 +37,14 @@ afterAll(async () => {
 
 const runningBgp = () => lab.vtysh('R1', 'show running-config bgpd');
 
-describe.skipIf(NO_FRR)('preview_config on real FRR routers (predicted)', () => {
+describe.skipIf(NO_FRR)('preview_config on real FRR routers (parser-checked, predicted)', () => {
   it('predicts that `no neighbor X shutdown` removes the shutdown line under router bgp, and leaves the router as it was', async () => {
     await lab.vtysh('R1', 'configure terminal', 'router bgp 65001', 'neighbor 10.0.0.2 shutdown', 'end');
     const before = await runningBgp();
     expect(before).toMatch(/^ neighbor 10\.0\.0\.2 shutdown$/m);
 
     const preview = await tools.previewConfig('R1', ['router bgp 65001', 'no neighbor 10.0.0.2 shutdown']);
-    expect(preview).toEqual({ device: 'R1', accepted: true, method: 'predicted', added: [], removed: ['router bgp 65001 > neighbor 10.0.0.2 shutdown'], problems: [] });
+    expect(preview).toEqual({ device: 'R1', accepted: true, method: 'parser_checked', added: [], removed: ['router bgp 65001 > neighbor 10.0.0.2 shutdown'], problems: [] });
 
     const added = await tools.previewConfig('R1', ['router bgp 65001', 'neighbor 10.0.0.2 description to-R2', 'no neighbor 10.0.0.2 shutdown']);
     expect(added).toMatchObject({ accepted: true, added: ['router bgp 65001 > neighbor 10.0.0.2 description to-R2'], removed: ['router bgp 65001 > neighbor 10.0.0.2 shutdown'] });
@@ -51,6 +52,16 @@ describe.skipIf(NO_FRR)('preview_config on real FRR routers (predicted)', () => 
     // Read-only: the running configuration is exactly as before both previews.
     expect(await runningBgp()).toBe(before);
     await lab.vtysh('R1', 'configure terminal', 'router bgp 65001', 'no neighbor 10.0.0.2 shutdown', 'end');
+  });
+
+  it("refuses a line FRR's own parser does not take (a typo, a value out of range), naming it, and changes nothing", async () => {
+    const before = await runningBgp();
+    const typo = await tools.previewConfig('R1', ['router bgp 65001', 'address-family ipv4 unicast', 'neighbor 10.0.0.2 maximum-prefx 120', 'end']);
+    expect(typo).toMatchObject({ device: 'R1', accepted: false, method: 'parser_checked', added: [], removed: [] });
+    expect(typo.problems).toEqual([expect.stringMatching(/^line 3 "neighbor 10\.0\.0\.2 maximum-prefx 120": FRR's parser says % Unknown command/)]);
+    const range = await tools.previewConfig('R1', ['router bgp 65001', 'address-family ipv4 unicast', 'neighbor 10.0.0.2 maximum-prefix 12000000000000', 'end']);
+    expect(range).toMatchObject({ accepted: false, problems: [expect.stringMatching(/^line 3 /)] });
+    expect(await runningBgp()).toBe(before);
   });
 
   it('refuses lines the server would never send, naming the line, before reading anything', async () => {
@@ -84,7 +95,7 @@ describe.skipIf(NO_FRR)('preview_config on real FRR routers (predicted)', () => 
       expect((await ask(['router bgp 65001', 'no neighbor 10.0.0.2 shutdown'])).json).toMatchObject({ status: 'pending' });
       const line = '- router bgp 65001 > neighbor 10.0.0.2 shutdown';
       expect(JSON.stringify(cards[0]!.body)).toContain(line);
-      expect(terminalQuestion(relay.incidents.get(id)!)).toContain(`Would change (predicted from the live running configuration):\n    ${line}`);
+      expect(terminalQuestion(relay.incidents.get(id)!)).toContain(`Would change (checked by FRR's own parser, predicted from the live running configuration):\n    ${line}`);
       expect(await runningBgp()).toBe(before);
       await agentTools.close();
     } finally {
