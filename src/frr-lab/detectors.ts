@@ -114,7 +114,8 @@ export function splunkAlertForDetection(router: string, d: Detection) {
       system: router,
       _time: String(epoch),
       ...d.fields,
-      sourcetype: 'frr:bgp',
+      // The daemon that logged the line (BGP:, OSPF:, ZEBRA:), as a per-daemon Splunk input would tag it.
+      sourcetype: `frr:${(/^\S+ \S+ (\w+):/.exec(d.raw)?.[1] ?? 'frr').toLowerCase()}`,
       // What the saved search's inventory lookup adds: it selects the runbook's FRR command forms.
       device_platform: 'frr',
       _raw: d.raw,

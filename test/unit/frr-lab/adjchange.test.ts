@@ -18,7 +18,11 @@ describe('FRR adjacency log lines', () => {
     expect(isAdminDown(parseAdjChange(DOWN)!)).toBe(true);
     expect(isAdminDown(parseAdjChange(PEER)!)).toBe(false);
     const alert = splunkAlertForDetection('R1', detectFaults(DOWN, { peerAs: () => 65002 })[0]!);
-    expect(alert.result).toMatchObject({ alert_def_id: 'AD000002', system: 'R1', neighbor_ip: '10.0.0.2', neighbor_as: '65002', _raw: DOWN });
+    expect(alert.result).toMatchObject({ alert_def_id: 'AD000002', system: 'R1', neighbor_ip: '10.0.0.2', neighbor_as: '65002', _raw: DOWN, sourcetype: 'frr:bgp' });
+    // Tagged by the daemon that logged the line, as a per-daemon input would.
+    const zebra = '2026/11/27 01:15:48.663635 ZEBRA: [W6BZR-YZPAB] RTM_NEWLINK update for eth-R2(2) sl_type 0 master 0 flags 0x1002';
+    const shut = detectFaults(zebra, {}).find((d) => d.alert_def_id === 'AD000003');
+    expect(shut && splunkAlertForDetection('R1', shut).result.sourcetype).toBe('frr:zebra');
     expect(alert.result).not.toHaveProperty('vrf_name');
     expect(alertResultSchema.safeParse(alert.result).success).toBe(true);
   });
