@@ -8,7 +8,9 @@ import { pino } from 'pino';
 import { generateDeviceServerToken, startDeviceServer } from '../src/devices/server';
 import { relayEnvLines, writeTokenFile } from '../src/devices/token-file';
 import { frrLabUnavailable } from '../src/frr-lab/host';
-import { startFrrLab, stateFileIn } from '../src/frr-lab/lab';
+import { attachFrrLab, startFrrLab, stateFileIn, type FrrLabRouter } from '../src/frr-lab/lab';
+import { applyFrrFault, resetFrrLab } from '../src/frr-lab/faults';
+import { parseFaultSpec } from '../src/lab/faults';
 import { sweepAllLabs, teardownLab } from '../src/frr-lab/teardown';
 import { startWatcher } from '../src/frr-lab/watcher';
 import type { Fail } from './cli';
@@ -27,6 +29,9 @@ export interface FrrLabArgs {
   command?: string;
   device?: string;
   neighbor?: string;
+  interface?: string;
+  /** inject: the definition (AD000004) or fault kind to build; AD000002 without one. */
+  fault?: string;
 }
 
 export const DEFAULT_FRR_OUT = '.lab/frr.json';
@@ -73,6 +78,8 @@ export async function frrLabCli(args: FrrLabArgs, fail: Fail): Promise<void> {
     inventory: lab.inventoryPath,
     known_hosts: lab.knownHostsPath,
     routers: lab.routers.map((r) => ({ name: r.name, namespace: r.namespace, ssh: r.ssh, log: r.logFile })),
+    // What `inject` and `clear` (another process) need to build any definition's fault on these routers.
+    plan: lab.routers,
   };
   writeFileSync(out, `${JSON.stringify(summary, null, 2)}\n`);
   console.log(`FRR lab up in ${((Date.now() - started) / 1000).toFixed(1)} s, every BGP session Established`);
@@ -119,18 +126,28 @@ export async function frrLabCli(args: FrrLabArgs, fail: Fail): Promise<void> {
   process.once('SIGTERM', stop);
 }
 
-/** Injects or clears AD000002 on a running FRR lab: a real `neighbor … shutdown` through vtysh. */
+/**
+ * Builds a fault on a running FRR lab as real configuration, as a test case would (any definition the
+ * lab reproduces: AD000002 … AD000007, or a fault kind), or clears every fault (`clear`: each session
+ * and adjacency back up).
+ */
 async function faultCli(args: FrrLabArgs, out: string, fail: Fail): Promise<void> {
   if (!existsSync(out)) fail(`no FRR lab described at ${out}: start one with npm run lab -- --frr`, 1);
-  const lab = JSON.parse(readFileSync(out, 'utf8')) as { routers: Array<{ name: string; namespace: string }> };
-  const device = args.device ?? fail('--device R1 is required');
-  const neighbor = args.neighbor ?? fail('--neighbor 10.0.0.2 is required');
-  const router = lab.routers.find((r) => r.name === device) ?? fail(`no router ${device} in this lab (${lab.routers.map((r) => r.name).join(', ')})`);
-  const { run } = await import('../src/frr-lab/host');
-  const summary = JSON.parse(await run('/usr/bin/vtysh', ['-N', router.namespace, '-c', 'show bgp summary json'])) as { ipv4Unicast?: { as?: number } };
-  const as = summary.ipv4Unicast?.as ?? fail(`${device} runs no BGP`);
-  const line = `${args.command === 'clear' ? 'no ' : ''}neighbor ${neighbor} shutdown`;
-  const text = await run('/usr/bin/vtysh', ['-N', router.namespace, '-c', 'configure terminal', '-c', `router bgp ${as}`, '-c', line, '-c', 'end']);
-  if (/^% /m.test(text)) fail(`${device} refused "${line}": ${text.trim()}`, 1);
-  console.log(`${device}: router bgp ${as} / ${line}`);
+  const described = JSON.parse(readFileSync(out, 'utf8')) as { plan?: FrrLabRouter[] };
+  if (!described.plan) fail(`${out} was written by an older lab: restart it with npm run lab -- --frr`, 1);
+  const lab = attachFrrLab(described.plan!);
+  if (args.command === 'clear') {
+    await resetFrrLab(lab);
+    console.log('every fault cleared: each BGP session Established, no passive or shut interface, no wrong remote-as');
+    return;
+  }
+  let spec;
+  try {
+    spec = parseFaultSpec({ fault: args.fault ?? 'AD000002', device: args.device, ...(args.neighbor ? { neighbor: args.neighbor } : {}), ...(args.interface ? { interface: args.interface } : {}) });
+  } catch (error) {
+    return fail(`inject needs a fault the lab knows and its fields, e.g. inject AD000005 --device R1 --interface eth-R2: ${(error as Error).message.split('\n')[0]}`);
+  }
+  const cannot = await applyFrrFault(lab, spec);
+  if (cannot) fail(cannot, 1);
+  console.log(`${spec.device}: ${JSON.stringify(spec)} built; the router's own log line goes to the watcher`);
 }

@@ -58,7 +58,7 @@ function usage(): never {
   npm run lab -- exec --device R1 "show ip bgp summary"
   npm run lab -- clear [--device R1] | reset | devices
   npm run lab -- --frr [--routers 2] [--out .lab/frr.json] [--relay http://127.0.0.1:8080] [--port 4320]
-  npm run lab -- --frr inject AD000002 --device R1 --neighbor 10.0.0.2   (clear: the same with "clear")
+  npm run lab -- --frr inject <fault> --device R1 [--neighbor 10.0.0.2] [--interface eth-R2]   (real configuration; clear: every fault back)
   npm run lab -- --frr --down [--all | --lab frl1a2b]   (removes a lab that was killed; --all: every FRR lab on this machine; --lab: that one, even without its state file)
   npm run lab -- --netconf [--out .lab/netconf.json]   (one NETCONF device, netconfd behind sshd; prints its DEVICE_INVENTORY; Ctrl-C removes it)
   npm run lab -- --netconf --down [--out .lab/netconf.json]   (removes a NETCONF lab that was killed)
@@ -82,6 +82,8 @@ async function main(): Promise<void> {
         // --port is the device tool server's here; the simulated lab's default does not apply.
         port: values.port !== String(DEFAULT_LAB_PORT) ? values.port : undefined,
         ...(command !== 'start' ? { command } : {}),
+        // inject <fault>: the definition or fault kind named after the command.
+        ...(rest[0] ? { fault: rest[0] } : {}),
       },
       fail,
     );

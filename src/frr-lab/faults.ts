@@ -2,7 +2,7 @@ import type { FaultSpec } from '../lab/faults';
 import { sessionState, waitForEstablished, waitForSession } from './bgp-state';
 import { applyInterfaceFault, resetInterfaceFaults } from './interface-faults';
 import { applyRemoteAsMismatch, resetRemoteAs } from './remote-as-faults';
-import type { FrrLab } from './lab';
+import type { FrrLabRouters } from './lab';
 import { applyOspfFault, resetOspfFaults } from './ospf';
 
 /**
@@ -12,7 +12,7 @@ import { applyOspfFault, resetOspfFaults } from './ospf';
  */
 
 /** Every session back up, no leftover limits: what each test case starts from. */
-export async function resetFrrLab(lab: FrrLab): Promise<void> {
+export async function resetFrrLab(lab: FrrLabRouters): Promise<void> {
   // Links first: no session can come back over a link that is down (interface-faults.ts).
   await resetInterfaceFaults(lab);
   await resetRemoteAs(lab);
@@ -32,14 +32,14 @@ export async function resetFrrLab(lab: FrrLab): Promise<void> {
   await resetOspfFaults(lab);
 }
 
-async function receivedFrom(lab: FrrLab, router: string, neighbor: string): Promise<number> {
+async function receivedFrom(lab: FrrLabRouters, router: string, neighbor: string): Promise<number> {
   const out = await lab.vtysh(router, 'show bgp summary json');
   const peers = (JSON.parse(out) as { ipv4Unicast?: { peers?: Record<string, { pfxRcd?: number }> } }).ipv4Unicast?.peers ?? {};
   return peers[neighbor]?.pfxRcd ?? 0;
 }
 
 /** Builds one fault on the running lab; a string says why this lab cannot. */
-export async function applyFrrFault(lab: FrrLab, fault: FaultSpec): Promise<string | undefined> {
+export async function applyFrrFault(lab: FrrLabRouters, fault: FaultSpec): Promise<string | undefined> {
   const router = lab.routers.find((r) => r.name === fault.device);
   if (!router) return `no router ${fault.device} in the FRR lab`;
   switch (fault.fault) {

@@ -1,6 +1,6 @@
 import type { FaultSpec } from '../lab/faults';
 import { ipCommand, run } from './host';
-import type { FrrLab, FrrLabRouter } from './lab';
+import type { FrrLabRouter, FrrLabRouters } from './lab';
 
 /**
  * The interface faults of src/lab/faults.ts on the FRR lab (faults.ts dispatches here), and their undoing
@@ -16,13 +16,13 @@ export type InterfaceFault = Extract<FaultSpec, { fault: 'interface_admin_down' 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The interface's state line as the router itself reports it ("Interface eth-R2 is up, line protocol is down"). */
-async function interfaceState(lab: FrrLab, router: string, ifname: string): Promise<string> {
+async function interfaceState(lab: FrrLabRouters, router: string, ifname: string): Promise<string> {
   const out = await lab.vtysh(router, `show interface ${ifname}`);
   return /^Interface \S+ is .*$/m.exec(out)?.[0] ?? out.trim();
 }
 
 /** Polls the router until its report of the interface satisfies `ok`; there is no event to wait on from outside FRR. */
-async function waitForInterface(lab: FrrLab, router: string, ifname: string, ok: (state: string) => boolean, timeoutMs = 15_000): Promise<void> {
+async function waitForInterface(lab: FrrLabRouters, router: string, ifname: string, ok: (state: string) => boolean, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let state = '';
   while (!ok((state = await interfaceState(lab, router, ifname)))) {
@@ -38,7 +38,7 @@ async function kernelUp(namespace: string, ifname: string): Promise<boolean> {
 }
 
 /** Builds one interface fault on the running lab; a string says why this lab cannot. */
-export async function applyInterfaceFault(lab: FrrLab, router: FrrLabRouter, fault: InterfaceFault): Promise<string | undefined> {
+export async function applyInterfaceFault(lab: FrrLabRouters, router: FrrLabRouter, fault: InterfaceFault): Promise<string | undefined> {
   const link = router.links.find((l) => l.ifname === fault.interface);
   if (!link) return `${router.name} in the FRR lab has no interface ${fault.interface} (its links: ${router.links.map((l) => l.ifname).join(', ')})`;
   if (fault.fault === 'interface_admin_down') {
@@ -59,7 +59,7 @@ export async function applyInterfaceFault(lab: FrrLab, router: FrrLabRouter, fau
  * links that are down are touched, so a clean lab (most resets) costs one `ip` call per interface.
  * `no shutdown` in vtysh also undoes a far end set down in the kernel: zebra sets IFF_UP itself.
  */
-export async function resetInterfaceFaults(lab: FrrLab): Promise<void> {
+export async function resetInterfaceFaults(lab: FrrLabRouters): Promise<void> {
   const touched: Array<{ router: string; ifname: string }> = [];
   for (const r of lab.routers) {
     const down: string[] = [];

@@ -32,6 +32,21 @@ export interface FrrLab {
   stop(): Promise<void>;
 }
 
+/** What fault injection needs of a lab: its routers and a vtysh on each (a running lab, or one attached to from its description). */
+export type FrrLabRouters = Pick<FrrLab, 'routers' | 'vtysh'>;
+
+/** A lab another process started, from the routers it described (`npm run lab -- --frr inject`). */
+export function attachFrrLab(routers: FrrLabRouter[]): FrrLabRouters {
+  return {
+    routers,
+    vtysh(name, ...commands) {
+      const r = routers.find((p) => p.name === name);
+      if (!r) return Promise.reject(new Error(`no router ${name} in this lab (${routers.map((p) => p.name).join(', ')})`));
+      return run('/usr/bin/vtysh', ['-N', r.namespace, ...commands.flatMap((c) => ['-c', c])]);
+    },
+  };
+}
+
 export interface StartFrrLabOptions {
   /** The lab's own folder: keys, per-router sshd files, inventory, known hosts and its state file. */
   dir: string;

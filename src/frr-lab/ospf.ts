@@ -1,5 +1,5 @@
 import type { FaultSpec } from '../lab/faults';
-import type { FrrLab, FrrLabRouter } from './lab';
+import type { FrrLabRouter, FrrLabRouters } from './lab';
 import { logFileOf, type LabRouter } from './topology';
 
 /**
@@ -29,7 +29,7 @@ export function ospfdConf(r: LabRouter): string {
   ].join('\n');
 }
 
-type Vtysh = FrrLab['vtysh'];
+type Vtysh = FrrLabRouters['vtysh'];
 
 interface OspfIfState {
   neighbors: number;
@@ -59,10 +59,10 @@ async function waitForOspf(vtysh: Vtysh, links: Array<[router: string, ifname: s
   }
 }
 
-const allLinks = (lab: FrrLab) => lab.routers.flatMap((r) => r.links.map((l) => [r.name, l.ifname] as [string, string]));
+const allLinks = (lab: FrrLabRouters) => lab.routers.flatMap((r) => r.links.map((l) => [r.name, l.ifname] as [string, string]));
 
 /** No interface passive and every adjacency Full again: what each test case starts from (faults.ts's resetFrrLab). */
-export async function resetOspfFaults(lab: FrrLab): Promise<void> {
+export async function resetOspfFaults(lab: FrrLabRouters): Promise<void> {
   // Only where passive: FRR 8.4 accepts `no ip ospf passive` on an active interface, but then silently
   // ignores the next `ip ospf passive` there (verified in the lab), which would spoil the next fault.
   for (const r of lab.routers) {
@@ -78,7 +78,7 @@ export async function resetOspfFaults(lab: FrrLab): Promise<void> {
  * `passive-interface`). Returns once both ends report the adjacency gone, that is after the dead
  * interval, when each has logged its AdjChg line, as an alert would find the routers.
  */
-export async function applyOspfFault(lab: FrrLab, router: FrrLabRouter, fault: Extract<FaultSpec, { fault: 'ospf_interface_passive' }>): Promise<string | undefined> {
+export async function applyOspfFault(lab: FrrLabRouters, router: FrrLabRouter, fault: Extract<FaultSpec, { fault: 'ospf_interface_passive' }>): Promise<string | undefined> {
   const link = router.links.find((l) => l.ifname === fault.interface);
   if (!link) return `the FRR lab has no OSPF interface ${fault.interface} on ${router.name} (its links: ${router.links.map((l) => l.ifname).join(', ')})`;
   const peerIf = lab.routers.find((r) => r.name === link.peer)?.links.find((l) => l.peer === router.name)?.ifname;

@@ -1,6 +1,6 @@
 import type { FaultSpec } from '../lab/faults';
 import { mistypedAs } from '../lab/remote-as-fault';
-import type { FrrLab, FrrLabRouter } from './lab';
+import type { FrrLabRouter, FrrLabRouters } from './lab';
 
 /**
  * AD000006 on the FRR lab (faults.ts dispatches here): a neighbor's remote-as mistyped, so the router
@@ -16,12 +16,12 @@ interface NeighborJson {
   lastNotificationReason?: string;
 }
 
-async function neighborJson(lab: FrrLab, router: string, neighbor: string): Promise<NeighborJson> {
+async function neighborJson(lab: FrrLabRouters, router: string, neighbor: string): Promise<NeighborJson> {
   return ((JSON.parse(await lab.vtysh(router, `show bgp neighbors ${neighbor} json`)) as Record<string, NeighborJson>)[neighbor] ?? {});
 }
 
 /** Builds the fault; returns once the router itself reports the peer's OPEN rejected, as an alert would find it. */
-export async function applyRemoteAsMismatch(lab: FrrLab, router: FrrLabRouter, fault: RemoteAsFault): Promise<string | undefined> {
+export async function applyRemoteAsMismatch(lab: FrrLabRouters, router: FrrLabRouter, fault: RemoteAsFault): Promise<string | undefined> {
   if (fault.vrf) return 'the FRR lab builds a remote-as mismatch in the global table only (FRR\'s notification line names no VRF)';
   const link = router.links.find((l) => l.peerAddress === fault.neighbor);
   if (!link) return `${router.name} in the FRR lab has no neighbor ${fault.neighbor}`;
@@ -37,7 +37,7 @@ export async function applyRemoteAsMismatch(lab: FrrLab, router: FrrLabRouter, f
 }
 
 /** Every neighbor's remote-as back to its peer's real AS; only routers with one wrong are reconfigured. */
-export async function resetRemoteAs(lab: FrrLab): Promise<void> {
+export async function resetRemoteAs(lab: FrrLabRouters): Promise<void> {
   for (const r of lab.routers) {
     const peers = (JSON.parse(await lab.vtysh(r.name, 'show bgp summary json')) as { ipv4Unicast?: { peers?: Record<string, { remoteAs?: number }> } }).ipv4Unicast?.peers ?? {};
     const wrong = r.links.filter((l) => peers[l.peerAddress]?.remoteAs !== undefined && peers[l.peerAddress]!.remoteAs !== l.peerAs);

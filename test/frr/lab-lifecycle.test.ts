@@ -123,6 +123,19 @@ describe.skipIf(NO_FRR)('the FRR lab on this machine', () => {
     const id = summary.routers[0]!.namespace.split('-')[0]!;
     expect(await leftovers(id)).not.toEqual([]);
 
+    // Any definition's fault from another terminal, as real configuration; the lab's watcher sees the router's own line.
+    const lab = (...args: string[]) => run(process.execPath, ['--import', 'tsx', join(repoRoot, 'scripts/lab.ts'), '--frr', ...args, '--out', out]);
+    expect(await lab('inject', 'AD000005', '--device', 'R1', '--interface', 'eth-R2')).toMatch(/^R1: .*"ospf_interface_passive".* built/m);
+    await new Promise<void>((resolve, reject) => {
+      const seen = () => /\[R1 log\] .*AdjChg: Nbr .* Full -> Deleted/.test(printed) && resolve();
+      seen();
+      child.stdout.on('data', seen);
+      void exited.then(() => reject(new Error(`lab exited:\n${printed}`)));
+    });
+    expect(await lab('clear')).toContain('every fault cleared');
+    expect(await run('/usr/bin/vtysh', ['-N', summary.routers[0]!.namespace, '-c', 'show running-config ospfd'])).not.toContain('ip ospf passive');
+    await expect(lab('inject', 'AD000099', '--device', 'R1')).rejects.toThrow(/inject needs a fault the lab knows/);
+
     child.kill('SIGINT');
     expect(await exited).toBe(0);
     expect(await leftovers(id)).toEqual([]);
