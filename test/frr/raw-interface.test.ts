@@ -10,7 +10,7 @@ import type { FrrLab } from '../../src/frr-lab/lab';
 import { startWatcher, type AlertEvent, type WatchEvent } from '../../src/frr-lab/watcher';
 import type { FaultSpec } from '../../src/lab/faults';
 import { repoRoot } from '../helpers/opencode';
-import { NO_FRR } from './frr-available';
+import { GROUP_ON_FRR_TIMEOUT_MS, NO_FRR } from './frr-available';
 import { frrLabForTest } from './lab-for-test';
 
 /**
@@ -43,7 +43,7 @@ async function watchFault(lab: FrrLab, fault: FaultSpec, until: (seen: { alerts:
 const fromR1 = (a: AlertEvent) => a.router === 'R1' && a.detection.alert_def_id === 'AD000003';
 
 describe.skipIf(NO_FRR)('AD000003 interface administratively down on real FRR routers', () => {
-  it('alerts a shutdown from zebra\'s link update, not a lost carrier, then passes every FRR case of the group', async () => {
+  it('alerts a shutdown from zebra\'s link update, not a lost carrier, then passes every FRR case of the group', { timeout: GROUP_ON_FRR_TIMEOUT_MS }, async () => {
     const lab = await frrLabForTest();
     const service = new DeviceService(await loadInventory(lab.inventoryPath));
     onTestFinished(() => service.close());

@@ -9,7 +9,7 @@ import type { FrrLab } from '../../src/frr-lab/lab';
 import type { FaultSpec } from '../../src/lab/faults';
 import { startWatcher, type AlertEvent } from '../../src/frr-lab/watcher';
 import { repoRoot } from '../helpers/opencode';
-import { NO_FRR } from './frr-available';
+import { GROUP_ON_FRR_TIMEOUT_MS, NO_FRR } from './frr-available';
 import { frrLabForTest } from './lab-for-test';
 
 /**
@@ -41,7 +41,7 @@ async function groupOnFrr(lab: FrrLab, service: DeviceService, id: string) {
 }
 
 describe.skipIf(NO_FRR)('new alert definitions on real FRR routers', () => {
-  it('detects each fault from the router\'s own log line, then passes every FRR case of its group', async () => {
+  it('detects each fault from the router\'s own log line, then passes every FRR case of its group', { timeout: GROUP_ON_FRR_TIMEOUT_MS }, async () => {
     const lab = await frrLabForTest();
     const service = new DeviceService(await loadInventory(lab.inventoryPath));
     onTestFinished(() => service.close());

@@ -5,11 +5,11 @@ import { runGroupTestsOnFrr } from '../../src/artifacts/raw-test-frr';
 import { DeviceService } from '../../src/devices/device-service';
 import { loadInventory } from '../../src/devices/inventory';
 import { repoRoot } from '../helpers/opencode';
-import { NO_FRR } from './frr-available';
+import { GROUP_ON_FRR_TIMEOUT_MS, NO_FRR } from './frr-available';
 import { frrLabForTest } from './lab-for-test';
 
 describe.skipIf(NO_FRR)('AD000002 on real FRR routers (npm run raw:test -- AD000002 --frr)', () => {
-  it('passes every case marked for FRR, through the SSH device server, with the FRR variants', async () => {
+  it('passes every case marked for FRR, through the SSH device server, with the FRR variants', { timeout: GROUP_ON_FRR_TIMEOUT_MS }, async () => {
     const lab = await frrLabForTest();
     const service = new DeviceService(await loadInventory(lab.inventoryPath));
     onTestFinished(() => service.close());

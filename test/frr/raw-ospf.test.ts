@@ -8,7 +8,7 @@ import { sessionState } from '../../src/frr-lab/bgp-state';
 import { applyFrrFault, resetFrrLab } from '../../src/frr-lab/faults';
 import { startWatcher, type AlertEvent } from '../../src/frr-lab/watcher';
 import { repoRoot } from '../helpers/opencode';
-import { NO_FRR } from './frr-available';
+import { GROUP_ON_FRR_TIMEOUT_MS, NO_FRR } from './frr-available';
 import { frrLabForTest } from './lab-for-test';
 
 /**
@@ -17,7 +17,7 @@ import { frrLabForTest } from './lab-for-test';
  * FRR cases pass through the SSH device server (npm run raw:test -- AD000005 --frr).
  */
 describe.skipIf(NO_FRR)('OSPF adjacency lost to a passive interface on real FRR routers', () => {
-  it('detects the loss on both ends from their own log lines, leaves BGP alone, then passes every FRR case', async () => {
+  it('detects the loss on both ends from their own log lines, leaves BGP alone, then passes every FRR case', { timeout: GROUP_ON_FRR_TIMEOUT_MS }, async () => {
     const lab = await frrLabForTest();
     const service = new DeviceService(await loadInventory(lab.inventoryPath));
     onTestFinished(() => service.close());
