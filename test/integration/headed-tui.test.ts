@@ -44,7 +44,8 @@ describe.skipIf(!hasTmux)('npm run headed in a real terminal', () => {
     ]);
     const relay = stack.relay.relay;
     const headed = () => relay.incidents.list().find((i) => i.kind === 'headed');
-    await waitUntil(() => headed()?.approval_request?.status === 'pending', 'the headed run asks for approval', { timeoutMs: 150_000 });
+    // A hang guard: the run reads the artifacts, the KB and the device first; beside four other suites on two cores that took over 150 s.
+    await waitUntil(() => headed()?.approval_request?.status === 'pending', 'the headed run asks for approval', { timeoutMs: 360_000 });
     await waitUntil(() => /APPROVAL NEEDED/.test(screen()) && /Type APPROVED or DENIED/.test(screen()), 'the question is on screen', { timeoutMs: 60_000 });
     const shown = screen();
     // Written into the session by the relay itself (never the model's retelling): its request id, the lines first.
@@ -65,5 +66,5 @@ describe.skipIf(!hasTmux)('npm run headed in a real terminal', () => {
     // Reported by npm run headed's own seat between the terminal UI and the runtime, with the terminal credential.
     expect(headed()).toMatchObject({ approval: { decision: 'APPROVED', channel: 'terminal', by: expect.stringMatching(/ \(terminal\)$/) }, application: { status: 'applied', device: 'R1' } });
     expect(stack.lab!.lab.configChanges()).toBe(1);
-  }, 330_000);
+  }, 600_000);
 });
