@@ -4,6 +4,7 @@ import { applyInterfaceFault, resetInterfaceFaults } from './interface-faults';
 import { applyRemoteAsMismatch, resetRemoteAs } from './remote-as-faults';
 import type { FrrLabRouters } from './lab';
 import { applyOspfFault, resetOspfFaults } from './ospf';
+import { applyPeerUnreachable, resetPeerUnreachable } from './unreachable-fault';
 
 /**
  * The lab faults (src/lab/faults.ts) built as real FRR configuration, and the way back to a clean lab
@@ -15,6 +16,7 @@ import { applyOspfFault, resetOspfFaults } from './ospf';
 export async function resetFrrLab(lab: FrrLabRouters): Promise<void> {
   // Links first: no session can come back over a link that is down (interface-faults.ts).
   await resetInterfaceFaults(lab);
+  await resetPeerUnreachable(lab);
   await resetRemoteAs(lab);
   for (const r of lab.routers) {
     const peers = r.links.map((l) => l.peerAddress);
@@ -22,9 +24,12 @@ export async function resetFrrLab(lab: FrrLabRouters): Promise<void> {
     // `no … maximum-prefix` and `no … update-source` are accepted when none is set, so they run unconditionally.
     await lab.vtysh(r.name, 'configure terminal', `router bgp ${r.as}`, ...peers.map((p) => `no neighbor ${p} update-source`), 'address-family ipv4 unicast', ...peers.map((p) => `no neighbor ${p} maximum-prefix`), 'end');
     if (r.vrf) await lab.vtysh(r.name, 'configure terminal', `router bgp ${r.as} vrf ${r.vrf.name}`, `no neighbor ${r.vrf.peerAddress} shutdown`, 'end');
-    // A session held down by a prefix overflow stays Idle (PfxCt) after the limit is removed: only a reset releases it.
+    // Only a reset brings back a session that is not up: one held down by a prefix overflow stays Idle
+    // (PfxCt) after the limit is removed, and every NOTIFICATION a router sends doubles its wait before it
+    // connects again (FRR's start timer, up to 120 s: a rejected OPEN every second for 30 s means a minute
+    // idle). `clear` puts that wait back to 1 s, so the lab converges in seconds whatever the last case did.
     for (const p of peers) {
-      if ((await sessionState(lab.vtysh, r.name, p)) === 'Idle') await lab.vtysh(r.name, `clear ip bgp ${p}`);
+      if ((await sessionState(lab.vtysh, r.name, p)) !== 'Established') await lab.vtysh(r.name, `clear ip bgp ${p}`);
     }
   }
   await waitForEstablished(lab.routers, lab.vtysh);
@@ -77,6 +82,8 @@ export async function applyFrrFault(lab: FrrLabRouters, fault: FaultSpec): Promi
       return applyInterfaceFault(lab, router, fault);
     case 'bgp_remote_as_mismatch':
       return applyRemoteAsMismatch(lab, router, fault);
+    case 'bgp_peer_unreachable':
+      return applyPeerUnreachable(lab, router, fault);
     case 'ospf_interface_passive':
       return applyOspfFault(lab, router, fault);
     default:

@@ -14,6 +14,7 @@ const BAD_PEER_AS = 'OPEN Message Error/Bad Peer AS';
 interface NeighborJson {
   remoteAs?: number;
   lastNotificationReason?: string;
+  messageStats?: { notificationsSent?: number };
 }
 
 async function neighborJson(lab: FrrLabRouters, router: string, neighbor: string): Promise<NeighborJson> {
@@ -25,11 +26,17 @@ export async function applyRemoteAsMismatch(lab: FrrLabRouters, router: FrrLabRo
   if (fault.vrf) return 'the FRR lab builds a remote-as mismatch in the global table only (FRR\'s notification line names no VRF)';
   const link = router.links.find((l) => l.peerAddress === fault.neighbor);
   if (!link) return `${router.name} in the FRR lab has no neighbor ${fault.neighbor}`;
+  // FRR keeps a neighbor's last notification (and its last reset) across sessions: after an earlier case
+  // the session can be Established again with "Bad Peer AS" still the last one. Only a notification sent
+  // after this change counts, so the count of notifications sent is taken first.
+  const sentBefore = (await neighborJson(lab, router.name, fault.neighbor)).messageStats?.notificationsSent ?? 0;
   await lab.vtysh(router.name, 'configure terminal', `router bgp ${router.as}`, `neighbor ${fault.neighbor} remote-as ${mistypedAs(link.peerAs)}`, 'end');
-  // The peer's next OPEN (connect retry 1 s) is the one rejected; poll the router, bounded.
+  // The peer's next OPEN (connect retry 1 s) is the one rejected; poll the router, bounded. An Established
+  // session first ends with a Cease (configuration change), which is a sent notification of another reason.
+  const rejected = (n: NeighborJson) => (n.messageStats?.notificationsSent ?? 0) > sentBefore && n.lastNotificationReason === BAD_PEER_AS;
   const deadline = Date.now() + 30_000;
   let seen: NeighborJson = {};
-  while ((seen = await neighborJson(lab, router.name, fault.neighbor)).lastNotificationReason !== BAD_PEER_AS) {
+  while (!rejected((seen = await neighborJson(lab, router.name, fault.neighbor)))) {
     if (Date.now() > deadline) throw new Error(`${router.name} did not reject ${fault.neighbor}'s OPEN within 30 s (last notification: ${seen.lastNotificationReason ?? 'none'})`);
     await new Promise((r) => setTimeout(r, 200));
   }
