@@ -27,6 +27,9 @@ describe.skipIf(NO_FRR)('AD000002 on real FRR routers (npm run raw:test -- AD000
       const vrf = results.find((r) => r.name.startsWith('VRF neighbor'))!;
       expect(vrf.result.path.find((p) => p.step === 'validate_neighbor_state')?.command).toBe('show bgp vrf CUST-A neighbors 10.1.1.2');
       expect(vrf.approvals[0]!.commands).toEqual(['router bgp 65001 vrf CUST-A', 'no neighbor 10.1.1.2 shutdown', 'end']);
+      // A repair that cannot take on real routers: R2 has stopped answering, the change reaches R1, the run fails.
+      const notTaken = results.find((r) => r.name.startsWith('repair applied but the session stays down'))!;
+      expect([notTaken.result.outcome, notTaken.result.config_changes]).toEqual(['failed', 1]);
     }
   });
 });
