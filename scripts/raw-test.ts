@@ -23,15 +23,23 @@ import { startFrrLab } from '../src/frr-lab/lab';
 import { startNetconfLab } from '../src/netconf-lab/lab';
 import { netconfLabUnavailable } from '../src/netconf-lab/plan';
 
-/** A two-router FRR lab in a temporary folder, with the SSH device service on it; removed at the end, also on Ctrl-C. */
-async function startFrrForTests() {
-  const missing = frrLabUnavailable();
+/**
+ * A lab started in a temporary folder, with the SSH device service on its inventory; `stop` removes all
+ * of it, and Ctrl-C does too. A machine that cannot run the lab gets the one-line reason and exit 2.
+ */
+async function startLabForTests<L extends { inventoryPath: string; stop(): Promise<void> }>(
+  flag: string,
+  unavailable: () => string | undefined,
+  start: (dir: string) => Promise<L>,
+  describe: (lab: L) => string,
+) {
+  const missing = unavailable();
   if (missing) {
-    console.error(`raw:test --frr: ${missing}`);
+    console.error(`raw:test ${flag}: ${missing}`);
     process.exit(2);
   }
   const dir = await mkdtemp(join(tmpdir(), 'fault-relay-rawtest-'));
-  const lab = await startFrrLab({ dir: join(dir, 'lab'), routers: 2 });
+  const lab = await start(join(dir, 'lab'));
   const service = new DeviceService(await loadInventory(lab.inventoryPath));
   const stop = async () => {
     await service.close();
@@ -39,27 +47,7 @@ async function startFrrForTests() {
     await rm(dir, { recursive: true, force: true });
   };
   process.once('SIGINT', () => void stop().then(() => process.exit(130)));
-  console.log(`FRR lab up: ${lab.routers.map((r) => `${r.name} (${r.ssh})`).join(', ')}`);
-  return { lab, service, stop };
-}
-
-/** The NETCONF lab in a temporary folder, with the device service on it; removed at the end, also on Ctrl-C. */
-async function startNetconfForTests() {
-  const missing = netconfLabUnavailable();
-  if (missing) {
-    console.error(`raw:test --netconf: ${missing}`);
-    process.exit(2);
-  }
-  const dir = await mkdtemp(join(tmpdir(), 'fault-relay-rawtest-netconf-'));
-  const lab = await startNetconfLab({ dir: join(dir, 'lab') });
-  const service = new DeviceService(await loadInventory(lab.inventoryPath));
-  const stop = async () => {
-    await service.close();
-    await lab.stop();
-    await rm(dir, { recursive: true, force: true });
-  };
-  process.once('SIGINT', () => void stop().then(() => process.exit(130)));
-  console.log(`NETCONF lab up: ${lab.node.name} (${lab.ssh})`);
+  console.log(describe(lab));
   return { lab, service, stop };
 }
 
@@ -72,8 +60,12 @@ if (values.frr && values.netconf) {
   console.error('raw:test: --frr and --netconf are two runs; give one');
   process.exit(2);
 }
-const frr = values.frr ? await startFrrForTests() : undefined;
-const netconf = values.netconf ? await startNetconfForTests() : undefined;
+const frr = values.frr
+  ? await startLabForTests('--frr', frrLabUnavailable, (dir) => startFrrLab({ dir, routers: 2 }), (lab) => `FRR lab up: ${lab.routers.map((r) => `${r.name} (${r.ssh})`).join(', ')}`)
+  : undefined;
+const netconf = values.netconf
+  ? await startLabForTests('--netconf', netconfLabUnavailable, (dir) => startNetconfLab({ dir }), (lab) => `NETCONF lab up: ${lab.node.name} (${lab.ssh})`)
+  : undefined;
 
 const dir = values.dir!;
 const ids = positionals.length ? positionals : (await listArtifactGroups(dir)).map((g) => g.alert_def_id);
