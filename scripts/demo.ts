@@ -118,7 +118,7 @@ try {
     logger,
     convergeDelayMs: convergeMs,
     maxSleepS: Math.max(1, Math.ceil(convergeMs / 1000) + 1),
-    approvalChannels: ['terminal'],
+    approvalChannels: ['command line'],
     variantFor: () => variant,
     ...(args.model ? { realModel: args.model } : {}),
   });
@@ -181,8 +181,9 @@ relay.relay.bus.subscribe('approval.requested', ({ incident, request }) => {
   held = [];
   const rl = createInterface({ input: process.stdin, output: process.stdout });
   let answered = false;
+  // The answer is typed at the demo's own prompt, not in the agent's terminal: the relay tells the agent.
   rl.on('close', () => {
-    if (!answered) decide('DENIED', 'terminal');
+    if (!answered) decide('DENIED', 'command line');
   });
   // readline takes Ctrl-C for itself while it asks; it still means stop everything.
   rl.on('SIGINT', () => {
@@ -193,7 +194,7 @@ relay.relay.bus.subscribe('approval.requested', ({ incident, request }) => {
   rl.question('  Approve? [y/N] ', (answer) => {
     answered = true;
     rl.close();
-    decide(/^y(es)?$/i.test(answer.trim()) ? 'APPROVED' : 'DENIED', 'terminal');
+    decide(/^y(es)?$/i.test(answer.trim()) ? 'APPROVED' : 'DENIED', 'command line');
   });
 });
 

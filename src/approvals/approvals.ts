@@ -194,8 +194,9 @@ export function createApprovals(opts: ApprovalsOptions) {
     if (isTerminal(incident.state) || incident.approval_request?.status !== 'pending') return { status: 'not_awaiting', incident };
 
     const at = clock.now().toISOString();
-    // The operator typed it in the run's own terminal: the agent has read it there already.
-    const toldInSession = channel === 'terminal';
+    // The operator typed it in a headed run's own terminal: the agent has read it there already. Only a
+    // headed run has that terminal; any other incident's agent hears a decision only from the relay.
+    const toldInSession = channel === 'terminal' && incident.kind === 'headed';
     const approval: Approval = {
       decision,
       effective: decision,
