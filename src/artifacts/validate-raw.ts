@@ -116,9 +116,15 @@ export function checkRaw(raw: RepairActionWorkflow, src: YamlSource, fs: FaultSi
     const s = raw.steps[ids.get(id2) ?? -1];
     if (s) queue.push(...transitions(s).map((t) => t.target).filter((t) => ids.has(t)));
   }
-  raw.steps.forEach((s, i) => {
-    if (!reachable.has(s.id)) sink.at(src, ['steps', i, 'id'], `step ${s.id} is never reached from ${raw.steps[0]?.id}`, 'point a transition at it, or remove it');
-  });
+  const unreached = raw.steps.flatMap((s, i) => (reachable.has(s.id) ? [] : [{ s, i }]));
+  const dangling = raw.steps.some((s) => transitions(s).some((t) => !ids.has(t.target)));
+  if (dangling && unreached.length > 1) {
+    // One mistyped step id cuts off everything behind it: one line for all of them, not one per step.
+    const names = unreached.map(({ s }) => s.id).join(', ');
+    sink.at(src, ['steps', unreached[0]!.i, 'id'], `${unreached.length} steps are never reached from ${raw.steps[0]?.id}: ${names}`, 'fix the transition to an unknown step first (reported above): it probably meant one of these');
+  } else {
+    for (const { s, i } of unreached) sink.at(src, ['steps', i, 'id'], `step ${s.id} is never reached from ${raw.steps[0]?.id}`, 'point a transition at it, or remove it');
+  }
   for (const kind of ['resolve', 'escalate'] as const) {
     if (!raw.steps.some((s) => s.kind === kind)) sink.at(src, ['steps'], `the workflow has no ${kind} step`, `add a ${kind} step with a summary and lead a transition to it`);
   }

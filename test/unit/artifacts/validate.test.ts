@@ -57,6 +57,9 @@ describe('a broken copy of an artifact group', () => {
     expect(g).toBeUndefined();
     const msg = issues.map((i) => formatIssue(i, dir));
     expect(msg).toContain(`AD000002/RAW.yaml:${lineOf(text, 'on_success: colect_bgp_config')}:17: step validate_neighbor_state leads to unknown step colect_bgp_config`);
+    // The steps the typo cut off are one line, naming them, not a line each burying the cause.
+    const unreached = msg.filter((m) => m.includes('never reached'));
+    expect(unreached).toEqual([expect.stringMatching(/: \d+ steps are never reached from check_device_reachable: collect_bgp_config, /)]);
   });
 
   it('points at the line of a step with an unknown kind', async () => {
