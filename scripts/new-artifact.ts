@@ -54,7 +54,7 @@ try {
   out(`  5. ${result.kbPage ? rel(result.kbPage) : `the KB page of ${id}`}  when the repair must not happen and who approves`);
   out(`  then: npm run artifacts:validate -- ${id}${dirArg}   (file:line and a fix for every problem)`);
   out(`        npm run raw:test -- ${id}${dirArg}`);
-  out(`        npm run demo   (the end-to-end run, offline)`);
+  out(`        npm run demo -- --alert ${id}   (the end-to-end run, offline: its first approved, resolved case)`);
 } catch (error) {
   if (error instanceof ScaffoldError) fail(error.message);
   throw error;
