@@ -43,7 +43,7 @@ describe.skipIf(NO_FRR)('AD000006 BGP neighbor in the wrong AS on real FRR route
       // digit of the data; the AS is the lab's peering record for R1's neighbor.
       expect(alert.router).toBe('R1');
       expect(alert.detection.fields).toEqual({ neighbor_ip: '10.0.0.2', peer_as: '65002' });
-      expect(alert.detection.raw).toMatch(/ BGP: (\[[\w-]+\] )?%NOTIFICATION: sent to neighbor 10\.0\.0\.2 2\/2 \(OPEN Message Error\/Bad Peer AS\) 2 bytes f$/);
+      expect(alert.detection.raw).toMatch(/ BGP: (\[[\w-]+\] )?%NOTIFICATION(\(Hard Reset\))?: sent to neighbor 10\.0\.0\.2 2\/2 \(OPEN Message Error\/Bad Peer AS\) 2 bytes f$/);
       expect(extractFromLogLine(group.fs, alert.detection.raw)?.vars).toEqual({ neighbor_ip: '10.0.0.2' });
       // FRR repeats the rejection every connect retry, and R2 logs it as received: poll the logs (bounded)
       // until both show, then put those lines through what the watcher runs on each line.

@@ -40,6 +40,15 @@ describe('FRR lab watcher: AD000006 from the notification rejecting the peer\'s 
     expect(detectFaults(R1[2]!)[0]!.fields).toEqual({ neighbor_ip: '10.0.0.2' });
   });
 
+  it('alerts the same rejection marked Hard Reset (a session that had negotiated RFC 8538\'s notification bit)', async () => {
+    const hard = '2026/11/27 05:41:02.118230 BGP: [HZN6M-XRM1G] %NOTIFICATION(Hard Reset): sent to neighbor 10.0.0.2 2/2 (OPEN Message Error/Bad Peer AS) 2 bytes f';
+    expect(detectFaults(hard, peering).map((a) => [a.alert_def_id, a.fields])).toEqual([['AD000006', { neighbor_ip: '10.0.0.2', peer_as: '65002' }]]);
+    const group = await loadArtifactGroup(join(repoRoot, 'intelligence-artifacts'), 'AD000006');
+    expect(extractFromLogLine(group.fs, hard)?.vars).toEqual({ neighbor_ip: '10.0.0.2' });
+    // A Cease marked Hard Reset is another fault (AD000004's overflow, a reset): not this one.
+    expect(detectFaults('2026/11/26 22:04:42.946203 BGP: [HZN6M-XRM1G] %NOTIFICATION(Hard Reset): sent to neighbor 10.0.0.2 6/1 (Cease/Maximum Number of Prefixes Reached) 7 bytes 00 01', peering).map((a) => a.alert_def_id)).not.toContain('AD000006');
+  });
+
   it('posts the repeated rejection once until the session is Up, then again for the next occurrence', () => {
     const throttle = createAlertThrottle();
     const posted = (lines: string[]) => lines.flatMap((l) => throttle.admit('R1', detectFaults(l, peering), parseAdjChange(l), l)).map((d) => d.alert_def_id);
