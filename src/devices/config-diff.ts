@@ -20,6 +20,19 @@ const NOISE = [
 export type ConfigPath = string[];
 const key = (p: ConfigPath) => p.join('\u0000');
 
+/**
+ * Settings that hold one value, where the old line is put back over the new one and `no` must not run
+ * first: on FRR `no neighbor X remote-as N` deletes the whole neighbor with every line under it (its
+ * timers, its shutdown, its address-family lines), so undoing a remote-as change that way loses them.
+ * The key is the setting without its value.
+ */
+const SINGLE_VALUED = [/^neighbor \S+ remote-as (?=\S+$)/];
+const settingOf = (p: ConfigPath): string | undefined => {
+  const line = p[p.length - 1]!;
+  const m = SINGLE_VALUED.map((re) => re.exec(line)).find(Boolean);
+  return m ? key([...p.slice(0, -1), m[0]]) : undefined;
+};
+
 export function parseRunningConfig(text: string): ConfigPath[] {
   const paths: ConfigPath[] = [];
   const stack: Array<{ indent: number; line: string }> = [];
@@ -53,8 +66,10 @@ export function restoreCommands(target: string, current: string): string[][] {
   const haveKeys = new Set(have.map(key));
   const groups: string[][] = [];
 
+  // A single-valued setting whose old value comes back below is overwritten there, not removed here.
+  const restored = new Set(want.filter((p) => !haveKeys.has(key(p))).map(settingOf).filter((k) => k !== undefined));
   // Extra lines first, newest block last in, first out; a line inside a block that goes anyway is skipped.
-  const extra = have.filter((p) => !wantKeys.has(key(p)));
+  const extra = have.filter((p) => !wantKeys.has(key(p)) && !restored.has(settingOf(p) ?? ''));
   const extraKeys = new Set(extra.map(key));
   for (const p of [...extra].reverse()) {
     if (p.slice(0, -1).some((_, i) => extraKeys.has(key(p.slice(0, i + 1))))) continue;

@@ -40,6 +40,14 @@ describe('running configuration differences', () => {
     ]);
   });
 
+  it('puts a neighbor\'s old remote-as back over the new one: on FRR its `no` form deletes the neighbor with its other lines', () => {
+    const during = BEFORE.replace(' neighbor 10.0.0.2 remote-as 65002', ' neighbor 10.0.0.2 remote-as 65020');
+    expect(restoreCommands(BEFORE, during)).toEqual([['router bgp 65001', 'neighbor 10.0.0.2 remote-as 65002']]);
+    // A remote-as added for a new neighbor still goes with its neighbor.
+    const added = BEFORE.replace(' neighbor 10.0.0.2 description old', ' neighbor 10.0.0.2 description old\n neighbor 10.0.0.9 remote-as 65009');
+    expect(restoreCommands(BEFORE, added)).toEqual([['router bgp 65001', 'no neighbor 10.0.0.9 remote-as 65009']]);
+  });
+
   it('removes a new block with one line, not line by line', () => {
     const during = `${BEFORE.replace(/end$/, '')}route-map X permit 10\n set metric 5\nexit\n!\nend`;
     expect(restoreCommands(BEFORE, during)).toEqual([['no route-map X permit 10']]);
