@@ -56,7 +56,10 @@ export async function startEval(opts: EvalOptions): Promise<EvalSession> {
       logDir: path.join(opts.dataDir, 'logs'),
       logger: opts.logger,
       convergeDelayMs: 0,
-      maxSleepS: 1,
+      // The simulated lab converges at once, so waits are cut to a second. Real FRR routers take the
+      // RAW's own time: after rejected OPENs FRR waits up to a minute before it connects again, and a
+      // post-check paced at a second gave up on a repair that worked (then had to roll it back).
+      ...(frr ? {} : { maxSleepS: 1 }),
       approvalChannels: [CHANNEL],
       variantFor: () => variant,
       ...(opts.model.kind === 'runtime' ? { realModel: opts.model.model } : {}),
