@@ -12,6 +12,9 @@ export type ModelStatus =
  * Whether the runtime has a model the operator chose. Without one, opencode quietly uses a
  * hosted default: the alert and the device output would go to a service nobody picked. Asked
  * at most every `ttlMs` (deliveries and /health share the answer), so a fixed config is seen soon.
+ * An answer is never acted on once older than the TTL; past half of it, a delivery takes it and
+ * asks again behind itself, so a steady flow of alerts does not wait on the runtime's config
+ * (a busy runtime takes 100–300 ms to answer it: that was an alert's delivery every 5 s).
  */
 export function createModelCheck(deps: { agent: AgentRuntime; agentName: string; clock: Clock; ttlMs?: number }) {
   const ttl = deps.ttlMs ?? 5000;
@@ -39,7 +42,11 @@ export function createModelCheck(deps: { agent: AgentRuntime; agentName: string;
     current: () => status,
     /** Fresh enough to act on: asks the runtime when the last answer is older than the TTL. */
     async refresh(): Promise<ModelStatus> {
-      if (deps.clock.now().getTime() - checkedAt < ttl && status.state !== 'unknown') return status;
+      const age = deps.clock.now().getTime() - checkedAt;
+      if (age < ttl && status.state !== 'unknown') {
+        if (age >= ttl / 2 && !inFlight) void (inFlight = ask()).catch(() => {});
+        return status;
+      }
       return (inFlight ??= ask());
     },
   };
