@@ -9,9 +9,11 @@
  *      runtime is told, p50 and p99, as a ratio to the same decision made on the relay that runs it
  *      (scripts/bench/team-decision.ts);
  *   4. intake throughput (new faults, repeats) of two relays against one on the same database, each
- *      relay its own process (scripts/bench/team-throughput.ts).
+ *      relay its own process (scripts/bench/team-throughput.ts): first as they share this machine, then
+ *      with each relay held to --relay-cpus of a CPU (a cgroup; root only), so that the relays and not
+ *      the database and sender on the same box are the limit, as with a machine per relay.
  * The tray's list with 10,000 incidents is npm run bench:team-list.
- * Usage: npm run bench:team -- [--decisions 200] [--rounds 5] [--faults 100] [--repeats 2000] [--in-flight 16]
+ * Usage: npm run bench:team -- [--decisions 200] [--rounds 5] [--faults 100] [--repeats 2000] [--in-flight 16] [--relay-cpus 0.3 | 0]
  */
 import { parseArgs } from 'node:util';
 import pino from 'pino';
@@ -31,7 +33,7 @@ import { createStubRuntime } from '../test/helpers/stub-runtime';
 import { decisionLatency } from './bench/team-decision';
 import { intakeThroughput } from './bench/team-throughput';
 
-const { values } = parseArgs({ options: { decisions: { type: 'string' }, rounds: { type: 'string' }, faults: { type: 'string' }, repeats: { type: 'string' }, 'in-flight': { type: 'string' } } });
+const { values } = parseArgs({ options: { decisions: { type: 'string' }, rounds: { type: 'string' }, faults: { type: 'string' }, repeats: { type: 'string' }, 'in-flight': { type: 'string' }, 'relay-cpus': { type: 'string' } } });
 const arg = (name: keyof typeof values, fallback: number) => Math.max(1, Math.floor(Number(values[name] ?? fallback)) || fallback);
 
 const logger = pino({ level: 'silent' });
@@ -174,7 +176,10 @@ try {
   console.log(`  100 stored: ${small.toFixed(3)} ms   100,000 stored: ${large.toFixed(3)} ms   ratio ${(large / small).toFixed(2)} (bar: at most 1.5)`);
   await roundRobin();
   await decisionLatency(server, arg('decisions', 200));
-  await intakeThroughput(server, { rounds: arg('rounds', 5), faults: arg('faults', 100), repeats: arg('repeats', 2000), inFlight: arg('in-flight', 16) });
+  const intake = { rounds: arg('rounds', 5), faults: arg('faults', 100), repeats: arg('repeats', 2000), inFlight: arg('in-flight', 16) };
+  await intakeThroughput(server, intake);
+  const relayCpus = Number(values['relay-cpus'] ?? 0.3);
+  if (relayCpus > 0) await intakeThroughput(server, { ...intake, relayCpus }).catch((error: unknown) => console.log(`\nintake throughput with each relay held to ${relayCpus} CPU: not measured (${(error as Error).message})`));
 } finally {
   await server.destroy();
 }

@@ -7,6 +7,8 @@
  *   repeats     alerts of faults already open (folded into them: a count, made durable).
  * The one-relay and the two-relay team run side by side, each on its own database, and take turns
  * round by round, so both meet the same load from the rest of the machine; the median round counts.
+ * With `relayCpus`, each relay process is held to that much of a CPU (cpu-limit.ts): the relays are
+ * then the limit, as on machines of their own, and not the database and sender that share this box.
  * Also printed: the relays' CPU time per alert (all relays of the team together), which the rest of
  * the machine does not change: when two relays spend more per alert than one, the second relay's
  * capacity goes to team work (reading back each other's changes), not to alerts.
@@ -19,6 +21,7 @@ import pg from 'pg';
 import { Pool } from 'undici';
 import { buildSplunkAlert } from '../../src/alert/sample';
 import type { LocalPostgres } from '../../src/store-pg/local-server';
+import { limitCpu, removeStaleGroups, type CpuLimit } from './cpu-limit';
 import { fmt, median, ms, within } from './stats';
 import type { WorkerCommand, WorkerMessage } from './team-relay-worker';
 
@@ -33,7 +36,9 @@ interface Worker {
   ask(command: WorkerCommand): Promise<WorkerMessage>;
 }
 
-async function startWorker(databaseUrl: string, dir: string, connections: number): Promise<Worker> {
+const CGROUP_PREFIX = 'fault-relay-bench-';
+
+async function startWorker(databaseUrl: string, dir: string, connections: number, limit?: { cpus: number; groups: CpuLimit[] }): Promise<Worker> {
   const proc = fork(join(import.meta.dirname, 'team-relay-worker.ts'), [], {
     cwd: repoRoot,
     // BENCH_CPU_PROF=<dir>: each relay writes a CPU profile there when it stops (node --cpu-prof).
@@ -41,6 +46,14 @@ async function startWorker(databaseUrl: string, dir: string, connections: number
     env: { ...process.env, BENCH_DATABASE_URL: databaseUrl, BENCH_DIR: dir },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
+  if (limit && proc.pid) {
+    const group = limitCpu(proc.pid, limit.cpus, `${CGROUP_PREFIX}${proc.pid}`);
+    if (typeof group === 'string') {
+      proc.kill('SIGKILL');
+      throw new Error(group);
+    }
+    limit.groups.push(group);
+  }
   const next = () =>
     new Promise<WorkerMessage>((resolveMessage, reject) => {
       const onExit = (code: number | null) => reject(new Error(`a bench relay exited (${code})`));
@@ -99,17 +112,28 @@ async function cpuOf(relays: Worker[]): Promise<number> {
 
 const alert = (device: string, n: number) => JSON.stringify(buildSplunkAlert({ device, neighbor: `10.${(n >> 8) & 255}.${n & 255}.2` }));
 
-export async function intakeThroughput(server: LocalPostgres, opts: { rounds: number; faults: number; repeats: number; inFlight: number }): Promise<void> {
+export interface ThroughputOptions {
+  rounds: number;
+  faults: number;
+  repeats: number;
+  inFlight: number;
+  /** Each relay process held to this much of a CPU; none: the relays share the machine as they can. */
+  relayCpus?: number;
+}
+
+export async function intakeThroughput(server: LocalPostgres, opts: ThroughputOptions): Promise<void> {
   if (opts.faults > MAX_ACTIVE_RUNS) throw new Error(`--faults is at most ${MAX_ACTIVE_RUNS}: a round's new faults must all be delivered at once on one relay`);
   const dir = mkdtempSync(join(tmpdir(), 'fault-relay-bench-throughput-'));
   const workers: Worker[] = [];
+  const limit = opts.relayCpus ? { cpus: opts.relayCpus, groups: [] as CpuLimit[] } : undefined;
+  if (limit) removeStaleGroups(CGROUP_PREFIX);
   try {
     const teams: { name: string; relays: Worker[]; url: string; newRps: number[]; repeatRps: number[]; newCpu: number; repeatCpu: number }[] = [];
     for (const k of [1, 2]) {
-      const url = await server.createDatabase(`bench_throughput_${k}`);
+      const url = await server.createDatabase(`bench_throughput_${k}${limit ? '_limited' : ''}`);
       const relays: Worker[] = [];
       for (let i = 0; i < k; i++) {
-        const w = await startWorker(url, dir, opts.inFlight);
+        const w = await startWorker(url, dir, opts.inFlight, limit);
         workers.push(w);
         relays.push(w);
       }
@@ -156,7 +180,8 @@ export async function intakeThroughput(server: LocalPostgres, opts: { rounds: nu
       if (row.rows[0]?.occ !== expected) throw new Error(`${t.name}: ${row.rows[0]?.occ} repeats counted in the database, ${expected} answered 202`);
     }
     const [one, two] = teams as [(typeof teams)[number], (typeof teams)[number]];
-    console.log(`\nintake throughput, one relay vs two on one database (each relay its own process; ${opts.inFlight} requests in flight in total; median of ${opts.rounds} alternating rounds)`);
+    const held = limit ? `each relay held to ${limit.cpus} CPU by a cgroup, as on a machine of its own` : `relays, database and sender sharing this machine's ${os.availableParallelism()} cores`;
+    console.log(`\nintake throughput, one relay vs two on one database (${held}; each relay its own process; ${opts.inFlight} requests in flight in total; median of ${opts.rounds} alternating rounds)`);
     console.log(`  new faults (${opts.faults} a round)   one ${fmt(median(one.newRps))} alerts/s   two ${fmt(median(two.newRps))} alerts/s   two / one = ${fmt(median(two.newRps) / median(one.newRps))}`);
     console.log(`  repeats (${opts.repeats} a round)    one ${fmt(median(one.repeatRps))} alerts/s   two ${fmt(median(two.repeatRps))} alerts/s   two / one = ${fmt(median(two.repeatRps) / median(one.repeatRps))}`);
     // Read just before and after each round's alerts: the untimed settling between rounds is left out.
@@ -166,9 +191,10 @@ export async function intakeThroughput(server: LocalPostgres, opts: { rounds: nu
     console.log(`  relay CPU per alert (all the team's relays): new fault one ${fmt(n1)} ms, two ${fmt(n2)} ms (${fmt(n2 / n1)}x); repeat one ${fmt(r1)} ms, two ${fmt(r2)} ms (${fmt(r2 / r1)}x)`);
     // Where each relay has a core of its own and its CPU is the limit (not this machine when it has two
     // cores for the relays, the database and the sender): two relays' capacity over one relay's.
-    console.log(`  with a core per relay, CPU-bound: two / one = ${fmt((2 * n1) / n2)} for new faults, ${fmt((2 * r1) / r2)} for repeats (this machine: ${os.availableParallelism()} cores)`);
+    if (!limit) console.log(`  with a core per relay, CPU-bound: two / one = ${fmt((2 * n1) / n2)} for new faults, ${fmt((2 * r1) / r2)} for repeats (this machine: ${os.availableParallelism()} cores)`);
   } finally {
     for (const w of workers) await stopWorker(w).catch(() => w.proc.kill('SIGKILL'));
+    for (const group of limit?.groups ?? []) group.remove();
     rmSync(dir, { recursive: true, force: true });
   }
 }
