@@ -5,23 +5,33 @@
  * relay and its database, not a model), and nothing is logged.
  *
  * Told over IPC: `settle` (finish this relay's runs, as their agents would, and commit), `cpu` (the
- * CPU time this process has used: what an alert costs, whatever else the machine is doing), `stop`.
+ * CPU time this process has used: what an alert costs, whatever else the machine is doing; and the
+ * queries it has sent to the database, each a round trip), `stop`.
  * It also stops when the bench goes away (its IPC channel closes), so it is never left behind.
  */
 import { join } from 'node:path';
+import pg from 'pg';
 import { loadConfig } from '../../src/config/load';
 import { createRelay } from '../../src/relay/create-relay';
 import { openTeamStore } from '../../src/team/open';
 import { createStubRuntime } from '../../test/helpers/stub-runtime';
 import { silent } from './team-member';
 
-export type WorkerMessage = { type: 'ready'; url: string } | { type: 'settled'; left: number } | { type: 'cpu'; ms: number };
+export type WorkerMessage = { type: 'ready'; url: string } | { type: 'settled'; left: number } | { type: 'cpu'; ms: number; queries: number };
 export type WorkerCommand = { type: 'settle' } | { type: 'cpu' } | { type: 'stop' };
 
 const url = process.env.BENCH_DATABASE_URL;
 const dir = process.env.BENCH_DIR;
 if (!url || !dir || !process.send) throw new Error('team-relay-worker is forked by scripts/bench/team-throughput.ts');
 const send = (m: WorkerMessage) => process.send?.(m);
+
+// Every query of the relay's pools goes through pg.Client#query: counted here, in the bench only.
+let queries = 0;
+const query = pg.Client.prototype.query as (...args: unknown[]) => unknown;
+pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+  queries += 1;
+  return query.apply(this, args);
+} as typeof pg.Client.prototype.query;
 
 const config = loadConfig({ AGENT_URL: 'http://127.0.0.1:1', AGENT_SERVER_PASSWORD: 'pw', DATABASE_URL: url, MAX_ACTIVE_RUNS: '100', RELAY_LOG_DIR: join(dir, `logs-${process.pid}`) });
 const { store, coordinator } = await openTeamStore({ url, retention: config.INCIDENT_RETENTION, leaseMs: 10_000, logger: silent });
@@ -51,7 +61,7 @@ process.on('message', (m: WorkerCommand) => {
   if (m.type === 'settle') void settle().then((left) => send({ type: 'settled', left }), () => send({ type: 'settled', left: -1 }));
   if (m.type === 'cpu') {
     const used = process.cpuUsage();
-    send({ type: 'cpu', ms: (used.user + used.system) / 1000 });
+    send({ type: 'cpu', ms: (used.user + used.system) / 1000, queries });
   }
   if (m.type === 'stop') void stop();
 });

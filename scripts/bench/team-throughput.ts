@@ -104,11 +104,23 @@ async function send(relays: Worker[], bodies: string[], inFlight: number): Promi
   return bodies.length / (ms(started) / 1000);
 }
 
-/** CPU milliseconds the relays' processes have used so far, together. */
-async function cpuOf(relays: Worker[]): Promise<number> {
-  const answers = await Promise.all(relays.map((r) => r.ask({ type: 'cpu' })));
-  return answers.reduce((sum, a) => sum + (a.type === 'cpu' ? a.ms : 0), 0);
+interface Usage {
+  /** CPU milliseconds. */
+  cpu: number;
+  /** Queries sent to the database (round trips). */
+  queries: number;
 }
+
+/** What the relays' processes have used so far, together. */
+async function usageOf(relays: Worker[]): Promise<Usage> {
+  const answers = await Promise.all(relays.map((r) => r.ask({ type: 'cpu' })));
+  return answers.reduce((sum, a) => (a.type === 'cpu' ? { cpu: sum.cpu + a.ms, queries: sum.queries + a.queries } : sum), { cpu: 0, queries: 0 });
+}
+
+const add = (total: Usage, before: Usage, after: Usage) => {
+  total.cpu += after.cpu - before.cpu;
+  total.queries += after.queries - before.queries;
+};
 
 const alert = (device: string, n: number) => JSON.stringify(buildSplunkAlert({ device, neighbor: `10.${(n >> 8) & 255}.${n & 255}.2` }));
 
@@ -128,7 +140,7 @@ export async function intakeThroughput(server: LocalPostgres, opts: ThroughputOp
   const limit = opts.relayCpus ? { cpus: opts.relayCpus, groups: [] as CpuLimit[] } : undefined;
   if (limit) removeStaleGroups(CGROUP_PREFIX);
   try {
-    const teams: { name: string; relays: Worker[]; url: string; newRps: number[]; repeatRps: number[]; newCpu: number; repeatCpu: number }[] = [];
+    const teams: { name: string; relays: Worker[]; url: string; newRps: number[]; repeatRps: number[]; new: Usage; repeat: Usage }[] = [];
     for (const k of [1, 2]) {
       const url = await server.createDatabase(`bench_throughput_${k}${limit ? '_limited' : ''}`);
       const relays: Worker[] = [];
@@ -137,7 +149,7 @@ export async function intakeThroughput(server: LocalPostgres, opts: ThroughputOp
         workers.push(w);
         relays.push(w);
       }
-      teams.push({ name: k === 1 ? 'one relay' : 'two relays', relays, url, newRps: [], repeatRps: [], newCpu: 0, repeatCpu: 0 });
+      teams.push({ name: k === 1 ? 'one relay' : 'two relays', relays, url, newRps: [], repeatRps: [], new: { cpu: 0, queries: 0 }, repeat: { cpu: 0, queries: 0 } });
     }
     // Warm-up round for each (JIT, connections, first incidents), not counted.
     for (const t of teams) {
@@ -147,9 +159,9 @@ export async function intakeThroughput(server: LocalPostgres, opts: ThroughputOp
     for (let round = 0; round < opts.rounds; round++) {
       // Which team goes first alternates too.
       for (const t of round % 2 ? [...teams].reverse() : teams) {
-        const cpu = await cpuOf(t.relays);
+        const before = await usageOf(t.relays);
         t.newRps.push(await send(t.relays, Array.from({ length: opts.faults }, (_, n) => alert(`NEW${round}`, n)), opts.inFlight));
-        t.newCpu += (await cpuOf(t.relays)) - cpu;
+        add(t.new, before, await usageOf(t.relays));
         // Between rounds, untimed: the runs end, so each round starts with none active (MAX_ACTIVE_RUNS).
         const settled = await Promise.all(t.relays.map((r) => r.ask({ type: 'settle' })));
         if (settled.some((s) => s.type !== 'settled' || s.left !== 0)) throw new Error(`${t.name}: incidents left undelivered after round ${round}: ${JSON.stringify(settled)}`);
@@ -163,11 +175,11 @@ export async function intakeThroughput(server: LocalPostgres, opts: ThroughputOp
     const storm = Array.from({ length: opts.repeats }, (_, n) => repeatFaults[n % repeatFaults.length] as string);
     for (let round = 0; round <= opts.rounds; round++) {
       for (const t of round % 2 ? [...teams].reverse() : teams) {
-        const cpu = await cpuOf(t.relays);
+        const before = await usageOf(t.relays);
         const rps = await send(t.relays, storm, opts.inFlight);
         if (round === 0) continue;
         t.repeatRps.push(rps);
-        t.repeatCpu += (await cpuOf(t.relays)) - cpu;
+        add(t.repeat, before, await usageOf(t.relays));
       }
     }
     for (const t of teams) {
@@ -186,9 +198,16 @@ export async function intakeThroughput(server: LocalPostgres, opts: ThroughputOp
     console.log(`  repeats (${opts.repeats} a round)    one ${fmt(median(one.repeatRps))} alerts/s   two ${fmt(median(two.repeatRps))} alerts/s   two / one = ${fmt(median(two.repeatRps) / median(one.repeatRps))}`);
     // Read just before and after each round's alerts: the untimed settling between rounds is left out.
     const perAlert = (cpu: number, alerts: number) => cpu / (alerts * opts.rounds);
-    const [n1, n2] = [perAlert(one.newCpu, opts.faults), perAlert(two.newCpu, opts.faults)];
-    const [r1, r2] = [perAlert(one.repeatCpu, opts.repeats), perAlert(two.repeatCpu, opts.repeats)];
+    const [n1, n2] = [perAlert(one.new.cpu, opts.faults), perAlert(two.new.cpu, opts.faults)];
+    const [r1, r2] = [perAlert(one.repeat.cpu, opts.repeats), perAlert(two.repeat.cpu, opts.repeats)];
     console.log(`  relay CPU per alert (all the team's relays): new fault one ${fmt(n1)} ms, two ${fmt(n2)} ms (${fmt(n2 / n1)}x); repeat one ${fmt(r1)} ms, two ${fmt(r2)} ms (${fmt(r2 / r1)}x)`);
+    // What the team's work adds (each relay reads back the other's changes, batches are half as full)
+    // is counted in round trips; what each round trip costs in CPU is the machine's share of the rest.
+    const [q1, q2] = [perAlert(one.new.queries, opts.faults), perAlert(two.new.queries, opts.faults)];
+    const [s1, s2] = [perAlert(one.repeat.queries, opts.repeats), perAlert(two.repeat.queries, opts.repeats)];
+    const perTrip = (u: Usage) => u.cpu / Math.max(1, u.queries);
+    console.log(`  database round trips per alert: new fault one ${fmt(q1)}, two ${fmt(q2)} (${fmt(q2 / q1)}x); repeat one ${fmt(s1)}, two ${fmt(s2)} (${fmt(s2 / s1)}x)`);
+    console.log(`  relay CPU per round trip, new faults: one ${fmt(perTrip(one.new))} ms, two ${fmt(perTrip(two.new))} ms (${fmt(perTrip(two.new) / perTrip(one.new))}x)`);
     // Where each relay has a core of its own and its CPU is the limit (not this machine when it has two
     // cores for the relays, the database and the sender): two relays' capacity over one relay's.
     if (!limit) console.log(`  with a core per relay, CPU-bound: two / one = ${fmt((2 * n1) / n2)} for new faults, ${fmt((2 * r1) / r2)} for repeats (this machine: ${os.availableParallelism()} cores)`);
