@@ -264,7 +264,9 @@ describe.skipIf(NO_FRR)('the SSH device tool server on real FRR routers', () => 
 
   it('gives up on a command the router does not answer in time, and does not reuse that session', async () => {
     const inventory = await inventoryWith((inv) => {
-      for (const d of inv.devices) d.command_timeout_ms = 500;
+      // A stopped daemon never answers, whatever the timeout: a short one only made the calls that
+      // must answer (the login, show version) fail on a loaded machine (a fresh clone beside another).
+      for (const d of inv.devices) d.command_timeout_ms = 8_000;
     });
     const service = new DeviceService(inventory);
     const bgpd = Number(readFileSync(`/var/run/frr/${lab.routers[1]!.namespace}/bgpd.pid`, 'utf8'));
@@ -274,7 +276,7 @@ describe.skipIf(NO_FRR)('the SSH device tool server on real FRR routers', () => 
       process.kill(bgpd, 'SIGSTOP');
       const error = await failure(service.exec('R2', 'show ip bgp summary'));
       expect(error.kind).toBe('timeout');
-      expect(error.message).toBe('R2: no prompt after "show ip bgp summary" within 0.5 s; the session was closed and the next call opens a new one');
+      expect(error.message).toBe('R2: no prompt after "show ip bgp summary" within 8 s; the session was closed and the next call opens a new one');
       process.kill(bgpd, 'SIGCONT');
       // A fresh session: the late answer to the timed-out command cannot be mistaken for this one's.
       expect(await service.exec('R2', 'show version')).toMatch(/^FRRouting/);
