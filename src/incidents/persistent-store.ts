@@ -1,8 +1,9 @@
-import { appendFileSync, closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { incidentSchema, isTerminal, timelineEntrySchema, type Incident, type TimelineEntry } from './model';
 import { newestFirst, type IncidentStore, type KeyValueBackend } from './store';
+import { createTimelineAppenders } from './timeline-appenders';
 
 const INDEX_KEY = 'incidents';
 
@@ -60,6 +61,7 @@ export function createPersistentStore(opts: PersistentStoreOptions): IncidentSto
   }
 
   const timelinePath = (id: string) => join(timelineDir as string, `${id}.jsonl`);
+  const appenders = createTimelineAppenders(timelinePath);
 
   /**
    * A write answered for (a 202, a delivery) must survive kill -9, and rewriting the index for
@@ -150,7 +152,9 @@ export function createPersistentStore(opts: PersistentStoreOptions): IncidentSto
     for (const old of terminal.slice(0, terminal.length - retention)) {
       index.delete(old.incident_id);
       memoryTimelines.delete(old.incident_id);
-      if (timelineDir) rmSync(timelinePath(old.incident_id), { force: true });
+      if (!timelineDir) continue;
+      appenders.close(old.incident_id);
+      rmSync(timelinePath(old.incident_id), { force: true });
     }
   };
 
@@ -182,7 +186,7 @@ export function createPersistentStore(opts: PersistentStoreOptions): IncidentSto
         list.push(entry);
         return;
       }
-      appendFileSync(timelinePath(id), `${JSON.stringify(entry)}\n`, { mode: 0o600 });
+      appenders.append(id, `${JSON.stringify(entry)}\n`);
     },
     timeline: readTimeline,
     loadTimeline: async (id) => readTimeline(id),
@@ -193,6 +197,7 @@ export function createPersistentStore(opts: PersistentStoreOptions): IncidentSto
     health: () => ({ backend: timelineDir ? 'file' : 'memory', ok: true, pending_writes: 0 }),
     async close() {
       persist();
+      appenders.closeAll();
     },
   };
 
