@@ -82,13 +82,28 @@ export function createTeamCoordinator(opts: TeamOptions) {
    */
   let noticed = new Set<string>();
   let noticeTimer: NodeJS.Timeout | undefined;
+  let failedReads = 0;
+  /** A read that failed is made again (the notice came once): else this relay shows the old state until the next change. */
+  const readAgain = (ids: readonly string[], error: unknown) => {
+    logger.warn({ err_message: databaseErrorMessage(error), incidents: ids.length }, 'could not read another relay\'s change; reading it again');
+    for (const id of ids) noticed.add(id);
+    if (stopped || noticeTimer) return;
+    noticeTimer = setTimeout(readNoticed, reconnectDelay(failedReads++));
+    noticeTimer.unref?.();
+  };
   const readNoticed = () => {
     noticeTimer = undefined;
     const ids = [...noticed];
     noticed = new Set();
-    store.refresh(ids).then(emit, (error: unknown) => logger.warn({ err_message: databaseErrorMessage(error) }, 'could not read another relay\'s change'));
+    store.refresh(ids).then(
+      (changes) => {
+        failedReads = 0;
+        emit(changes);
+      },
+      (error: unknown) => readAgain(ids, error),
+    );
   };
-  store.onStale((ids) => store.refresh(ids).then(emit, () => {}));
+  store.onStale((ids) => store.refresh(ids).then(emit, (error: unknown) => readAgain(ids, error)));
   /**
    * Since when this relay's heartbeats have been reaching the database without a gap. After an
    * outage every relay's heartbeat is old: a relay adopts nothing until it has itself been back for
