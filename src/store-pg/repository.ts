@@ -67,12 +67,24 @@ export async function readTimelines(pool: pg.Pool, ids: readonly string[]): Prom
 
 /** Incidents as the database holds them now, and the timeline lines other relays wrote for them. */
 export async function readIncidents(pool: pg.Pool, ids: readonly string[], me: string): Promise<{ rows: IncidentRow[]; lines: TimelineRow[] }> {
-  const res = await pool.query<IncidentRow>('SELECT incident_id, doc, occurrences, last_seen, owner FROM incidents WHERE incident_id = ANY($1)', [ids]);
-  const lines = await pool.query<TimelineRow>(
-    'SELECT incident_id, seq, relay_id, entry FROM timeline WHERE incident_id = ANY($1) AND relay_id <> $2 ORDER BY seq',
+  // One statement, so one round trip and one snapshot: reading other relays' changes is the work a
+  // second relay adds to the team, and the records and their lines were two queries each time.
+  const res = await pool.query<IncidentRow & { seq: string | null; relay_id: string | null; entry: unknown }>(
+    `SELECT incident_id, doc, occurrences, last_seen, owner, NULL::bigint AS seq, NULL::text AS relay_id, NULL::jsonb AS entry
+       FROM incidents WHERE incident_id = ANY($1)
+     UNION ALL
+     SELECT incident_id, NULL, NULL, NULL, NULL, seq, relay_id, entry
+       FROM timeline WHERE incident_id = ANY($1) AND relay_id <> $2
+     ORDER BY seq NULLS FIRST`,
     [ids, me],
   );
-  return { rows: res.rows, lines: lines.rows };
+  const rows: IncidentRow[] = [];
+  const lines: TimelineRow[] = [];
+  for (const r of res.rows) {
+    if (r.seq === null) rows.push({ incident_id: r.incident_id, doc: r.doc, occurrences: r.occurrences, last_seen: r.last_seen, owner: r.owner });
+    else lines.push({ incident_id: r.incident_id, seq: r.seq, relay_id: r.relay_id as string, entry: r.entry });
+  }
+  return { rows, lines };
 }
 
 /** The whole timeline of any stored incident (a finished one's is not kept in memory). */
