@@ -1,4 +1,4 @@
-import type pg from 'pg';
+import pg from 'pg';
 import type { DecisionChannel } from '../approvals/lifecycle';
 import type { Decision } from '../incidents/model';
 
@@ -78,10 +78,22 @@ export function teamRepository(db: Queryable) {
       return res.rows.map((r) => r.incident_id);
     },
 
-    /** The fault's open incident, if another relay made one (read under the new-incident lock). */
-    async openIncidentIdsFor(dedupKey: string): Promise<string[]> {
-      const res = await db.query<{ incident_id: string }>('SELECT incident_id FROM incidents WHERE dedup_key = $1 AND NOT terminal', [dedupKey]);
-      return res.rows.map((r) => r.incident_id);
+    /**
+     * On a held connection: opens a transaction, takes the fault's new-incident lock (`keys`) and
+     * reads the fault's open incident, if another relay made one, in one round trip (every new fault pays for it, and on a loaded
+     * machine each round trip costs a relay more than the work it carries). Several statements go
+     * only in the simple protocol, without parameters: the keys are integers and the fault key a
+     * literal escaped by the driver. The wait has timeouts of its own, the server's
+     * (`lock_timeout`, before the statement's) and the driver's (`driverTimeoutMs`).
+     */
+    async lockFault(keys: readonly [number, number], dedupKey: string, lockWaitMs: number, driverTimeoutMs: number): Promise<string[]> {
+      const [k1, k2] = keys.map((k) => Math.trunc(k));
+      const wait = Math.max(1, Math.trunc(lockWaitMs));
+      const text = `BEGIN; SET LOCAL statement_timeout = ${wait + 1_000}; SET LOCAL lock_timeout = ${wait};
+        SELECT pg_advisory_xact_lock(${k1}, ${k2});
+        SELECT incident_id FROM incidents WHERE dedup_key = ${pg.escapeLiteral(dedupKey)} AND NOT terminal`;
+      const results = (await db.query({ text, query_timeout: driverTimeoutMs } as pg.QueryConfig)) as unknown as pg.QueryResult<{ incident_id: string }>[];
+      return (results.at(-1)?.rows ?? []).map((r) => r.incident_id);
     },
 
     /** For /health/deep: the schema's version and how many relays are alive. */

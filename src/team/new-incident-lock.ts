@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { StoreUnavailableError } from '../incidents/store';
-import { databaseErrorMessage, holdConnection, isDriverTimeout, queryWithTimeout } from '../store-pg/database';
+import { databaseErrorMessage, holdConnection, isDriverTimeout } from '../store-pg/database';
 import type { RemoteChange, SharedIncidentStore } from '../store-pg/pg-store';
 import { teamRepository } from '../store-pg/team-repository';
 
@@ -45,14 +45,12 @@ export function createNewIncidentLock(opts: { pool: pg.Pool; store: SharedIncide
     let busy = false;
     try {
       try {
-        // One round trip: the pool's statement timeout is for the hot paths; this wait has its own, and both are the server's.
-        begun = true;
-        await client.query(`BEGIN; SET LOCAL statement_timeout = ${lockWaitMs + 1_000}; SET LOCAL lock_timeout = ${lockWaitMs}`);
-        await client.query(queryWithTimeout('SELECT pg_advisory_xact_lock($1, $2)', newIncidentLockKey(dedupKey), lockWaitMs + 5_000));
-        // The raised statement timeout stays for the one read and the COMMIT below (no round trip to
-        // set it back): the driver's timeout still ends either, and closes the connection with the lock.
+        // The pool's statement timeout is for the hot paths; this wait has its own, and both are the server's.
+        // The raised statement timeout stays for the COMMIT below (no round trip to set it back): the
+        // driver's timeout still ends it, and closes the connection with the lock.
         // Ids carry the relay's tag (src/incidents/ids.ts): only the fault's open incident needs reading.
-        const open = await teamRepository(client).openIncidentIdsFor(dedupKey);
+        begun = true;
+        const open = await teamRepository(client).lockFault(newIncidentLockKey(dedupKey), dedupKey, lockWaitMs, lockWaitMs + 5_000);
         if (open.length) emit(await store.refresh(open));
       } catch (error) {
         busy = isDriverTimeout(error);

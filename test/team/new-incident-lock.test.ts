@@ -5,6 +5,7 @@ import type { Relay } from '../../src/relay/create-relay';
 import { NEW_INCIDENT_LOCK, newIncidentLockKey } from '../../src/team/new-incident-lock';
 import { ad000002 } from '../helpers/relay';
 import { noPostgres, testConnection, untilDatabase, usePostgres } from '../helpers/postgres';
+import { teamRepository } from '../../src/store-pg/team-repository';
 import { teamMember } from './team-relays';
 
 /**
@@ -89,5 +90,28 @@ describe.skipIf(Boolean(noPostgres))('team relay: the new-incident lock, per fau
     await b.store.flush();
     const rows = await db.query<{ n: number; occ: number }>('SELECT count(*)::int AS n, sum(occurrences)::int AS occ FROM incidents');
     expect(rows.rows[0]).toEqual({ n: 4, occ: 5 });
+  });
+
+  it('reads the fault\'s open incident under its lock whatever the fault key holds: quotes, backslashes and statements stay data', async () => {
+    const url = await pg.freshDatabase();
+    const a = await teamMember(url);
+    const id = (await post(a.relay, ad000002())).json().incident_id as string;
+    await a.store.flush();
+    // The key is made from alert text (untrusted) and goes into the lock's one round trip as a literal.
+    const key = "AD000002|R1'; DROP TABLE incidents; --|\\'|$$|E'\\'";
+    const db = await testConnection(url);
+    onTestFinished(() => db.end());
+    await db.query('UPDATE incidents SET dedup_key = $1 WHERE incident_id = $2', [key, id]);
+    const client = await a.store.pool.connect();
+    try {
+      expect(await teamRepository(client).lockFault(newIncidentLockKey(key), key, 5_000, 10_000)).toEqual([id]);
+      const held = await db.query('SELECT count(*)::int AS n FROM pg_locks WHERE locktype = $1 AND classid = $2 AND objsubid = 2', ['advisory', NEW_INCIDENT_LOCK]);
+      expect(held.rows[0].n).toBe(1);
+    } finally {
+      await client.query('COMMIT');
+      client.release();
+    }
+    const rows = await db.query<{ dedup_key: string }>('SELECT dedup_key FROM incidents');
+    expect(rows.rows).toEqual([{ dedup_key: key }]);
   });
 });
