@@ -28,7 +28,21 @@ export function createTeamConfirms(deps: {
   const repo = confirmRepository(team.pool);
   const waitMs = deps.answerWaitMs ?? 15_000;
 
-  async function apply(incidentId: string, changeId: string): Promise<void> {
+  /**
+   * The NOTIFY and the heartbeat's sweep can both find the same confirm waiting: a second apply
+   * while the first runs joins it. Else the second met the change the first had just confirmed,
+   * got 'not_pending', and the caller was told whichever answer the database took first.
+   */
+  const applying = new Map<string, Promise<void>>();
+  function apply(incidentId: string, changeId: string): Promise<void> {
+    const key = JSON.stringify([incidentId, changeId]);
+    const running = applying.get(key);
+    if (running) return running;
+    const once = applyOnce(incidentId, changeId).finally(() => applying.delete(key));
+    applying.set(key, once);
+    return once;
+  }
+  async function applyOnce(incidentId: string, changeId: string): Promise<void> {
     const row = await repo.get(incidentId, changeId);
     if (!row || row.applied_at) return;
     const result = await deps.confirmLocally(incidentId, changeId, row.by_name);
