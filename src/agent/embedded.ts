@@ -6,6 +6,7 @@ import { systemClock, type Clock } from '../clock';
 import { findFreePort } from './free-port';
 import { resolveOpencodeBinary } from './opencode-binary';
 import { spawnGuarded, type GuardedProcess } from './process-guard';
+import { createRuntimeTmpdir } from './runtime-tmpdir';
 import { createRedactor } from './runtime-errors';
 import type { RuntimeEndpoint } from './types';
 
@@ -77,7 +78,9 @@ export async function startEmbeddedRuntime(opts: EmbeddedRuntimeOptions): Promis
 
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const name of opts.omitEnv ?? []) delete env[name];
+  const tmpdir = createRuntimeTmpdir();
   Object.assign(env, {
+    TMPDIR: tmpdir.path,
     // Offline-friendly: no models.dev catalogue download, no self-update, no LSP downloads.
     OPENCODE_DISABLE_MODELS_FETCH: '1',
     OPENCODE_DISABLE_AUTOUPDATE: '1',
@@ -121,6 +124,7 @@ export async function startEmbeddedRuntime(opts: EmbeddedRuntimeOptions): Promis
       }
       r.proc.guard.kill('SIGKILL');
     }
+    tmpdir.remove();
   };
   process.on('exit', onProcessExit);
 
@@ -233,6 +237,7 @@ export async function startEmbeddedRuntime(opts: EmbeddedRuntimeOptions): Promis
       await Promise.all([...live].map((r) => kill(r, graceMs)));
       current = undefined;
       process.off('exit', onProcessExit);
+      tmpdir.remove();
       setState('stopped');
     })();
     return stopPromise;

@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import os from 'node:os';
 import { Writable } from 'node:stream';
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
@@ -8,6 +10,7 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AgentClient } from '../../src/agent/client';
 import { startEmbeddedRuntime, type EmbeddedRuntime, type EmbeddedState } from '../../src/agent/embedded';
+import { createRuntimeTmpdir } from '../../src/agent/runtime-tmpdir';
 import { AgentRuntimeError } from '../../src/agent/types';
 import { isolatedOpencodeEnv, isProcessAlive, repoRoot, waitUntil, observerClient } from '../helpers/opencode';
 
@@ -83,9 +86,15 @@ describe('embedded opencode runtime', () => {
     await expect(client.health()).resolves.toMatchObject({ healthy: true });
   });
 
-  it('stop() ends opencode: no process left, nothing listening', async () => {
+  it('stop() ends opencode: no process left, nothing listening, its temp folder gone', async () => {
     const pid = runtime.pid()!;
+    // opencode unpacks a 5.5 MB library into its TMPDIR on every start; it gets a folder of its own.
+    const environ = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+    const tmp = environ.find((v) => v.startsWith('TMPDIR='))!.slice('TMPDIR='.length);
+    expect(path.basename(tmp)).toMatch(/^fault-relay-runtime-/);
+    expect(existsSync(tmp)).toBe(true);
     await runtime.stop();
+    expect(existsSync(tmp)).toBe(false);
     expect(runtime.state()).toBe('stopped');
     expect(isProcessAlive(pid)).toBe(false);
     const error = await client.health().catch((e: unknown) => e);
@@ -115,8 +124,13 @@ describe('embedded opencode runtime', () => {
     const { pid } = JSON.parse(line) as { pid: number };
     expect(isProcessAlive(pid)).toBe(true);
 
+    const tmp = path.join(os.tmpdir(), readdirSync(os.tmpdir()).find((n) => n.startsWith(`fault-relay-runtime-${relay.pid}-`))!);
     relay.kill('SIGKILL');
     await exited;
     await waitUntil(() => !isProcessAlive(pid), `opencode ${pid} is gone after its relay was killed`);
+    // A killed relay cannot remove its runtime's temp folder; the next start sweeps it.
+    expect(existsSync(tmp)).toBe(true);
+    createRuntimeTmpdir().remove();
+    expect(existsSync(tmp)).toBe(false);
   });
 });
