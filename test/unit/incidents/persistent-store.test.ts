@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createConfBackend, createConfBackends } from '../../../src/incidents/conf-backend';
 import { NO_APPLICATION, type Incident } from '../../../src/incidents/model';
 import { createMemoryBackend, createPersistentStore } from '../../../src/incidents/persistent-store';
+import type { IncidentStore } from '../../../src/incidents/store';
 import { silent } from '../../helpers/relay';
 
 const dirs: string[] = [];
@@ -13,7 +14,11 @@ const tmp = () => {
   dirs.push(d);
   return d;
 };
-afterEach(() => {
+// A store writes its index a second after a change; closed first, it cannot recreate a removed folder.
+const stores: IncidentStore[] = [];
+const opened = (s: IncidentStore) => (stores.push(s), s);
+afterEach(async () => {
+  for (const s of stores.splice(0)) await s.close();
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
@@ -27,7 +32,7 @@ const incident = (n: number, state: Incident['state'] = 'queued'): Incident => {
 };
 
 const open = (dir: string, retention = 1000) =>
-  createPersistentStore({ backend: createConfBackend(dir), timelineDir: join(dir, 'timelines'), retention, logger: silent });
+  opened(createPersistentStore({ backend: createConfBackend(dir), timelineDir: join(dir, 'timelines'), retention, logger: silent }));
 
 describe('persistent incident store', () => {
   it('keeps incidents and timelines across a reopen (a restart)', () => {
@@ -86,7 +91,7 @@ describe('persistent incident store', () => {
     const dir = tmp();
     const open2 = (d: string) => {
       const b = createConfBackends(d);
-      return createPersistentStore({ backend: b.open, archive: b.archive, retention: 10, logger: silent });
+      return opened(createPersistentStore({ backend: b.open, archive: b.archive, retention: 10, logger: silent }));
     };
     const a = open2(dir);
     a.put(incident(1, 'running'));
