@@ -7,6 +7,7 @@ export default defineConfig({
     // guards for a loaded machine (CI runs beside other work), never speed bars: no test waits on them.
     testTimeout: 180_000,
     hookTimeout: 300_000,
+    setupFiles: ['test/setup.ts'],
     pool: 'forks',
     maxWorkers: 2,
     reporters: ['default'],

@@ -9,6 +9,7 @@ import type { Clock } from '../../src/clock';
 import type { IncidentStore } from '../../src/incidents/store';
 import type { DeviceTools } from '../../src/artifacts/device-tools';
 import type { ProxySettings } from '../../src/net/proxy';
+import { testLogDir } from './log-dir';
 
 export const silent = pino({ level: 'silent' });
 
@@ -27,7 +28,7 @@ export async function relayForTest(opts: {
   proxy?: ProxySettings;
   postCheckPaceS?: number;
 }) {
-  const config = loadConfig({ AGENT_URL: 'http://127.0.0.1:1', AGENT_SERVER_PASSWORD: 'pw', ...opts.env });
+  const config = loadConfig({ AGENT_URL: 'http://127.0.0.1:1', AGENT_SERVER_PASSWORD: 'pw', RELAY_LOG_DIR: testLogDir(), ...opts.env });
   const store = opts.store ?? createPersistentStore({ backend: createMemoryBackend(), retention: config.INCIDENT_RETENTION, logger: silent });
   return createRelay({
     config,

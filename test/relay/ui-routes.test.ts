@@ -21,6 +21,7 @@ import { redactUrl as redactUiToken } from '../../src/log/logger';
 import { repoRoot } from '../helpers/opencode';
 import { silent } from '../helpers/relay';
 import { createManualClock } from '../unit/messaging/helpers';
+import { testLogDir } from '../helpers/log-dir';
 
 const SECRET = 'ui-secret-3f9a1c';
 const NOW = new Date('2026-11-21T10:00:00.000Z');
@@ -48,7 +49,7 @@ beforeAll(async () => {
   other = incidents.create({ ...fields, device_hostname: 'R2', dedup_key: 'b' });
   writeFileSync(join(logs, `${incident.incident_id}.md`), '# the session log\n');
 
-  const config = loadConfig({ AGENT_URL: 'http://127.0.0.1:1', AGENT_SERVER_PASSWORD: 'runtime-pw-77', WEBHOOK_SECRET: SECRET });
+  const config = loadConfig({ AGENT_URL: 'http://127.0.0.1:1', AGENT_SERVER_PASSWORD: 'runtime-pw-77', WEBHOOK_SECRET: SECRET, RELAY_LOG_DIR: testLogDir() });
   const session = createUiSession({ secret: SECRET, clock, maxAgeMs: 60_000 });
   app = Fastify();
   app.setValidatorCompiler(validatorCompiler);

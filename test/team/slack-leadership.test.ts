@@ -13,6 +13,7 @@ import { ad000002, silent } from '../helpers/relay';
 import { createStubRuntime } from '../helpers/stub-runtime';
 import { auth, teamRelay } from './team-process';
 import { until } from './team-relays';
+import { testLogDir } from '../helpers/log-dir';
 
 /** Slack on a team relay: one Socket Mode connection for the team, held by the leader only. */
 const pg = usePostgres();
@@ -29,7 +30,7 @@ const messagingOf = async (base: string) => ((await (await request(`${base}/heal
 
 /** A team relay as start-headless wires one: Slack among its channels, its socket under the team's leader lock. */
 async function slackMember(url: string, fake: SlackFake) {
-  const config = loadConfig({ AGENT_URL: 'http://127.0.0.1:1', AGENT_SERVER_PASSWORD: 'pw', DATABASE_URL: url });
+  const config = loadConfig({ AGENT_URL: 'http://127.0.0.1:1', AGENT_SERVER_PASSWORD: 'pw', DATABASE_URL: url, RELAY_LOG_DIR: testLogDir() });
   const { store, coordinator: team } = await openTeamStore({ url, retention: config.INCIDENT_RETENTION, leaseMs: 10_000, logger: silent });
   const slack = createSlackChannel({ ...IDS, apiUrl: fake.apiUrl, approver: (p) => p.email === 'alice@example.net', logger: silent, pingIntervalMs: 60_000 });
   const lock: { held?: ReturnType<typeof holdChannelSockets> } = {};

@@ -7,6 +7,7 @@ import { openTeamStore } from '../../src/team/open';
 import type { SharedIncidentStore } from '../../src/store-pg/pg-store';
 import { silent } from '../helpers/relay';
 import { createStubRuntime } from '../helpers/stub-runtime';
+import { testLogDir } from '../helpers/log-dir';
 
 export interface TeamMember {
   relay: Relay;
@@ -23,7 +24,7 @@ export async function teamMember(
   url: string,
   opts: { leaseMs?: number; heartbeatMs?: number; lockWaitMs?: number; queryTimeoutMs?: number; clock?: Clock; env?: Record<string, string> } = {},
 ): Promise<TeamMember> {
-  const config = loadConfig({ AGENT_URL: 'http://127.0.0.1:1', AGENT_SERVER_PASSWORD: 'pw', DATABASE_URL: url, ...opts.env });
+  const config = loadConfig({ AGENT_URL: 'http://127.0.0.1:1', AGENT_SERVER_PASSWORD: 'pw', DATABASE_URL: url, RELAY_LOG_DIR: testLogDir(), ...opts.env });
   const { store, coordinator: team } = await openTeamStore({ url, retention: config.INCIDENT_RETENTION, leaseMs: opts.leaseMs ?? 10_000, logger: silent, ...(opts.heartbeatMs ? { heartbeatMs: opts.heartbeatMs } : {}), ...(opts.lockWaitMs ? { lockWaitMs: opts.lockWaitMs } : {}), ...(opts.queryTimeoutMs ? { queryTimeoutMs: opts.queryTimeoutMs } : {}) });
   const agent = createStubRuntime();
   // The engineers' trays are the approval channel a team relay asks (their decisions come over the API).
