@@ -1,4 +1,5 @@
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
 import { ipCommand, run } from './host';
 import { LabStateFile, processStartTime } from './state';
 
@@ -31,6 +32,25 @@ async function stopPids(pids: number[]): Promise<void> {
 }
 
 /**
+ * The pid in an FRR daemon's pid file (`/var/run/frr/<namespace>/<daemon>.pid`), only while that pid is
+ * still that router's daemon: a lab killed with its daemons leaves the files, and by the time `--down`
+ * runs the pid may belong to anything else on the machine, which must not be signalled.
+ */
+export function daemonPidFrom(pidFile: string): number | undefined {
+  const namespace = basename(dirname(pidFile));
+  const daemon = basename(pidFile, '.pid');
+  try {
+    const pid = Number(readFileSync(pidFile, 'utf8').trim());
+    if (!(pid > 0)) return undefined;
+    const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    const ns = args.indexOf('-N');
+    return basename(args[0] ?? '') === daemon && ns >= 0 && args[ns + 1] === namespace ? pid : undefined;
+  } catch {
+    return undefined; // no file, or no such process
+  }
+}
+
+/**
  * Removes everything a lab recorded in its state file: sshd and FRR processes, anything else still
  * running in its namespaces, the namespaces (their veths go with them), FRR's per-router folders,
  * and the lab's own folder. Safe to run twice, and after a lab that was killed half-way up.
@@ -45,13 +65,7 @@ export async function teardownLab(statePath: string): Promise<string[]> {
 
   // Only processes whose start time still matches: a pid reused since is someone else's.
   const sshd = s.processes.filter((p) => processStartTime(p.pid) === p.startTime).map((p) => p.pid);
-  const daemons = s.pidFiles.flatMap((f) => {
-    try {
-      return [Number(readFileSync(f, 'utf8').trim())].filter((n) => n > 0);
-    } catch {
-      return [];
-    }
-  });
+  const daemons = s.pidFiles.flatMap((f) => daemonPidFrom(f) ?? []);
   const inNamespaces: number[] = [];
   for (const ns of s.namespaces) {
     const out = await run(ip, ['netns', 'pids', ns]).catch(() => '');
@@ -102,8 +116,8 @@ export async function sweepAllLabs(only?: string): Promise<string[]> {
   const pids: number[] = [];
   for (const d of dirs.filter((x) => x.startsWith('/var/run/frr/'))) {
     for (const f of readdirSync(d).filter((n) => n.endsWith('.pid'))) {
-      const pid = Number(readFileSync(`${d}/${f}`, 'utf8').trim());
-      if (pid > 0) pids.push(pid);
+      const pid = daemonPidFrom(`${d}/${f}`);
+      if (pid) pids.push(pid);
     }
   }
   for (const ns of namespaces) {

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -177,5 +177,28 @@ describe.skipIf(NO_FRR)('the FRR lab on this machine', () => {
     expect(swept).toContain(`namespace ${id}-R1`);
     expect(await leftovers(id)).toEqual([]);
     expect(await run('/usr/bin/ps', ['-eo', 'args'])).not.toContain(`FAULT_RELAY_LAB=${id}`);
+  });
+
+  // A machine whose test run was killed whole: the daemons are gone, their pid files stay, and the pids
+  // are reused by the time someone runs --down.
+  it('--down never signals a process that took over a dead daemon\'s pid', async () => {
+    const { out, id } = await killedLab();
+    const bgpdFile = `/var/run/frr/${id}-R1/bgpd.pid`;
+    const bgpd = Number(readFileSync(bgpdFile, 'utf8'));
+    process.kill(bgpd, 'SIGKILL');
+    await run('/usr/bin/tail', [`--pid=${bgpd}`, '-s', '0.05', '-f', '/dev/null']);
+    const bystander = spawn('/usr/bin/sleep', ['600'], { stdio: 'ignore' });
+    const bystanderExit = new Promise<NodeJS.Signals | null>((r) => bystander.once('exit', (_code, signal) => r(signal)));
+    try {
+      writeFileSync(bgpdFile, `${bystander.pid}\n`);
+      expect(await run(process.execPath, ['--import', 'tsx', join(repoRoot, 'scripts/lab.ts'), '--frr', '--down', '--out', out])).toContain(`namespace ${id}-R1`);
+      expect(await leftovers(id)).toEqual([]);
+      expect(bystander.exitCode).toBeNull();
+      expect(bystander.signalCode).toBeNull();
+      expect(process.kill(bystander.pid!, 0)).toBe(true);
+    } finally {
+      bystander.kill('SIGKILL');
+      await bystanderExit;
+    }
   });
 });
