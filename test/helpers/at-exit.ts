@@ -9,6 +9,15 @@ export function atExit(task: () => void): void {
   tasks.push(task);
   if (installed) return;
   installed = true;
-  process.once('exit', () => tasks.splice(0).forEach((t) => t()));
+  // Each task on its own: one that throws (a folder still being written) must not skip the others.
+  process.once('exit', () =>
+    tasks.splice(0).forEach((t) => {
+      try {
+        t();
+      } catch {
+        /* the others still run */
+      }
+    }),
+  );
   process.once('SIGTERM', () => process.exit(143));
 }

@@ -11,10 +11,12 @@ import { atExit } from './at-exit';
  */
 export function tempDir(prefix: string): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
+  // Retried: a process that just stopped may still be finishing a write inside (ENOTEMPTY).
+  const remove = () => rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
   try {
-    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    onTestFinished(remove);
   } catch {
-    atExit(() => rmSync(dir, { recursive: true, force: true }));
+    atExit(remove);
   }
   return dir;
 }

@@ -24,7 +24,9 @@ const platformPkg = `opencode-${process.platform === 'win32' ? 'windows' : proce
 describe('opencode binary resolution', () => {
   it('finds the installed opencode, which runs and has the pinned version', () => {
     const bin = resolveOpencodeBinary();
-    const out = spawnSync(bin, ['--version'], { encoding: 'utf8' });
+    // A temp folder of its own: the binary unpacks a native library into TMPDIR on every start and leaves it.
+    const scratch = project({});
+    const out = spawnSync(bin, ['--version'], { encoding: 'utf8', env: { ...process.env, TMPDIR: scratch } });
     expect(out.stdout.trim()).toBe('1.18.33');
   });
 
