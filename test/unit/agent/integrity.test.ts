@@ -1,4 +1,4 @@
-import { appendFileSync, cpSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -140,6 +140,29 @@ describe('comparing a project with the manifest', () => {
     writeFileSync(agent, original);
     expect(check.problem()).toBeNull();
     expect(files(dir)).toEqual([]);
+  });
+
+  // The check keeps each file's hash while its timestamps stay the same: a change must show anyway.
+  it('sees a change that keeps the file\'s size and modification time (touch -r), by its change time', () => {
+    const dir = project();
+    // Ten seconds on: the copies just made count as settled, so their hashes are kept.
+    const check = createRuntimeFilesCheck(dir, SHIPPED_MANIFEST, { now: () => Date.now() + 10_000 });
+    const agent = path.join(dir, '.opencode/agent/fault-remediation.md');
+    const original = readFileSync(agent, 'utf8');
+    const kept = 1_700_000_000; // whole seconds: utimes sets them back exactly
+    utimesSync(agent, kept, kept);
+    expect(check.problem()).toBeNull();
+    const hashed = statSync(agent, { bigint: true });
+    const tampered = original.replace(/deny/, 'allo');
+    expect(tampered).not.toBe(original);
+    expect(Buffer.byteLength(tampered)).toBe(Number(hashed.size));
+    // Rewritten until the kernel's coarse clock has ticked: a change within the tick of the hash is the racy case below.
+    do {
+      writeFileSync(agent, tampered);
+      utimesSync(agent, kept, kept);
+    } while (statSync(agent, { bigint: true }).ctimeNs === hashed.ctimeNs);
+    expect(statSync(agent, { bigint: true }).mtimeNs).toBe(hashed.mtimeNs);
+    expect(check.problem()).toMatch(/^\.opencode\/agent\/fault-remediation\.md is changed/);
   });
 
   it('keeps holding after a runtime restart on changed files, until a restart on the shipped ones', () => {
