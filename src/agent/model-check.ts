@@ -21,6 +21,8 @@ export function createModelCheck(deps: { agent: AgentRuntime; agentName: string;
   let status: ModelStatus = { state: 'unknown' };
   let checkedAt = -Infinity;
   let inFlight: Promise<ModelStatus> | undefined;
+  /** A question behind a delivery is waiting for that delivery to end. */
+  let renewing = false;
 
   async function ask(): Promise<ModelStatus> {
     try {
@@ -40,11 +42,24 @@ export function createModelCheck(deps: { agent: AgentRuntime; agentName: string;
   return {
     /** The last answer, without asking (for /health, which must stay cheap). */
     current: () => status,
-    /** Fresh enough to act on: asks the runtime when the last answer is older than the TTL. */
-    async refresh(): Promise<ModelStatus> {
+    /**
+     * Fresh enough to act on: asks the runtime when the last answer is older than the TTL. Past half
+     * of it, the question behind goes out once `after` settles: a delivery passes its own end, so
+     * the runtime's 50–200 ms answer to it does not run beside that delivery's session and prompt
+     * (it did, on every delivery that asked: each one that many milliseconds slower).
+     */
+    async refresh(opts: { after?: Promise<unknown> } = {}): Promise<ModelStatus> {
       const age = deps.clock.now().getTime() - checkedAt;
       if (age < ttl && status.state !== 'unknown') {
-        if (age >= ttl / 2 && !inFlight) void (inFlight = ask()).catch(() => {});
+        if (age >= ttl / 2 && !inFlight && !renewing) {
+          renewing = true;
+          const renew = () => {
+            renewing = false;
+            if (!inFlight) void (inFlight = ask()).catch(() => {});
+          };
+          if (opts.after) void opts.after.then(renew, renew);
+          else renew();
+        }
         return status;
       }
       return (inFlight ??= ask());

@@ -72,6 +72,17 @@ export function createDispatcher(opts: DispatcherOptions) {
 
   /** True when delivered (the runtime answered): the next queued alert may go. */
   async function deliver(incidentId: string): Promise<boolean> {
+    let ended = () => {};
+    const end = new Promise<void>((resolve) => (ended = resolve));
+    try {
+      return await deliverOnce(incidentId, end);
+    } finally {
+      ended();
+    }
+  }
+
+  /** `end` settles when this delivery is over: what it asks the runtime on the side waits for it. */
+  async function deliverOnce(incidentId: string, end: Promise<void>): Promise<boolean> {
     const log = logger.child({ incident_id: incidentId });
     let incident = incidents.get(incidentId);
     if (!incident || incident.state !== 'queued') return true;
@@ -101,7 +112,7 @@ export function createDispatcher(opts: DispatcherOptions) {
         log.debug('another relay delivers this incident');
         return true;
       }
-      const model = await opts.modelCheck?.refresh();
+      const model = await opts.modelCheck?.refresh({ after: end });
       if (model?.state === 'missing') {
         // Fails fast and says why, rather than a minute later with a provider error, or worse, on a hosted default.
         const at = clock.now().toISOString();

@@ -45,6 +45,23 @@ describe('the model check on a delivery', () => {
     expect(check.current()).toEqual({ state: 'missing', message: NO_MODEL_MESSAGE });
   });
 
+  it('past half the TTL, a delivery that passes its end has the question asked only once it is over', async () => {
+    const { check, asked, answer, at } = setup();
+    const first = check.refresh();
+    await answer('scripted/brain');
+    await first;
+    at(3_000);
+    let over = () => {};
+    const end = new Promise<void>((resolve) => (over = resolve));
+    expect(await check.refresh({ after: end })).toEqual({ state: 'configured', model: 'scripted/brain' });
+    // Nor does a second delivery meanwhile ask beside it.
+    expect(await check.refresh({ after: new Promise(() => {}) })).toEqual({ state: 'configured', model: 'scripted/brain' });
+    expect(asked).toHaveLength(0);
+    over();
+    await new Promise((r) => setImmediate(r));
+    expect(asked).toHaveLength(1);
+  });
+
   it('never acts on an answer older than the TTL: the delivery waits for a new one', async () => {
     const { check, answer, at } = setup();
     const first = check.refresh();
