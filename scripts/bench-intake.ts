@@ -39,7 +39,7 @@ const N = Number(values.n ?? 60);
 // Each sample's run stays open (the scripted model reports no outcome) and a relay runs at most 100
 // at once (MAX_ACTIVE_RUNS): past that, alerts wait in its queue and are answered without a runtime
 // call, and the figure would time the queue instead of a delivery.
-if (!(N >= 1 && N <= 90)) throw new Error(`--n must be between 1 and 90 (got ${values.n}): the relay runs at most 100 runs at once, and every sample's run stays open`);
+if (!(N >= 1 && N <= 90)) throw new Error(`--n must be between 1 and 90 (got ${values.n}): the relay runs at most 100 runs at once, and every sample's run stays open, with ten warm-ups'`);
 /** Rounds of `npm run relay` samples, N each: the process figure is the p50 of all of them. */
 const ROUNDS = Number(values.rounds ?? 3);
 if (!(ROUNDS >= 1 && Number.isInteger(ROUNDS))) throw new Error(`--rounds must be a whole number of at least 1 (got ${values.rounds})`);
@@ -131,7 +131,8 @@ try {
   };
   // Both paths first, so neither pays first-request costs in the samples (the runtime a few times: its first sessions are slower).
   for (let i = 0; i < 10; i++) await baseline(`warm-up ${i}`);
-  await intake(pool, 'WARM', true);
+  // Warmed up like the baseline (ten each): a relay runs for days, and its first alerts time the JIT.
+  for (let i = 0; i < 10; i++) await intake(pool, `WARM${i}`, true);
   // The agents of earlier alerts keep the runtime busy, more and more: relay and runtime take turns,
   // a sample at a time. Only an alert starts an agent's run (the baseline's prompt is answered in
   // one reply), so in turns of five each alert met the runs of the alerts just before it and the
@@ -149,10 +150,10 @@ try {
   const barePool = new Pool(bareUrl, { connections: CONCURRENCY });
   // The agents of the alerts above are still working on the same cores: relay and baseline take turns
   // (after one warm-up round each), and the best round of each counts, so both meet the same load.
-  const ROUNDS = 3;
+  const DUP_ROUNDS = 3;
   const relayRounds: number[] = [];
   const bareRounds: number[] = [];
-  for (let round = 0; round <= ROUNDS; round++) {
+  for (let round = 0; round <= DUP_ROUNDS; round++) {
     const r = await throughput(pool, '/fault-alert', dupBody, DUPS);
     const b = await throughput(barePool, '/bare', dupBody, DUPS);
     if (round === 0) continue;
@@ -162,7 +163,7 @@ try {
   const relayRps = Math.max(...relayRounds);
   const bareRps = Math.max(...bareRounds);
   const folded = relay.incidents.list().find((i) => i.device_hostname === 'BENCH0');
-  const expected = DUPS * (ROUNDS + 1) + 1;
+  const expected = DUPS * (DUP_ROUNDS + 1) + 1;
   if (folded?.occurrences !== expected) throw new Error(`the duplicates were not folded into one incident (${folded?.occurrences ?? 0} of ${expected} occurrences, state ${folded?.state})`);
 
   await barePool.close();
@@ -181,7 +182,7 @@ try {
     const data = (name: string) => join(dataDir, `${name}-${round}`);
     relayProcess = await startRelayProcess({ dir: dataDir, env: { ...settings, RELAY_DATA_DIR: data('process-data'), RELAY_LOG_DIR: data('process-logs'), ...(values['log-level'] ? { LOG_LEVEL: values['log-level'] } : {}) } });
     const processPool = new Pool(relayProcess.url, { connections: CONCURRENCY });
-    await intake(processPool, 'WARM', true);
+    for (let i = 0; i < 10; i++) await intake(processPool, `WARM${i}`, true);
     loopWithout.enable();
     const [runtimeRound, relayRound] = (await takeTurns([(i) => baseline(`p${round}-${i}`), (i) => intake(processPool, `PROC${round}-${i}`)], N, 1)) as [number[], number[]];
     loopWithout.disable();
@@ -228,7 +229,7 @@ try {
   const loop = (h: ReturnType<typeof monitorEventLoopDelay>) => `p99 ${fmt(h.percentile(99) / 1e6)} ms, max ${fmt(h.max / 1e6)} ms`;
   console.log(`  this process's event loop delay: with the relay in it ${loop(loopWithRelay)}; with npm run relay ${loop(loopWithout)}`);
   if (queuedSamples) console.log(`  ${queuedSamples} intake samples were answered queued: the runtime took longer than the relay's 5 s delivery window (a loaded machine)`);
-  console.log(`duplicate path  ${fmt(relayRps)} req/s   bare fastify route ${fmt(bareRps)} req/s  (best of ${ROUNDS} alternating rounds of ${DUPS} requests, ${CONCURRENCY} at once)`);
+  console.log(`duplicate path  ${fmt(relayRps)} req/s   bare fastify route ${fmt(bareRps)} req/s  (best of ${DUP_ROUNDS} alternating rounds of ${DUPS} requests, ${CONCURRENCY} at once)`);
   console.log(`  duplicate / bare = ${fmt(relayRps / bareRps)}`);
   const empty = stateChangeCost(join(dataDir, 'store-empty'), 0);
   const full = stateChangeCost(join(dataDir, 'store-full'), 1000);
