@@ -118,7 +118,7 @@ export async function startEmbeddedRuntime(opts: EmbeddedRuntimeOptions): Promis
   const onProcessExit = () => {
     for (const r of live) {
       try {
-        if (r.pid) process.kill(r.pid, 'SIGKILL');
+        if (r.pid) process.kill(process.platform === 'win32' ? r.pid : -r.pid, 'SIGKILL');
       } catch {
         // already gone
       }
@@ -181,7 +181,8 @@ export async function startEmbeddedRuntime(opts: EmbeddedRuntimeOptions): Promis
     const hard = async () => {
       const pid = await running.proc.runtimePid;
       try {
-        if (pid && !running.done) process.kill(pid, 'SIGKILL');
+        // Its whole process group (process-guard.ts): what it started goes with it.
+        if (pid && !running.done) process.kill(process.platform === 'win32' ? pid : -pid, 'SIGKILL');
       } catch {
         // already gone
       }

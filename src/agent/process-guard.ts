@@ -7,6 +7,9 @@ import { createInterface } from 'node:readline';
  * relay; when the relay dies in any way (even SIGKILL) the OS closes that pipe and the guard
  * takes opencode down with it, so no runtime is left orphaned holding a port. It reports the
  * runtime's pid and exit on fd 3 so the relay can tell a crash of opencode from one of the guard.
+ * opencode runs in a process group of its own (not on Windows), taken down whole once it exits:
+ * what it started (its git snapshots, local MCP servers) does not outlive it, still writing into
+ * the data folder a stopped relay removes.
  * Plain CommonJS run with `-e`: works from tsx, plain node and Electron (ELECTRON_RUN_AS_NODE).
  */
 const GUARD_SOURCE = String.raw`
@@ -15,21 +18,25 @@ const fs = require('node:fs');
 const [bin, graceMs, ...args] = process.argv.slice(1);
 const report = (line) => { try { fs.writeSync(3, line + '\n'); } catch {} };
 delete process.env.ELECTRON_RUN_AS_NODE;
-const child = spawn(bin, args, { stdio: ['ignore', 'inherit', 'inherit'] });
+const group = process.platform !== 'win32';
+const child = spawn(bin, args, { stdio: ['ignore', 'inherit', 'inherit'], detached: group });
 if (child.pid) report('pid ' + child.pid);
+const killAll = () => {
+  try { if (group && child.pid) process.kill(-child.pid, 'SIGKILL'); else child.kill('SIGKILL'); } catch {}
+};
 let stopping = false;
 const stop = () => {
   if (stopping) return;
   stopping = true;
   child.kill('SIGTERM');
-  setTimeout(() => child.kill('SIGKILL'), Number(graceMs)).unref();
+  setTimeout(killAll, Number(graceMs)).unref();
 };
 process.stdin.on('end', stop);
 process.stdin.on('error', stop);
 process.stdin.resume();
 for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP']) process.on(sig, stop);
 child.on('error', (err) => { report('error ' + String(err && err.message).replace(/\n/g, ' ')); process.exit(127); });
-child.on('exit', (code, signal) => { report('exit ' + code + ' ' + signal); process.exit(code === null ? 1 : code); });
+child.on('exit', (code, signal) => { killAll(); report('exit ' + code + ' ' + signal); process.exit(code === null ? 1 : code); });
 `;
 
 export interface GuardedProcess {
