@@ -10,6 +10,7 @@ import { startTerminalProxy } from '../src/headed/terminal-proxy';
 import { parseArgs } from 'node:util';
 import { request } from 'undici';
 import { resolveOpencodeBinary } from '../src/agent/opencode-binary';
+import { createRuntimeTmpdir } from '../src/agent/runtime-tmpdir';
 import { buildSplunkAlert } from '../src/alert/sample';
 import { readRuntimeAttach, type RuntimeAttach } from '../src/relay/runtime-attach-file';
 import { headedResponseSchema, type HeadedResponse } from '../src/relay/routes/headed';
@@ -133,8 +134,19 @@ process.stderr.write(
     'Leave with Ctrl-C; the incident stays on the relay and an open approval expires after APPROVAL_TTL.\n',
 );
 // The password goes by environment, not argv, so it is not in the process list.
+// opencode's terminal UI unpacks a 13 MB native library into its TMPDIR on every start and leaves it
+// there: it gets a folder of its own, removed when this ends (or swept by the next runtime start).
+const tuiTmp = createRuntimeTmpdir();
+process.on('exit', () => tuiTmp.remove());
 const tui = spawn(resolveOpencodeBinary(), ['attach', proxy.url, '--dir', attach.info.project_dir, '--session', sessionId], {
   stdio: 'inherit',
-  env: { ...process.env, OPENCODE_SERVER_USERNAME: attach.info.username, OPENCODE_SERVER_PASSWORD: attach.info.password },
+  env: { ...process.env, TMPDIR: tuiTmp.path, OPENCODE_SERVER_USERNAME: attach.info.username, OPENCODE_SERVER_PASSWORD: attach.info.password },
 });
 tui.on('exit', (code, signal) => void proxy.stop().finally(() => process.exit(signal ? 130 : (code ?? 0))));
+// A closed terminal or a kill ends the UI first, then this process through its exit (and the folder with it).
+for (const sig of ['SIGHUP', 'SIGTERM'] as const) {
+  process.on(sig, () => {
+    tui.kill(sig);
+    setTimeout(() => tui.kill('SIGKILL'), 3_000).unref();
+  });
+}

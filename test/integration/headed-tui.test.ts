@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -38,9 +38,11 @@ describe.skipIf(!hasTmux)('npm run headed in a real terminal', () => {
     stack.lab!.lab.reset();
     stack.lab!.lab.inject({ fault: 'bgp_neighbor_admin_down', device: 'R1', neighbor: '10.0.0.2' });
     const relayData = path.join(dataDir, 'relay');
+    const tuiTmp = path.join(dataDir, 'tmp');
+    mkdirSync(tuiTmp);
     execFileSync('tmux', [
       'new-session', '-d', '-s', tmux, '-x', '150', '-y', '60',
-      `cd ${repoRoot} && ${process.execPath} --import tsx scripts/headed.ts --data-dir ${relayData} --device R1 --neighbor 10.0.0.2; sleep 600`,
+      `cd ${repoRoot} && TMPDIR=${tuiTmp} ${process.execPath} --import tsx scripts/headed.ts --data-dir ${relayData} --device R1 --neighbor 10.0.0.2; sleep 600`,
     ]);
     const relay = stack.relay.relay;
     const headed = () => relay.incidents.list().find((i) => i.kind === 'headed');
@@ -66,5 +68,12 @@ describe.skipIf(!hasTmux)('npm run headed in a real terminal', () => {
     // Reported by npm run headed's own seat between the terminal UI and the runtime, with the terminal credential.
     expect(headed()).toMatchObject({ approval: { decision: 'APPROVED', channel: 'terminal', by: expect.stringMatching(/ \(terminal\)$/) }, application: { status: 'applied', device: 'R1' } });
     expect(stack.lab!.lab.configChanges()).toBe(1);
+
+    // The terminal UI unpacked its native library into a temp folder of npm run headed's; closing the
+    // terminal takes both away.
+    const libraries = () => (readdirSync(tuiTmp, { recursive: true }) as string[]).filter((name) => name.endsWith('.so'));
+    expect(libraries()).not.toEqual([]);
+    spawnSync('tmux', ['kill-session', '-t', tmux]);
+    await waitUntil(() => libraries().length === 0, 'the terminal UI left no library in the temp folder');
   }, 600_000);
 });
