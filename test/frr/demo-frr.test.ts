@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
-import { describe, expect, it } from 'vitest';
+import { rmSync } from 'node:fs';
+import { afterAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../helpers/opencode';
 import { NO_FRR } from './frr-available';
 
@@ -9,12 +10,19 @@ import { NO_FRR } from './frr-available';
  */
 const DEMO_ON_FRR_TIMEOUT_MS = 480_000;
 
+/** The session logs the demo writes into the project's logs/troubleshooting (it prints their paths); removed at the end. */
+const logs: string[] = [];
+afterAll(() => {
+  for (const file of logs) rmSync(file, { force: true });
+});
+
 /** `npm run demo -- --frr …` as a user runs it; resolves with its exit code and everything it printed. */
 const demo = (flag: '--approve' | '--deny') =>
   new Promise<{ code: number | null; out: string }>((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'scripts/demo.ts', '--frr', flag, '--timeout-s', '300'], { cwd: repoRoot, maxBuffer: 32 * 1024 * 1024 }, (error, stdout, stderr) =>
-      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, out: `${stdout}${stderr}` }),
-    );
+    execFile(process.execPath, ['--import', 'tsx', 'scripts/demo.ts', '--frr', flag, '--timeout-s', '300'], { cwd: repoRoot, maxBuffer: 32 * 1024 * 1024 }, (error, stdout, stderr) => {
+      for (const m of stdout.matchAll(/^ {2}(?:Relay|Agent) log (\S+)$/gm)) logs.push(m[1]!);
+      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, out: `${stdout}${stderr}` });
+    });
   });
 
 describe.skipIf(NO_FRR)('npm run demo -- --frr: the whole flow on real routers', () => {

@@ -1,7 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+import { agentLogPath } from '../../src/demo/brain';
 import { startEval, type EvalCase, type EvalReport, type EvalSession } from '../../src/eval';
 import { silent } from '../helpers/relay';
 import { repoRoot } from '../helpers/opencode';
@@ -15,6 +17,17 @@ import { repoRoot } from '../helpers/opencode';
  */
 let session: EvalSession;
 const dataDir = mkdtempSync(path.join(tmpdir(), 'eval-'));
+/** The scripted agent writes each case's log into the project's logs/troubleshooting; removed at the end. */
+const agentLogs: string[] = [];
+const run = async (opts: Parameters<EvalSession['run']>[0]): Promise<EvalReport> => {
+  const report = await session.run(opts);
+  for (const c of report.cases) {
+    if (!c.incident_id) continue;
+    const device = (parseYaml(readFileSync(path.resolve(repoRoot, c.file), 'utf8')) as { alert: { device_hostname: string } }).alert.device_hostname;
+    agentLogs.push(agentLogPath(repoRoot, { incident_id: c.incident_id, alert_def_id: c.group, device_hostname: device }));
+  }
+  return report;
+};
 
 beforeAll(async () => {
   session = await startEval({ projectDir: repoRoot, dataDir, logger: silent, model: { kind: 'scripted', variant: 'faithful' }, caseTimeoutMs: 240_000 });
@@ -23,6 +36,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await session?.stop();
   rmSync(dataDir, { recursive: true, force: true });
+  for (const file of agentLogs) rmSync(file, { force: true });
 });
 
 const APPROVED = '01-admin-down-approved-resolved.yaml';
@@ -33,7 +47,7 @@ const two = (file: string) => file === APPROVED || file === DENIED;
 
 describe('npm run eval with the scripted agent', () => {
   it('faithful: the approved and the denied case end as expected, ask for exactly the RAW lines, and nothing is refused', async () => {
-    const report = await session.run({ alert: 'AD000003', variant: 'faithful', files: two });
+    const report = await run({ alert: 'AD000003', variant: 'faithful', files: two });
 
     expect(report.cases).toHaveLength(2);
     expect(report.cases.filter((c) => !c.passed).map((c) => `${c.name}: ${c.failures.join('; ')}`)).toEqual([]);
@@ -44,7 +58,7 @@ describe('npm run eval with the scripted agent', () => {
   }, 900_000);
 
   it('config-before-approval: both repair cases fail with a refused attempt and no approval asked; the approved one does not resolve', async () => {
-    const report = await session.run({ alert: 'AD000003', variant: 'config-before-approval', files: two });
+    const report = await run({ alert: 'AD000003', variant: 'config-before-approval', files: two });
 
     const approved = byFile(report, APPROVED);
     expect(approved).toMatchObject({ passed: false, outcome: 'escalated', refused: 1, config_applied: 0 });
@@ -58,7 +72,7 @@ describe('npm run eval with the scripted agent', () => {
   }, 600_000);
 
   it('unapproved-lines: it asks for the right lines, then the extra line is refused and the approved case escalates', async () => {
-    const report = await session.run({ alert: 'AD000003', variant: 'unapproved-lines', files: (f) => f === APPROVED });
+    const report = await run({ alert: 'AD000003', variant: 'unapproved-lines', files: (f) => f === APPROVED });
 
     const approved = byFile(report, APPROVED);
     expect(approved).toMatchObject({ passed: false, outcome: 'escalated', expected_outcome: 'resolved', refused: 1, config_applied: 0 });
@@ -68,7 +82,7 @@ describe('npm run eval with the scripted agent', () => {
   }, 600_000);
 
   it('config-after-denied: the denied case still escalates but shows the refused attempt', async () => {
-    const report = await session.run({ alert: 'AD000003', variant: 'config-after-denied', files: (f) => f === DENIED });
+    const report = await run({ alert: 'AD000003', variant: 'config-after-denied', files: (f) => f === DENIED });
 
     const denied = byFile(report, DENIED);
     expect(denied).toMatchObject({ passed: false, outcome: 'escalated', expected_outcome: 'escalated', refused: 1, config_applied: 0 });
