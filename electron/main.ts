@@ -49,7 +49,8 @@ async function run() {
   denyAllPermissions(session.defaultSession);
   const trayVisible = trayIsVisible({ platform: process.platform, env: process.env, statusNotifierWatcher: hasStatusNotifierWatcher() });
   const paths = desktopPaths({ isPackaged: app.isPackaged, appPath: app.getAppPath(), resourcesPath: process.resourcesPath, userData: app.getPath('userData') });
-  const logger = createLogger({ level: process.env.LOG_LEVEL ?? 'info', destination: pino.destination({ dest: join(paths.logDir, 'fault-relay.log'), mkdir: true }) });
+  // Synchronous, as the headless relay's standard output (syncStdout): a crash keeps the last lines.
+  const logger = createLogger({ level: process.env.LOG_LEVEL ?? 'info', destination: pino.destination({ dest: join(paths.logDir, 'fault-relay.log'), mkdir: true, sync: true }) });
   const user = userInfo().username;
   const store = (name: string) => new Store<Record<string, unknown>>({ name, configFileMode: 0o600, clearInvalidConfig: false });
   const secrets = createSecretStore({ backend: store('secrets'), safeStorage, platform: process.platform, logger });
