@@ -19,22 +19,25 @@ const [bin, graceMs, ...args] = process.argv.slice(1);
 const report = (line) => { try { fs.writeSync(3, line + '\n'); } catch {} };
 delete process.env.ELECTRON_RUN_AS_NODE;
 const group = process.platform !== 'win32';
-const child = spawn(bin, args, { stdio: ['ignore', 'inherit', 'inherit'], detached: group });
-if (child.pid) report('pid ' + child.pid);
+let child;
 const killAll = () => {
-  try { if (group && child.pid) process.kill(-child.pid, 'SIGKILL'); else child.kill('SIGKILL'); } catch {}
+  try { if (group && child && child.pid) process.kill(-child.pid, 'SIGKILL'); else if (child) child.kill('SIGKILL'); } catch {}
 };
 let stopping = false;
 const stop = () => {
   if (stopping) return;
   stopping = true;
-  child.kill('SIGTERM');
+  if (child) child.kill('SIGTERM');
   setTimeout(killAll, Number(graceMs)).unref();
 };
+// Before the runtime exists: a SIGTERM that came between its start and these lines would end the guard
+// by default, leaving opencode (in a group of its own) running, and holding the guard's output open.
 process.stdin.on('end', stop);
 process.stdin.on('error', stop);
 process.stdin.resume();
 for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP']) process.on(sig, stop);
+child = spawn(bin, args, { stdio: ['ignore', 'inherit', 'inherit'], detached: group });
+if (child.pid) report('pid ' + child.pid);
 child.on('error', (err) => { report('error ' + String(err && err.message).replace(/\n/g, ' ')); process.exit(127); });
 child.on('exit', (code, signal) => { killAll(); report('exit ' + code + ' ' + signal); process.exit(code === null ? 1 : code); });
 `;
