@@ -54,7 +54,7 @@ export interface AgentClientOptions {
 
 const defaults = { connectMs: 3_000, headersMs: 10_000, bodyMs: 30_000, eventHeadersMs: 3_000, eventIdleMs: 35_000 };
 
-type Method = 'GET' | 'POST';
+type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
 interface CallOptions<S extends z.ZodType | undefined> {
   body?: unknown;
@@ -208,6 +208,12 @@ export function createAgentClient(endpoint: RuntimeEndpoint, opts: AgentClientOp
     url: endpoint.url,
     health: () => call('GET', '/global/health', { schema: runtimeHealthSchema }),
     createSession: ({ title }) => call('POST', '/session', { body: { title }, schema: sessionSchema }),
+    async renameSession(id, title) {
+      await call('PATCH', sessionPath(id), { body: { title }, schema: sessionSchema });
+    },
+    async deleteSession(id) {
+      await call('DELETE', sessionPath(id), { schema: z.unknown() });
+    },
     getSession: (id) => call('GET', sessionPath(id), { schema: sessionSchema }),
     listSessions: () => call('GET', '/session', { schema: z.array(sessionSchema) }),
     getMessages: (id) => call('GET', `${sessionPath(id)}/message`, { schema: z.array(sessionMessageSchema) }),

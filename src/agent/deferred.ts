@@ -23,6 +23,8 @@ export function createDeferredRuntime(): AgentRuntime & { attach(runtime: AgentR
     },
     health: () => Promise.resolve().then(() => get().health()),
     createSession: (input) => Promise.resolve().then(() => get().createSession(input)),
+    renameSession: (id, title) => Promise.resolve().then(() => get().renameSession(id, title)),
+    deleteSession: (id) => Promise.resolve().then(() => get().deleteSession(id)),
     promptAsync: (id, input) => Promise.resolve().then(() => get().promptAsync(id, input)),
     getSession: (id) => Promise.resolve().then(() => get().getSession(id)),
     listSessions: () => Promise.resolve().then(() => get().listSessions()),

@@ -88,6 +88,10 @@ export interface AgentRuntime {
   readonly url: string;
   health(): Promise<RuntimeHealth>;
   createSession(input: { title: string }): Promise<Session>;
+  /** Renames a session (what the operator's terminal lists it as). */
+  renameSession(sessionId: string, title: string): Promise<void>;
+  /** Removes a session and its messages. */
+  deleteSession(sessionId: string): Promise<void>;
   promptAsync(sessionId: string, input: PromptInput): Promise<void>;
   getSession(sessionId: string): Promise<Session>;
   listSessions(): Promise<Session[]>;

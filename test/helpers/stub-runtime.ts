@@ -43,6 +43,17 @@ export function createStubRuntime() {
       sessions.push(s);
       return s;
     },
+    async renameSession(id, title) {
+      check();
+      const s = sessions.find((x) => x.id === id);
+      if (!s) throw new AgentRuntimeError('not_found', `Session not found: ${id}`, 404);
+      s.title = title;
+    },
+    async deleteSession(id) {
+      check();
+      const at = sessions.findIndex((x) => x.id === id);
+      if (at >= 0) sessions.splice(at, 1);
+    },
     async promptAsync(sessionId, input) {
       check();
       if (!sessions.some((s) => s.id === sessionId)) throw new AgentRuntimeError('not_found', `Session not found: ${sessionId}`, 404);

@@ -78,6 +78,15 @@ describe('agent runtime client against real opencode', () => {
     expect((await client.listSessions()).map((s) => s.id)).toContain(created.id);
   });
 
+  it('renames a session (a spare named after its incident) and removes one', async () => {
+    const spare = await client.createSession({ title: 'Fault Relay: ready for the next alert (t)' });
+    await client.renameSession(spare.id, 'INC-20260101T000001Z AD000002 edge-rtr-01');
+    await expect(client.getSession(spare.id)).resolves.toMatchObject({ title: 'INC-20260101T000001Z AD000002 edge-rtr-01' });
+    await client.deleteSession(spare.id);
+    await expect(client.getSession(spare.id)).rejects.toMatchObject({ kind: 'not_found' });
+    expect((await client.listSessions()).map((s) => s.id)).not.toContain(spare.id);
+  });
+
   it('prompts a session with the network-troubleshooter agent; the run finishes and the first user message carries text and agent', async () => {
     const target: { id?: string } = {};
     const events = collectEvents(terminalFor(() => target.id));
