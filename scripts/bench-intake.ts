@@ -9,9 +9,12 @@
  *     what the relay adds is printed in milliseconds too: the runtime answers more slowly in the
  *     first minute after it starts, and a slower baseline makes the same added time a smaller ratio;
  *   - duplicate-path throughput vs a bare fastify route answering 202 with JSON.
- * Usage: npm run bench:intake -- [--n 60] [--rounds 5] [--dups 3000] [--concurrency 16] [--log-level info]
+ *   After each alert the relay names its session and makes the next one ready (AGENT_SPARE_SESSION):
+ *     the next sample waits until it has, as an alert arriving at a relay at rest would.
+ * Usage: npm run bench:intake -- [--n 60] [--rounds 5] [--dups 3000] [--concurrency 16] [--log-level info] [--spare on|off]
  *   --rounds: rounds of N samples for the process figure, each with a fresh relay process.
  *   --log-level: the relay process's LOG_LEVEL (default: its own default), to see what logging costs.
+ *   --spare: both relays' AGENT_SPARE_SESSION (default: their own default, on).
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -31,10 +34,11 @@ import { createConfBackends } from '../src/incidents/conf-backend';
 import { createPersistentStore } from '../src/incidents/persistent-store';
 import { NO_APPLICATION } from '../src/incidents/model';
 import { createRelay } from '../src/relay/create-relay';
+import { isSpareTitle } from '../src/delivery/spare-session';
 import { startRelayProcess, type RelayProcess } from './bench/relay-process';
 import { fmt, ms, pct, takeTurns } from './bench/stats';
 
-const { values } = parseArgs({ options: { n: { type: 'string' }, rounds: { type: 'string' }, dups: { type: 'string' }, concurrency: { type: 'string' }, 'log-level': { type: 'string' } } });
+const { values } = parseArgs({ options: { n: { type: 'string' }, rounds: { type: 'string' }, dups: { type: 'string' }, concurrency: { type: 'string' }, 'log-level': { type: 'string' }, spare: { type: 'string' } } });
 const N = Number(values.n ?? 60);
 // Each sample's run stays open (the scripted model reports no outcome) and a relay runs at most 100
 // at once (MAX_ACTIVE_RUNS): past that, alerts wait in its queue and are answered without a runtime
@@ -104,6 +108,7 @@ try {
     AGENT_SERVER_USERNAME: runtime.endpoint.username,
     AGENT_SERVER_PASSWORD: runtime.endpoint.password,
     MAX_ACTIVE_RUNS: '100',
+    ...(values.spare ? { AGENT_SPARE_SESSION: values.spare } : {}),
   };
   const config = loadConfig({ ...settings, INGEST_PORT: '0', RELAY_LOG_DIR: join(dataDir, 'logs') });
   const store = createPersistentStore({ ...((b) => ({ backend: b.open, archive: b.archive }))(createConfBackends(dataDir)), timelineDir: join(dataDir, 'timelines'), retention: 1000, logger });
@@ -111,18 +116,31 @@ try {
   const url = await relay.listen({ port: 0 });
   const pool = new Pool(url, { connections: CONCURRENCY });
 
+  /** The prompt's own share of each baseline sample: with a session ready, the one call a delivery makes. */
+  let promptAlone: number[] = [];
   const baseline = async (label: string) => {
     const start = process.hrtime.bigint();
     const s = await client.createSession({ title: `bench baseline ${label}` });
+    const prompted = process.hrtime.bigint();
     await client.promptAsync(s.id, { agent: 'network-troubleshooter', text: `baseline ${label}` });
+    promptAlone.push(ms(prompted));
     return ms(start);
+  };
+  /** Until the relay has named the alert's session and made the next one ready (its work after the answer). */
+  const atRest = async (sessionId: string) => {
+    for (;;) {
+      const sessions = await client.listSessions();
+      if (!isSpareTitle(sessions.find((s) => s.id === sessionId)?.title) && sessions.some((s) => isSpareTitle(s.title))) return;
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
   };
   const intake = async (to: Pool, device: string, warmUp = false) => {
     const body = JSON.stringify(buildSplunkAlert({ device }));
     const start = process.hrtime.bigint();
     const res = await to.request({ path: '/fault-alert', method: 'POST', headers: { 'content-type': 'application/json' }, body });
-    const json = (await res.body.json()) as { status: string };
+    const json = (await res.body.json()) as { status: string; session_id: string | null };
     const took = ms(start);
+    if (config.AGENT_SPARE_SESSION === 'on' && json.session_id) await atRest(json.session_id);
     // A sample is a delivered alert; one answered `queued` waited the whole delivery window (5 s) for a
     // runtime slower than that (a loaded machine): kept, at what the sender waited, and counted below.
     if (json.status === 'queued' && !warmUp) queuedSamples += 1;
@@ -177,6 +195,7 @@ try {
   // of 60 still moved by ±0.05 (1.01 to 1.17 on one machine within an hour), hence five.
   const loopWithout = monitorEventLoopDelay({ resolution: 5 });
   const processRuntimeSamples: number[] = [];
+  promptAlone = [];
   const processSamples: number[] = [];
   const roundFigures: number[] = [];
   for (let round = 0; round < ROUNDS; round++) {
@@ -224,6 +243,8 @@ try {
   console.log(`npm run relay intake   p50 ${fmt(pp50)} ms  p99 ${fmt(pp99)} ms  (n=${n}: ${ROUNDS} rounds of ${N}, a relay process each, ${logging}: ${lines} lines written to a file)`);
   console.log(`  process p50 / runtime p50 = ${fmt(pp50 / prp50)}   process p99 / runtime p50 = ${fmt(pp99 / prp50)}   the relay adds ${fmt(pp50 - prp50)} ms at p50`);
   console.log(`  each round's own: ${roundFigures.map(fmt).join(', ')}`);
+  // What the relay adds over the runtime calls it makes itself (with a session ready, the prompt alone).
+  if (config.AGENT_SPARE_SESSION === 'on') console.log(`  runtime prompt alone p50 ${fmt(pct(promptAlone, 50))} ms (of the same samples): with its session ready the relay adds ${fmt(pp50 - pct(promptAlone, 50))} ms at p50 over the one call it makes`);
   if (inside.length) console.log(`  inside the relay process (its log's responseTime) p50 ${fmt(pct(inside, 50))} ms: the hop between processes is ${fmt(pp50 - pct(inside, 50))} ms of the sender's p50`);
   // The relay's synchronous work (store writes, the runtime's events) held up the loop that timed the baseline
   // in the first part, so that part's ratio understates it; the second part's loop timed nothing but requests.

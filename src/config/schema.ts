@@ -89,6 +89,8 @@ export const configSchema = z
     MAX_BODY_BYTES: byteSize.default(256 * 1024),
     INCIDENT_RETENTION: positiveInt.default(1000),
     DELIVERY_RETRY_MAX_MS: positiveInt.default(60_000),
+    /** One agent session kept ready ahead of the next alert, so its delivery is the prompt alone. */
+    AGENT_SPARE_SESSION: z.enum(['on', 'off']).default('on'),
     DEVICE_MCP_URL: optionalUrl,
     /** Bearer for the device tool server at DEVICE_MCP_URL (`npm run devices` takes it as DEVICE_SERVER_TOKEN). */
     DEVICE_MCP_TOKEN: optionalString,

@@ -5,6 +5,8 @@ import type { Incidents } from '../incidents/service';
 import type { Incident } from '../incidents/model';
 import { jitteredBackoff } from '../backoff';
 import type { ModelCheck } from '../agent/model-check';
+import type { SpareSession } from './spare-session';
+import { alreadyPrompted, findEarlierSession, sessionTitle } from './earlier-session';
 
 const ACTIVE_STATES: ReadonlySet<Incident['state']> = new Set(['running', 'awaiting_approval', 'approved', 'denied']);
 /** While runs are held, how often the hold is looked at again: a restored file lets them go by itself. */
@@ -26,6 +28,8 @@ export interface DispatcherOptions {
   mayDeliver?: (incidentId: string) => boolean;
   /** Team relays: takes the incident for delivery in the database; false when another relay has it. */
   claim?: (incidentId: string) => Promise<boolean>;
+  /** A session made ready before the alert: its delivery is then the prompt alone. */
+  spare?: SpareSession;
 }
 
 /** A runtime error as it may be shown: the client's messages never carry credentials. */
@@ -40,7 +44,7 @@ function describeError(error: unknown): string {
  * the whole queue backs off (the runtime is down for everyone, not for one alert).
  */
 export function createDispatcher(opts: DispatcherOptions) {
-  const { incidents, agent, agentName, maxActiveRuns, clock, logger } = opts;
+  const { incidents, agent, agentName, maxActiveRuns, clock, logger, spare: spares } = opts;
   const retryDelay = jitteredBackoff({ baseMs: opts.retryBaseMs ?? 500, maxMs: opts.retryMaxMs, random: opts.random });
   const inFlight = new Map<string, Promise<void>>();
   /** Incidents queued before this process started may already have a session (crash after create). */
@@ -64,11 +68,15 @@ export function createDispatcher(opts: DispatcherOptions) {
       .filter((i) => i.state === 'queued' && !inFlight.has(i.incident_id) && (opts.mayDeliver?.(i.incident_id) ?? true))
       .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.incident_id.localeCompare(b.incident_id));
 
-  async function adoptExistingSession(incidentId: string): Promise<string | null> {
-    const sessions = await agent.listSessions();
-    const found = sessions.find((s) => s.title?.startsWith(`${incidentId} `) && !s.parentID);
-    return found?.id ?? null;
-  }
+  /** Runtime calls made after a delivery (a spare's new name): `stop` waits for them. */
+  const sideCalls = new Set<Promise<void>>();
+  const onTheSide = (call: Promise<void>, what: string, incidentId: string) => {
+    const p = call.catch((error: unknown) => logger.warn({ incident_id: incidentId, err_kind: error instanceof AgentRuntimeError ? error.kind : 'unknown' }, `${what} failed: ${describeError(error)}`));
+    sideCalls.add(p);
+    void p.finally(() => sideCalls.delete(p));
+  };
+  /** Spares taken whose prompt has not gone out yet (a failed attempt keeps the session for the retry). */
+  const unnamed = new Set<string>();
 
   /** True when delivered (the runtime answered): the next queued alert may go. */
   async function deliver(incidentId: string): Promise<boolean> {
@@ -122,34 +130,49 @@ export function createDispatcher(opts: DispatcherOptions) {
         return true;
       }
       let sessionId = incident.session_id;
-      if (!sessionId && needsAdoption.has(incidentId)) {
-        sessionId = await adoptExistingSession(incidentId);
+      const fromBefore = needsAdoption.has(incidentId);
+      if (!sessionId && fromBefore) {
+        const earlier = await findEarlierSession(agent, incident, incidents.promptText(incidentId));
+        sessionId = earlier?.id ?? null;
+        if (earlier?.spare) unnamed.add(earlier.id);
         if (sessionId) {
           incidents.update(incidentId, () => ({ session_id: sessionId }));
           incidents.record(incidentId, 'session.adopted', `Found session ${sessionId} created before a restart`, { session_id: sessionId });
         }
       }
+      const sentBefore = sessionId !== null && fromBefore && (await alreadyPrompted(agent, sessionId));
       needsAdoption.delete(incidentId);
+      const spare = sessionId ? null : (spares?.take() ?? null);
       if (!sessionId) {
-        const title = `${incident.incident_id} ${incident.alert_def_id} ${incident.device_hostname}`;
-        const session = await agent.createSession({ title });
+        if (spare) unnamed.add(spare);
+        const session = spare ? { id: spare } : await agent.createSession({ title: sessionTitle(incident) });
         sessionId = session.id;
         // Lazy: written with the delivery a moment later, not in a store write of its own on the alert's
         // path; a crash in between leaves the incident queued without it, and the session is found
-        // again by its title (needsAdoption), never created twice.
+        // again (by its title, or a spare by its prompt: needsAdoption), never created twice.
         incident = incidents.update(incidentId, () => ({ session_id: session.id }), { lazy: true });
-        incidents.record(incidentId, 'session.created', `Agent session ${session.id} created`, { session_id: session.id });
+        incidents.record(incidentId, 'session.created', `Agent session ${session.id} ${spare ? 'taken (made ready before the alert)' : 'created'}`, { session_id: session.id });
       }
       const text = incidents.promptText(incidentId);
       if (text === undefined) throw new Error('the prompt recorded at intake is missing from the timeline');
-      await agent.promptAsync(sessionId, { agent: agentName, text });
+      // Sent before a crash: a second prompt would start a second run in the same session.
+      if (!sentBefore) await agent.promptAsync(sessionId, { agent: agentName, text });
       const delivered = (cur: Incident) => ({ delivery: { ...cur.delivery, attempts: cur.delivery.attempts + 1, next_attempt_at: null, last_error: null } });
       // The session may have failed already while the prompt was being sent: then only the delivery is noted.
       if (incidents.can(incidentId, 'deliver')) incidents.transition(incidentId, 'deliver', delivered);
       else incidents.update(incidentId, delivered);
-      incidents.record(incidentId, 'prompt.sent', `Prompt sent to ${agentName}`, { session_id: sessionId, agent: agentName });
+      incidents.record(incidentId, 'prompt.sent', sentBefore ? `Prompt reached ${agentName} before a restart; not sent again` : `Prompt sent to ${agentName}`, {
+        session_id: sessionId,
+        agent: agentName,
+        ...(sentBefore ? { sent_before_restart: true } : {}),
+      });
       log.info({ session_id: sessionId }, 'incident delivered to the agent runtime');
       failures = 0;
+      if (unnamed.delete(sessionId)) {
+        // After the answer, off the alert's path: the operator's terminal lists the run under its incident.
+        onTheSide(agent.renameSession(sessionId, sessionTitle(incident)), 'naming the session', incidentId);
+        spares?.fill();
+      }
       return true;
     } catch (error) {
       failures += 1;
@@ -227,13 +250,15 @@ export function createDispatcher(opts: DispatcherOptions) {
         failures = 0;
       }
       pump();
+      spares?.fill();
     },
-    /** At start-up: queued incidents from before a restart go out again. */
+    /** At start-up: queued incidents from before a restart go out again, each in the session it may have. */
     recover() {
       for (const incident of incidents.list()) {
-        if (incident.state === 'queued' && !incident.session_id) needsAdoption.add(incident.incident_id);
+        if (incident.state === 'queued') needsAdoption.add(incident.incident_id);
       }
       pump();
+      spares?.fill();
     },
     /**
      * Holds every run while `check` names a reason (the embedded runtime's agent files differ from
@@ -250,6 +275,8 @@ export function createDispatcher(opts: DispatcherOptions) {
       retryTimer?.cancel();
       retryTimer = null;
       await Promise.allSettled([...inFlight.values()]);
+      await Promise.allSettled([...sideCalls]);
+      await spares?.stop();
     },
   };
 }

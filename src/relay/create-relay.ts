@@ -19,6 +19,7 @@ import { createRunReconciler } from '../incidents/reconcile-runs';
 import { eventsRoutes } from './routes/events';
 import { systemClock } from '../clock';
 import { createDispatcher } from '../delivery/dispatcher';
+import { createSpareSession, localRelayTag } from '../delivery/spare-session';
 import { createBus } from '../events/bus';
 import type { RelayEvents } from '../incidents/events';
 import { isTerminal } from '../incidents/model';
@@ -82,6 +83,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     clock,
     logger,
     ...(deps.team ? { mayDeliver: deps.team.mayDeliver, claim: deps.team.claim } : {}),
+    ...(config.AGENT_SPARE_SESSION === 'on' ? { spare: createSpareSession({ agent, relayTag: deps.team?.relayId ?? localRelayTag(config.RELAY_DATA_DIR), logger }) } : {}),
   });
   const offTeam = deps.team ? followTeam({ team: deps.team, incidents, dispatcher, clock, agent, logger }) : () => {};
   const intake = createIntake({

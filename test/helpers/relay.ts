@@ -28,7 +28,8 @@ export async function relayForTest(opts: {
   proxy?: ProxySettings;
   postCheckPaceS?: number;
 }) {
-  const config = loadConfig({ AGENT_URL: 'http://127.0.0.1:1', AGENT_SERVER_PASSWORD: 'pw', RELAY_LOG_DIR: testLogDir(), ...opts.env });
+  // No spare session unless a test asks: most count the sessions their alerts make (spares: test/relay/spare-session.test.ts).
+  const config = loadConfig({ AGENT_URL: 'http://127.0.0.1:1', AGENT_SERVER_PASSWORD: 'pw', RELAY_LOG_DIR: testLogDir(), AGENT_SPARE_SESSION: 'off', ...opts.env });
   const store = opts.store ?? createPersistentStore({ backend: createMemoryBackend(), retention: config.INCIDENT_RETENTION, logger: silent });
   return createRelay({
     config,

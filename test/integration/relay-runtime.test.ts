@@ -108,10 +108,13 @@ describe('relay against the real opencode server', () => {
     expect(['accepted', 'queued']).toContain(r8.body.status);
     await relay.delivered(r8.body.incident_id as string);
     await relay.delivered(incidentId);
-    // opencode keeps sessions of earlier runs in this project: count by this run's incident ids.
-    const titles = (await client.listSessions()).map((s) => s.title ?? '');
-    expect(titles.filter((t) => t === `${incidentId} AD000002 R7`)).toHaveLength(1);
-    expect(titles.filter((t) => t === `${r8.body.incident_id} AD000002 R8`)).toHaveLength(1);
+    // opencode keeps sessions of earlier runs in this project: count by this run's incident ids. A
+    // session made ready before the alert is named after it once the prompt is in: waited for.
+    await vi.waitFor(async () => {
+      const titles = (await client.listSessions()).map((s) => s.title ?? '');
+      expect(titles.filter((t) => t === `${incidentId} AD000002 R7`)).toHaveLength(1);
+      expect(titles.filter((t) => t === `${r8.body.incident_id} AD000002 R8`)).toHaveLength(1);
+    }, { timeout: 10_000, interval: 50 });
   });
 
   it('simulator prints the session id, and --direct makes a headed incident whose prompt is the one the relay sends', async () => {
@@ -167,8 +170,10 @@ describe('nothing lost when the runtime or the relay goes down', () => {
       const first = await firstUserMessage(client, delivered.session_id as string);
       expect(parsePromptText(first.text).incident_id).toBe(id);
       // Retries during the runtime's start-up must not leave a second session behind.
-      const sessions = (await client.listSessions()).filter((s) => s.title?.startsWith(`${id} `));
-      expect(sessions.map((s) => s.id)).toEqual([delivered.session_id]);
+      await vi.waitFor(async () => {
+        const sessions = (await client.listSessions()).filter((s) => s.title?.startsWith(`${id} `));
+        expect(sessions.map((s) => s.id)).toEqual([delivered.session_id]);
+      }, { timeout: 10_000, interval: 50 });
       await client.close();
     } finally {
       await relay.stop();
@@ -199,8 +204,10 @@ describe('nothing lost when the runtime or the relay goes down', () => {
         { timeout: 30_000, interval: 100 },
       );
       const client = observerClient(runtime.endpoint);
-      const sessions = (await client.listSessions()).filter((s) => s.title?.startsWith(`${id} `));
-      expect(sessions.map((s) => s.id)).toEqual([delivered.session_id]);
+      await vi.waitFor(async () => {
+        const sessions = (await client.listSessions()).filter((s) => s.title?.startsWith(`${id} `));
+        expect(sessions.map((s) => s.id)).toEqual([delivered.session_id]);
+      }, { timeout: 10_000, interval: 50 });
       await client.close();
     } finally {
       await second.stop();

@@ -21,6 +21,7 @@ export const SETTING_DESCRIPTIONS: Record<keyof RelayConfig, string> = {
   MAX_BODY_BYTES: 'Largest accepted request body.',
   INCIDENT_RETENTION: 'Finished incidents kept; open ones are never dropped.',
   DELIVERY_RETRY_MAX_MS: 'Longest wait between delivery retries to the runtime.',
+  AGENT_SPARE_SESSION: 'on: one agent session is made ready before the next alert (listed as "Fault Relay: ready for the next alert"), so a delivery is one runtime call; off: each alert creates its own.',
   DEVICE_MCP_URL: 'Device tool server, checked by /health/deep; unset: check skipped.',
   DEVICE_MCP_TOKEN: 'Bearer the relay sends to the device tool server at DEVICE_MCP_URL (npm run devices: DEVICE_SERVER_TOKEN); never given to the runtime.',
   TEAM_RELAY_URL: 'Tray only: "team relay" mode. The tray follows this relay (incidents, approvals, decisions as you) and runs no relay or runtime here; unset: "this laptop".',
