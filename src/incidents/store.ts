@@ -48,6 +48,8 @@ export interface IncidentStore {
    * of the incidents it creates (src/incidents/ids.ts) so no two relays make the same id.
    */
   readonly idTag?: string;
+  /** Ids not in memory that a new incident must not take (the database holds them, or did). */
+  idTaken?(incidentId: string): boolean;
   /** Writes are made durable by `flush`, not when they return: the intake awaits it before its 202. */
   readonly writesBehind?: boolean;
   /** Flushes anything written lazily and lets go of connections. */

@@ -116,7 +116,7 @@ export function createIntake(opts: IntakeOptions) {
     };
   }
 
-  async function createDurably(alert: SourcedAlert): Promise<Incident> {
+  async function createDurably(alert: SourcedAlert): Promise<Incident | AcceptedResponse> {
     const incident = incidents.create(newIncidentFrom(alert.normalized(), mode));
     try {
       await madeDurable();
@@ -128,7 +128,12 @@ export function createIntake(opts: IntakeOptions) {
       throw error;
     }
     refusedCreations.delete(incident.dedup_key);
-    return incident;
+    if (incidents.get(incident.incident_id)) return incident;
+    // Folded while it was written (another relay's open incident for the fault): its alert is
+    // counted there, and the answer names that incident, never an id this relay no longer holds.
+    const survivor = incidents.findOpen(incident.dedup_key);
+    if (!survivor) throw refused(new StoreUnavailableError(`the incident ${incident.incident_id} was not kept by the database`));
+    return { status: 'duplicate', incident_id: survivor.incident_id, alert_def_id: survivor.alert_def_id, session_id: survivor.session_id, occurrences: survivor.occurrences };
   }
 
   async function deliverNew(incident: Incident): Promise<AcceptedResponse> {

@@ -148,7 +148,14 @@ export async function createPgStore(opts: PgStoreOptions): Promise<SharedInciden
     }
   }
 
+  /**
+   * Ids memory let go of that the database holds or was asked to hold (folded away, or found
+   * taken by another incident): a new incident never takes one again, whatever the clock says.
+   */
+  const retired = new Set<string>();
   function dropped(id: string) {
+    retired.add(id);
+    if (retired.size > 10_000) retired.delete(retired.values().next().value as string);
     index.delete(id);
     owners.delete(id);
     persisted.delete(id);
@@ -234,6 +241,7 @@ export async function createPgStore(opts: PgStoreOptions): Promise<SharedInciden
     pool,
     writesBehind: true,
     get: (id) => index.get(id),
+    idTaken: (id) => retired.has(id),
     list: () => [...index.values()].sort(newestFirst),
     ownerOf: (id) => owners.get(id),
     put(incident, putOpts) {

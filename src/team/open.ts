@@ -9,12 +9,12 @@ import { teamRepository } from '../store-pg/team-repository';
  * coordinator (not yet started: the relay starts it once it listens). Fails in words when the
  * database cannot be reached at start: a relay that cannot keep alerts must not accept them.
  */
-export async function openTeamStore(opts: { url: string; retention: number; leaseMs: number; logger: Logger; relayId?: string; name?: string; heartbeatMs?: number; lockWaitMs?: number; queryTimeoutMs?: number }): Promise<{ store: SharedIncidentStore; coordinator: TeamCoordinator }> {
+export async function openTeamStore(opts: { url: string; retention: number; leaseMs: number; logger: Logger; relayId?: string; name?: string; heartbeatMs?: number; lockWaitMs?: number; queryTimeoutMs?: number; retryBaseMs?: number; retryMaxMs?: number }): Promise<{ store: SharedIncidentStore; coordinator: TeamCoordinator }> {
   const logger = opts.logger.child({ component: 'team' });
   const pool = createPool({ url: opts.url, logger, ...(opts.queryTimeoutMs ? { queryTimeoutMs: opts.queryTimeoutMs } : {}) });
   try {
     await migrate(pool, logger);
-    const store = await createPgStore({ pool, relayId: opts.relayId ?? newRelayId(), retention: opts.retention, logger });
+    const store = await createPgStore({ pool, relayId: opts.relayId ?? newRelayId(), retention: opts.retention, logger, ...(opts.retryBaseMs ? { retryBaseMs: opts.retryBaseMs } : {}), ...(opts.retryMaxMs ? { retryMaxMs: opts.retryMaxMs } : {}) });
     const coordinator = createTeamCoordinator({ store, databaseUrl: opts.url, leaseMs: opts.leaseMs, logger, ...(opts.name ? { name: opts.name } : {}), ...(opts.heartbeatMs ? { heartbeatMs: opts.heartbeatMs } : {}), ...(opts.lockWaitMs ? { lockWaitMs: opts.lockWaitMs } : {}) });
     store.probe = async () => {
       const started = process.hrtime.bigint();
