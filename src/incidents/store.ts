@@ -7,6 +7,10 @@ export interface StoreHealth {
   /** Writes accepted but not yet durable (the database is away or slow). */
   pending_writes: number;
   error?: string;
+  /** Writes the database refused for what they held since start: set aside, the rest committed. */
+  refused_writes?: number;
+  /** The last of those: which incident, and the database's reason. */
+  last_refused?: string;
 }
 
 /** /health/deep's store check: the health above, and for a database a live round trip. */

@@ -33,7 +33,7 @@ import { httpDeviceProbe, messagingHealth } from './health-checks';
 import { createIntake } from './intake';
 import { createAlertSources } from './alert-sources';
 import { createModelCheck } from '../agent/model-check';
-import { standingWarnings } from './standing-warnings';
+import { standingWarnings, storeWarnings } from './standing-warnings';
 import { createHeadedIntake } from './headed-intake';
 import { terminalQuestion } from '../approvals/terminal-question';
 import { createPresence } from './presence';
@@ -222,6 +222,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     warnings: () => [
       ...standingWarnings({ whenUnattended: config.APPROVAL_WHEN_UNATTENDED, channels: approvals.channels(), model: modelCheck.current() }),
       ...[...laterWarnings].flatMap((source) => source()),
+      ...storeWarnings(store.health()),
     ],
     model: () => modelCheck.refresh(),
     store: async () => (store.probe ? store.probe() : store.health()),

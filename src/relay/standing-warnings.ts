@@ -1,4 +1,5 @@
 import type { ModelStatus } from '../agent/model-check';
+import type { StoreHealth } from '../incidents/store';
 
 /**
  * What stays wrong until someone changes the configuration: shown on `/health`, in `/ui` and
@@ -13,4 +14,11 @@ export function standingWarnings(input: { whenUnattended: 'approve' | 'deny'; ch
     out.push('No approval channel (no Webex room, no tray): every configuration change a relay-started run asks for is denied. Headed runs are decided in the terminal.');
   }
   return out;
+}
+
+/** Writes the database refused for what they held: set aside (the rest committed) until someone looks. */
+export function storeWarnings(health: StoreHealth): string[] {
+  if (!health.refused_writes) return [];
+  const n = health.refused_writes;
+  return [`The incident database refused ${n === 1 ? 'a write' : `${n} writes`} for what ${n === 1 ? 'it' : 'they'} held (last: ${health.last_refused ?? 'unknown'}): set aside, every other write committed. See the incident's timeline and the relay log.`];
 }
