@@ -18,6 +18,12 @@ export interface UnstorableText {
 export const escapedText = (text: string) =>
   text.replace(new RegExp(UNSTORABLE.source, 'g'), (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
+/**
+ * A person's reason typed in a chat card or the terminal, made storable: what no store can hold
+ * becomes U+FFFD. Their decision is not refused over a character they cannot see.
+ */
+export const storableText = (text: string) => text.replace(new RegExp(UNSTORABLE.source, 'g'), '\ufffd');
+
 const what = (text: string) => (text.includes('\u0000') ? 'a NUL character (\\u0000)' : 'a lone UTF-16 surrogate (not Unicode text)');
 
 /** The first string (value or key) in a value that no store can hold, or undefined. */

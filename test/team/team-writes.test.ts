@@ -7,9 +7,10 @@ import { noPostgres, testConnection, usePostgres } from '../helpers/postgres';
 import { teamMember } from './team-relays';
 
 /**
- * An incident that ends while PostgreSQL is away: its end is written when the database is back,
- * in the same commit as its fault's next incident, and must come first. Every alert answered 202
- * is counted on the incident it was answered with, and no id names two incidents.
+ * What a team relay answered 202 is stored where it was answered. An incident that ends while
+ * PostgreSQL is away: its end is written when the database is back, in the same commit as its
+ * fault's next incident, and must come first; no id names two incidents. An alert the database
+ * refuses to store (a rule the relay's door does not know) is answered 503 alone.
  */
 const pg = usePostgres();
 
@@ -64,5 +65,32 @@ describe.skipIf(Boolean(noPostgres))('team relay: an incident ended while the da
       ended = latest.get('10.0.0.2') as string;
       // The new fault's incident is left open; the next round ends this fault's again.
     }
+  });
+});
+
+describe.skipIf(Boolean(noPostgres))('team relay: an alert the database refuses to store', () => {
+  it('is answered 503 saying so, each time, and never holds up the alerts after it', { timeout: 60_000 }, async () => {
+    const url = await pg.freshDatabase();
+    const a = await teamMember(url, { retryMs: 50 });
+    const db: Client = await testConnection(url);
+    onTestFinished(() => db.end());
+    // A rule of the database's that the relay's door knows nothing of.
+    await db.query("ALTER TABLE incidents ADD CONSTRAINT no_lab_peer CHECK (doc->'alert_vars'->>'neighbor_ip' IS DISTINCT FROM '10.9.9.9')");
+    for (const round of [1, 2]) {
+      const refused = await post(a.relay, '10.9.9.9');
+      expect(refused.statusCode, refused.body).toBe(503);
+      expect(refused.json().error.message).toMatch(/refused to store INC-.*check constraint "no_lab_peer"/);
+      expect(refused.json().error.message).not.toMatch(/not reachable/);
+      const taken = await post(a.relay, `10.0.${round}.1`);
+      expect(taken.statusCode, taken.body).toBe(202);
+      expect((await post(a.relay, `10.0.${round}.1`)).json()).toMatchObject({ status: 'duplicate', occurrences: 2 });
+    }
+    const rows = await db.query<{ neighbor: string; occurrences: number }>("SELECT doc->'alert_vars'->>'neighbor_ip' AS neighbor, occurrences FROM incidents ORDER BY neighbor");
+    expect(rows.rows).toEqual([
+      { neighbor: '10.0.1.1', occurrences: 2 },
+      { neighbor: '10.0.2.1', occurrences: 2 },
+    ]);
+    const health = await a.relay.app.inject({ method: 'GET', url: '/health' });
+    expect(health.json().warnings.join('\n')).toMatch(/The incident database refused 2 writes .*set aside, every other write committed/);
   });
 });
