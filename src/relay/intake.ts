@@ -107,13 +107,23 @@ export function createIntake(opts: IntakeOptions) {
       incidents.record(open.incident_id, 'alert.repeated', `Same alert again (${updated.occurrences} so far)`, { occurrences: updated.occurrences });
     }
     logger.debug({ incident_id: open.incident_id, occurrences: updated.occurrences }, 'duplicate alert folded into open incident');
-    return {
-      status: 'duplicate',
-      incident_id: updated.incident_id,
-      alert_def_id: updated.alert_def_id,
-      session_id: updated.session_id,
-      occurrences: updated.occurrences,
-    };
+    return incidents.get(open.incident_id) ? duplicateOf(updated) : survivorOf(open);
+  }
+
+  // (Declarations: they are reached after the `return` above.)
+  function duplicateOf(i: Incident): AcceptedResponse {
+    return { status: 'duplicate', incident_id: i.incident_id, alert_def_id: i.alert_def_id, session_id: i.session_id, occurrences: i.occurrences };
+  }
+
+  /**
+   * An incident folded while it was written (another relay's open incident for the fault, made
+   * while this one could not reach the database): its alerts are counted on that one, and the
+   * answer names it, never an id this relay no longer holds.
+   */
+  function survivorOf(folded: Incident): AcceptedResponse {
+    const survivor = incidents.findOpen(folded.dedup_key);
+    if (!survivor) throw refused(new StoreUnavailableError(`the incident ${folded.incident_id} was not kept by the database`));
+    return duplicateOf(survivor);
   }
 
   async function createDurably(alert: SourcedAlert): Promise<Incident | AcceptedResponse> {
@@ -128,12 +138,7 @@ export function createIntake(opts: IntakeOptions) {
       throw error;
     }
     refusedCreations.delete(incident.dedup_key);
-    if (incidents.get(incident.incident_id)) return incident;
-    // Folded while it was written (another relay's open incident for the fault): its alert is
-    // counted there, and the answer names that incident, never an id this relay no longer holds.
-    const survivor = incidents.findOpen(incident.dedup_key);
-    if (!survivor) throw refused(new StoreUnavailableError(`the incident ${incident.incident_id} was not kept by the database`));
-    return { status: 'duplicate', incident_id: survivor.incident_id, alert_def_id: survivor.alert_def_id, session_id: survivor.session_id, occurrences: survivor.occurrences };
+    return incidents.get(incident.incident_id) ? incident : survivorOf(incident);
   }
 
   async function deliverNew(incident: Incident): Promise<AcceptedResponse> {
