@@ -39,7 +39,8 @@ export interface JournalOptions {
 /**
  * The team store's write-behind queue: puts coalesced per incident, timeline lines in order,
  * evictions; one transaction per batch, one batch at a time. A batch that fails goes back in
- * front of what was written since and is retried with backoff until the database is back.
+ * front of what was written since and is retried with backoff until the database is back; one
+ * the database refuses for what it holds is split, and only the writes refused alone are set aside.
  */
 export function createJournal(opts: JournalOptions) {
   const { pool, relayId: me, logger } = opts;
