@@ -7,7 +7,7 @@ import { startEmbeddedRuntime, type EmbeddedRuntime } from '../agent/embedded';
 import type { Clock } from '../clock';
 import { loadConfig } from '../config/load';
 import { SECRET_KEYS, type RelayConfig } from '../config/schema';
-import { createConfBackends } from '../incidents/conf-backend';
+import { createFileBackends } from '../incidents/file-backend';
 import { createPersistentStore } from '../incidents/persistent-store';
 import type { IncidentStore, KeyValueBackend } from '../incidents/store';
 import { WEBEX_CHANNEL } from '../messaging/webex-channel';
@@ -92,7 +92,7 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
 
   // A team relay keeps incidents in PostgreSQL with the other relays on it; the laptop in files.
   const team = config.DATABASE_URL ? await openTeamStore({ url: config.DATABASE_URL, retention: config.INCIDENT_RETENTION, leaseMs: config.RELAY_LEASE_MS, logger, relayId: teamRelayId(config, opts.port) }) : undefined;
-  const backends = opts.backends ?? (team ? undefined : createConfBackends(dataDir));
+  const backends = opts.backends ?? (team ? undefined : createFileBackends(dataDir));
   const store: IncidentStore =
     team?.store ??
     createPersistentStore({

@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { linesSha256 } from '../../src/approvals/lines';
 import { createLabDeviceTools, DeviceToolError, type DeviceTools, WITHOUT_PROVISIONAL } from '../../src/artifacts/device-tools';
 import { withProvisional } from '../helpers/provisional-stand-in';
-import { createConfBackends } from '../../src/incidents/conf-backend';
+import { createFileBackends } from '../../src/incidents/file-backend';
 import { createPersistentStore } from '../../src/incidents/persistent-store';
 import type { IncidentStore } from '../../src/incidents/store';
 import { startLab } from '../../src/lab/server';
@@ -31,7 +31,7 @@ afterEach(async () => {
 });
 
 const storeIn = (dir: string) =>
-  createPersistentStore({ ...((b) => ({ backend: b.open, archive: b.archive }))(createConfBackends(dir)), timelineDir: join(dir, 'timelines'), retention: 1000, logger: silent });
+  createPersistentStore({ ...((b) => ({ backend: b.open, archive: b.archive }))(createFileBackends(dir)), timelineDir: join(dir, 'timelines'), retention: 1000, logger: silent });
 
 /** A relay with the desktop channel live (so approvals wait for a human), the lab behind the guard, and MCP clients. */
 async function start(opts: { deviceTools?: DeviceTools; store?: IncidentStore; agent?: ReturnType<typeof createStubRuntime>; clock?: ReturnType<typeof manualClock> } = {}) {
