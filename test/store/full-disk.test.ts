@@ -20,7 +20,7 @@ const auth = { authorization: 'Bearer disk-secret' };
 function smallDisk(): string {
   const dir = tempDir('fault-relay-disk-');
   execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=2m,mode=0700', 'tmpfs', dir]);
-  onTestFinished(() => execFileSync('umount', ['-l', dir]));
+  onTestFinished(() => void execFileSync('umount', ['-l', dir]));
   return dir;
 }
 
