@@ -7,6 +7,7 @@ import { startEmbeddedRuntime, type EmbeddedRuntime } from '../agent/embedded';
 import type { Clock } from '../clock';
 import { loadConfig } from '../config/load';
 import { SECRET_KEYS, type RelayConfig } from '../config/schema';
+import { watchClockSteps } from '../clock-steps';
 import { createFileBackends } from '../incidents/file-backend';
 import { createPersistentStore } from '../incidents/persistent-store';
 import type { IncidentStore, KeyValueBackend } from '../incidents/store';
@@ -150,6 +151,9 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
     });
   }
   // Degraded (too many websockets, Socket Mode off) or a foreign connection: a standing warning, not a log line only.
+  // A wall-clock step moves every expiry and deadline at once: /health says so while it is recent.
+  const clockSteps = watchClockSteps({ onStep: (step) => logger.warn(step, 'the wall clock stepped') });
+  const offClockWarnings = relay.addStandingWarnings(clockSteps.warnings);
   const offSlackWarnings = slack ? relay.addStandingWarnings(() => [slack.status().degraded, slack.status().warning].filter((w): w is string => Boolean(w))) : () => {};
   opts.scrubber?.add(relay.toolsToken);
   opts.scrubber?.add(relay.terminalSecret);
@@ -191,6 +195,8 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
     }
   } catch (error) {
     offRuntimeFilesWarning();
+    clockSteps.stop();
+    offClockWarnings();
     await relay.close();
     await team?.store.pool.end();
     throw error;
@@ -226,6 +232,8 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
         offRuntimeFilesWarning();
         await bot?.stop().catch((error: unknown) => logger.warn({ err: error }, 'Webex bot did not stop cleanly'));
         offSlackWarnings();
+        clockSteps.stop();
+        offClockWarnings();
         await slack?.stop().catch((error: unknown) => logger.warn({ err: error }, 'Slack did not stop cleanly'));
         if (embedded) removeRuntimeAttach(dataDir);
         await team?.coordinator.stop();

@@ -198,6 +198,24 @@ describe('approval gate', () => {
     hold.resolve();
   });
 
+  it('a decision after the wall clock stepped past expires_at is refused: the request expires then, and nothing is applied', async () => {
+    injectFault();
+    // The wall clock jumps an hour ahead (NTP after a laptop's sleep); the TTL's timer has not fired.
+    const base = manualClock(new Date().toISOString());
+    let stepMs = 0;
+    const clock = { ...base, now: () => new Date(base.now().getTime() + stepMs) };
+    const t = await start({ clock });
+    const id = await t.fire();
+    await t.ask(id);
+    expect(t.relay.incidents.get(id)?.approval_request?.status).toBe('pending');
+    stepMs = 60 * 60_000;
+    const answer = t.relay.approvals.decide(id, 'APPROVED', { id: 'alice' }, 'desktop');
+    expect(answer).toMatchObject({ status: 'already_decided', approval: { decision: 'EXPIRED', channel: 'ttl' } });
+    expect(t.relay.incidents.get(id)).toMatchObject({ state: 'escalated', approval_request: { status: 'expired' } });
+    expect((await t.config(id, REPAIR)).text).toMatch(/already escalated/);
+    expect(lab.lab.configChanges()).toBe(0);
+  });
+
   it('a run that ends while its approval is pending leaves nothing to approve', async () => {
     const t = await start();
     const id = await t.fire();
