@@ -1,4 +1,4 @@
-import { mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { incidentSchema, isTerminal, timelineEntrySchema, type Incident, type TimelineEntry } from './model';
@@ -14,28 +14,23 @@ const INDEX_KEY = 'incidents';
 const RETRY_MS = 2_000;
 
 export interface PersistentStoreOptions {
-  /** Open incidents: rewritten on every state change, so kept to what is open. */
+  /** Open incidents, as of the last compaction (or every write, without a log). */
   backend: KeyValueBackend;
-  /**
-   * Finished incidents, up to `retention`: written once per incident when it ends. Without
-   * it everything shares `backend` (tests, throwaway relays).
-   */
+  /** Finished incidents, up to `retention`. Without it everything shares `backend` (tests, throwaway relays). */
   archive?: KeyValueBackend;
   /** Append-only JSONL timelines; in memory when omitted (tests). */
   timelineDir?: string;
   /** How many terminal incidents to keep. Open incidents are never evicted. */
   retention: number;
   logger: Logger;
-  /** How long a write of an open incident may wait to be coalesced with others into the index. */
-  lazyFlushMs?: number;
   /**
-   * Where a write of an open incident is made durable before it returns: one line appended per
-   * write (a repeat's few fields, or the whole record), folded into the index at start. Default
-   * `repeats.log` in `timelineDir` (there only while writes wait for the index); none without a
-   * `timelineDir` (tests), where lazy writes live in memory until coalesced and the rest rewrite
-   * the index at once.
+   * Where every write is made durable before it returns: one line appended per write (a repeat's
+   * few fields, or the whole record). Default `repeats.log` in `timelineDir`; none without a
+   * `timelineDir` (tests), where every write rewrites the index at once.
    */
   repeatsLog?: string;
+  /** The log is compacted into the index once it is this long and as long as the index was. */
+  compactAtBytes?: number;
 }
 
 export function createPersistentStore(opts: PersistentStoreOptions): IncidentStore {
@@ -57,31 +52,32 @@ export function createPersistentStore(opts: PersistentStoreOptions): IncidentSto
   const appenders = createTimelineAppenders(timelinePath);
 
   /**
-   * A write answered for (a 202, a delivery) must survive kill -9, and rewriting the index for
-   * each one would cost every alert a rewrite of all open incidents, made durable with an fsync
-   * (milliseconds each, twice on a new alert's path: its creation and its delivery): each write is
-   * appended here instead (to the page cache, synchronously, which kill -9 does not lose), and the
-   * index is rewritten at most every `lazyFlushMs`, after which the log is removed. A crash
-   * between the two replays lines the index already has, in the order written: that changes nothing.
+   * Every write answered for (a 202, a delivery, an outcome) must survive kill -9 without costing
+   * a rewrite of the index: it is appended to the log (the page cache, synchronously, which
+   * kill -9 does not lose). The index files are rewritten only when the log has grown as long as
+   * they are (so the cost per write does not grow with the number of incidents), in chunks off
+   * the alert's path: the log is first set aside as `.old`, every later write goes to a new log,
+   * and `.old` is removed once both files hold everything it had. A start replays `.old`, then
+   * the log, over the files, in the order written.
    */
-  const repeatsPath = opts.repeatsLog ?? (timelineDir ? join(timelineDir, 'repeats.log') : undefined);
-  const leftover = repeatsPath ? replayRepeats(repeatsPath, index) : false;
-  const repeats = repeatsPath ? createAppendFile(repeatsPath) : undefined;
-  /** Whether the log is on disk: written since the index was, or left by a stop before it. */
-  let repeatsOnDisk = leftover;
+  const logPath = opts.repeatsLog ?? (timelineDir ? join(timelineDir, 'repeats.log') : undefined);
+  const oldLogPath = logPath && `${logPath}.old`;
+  const leftover = logPath ? [replayRepeats(oldLogPath!, index), replayRepeats(logPath, index)].some(Boolean) : false;
+  const log = logPath ? createAppendFile(logPath) : undefined;
+  let logBytes = 0;
+  /** Learnt at each compaction: what the files take per incident, to know when the log has grown as long. */
+  let bytesPerIncident = 1_000;
+  const compactAt = opts.compactAtBytes ?? 1024 * 1024;
 
   /** The disk error that refused the last write, until a write goes through again. */
   let diskError: string | undefined;
+  let retryTimer: NodeJS.Timeout | null = null;
   const noteDiskError = (error: unknown) => {
     const message = error instanceof Error ? error.message : String(error);
     if (diskError === undefined) logger.error({ err: error }, 'the data folder refused a write: alerts and decisions are answered 503 until it takes writes again');
     diskError = message;
-    retryLater();
-  };
-  const wrote = () => {
-    if (diskError === undefined) return;
-    diskError = undefined;
-    logger.info('the data folder takes writes again');
+    retryTimer ??= setTimeout(retry, RETRY_MS);
+    retryTimer.unref?.();
   };
   const unavailable = (error: unknown): Error => {
     if (!isDiskError(error)) return error instanceof Error ? error : new Error(String(error));
@@ -111,14 +107,15 @@ export function createPersistentStore(opts: PersistentStoreOptions): IncidentSto
     const text = (b?.lines.join('') ?? '') + extra;
     if (!text) return;
     try {
-      repeats!.append(text);
+      log!.append(text);
     } catch (error) {
       const refused = unavailable(error);
       b?.settle(refused);
       throw refused;
     }
-    repeatsOnDisk = true;
+    logBytes += Buffer.byteLength(text);
     b?.settle();
+    if (logBytes >= Math.max(compactAt, index.size * bytesPerIncident)) compactSoon();
   };
   const logWrite = (incident: Incident, lazy: boolean) => {
     if (lazy) {
@@ -139,48 +136,68 @@ export function createPersistentStore(opts: PersistentStoreOptions): IncidentSto
     // In the order written: a replay must end at this record, not at a repeat before it.
     writeBatch(`${JSON.stringify({ f: incident } satisfies RecordLine)}\n`);
   };
-  /** The index holds every logged repeat now (lazy writes are to open incidents; a finished one's rewrites the archive at once). */
-  const repeatsWritten = () => {
-    repeats?.close();
-    if (repeatsOnDisk) rmSync(repeatsPath as string, { force: true });
-    repeatsOnDisk = false;
+
+  const lists = () => {
+    const all = [...index.values()];
+    return split ? { open: all.filter((i) => !isTerminal(i.state)), done: all.filter((i) => isTerminal(i.state)) } : { open: all, done: [] };
+  };
+  /** Without a log: an open incident's change rewrites the open file only, an ending both. */
+  const persistWrite = (incident: Incident, wasOpen: boolean) => {
+    const { open, done } = lists();
+    if (isTerminal(incident.state) && split) archive.set(INDEX_KEY, done);
+    if (!isTerminal(incident.state) || wasOpen || !split) backend.set(INDEX_KEY, open);
+  };
+  /** Both files at once, synchronously (start and stop). */
+  const persist = () => {
+    const { open, done } = lists();
+    if (split) archive.set(INDEX_KEY, done);
+    backend.set(INDEX_KEY, open);
+  };
+  /** Start and stop: the files take everything, and the logs go. */
+  const persistAll = () => {
+    writeBatch();
+    persist();
+    log?.close();
+    if (logPath) for (const p of [oldLogPath!, logPath]) rmSync(p, { force: true });
+    logBytes = 0;
   };
 
-  let flushTimer: NodeJS.Timeout | null = null;
-  /** Rewrites the open index; the repeats log is removed only once the index holding its lines is written whole. */
-  const persistOpen = () => {
-    if (flushTimer) clearTimeout(flushTimer);
-    flushTimer = null;
-    const all = [...index.values()];
-    backend.set(INDEX_KEY, split ? all.filter((i) => !isTerminal(i.state)) : all);
-    repeatsWritten();
+  let compacting: Promise<void> | undefined;
+  const compactSoon = () => {
+    if (compacting || !logPath) return;
+    compacting = compact()
+      .then(() => (diskError !== undefined && pendingLines.length === 0 ? ((diskError = undefined), logger.info('the data folder takes writes again')) : undefined))
+      .catch((error: unknown) => noteDiskError(error))
+      .finally(() => (compacting = undefined));
   };
-  const persistArchive = () => {
-    if (split) archive.set(INDEX_KEY, [...index.values()].filter((i) => isTerminal(i.state)));
-  };
-  /** The coalesced rewrite, and the retry after a refused write: a failure keeps the log and tries again. */
-  const flushIndex = () => {
-    flushTimer = null;
+  async function compact() {
+    // An `.old` left by a compaction that failed is still to be folded in: it stays until one succeeds.
+    if (!existsSync(oldLogPath!)) {
+      log!.close();
+      if (existsSync(logPath!)) renameSync(logPath!, oldLogPath!);
+      logBytes = 0;
+    }
+    const { open, done } = lists();
+    const write = async (b: KeyValueBackend, list: Incident[]) => (b.setList ? b.setList(INDEX_KEY, list) : (b.set(INDEX_KEY, list), list.length * bytesPerIncident));
+    const bytes = (split ? await write(archive, done) : 0) + (await write(backend, open));
+    rmSync(oldLogPath!, { force: true });
+    if (index.size > 0) bytesPerIncident = Math.max(200, bytes / (open.length + done.length || 1));
+  }
+  function retry() {
+    retryTimer = null;
     try {
       writePendingLines();
-      persistOpen();
-      wrote();
     } catch (error) {
-      noteDiskError(error);
+      return noteDiskError(error);
     }
-  };
-  function retryLater() {
-    flushTimer ??= setTimeout(flushIndex, RETRY_MS);
-    flushTimer.unref?.();
-  }
-  // Incidents that ended while stored among the open ones (an older layout) move to the archive;
-  // repeats logged before a crash go into the index. On a full disk the relay starts all the same.
-  if (leftover || (split && (Array.isArray(backend.get(INDEX_KEY)) ? (backend.get(INDEX_KEY) as Incident[]) : []).some((i) => isTerminal(i.state)))) {
-    try {
-      persistArchive();
-      persistOpen();
-    } catch (error) {
-      noteDiskError(error);
+    if (logPath) compactSoon();
+    else {
+      try {
+        persist();
+        diskError = undefined;
+      } catch (error) {
+        noteDiskError(error);
+      }
     }
   }
 
@@ -196,19 +213,15 @@ export function createPersistentStore(opts: PersistentStoreOptions): IncidentSto
       rmSync(timelinePath(old.incident_id), { force: true });
     }
   };
-
-  /** A finished incident: durable once the archive holds it; the open index follows, or its retry does. */
-  const putTerminal = (wasOpen: boolean) => {
+  // Writes logged before a stop go into the files; on a full disk the relay starts all the same.
+  if (leftover) {
     evict();
-    if (!split) return persistOpen();
-    persistArchive();
-    if (!wasOpen) return;
     try {
-      persistOpen();
+      persistAll();
     } catch (error) {
       noteDiskError(error);
     }
-  };
+  }
 
   return {
     get: (id) => index.get(id),
@@ -216,24 +229,17 @@ export function createPersistentStore(opts: PersistentStoreOptions): IncidentSto
     put(incident, putOpts) {
       const id = incident.incident_id;
       const before = index.get(id);
-      const wasOpen = !isTerminal(before?.state ?? 'queued');
       index.set(id, incident);
+      if (isTerminal(incident.state)) evict();
       try {
-        if (isTerminal(incident.state)) putTerminal(wasOpen);
-        // Without a log only a lazy write may wait for the index.
-        else if (!putOpts?.lazy && !repeatsPath) persistOpen();
-        else logWrite(incident, Boolean(putOpts?.lazy));
+        if (logPath) logWrite(incident, Boolean(putOpts?.lazy));
+        else persistWrite(incident, !isTerminal(before?.state ?? 'queued'));
       } catch (error) {
         // Not recorded, so not held: the caller is told, and memory says what the disk says.
         if (before) index.set(id, before);
         else index.delete(id);
         throw unavailable(error);
       }
-      if (isTerminal(incident.state) || !repeatsPath) return;
-      // Once a second: the rewrite is synchronous and made durable with an fsync (milliseconds on a busy
-      // disk), which holds up whatever alert is in flight; the log keeps everything meanwhile.
-      flushTimer ??= setTimeout(flushIndex, opts.lazyFlushMs ?? 1_000);
-      flushTimer.unref?.();
     },
     appendTimeline(id, entry) {
       if (!timelineDir) {
@@ -257,18 +263,17 @@ export function createPersistentStore(opts: PersistentStoreOptions): IncidentSto
     // Every write above is durable when it returns, except lazy ones: those when this resolves.
     flush: () => batch?.done ?? Promise.resolve(),
     // With a log, the intake awaits `flush` before a repeat's 202.
-    writesBehind: Boolean(repeatsPath),
+    writesBehind: Boolean(logPath),
     health: () => ({ backend: timelineDir ? 'file' : 'memory', ok: diskError === undefined, pending_writes: pendingLines.length, ...(diskError ? { error: diskError } : {}) }),
     async close() {
-      if (flushTimer) clearTimeout(flushTimer);
+      if (retryTimer) clearTimeout(retryTimer);
+      await compacting;
       try {
-        writeBatch();
         writePendingLines();
-        persistArchive();
-        persistOpen();
+        persistAll();
       } catch (error) {
-        // The repeats log stays: the next start folds it in.
-        logger.error({ err: error }, 'could not write the incident index at stop; the next start reads the repeats log');
+        // The logs stay: the next start folds them in.
+        logger.error({ err: error }, 'could not write the incident index at stop; the next start reads the log');
       }
       appenders.closeAll();
     },

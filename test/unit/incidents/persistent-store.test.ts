@@ -64,7 +64,7 @@ describe('persistent incident store', () => {
       s.appendTimeline(`INC-${n}`, { at: 'x', type: 't', message: 'm' });
     }
     expect(s.list().map((i) => i.incident_id)).toEqual(['INC-4', 'INC-3', 'INC-0']);
-    expect(readdirSync(join(dir, 'timelines')).sort()).toEqual(['INC-3.jsonl', 'INC-4.jsonl']);
+    expect(readdirSync(join(dir, 'timelines')).filter((f) => f.endsWith('.jsonl')).sort()).toEqual(['INC-3.jsonl', 'INC-4.jsonl']);
     expect(open(dir, 2).list()).toHaveLength(3);
   });
 
