@@ -14,17 +14,23 @@ export interface ConfirmRow {
   /** The owner's answer (a ConfirmResult as JSON), once applied. */
   result: unknown;
   applied_at: string | null;
+  /** HMAC under the relays' decision key (src/team/decision-seal.ts); null on rows written without one. */
+  mac: string | null;
 }
 
 export function confirmRepository(db: Queryable) {
   return {
     /** Records the confirm unless one was recorded for that change already; true when this one is first. */
-    async record(row: Pick<ConfirmRow, 'incident_id' | 'change_id' | 'by_name' | 'requested_at' | 'received_by'>): Promise<boolean> {
+    async record(row: Pick<ConfirmRow, 'incident_id' | 'change_id' | 'by_name' | 'requested_at' | 'received_by' | 'mac'>): Promise<boolean> {
       const res = await db.query(
-        `INSERT INTO confirms (incident_id, change_id, by_name, requested_at, received_by) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`,
-        [row.incident_id, row.change_id, row.by_name, row.requested_at, row.received_by],
+        `INSERT INTO confirms (incident_id, change_id, by_name, requested_at, received_by, mac) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
+        [row.incident_id, row.change_id, row.by_name, row.requested_at, row.received_by, row.mac],
       );
       return res.rowCount === 1;
+    },
+    /** Removes a row that failed its MAC (only that row: a real one written meanwhile stays). */
+    async drop(row: Pick<ConfirmRow, 'incident_id' | 'change_id' | 'mac'>): Promise<void> {
+      await db.query('DELETE FROM confirms WHERE incident_id = $1 AND change_id = $2 AND mac IS NOT DISTINCT FROM $3', [row.incident_id, row.change_id, row.mac]);
     },
     async get(incidentId: string, changeId: string): Promise<ConfirmRow | undefined> {
       const res = await db.query<ConfirmRow>('SELECT * FROM confirms WHERE incident_id = $1 AND change_id = $2', [incidentId, changeId]);
