@@ -16,6 +16,8 @@ export interface ConfirmRow {
   applied_at: string | null;
   /** HMAC under the relays' decision key (src/team/decision-seal.ts); null on rows written without one. */
   mac: string | null;
+  /** The owner's HMAC over its answer (result and applied_at). */
+  result_mac: string | null;
 }
 
 export function confirmRepository(db: Queryable) {
@@ -36,16 +38,26 @@ export function confirmRepository(db: Queryable) {
       const res = await db.query<ConfirmRow>('SELECT * FROM confirms WHERE incident_id = $1 AND change_id = $2', [incidentId, changeId]);
       return res.rows[0];
     },
-    /** The owner's answer; written once. */
-    async settle(incidentId: string, changeId: string, result: unknown): Promise<void> {
-      await db.query(`UPDATE confirms SET result = $3, applied_at = $4 WHERE incident_id = $1 AND change_id = $2 AND applied_at IS NULL`, [incidentId, changeId, JSON.stringify(result), new Date().toISOString()]);
+    /**
+     * The owner's answer; written once. `replacing`: the answer already there failed its MAC (nobody
+     * of the team wrote it), so this one takes its place.
+     */
+    async settle(row: Pick<ConfirmRow, 'incident_id' | 'change_id' | 'applied_at' | 'result_mac'> & { result: unknown }, replacing = false): Promise<void> {
+      await db.query(`UPDATE confirms SET result = $3, applied_at = $4, result_mac = $5 WHERE incident_id = $1 AND change_id = $2 AND (applied_at IS NULL OR $6)`, [
+        row.incident_id,
+        row.change_id,
+        JSON.stringify(row.result),
+        row.applied_at,
+        row.result_mac,
+        replacing,
+      ]);
     },
-    /** Confirms for `relayId`'s incidents not applied yet (a NOTIFY lost while the listener reconnected). */
+    /**
+     * Confirms of `relayId`'s open incidents (the caller skips those answered with a verified MAC):
+     * the safety net for a NOTIFY lost while the listener reconnected.
+     */
     async waiting(relayId: string): Promise<ConfirmRow[]> {
-      const res = await db.query<ConfirmRow>(
-        `SELECT c.* FROM confirms c JOIN incidents i ON i.incident_id = c.incident_id WHERE i.owner = $1 AND c.applied_at IS NULL`,
-        [relayId],
-      );
+      const res = await db.query<ConfirmRow>(`SELECT c.* FROM confirms c JOIN incidents i ON i.incident_id = c.incident_id WHERE i.owner = $1 AND NOT i.terminal`, [relayId]);
       return res.rows;
     },
   };

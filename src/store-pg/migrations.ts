@@ -96,6 +96,8 @@ export const MIGRATIONS: readonly Migration[] = [
       -- HMAC-SHA256 under TEAM_DECISION_KEY (held by the relays, never here): the owner applies only rows whose MAC verifies.
       ALTER TABLE decisions ADD COLUMN mac text;
       ALTER TABLE confirms ADD COLUMN mac text;
+      -- The owner's answer to a confirm is signed too: the relay that took the request tells its caller only a verified one.
+      ALTER TABLE confirms ADD COLUMN result_mac text;
     `,
   },
 ];

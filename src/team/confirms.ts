@@ -33,6 +33,9 @@ export function createTeamConfirms(deps: {
   const macFor = (row: Pick<ConfirmRow, 'incident_id' | 'change_id' | 'by_name' | 'requested_at'>) =>
     team.seal.confirm({ ...row, lines_sha256: incidents.get(row.incident_id)?.approval_request?.lines_sha256 ?? '' });
   const verified = (row: ConfirmRow) => team.seal.verifies(macFor(row), row.mac);
+  /** Whether the row holds the owner's own answer (not one written into the database by anyone else). */
+  const answered = (row: ConfirmRow): row is ConfirmRow & { applied_at: string } =>
+    row.applied_at !== null && team.seal.verifies(team.seal.confirmResult({ ...row, applied_at: row.applied_at }), row.result_mac);
 
   /**
    * The NOTIFY and the heartbeat's sweep can both find the same confirm waiting: a second apply
@@ -50,11 +53,14 @@ export function createTeamConfirms(deps: {
   }
   async function applyOnce(incidentId: string, changeId: string): Promise<void> {
     const row = await repo.get(incidentId, changeId);
-    if (!row || row.applied_at) return;
+    if (!row || answered(row)) return;
     // One nobody of this team signed keeps nothing; it is told on the timeline when it names the incident's own change.
     if (!verified(row)) return deps.forged.report('confirm', incidentId, changeId, row.mac, incidents.get(incidentId)?.change?.change_id === changeId);
     const result = await deps.confirmLocally(incidentId, changeId, row.by_name);
-    await repo.settle(incidentId, changeId, result);
+    const appliedAt = new Date().toISOString();
+    const settled = { incident_id: incidentId, change_id: changeId, applied_at: appliedAt, result };
+    // An answer already there that is not the owner's was written by someone else: this one replaces it.
+    await repo.settle({ ...settled, result_mac: team.seal.confirmResult(settled) }, row.applied_at !== null);
     logger.info({ incident_id: incidentId, change_id: changeId, ok: result.ok }, 'a confirm recorded by another relay was applied');
   }
   const offNotified = team.onDecision(async (incidentId, changeId, kind) => {
@@ -62,14 +68,14 @@ export function createTeamConfirms(deps: {
   });
   // The safety net for a notification lost while the listener reconnected, or an owner that changed.
   const offSwept = team.onBeat(async () => {
-    for (const row of await repo.waiting(team.relayId)) if (team.owns(row.incident_id)) await apply(row.incident_id, row.change_id);
+    for (const row of await repo.waiting(team.relayId)) if (team.owns(row.incident_id) && !answered(row)) await apply(row.incident_id, row.change_id);
   });
 
   async function answer(incidentId: string, changeId: string): Promise<ConfirmResult | undefined> {
     const until = Date.now() + waitMs;
     for (;;) {
       const row = await repo.get(incidentId, changeId);
-      if (row?.applied_at) return row.result as ConfirmResult;
+      if (row && answered(row)) return row.result as ConfirmResult;
       if (Date.now() > until) return undefined;
       await new Promise((r) => setTimeout(r, POLL_MS));
     }

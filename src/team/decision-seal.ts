@@ -2,6 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { ConfigError } from '../config/load';
 import { DECISION_KEY_MIN_CHARS, type RelayConfig } from '../config/schema';
+import { canonicalJson } from '../incidents/evidence-manifest';
 
 /**
  * Decisions and confirms cross the team database from the relay that took them to the relay that
@@ -32,9 +33,18 @@ export interface SealedConfirm {
   requested_at: string;
 }
 
+/** What the MAC of the owner's answer to a confirm covers: which confirm, when, and the answer itself. */
+export interface SealedConfirmResult {
+  incident_id: string;
+  change_id: string;
+  applied_at: string;
+  result: unknown;
+}
+
 export interface DecisionSeal {
   decision(row: SealedDecision): string;
   confirm(row: SealedConfirm): string;
+  confirmResult(row: SealedConfirmResult): string;
   /** Whether `given` (a row's `mac`, possibly missing) is the MAC expected: compared in constant time. */
   verifies(expected: string, given: string | null | undefined): boolean;
 }
@@ -46,6 +56,8 @@ export function createDecisionSeal(key: string): DecisionSeal {
   return {
     decision: (r) => mac(['fault-relay/decision/v1', r.incident_id, r.request_id, r.lines_sha256, r.decision, r.by_name, r.decided_at, r.channel, r.comment]),
     confirm: (r) => mac(['fault-relay/confirm/v1', r.incident_id, r.change_id, r.lines_sha256, 'CONFIRM', r.by_name, r.requested_at]),
+    // Canonical JSON: the database (jsonb) gives the answer back with its keys in its own order.
+    confirmResult: (r) => mac(['fault-relay/confirm-result/v1', r.incident_id, r.change_id, r.applied_at, canonicalJson(r.result ?? null)]),
     verifies(expected, given) {
       if (typeof given !== 'string') return false;
       const a = Buffer.from(expected);
