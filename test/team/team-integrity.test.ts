@@ -1,5 +1,6 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { ConfigError } from '../../src/config/load';
+import { RUNTIME_OMIT_ENV } from '../../src/relay/start-headless';
 import { createDecisionSeal } from '../../src/team/decision-seal';
 import { ad000002 } from '../helpers/relay';
 import { noPostgres, testConnection, usePostgres } from '../helpers/postgres';
@@ -93,6 +94,8 @@ describe.skipIf(Boolean(noPostgres))('team relay: one RELAY_ID, one live relay',
     await expect(teamRelay(url, { RELAY_ID: 'relay-west', RELAY_LEASE_MS: '60000' })).rejects.toThrow(/exited with 78[\s\S]*RELAY_ID: relay-west is in use by a live relay/);
     await expect(teamRelay(url, { TEAM_DECISION_KEY: '' })).rejects.toThrow(/exited with 78[\s\S]*TEAM_DECISION_KEY: required with DATABASE_URL/);
     expect(west.output.join('\n')).not.toContain(TEAM_DECISION_KEY);
+    // An embedded runtime is started without either (the relay's secrets are kept from it).
+    expect(RUNTIME_OMIT_ENV).toEqual(expect.arrayContaining(['TEAM_DECISION_KEY', 'TEAM_DECISION_KEY_FILE']));
     const health = await (await fetch(`${west.url}/health`)).text();
     expect(health).not.toContain(TEAM_DECISION_KEY);
   });
