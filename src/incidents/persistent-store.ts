@@ -1,11 +1,17 @@
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { incidentSchema, isTerminal, timelineEntrySchema, type Incident, type TimelineEntry } from './model';
-import { newestFirst, type IncidentStore, type KeyValueBackend } from './store';
+import { newestFirst, StoreUnavailableError, type IncidentStore, type KeyValueBackend } from './store';
 import { createTimelineAppenders } from './timeline-appenders';
+import { createAppendFile } from './append-file';
+import { isDiskError } from './file-backend';
+import { newBatch, type Batch } from './repeats-batch';
+import { readTimelineFile, replayRepeats, type LazyLine, type RecordLine } from './store-replay';
 
 const INDEX_KEY = 'incidents';
+/** How often a store whose disk refused a write tries again. */
+const RETRY_MS = 2_000;
 
 export interface PersistentStoreOptions {
   /** Open incidents: rewritten on every state change, so kept to what is open. */
@@ -32,19 +38,6 @@ export interface PersistentStoreOptions {
   repeatsLog?: string;
 }
 
-/** What a lazy write changes (src/relay/intake.ts, src/tools/run-progress.ts), as a repeats-log line holds it. */
-interface LazyLine {
-  i: string;
-  n: number;
-  s: string;
-  u: string;
-  p: Incident['progress'];
-}
-/** Any other write of an open incident (a delivery, a state change): the record itself. */
-interface RecordLine {
-  f: Incident;
-}
-
 export function createPersistentStore(opts: PersistentStoreOptions): IncidentStore {
   const { backend, timelineDir, retention, logger } = opts;
   const archive = opts.archive ?? backend;
@@ -65,68 +58,96 @@ export function createPersistentStore(opts: PersistentStoreOptions): IncidentSto
 
   /**
    * A write answered for (a 202, a delivery) must survive kill -9, and rewriting the index for
-   * each one would cost every alert a rewrite of all open incidents, made durable by `conf` with
-   * an fsync (milliseconds each, twice on a new alert's path: its creation and its delivery):
-   * each write is appended here instead (to the page cache, synchronously, which kill -9 does not
-   * lose), and the index is rewritten at most every `lazyFlushMs`, after which the log is removed.
-   * A crash between the two replays lines the index already has, in the order written, ending at
-   * what the index holds: that changes nothing.
+   * each one would cost every alert a rewrite of all open incidents, made durable with an fsync
+   * (milliseconds each, twice on a new alert's path: its creation and its delivery): each write is
+   * appended here instead (to the page cache, synchronously, which kill -9 does not lose), and the
+   * index is rewritten at most every `lazyFlushMs`, after which the log is removed. A crash
+   * between the two replays lines the index already has, in the order written: that changes nothing.
    */
   const repeatsPath = opts.repeatsLog ?? (timelineDir ? join(timelineDir, 'repeats.log') : undefined);
-  const leftover = repeatsPath ? replayRepeats(repeatsPath) : false;
-  let repeatsFd: number | undefined;
+  const leftover = repeatsPath ? replayRepeats(repeatsPath, index) : false;
+  const repeats = repeatsPath ? createAppendFile(repeatsPath) : undefined;
   /** Whether the log is on disk: written since the index was, or left by a stop before it. */
   let repeatsOnDisk = leftover;
+
+  /** The disk error that refused the last write, until a write goes through again. */
+  let diskError: string | undefined;
+  const noteDiskError = (error: unknown) => {
+    const message = error instanceof Error ? error.message : String(error);
+    if (diskError === undefined) logger.error({ err: error }, 'the data folder refused a write: alerts and decisions are answered 503 until it takes writes again');
+    diskError = message;
+    retryLater();
+  };
+  const wrote = () => {
+    if (diskError === undefined) return;
+    diskError = undefined;
+    logger.info('the data folder takes writes again');
+  };
+  const unavailable = (error: unknown): Error => {
+    if (!isDiskError(error)) return error instanceof Error ? error : new Error(String(error));
+    noteDiskError(error);
+    return new StoreUnavailableError(`The relay cannot write to its data folder (${error.code ?? 'EIO'}); nothing was recorded. Try again shortly.`);
+  };
+
+  /** Timeline lines the disk refused, in the order written: kept and written first once it takes writes. */
+  const pendingLines: Array<[id: string, text: string]> = [];
+  const writePendingLines = () => {
+    while (pendingLines.length) {
+      const [id, text] = pendingLines[0]!;
+      appenders.append(id, text);
+      pendingLines.shift();
+    }
+  };
+
   /**
    * Lazy lines (repeats) wait for `flush`, which the intake awaits before its 202: the repeats that
    * arrive in one turn of the event loop go to the log in one write, not a system call each.
    */
-  let lazyLines: string[] = [];
-  let lazyWritten: Promise<void> | undefined;
-  const writeLazy = () => {
-    if (!lazyLines.length) return;
-    repeatsFd ??= openSync(repeatsPath as string, 'a', 0o600);
-    writeSync(repeatsFd, lazyLines.join(''));
-    lazyLines = [];
+  let batch: Batch | undefined;
+  /** Appends the waiting batch, then `extra`, in one write; its waiters learn whether it held. */
+  const writeBatch = (extra = '') => {
+    const b = batch;
+    batch = undefined;
+    const text = (b?.lines.join('') ?? '') + extra;
+    if (!text) return;
+    try {
+      repeats!.append(text);
+    } catch (error) {
+      const refused = unavailable(error);
+      b?.settle(refused);
+      throw refused;
+    }
+    repeatsOnDisk = true;
+    b?.settle();
   };
   const logWrite = (incident: Incident, lazy: boolean) => {
-    if (!repeatsPath) return;
-    repeatsOnDisk = true;
     if (lazy) {
-      lazyLines.push(`${JSON.stringify({ i: incident.incident_id, n: incident.occurrences, s: incident.last_seen, u: incident.updated_at, p: incident.progress } satisfies LazyLine)}\n`);
-      // Written at the end of this turn whether or not anyone awaits it.
-      flushLazy().catch((error: unknown) => logger.error({ err: error }, 'repeats log write failed'));
+      if (!batch) {
+        batch = newBatch();
+        // Written at the end of this turn whether or not anyone awaits it.
+        setImmediate(() => {
+          try {
+            writeBatch();
+          } catch {
+            /* its waiters were told; the store's health says so */
+          }
+        });
+      }
+      batch.lines.push(`${JSON.stringify({ i: incident.incident_id, n: incident.occurrences, s: incident.last_seen, u: incident.updated_at, p: incident.progress } satisfies LazyLine)}\n`);
       return;
     }
     // In the order written: a replay must end at this record, not at a repeat before it.
-    writeLazy();
-    repeatsFd ??= openSync(repeatsPath, 'a', 0o600);
-    writeSync(repeatsFd, `${JSON.stringify({ f: incident } satisfies RecordLine)}\n`);
+    writeBatch(`${JSON.stringify({ f: incident } satisfies RecordLine)}\n`);
   };
-  const flushLazy = (): Promise<void> =>
-    lazyLines.length === 0
-      ? (lazyWritten ?? Promise.resolve())
-      : (lazyWritten ??= new Promise<void>((resolve, reject) =>
-          setImmediate(() => {
-            lazyWritten = undefined;
-            try {
-              writeLazy();
-              resolve();
-            } catch (error) {
-              reject(error instanceof Error ? error : new Error(String(error)));
-            }
-          }),
-        ));
   /** The index holds every logged repeat now (lazy writes are to open incidents; a finished one's rewrites the archive at once). */
   const repeatsWritten = () => {
-    lazyLines = [];
-    if (repeatsFd !== undefined) closeSync(repeatsFd);
-    repeatsFd = undefined;
+    repeats?.close();
     if (repeatsOnDisk) rmSync(repeatsPath as string, { force: true });
     repeatsOnDisk = false;
   };
 
   let flushTimer: NodeJS.Timeout | null = null;
+  /** Rewrites the open index; the repeats log is removed only once the index holding its lines is written whole. */
   const persistOpen = () => {
     if (flushTimer) clearTimeout(flushTimer);
     flushTimer = null;
@@ -137,13 +158,31 @@ export function createPersistentStore(opts: PersistentStoreOptions): IncidentSto
   const persistArchive = () => {
     if (split) archive.set(INDEX_KEY, [...index.values()].filter((i) => isTerminal(i.state)));
   };
-  const persist = () => {
-    persistOpen();
-    persistArchive();
+  /** The coalesced rewrite, and the retry after a refused write: a failure keeps the log and tries again. */
+  const flushIndex = () => {
+    flushTimer = null;
+    try {
+      writePendingLines();
+      persistOpen();
+      wrote();
+    } catch (error) {
+      noteDiskError(error);
+    }
   };
+  function retryLater() {
+    flushTimer ??= setTimeout(flushIndex, RETRY_MS);
+    flushTimer.unref?.();
+  }
   // Incidents that ended while stored among the open ones (an older layout) move to the archive;
-  // repeats logged before a crash go into the index.
-  if (leftover || (split && (Array.isArray(backend.get(INDEX_KEY)) ? (backend.get(INDEX_KEY) as Incident[]) : []).some((i) => isTerminal(i.state)))) persist();
+  // repeats logged before a crash go into the index. On a full disk the relay starts all the same.
+  if (leftover || (split && (Array.isArray(backend.get(INDEX_KEY)) ? (backend.get(INDEX_KEY) as Incident[]) : []).some((i) => isTerminal(i.state)))) {
+    try {
+      persistArchive();
+      persistOpen();
+    } catch (error) {
+      noteDiskError(error);
+    }
+  }
 
   const evict = () => {
     const terminal = [...index.values()].filter((i) => isTerminal(i.state));
@@ -158,25 +197,42 @@ export function createPersistentStore(opts: PersistentStoreOptions): IncidentSto
     }
   };
 
+  /** A finished incident: durable once the archive holds it; the open index follows, or its retry does. */
+  const putTerminal = (wasOpen: boolean) => {
+    evict();
+    if (!split) return persistOpen();
+    persistArchive();
+    if (!wasOpen) return;
+    try {
+      persistOpen();
+    } catch (error) {
+      noteDiskError(error);
+    }
+  };
+
   return {
     get: (id) => index.get(id),
     list: () => [...index.values()].sort(newestFirst),
     put(incident, putOpts) {
-      const wasOpen = !isTerminal(index.get(incident.incident_id)?.state ?? 'queued');
-      index.set(incident.incident_id, incident);
-      if (isTerminal(incident.state)) {
-        evict();
-        persistArchive();
-        // Leaving the open set rewrites it once; later updates of a finished incident touch only the archive.
-        if (wasOpen || !split) persistOpen();
-        return;
+      const id = incident.incident_id;
+      const before = index.get(id);
+      const wasOpen = !isTerminal(before?.state ?? 'queued');
+      index.set(id, incident);
+      try {
+        if (isTerminal(incident.state)) putTerminal(wasOpen);
+        // Without a log only a lazy write may wait for the index.
+        else if (!putOpts?.lazy && !repeatsPath) persistOpen();
+        else logWrite(incident, Boolean(putOpts?.lazy));
+      } catch (error) {
+        // Not recorded, so not held: the caller is told, and memory says what the disk says.
+        if (before) index.set(id, before);
+        else index.delete(id);
+        throw unavailable(error);
       }
-      // Without a log only a lazy write may wait for the index.
-      if (!putOpts?.lazy && !repeatsPath) return persistOpen();
-      logWrite(incident, Boolean(putOpts?.lazy));
+      if (isTerminal(incident.state) || !repeatsPath) return;
       // Once a second: the rewrite is synchronous and made durable with an fsync (milliseconds on a busy
       // disk), which holds up whatever alert is in flight; the log keeps everything meanwhile.
-      flushTimer ??= setTimeout(persistOpen, opts.lazyFlushMs ?? 1_000);
+      flushTimer ??= setTimeout(flushIndex, opts.lazyFlushMs ?? 1_000);
       flushTimer.unref?.();
     },
     appendTimeline(id, entry) {
@@ -186,74 +242,45 @@ export function createPersistentStore(opts: PersistentStoreOptions): IncidentSto
         list.push(entry);
         return;
       }
-      appenders.append(id, `${JSON.stringify(entry)}\n`);
+      const text = `${JSON.stringify(entry)}\n`;
+      if (pendingLines.length === 0) {
+        try {
+          return appenders.append(id, text);
+        } catch (error) {
+          noteDiskError(error);
+        }
+      }
+      pendingLines.push([id, text]);
     },
     timeline: readTimeline,
     loadTimeline: async (id) => readTimeline(id),
     // Every write above is durable when it returns, except lazy ones: those when this resolves.
-    flush: flushLazy,
+    flush: () => batch?.done ?? Promise.resolve(),
     // With a log, the intake awaits `flush` before a repeat's 202.
     writesBehind: Boolean(repeatsPath),
-    health: () => ({ backend: timelineDir ? 'file' : 'memory', ok: true, pending_writes: 0 }),
+    health: () => ({ backend: timelineDir ? 'file' : 'memory', ok: diskError === undefined, pending_writes: pendingLines.length, ...(diskError ? { error: diskError } : {}) }),
     async close() {
-      persist();
+      if (flushTimer) clearTimeout(flushTimer);
+      try {
+        writeBatch();
+        writePendingLines();
+        persistArchive();
+        persistOpen();
+      } catch (error) {
+        // The repeats log stays: the next start folds it in.
+        logger.error({ err: error }, 'could not write the incident index at stop; the next start reads the repeats log');
+      }
       appenders.closeAll();
     },
   };
 
-  /** Folds the writes logged before the last stop into the index, in order; true when there was a log. */
-  function replayRepeats(path: string): boolean {
-    let text: string;
-    try {
-      text = readFileSync(path, 'utf8');
-    } catch {
-      return false;
-    }
-    for (const raw of text.split('\n')) {
-      let line: LazyLine | RecordLine;
-      try {
-        line = JSON.parse(raw) as LazyLine | RecordLine;
-      } catch {
-        continue; // an empty or torn line (a crash mid-write): everything before it is intact
-      }
-      if ('f' in line) {
-        const parsed = incidentSchema.safeParse(line.f);
-        if (parsed.success) index.set(parsed.data.incident_id, parsed.data);
-        continue;
-      }
-      const cur = index.get(line.i);
-      if (!cur || typeof line.n !== 'number') continue;
-      const newer = line.u > cur.updated_at;
-      index.set(line.i, {
-        ...cur,
-        occurrences: Math.max(cur.occurrences, line.n),
-        last_seen: line.s > cur.last_seen ? line.s : cur.last_seen,
-        ...(newer ? { updated_at: line.u, progress: line.p ?? null } : {}),
-      });
-    }
-    return true;
-  }
-
   function readTimeline(id: string): TimelineEntry[] {
     if (!timelineDir) return [...(memoryTimelines.get(id) ?? [])];
-    let text: string;
-    try {
-      text = readFileSync(timelinePath(id), 'utf8');
-    } catch {
-      return [];
-    }
-    const out: TimelineEntry[] = [];
-    for (const line of text.split('\n')) {
-      if (!line) continue;
-      // A crash can leave a torn last line; everything before it is intact.
-      try {
-        const parsed = timelineEntrySchema.safeParse(JSON.parse(line));
-        if (parsed.success) out.push(parsed.data);
-      } catch {
-        /* torn line */
-      }
-    }
-    return out;
+    const held = pendingLines.filter(([pid]) => pid === id).flatMap(([, text]) => {
+      const parsed = timelineEntrySchema.safeParse(JSON.parse(text));
+      return parsed.success ? [parsed.data] : [];
+    });
+    return [...readTimelineFile(timelinePath(id)), ...held];
   }
 }
 

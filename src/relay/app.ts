@@ -12,7 +12,7 @@ import type { Incidents } from '../incidents/service';
 import { bearerGuard, knownCredential, principalGuard } from './auth';
 import type { RelayMetrics } from './metrics';
 import { createAuthAttempts, installAuthAttempts } from './auth-attempts';
-import { clientErrorHandler, frameworkErrors, installClosingAnswer, installErrorHandler, installJsonParser } from './errors';
+import { answerExpectations, clientErrorHandler, frameworkErrors, installClosingAnswer, installErrorHandler, installJsonParser } from './errors';
 import { requestGuard } from './request-guards';
 import type { ProxySettings } from '../net/proxy';
 import { httpDeviceProbe, type DeviceProbe, type EventStreamHealth, type MessagingHealth } from './health-checks';
@@ -101,7 +101,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     trustProxy: config.RELAY_TRUSTED_PROXY.length > 0 ? config.RELAY_TRUSTED_PROXY : false,
     frameworkErrors,
     clientErrorHandler,
+    // Node answers a missing Host itself with an empty 400: the request guard answers it instead, in the documented shape.
+    http: { requireHostHeader: false },
   });
+  answerExpectations(app);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandler(app, deps.scrub);

@@ -7,7 +7,8 @@ import { startEmbeddedRuntime, type EmbeddedRuntime } from '../agent/embedded';
 import type { Clock } from '../clock';
 import { loadConfig } from '../config/load';
 import { SECRET_KEYS, type RelayConfig } from '../config/schema';
-import { createConfBackends } from '../incidents/conf-backend';
+import { watchClockSteps } from '../clock-steps';
+import { createFileBackends } from '../incidents/file-backend';
 import { createPersistentStore } from '../incidents/persistent-store';
 import type { IncidentStore, KeyValueBackend } from '../incidents/store';
 import { WEBEX_CHANNEL } from '../messaging/webex-channel';
@@ -100,7 +101,7 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
 
   // A team relay keeps incidents in PostgreSQL with the other relays on it; the laptop in files.
   const team = config.DATABASE_URL ? await openTeamStore({ url: config.DATABASE_URL, retention: config.INCIDENT_RETENTION, leaseMs: config.RELAY_LEASE_MS, logger, relayId: teamRelayId(config, opts.port), decisionKey: teamDecisionKey(config, opts.scrubber) }) : undefined;
-  const backends = opts.backends ?? (team ? undefined : createConfBackends(dataDir));
+  const backends = opts.backends ?? (team ? undefined : createFileBackends(dataDir));
   const store: IncidentStore =
     team?.store ??
     createPersistentStore({
@@ -158,6 +159,9 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
     });
   }
   // Degraded (too many websockets, Socket Mode off) or a foreign connection: a standing warning, not a log line only.
+  // A wall-clock step moves every expiry and deadline at once: /health says so while it is recent.
+  const clockSteps = watchClockSteps({ onStep: (step) => logger.warn(step, 'the wall clock stepped') });
+  const offClockWarnings = relay.addStandingWarnings(clockSteps.warnings);
   const offSlackWarnings = slack ? relay.addStandingWarnings(() => [slack.status().degraded, slack.status().warning].filter((w): w is string => Boolean(w))) : () => {};
   opts.scrubber?.add(relay.toolsToken);
   opts.scrubber?.add(relay.terminalSecret);
@@ -199,6 +203,8 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
     }
   } catch (error) {
     offRuntimeFilesWarning();
+    clockSteps.stop();
+    offClockWarnings();
     await relay.close();
     await team?.store.pool.end();
     throw error;
@@ -234,6 +240,8 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
         offRuntimeFilesWarning();
         await bot?.stop().catch((error: unknown) => logger.warn({ err: error }, 'Webex bot did not stop cleanly'));
         offSlackWarnings();
+        clockSteps.stop();
+        offClockWarnings();
         await slack?.stop().catch((error: unknown) => logger.warn({ err: error }, 'Slack did not stop cleanly'));
         if (embedded) removeRuntimeAttach(dataDir);
         await team?.coordinator.stop();

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createConfBackends } from '../../src/incidents/conf-backend';
+import { createFileBackends } from '../../src/incidents/file-backend';
 import { createPersistentStore } from '../../src/incidents/persistent-store';
 import { silent } from '../helpers/relay';
 import { tempDir } from '../helpers/temp-dir';
@@ -11,7 +11,7 @@ describeStoreContract('files (the laptop relay)', async () => {
   const dir = tempDir('fault-relay-store-');
   return {
     open: async (opts) => {
-      const b = createConfBackends(dir);
+      const b = createFileBackends(dir);
       return createPersistentStore({ backend: b.open, archive: b.archive, timelineDir: join(dir, 'timelines'), retention: opts?.retention ?? 1000, logger: silent });
     },
   };
@@ -19,7 +19,7 @@ describeStoreContract('files (the laptop relay)', async () => {
 
 describe('files store: the repeats log', () => {
   const open = (dir: string) => {
-    const b = createConfBackends(dir);
+    const b = createFileBackends(dir);
     // The index's rewrite never comes in this test: only the log can keep the repeats.
     return createPersistentStore({ backend: b.open, archive: b.archive, timelineDir: join(dir, 'timelines'), retention: 100, logger: silent, lazyFlushMs: 3_600_000 });
   };
