@@ -13,6 +13,7 @@ import { systemClock } from '../src/clock';
 import type { Decision } from '../src/incidents/model';
 import { createLogger } from '../src/log/logger';
 import { startHeadlessRelay } from '../src/relay/start-headless';
+import { createFileBackends } from '../src/incidents/file-backend';
 import { decisionDialogOptions } from './decision-dialog';
 import { createDesktopApi, toDecideOutcome } from './desktop-api';
 import { createTeamClient } from './team-client';
@@ -62,7 +63,8 @@ async function run() {
     desktopDefaults: desktopDefaults(paths),
     servedPort: () => servedPort,
   });
-  const incidentsBackends = { open: store('incidents'), archive: store('incidents-archive') };
+  // Where electron-store kept them, in its layout: the file backend checks every write's length, which a full disk needs.
+  const incidentsBackends = createFileBackends(app.getPath('userData'));
   // "Team relay" mode: the tray follows the team's relay with the engineer's own token; no relay or
   // runtime runs here. "This laptop" (the default) runs both in-process.
   const teamUrl = settings.env().TEAM_RELAY_URL;

@@ -30,7 +30,7 @@ import { demoRuntimeHome } from '../src/demo/runtime-home';
 import { scriptedProviderConfig, startScriptedModel } from '../src/demo/scripted-model';
 import { buildSplunkAlert } from '../src/alert/sample';
 import { loadConfig } from '../src/config/load';
-import { createConfBackends } from '../src/incidents/conf-backend';
+import { createFileBackends } from '../src/incidents/file-backend';
 import { createPersistentStore } from '../src/incidents/persistent-store';
 import { NO_APPLICATION } from '../src/incidents/model';
 import { createRelay } from '../src/relay/create-relay';
@@ -71,7 +71,7 @@ async function throughput(pool: Pool, path: string, body: string, total: number)
 
 /** Mean cost of a state change of an open incident, with `archived` finished incidents stored. */
 function stateChangeCost(dir: string, archived: number, rounds = 200): number {
-  const b = createConfBackends(dir);
+  const b = createFileBackends(dir);
   const store = createPersistentStore({ backend: b.open, archive: b.archive, retention: 1000, logger });
   const at = new Date().toISOString();
   const base = {
@@ -111,7 +111,7 @@ try {
     ...(values.spare ? { AGENT_SPARE_SESSION: values.spare } : {}),
   };
   const config = loadConfig({ ...settings, INGEST_PORT: '0', RELAY_LOG_DIR: join(dataDir, 'logs') });
-  const store = createPersistentStore({ ...((b) => ({ backend: b.open, archive: b.archive }))(createConfBackends(dataDir)), timelineDir: join(dataDir, 'timelines'), retention: 1000, logger });
+  const store = createPersistentStore({ ...((b) => ({ backend: b.open, archive: b.archive }))(createFileBackends(dataDir)), timelineDir: join(dataDir, 'timelines'), retention: 1000, logger });
   const relay = await createRelay({ config, store, agent: createAgentClient(runtime.endpoint), logger });
   const url = await relay.listen({ port: 0 });
   const pool = new Pool(url, { connections: CONCURRENCY });

@@ -28,6 +28,7 @@ import { createPool, migrate } from '../src/store-pg/database';
 import { startLocalPostgres } from '../src/store-pg/local-server';
 import { createPgStore } from '../src/store-pg/pg-store';
 import { openTeamStore } from '../src/team/open';
+import { BENCH_DECISION_KEY } from './bench/decision-key';
 import { systemClock } from '../src/clock';
 import { createStubRuntime } from '../test/helpers/stub-runtime';
 import { decisionLatency } from './bench/team-decision';
@@ -96,8 +97,8 @@ async function stateChangeCost(stored: number, changes = 400): Promise<number> {
 async function roundRobin(): Promise<void> {
   const url = await server.createDatabase('bench_rr');
   const member = async () => {
-    const config = loadConfig({ AGENT_URL: 'http://127.0.0.1:1', AGENT_SERVER_PASSWORD: 'pw', DATABASE_URL: url, INCIDENT_RETENTION: '1000', MAX_ACTIVE_RUNS: '20' });
-    const { store, coordinator } = await openTeamStore({ url, retention: 1000, leaseMs: 1_000, logger });
+    const config = loadConfig({ AGENT_URL: 'http://127.0.0.1:1', AGENT_SERVER_PASSWORD: 'pw', DATABASE_URL: url, TEAM_DECISION_KEY: BENCH_DECISION_KEY, INCIDENT_RETENTION: '1000', MAX_ACTIVE_RUNS: '20' });
+    const { store, coordinator } = await openTeamStore({ url, decisionKey: BENCH_DECISION_KEY, retention: 1000, leaseMs: 1_000, logger });
     const agent = createStubRuntime();
     const relay = await createRelay({ config, store, agent, logger, team: coordinator, deliveryWaitMs: 100, extraChannels: () => ['desktop'] });
     await coordinator.start();

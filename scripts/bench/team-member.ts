@@ -9,6 +9,7 @@ import { createRelay, type Relay } from '../../src/relay/create-relay';
 import type { SharedIncidentStore } from '../../src/store-pg/pg-store';
 import type { TeamCoordinator } from '../../src/team/coordinator';
 import { openTeamStore } from '../../src/team/open';
+import { BENCH_DECISION_KEY } from './decision-key';
 import { createStubRuntime } from '../../test/helpers/stub-runtime';
 
 export const silent = pino({ level: 'silent' });
@@ -25,8 +26,8 @@ export interface BenchMember {
 
 /** A team relay on `url` with its own stub runtime, as start-headless makes one (minus HTTP listening). */
 export async function benchMember(url: string, env: Record<string, string> = {}): Promise<BenchMember> {
-  const config = loadConfig({ AGENT_URL: 'http://127.0.0.1:1', AGENT_SERVER_PASSWORD: 'pw', DATABASE_URL: url, MAX_ACTIVE_RUNS: '100', ...env });
-  const { store, coordinator: team } = await openTeamStore({ url, retention: config.INCIDENT_RETENTION, leaseMs: 10_000, logger: silent });
+  const config = loadConfig({ AGENT_URL: 'http://127.0.0.1:1', AGENT_SERVER_PASSWORD: 'pw', DATABASE_URL: url, TEAM_DECISION_KEY: BENCH_DECISION_KEY, MAX_ACTIVE_RUNS: '100', ...env });
+  const { store, coordinator: team } = await openTeamStore({ url, decisionKey: BENCH_DECISION_KEY, retention: config.INCIDENT_RETENTION, leaseMs: 10_000, logger: silent });
   const agent = createStubRuntime();
   const waiting: ((at: bigint) => void)[] = [];
   const promptAsync = agent.promptAsync.bind(agent);

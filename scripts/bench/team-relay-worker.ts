@@ -14,6 +14,7 @@ import pg from 'pg';
 import { loadConfig } from '../../src/config/load';
 import { createRelay } from '../../src/relay/create-relay';
 import { openTeamStore } from '../../src/team/open';
+import { BENCH_DECISION_KEY } from './decision-key';
 import { createStubRuntime } from '../../test/helpers/stub-runtime';
 import { silent } from './team-member';
 
@@ -33,8 +34,8 @@ pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
   return query.apply(this, args);
 } as typeof pg.Client.prototype.query;
 
-const config = loadConfig({ AGENT_URL: 'http://127.0.0.1:1', AGENT_SERVER_PASSWORD: 'pw', DATABASE_URL: url, MAX_ACTIVE_RUNS: '100', RELAY_LOG_DIR: join(dir, `logs-${process.pid}`) });
-const { store, coordinator } = await openTeamStore({ url, retention: config.INCIDENT_RETENTION, leaseMs: 10_000, logger: silent });
+const config = loadConfig({ AGENT_URL: 'http://127.0.0.1:1', AGENT_SERVER_PASSWORD: 'pw', DATABASE_URL: url, TEAM_DECISION_KEY: BENCH_DECISION_KEY, MAX_ACTIVE_RUNS: '100', RELAY_LOG_DIR: join(dir, `logs-${process.pid}`) });
+const { store, coordinator } = await openTeamStore({ url, decisionKey: BENCH_DECISION_KEY, retention: config.INCIDENT_RETENTION, leaseMs: 10_000, logger: silent });
 const relay = await createRelay({ config, store, agent: createStubRuntime(), logger: silent, team: coordinator, extraChannels: () => ['desktop'] });
 await coordinator.start();
 

@@ -192,6 +192,13 @@ export function createApprovals(opts: ApprovalsOptions) {
     }
     if (incident.approval && incident.approval_request?.status !== 'pending') return { status: 'already_decided', incident, approval: incident.approval };
     if (isTerminal(incident.state) || incident.approval_request?.status !== 'pending') return { status: 'not_awaiting', incident };
+    // Past its expires_at the request is over, whether or not the TTL timer has fired yet (a wall-clock
+    // step, a restart): it expires now, and the caller is told it was decided by the TTL.
+    if (Date.parse(incident.approval_request.expires_at) <= clock.now().getTime()) {
+      const expired = timers.expireNow(incidentId);
+      if (expired?.approval) return { status: 'already_decided', incident: expired, approval: expired.approval };
+      return { status: 'not_awaiting', incident };
+    }
 
     const at = clock.now().toISOString();
     // The operator typed it in a headed run's own terminal: the agent has read it there already. Only a

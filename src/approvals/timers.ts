@@ -68,10 +68,11 @@ export function createApprovalTimers(deps: {
     logger.warn({ incident_id: incidentId }, 'approved change not applied within the apply window; approval expired');
   }
 
-  function expire(incidentId: string, requestedAt: string) {
+  function expire(incidentId: string, requestedAt: string): Incident | undefined {
+    expiryTimers.get(incidentId)?.cancel();
     expiryTimers.delete(incidentId);
     const current = incidents.get(incidentId);
-    if (!current || current.approval_request?.requested_at !== requestedAt || !owns(incidentId)) return;
+    if (!current || current.approval_request?.requested_at !== requestedAt || current.approval_request.status !== 'pending' || !owns(incidentId)) return undefined;
     const at = clock.now().toISOString();
     const summary = `No operator decision within ${formatTtl(opts.ttlMs)}: escalated without any change.`;
     const approval: Approval = {
@@ -88,12 +89,13 @@ export function createApprovalTimers(deps: {
       apply_by: null,
     };
     const moved = move(incidentId, 'expire', () => ({ approval, outcome: { kind: 'escalated', summary, at } }), 'expire');
-    if (!moved.ok) return;
+    if (!moved.ok) return undefined;
     incidents.record(incidentId, 'approval.expired', summary);
     logger.warn({ incident_id: incidentId }, 'approval expired; incident escalated');
     bus.publish('approval.decided', { incident: publicIncident(moved.incident), approval });
     tellRoom(incidentId, `⏰ **${incidentId}** on \`${current.device_hostname}\`: ${summary}`);
     forward(incidentId);
+    return moved.incident;
   }
 
   return {
@@ -101,6 +103,11 @@ export function createApprovalTimers(deps: {
     scheduleLapse,
     lapsed,
     lapse,
+    /** A request found past its expires_at (its timer has not fired: a wall-clock step): it expires now. */
+    expireNow(incidentId: string) {
+      const requestedAt = incidents.get(incidentId)?.approval_request?.requested_at;
+      return requestedAt === undefined ? undefined : expire(incidentId, requestedAt);
+    },
     /** A decision (or the run's end) leaves nothing to expire. */
     cancelExpiry(incidentId: string) {
       expiryTimers.get(incidentId)?.cancel();

@@ -10,6 +10,9 @@ const optionalString = z
   .transform((v) => (v === undefined || v.trim() === '' ? undefined : v));
 const optionalUrl = optionalString.pipe(url.optional());
 
+/** The shortest team decision key accepted (characters): a guessable key would let the database forge decisions. */
+export const DECISION_KEY_MIN_CHARS = 32;
+
 /** Byte sizes like `256k`, `1m` or a plain number of bytes. */
 const byteSize = z
   .union([z.number(), z.string()])
@@ -109,6 +112,14 @@ export const configSchema = z
      * goes on with its own incidents; default: host name and INGEST_PORT (a random id per start when the port is 0).
      */
     RELAY_ID: optionalString.pipe(z.string().regex(/^[\w.:@-]{1,100}$/, 'letters, digits and . : @ _ - only (at most 100)').optional()),
+    /**
+     * The team relay's decision key: every decision and confirm a relay writes to the database carries
+     * an HMAC under it, and the owner applies only rows that verify, so write access to the database
+     * alone cannot make a person decide. The same on every relay of the team; never in the database.
+     */
+    TEAM_DECISION_KEY: optionalString.pipe(z.string().min(DECISION_KEY_MIN_CHARS, `at least ${DECISION_KEY_MIN_CHARS} characters (e.g. openssl rand -base64 32)`).optional()),
+    /** A file holding TEAM_DECISION_KEY instead (readable by the relay only): a secret store's mount, a 0600 file. */
+    TEAM_DECISION_KEY_FILE: optionalString,
     /** How long a team relay may miss its heartbeat before another takes over its incidents. */
     RELAY_LEASE_MS: positiveInt.min(1000).default(10_000),
     /** A device inventory: the relay starts the SSH device tool server on it itself (DEVICE_MCP_URL wins when both are set). */
@@ -155,6 +166,16 @@ export const configSchema = z
         message: 'required when AGENT_URL is set (the runtime is password protected)',
       });
     }
+    if (c.DATABASE_URL && !c.TEAM_DECISION_KEY && !c.TEAM_DECISION_KEY_FILE) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['TEAM_DECISION_KEY'],
+        message: `required with DATABASE_URL: a secret of at least ${DECISION_KEY_MIN_CHARS} characters, the same on every relay of the team and kept out of the database (openssl rand -base64 32), or TEAM_DECISION_KEY_FILE naming a file that holds it`,
+      });
+    }
+    if (c.TEAM_DECISION_KEY && c.TEAM_DECISION_KEY_FILE) {
+      ctx.addIssue({ code: 'custom', path: ['TEAM_DECISION_KEY_FILE'], message: 'set TEAM_DECISION_KEY or TEAM_DECISION_KEY_FILE, not both' });
+    }
     if (Boolean(c.MSG_BOT_TOKEN) !== Boolean(c.MSG_ROOM_ID)) {
       ctx.addIssue({
         code: 'custom',
@@ -195,4 +216,5 @@ export const SECRET_KEYS = [
   'TEAM_RELAY_TOKEN',
   'DATABASE_URL',
   'DEVICE_MCP_TOKEN',
+  'TEAM_DECISION_KEY',
 ] as const satisfies readonly (keyof RelayConfig)[];

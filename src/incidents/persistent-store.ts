@@ -1,48 +1,36 @@
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { incidentSchema, isTerminal, timelineEntrySchema, type Incident, type TimelineEntry } from './model';
-import { newestFirst, type IncidentStore, type KeyValueBackend } from './store';
+import { newestFirst, StoreUnavailableError, type IncidentStore, type KeyValueBackend } from './store';
 import { createTimelineAppenders } from './timeline-appenders';
+import { createAppendFile } from './append-file';
+import { isDiskError } from './file-backend';
+import { newBatch, type Batch } from './repeats-batch';
+import { readTimelineFile, replayRepeats, type LazyLine, type RecordLine } from './store-replay';
 
 const INDEX_KEY = 'incidents';
+/** How often a store whose disk refused a write tries again. */
+const RETRY_MS = 2_000;
 
 export interface PersistentStoreOptions {
-  /** Open incidents: rewritten on every state change, so kept to what is open. */
+  /** Open incidents, as of the last compaction (or every write, without a log). */
   backend: KeyValueBackend;
-  /**
-   * Finished incidents, up to `retention`: written once per incident when it ends. Without
-   * it everything shares `backend` (tests, throwaway relays).
-   */
+  /** Finished incidents, up to `retention`. Without it everything shares `backend` (tests, throwaway relays). */
   archive?: KeyValueBackend;
   /** Append-only JSONL timelines; in memory when omitted (tests). */
   timelineDir?: string;
   /** How many terminal incidents to keep. Open incidents are never evicted. */
   retention: number;
   logger: Logger;
-  /** How long a write of an open incident may wait to be coalesced with others into the index. */
-  lazyFlushMs?: number;
   /**
-   * Where a write of an open incident is made durable before it returns: one line appended per
-   * write (a repeat's few fields, or the whole record), folded into the index at start. Default
-   * `repeats.log` in `timelineDir` (there only while writes wait for the index); none without a
-   * `timelineDir` (tests), where lazy writes live in memory until coalesced and the rest rewrite
-   * the index at once.
+   * Where every write is made durable before it returns: one line appended per write (a repeat's
+   * few fields, or the whole record). Default `repeats.log` in `timelineDir`; none without a
+   * `timelineDir` (tests), where every write rewrites the index at once.
    */
   repeatsLog?: string;
-}
-
-/** What a lazy write changes (src/relay/intake.ts, src/tools/run-progress.ts), as a repeats-log line holds it. */
-interface LazyLine {
-  i: string;
-  n: number;
-  s: string;
-  u: string;
-  p: Incident['progress'];
-}
-/** Any other write of an open incident (a delivery, a state change): the record itself. */
-interface RecordLine {
-  f: Incident;
+  /** The log is compacted into the index once it is this long and as long as the index was. */
+  compactAtBytes?: number;
 }
 
 export function createPersistentStore(opts: PersistentStoreOptions): IncidentStore {
@@ -64,86 +52,154 @@ export function createPersistentStore(opts: PersistentStoreOptions): IncidentSto
   const appenders = createTimelineAppenders(timelinePath);
 
   /**
-   * A write answered for (a 202, a delivery) must survive kill -9, and rewriting the index for
-   * each one would cost every alert a rewrite of all open incidents, made durable by `conf` with
-   * an fsync (milliseconds each, twice on a new alert's path: its creation and its delivery):
-   * each write is appended here instead (to the page cache, synchronously, which kill -9 does not
-   * lose), and the index is rewritten at most every `lazyFlushMs`, after which the log is removed.
-   * A crash between the two replays lines the index already has, in the order written, ending at
-   * what the index holds: that changes nothing.
+   * Every write answered for (a 202, a delivery, an outcome) must survive kill -9 without costing
+   * a rewrite of the index: it is appended to the log (the page cache, synchronously, which
+   * kill -9 does not lose). The index files are rewritten only when the log has grown as long as
+   * they are (so the cost per write does not grow with the number of incidents), in chunks off
+   * the alert's path: the log is first set aside as `.old`, every later write goes to a new log,
+   * and `.old` is removed once both files hold everything it had. A start replays `.old`, then
+   * the log, over the files, in the order written.
    */
-  const repeatsPath = opts.repeatsLog ?? (timelineDir ? join(timelineDir, 'repeats.log') : undefined);
-  const leftover = repeatsPath ? replayRepeats(repeatsPath) : false;
-  let repeatsFd: number | undefined;
-  /** Whether the log is on disk: written since the index was, or left by a stop before it. */
-  let repeatsOnDisk = leftover;
+  const logPath = opts.repeatsLog ?? (timelineDir ? join(timelineDir, 'repeats.log') : undefined);
+  const oldLogPath = logPath && `${logPath}.old`;
+  const leftover = logPath ? [replayRepeats(oldLogPath!, index), replayRepeats(logPath, index)].some(Boolean) : false;
+  const log = logPath ? createAppendFile(logPath) : undefined;
+  let logBytes = 0;
+  /** Learnt at each compaction: what the files take per incident, to know when the log has grown as long. */
+  let bytesPerIncident = 1_000;
+  const compactAt = opts.compactAtBytes ?? 1024 * 1024;
+
+  /** The disk error that refused the last write, until a write goes through again. */
+  let diskError: string | undefined;
+  let retryTimer: NodeJS.Timeout | null = null;
+  const noteDiskError = (error: unknown) => {
+    const message = error instanceof Error ? error.message : String(error);
+    if (diskError === undefined) logger.error({ err: error }, 'the data folder refused a write: alerts and decisions are answered 503 until it takes writes again');
+    diskError = message;
+    retryTimer ??= setTimeout(retry, RETRY_MS);
+    retryTimer.unref?.();
+  };
+  const unavailable = (error: unknown): Error => {
+    if (!isDiskError(error)) return error instanceof Error ? error : new Error(String(error));
+    noteDiskError(error);
+    return new StoreUnavailableError(`The relay cannot write to its data folder (${error.code ?? 'EIO'}); nothing was recorded. Try again shortly.`);
+  };
+
+  /** Timeline lines the disk refused, in the order written: kept and written first once it takes writes. */
+  const pendingLines: Array<[id: string, text: string]> = [];
+  const writePendingLines = () => {
+    while (pendingLines.length) {
+      const [id, text] = pendingLines[0]!;
+      appenders.append(id, text);
+      pendingLines.shift();
+    }
+  };
+
   /**
    * Lazy lines (repeats) wait for `flush`, which the intake awaits before its 202: the repeats that
    * arrive in one turn of the event loop go to the log in one write, not a system call each.
    */
-  let lazyLines: string[] = [];
-  let lazyWritten: Promise<void> | undefined;
-  const writeLazy = () => {
-    if (!lazyLines.length) return;
-    repeatsFd ??= openSync(repeatsPath as string, 'a', 0o600);
-    writeSync(repeatsFd, lazyLines.join(''));
-    lazyLines = [];
+  let batch: Batch | undefined;
+  /** Appends the waiting batch, then `extra`, in one write; its waiters learn whether it held. */
+  const writeBatch = (extra = '') => {
+    const b = batch;
+    batch = undefined;
+    const text = (b?.lines.join('') ?? '') + extra;
+    if (!text) return;
+    try {
+      log!.append(text);
+    } catch (error) {
+      const refused = unavailable(error);
+      b?.settle(refused);
+      throw refused;
+    }
+    logBytes += Buffer.byteLength(text);
+    b?.settle();
+    if (logBytes >= Math.max(compactAt, index.size * bytesPerIncident)) compactSoon();
   };
   const logWrite = (incident: Incident, lazy: boolean) => {
-    if (!repeatsPath) return;
-    repeatsOnDisk = true;
     if (lazy) {
-      lazyLines.push(`${JSON.stringify({ i: incident.incident_id, n: incident.occurrences, s: incident.last_seen, u: incident.updated_at, p: incident.progress } satisfies LazyLine)}\n`);
-      // Written at the end of this turn whether or not anyone awaits it.
-      flushLazy().catch((error: unknown) => logger.error({ err: error }, 'repeats log write failed'));
+      if (!batch) {
+        batch = newBatch();
+        // Written at the end of this turn whether or not anyone awaits it.
+        setImmediate(() => {
+          try {
+            writeBatch();
+          } catch {
+            /* its waiters were told; the store's health says so */
+          }
+        });
+      }
+      batch.lines.push(`${JSON.stringify({ i: incident.incident_id, n: incident.occurrences, s: incident.last_seen, u: incident.updated_at, p: incident.progress } satisfies LazyLine)}\n`);
       return;
     }
     // In the order written: a replay must end at this record, not at a repeat before it.
-    writeLazy();
-    repeatsFd ??= openSync(repeatsPath, 'a', 0o600);
-    writeSync(repeatsFd, `${JSON.stringify({ f: incident } satisfies RecordLine)}\n`);
-  };
-  const flushLazy = (): Promise<void> =>
-    lazyLines.length === 0
-      ? (lazyWritten ?? Promise.resolve())
-      : (lazyWritten ??= new Promise<void>((resolve, reject) =>
-          setImmediate(() => {
-            lazyWritten = undefined;
-            try {
-              writeLazy();
-              resolve();
-            } catch (error) {
-              reject(error instanceof Error ? error : new Error(String(error)));
-            }
-          }),
-        ));
-  /** The index holds every logged repeat now (lazy writes are to open incidents; a finished one's rewrites the archive at once). */
-  const repeatsWritten = () => {
-    lazyLines = [];
-    if (repeatsFd !== undefined) closeSync(repeatsFd);
-    repeatsFd = undefined;
-    if (repeatsOnDisk) rmSync(repeatsPath as string, { force: true });
-    repeatsOnDisk = false;
+    writeBatch(`${JSON.stringify({ f: incident } satisfies RecordLine)}\n`);
   };
 
-  let flushTimer: NodeJS.Timeout | null = null;
-  const persistOpen = () => {
-    if (flushTimer) clearTimeout(flushTimer);
-    flushTimer = null;
+  const lists = () => {
     const all = [...index.values()];
-    backend.set(INDEX_KEY, split ? all.filter((i) => !isTerminal(i.state)) : all);
-    repeatsWritten();
+    return split ? { open: all.filter((i) => !isTerminal(i.state)), done: all.filter((i) => isTerminal(i.state)) } : { open: all, done: [] };
   };
-  const persistArchive = () => {
-    if (split) archive.set(INDEX_KEY, [...index.values()].filter((i) => isTerminal(i.state)));
+  /** Without a log: an open incident's change rewrites the open file only, an ending both. */
+  const persistWrite = (incident: Incident, wasOpen: boolean) => {
+    const { open, done } = lists();
+    if (isTerminal(incident.state) && split) archive.set(INDEX_KEY, done);
+    if (!isTerminal(incident.state) || wasOpen || !split) backend.set(INDEX_KEY, open);
   };
+  /** Both files at once, synchronously (start and stop). */
   const persist = () => {
-    persistOpen();
-    persistArchive();
+    const { open, done } = lists();
+    if (split) archive.set(INDEX_KEY, done);
+    backend.set(INDEX_KEY, open);
   };
-  // Incidents that ended while stored among the open ones (an older layout) move to the archive;
-  // repeats logged before a crash go into the index.
-  if (leftover || (split && (Array.isArray(backend.get(INDEX_KEY)) ? (backend.get(INDEX_KEY) as Incident[]) : []).some((i) => isTerminal(i.state)))) persist();
+  /** Start and stop: the files take everything, and the logs go. */
+  const persistAll = () => {
+    writeBatch();
+    persist();
+    log?.close();
+    if (logPath) for (const p of [oldLogPath!, logPath]) rmSync(p, { force: true });
+    logBytes = 0;
+  };
+
+  let compacting: Promise<void> | undefined;
+  const compactSoon = () => {
+    if (compacting || !logPath) return;
+    compacting = compact()
+      .then(() => (diskError !== undefined && pendingLines.length === 0 ? ((diskError = undefined), logger.info('the data folder takes writes again')) : undefined))
+      .catch((error: unknown) => noteDiskError(error))
+      .finally(() => (compacting = undefined));
+  };
+  async function compact() {
+    // An `.old` left by a compaction that failed is still to be folded in: it stays until one succeeds.
+    if (!existsSync(oldLogPath!)) {
+      log!.close();
+      if (existsSync(logPath!)) renameSync(logPath!, oldLogPath!);
+      logBytes = 0;
+    }
+    const { open, done } = lists();
+    const write = async (b: KeyValueBackend, list: Incident[]) => (b.setList ? b.setList(INDEX_KEY, list) : (b.set(INDEX_KEY, list), list.length * bytesPerIncident));
+    const bytes = (split ? await write(archive, done) : 0) + (await write(backend, open));
+    rmSync(oldLogPath!, { force: true });
+    if (index.size > 0) bytesPerIncident = Math.max(200, bytes / (open.length + done.length || 1));
+  }
+  function retry() {
+    retryTimer = null;
+    try {
+      writePendingLines();
+    } catch (error) {
+      return noteDiskError(error);
+    }
+    if (logPath) compactSoon();
+    else {
+      try {
+        persist();
+        diskError = undefined;
+      } catch (error) {
+        noteDiskError(error);
+      }
+    }
+  }
 
   const evict = () => {
     const terminal = [...index.values()].filter((i) => isTerminal(i.state));
@@ -157,27 +213,33 @@ export function createPersistentStore(opts: PersistentStoreOptions): IncidentSto
       rmSync(timelinePath(old.incident_id), { force: true });
     }
   };
+  // Writes logged before a stop go into the files; on a full disk the relay starts all the same.
+  if (leftover) {
+    evict();
+    try {
+      persistAll();
+    } catch (error) {
+      noteDiskError(error);
+    }
+  }
 
   return {
     get: (id) => index.get(id),
     list: () => [...index.values()].sort(newestFirst),
     put(incident, putOpts) {
-      const wasOpen = !isTerminal(index.get(incident.incident_id)?.state ?? 'queued');
-      index.set(incident.incident_id, incident);
-      if (isTerminal(incident.state)) {
-        evict();
-        persistArchive();
-        // Leaving the open set rewrites it once; later updates of a finished incident touch only the archive.
-        if (wasOpen || !split) persistOpen();
-        return;
+      const id = incident.incident_id;
+      const before = index.get(id);
+      index.set(id, incident);
+      if (isTerminal(incident.state)) evict();
+      try {
+        if (logPath) logWrite(incident, Boolean(putOpts?.lazy));
+        else persistWrite(incident, !isTerminal(before?.state ?? 'queued'));
+      } catch (error) {
+        // Not recorded, so not held: the caller is told, and memory says what the disk says.
+        if (before) index.set(id, before);
+        else index.delete(id);
+        throw unavailable(error);
       }
-      // Without a log only a lazy write may wait for the index.
-      if (!putOpts?.lazy && !repeatsPath) return persistOpen();
-      logWrite(incident, Boolean(putOpts?.lazy));
-      // Once a second: the rewrite is synchronous and made durable with an fsync (milliseconds on a busy
-      // disk), which holds up whatever alert is in flight; the log keeps everything meanwhile.
-      flushTimer ??= setTimeout(persistOpen, opts.lazyFlushMs ?? 1_000);
-      flushTimer.unref?.();
     },
     appendTimeline(id, entry) {
       if (!timelineDir) {
@@ -186,74 +248,44 @@ export function createPersistentStore(opts: PersistentStoreOptions): IncidentSto
         list.push(entry);
         return;
       }
-      appenders.append(id, `${JSON.stringify(entry)}\n`);
+      const text = `${JSON.stringify(entry)}\n`;
+      if (pendingLines.length === 0) {
+        try {
+          return appenders.append(id, text);
+        } catch (error) {
+          noteDiskError(error);
+        }
+      }
+      pendingLines.push([id, text]);
     },
     timeline: readTimeline,
     loadTimeline: async (id) => readTimeline(id),
     // Every write above is durable when it returns, except lazy ones: those when this resolves.
-    flush: flushLazy,
+    flush: () => batch?.done ?? Promise.resolve(),
     // With a log, the intake awaits `flush` before a repeat's 202.
-    writesBehind: Boolean(repeatsPath),
-    health: () => ({ backend: timelineDir ? 'file' : 'memory', ok: true, pending_writes: 0 }),
+    writesBehind: Boolean(logPath),
+    health: () => ({ backend: timelineDir ? 'file' : 'memory', ok: diskError === undefined, pending_writes: pendingLines.length, ...(diskError ? { error: diskError } : {}) }),
     async close() {
-      persist();
+      if (retryTimer) clearTimeout(retryTimer);
+      await compacting;
+      try {
+        writePendingLines();
+        persistAll();
+      } catch (error) {
+        // The logs stay: the next start folds them in.
+        logger.error({ err: error }, 'could not write the incident index at stop; the next start reads the log');
+      }
       appenders.closeAll();
     },
   };
 
-  /** Folds the writes logged before the last stop into the index, in order; true when there was a log. */
-  function replayRepeats(path: string): boolean {
-    let text: string;
-    try {
-      text = readFileSync(path, 'utf8');
-    } catch {
-      return false;
-    }
-    for (const raw of text.split('\n')) {
-      let line: LazyLine | RecordLine;
-      try {
-        line = JSON.parse(raw) as LazyLine | RecordLine;
-      } catch {
-        continue; // an empty or torn line (a crash mid-write): everything before it is intact
-      }
-      if ('f' in line) {
-        const parsed = incidentSchema.safeParse(line.f);
-        if (parsed.success) index.set(parsed.data.incident_id, parsed.data);
-        continue;
-      }
-      const cur = index.get(line.i);
-      if (!cur || typeof line.n !== 'number') continue;
-      const newer = line.u > cur.updated_at;
-      index.set(line.i, {
-        ...cur,
-        occurrences: Math.max(cur.occurrences, line.n),
-        last_seen: line.s > cur.last_seen ? line.s : cur.last_seen,
-        ...(newer ? { updated_at: line.u, progress: line.p ?? null } : {}),
-      });
-    }
-    return true;
-  }
-
   function readTimeline(id: string): TimelineEntry[] {
     if (!timelineDir) return [...(memoryTimelines.get(id) ?? [])];
-    let text: string;
-    try {
-      text = readFileSync(timelinePath(id), 'utf8');
-    } catch {
-      return [];
-    }
-    const out: TimelineEntry[] = [];
-    for (const line of text.split('\n')) {
-      if (!line) continue;
-      // A crash can leave a torn last line; everything before it is intact.
-      try {
-        const parsed = timelineEntrySchema.safeParse(JSON.parse(line));
-        if (parsed.success) out.push(parsed.data);
-      } catch {
-        /* torn line */
-      }
-    }
-    return out;
+    const held = pendingLines.filter(([pid]) => pid === id).flatMap(([, text]) => {
+      const parsed = timelineEntrySchema.safeParse(JSON.parse(text));
+      return parsed.success ? [parsed.data] : [];
+    });
+    return [...readTimelineFile(timelinePath(id)), ...held];
   }
 }
 

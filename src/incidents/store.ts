@@ -72,4 +72,6 @@ export class StoreUnavailableError extends Error {
 export interface KeyValueBackend {
   get(key: string): unknown;
   set(key: string, value: unknown): void;
+  /** Replaces the whole file with `{key: list}` without blocking the event loop for long (the files backend); the bytes written. */
+  setList?(key: string, list: readonly unknown[]): Promise<number>;
 }

@@ -1,4 +1,5 @@
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { closeSync, openSync } from 'node:fs';
+import { appendWhole } from './append-file';
 
 /**
  * The timeline files written to most recently, kept open: a line is one write instead of an open,
@@ -22,8 +23,7 @@ export function createTimelineAppenders(pathOf: (id: string) => string, max = 64
         if (open.size >= max) close(open.keys().next().value as string);
       } else open.delete(id);
       open.set(id, fd);
-      const buffer = Buffer.from(text);
-      for (let written = 0; written < buffer.length; ) written += writeSync(fd, buffer, written);
+      appendWhole(fd, pathOf(id), Buffer.from(text));
     },
     /** Before the file is removed: a line written to a removed file would be lost. */
     close,

@@ -9,10 +9,10 @@ import type { Logger } from 'pino';
 import type { AgentRuntime } from '../agent/types';
 import type { RelayConfig } from '../config/schema';
 import type { Incidents } from '../incidents/service';
-import { bearerGuard, principalGuard } from './auth';
+import { bearerGuard, knownCredential, principalGuard } from './auth';
 import type { RelayMetrics } from './metrics';
 import { createAuthAttempts, installAuthAttempts } from './auth-attempts';
-import { clientErrorHandler, frameworkErrors, installClosingAnswer, installErrorHandler, installJsonParser } from './errors';
+import { answerExpectations, clientErrorHandler, frameworkErrors, installClosingAnswer, installErrorHandler, installJsonParser } from './errors';
 import { requestGuard } from './request-guards';
 import type { ProxySettings } from '../net/proxy';
 import { httpDeviceProbe, type DeviceProbe, type EventStreamHealth, type MessagingHealth } from './health-checks';
@@ -101,7 +101,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     trustProxy: config.RELAY_TRUSTED_PROXY.length > 0 ? config.RELAY_TRUSTED_PROXY : false,
     frameworkErrors,
     clientErrorHandler,
+    // Node answers a missing Host itself with an empty 400: the request guard answers it instead, in the documented shape.
+    http: { requireHostHeader: false },
   });
+  answerExpectations(app);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandler(app, deps.scrub);
@@ -109,20 +112,20 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   installClosingAnswer(app);
   // Before routing, for every route: the wrong Host name, then another origin's writes and proxying.
   app.addHook('onRequest', requestGuard(config.RELAY_ALLOWED_HOSTS, { alwaysChecked: (path) => path.startsWith('/search-platform/') }));
-  // Then, before any route's own check: failed authentication is limited per source, on every route.
+  const secret = config.WEBHOOK_SECRET;
+  const operators = deps.operators;
+  // Browsers cannot send the bearer with EventSource or page loads: /ui trades it once for a cookie naming who.
+  const uiSession = secret ? createUiSession({ secret, clock: deps.clock, ...(operators ? { operators } : {}) }) : undefined;
+  // Then, before any route's own check: wrong credentials are limited per source, on every route; a right one never is.
   const attempts = createAuthAttempts({
     clock: deps.clock,
     onLimited: (source, failures, windowSeconds) =>
-      deps.logger.warn({ source, failures, window_s: windowSeconds }, `${failures} failed authentications from ${source}: its further attempts are answered 429 for up to ${windowSeconds} s`),
+      deps.logger.warn({ source, failures, window_s: windowSeconds }, `${failures} failed authentications from ${source}: its further wrong attempts are answered 429 for up to ${windowSeconds} s`),
   });
-  installAuthAttempts(app, attempts);
+  installAuthAttempts(app, attempts, knownCredential({ secrets: [secret, deps.tools.token, deps.terminal.terminalSecret], operators, session: uiSession }));
 
-  const secret = config.WEBHOOK_SECRET;
-  const operators = deps.operators;
   // A person's own token opens the read-only checks (/health/deep) too.
   const readers = operators ? (token: string) => operators.byToken(token) !== undefined : undefined;
-  // Browsers cannot send the bearer with EventSource or page loads: /ui trades it once for a cookie naming who.
-  const uiSession = secret ? createUiSession({ secret, clock: deps.clock, ...(operators ? { operators } : {}) }) : undefined;
   await app.register(healthRoutes, {
     agent: deps.agent,
     agentName: config.AGENT_NAME,

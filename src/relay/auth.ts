@@ -16,14 +16,39 @@ const unauthorized = (secretName: string) =>
   });
 
 /**
- * Whether a request offers any credential (a bearer, the UI cookie, a `/ui?token=` login). Only
- * such requests count as failed authentication when refused: a browser that has not logged in yet
- * is not guessing anything.
+ * The credential a request offers (the Authorization header, else the UI cookie, else a `/ui?token=`
+ * login), if any. Only such requests count as failed authentication when refused: a browser that
+ * has not logged in yet is not guessing anything.
  */
-export function offersCredential(request: FastifyRequest): boolean {
-  if (request.headers.authorization !== undefined) return true;
-  if (readCookie(request.headers.cookie, UI_COOKIE) !== undefined) return true;
-  return loginToken(request) !== undefined;
+export function offeredCredential(request: FastifyRequest): string | undefined {
+  return request.headers.authorization ?? readCookie(request.headers.cookie, UI_COOKIE) ?? loginToken(request);
+}
+
+/**
+ * Whether the request offers a credential the relay accepts somewhere (a login token, else the
+ * bearer, else the UI cookie: the order the guards decide by). Every secret is compared, in
+ * constant time, whichever matches: the time taken says nothing about which one is right.
+ */
+export function knownCredential(opts: { secrets: ReadonlyArray<string | undefined>; operators?: OperatorDirectory | undefined; session?: UiSession | undefined }) {
+  const expected = opts.secrets.filter((s): s is string => Boolean(s)).map(digest);
+  const isSecret = (token: string) => {
+    const given = digest(token);
+    let found = false;
+    for (const e of expected) if (timingSafeEqual(given, e)) found = true;
+    return found;
+  };
+  return (request: FastifyRequest): boolean => {
+    const login = loginToken(request);
+    if (login !== undefined) return opts.session?.login(login) !== undefined;
+    if (request.headers.authorization !== undefined) {
+      const token = bearerOf(request);
+      if (token === undefined) return false;
+      const secret = isSecret(token);
+      const person = opts.operators?.byToken(token) !== undefined;
+      return secret || person;
+    }
+    return opts.session?.fromCookie(request) !== undefined;
+  };
 }
 
 /** The `?token=` of `GET /ui` (however its name is encoded); undefined on any other request. */

@@ -41,6 +41,7 @@ import { evidenceOf } from '../approvals/evidence';
 import type { Incident } from '../incidents/model';
 import { followTeam } from '../team/follow-team';
 import { createTeamDecisions } from '../team/decisions';
+import { createForgedRows } from '../team/forged-rows';
 import { ownsEverything, type Owns } from '../incidents/ownership';
 
 export type { Relay, RelayDeps } from './relay-contract';
@@ -130,7 +131,10 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
   // The terminal's decision credential: in the relay's data folder for npm run headed, never in the runtime's environment.
   const terminalSecret = deps.terminalSecret ?? randomBytes(32).toString('base64url');
   // A team relay's human decisions go through the database (first wins, the owner applies).
-  const teamDecisions = deps.team ? createTeamDecisions({ team: deps.team, approvals, incidents, logger }) : undefined;
+  // Rows in the team database that fail their MAC: never applied, said once on the timeline and standing on /health.
+  const forged = deps.team ? createForgedRows({ incidents, logger }) : undefined;
+  if (forged) laterWarnings.add(() => forged.warnings());
+  const teamDecisions = deps.team && forged ? createTeamDecisions({ team: deps.team, approvals, incidents, forged, logger }) : undefined;
   const decide: DecideFn = teamDecisions ? teamDecisions.decide : approvals.decide;
   // Every channel hands its people's decisions to the one `decide` above.
   const host = createChannelHost({ approvals, decide, incidents, channels, logger });
@@ -176,7 +180,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     ? setUpConfirmedApply({ incidents, upstream: deviceTools, artifactsDir: join(resolve(config.RELAY_PROJECT_DIR), 'intelligence-artifacts'), defaultWithinS: config.CONFIRM_WITHIN_S, clock, logger, owns, tell: approvals.tellRoom, ...(deps.postCheckPaceS !== undefined ? { maxPaceS: deps.postCheckPaceS } : {}) })
     : undefined;
   // On a team a confirm, like a decision, is recorded first and applied by the incident's owner.
-  const teamConfirms = deps.team ? createTeamConfirms({ team: deps.team, incidents, logger, confirmLocally: confirmed?.confirmByPerson ?? (async (id) => ({ ok: false, code: 'no_change', message: `${id} has no change this relay applied` })) }) : undefined;
+  const teamConfirms = deps.team && forged ? createTeamConfirms({ team: deps.team, incidents, logger, forged, confirmLocally: confirmed?.confirmByPerson ?? (async (id) => ({ ok: false, code: 'no_change', message: `${id} has no change this relay applied` })) }) : undefined;
   const confirmChange = teamConfirms?.confirm ?? confirmed?.confirmByPerson;
   const strictAllowList = createStrictAllowList({ incidents, artifactsDir: join(resolve(config.RELAY_PROJECT_DIR), 'intelligence-artifacts'), logger });
   const metrics = createRelayMetrics({ bus, incidents, storeHealth: () => store.health(), ...(team ? { leading: () => team.leading() } : {}) });

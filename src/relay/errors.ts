@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { findUnstorableJson } from '../incidents/storable-text';
 import { StoreUnavailableError } from '../incidents/store';
@@ -150,6 +151,18 @@ export function clientErrorHandler(error: Error & { code?: string }, socket: Dup
     socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
   }
   socket.destroy(error);
+}
+
+/**
+ * An `Expect` other than `100-continue` is refused by Node before any route (an empty 417); the
+ * relay answers it in the documented shape. `100-continue` keeps Node's own handling.
+ */
+export function answerExpectations(app: FastifyInstance) {
+  app.server.on('checkExpectation', (_request: IncomingMessage, response: ServerResponse) => {
+    const body = JSON.stringify(errorBody('expectation_failed', 'The relay supports no Expect header but "100-continue"; send the request without it.'));
+    response.writeHead(417, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), connection: 'close' });
+    response.end(body);
+  });
 }
 
 /**

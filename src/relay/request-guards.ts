@@ -34,6 +34,9 @@ export function requestGuard(allowed: string[], opts: { alwaysChecked: (path: st
   const hostAllowed = hostMatcher(allowed);
   const origin = originCheck(hostAllowed, opts);
   return (request: FastifyRequest, _reply: unknown, done: (error?: Error) => void) => {
+    if (!request.headers.host) {
+      return done(new HttpError(400, 'missing_host', 'The request has no Host header; send the relay\'s address as Host.'));
+    }
     if (!hostAllowed(request.headers.host)) {
       return done(new HttpError(421, 'host_not_allowed', 'This relay does not serve that host name. Use its address, or add the name to RELAY_ALLOWED_HOSTS.'));
     }

@@ -7,7 +7,8 @@ import { startEmbeddedRuntime, type EmbeddedRuntime } from '../agent/embedded';
 import type { Clock } from '../clock';
 import { loadConfig } from '../config/load';
 import { SECRET_KEYS, type RelayConfig } from '../config/schema';
-import { createConfBackends } from '../incidents/conf-backend';
+import { watchClockSteps } from '../clock-steps';
+import { createFileBackends } from '../incidents/file-backend';
 import { createPersistentStore } from '../incidents/persistent-store';
 import type { IncidentStore, KeyValueBackend } from '../incidents/store';
 import { WEBEX_CHANNEL } from '../messaging/webex-channel';
@@ -18,6 +19,7 @@ import { removeRuntimeAttach, writeRuntimeAttach } from './runtime-attach-file';
 import type { SecretScrubber } from '../log/secret-scrubber';
 import { proxySettingsFromEnv } from '../net/proxy';
 import { openTeamStore } from '../team/open';
+import { readDecisionKey } from '../team/decision-seal';
 import { CHANNELS_LEADER_LOCK, newRelayId } from '../team/coordinator';
 import { holdChannelSockets } from '../team/leader-lock';
 import { hostname } from 'node:os';
@@ -61,12 +63,19 @@ function teamRelayId(config: RelayConfig, port: number | undefined): string {
   return served === 0 ? newRelayId() : `${hostname()}:${served}`;
 }
 
+/** The team's decision key, from the setting or its file; a key read from a file joins the secrets no log line carries. */
+function teamDecisionKey(config: RelayConfig, scrubber: SecretScrubber | undefined): string {
+  const key = readDecisionKey(config);
+  scrubber?.add(key);
+  return key;
+}
+
 /**
  * What the embedded runtime must not inherit: the relay's secrets, and the way past the device guard
  * (the device server's URL, its token, the inventory it runs on). Its agents reach devices through
  * the relay's `/device-mcp` only, where approvals and the timeline are enforced.
  */
-export const RUNTIME_OMIT_ENV: readonly string[] = [...SECRET_KEYS, 'DEVICE_MCP_URL', 'DEVICE_INVENTORY', 'DEVICE_SERVER_TOKEN'];
+export const RUNTIME_OMIT_ENV: readonly string[] = [...SECRET_KEYS, 'TEAM_DECISION_KEY_FILE', 'DEVICE_MCP_URL', 'DEVICE_INVENTORY', 'DEVICE_SERVER_TOKEN'];
 
 /** Where the embedded runtime's agents reach the relay's endpoints (`/mcp`, `/device-mcp`). */
 function localUrl(listenUrl: string, path: string): string {
@@ -91,8 +100,8 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
   if (!config.AGENT_URL) assertRuntimeFiles(resolve(config.RELAY_PROJECT_DIR));
 
   // A team relay keeps incidents in PostgreSQL with the other relays on it; the laptop in files.
-  const team = config.DATABASE_URL ? await openTeamStore({ url: config.DATABASE_URL, retention: config.INCIDENT_RETENTION, leaseMs: config.RELAY_LEASE_MS, logger, relayId: teamRelayId(config, opts.port) }) : undefined;
-  const backends = opts.backends ?? (team ? undefined : createConfBackends(dataDir));
+  const team = config.DATABASE_URL ? await openTeamStore({ url: config.DATABASE_URL, retention: config.INCIDENT_RETENTION, leaseMs: config.RELAY_LEASE_MS, logger, relayId: teamRelayId(config, opts.port), decisionKey: teamDecisionKey(config, opts.scrubber) }) : undefined;
+  const backends = opts.backends ?? (team ? undefined : createFileBackends(dataDir));
   const store: IncidentStore =
     team?.store ??
     createPersistentStore({
@@ -150,6 +159,9 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
     });
   }
   // Degraded (too many websockets, Socket Mode off) or a foreign connection: a standing warning, not a log line only.
+  // A wall-clock step moves every expiry and deadline at once: /health says so while it is recent.
+  const clockSteps = watchClockSteps({ onStep: (step) => logger.warn(step, 'the wall clock stepped') });
+  const offClockWarnings = relay.addStandingWarnings(clockSteps.warnings);
   const offSlackWarnings = slack ? relay.addStandingWarnings(() => [slack.status().degraded, slack.status().warning].filter((w): w is string => Boolean(w))) : () => {};
   opts.scrubber?.add(relay.toolsToken);
   opts.scrubber?.add(relay.terminalSecret);
@@ -191,6 +203,8 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
     }
   } catch (error) {
     offRuntimeFilesWarning();
+    clockSteps.stop();
+    offClockWarnings();
     await relay.close();
     await team?.store.pool.end();
     throw error;
@@ -226,6 +240,8 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
         offRuntimeFilesWarning();
         await bot?.stop().catch((error: unknown) => logger.warn({ err: error }, 'Webex bot did not stop cleanly'));
         offSlackWarnings();
+        clockSteps.stop();
+        offClockWarnings();
         await slack?.stop().catch((error: unknown) => logger.warn({ err: error }, 'Slack did not stop cleanly'));
         if (embedded) removeRuntimeAttach(dataDir);
         await team?.coordinator.stop();

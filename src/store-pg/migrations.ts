@@ -89,4 +89,15 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 4,
+    name: 'decision and confirm rows carry a MAC under the relays\' key',
+    sql: `
+      -- HMAC-SHA256 under TEAM_DECISION_KEY (held by the relays, never here): the owner applies only rows whose MAC verifies.
+      ALTER TABLE decisions ADD COLUMN mac text;
+      ALTER TABLE confirms ADD COLUMN mac text;
+      -- The owner's answer to a confirm is signed too: the relay that took the request tells its caller only a verified one.
+      ALTER TABLE confirms ADD COLUMN result_mac text;
+    `,
+  },
 ];

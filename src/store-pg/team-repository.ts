@@ -17,6 +17,15 @@ export interface DecisionRow {
   channel: DecisionChannel;
   comment: string | null;
   decided_at: string;
+  /** HMAC under the relays' decision key (src/team/decision-seal.ts); null on rows written without one. */
+  mac: string | null;
+}
+
+/** Who holds a relay id now, when another start asks for it. */
+export interface RelayIdHolder {
+  name: string;
+  heartbeat_at: Date;
+  age_s: number;
 }
 
 export type Queryable = Pick<pg.Pool, 'query'>;
@@ -30,6 +39,24 @@ export function teamRepository(db: Queryable) {
          ON CONFLICT (relay_id) DO UPDATE SET heartbeat_at = now(), stopped = false`,
         [relayId, name],
       );
+    },
+
+    /**
+     * Takes `relayId` for this start unless a live relay holds it (not stopped, its heartbeat within
+     * the lease): then nothing is written and the holder is returned. One statement, so of two
+     * relays starting at once with the same id exactly one gets it.
+     */
+    async claimRelayId(relayId: string, name: string, leaseSeconds: number): Promise<RelayIdHolder | undefined> {
+      const res = await db.query(
+        `INSERT INTO relays (relay_id, name) VALUES ($1, $2)
+         ON CONFLICT (relay_id) DO UPDATE SET name = EXCLUDED.name, started_at = now(), heartbeat_at = now(), stopped = false
+           WHERE relays.stopped OR relays.heartbeat_at < now() - make_interval(secs => $3)
+         RETURNING relay_id`,
+        [relayId, name, leaseSeconds],
+      );
+      if (res.rowCount === 1) return undefined;
+      const held = await db.query<RelayIdHolder>('SELECT name, heartbeat_at, extract(epoch FROM now() - heartbeat_at)::float8 AS age_s FROM relays WHERE relay_id = $1', [relayId]);
+      return held.rows[0] ?? { name: 'unknown', heartbeat_at: new Date(), age_s: 0 };
     },
 
     /** A clean stop: the others adopt this relay's incidents at their next heartbeat. */
@@ -109,11 +136,16 @@ export function teamRepository(db: Queryable) {
     /** Records a decision unless one was recorded for that request already; true when this one is first. */
     async recordDecision(row: DecisionRow & { received_by: string }): Promise<boolean> {
       const res = await db.query(
-        `INSERT INTO decisions (incident_id, requested_at, decision, by_name, channel, comment, decided_at, received_by)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING`,
-        [row.incident_id, row.requested_at, row.decision, row.by_name, row.channel, row.comment, row.decided_at, row.received_by],
+        `INSERT INTO decisions (incident_id, requested_at, decision, by_name, channel, comment, decided_at, received_by, mac)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING`,
+        [row.incident_id, row.requested_at, row.decision, row.by_name, row.channel, row.comment, row.decided_at, row.received_by, row.mac],
       );
       return res.rowCount === 1;
+    },
+
+    /** Removes a row that failed its MAC (only that row: a real one written meanwhile stays). */
+    async dropDecision(row: Pick<DecisionRow, 'incident_id' | 'requested_at' | 'mac'>): Promise<void> {
+      await db.query('DELETE FROM decisions WHERE incident_id = $1 AND requested_at = $2 AND mac IS NOT DISTINCT FROM $3', [row.incident_id, row.requested_at, row.mac]);
     },
 
     async decisionFor(incidentId: string, requestedAt: string): Promise<DecisionRow | undefined> {

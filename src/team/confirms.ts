@@ -1,11 +1,12 @@
 import type { Logger } from 'pino';
 import type { Incidents } from '../incidents/service';
 import { StoreUnavailableError } from '../incidents/store';
-import { confirmRepository } from '../store-pg/confirm-repository';
+import { confirmRepository, type ConfirmRow } from '../store-pg/confirm-repository';
 import { databaseErrorMessage } from '../store-pg/database';
 import type { ConfirmResult } from '../tools/confirmed-apply';
 import { DECISION_CHANNEL } from './decisions';
 import type { TeamCoordinator } from './coordinator';
+import type { ForgedRows } from './forged-rows';
 
 const POLL_MS = 200;
 
@@ -21,12 +22,20 @@ export function createTeamConfirms(deps: {
   /** The owner's own confirm (src/tools/confirmed-apply.ts). */
   confirmLocally(incidentId: string, changeId: string, person: string): Promise<ConfirmResult>;
   logger: Logger;
+  forged: ForgedRows;
   /** How long a non-owner waits for the owner's answer before it says the confirm is recorded. */
   answerWaitMs?: number;
 }) {
   const { team, incidents, logger } = deps;
   const repo = confirmRepository(team.pool);
   const waitMs = deps.answerWaitMs ?? 15_000;
+  /** The MAC a confirm of `changeId` must carry: the change and the lines approved for it as this relay holds them. */
+  const macFor = (row: Pick<ConfirmRow, 'incident_id' | 'change_id' | 'by_name' | 'requested_at'>) =>
+    team.seal.confirm({ ...row, lines_sha256: incidents.get(row.incident_id)?.approval_request?.lines_sha256 ?? '' });
+  const verified = (row: ConfirmRow) => team.seal.verifies(macFor(row), row.mac);
+  /** Whether the row holds the owner's own answer (not one written into the database by anyone else). */
+  const answered = (row: ConfirmRow): row is ConfirmRow & { applied_at: string } =>
+    row.applied_at !== null && team.seal.verifies(team.seal.confirmResult({ ...row, applied_at: row.applied_at }), row.result_mac);
 
   /**
    * The NOTIFY and the heartbeat's sweep can both find the same confirm waiting: a second apply
@@ -44,9 +53,14 @@ export function createTeamConfirms(deps: {
   }
   async function applyOnce(incidentId: string, changeId: string): Promise<void> {
     const row = await repo.get(incidentId, changeId);
-    if (!row || row.applied_at) return;
+    if (!row || answered(row)) return;
+    // One nobody of this team signed keeps nothing; it is told on the timeline when it names the incident's own change.
+    if (!verified(row)) return deps.forged.report('confirm', incidentId, changeId, row.mac, incidents.get(incidentId)?.change?.change_id === changeId);
     const result = await deps.confirmLocally(incidentId, changeId, row.by_name);
-    await repo.settle(incidentId, changeId, result);
+    const appliedAt = new Date().toISOString();
+    const settled = { incident_id: incidentId, change_id: changeId, applied_at: appliedAt, result };
+    // An answer already there that is not the owner's was written by someone else: this one replaces it.
+    await repo.settle({ ...settled, result_mac: team.seal.confirmResult(settled) }, row.applied_at !== null);
     logger.info({ incident_id: incidentId, change_id: changeId, ok: result.ok }, 'a confirm recorded by another relay was applied');
   }
   const offNotified = team.onDecision(async (incidentId, changeId, kind) => {
@@ -54,14 +68,14 @@ export function createTeamConfirms(deps: {
   });
   // The safety net for a notification lost while the listener reconnected, or an owner that changed.
   const offSwept = team.onBeat(async () => {
-    for (const row of await repo.waiting(team.relayId)) if (team.owns(row.incident_id)) await apply(row.incident_id, row.change_id);
+    for (const row of await repo.waiting(team.relayId)) if (team.owns(row.incident_id) && !answered(row)) await apply(row.incident_id, row.change_id);
   });
 
   async function answer(incidentId: string, changeId: string): Promise<ConfirmResult | undefined> {
     const until = Date.now() + waitMs;
     for (;;) {
       const row = await repo.get(incidentId, changeId);
-      if (row?.applied_at) return row.result as ConfirmResult;
+      if (row && answered(row)) return row.result as ConfirmResult;
       if (Date.now() > until) return undefined;
       await new Promise((r) => setTimeout(r, POLL_MS));
     }
@@ -76,7 +90,16 @@ export function createTeamConfirms(deps: {
       if (!change) return { ok: false, code: 'no_change', message: `${incidentId} has no applied change to confirm` };
       if (change.change_id !== changeId) return { ok: false, code: 'stale_change', message: `That confirm was for change ${changeId}; the incident's change is ${change.change_id}. Nothing changed.`, change };
       try {
-        const first = await repo.record({ incident_id: incidentId, change_id: changeId, by_name: person, requested_at: new Date().toISOString(), received_by: team.relayId });
+        const fields = { incident_id: incidentId, change_id: changeId, by_name: person, requested_at: new Date().toISOString(), received_by: team.relayId };
+        const row = { ...fields, mac: macFor(fields) };
+        let first = await repo.record(row);
+        const held = first ? undefined : await repo.get(incidentId, changeId);
+        if (held && !verified(held)) {
+          // A row nobody of this team signed holds the change's place: it confirms nothing and gives way.
+          deps.forged.report('confirm', incidentId, changeId, held.mac, false);
+          await repo.drop(held);
+          first = await repo.record(row);
+        }
         if (first) await team.repo.notify(DECISION_CHANNEL, { i: incidentId, q: changeId, k: 'confirm' });
         const result = await answer(incidentId, changeId);
         if (result) {

@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { jitteredBackoff } from '../backoff';
 import type { Incident } from '../incidents/model';
 import { databaseErrorMessage } from '../store-pg/database';
+import type { DecisionSeal } from './decision-seal';
 import { DECISION_CHANNEL } from './decisions';
 import { holdLeaderLock, type LeaderLock } from './leader-lock';
 import { createNewIncidentLock } from './new-incident-lock';
@@ -32,6 +33,8 @@ export interface TeamOptions {
   name?: string;
   /** A relay silent this long is taken to be dead: another adopts its incidents. */
   leaseMs: number;
+  /** Signs the decisions and confirms this relay writes, and checks the ones it applies (TEAM_DECISION_KEY). */
+  seal: DecisionSeal;
   logger: Logger;
   /** How often this relay says it is alive and looks for dead ones (default: a fifth of the lease). */
   heartbeatMs?: number;
@@ -245,6 +248,7 @@ export function createTeamCoordinator(opts: TeamOptions) {
       return () => beatHandlers.delete(handler);
     },
     pool,
+    seal: opts.seal,
     /** The team's SQL (src/store-pg/team-repository.ts) on this relay's pool. */
     repo,
     owns: (incidentId: string) => store.ownerOf(incidentId) === me,

@@ -7,6 +7,8 @@ import { StoreUnavailableError } from '../incidents/store';
 import { databaseErrorMessage } from '../store-pg/database';
 import type { TeamCoordinator } from './coordinator';
 import type { DecisionRow } from '../store-pg/team-repository';
+import type { ApprovalRequest } from '../incidents/model';
+import type { ForgedRows } from './forged-rows';
 
 
 /** Where a decision recorded by one relay is announced to the relay that runs the incident. */
@@ -19,12 +21,19 @@ export const DECISION_CHANNEL = 'fault_relay_decisions';
  * at once when that is this relay, else when told by NOTIFY. Only a human channel reaches here:
  * the run's own relay decides nothing on the model's word, exactly as on the laptop.
  */
-export function createTeamDecisions(deps: { team: TeamCoordinator; approvals: Pick<Approvals, 'decide' | 'acknowledge'>; incidents: Pick<Incidents, 'get'>; logger: Logger }) {
-  const { team, approvals, incidents, logger } = deps;
+export function createTeamDecisions(deps: { team: TeamCoordinator; approvals: Pick<Approvals, 'decide' | 'acknowledge'>; incidents: Pick<Incidents, 'get'>; forged: ForgedRows; logger: Logger }) {
+  const { team, approvals, incidents, forged, logger } = deps;
   const repo = team.repo;
+  /** The MAC a row for `request` must carry: the request and its lines as this relay holds them, the row's own words. */
+  const macFor = (row: Pick<DecisionRow, 'incident_id' | 'decision' | 'by_name' | 'decided_at' | 'channel' | 'comment'>, request: ApprovalRequest) =>
+    team.seal.decision({ ...row, request_id: request.request_id, lines_sha256: request.lines_sha256 });
+  const verified = (row: DecisionRow, request: ApprovalRequest) => team.seal.verifies(macFor(row, request), row.mac);
 
   async function apply(row: DecisionRow): Promise<void> {
-    const result = approvals.decide(row.incident_id, row.decision, { id: row.by_name }, row.channel, row.comment ?? undefined, undefined);
+    const request = incidents.get(row.incident_id)?.approval_request;
+    if (!request || request.requested_at !== row.requested_at) return;
+    if (!verified(row, request)) return forged.report('decision', row.incident_id, row.requested_at, row.mac, true);
+    const result = approvals.decide(row.incident_id, row.decision, { id: row.by_name }, row.channel, row.comment ?? undefined, request.request_id);
     // A no-op unless the decision came from an operator channel (only those leave `acknowledged_at` empty).
     if (result.status === 'accepted') await approvals.acknowledge(row.incident_id).catch(() => {});
     if (result.status !== 'accepted') logger.info({ incident_id: row.incident_id, status: result.status }, 'a decision from another relay found nothing to decide');
@@ -57,15 +66,24 @@ export function createTeamDecisions(deps: { team: TeamCoordinator; approvals: Pi
       if (incident.approval && request?.status !== 'pending') return { status: 'already_decided', incident, approval: incident.approval };
       if (!request || request.status !== 'pending') return { status: 'not_awaiting', incident };
       const at = new Date().toISOString();
+      const fields = { incident_id: incidentId, requested_at: request.requested_at, decision, by_name: actor.id, channel, comment: reason ?? null, decided_at: at, received_by: team.relayId };
+      const row = { ...fields, mac: macFor(fields, request) };
       let inserted: boolean;
       try {
-        inserted = await repo.recordDecision({ incident_id: incidentId, requested_at: request.requested_at, decision, by_name: actor.id, channel, comment: reason ?? null, decided_at: at, received_by: team.relayId });
+        inserted = await repo.recordDecision(row);
+        const first = inserted ? undefined : await repo.decisionFor(incidentId, request.requested_at);
+        if (first && !verified(first, request)) {
+          // A row nobody of this team signed holds the request's place: it decides nothing and gives way.
+          forged.report('decision', incidentId, request.requested_at, first.mac, team.owns(incidentId));
+          await repo.dropDecision(first);
+          inserted = await repo.recordDecision(row);
+        }
         if (!inserted) {
-          const row = (await repo.decisionFor(incidentId, request.requested_at)) as DecisionRow;
+          const winner = (await repo.decisionFor(incidentId, request.requested_at)) as DecisionRow;
           return {
             status: 'already_decided',
             incident,
-            approval: { decision: row.decision, effective: row.decision, by: row.by_name, channel: row.channel, at: row.decided_at, commands: request.commands, forwarded_at: null, acknowledged_at: null, request_id: request.request_id, apply_by: null },
+            approval: { decision: winner.decision, effective: winner.decision, by: winner.by_name, channel: winner.channel, at: winner.decided_at, commands: request.commands, forwarded_at: null, acknowledged_at: null, request_id: request.request_id, apply_by: null },
           };
         }
         await repo.notify(DECISION_CHANNEL, { i: incidentId, q: request.requested_at });

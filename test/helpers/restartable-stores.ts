@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { onTestFinished } from 'vitest';
-import { createConfBackends } from '../../src/incidents/conf-backend';
+import { createFileBackends } from '../../src/incidents/file-backend';
 import { createPersistentStore } from '../../src/incidents/persistent-store';
 import type { IncidentStore } from '../../src/incidents/store';
 import { createPool, migrate } from '../../src/store-pg/database';
@@ -22,7 +22,7 @@ export function restartableStores(pg: ReturnType<typeof usePostgres>): Restartab
       'files',
       async () => {
         const dir = tempDir('fault-relay-restart-');
-        const b = () => createConfBackends(dir);
+        const b = () => createFileBackends(dir);
         return async () => {
           const { open, archive } = b();
           return createPersistentStore({ backend: open, archive, timelineDir: join(dir, 'timelines'), retention: 1000, logger: silent });

@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { linesSha256 } from '../../src/approvals/lines';
 import { createLabDeviceTools, DeviceToolError, type DeviceTools, WITHOUT_PROVISIONAL } from '../../src/artifacts/device-tools';
 import { withProvisional } from '../helpers/provisional-stand-in';
-import { createConfBackends } from '../../src/incidents/conf-backend';
+import { createFileBackends } from '../../src/incidents/file-backend';
 import { createPersistentStore } from '../../src/incidents/persistent-store';
 import type { IncidentStore } from '../../src/incidents/store';
 import { startLab } from '../../src/lab/server';
@@ -31,7 +31,7 @@ afterEach(async () => {
 });
 
 const storeIn = (dir: string) =>
-  createPersistentStore({ ...((b) => ({ backend: b.open, archive: b.archive }))(createConfBackends(dir)), timelineDir: join(dir, 'timelines'), retention: 1000, logger: silent });
+  createPersistentStore({ ...((b) => ({ backend: b.open, archive: b.archive }))(createFileBackends(dir)), timelineDir: join(dir, 'timelines'), retention: 1000, logger: silent });
 
 /** A relay with the desktop channel live (so approvals wait for a human), the lab behind the guard, and MCP clients. */
 async function start(opts: { deviceTools?: DeviceTools; store?: IncidentStore; agent?: ReturnType<typeof createStubRuntime>; clock?: ReturnType<typeof manualClock> } = {}) {
@@ -196,6 +196,24 @@ describe('approval gate', () => {
     expect(b.relay.incidents.get(pending)).toMatchObject({ state: 'escalated', approval_request: { status: 'expired' }, approval: { decision: 'EXPIRED', channel: 'ttl' } });
     expect((await b.config(pending, REPAIR)).text).toMatch(/already escalated/);
     hold.resolve();
+  });
+
+  it('a decision after the wall clock stepped past expires_at is refused: the request expires then, and nothing is applied', async () => {
+    injectFault();
+    // The wall clock jumps an hour ahead (NTP after a laptop's sleep); the TTL's timer has not fired.
+    const base = manualClock(new Date().toISOString());
+    let stepMs = 0;
+    const clock = { ...base, now: () => new Date(base.now().getTime() + stepMs) };
+    const t = await start({ clock });
+    const id = await t.fire();
+    await t.ask(id);
+    expect(t.relay.incidents.get(id)?.approval_request?.status).toBe('pending');
+    stepMs = 60 * 60_000;
+    const answer = t.relay.approvals.decide(id, 'APPROVED', { id: 'alice' }, 'desktop');
+    expect(answer).toMatchObject({ status: 'already_decided', approval: { decision: 'EXPIRED', channel: 'ttl' } });
+    expect(t.relay.incidents.get(id)).toMatchObject({ state: 'escalated', approval_request: { status: 'expired' } });
+    expect((await t.config(id, REPAIR)).text).toMatch(/already escalated/);
+    expect(lab.lab.configChanges()).toBe(0);
   });
 
   it('a run that ends while its approval is pending leaves nothing to approve', async () => {

@@ -68,7 +68,7 @@ describe('every error body is {"error": {code, message, details?}}', () => {
     expectShape(await relay.app.inject({ url: `/sessions/${'x'.repeat(120)}`, headers: secret }), 414, 'uri_too_long');
   });
 
-  it('on requests Node\'s HTTP parser refuses before any route (not HTTP, headers too large)', async () => {
+  it('on requests Node refuses or answers before any route (not HTTP, headers too large, no Host, an unknown Expect)', async () => {
     const relay = await start();
     const url = new URL(await relay.listen({ port: 0, host: '127.0.0.1' }));
     const raw = (text: string) =>
@@ -87,6 +87,16 @@ describe('every error body is {"error": {code, message, details?}}', () => {
     const huge = parse(await raw(`GET /health HTTP/1.1\r\nHost: localhost\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`));
     expect(huge.status).toBe(431);
     expect(errorBodySchema.strict().parse(huge.body).error.code).toBe('headers_too_large');
+    // Node's own early answers: no Host on HTTP/1.1, and an Expect it does not know.
+    const noHost = parse(await raw('GET /health HTTP/1.1\r\nConnection: close\r\n\r\n'));
+    expect(noHost.status).toBe(400);
+    expect(errorBodySchema.strict().parse(noHost.body).error.code).toBe('missing_host');
+    const expectation = parse(await raw('POST /fault-alert HTTP/1.1\r\nHost: localhost\r\nExpect: 200-ok\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}'));
+    expect(expectation.status).toBe(417);
+    expect(errorBodySchema.strict().parse(expectation.body).error.code).toBe('expectation_failed');
+    // 100-continue keeps working: the alert route answers as usual.
+    const continued = await raw('GET /health HTTP/1.1\r\nHost: localhost\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n');
+    expect(continued).toMatch(/^HTTP\/1\.1 (100 Continue\r\n\r\nHTTP\/1\.1 )?200 /);
   });
 
   it('while the relay closes: a request still arriving on an open connection gets 503 shutting_down', async () => {

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import type { AgentRuntime } from '../../src/agent/types';
 import { localRelayTag, spareTitle } from '../../src/delivery/spare-session';
-import { createConfBackends } from '../../src/incidents/conf-backend';
+import { createFileBackends } from '../../src/incidents/file-backend';
 import { createPersistentStore } from '../../src/incidents/persistent-store';
 import { ad000002, relayForTest, silent } from '../helpers/relay';
 import { createStubRuntime } from '../helpers/stub-runtime';
@@ -27,7 +27,7 @@ function recordedRuntime() {
 }
 
 const filesStore = (dir: string) =>
-  createPersistentStore({ ...((b) => ({ backend: b.open, archive: b.archive }))(createConfBackends(dir)), timelineDir: join(dir, 'timelines'), retention: 1000, logger: silent });
+  createPersistentStore({ ...((b) => ({ backend: b.open, archive: b.archive }))(createFileBackends(dir)), timelineDir: join(dir, 'timelines'), retention: 1000, logger: silent });
 
 const post = (relay: Awaited<ReturnType<typeof relayForTest>>, device: string) =>
   relay.app.inject({ method: 'POST', url: '/fault-alert', payload: ad000002({ system: device }) }).then((r) => r.json() as { status: string; incident_id: string; session_id?: string });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { buildSplunkAlert } from '../../src/alert/sample';
 import { confirmRepository } from '../../src/store-pg/confirm-repository';
 import { createTeamConfirms } from '../../src/team/confirms';
+import { createForgedRows } from '../../src/team/forged-rows';
 import type { TeamCoordinator } from '../../src/team/coordinator';
 import type { ConfirmResult } from '../../src/tools/confirmed-apply';
 import { silent } from '../helpers/relay';
@@ -43,6 +44,7 @@ describe.skipIf(Boolean(noPostgres))('team relay: a confirm recorded by another 
       team,
       incidents: a.relay.incidents,
       logger: silent,
+      forged: createForgedRows({ incidents: a.relay.incidents, logger: silent }),
       // The device's answer takes a while; a second confirm of a confirmed change is refused, as the device tool server does.
       confirmLocally: async (_i, _c, person) => {
         calls.push(person);
@@ -53,7 +55,9 @@ describe.skipIf(Boolean(noPostgres))('team relay: a confirm recorded by another 
       },
     });
     const repo = confirmRepository(real);
-    expect(await repo.record({ incident_id: id, change_id: 'chg-1', by_name: 'ana@example.net', requested_at: new Date().toISOString(), received_by: 'relay-b' })).toBe(true);
+    const confirm = { incident_id: id, change_id: 'chg-1', by_name: 'ana@example.net', requested_at: new Date().toISOString(), received_by: 'relay-b' };
+    // Signed as relay B signs it (the incident has no approval request here: no lines).
+    expect(await repo.record({ ...confirm, mac: a.team.seal.confirm({ ...confirm, lines_sha256: '' }) })).toBe(true);
     // The NOTIFY's apply is at the device; the sweep finds the same row, still unapplied.
     const notified = heard.notified!(id, 'chg-1', 'confirm');
     await firstStarted;

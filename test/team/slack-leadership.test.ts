@@ -7,6 +7,7 @@ import { createSlackChannel } from '../../src/slack/slack-channel';
 import { CHANNELS_LEADER_LOCK } from '../../src/team/coordinator';
 import { holdChannelSockets } from '../../src/team/leader-lock';
 import { openTeamStore } from '../../src/team/open';
+import { TEAM_DECISION_KEY } from './team-relays';
 import { startSlackFake, type SlackFake } from '../fakes/slack/slack-fake';
 import { noPostgres, testConnection, usePostgres } from '../helpers/postgres';
 import { ad000002, silent } from '../helpers/relay';
@@ -30,8 +31,8 @@ const messagingOf = async (base: string) => ((await (await request(`${base}/heal
 
 /** A team relay as start-headless wires one: Slack among its channels, its socket under the team's leader lock. */
 async function slackMember(url: string, fake: SlackFake) {
-  const config = loadConfig({ AGENT_URL: 'http://127.0.0.1:1', AGENT_SERVER_PASSWORD: 'pw', DATABASE_URL: url, RELAY_LOG_DIR: testLogDir() });
-  const { store, coordinator: team } = await openTeamStore({ url, retention: config.INCIDENT_RETENTION, leaseMs: 10_000, logger: silent });
+  const config = loadConfig({ AGENT_URL: 'http://127.0.0.1:1', AGENT_SERVER_PASSWORD: 'pw', DATABASE_URL: url, TEAM_DECISION_KEY, RELAY_LOG_DIR: testLogDir() });
+  const { store, coordinator: team } = await openTeamStore({ url, retention: config.INCIDENT_RETENTION, leaseMs: 10_000, logger: silent, decisionKey: TEAM_DECISION_KEY });
   const slack = createSlackChannel({ ...IDS, apiUrl: fake.apiUrl, approver: (p) => p.email === 'alice@example.net', logger: silent, pingIntervalMs: 60_000 });
   const lock: { held?: ReturnType<typeof holdChannelSockets> } = {};
   const relay: Relay = await createRelay({ config, store, agent: createStubRuntime(), logger: silent, team, channels: [slack], standby: () => lock.held?.role() === 'standby', retryBaseMs: 50, deliveryWaitMs: 2_000 });

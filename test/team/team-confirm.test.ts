@@ -2,7 +2,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { buildSplunkAlert } from '../../src/alert/sample';
 import type { Relay } from '../../src/relay/create-relay';
 import { connectMcp } from '../helpers/mcp-client';
-import { noPostgres, usePostgres } from '../helpers/postgres';
+import { noPostgres, testConnection, usePostgres } from '../helpers/postgres';
 import { useSimulatedLab } from '../helpers/sim-lab';
 import { teamMember, until } from './team-relays';
 
@@ -18,7 +18,7 @@ const REPAIR = ['router bgp 65001', 'no neighbor 10.0.0.2 shutdown'];
 const post = (relay: Relay) => relay.app.inject({ method: 'POST', url: '/fault-alert', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(buildSplunkAlert({ device: 'R1', neighbor: '10.0.0.2' })) });
 
 describe.skipIf(Boolean(noPostgres))('team relay: confirms reach the owner', () => {
-  it('a confirm on a non-owner is applied by the owner, once, and its caller is told the outcome; a second one is refused', async () => {
+  it('a confirm on a non-owner is applied by the owner, once, and its caller is told the outcome; a second one is refused; one written into the database by hand keeps nothing', async () => {
     const lab = labNow();
     lab.lab.inject({ fault: 'bgp_neighbor_admin_down', device: 'R1', neighbor: '10.0.0.2' });
     const url = await pg.freshDatabase();
@@ -39,6 +39,18 @@ describe.skipIf(Boolean(noPostgres))('team relay: confirms reach the owner', () 
     await until(b.relay, () => b.relay.incidents.get(id)?.change?.state === 'pending');
     const changeId = b.relay.incidents.get(id)!.change!.change_id;
 
+    // A confirm written into the database by hand (no relay's MAC), with an answer beside it: the owner keeps nothing.
+    const db = await testConnection(url);
+    onTestFinished(() => db.end());
+    await db.query(
+      `INSERT INTO confirms (incident_id, change_id, by_name, requested_at, received_by, mac, result, applied_at) VALUES ($1, $2, 'mallory@example.net', $3, 'relay-x', 'bm90LWEtbWFj', '{"ok":true}', $3)`,
+      [id, changeId, new Date().toISOString()],
+    );
+    await db.query('SELECT pg_notify($1, $2)', ['fault_relay_decisions', JSON.stringify({ i: id, q: changeId, k: 'confirm' })]);
+    await until(a.relay, () => a.relay.incidents.timeline(id).some((e) => e.type === 'confirm.forged'));
+    expect(a.relay.incidents.get(id)?.change).toMatchObject({ state: 'pending', person: null });
+
+    // Ana's real confirm on B takes the forged row's place, and B answers with the owner's outcome, not the forged one.
     const result = await b.relay.confirmChange!(id, changeId, 'ana@example.net');
     expect(result).toMatchObject({ ok: true, change: { state: 'confirmed', ended_by: 'person', person: 'ana@example.net' } });
     expect(a.relay.incidents.get(id)?.change).toMatchObject({ state: 'confirmed', person: 'ana@example.net' });

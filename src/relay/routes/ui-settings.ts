@@ -28,6 +28,8 @@ export const SETTING_DESCRIPTIONS: Record<keyof RelayConfig, string> = {
   TEAM_RELAY_TOKEN: 'Tray only: your personal token for the team relay (from npm run operators -- token on the team relay), kept encrypted.',
   OPERATORS_FILE: 'The on-call team (name, email, approver|viewer, token_sha256): personal tokens decide over POST /incidents/:id/decision and open the read-only views.',
   DATABASE_URL: 'Team relay: incidents in PostgreSQL, shared by every relay on it; unset: files under RELAY_DATA_DIR.',
+  TEAM_DECISION_KEY: 'Team relay (required with DATABASE_URL): the key (32+ characters, the same on every relay, never in the database) that signs decisions and confirms written to the database; rows that do not verify are ignored.',
+  TEAM_DECISION_KEY_FILE: 'Team relay: a file holding TEAM_DECISION_KEY instead of the variable.',
   RELAY_ID: 'Team relay: this relay\'s name on the database (unique); restarted under it, the relay goes on with its own incidents.',
   RELAY_LEASE_MS: 'Team relay: a relay silent this long is taken over by another (its queued alerts and runs).',
   DEVICE_INVENTORY: 'Device inventory (YAML): the relay runs the SSH device tool server on it itself; DEVICE_MCP_URL wins when both are set.',

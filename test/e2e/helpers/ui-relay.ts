@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { createAgentClient } from '../../../src/agent/client';
 import { loadConfig } from '../../../src/config/load';
-import { createConfBackends } from '../../../src/incidents/conf-backend';
+import { createFileBackends } from '../../../src/incidents/file-backend';
 import { createPersistentStore } from '../../../src/incidents/persistent-store';
 import { createRelay, type Relay } from '../../../src/relay/create-relay';
 import { finishingScript, scriptedProviderConfig, startScriptedModel, type ScriptedModel } from '../../fakes/scripted-model';
@@ -39,7 +39,7 @@ export async function startUiRelay(opts: { distDir: string; logger: Logger; env?
     ...opts.env,
   });
   const store = createPersistentStore({
-    ...((b) => ({ backend: b.open, archive: b.archive }))(createConfBackends(dataDir)),
+    ...((b) => ({ backend: b.open, archive: b.archive }))(createFileBackends(dataDir)),
     timelineDir: join(dataDir, 'timelines'),
     retention: config.INCIDENT_RETENTION,
     logger: opts.logger,

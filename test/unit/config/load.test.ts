@@ -1,6 +1,10 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../../src/config/load';
 import { describeConfig } from '../../../src/config/redact';
+import { readDecisionKey } from '../../../src/team/decision-seal';
 
 describe('configuration', () => {
   it('has safe defaults: loopback, embedded runtime, strict mode', () => {
@@ -31,6 +35,36 @@ describe('configuration', () => {
     expect(error?.problems.join('\n')).toMatch(/AGENT_SERVER_PASSWORD/);
     expect(error?.problems.join('\n')).toMatch(/MSG_ROOM_ID/);
     expect(error?.message).not.toContain('tok-SECRET-123');
+  });
+
+  it('needs the team decision key with DATABASE_URL, long enough, from the setting or a file, never echoed', () => {
+    const db = 'postgres://relay:pw@127.0.0.1:5432/fault_relay';
+    const problems = (env: Record<string, string>) => {
+      try {
+        loadConfig({ DATABASE_URL: db, ...env });
+        return '';
+      } catch (e) {
+        return (e as ConfigError).problems.join('\n');
+      }
+    };
+    expect(problems({})).toMatch(/^TEAM_DECISION_KEY: required with DATABASE_URL/);
+    const short = 'only-twenty-chars-ab';
+    expect(problems({ TEAM_DECISION_KEY: short })).toMatch(/^TEAM_DECISION_KEY: at least 32 characters/);
+    expect(problems({ TEAM_DECISION_KEY: short })).not.toContain(short);
+    expect(problems({ TEAM_DECISION_KEY: 'k'.repeat(32) })).toBe('');
+
+    const dir = mkdtempSync(join(tmpdir(), 'fault-relay-key-'));
+    try {
+      const file = join(dir, 'team-decision-key');
+      writeFileSync(file, `${'f'.repeat(40)}\n`, { mode: 0o600 });
+      expect(readDecisionKey(loadConfig({ DATABASE_URL: db, TEAM_DECISION_KEY_FILE: file }))).toBe('f'.repeat(40));
+      writeFileSync(file, 'short\n');
+      expect(() => readDecisionKey(loadConfig({ DATABASE_URL: db, TEAM_DECISION_KEY_FILE: file }))).toThrow(/TEAM_DECISION_KEY_FILE: .* holds fewer than 32 characters/);
+      expect(() => readDecisionKey(loadConfig({ DATABASE_URL: db, TEAM_DECISION_KEY_FILE: join(dir, 'missing') }))).toThrow(/TEAM_DECISION_KEY_FILE: .*missing could not be read \(ENOENT\)/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    expect(describeConfig(loadConfig({ DATABASE_URL: db, TEAM_DECISION_KEY: 'k'.repeat(32) })).TEAM_DECISION_KEY).toBe('set');
   });
 
   it('parses sizes and durations', () => {

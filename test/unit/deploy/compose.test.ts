@@ -33,6 +33,11 @@ describe('compose.yaml: the relays behind nginx', () => {
     }
   });
 
+  it('give both relays the team decision key from the operator\'s environment, and the database none', () => {
+    for (const name of ['relay-a', 'relay-b']) expect(compose.services[name]!.environment!.TEAM_DECISION_KEY).toMatch(/^\$\{TEAM_DECISION_KEY:\?set TEAM_DECISION_KEY/);
+    expect(JSON.stringify(compose.services.db)).not.toContain('TEAM_DECISION_KEY');
+  });
+
   it('nginx sets X-Forwarded-For to the client it saw (a client\'s own header is not passed on) and X-Forwarded-Proto', () => {
     expect(nginx).toMatch(/^\s*proxy_set_header X-Forwarded-For \$remote_addr;$/m);
     expect(nginx).toMatch(/^\s*proxy_set_header X-Forwarded-Proto \$scheme;$/m);

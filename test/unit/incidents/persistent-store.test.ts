@@ -2,7 +2,7 @@ import { appendFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createConfBackend, createConfBackends } from '../../../src/incidents/conf-backend';
+import { createFileBackend, createFileBackends } from '../../../src/incidents/file-backend';
 import { NO_APPLICATION, type Incident } from '../../../src/incidents/model';
 import { createMemoryBackend, createPersistentStore } from '../../../src/incidents/persistent-store';
 import type { IncidentStore } from '../../../src/incidents/store';
@@ -32,7 +32,7 @@ const incident = (n: number, state: Incident['state'] = 'queued'): Incident => {
 };
 
 const open = (dir: string, retention = 1000) =>
-  opened(createPersistentStore({ backend: createConfBackend(dir), timelineDir: join(dir, 'timelines'), retention, logger: silent }));
+  opened(createPersistentStore({ backend: createFileBackend(dir, 'incidents'), timelineDir: join(dir, 'timelines'), retention, logger: silent }));
 
 describe('persistent incident store', () => {
   it('keeps incidents and timelines across a reopen (a restart)', () => {
@@ -64,7 +64,7 @@ describe('persistent incident store', () => {
       s.appendTimeline(`INC-${n}`, { at: 'x', type: 't', message: 'm' });
     }
     expect(s.list().map((i) => i.incident_id)).toEqual(['INC-4', 'INC-3', 'INC-0']);
-    expect(readdirSync(join(dir, 'timelines')).sort()).toEqual(['INC-3.jsonl', 'INC-4.jsonl']);
+    expect(readdirSync(join(dir, 'timelines')).filter((f) => f.endsWith('.jsonl')).sort()).toEqual(['INC-3.jsonl', 'INC-4.jsonl']);
     expect(open(dir, 2).list()).toHaveLength(3);
   });
 
@@ -90,7 +90,7 @@ describe('persistent incident store', () => {
   it('reopens from the two conf files with every incident where it was', () => {
     const dir = tmp();
     const open2 = (d: string) => {
-      const b = createConfBackends(d);
+      const b = createFileBackends(d);
       return opened(createPersistentStore({ backend: b.open, archive: b.archive, retention: 10, logger: silent }));
     };
     const a = open2(dir);

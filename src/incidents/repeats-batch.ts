@@ -1,0 +1,13 @@
+/** Writes answered together: the repeats of one turn of the event loop, settled by one append. */
+export interface Batch {
+  lines: string[];
+  done: Promise<void>;
+  settle(error?: Error): void;
+}
+export const newBatch = (): Batch => {
+  let settle!: (error?: Error) => void;
+  const done = new Promise<void>((resolve, reject) => (settle = (error) => (error ? reject(error) : resolve())));
+  // Nobody may be waiting on it (a progress line): its error is then only the store's health.
+  done.catch(() => {});
+  return { lines: [], done, settle };
+};
