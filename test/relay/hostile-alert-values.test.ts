@@ -73,3 +73,16 @@ describe('POST /alerts/alertmanager with a value that fails its declared format'
     expect(agent.sessions).toEqual([]);
   });
 });
+
+describe('a headed prompt with a value that fails its declared format', () => {
+  it('is refused on POST /headed and on the UI prompt copier, naming the field; no incident is made', async () => {
+    relay = await relayForTest({ agent: createStubRuntime() });
+    const headed = await post(relay, '/headed', ad000002({ vrf_name: HOSTILE_VRF }));
+    expect(headed.statusCode, headed.body).toBe(400);
+    expect(headed.json().error).toMatchObject({ code: 'invalid_alert', details: [{ path: 'result.vrf_name' }] });
+    const copier = await post(relay, '/ui/api/direct-prompt', { alert_def_id: 'AD000002', device: 'R1', mode: 'strict', vars: { neighbor_ip: '10.1.1.2', vrf_name: HOSTILE_VRF } });
+    expect(copier.statusCode, copier.body).toBe(400);
+    expect(copier.json().error).toMatchObject({ code: 'invalid_prompt_input', details: [{ path: 'result.vrf_name' }] });
+    expect(relay.incidents.list()).toEqual([]);
+  });
+});
