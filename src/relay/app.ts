@@ -155,11 +155,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     scope.addHook('onRequest', principalGuard({ secret, ...(uiSession ? { session: uiSession } : {}), ...(operators ? { operators } : {}) }));
     await scope.register(sessionsRoutes, { incidents: deps.incidents });
     await scope.register(evidenceRoutes, { incidents: deps.incidents, now: () => deps.clock.now(), ...(deps.scrub ? { scrub: deps.scrub } : {}) });
-    await scope.register(headedRoutes, { startHeaded: deps.startHeaded });
+    await scope.register(headedRoutes, { startHeaded: deps.startHeaded, formats: faultKeys.formats });
     const projectDir = resolve(config.RELAY_PROJECT_DIR);
     await scope.register(uiRoutes, {
       incidents: deps.incidents,
       startHeaded: deps.startHeaded,
+      formats: faultKeys.formats,
       config,
       ...(deps.settingSources ? { settingSources: deps.settingSources } : {}),
       artifactsDir: join(projectDir, 'intelligence-artifacts'),

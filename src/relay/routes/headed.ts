@@ -1,6 +1,9 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { inboundAlertSchema } from '../../alert/schema';
+import { normalizeAlert } from '../../alert/normalize';
+import { inboundAlertSchema, type InboundAlert } from '../../alert/schema';
+import { InvalidAlertError } from '../../alert/splunk';
+import { formatProblems, type AlertFormats } from '../../artifacts/alert-formats';
 import type { HeadedIntake } from '../headed-intake';
 import { HttpError } from '../errors';
 
@@ -14,15 +17,27 @@ export const headedResponseSchema = z.object({
 export type HeadedResponse = z.infer<typeof headedResponseSchema>;
 
 /**
+ * A headed run's device changes get the relay's post-check too: its alert values are held to the
+ * runbook's formats as Splunk's are, and a value that fails is refused (400, `code`) naming the field.
+ */
+export async function refuseBadFormats(alert: InboundAlert, formatsOf: ((alertDefId: string) => Promise<AlertFormats>) | undefined, code: string): Promise<void> {
+  const formats = await formatsOf?.(alert.result.alert_def_id);
+  if (!formats || formats.size === 0) return;
+  const problems = formatProblems(normalizeAlert(alert).alert_vars, formats, (key) => `result.${key}`);
+  if (problems.length > 0) throw new HttpError(400, code, new InvalidAlertError(problems).message, problems);
+}
+
+/**
  * `POST /headed`: a Splunk-shaped alert body in, a headed incident and its prompt out. The
  * simulator's `--direct`, the tray's and the UI's prompt copiers all come through here, so
  * every headed run is an incident the gate knows before the operator pastes anything.
  */
-export const headedRoutes: FastifyPluginAsyncZod<{ startHeaded: HeadedIntake }> = async (app, opts) => {
+export const headedRoutes: FastifyPluginAsyncZod<{ startHeaded: HeadedIntake; formats?: (alertDefId: string) => Promise<AlertFormats> }> = async (app, opts) => {
   app.post(
     '/headed',
     { schema: { body: inboundAlertSchema, querystring: z.object({ mode: z.enum(['strict', 'hybrid']).optional() }) } },
     async (request, reply) => {
+      await refuseBadFormats(request.body, opts.formats, 'invalid_alert');
       const { incident, prompt } = opts.startHeaded(request.body, request.query.mode);
       return reply.code(201).send({ incident_id: incident.incident_id, device_hostname: incident.device_hostname, mode: incident.mode, prompt } satisfies HeadedResponse);
     },

@@ -2,6 +2,8 @@ import type { SettingSource } from '../../config/setting-sources';
 import { readFile } from 'node:fs/promises';
 import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { AlertFormats } from '../../artifacts/alert-formats';
+import { refuseBadFormats } from './headed';
 import { z, ZodError } from 'zod';
 import { inboundAlertSchema } from '../../alert/schema';
 import type { HeadedIntake } from '../headed-intake';
@@ -17,6 +19,8 @@ import { settingFields } from './ui-settings';
 import { readStaticFile, StaticPathError, UI_CSP } from './ui-static';
 
 export interface UiRoutesOptions {
+  /** The formats of each alert definition's values (the runbook's): a headed prompt's values are held to them. */
+  formats?: (alertDefId: string) => Promise<AlertFormats>;
   incidents: Pick<Incidents, 'get'>;
   /** Shown read-only in the settings view (secrets only as set / not set). */
   config: RelayConfig;
@@ -107,6 +111,7 @@ export const uiRoutes: FastifyPluginAsyncZod<UiRoutesOptions> = async (app, opts
     try {
       if (body.incident_id) throw new HttpError(400, 'invalid_prompt_input', 'Headed incident ids are assigned by the relay: leave the incident id empty.', [{ path: 'incident_id', message: 'assigned by the relay' }]);
       const alert = inboundAlertSchema.parse(alertForPrompt(body, now()));
+      await refuseBadFormats(alert, opts.formats, 'invalid_prompt_input');
       const { incident, prompt } = opts.startHeaded(alert, body.mode);
       return { prompt, incident_id: incident.incident_id };
     } catch (error) {
