@@ -1,4 +1,5 @@
 import { fenceFor, incidentFacts, table } from './markdown-parts';
+import { ROLLBACK_TITLE, rollbackLines } from '../artifacts/config-preview';
 import type { Incident, TimelineEntry } from './model';
 
 /** Alert variables whose name says they hold a credential are never written out. */
@@ -32,7 +33,11 @@ function approvalSection(incident: Incident): string[] {
       '',
       fenced(request.commands.length ? request.commands : ['(none)']),
       '',
-      'Rollback:',
+      `${ROLLBACK_TITLE}:`,
+      '',
+      fenced(rollbackLines(request.preview ?? null)),
+      '',
+      "The agent's proposed rollback (its claim; the relay never runs it):",
       '',
       fenced(request.rollback.length ? request.rollback : ['(none)']),
       '',
