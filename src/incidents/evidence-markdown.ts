@@ -47,7 +47,11 @@ export function renderEvidenceMarkdown(bundle: EvidenceBundle): string {
     incidentFacts(
       incident,
       [['Severity', incident.severity ?? '—']],
-      [['Outcome', incident.outcome ? `${incident.outcome.kind} at ${incident.outcome.at}: ${incident.outcome.summary}` : 'none reported']],
+      [
+        ['Outcome', incident.outcome ? `${incident.outcome.kind} at ${incident.outcome.at}: ${incident.outcome.summary}` : 'none reported'],
+        // How the change ended is the relay's record (Change outcome below), beside whatever the summary says.
+        ["Configuration change (the relay's record)", `${change.result}: ${change.summary}`],
+      ],
     ),
     '',
     '## Approval request',
