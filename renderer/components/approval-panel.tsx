@@ -5,6 +5,7 @@ import { utcStamp } from '../lib/format';
 import { visibleLines } from '../../src/approvals/visible-text';
 import type { ConfigPreview } from '../../src/artifacts/config-preview';
 import { previewMethodText } from '../../src/artifacts/preview-method';
+import { ROLLBACK_TITLE, rollbackLines } from '../../src/artifacts/rollback-text';
 
 function outcomeText(o: DecideOutcome): string {
   switch (o.status) {
@@ -37,6 +38,22 @@ function Commands({ title, lines }: { title: string; lines: string[] }) {
       <pre className="mono" aria-label={title}>
         {shown.lines.length ? shown.lines.join('\n') : '(none)'}
       </pre>
+    </div>
+  );
+}
+
+/** The relay's own rollback, from the configuration before: never the agent's proposed one. */
+function Rollback({ preview }: { preview: ConfigPreview | null | undefined }) {
+  const [how, ...lines] = visibleLines(rollbackLines(preview)).lines;
+  return (
+    <div className="commands rollback" aria-label={ROLLBACK_TITLE}>
+      <div className="dim small">{ROLLBACK_TITLE}</div>
+      <div className="dim small">{how}</div>
+      {lines.length ? (
+        <pre className="mono" aria-label="Rollback">
+          {lines.join('\n')}
+        </pre>
+      ) : null}
     </div>
   );
 }
@@ -161,7 +178,7 @@ export function ApprovalPanel({ incident, bridge, timeline = [] }: { incident: I
             <div>
               <Commands title="Commands" lines={request.commands} />
               <Preview preview={request.preview} />
-              <Commands title="Rollback" lines={request.rollback} />
+              <Rollback preview={request.preview} />
             </div>
             <Evidence timeline={timeline} />
           </div>

@@ -8,6 +8,7 @@ import { mergeTimeline } from '../state/timeline-merge';
 import { utcStamp } from '../lib/format';
 import { ApprovalPanel } from './approval-panel';
 import { ChangePanel } from './change-panel';
+import { CHANGE_WORDS_TITLE, changeWords } from '../../src/incidents/outcome-words';
 import { ExportEvidence } from './export-evidence';
 import { SessionLog } from './session-log';
 import { StateBadge } from './state-badge';
@@ -24,7 +25,7 @@ function Fact({ k, v, mono }: { k: string; v: string; mono?: boolean }) {
   );
 }
 
-function Header({ incident }: { incident: IncidentSummary }) {
+export function Header({ incident }: { incident: IncidentSummary }) {
   const now = useNow();
   return (
     <header className="incident-header">
@@ -56,6 +57,11 @@ function Header({ incident }: { incident: IncidentSummary }) {
       {incident.outcome ? (
         <p className={`outcome outcome-${incident.outcome.kind}`}>
           <strong>{incident.outcome.kind}</strong> at {utcStamp(incident.outcome.at)}: {incident.outcome.summary}
+        </p>
+      ) : null}
+      {incident.outcome ? (
+        <p className="outcome-change" aria-label={CHANGE_WORDS_TITLE}>
+          {CHANGE_WORDS_TITLE}: {changeWords(incident)}
         </p>
       ) : null}
     </header>

@@ -26,7 +26,6 @@ export const approvalAskSchema = z.object({
   summary: z.string().min(1),
   /** Verbatim, in order: what is approved is what the device guard sends. */
   commands: z.array(z.string().min(1)).min(1),
-  rollback: z.array(z.string().min(1)).optional(),
   artifact_ref: z.string().min(1).optional(),
   expires_at: z.string().min(1),
   lines_sha256: z.string().min(12),

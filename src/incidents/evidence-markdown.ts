@@ -1,5 +1,6 @@
 import type { DeviceOutput, EvidenceBundle } from './evidence-bundle';
 import { fenceFor, incidentFacts, table } from './markdown-parts';
+import { ROLLBACK_TITLE } from '../artifacts/config-preview';
 
 /** A fenced block no backtick run in the content can close early. */
 function fenced(text: string, info = ''): string {
@@ -46,7 +47,11 @@ export function renderEvidenceMarkdown(bundle: EvidenceBundle): string {
     incidentFacts(
       incident,
       [['Severity', incident.severity ?? '—']],
-      [['Outcome', incident.outcome ? `${incident.outcome.kind} at ${incident.outcome.at}: ${incident.outcome.summary}` : 'none reported']],
+      [
+        ['Outcome', incident.outcome ? `${incident.outcome.kind} at ${incident.outcome.at}: ${incident.outcome.summary}` : 'none reported'],
+        // How the change ended is the relay's record (Change outcome below), beside whatever the summary says.
+        ["Configuration change (the relay's record)", `${change.result}: ${change.summary}`],
+      ],
     ),
     '',
     '## Approval request',
@@ -73,7 +78,11 @@ export function renderEvidenceMarkdown(bundle: EvidenceBundle): string {
       '',
       fenced(request.lines.join('\n') || '(none)'),
       '',
-      'Rollback:',
+      `${ROLLBACK_TITLE}:`,
+      '',
+      fenced(request.relay_rollback.join('\n')),
+      '',
+      "The agent's proposed rollback (its claim; the relay never runs it):",
       '',
       fenced(request.rollback.join('\n') || '(none)'),
       '',

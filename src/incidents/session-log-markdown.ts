@@ -1,4 +1,6 @@
 import { fenceFor, incidentFacts, table } from './markdown-parts';
+import { ROLLBACK_TITLE, rollbackLines } from '../artifacts/config-preview';
+import { CHANGE_WORDS_TITLE, changeWords } from './outcome-words';
 import type { Incident, TimelineEntry } from './model';
 
 /** Alert variables whose name says they hold a credential are never written out. */
@@ -32,7 +34,11 @@ function approvalSection(incident: Incident): string[] {
       '',
       fenced(request.commands.length ? request.commands : ['(none)']),
       '',
-      'Rollback:',
+      `${ROLLBACK_TITLE}:`,
+      '',
+      fenced(rollbackLines(request.preview ?? null)),
+      '',
+      "The agent's proposed rollback (its claim; the relay never runs it):",
       '',
       fenced(request.rollback.length ? request.rollback : ['(none)']),
       '',
@@ -86,6 +92,8 @@ export function renderSessionLog(incident: Incident, timeline: TimelineEntry[]):
     '## Outcome',
     '',
     outcome ? `**${outcome.kind}** at ${outcome.at}: ${outcome.summary}` : 'No outcome was reported.',
+    '',
+    `**${CHANGE_WORDS_TITLE}:** ${changeWords(incident)}`,
     '',
     '## Timeline',
     '',

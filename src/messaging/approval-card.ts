@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { visibleLines } from '../approvals/visible-text';
-import { ConfigPreview, previewLines } from '../artifacts/config-preview';
+import { ConfigPreview, previewLines, ROLLBACK_TITLE, rollbackLines } from '../artifacts/config-preview';
 import { FAULT_APPROVAL_KEYWORD, type AdaptiveCard, type FaultApprovalData } from './schemas';
 
 export const approvalCardInputSchema = z.object({
@@ -10,7 +10,6 @@ export const approvalCardInputSchema = z.object({
   device: z.string().min(1),
   summary: z.string().min(1),
   commands: z.array(z.string().min(1)).min(1),
-  rollback: z.array(z.string().min(1)).optional(),
   artifact_ref: z.string().min(1).optional(),
   expires_at: z.string().min(1).optional(),
   /** SHA-256 of the lines (src/approvals/lines.ts): the card shows its first 12 characters. */
@@ -88,7 +87,8 @@ export function buildApprovalCard(input: ApprovalCardInput): AdaptiveCard {
         // Beside the lines: what they would change on the live device (a dry run), or that nobody could tell.
         ...previewBlock(a.preview ?? null, shown),
         ...(complete ? [] : [{ type: 'TextBlock', text: 'Too many lines to show them all here: approve in the tray, where every line is shown. You can deny here.', wrap: true, color: 'Attention' }]),
-        ...(a.rollback?.length ? commandBlock('Rollback', visibleLines(a.rollback).lines, shown) : []),
+        // The relay's own rollback, from the configuration before: the agent's proposed one is never shown as it.
+        ...rollbackBlock(a.preview ?? null, shown),
         { type: 'TextBlock', text: clip(a.summary, MAX_SUMMARY_CHARS), wrap: true, spacing: 'Medium' },
         ...evidenceBlock(a.evidence ?? [], evidenceLines),
         { type: 'Input.Text', id: 'reason', placeholder: 'Reason (optional)', isMultiline: true, maxLength: 500 },
@@ -129,6 +129,15 @@ function commandBlock(title: string, lines: string[], max: number): AdaptiveCard
       style: 'emphasis',
       items: [...shown.map(verbatimLine), ...(more > 0 ? [{ type: 'TextBlock', text: `… and ${more} more`, isSubtle: true, spacing: 'Small' }] : [])],
     },
+  ];
+}
+
+function rollbackBlock(preview: ConfigPreview | null, max: number): AdaptiveCard['body'] {
+  const [how = '', ...lines] = visibleLines(rollbackLines(preview)).lines;
+  return [
+    { type: 'TextBlock', text: ROLLBACK_TITLE, weight: 'Bolder', spacing: 'Medium' },
+    { type: 'TextBlock', text: how, wrap: true, isSubtle: true, spacing: 'Small' },
+    ...(lines.length ? commandBlock('', lines, max).slice(1) : []),
   ];
 }
 

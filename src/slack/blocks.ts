@@ -2,7 +2,7 @@ import type { Approval, Incident } from '../incidents/model';
 import type { ApprovalAsk } from '../approvals/operator-channel';
 import { visibleLines } from '../approvals/visible-text';
 import { ack } from '../approvals/wording';
-import { previewLines } from '../artifacts/config-preview';
+import { previewLines, ROLLBACK_TITLE, rollbackLines } from '../artifacts/config-preview';
 import type { ButtonValue } from './schemas';
 
 export const APPROVE_ACTION = 'fault_approval_approve';
@@ -64,7 +64,8 @@ export function approvalBlocks(a: ApprovalAsk): { text: string; blocks: Block[] 
     ...previewSections(a.preview ?? null),
     // What a person approves is what is applied: with lines left out, this message can only deny.
     ...(complete ? [] : [section('Too many lines to show them all here: approve in the tray, where every line is shown. You can deny here.')]),
-    ...(a.rollback?.length ? [section('*Rollback*'), ...codeBlocks(visibleLines(a.rollback).lines.slice(0, MAX_LINES_SHOWN))] : []),
+    // The relay's own rollback, from the configuration before: the agent's proposed one is never shown as it.
+    ...rollbackSections(a.preview ?? null),
     section(escapeMrkdwn(a.summary.slice(0, SECTION_MAX))),
     {
       type: 'actions',
@@ -80,6 +81,11 @@ export function approvalBlocks(a: ApprovalAsk): { text: string; blocks: Block[] 
 }
 
 /** Beside the lines: what they would change on the live device (the dry run), or that there is no preview. */
+function rollbackSections(preview: ApprovalAsk['preview']): Block[] {
+  const [how = '', ...lines] = visibleLines(rollbackLines(preview)).lines;
+  return [section(`*${ROLLBACK_TITLE}*`), section(`_${escapeMrkdwn(how)}_`), ...codeBlocks(lines.slice(0, MAX_LINES_SHOWN))];
+}
+
 function previewSections(preview: ApprovalAsk['preview']): Block[] {
   const [head = '', ...rest] = visibleLines(previewLines(preview)).lines;
   const shown = rest.slice(0, MAX_LINES_SHOWN);
