@@ -1,4 +1,5 @@
 import type { DeviceOutput, EvidenceBundle } from './evidence-bundle';
+import { AGENT_SUMMARY_LABEL, labelledQuote, outcomeLabel } from '../approvals/inert-text';
 import { fenceFor, incidentFacts, table } from './markdown-parts';
 
 /** A fenced block no backtick run in the content can close early. */
@@ -46,9 +47,10 @@ export function renderEvidenceMarkdown(bundle: EvidenceBundle): string {
     incidentFacts(
       incident,
       [['Severity', incident.severity ?? '—']],
-      [['Outcome', incident.outcome ? `${incident.outcome.kind} at ${incident.outcome.at}: ${incident.outcome.summary}` : 'none reported']],
+      [['Outcome', incident.outcome ? `${incident.outcome.kind} at ${incident.outcome.at}` : 'none reported']],
     ),
     '',
+    ...(incident.outcome ? [labelledQuote(outcomeLabel(incident.outcome), incident.outcome.summary), ''] : []),
     '## Approval request',
     '',
   ];
@@ -59,7 +61,6 @@ export function renderEvidenceMarkdown(bundle: EvidenceBundle): string {
         ['Field', 'Value'],
         [
           ['Request id', request.request_id || '—'],
-          ['Summary', request.summary],
           ['Device', request.device],
           ['Requested at', request.requested_at],
           ['Expires at', request.expires_at],
@@ -80,6 +81,8 @@ export function renderEvidenceMarkdown(bundle: EvidenceBundle): string {
       'Preview (dry run):',
       '',
       request.preview === null ? 'None was recorded with the request.' : fenced(previewText(request.preview)),
+      '',
+      labelledQuote(AGENT_SUMMARY_LABEL, request.summary),
       '',
     );
   }

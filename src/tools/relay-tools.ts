@@ -123,7 +123,7 @@ export function createRelayToolsServer(deps: RelayToolsDeps): McpServer {
       const event = OUTCOME_EVENT[outcome];
       if (!incidents.can(incident_id, event)) return refuse(`${incident_id} is ${incident.state}; it cannot end as ${outcome} now`);
       const at = clock.now().toISOString();
-      incidents.transition(incident_id, event, () => ({ outcome: { kind: outcome, summary, at } }));
+      incidents.transition(incident_id, event, () => ({ outcome: { kind: outcome, summary, at, by: 'agent' } }));
       incidents.record(incident_id, 'outcome.reported', `${outcome}: ${summary.slice(0, 1000)}`, { outcome });
       logger.info({ incident_id, outcome }, 'outcome reported');
       return text({ recorded: true, state: outcome });
