@@ -49,6 +49,14 @@ export function quotedMarkdown(text: string): string {
   return lines.map((line) => (line.trim() ? `> ${escapeLine(line)}` : '>')).join('\n');
 }
 
+/** Untrusted text for a terminal or a plain-text log: every line behind `> `, so none reads as the relay's own. */
+export function quotedPlain(text: string): string {
+  return visibleText(text)
+    .split('\n')
+    .map((line) => `> ${line}`.trimEnd())
+    .join('\n');
+}
+
 /** Who wrote what is quoted, as the label above it: our words, bold, never the model's. */
 export const AGENT_SUMMARY_LABEL = "The agent's summary (its own words, not checked by the relay)";
 export const AGENT_MESSAGE_LABEL = "The agent's message (its own words, not checked by the relay)";

@@ -2,6 +2,7 @@ import type { Incident } from '../incidents/model';
 import type { EvidenceItem } from './evidence';
 import { shortHash } from './lines';
 import { visibleLines } from './visible-text';
+import { AGENT_SUMMARY_LABEL, quotedPlain } from './inert-text';
 import { previewLines } from '../artifacts/config-preview';
 
 /**
@@ -34,8 +35,8 @@ export function terminalQuestion(incident: Incident, evidence: EvidenceItem[] = 
     'Rollback:',
     block(r.rollback),
     '',
-    'Why (the agent\'s summary):',
-    r.summary,
+    `${AGENT_SUMMARY_LABEL}:`,
+    quotedPlain(r.summary),
     ...(evidence.length
       ? [
           '',

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { Logger } from 'pino';
 import { ApprovalError, type Approvals } from '../approvals/approvals';
 import type { OperatorChannel } from '../approvals/operator-channel';
+import { AGENT_MESSAGE_LABEL } from '../approvals/inert-text';
 import { isTerminal } from '../incidents/model';
 import type { Incidents } from '../incidents/service';
 import type { Clock } from '../clock';
@@ -64,7 +65,7 @@ export function createRelayToolsServer(deps: RelayToolsDeps): McpServer {
       if (!incidents.get(incident_id)) return refuse(`unknown incident ${incident_id}: use the incident_id from the alert prompt`);
       incidents.record(incident_id, `notify.${kind}`, markdown.slice(0, 2000), { kind });
       if (channels.length === 0) return text({ posted: false, recorded: true, note: 'No operator room is configured; the message is in the incident timeline.' });
-      const results = await Promise.allSettled(channels.map((c) => c.tell(`**${incident_id}** · ${kind}\n\n${markdown}`)));
+      const results = await Promise.allSettled(channels.map((c) => c.tell(`**${incident_id}** · ${kind}`, { label: AGENT_MESSAGE_LABEL, text: markdown })));
       const failed = results.flatMap((r, i) => (r.status === 'rejected' ? [`${channels[i]!.name}: ${(r.reason as Error).message}`] : []));
       if (failed.length === 0) return text({ posted: true, recorded: true });
       logger.error({ incident_id, failed }, 'notify could not post to the room');
