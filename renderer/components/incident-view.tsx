@@ -26,7 +26,7 @@ function Fact({ k, v, mono }: { k: string; v: string; mono?: boolean }) {
   );
 }
 
-function Header({ incident }: { incident: IncidentSummary }) {
+export function Header({ incident }: { incident: IncidentSummary }) {
   const now = useNow();
   return (
     <header className="incident-header">
