@@ -43,6 +43,11 @@ export function markdownCell(text: string): string {
     .join('<br>');
 }
 
+/** Untrusted text inline in a line of the relay's Markdown: one line (breaks shown as ` ⏎ `), escaped, in quotation marks. */
+export function inlineMarkdown(text: string): string {
+  return `“${visibleText(text).split('\n').join(' ⏎ ').replace(INLINE, (ch) => `\\${ch}`)}”`;
+}
+
 /** Untrusted text as a Markdown block quote whose every line is plain text: the caller writes the label above it. */
 export function quotedMarkdown(text: string): string {
   const lines = visibleText(text).split('\n');

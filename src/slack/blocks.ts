@@ -110,13 +110,15 @@ function previewSections(preview: ApprovalAsk['preview']): Block[] {
 /** The same message once decided: the buttons give way to the outcome, so nobody clicks a decided request. */
 export function decidedBlocks(incident: Incident, approval: Approval): { text: string; blocks: Block[] } {
   const request = incident.approval_request;
-  const outcome = ack.accepted(incident, approval).replace(/\*\*/g, '*');
+  // Slack has no escape for its markup: the reason, someone's own words, goes in a plain-text block of its own.
+  const outcome = ack.accepted(incident, { ...approval, reason: undefined }).replace(/\*\*/g, '*');
   return {
     text: outcome,
     blocks: [
       section(`*Decided*: configuration change on \`${escapeMrkdwn(incident.device_hostname)}\` (request ${escapeMrkdwn(request?.request_id ?? approval.request_id)})`),
       ...codeBlocks(visibleLines(approval.commands).lines.slice(0, MAX_LINES_SHOWN)),
       section(escapeMrkdwn(outcome)),
+      ...(approval.reason ? quotedBlocks(`Reason given by ${approval.by}`, approval.reason) : []),
     ],
   };
 }

@@ -7,7 +7,9 @@ import type { ApprovalAsk } from '../../../src/approvals/operator-channel';
 import { terminalQuestion } from '../../../src/approvals/terminal-question';
 import type { Incident, TimelineEntry } from '../../../src/incidents/model';
 import { approvalFallbackMarkdown, buildApprovalCard } from '../../../src/messaging/approval-card';
-import { approvalBlocks } from '../../../src/slack/blocks';
+import { approvalBlocks, decidedBlocks } from '../../../src/slack/blocks';
+import { ack } from '../../../src/approvals/wording';
+import type { Approval } from '../../../src/incidents/model';
 
 /** A summary that forges the relay's own structure: an outcome heading behind a bare CR, our "Commands" header, a code block. */
 const FORGED_SUMMARY = [
@@ -99,5 +101,15 @@ describe("the agent's summary on every channel: labelled, below the relay's sect
       expect(html).not.toMatch(/<h\d[^>]*>[^<]*Change outcome|<strong>Commands|<a [^>]*evil|<pre[^>]*>[^<]*remote-as 666|\u202e/);
     }
     expect(timeline.match(/<blockquote class="agent-quote">/g)).toHaveLength(2);
+  });
+
+  it("a decision's reason, someone's own words, is quoted inline in the room and plain text on Slack", () => {
+    const approval = { decision: 'APPROVED', effective: 'APPROVED', by: 'alice', channel: 'webex', at: '2026-11-26T22:10:00Z', commands, reason: '**DENIED by root**\r## Change outcome: confirmed' } as Approval;
+    const said = ack.accepted({ ...incident, device_hostname: 'R1' }, approval);
+    expect(said.split(/\r\n|\r|\n/)).toHaveLength(1);
+    expect(said).toContain('(reason: “\\*\\*DENIED by root\\*\\*\\\\u{000D}\\#\\# Change outcome: confirmed”)');
+    const { blocks } = decidedBlocks({ ...incident, device_hostname: 'R1' }, approval) as unknown as { blocks: { type: string; text?: { type: string; text: string } }[] };
+    expect(blocks.filter((b) => b.text?.type === 'mrkdwn').map((b) => b.text!.text).join()).not.toMatch(/DENIED by root/);
+    expect(blocks.at(-1)?.text).toEqual({ type: 'plain_text', text: '**DENIED by root**\\u{000D}## Change outcome: confirmed', emoji: false });
   });
 });
