@@ -3,6 +3,8 @@ import type { TimelineEntry } from '../../src/incidents/model';
 import type { Bridge, DecideOutcome, IncidentSummary } from '../bridge/contract';
 import { utcStamp } from '../lib/format';
 import { visibleLines } from '../../src/approvals/visible-text';
+import { AGENT_SUMMARY_LABEL } from '../../src/approvals/inert-text';
+import { AgentText } from './agent-text';
 import type { ConfigPreview } from '../../src/artifacts/config-preview';
 import { previewMethodText } from '../../src/artifacts/preview-method';
 import { ROLLBACK_TITLE, rollbackLines } from '../../src/artifacts/rollback-text';
@@ -183,7 +185,7 @@ export function ApprovalPanel({ incident, bridge, timeline = [] }: { incident: I
             <Evidence timeline={timeline} />
           </div>
           {/* The agent's own words come after the lines: a long summary never pushes them out of sight. */}
-          <p className="summary">{request.summary}</p>
+          <AgentText label={AGENT_SUMMARY_LABEL} text={request.summary} />
         </>
       ) : null}
       {approval ? (

@@ -1,4 +1,6 @@
 import { progressLine } from '../../src/incidents/progress-line';
+import { outcomeLabel } from '../../src/approvals/inert-text';
+import { AgentText } from './agent-text';
 import { useNow } from '../lib/use-now';
 import { useEffect, useState } from 'react';
 import type { TimelineEntry } from '../../src/incidents/model';
@@ -56,13 +58,16 @@ export function Header({ incident }: { incident: IncidentSummary }) {
       ) : null}
       {incident.outcome ? (
         <p className={`outcome outcome-${incident.outcome.kind}`}>
-          <strong>{incident.outcome.kind}</strong> at {utcStamp(incident.outcome.at)}: {incident.outcome.summary}
+          <strong>{incident.outcome.kind}</strong> at {utcStamp(incident.outcome.at)}
         </p>
       ) : null}
       {incident.outcome ? (
-        <p className="outcome-change" aria-label={CHANGE_WORDS_TITLE}>
-          {CHANGE_WORDS_TITLE}: {changeWords(incident)}
-        </p>
+        <>
+          <p className="outcome-change" aria-label={CHANGE_WORDS_TITLE}>
+            {CHANGE_WORDS_TITLE}: {changeWords(incident)}
+          </p>
+          <AgentText label={outcomeLabel(incident.outcome)} text={incident.outcome.summary} />
+        </>
       ) : null}
     </header>
   );

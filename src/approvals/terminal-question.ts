@@ -2,6 +2,7 @@ import type { Incident } from '../incidents/model';
 import type { EvidenceItem } from './evidence';
 import { shortHash } from './lines';
 import { visibleLines } from './visible-text';
+import { AGENT_SUMMARY_LABEL, quotedPlain } from './inert-text';
 import { previewLines, ROLLBACK_TITLE, rollbackLines } from '../artifacts/config-preview';
 
 /**
@@ -35,8 +36,8 @@ export function terminalQuestion(incident: Incident, evidence: EvidenceItem[] = 
     `${ROLLBACK_TITLE}:`,
     ...visibleLines(rollbackLines(r.preview ?? null)).lines.map((l, i) => (i === 0 ? `  ${l}` : `    ${l}`)),
     '',
-    'Why (the agent\'s summary):',
-    r.summary,
+    `${AGENT_SUMMARY_LABEL}:`,
+    quotedPlain(r.summary),
     ...(evidence.length
       ? [
           '',

@@ -1,4 +1,5 @@
 import type { DeviceOutput, EvidenceBundle } from './evidence-bundle';
+import { AGENT_SUMMARY_LABEL, labelledQuote, outcomeLabel } from '../approvals/inert-text';
 import { fenceFor, incidentFacts, table } from './markdown-parts';
 import { ROLLBACK_TITLE } from '../artifacts/config-preview';
 
@@ -48,12 +49,13 @@ export function renderEvidenceMarkdown(bundle: EvidenceBundle): string {
       incident,
       [['Severity', incident.severity ?? '—']],
       [
-        ['Outcome', incident.outcome ? `${incident.outcome.kind} at ${incident.outcome.at}: ${incident.outcome.summary}` : 'none reported'],
+        ['Outcome', incident.outcome ? `${incident.outcome.kind} at ${incident.outcome.at}` : 'none reported'],
         // How the change ended is the relay's record (Change outcome below), beside whatever the summary says.
         ["Configuration change (the relay's record)", `${change.result}: ${change.summary}`],
       ],
     ),
     '',
+    ...(incident.outcome ? [labelledQuote(outcomeLabel(incident.outcome), incident.outcome.summary), ''] : []),
     '## Approval request',
     '',
   ];
@@ -64,7 +66,6 @@ export function renderEvidenceMarkdown(bundle: EvidenceBundle): string {
         ['Field', 'Value'],
         [
           ['Request id', request.request_id || '—'],
-          ['Summary', request.summary],
           ['Device', request.device],
           ['Requested at', request.requested_at],
           ['Expires at', request.expires_at],
@@ -89,6 +90,8 @@ export function renderEvidenceMarkdown(bundle: EvidenceBundle): string {
       'Preview (dry run):',
       '',
       request.preview === null ? 'None was recorded with the request.' : fenced(previewText(request.preview)),
+      '',
+      labelledQuote(AGENT_SUMMARY_LABEL, request.summary),
       '',
     );
   }

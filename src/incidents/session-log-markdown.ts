@@ -1,3 +1,4 @@
+import { AGENT_SUMMARY_LABEL, labelledQuote, outcomeLabel } from '../approvals/inert-text';
 import { fenceFor, incidentFacts, table } from './markdown-parts';
 import { ROLLBACK_TITLE, rollbackLines } from '../artifacts/config-preview';
 import { CHANGE_WORDS_TITLE, changeWords } from './outcome-words';
@@ -6,7 +7,6 @@ import type { Incident, TimelineEntry } from './model';
 /** Alert variables whose name says they hold a credential are never written out. */
 const SECRET_NAME = /pass(word)?|secret|token|api[-_]?key|authorization|cookie|credential/i;
 
-/** A value inside a Markdown table cell: one line, no column breaks. */
 /** A fenced block that no backtick run in the content can close early. */
 function fenced(lines: string[]): string {
   const fence = fenceFor(lines.join('\n'));
@@ -22,7 +22,6 @@ function approvalSection(incident: Incident): string[] {
       table(
         ['Request', 'Value'],
         [
-          ['Summary', request.summary],
           ['Device', request.device],
           ['Requested at', request.requested_at],
           ['Expires at', request.expires_at],
@@ -41,6 +40,8 @@ function approvalSection(incident: Incident): string[] {
       "The agent's proposed rollback (its claim; the relay never runs it):",
       '',
       fenced(request.rollback.length ? request.rollback : ['(none)']),
+      '',
+      labelledQuote(AGENT_SUMMARY_LABEL, request.summary),
       '',
     );
   }
@@ -91,7 +92,7 @@ export function renderSessionLog(incident: Incident, timeline: TimelineEntry[]):
     '',
     '## Outcome',
     '',
-    outcome ? `**${outcome.kind}** at ${outcome.at}: ${outcome.summary}` : 'No outcome was reported.',
+    ...(outcome ? [`**${outcome.kind}** at ${outcome.at}.`, '', labelledQuote(outcomeLabel(outcome), outcome.summary)] : ['No outcome was reported.']),
     '',
     `**${CHANGE_WORDS_TITLE}:** ${changeWords(incident)}`,
     '',

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { visibleLines } from '../approvals/visible-text';
+import { AGENT_SUMMARY_LABEL, labelledQuote, visibleText } from '../approvals/inert-text';
 import { ConfigPreview, previewLines, ROLLBACK_TITLE, rollbackLines } from '../artifacts/config-preview';
 import { FAULT_APPROVAL_KEYWORD, type AdaptiveCard, type FaultApprovalData } from './schemas';
 
@@ -89,8 +90,9 @@ export function buildApprovalCard(input: ApprovalCardInput): AdaptiveCard {
         ...(complete ? [] : [{ type: 'TextBlock', text: 'Too many lines to show them all here: approve in the tray, where every line is shown. You can deny here.', wrap: true, color: 'Attention' }]),
         // The relay's own rollback, from the configuration before: the agent's proposed one is never shown as it.
         ...rollbackBlock(a.preview ?? null, shown),
-        { type: 'TextBlock', text: clip(a.summary, MAX_SUMMARY_CHARS), wrap: true, spacing: 'Medium' },
         ...evidenceBlock(a.evidence ?? [], evidenceLines),
+        // Last, below everything the relay says: the agent's words, labelled, never read as Markdown.
+        ...agentSummaryBlock(clip(a.summary, MAX_SUMMARY_CHARS)),
         { type: 'Input.Text', id: 'reason', placeholder: 'Reason (optional)', isMultiline: true, maxLength: 500 },
       ],
       actions: [
@@ -105,8 +107,9 @@ export function buildApprovalCard(input: ApprovalCardInput): AdaptiveCard {
 export function approvalFallbackMarkdown(input: ApprovalCardInput): string {
   const a = approvalCardInputSchema.parse(input);
   return [
-    `**Approval needed** for ${a.incident_id} (${a.alert_def_id}) on \`${a.device}\`: ${clip(a.summary, 500)}`,
+    `**Approval needed** for ${a.incident_id} (${a.alert_def_id}) on \`${a.device}\`.`,
     `Open this message in a Webex client that shows cards to approve or deny ${a.commands.length} command(s).`,
+    labelledQuote(AGENT_SUMMARY_LABEL, clip(a.summary, 500)),
   ].join('\n\n');
 }
 
@@ -138,6 +141,18 @@ function rollbackBlock(preview: ConfigPreview | null, max: number): AdaptiveCard
     { type: 'TextBlock', text: ROLLBACK_TITLE, weight: 'Bolder', spacing: 'Medium' },
     { type: 'TextBlock', text: how, wrap: true, isSubtle: true, spacing: 'Small' },
     ...(lines.length ? commandBlock('', lines, max).slice(1) : []),
+  ];
+}
+
+/**
+ * The agent's summary under the relay's label, in TextRuns (never read as Markdown) and not in the
+ * monospace of the lines: nothing in it can look like a heading, a line to apply, or a button.
+ */
+function agentSummaryBlock(summary: string): AdaptiveCard['body'] {
+  const run = (line: string) => ({ type: 'RichTextBlock', spacing: 'None', inlines: [{ type: 'TextRun', text: line || '\u00a0' }] });
+  return [
+    { type: 'TextBlock', text: AGENT_SUMMARY_LABEL, weight: 'Bolder', isSubtle: true, spacing: 'Large', separator: true, wrap: true },
+    { type: 'Container', items: visibleText(summary).split('\n').map(run) },
   ];
 }
 

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Incident } from '../incidents/model';
 import type { ChannelConnection, ChannelHost, OperatorChannel } from '../approvals/operator-channel';
 import { ack } from '../approvals/wording';
+import { labelledQuote } from '../approvals/inert-text';
 import { approvalFallbackMarkdown, buildApprovalCard } from './approval-card';
 import { sameHydraObject } from './hydra-id';
 import { faultApprovalDataSchema, type AdaptiveCard, type CardSubmission, type MessagingStatus } from './schemas';
@@ -135,8 +136,8 @@ export function createWebexChannel(opts: WebexChannelOptions): WebexChannel {
       const posted = await room.postCard(buildApprovalCard(request), approvalFallbackMarkdown(request));
       return { message_id: posted.id };
     },
-    async tell(markdown) {
-      await room.postMarkdown(markdown);
+    async tell(markdown, quoted) {
+      await room.postMarkdown(quoted ? `${markdown}\n\n${labelledQuote(quoted.label, quoted.text)}` : markdown);
     },
     async acknowledge(incident, approval) {
       await room.postMarkdown(ack.accepted(incident, approval));

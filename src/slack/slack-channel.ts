@@ -3,7 +3,7 @@ import type { ChannelHealth, ChannelHost, OperatorChannel } from '../approvals/o
 import { ack } from '../approvals/wording';
 import { systemClock, type Clock } from '../clock';
 import { createProxyDispatchers, NO_PROXY_SETTINGS, proxyFor, tunnelAgent, type ProxySettings } from '../net/proxy';
-import { approvalBlocks, decidedBlocks, escapeMrkdwn } from './blocks';
+import { approvalBlocks, decidedBlocks, escapeMrkdwn, quotedBlocks } from './blocks';
 import { blockActionsSchema, buttonValueSchema, connectionsOpenSchema, postedMessageSchema, userInfoSchema, type Envelope, type SlackStatus } from './schemas';
 import { createSocketMode } from './socket-mode';
 import { createSlackWebApi } from './web-api';
@@ -134,8 +134,9 @@ export function createSlackChannel(opts: SlackChannelOptions): SlackChannel {
       const posted = postedMessageSchema.parse(await bot('chat.postMessage', { channel: opts.channelId, ...approvalBlocks(request) }));
       return { message_id: posted.ts };
     },
-    async tell(markdown) {
-      await bot('chat.postMessage', { channel: opts.channelId, text: mrkdwn(markdown) });
+    async tell(markdown, quoted) {
+      const text = mrkdwn(markdown);
+      await bot('chat.postMessage', { channel: opts.channelId, text, ...(quoted ? { blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }, ...quotedBlocks(quoted.label, quoted.text)] } : {}) });
     },
     async acknowledge(incident, approval) {
       const ts = incident.approval_request?.channel_messages?.[SLACK_CHANNEL];

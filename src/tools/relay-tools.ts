@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { Logger } from 'pino';
 import { ApprovalError, type Approvals } from '../approvals/approvals';
 import type { OperatorChannel } from '../approvals/operator-channel';
+import { AGENT_MESSAGE_LABEL } from '../approvals/inert-text';
 import { isTerminal } from '../incidents/model';
 import type { Incidents } from '../incidents/service';
 import type { Clock } from '../clock';
@@ -68,7 +69,7 @@ export function createRelayToolsServer(deps: RelayToolsDeps): McpServer {
       const markdown = kind === 'final' ? `${withoutConfigClaims(given).text}\n\n**${CHANGE_WORDS_TITLE}:** ${changeWords(incident)}` : given;
       incidents.record(incident_id, `notify.${kind}`, markdown.slice(0, 2000), { kind });
       if (channels.length === 0) return text({ posted: false, recorded: true, note: 'No operator room is configured; the message is in the incident timeline.' });
-      const results = await Promise.allSettled(channels.map((c) => c.tell(`**${incident_id}** · ${kind}\n\n${markdown}`)));
+      const results = await Promise.allSettled(channels.map((c) => c.tell(`**${incident_id}** · ${kind}`, { label: AGENT_MESSAGE_LABEL, text: markdown })));
       const failed = results.flatMap((r, i) => (r.status === 'rejected' ? [`${channels[i]!.name}: ${(r.reason as Error).message}`] : []));
       if (failed.length === 0) return text({ posted: true, recorded: true });
       logger.error({ incident_id, failed }, 'notify could not post to the room');
@@ -129,7 +130,7 @@ export function createRelayToolsServer(deps: RelayToolsDeps): McpServer {
       const at = clock.now().toISOString();
       // What became of the configuration is the change record's to say (shown beside the outcome everywhere), not the summary's.
       const { text: kept, removed } = withoutConfigClaims(summary);
-      incidents.transition(incident_id, event, () => ({ outcome: { kind: outcome, summary: kept, at } }));
+      incidents.transition(incident_id, event, () => ({ outcome: { kind: outcome, summary: kept, at, by: 'agent' } }));
       incidents.record(incident_id, 'outcome.reported', `${outcome}: ${kept.slice(0, 1000)}`, { outcome });
       if (removed.length) {
         incidents.record(incident_id, 'outcome.claims_removed', `${removed.length} sentence(s) about what became of the configuration left out of the reported outcome: the relay's change record says how the change ended`, { removed: removed.length });

@@ -103,6 +103,12 @@ describe('relay tools over MCP', () => {
     expect(note.json).toEqual({ posted: true, recorded: true });
     expect(posted.at(-1)).toContain('Loaded FS/RAW/RG');
     expect(relay!.incidents.timeline(incidentId).map((e) => e.type)).toContain('notify.fault-received');
+    // The agent's Markdown is quoted under the relay's label: it cannot post a heading or a code block as the relay.
+    await mcp!.call('notify', { incident_id: incidentId, kind: 'final', markdown: 'done\r## Change outcome: confirmed\n```\nrouter bgp 65001\n```' });
+    const [head, ...rest] = posted.at(-1)!.split(/\r\n|\r|\n/);
+    expect(head).toBe(`**${incidentId}** · final`);
+    expect(rest.slice(0, 2)).toEqual(['', "**The agent's message (its own words, not checked by the relay):**"]);
+    expect(rest.slice(3)).toEqual(['> done\\\\u{000D}\\#\\# Change outcome: confirmed', '> \\`\\`\\`', '> router bgp 65001', '> \\`\\`\\`']);
     const invented = await mcp!.call('request_approval', approvalArgs('HEADED-20261121T100000Z'));
     expect(invented).toMatchObject({ isError: true, text: expect.stringMatching(/unknown incident HEADED-20261121T100000Z/) });
     expect(relay!.incidents.get('HEADED-20261121T100000Z')).toBeUndefined();
