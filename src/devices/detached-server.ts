@@ -79,12 +79,14 @@ function readServerFiles(stateDir: string): { info: SupervisedServerInfo; token:
   }
 }
 
-async function adopt(stateDir: string): Promise<Omit<AttachedDeviceServer, 'adopted'> | undefined> {
+type Found = Omit<AttachedDeviceServer, 'adopted'> & { inventory: string };
+
+async function adopt(stateDir: string): Promise<Found | undefined> {
   const found = readServerFiles(stateDir);
   if (!found) return undefined;
   const attached = await attachTo(found.info.url, found.token);
   if (!attached) return undefined;
-  return { url: found.info.url, mcpUrl: `${found.info.url}/mcp`, token: found.token, pid: found.info.pid, ...attached };
+  return { url: found.info.url, mcpUrl: `${found.info.url}/mcp`, token: found.token, pid: found.info.pid, inventory: found.info.inventory, ...attached };
 }
 
 /** Starts the server in a session of its own and waits for its `{pid,url}` line (or its exit). */
@@ -135,10 +137,22 @@ export async function openDetachedDeviceServer(opts: {
   logger: Logger;
 }): Promise<AttachedDeviceServer> {
   const running = await adopt(opts.stateDir);
-  if (running) return { ...running, adopted: true };
-  if (existsSync(supervisedFiles(opts.stateDir).info)) opts.logger.info('the device tool server named in the state folder is gone or stopping: starting a new one');
+  if (running && running.inventory === opts.inventoryPath) {
+    const { inventory: _inventory, ...server } = running;
+    return { ...server, adopted: true };
+  }
+  if (running) {
+    // Started on another inventory (the setting changed): it is told to stop, which rolls back what it
+    // holds, and the new one starts on the same journal only once it is gone (its socket closes last).
+    opts.logger.warn({ pid: running.pid }, 'the running device tool server uses another inventory: stopping it (its pending changes are rolled back) and starting a new one');
+    process.kill(running.pid, 'SIGTERM');
+    await running.lost;
+  } else if (existsSync(supervisedFiles(opts.stateDir).info)) {
+    opts.logger.info('the device tool server named in the state folder is gone or stopping: starting a new one');
+  }
   const info = await launch(opts);
   const started = await adopt(opts.stateDir);
   if (!started || started.pid !== info.pid) throw new Error(`the device tool server (pid ${info.pid}) started but could not be attached to; its log is ${opts.logFile}`);
-  return { ...started, adopted: false };
+  const { inventory: _inventory, ...server } = started;
+  return { ...server, adopted: false };
 }

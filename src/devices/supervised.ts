@@ -7,7 +7,7 @@ import { generateDeviceServerToken, startDeviceServer, type RunningDeviceServer 
 import { writeTokenFile } from './token-file';
 
 /** What a supervised server leaves in its state folder for a relay to find it: its address and process. */
-export const SupervisedServerInfo = z.object({ pid: z.number().int().positive(), url: z.string().url() });
+export const SupervisedServerInfo = z.object({ pid: z.number().int().positive(), url: z.string().url(), inventory: z.string() });
 export type SupervisedServerInfo = z.infer<typeof SupervisedServerInfo>;
 
 /** The files beside the change journal that name the running supervised server (the token one is 0600). */
@@ -73,7 +73,7 @@ export async function runSupervisedDeviceServer(opts: {
   const server = await startDeviceServer({ inventoryPath: opts.inventoryPath, host: '127.0.0.1', port: 0, token, stateDir: opts.stateDir, logger: opts.logger, attach });
   server.service.changes.onIdle(() => maybeExit('the last pending change was decided'));
   writeTokenFile(files.token, token);
-  const info: SupervisedServerInfo = { pid: process.pid, url: server.url };
+  const info: SupervisedServerInfo = { pid: process.pid, url: server.url, inventory: opts.inventoryPath };
   const tmp = `${files.info}.${process.pid}.tmp`;
   writeFileSync(tmp, `${JSON.stringify(info)}\n`, { mode: 0o600 });
   renameSync(tmp, files.info);
@@ -111,7 +111,12 @@ export async function supervisedMain(args: string[], logger: Logger, exit: (code
     logger.info({ signal }, 'supervised device server stopping on a signal: pending changes are rolled back');
     rmSync(files.info, { force: true });
     rmSync(files.token, { force: true });
-    void running.server.stop().finally(() => exit(0));
+    // Rolled back before the connections close: a relay waiting for this server to go starts the next
+    // one on the same journal only once nothing here is still putting a device back.
+    void running.server.service.changes
+      .close()
+      .then(() => running.server.stop())
+      .finally(() => exit(0));
   };
   process.once('SIGTERM', () => onSignal('SIGTERM'));
   process.once('SIGINT', () => onSignal('SIGINT'));
