@@ -41,6 +41,7 @@ const values = parse(() => {
       yes: { type: 'boolean' },
       supervised: { type: 'boolean' },
       'ready-fd': { type: 'string' },
+      'detached-child': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });

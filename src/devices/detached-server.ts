@@ -105,15 +105,20 @@ async function launch(opts: { launch: DeviceServerLaunch; inventoryPath: string;
   const ready = child.stdio[3] as Readable;
   try {
     return await new Promise<SupervisedServerInfo>((resolveReady, reject) => {
+      const failed = (why: string) => new Error(`the device tool server ${why} before it was ready; its log is ${opts.logFile}`);
       child.once('error', reject);
-      child.once('exit', (code, signal) => reject(new Error(`the device tool server exited (${signal ?? `code ${code}`}) before it was ready; its log is ${opts.logFile}`)));
-      createInterface({ input: ready }).once('line', (line) => {
+      // The first process leaves the server proper behind and exits 0; anything else is a failure.
+      child.once('exit', (code, signal) => (code !== 0 ? reject(failed(`exited (${signal ?? `code ${code}`})`)) : undefined));
+      const lines = createInterface({ input: ready });
+      lines.once('line', (line) => {
         try {
           resolveReady(SupervisedServerInfo.parse(JSON.parse(line)));
         } catch (error) {
           reject(error as Error);
         }
       });
+      // Every holder of the pipe is gone without a word: the server proper died before it answered.
+      lines.once('close', () => reject(failed('exited')));
     });
   } finally {
     ready.destroy();

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { closeSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { join } from 'node:path';
@@ -86,6 +87,29 @@ export async function runSupervisedDeviceServer(opts: {
   return { server, stopped };
 }
 
+/** Marks the second start (the server proper), after the first one has left it behind. */
+const DETACHED_FLAG = '--detached-child';
+
+/**
+ * Starts the server proper as a new session and exits: its parent is then no longer the relay or the
+ * tray, so a kill of their whole process tree (which follows parent links) does not find it either.
+ * It inherits the ready pipe; the relay reads its line from there. An AppImage is started again as the
+ * AppImage file, since this process's mount of it goes when this process does.
+ */
+function detachOnce(args: string[], readyFd: string | undefined, exit: (code: number) => void): void {
+  const appImage = process.env.APPIMAGE;
+  const command = appImage ?? process.execPath;
+  // A packaged tray's argv[1] is already a flag; node and an unpackaged Electron name their script or app there.
+  const rest = appImage ? process.argv.slice(1) : [...process.execArgv, ...process.argv.slice(1)];
+  const fd = readyFd === undefined ? 'ignore' : Number(readyFd);
+  const child = spawn(command, [...rest, DETACHED_FLAG], { detached: true, stdio: ['ignore', 'inherit', 'inherit', fd] });
+  child.once('error', () => exit(1));
+  child.once('spawn', () => {
+    child.unref();
+    exit(0);
+  });
+}
+
 /** The flag that makes `npm run devices` (and the tray's own executable) run as a supervised server. */
 export const SUPERVISED_FLAG = '--supervised';
 
@@ -105,6 +129,7 @@ export async function supervisedMain(args: string[], logger: Logger, exit: (code
     logger.fatal('a supervised device server needs --inventory FILE and --state-dir DIR');
     return exit(64);
   }
+  if (!args.includes(DETACHED_FLAG)) return detachOnce(args, readyFd, exit);
   const running = await runSupervisedDeviceServer({ inventoryPath, stateDir, logger, ...(readyFd ? { readyFd: Number(readyFd) } : {}) });
   const files = supervisedFiles(stateDir);
   const onSignal = (signal: string) => {

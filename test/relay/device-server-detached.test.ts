@@ -41,7 +41,7 @@ function runningServer(stateDir: string) {
 }
 
 describe('the detached device server a relay starts from DEVICE_INVENTORY (the default)', () => {
-  it('runs in a session of its own without the relay\'s secrets, is shared by a second relay on the same data folder, and exits when the last one lets go', { timeout: 60_000 }, async () => {
+  it('runs in a session of its own without the relay\'s secrets, is shared by a second relay on the same data folder, and exits when the last one lets go', { timeout: 120_000 }, async () => {
     const dir = tempDir('relay-detached-devices-');
     const env = { DEVICE_INVENTORY: device.inventoryIn(dir).path, RELAY_DATA_DIR: join(dir, 'data'), RELAY_LOG_DIR: join(dir, 'logs'), RELAY_TOOLS_TOKEN: 'tools-token-detached-test' };
     const stateDir = join(dir, 'data', 'device-changes');
@@ -51,8 +51,10 @@ describe('the detached device server a relay starts from DEVICE_INVENTORY (the d
     const server = runningServer(stateDir);
     expect(alive(server.pid)).toBe(true);
 
-    // Its own session and process group: a kill of the relay's group does not reach it.
+    // Its own session and process group, and not the relay's child: a kill of the relay's group or of
+    // its process tree does not reach it.
     const stat = readFileSync(`/proc/${server.pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+    expect(Number(stat[1])).not.toBe(process.pid); // parent
     expect(Number(stat[2])).toBe(server.pid); // pgrp
     expect(Number(stat[3])).toBe(server.pid); // session
     // No secret on its command line; of the relay's environment only what the devices need (their credential variable).
@@ -85,7 +87,7 @@ describe('the detached device server a relay starts from DEVICE_INVENTORY (the d
     for (const secret of [server.token, 'not-a-real-password']) expect(serverLog).not.toContain(secret);
   });
 
-  it('is replaced, not shared, by a relay started on another inventory', { timeout: 60_000 }, async () => {
+  it('is replaced, not shared, by a relay started on another inventory', { timeout: 120_000 }, async () => {
     const dir = tempDir('relay-detached-other-');
     const base = { RELAY_DATA_DIR: join(dir, 'data'), RELAY_LOG_DIR: join(dir, 'logs') };
     const stateDir = join(dir, 'data', 'device-changes');
