@@ -43,7 +43,7 @@ async function restartedAndRolledBack(k: Killed) {
 
 describe.skipIf(NO_FRR)('the relay killed -9 with a provisional change pending (real FRR, npm run relay)', () => {
   it('detached (the default), the relay\'s whole process group killed and nothing restarted: its device server puts R1 back at the deadline by itself, then exits', { timeout: 240_000 }, async () => {
-    const k = await appliedThenKilled({ confirmWithinS: 20, mode: 'detached', killGroup: true });
+    const k = await appliedThenKilled({ confirmWithinS: 40, mode: 'detached', killGroup: true });
     const server = k.deviceServer!;
     // The kill of the relay's group did not reach it; its token is on no command line and in no log.
     expect(alive(server.pid)).toBe(true);
