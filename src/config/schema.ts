@@ -124,6 +124,11 @@ export const configSchema = z
     RELAY_LEASE_MS: positiveInt.min(1000).default(10_000),
     /** A device inventory: the relay starts the SSH device tool server on it itself (DEVICE_MCP_URL wins when both are set). */
     DEVICE_INVENTORY: optionalString,
+    /**
+     * How the relay runs that server: `detached` (a process of its own that outlives the relay and rolls
+     * back an unconfirmed change by its deadline even when the relay is killed) or `in-process` (dies with it).
+     */
+    DEVICE_SERVER_MODE: z.enum(['detached', 'in-process']).default('detached'),
     MSG_BOT_TOKEN: optionalString,
     MSG_ROOM_ID: optionalString,
     MSG_U2C_URL: url.default('https://u2c.wbx2.com/u2c/api/v1'),

@@ -1,7 +1,7 @@
 import { openOperatorsFile } from '../operators/operators';
 import { createRunProgress } from '../tools/run-progress';
 import { createSeverityLookup } from '../artifacts/severity';
-import { startDeviceServer } from '../devices/server';
+import { startOwnDeviceServer } from './own-device-server';
 import { randomBytes } from 'node:crypto';
 import { createApprovals, type DecideFn } from '../approvals/approvals';
 import { createChannelHost } from '../approvals/channel-host';
@@ -53,16 +53,10 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
   // Read at start: a broken operators file stops the relay with one line per problem, not at the first decision.
   const operators = deps.config.OPERATORS_FILE ? openOperatorsFile(resolve(deps.config.OPERATORS_FILE), logger) : undefined;
   // With DEVICE_INVENTORY (and no DEVICE_MCP_URL) the relay runs the SSH device tool server itself, on loopback.
-  const deviceServer =
-    !deps.deviceTools && !deps.config.DEVICE_MCP_URL && deps.config.DEVICE_INVENTORY
-      ? // Pending changes are journaled under the data folder: a relay killed with one pending puts it back at its next start.
-        await startDeviceServer({ inventoryPath: resolve(deps.config.DEVICE_INVENTORY), port: 0, stateDir: join(resolve(deps.config.RELAY_DATA_DIR), 'device-changes'), logger: logger.child({ component: 'devices' }) })
-      : undefined;
+  const deviceServer = deps.deviceTools ? undefined : await startOwnDeviceServer({ config: deps.config, logger, launch: deps.deviceServerLaunch, env: deps.deviceServerEnv });
   // Its URL stays out of the configuration (the /ui settings view shows that): the guard's client and /health/deep get it directly.
   const config = deps.config;
   const deviceMcpUrl = deviceServer?.mcpUrl ?? config.DEVICE_MCP_URL;
-  // Neither its URL nor its token is logged: with them any local process could drive the routers.
-  if (deviceServer) logger.info({ devices: deviceServer.service.devices().map((d) => d.name) }, 'device tool server started from DEVICE_INVENTORY (loopback, bearer token held by the guard only)');
   const clock = deps.clock ?? systemClock;
   const presence = createPresence();
   // One owner per incident: everything below that acts on an incident asks (a laptop relay owns all).

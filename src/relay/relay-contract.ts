@@ -18,6 +18,7 @@ import type { IncidentStore } from '../incidents/store';
 import type { CardSubmission } from '../messaging/schemas';
 import type { ProxySettings } from '../net/proxy';
 import type { TeamCoordinator } from '../team/coordinator';
+import type { DeviceServerLaunch } from '../devices/detached-server';
 import type { MessagingHealth } from './health-checks';
 import type { HeadedIntake } from './headed-intake';
 
@@ -41,6 +42,10 @@ export interface RelayDeps {
   extraChannels?: () => string[];
   /** Device tools behind the guard; default: an MCP client to DEVICE_MCP_URL. */
   deviceTools?: DeviceTools;
+  /** How to start the detached device server (DEVICE_INVENTORY); default: node on scripts/devices.ts. The tray starts itself. */
+  deviceServerLaunch?: DeviceServerLaunch;
+  /** The environment the detached device server's credentials come from (password_env …); default: process.env. */
+  deviceServerEnv?: NodeJS.ProcessEnv;
   /** Caps the RAW's waits and retry intervals in the relay's post-check, in seconds (demos, tests). */
   postCheckPaceS?: number;
   /** Bearer for the agents' tool endpoint; RELAY_TOOLS_TOKEN, else generated for this run. */

@@ -15,6 +15,7 @@ import { WEBEX_CHANNEL } from '../messaging/webex-channel';
 import { createWebexBot, type WebexBot } from '../messaging/webex-bot';
 import { createSlackFromConfig } from '../slack/from-config';
 import { createRelay, type Relay } from './create-relay';
+import type { DeviceServerLaunch } from '../devices/detached-server';
 import { removeRuntimeAttach, writeRuntimeAttach } from './runtime-attach-file';
 import type { SecretScrubber } from '../log/secret-scrubber';
 import { proxySettingsFromEnv } from '../net/proxy';
@@ -42,6 +43,8 @@ export interface HeadlessOptions {
   settingSources?: Partial<Record<keyof RelayConfig, SettingSource>>;
   /** Caps the RAW's waits in the relay's post-check (a demo paces it like its scripted agent). */
   postCheckPaceS?: number;
+  /** How the detached device server is started (the tray: its own executable); default: node on scripts/devices.ts. */
+  deviceServerLaunch?: DeviceServerLaunch;
 }
 
 export interface RunningRelay {
@@ -148,6 +151,9 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
     proxy,
     settingSources: opts.settingSources ?? settingSources([['environment', opts.env]]),
     ...(team ? { team: team.coordinator } : {}),
+    ...(opts.deviceServerLaunch ? { deviceServerLaunch: opts.deviceServerLaunch } : {}),
+    // The devices' credential variables (password_env …) are read from the relay's own settings.
+    deviceServerEnv: opts.env,
   });
   ref.relay = relay;
   // Its heartbeat first: an incident this relay accepts must never look like a dead relay's.
