@@ -1,4 +1,6 @@
 import { openOperatorsFile } from '../operators/operators';
+import { withOperator } from './sign-in';
+import { namedDecide } from '../approvals/named-decide';
 import { createRunProgress } from '../tools/run-progress';
 import { createSeverityLookup } from '../artifacts/severity';
 import { startDeviceServer } from '../devices/server';
@@ -50,7 +52,9 @@ import type { Relay, RelayDeps } from './relay-contract';
 export async function createRelay(deps: RelayDeps): Promise<Relay> {
   const { store, agent, logger } = deps;
   // Read at start: a broken operators file stops the relay with one line per problem, not at the first decision.
-  const operators = deps.config.OPERATORS_FILE ? openOperatorsFile(resolve(deps.config.OPERATORS_FILE), logger) : undefined;
+  const listed = deps.config.OPERATORS_FILE ? openOperatorsFile(resolve(deps.config.OPERATORS_FILE), logger) : undefined;
+  // The laptop's local operator is one of the team: an approver who signs in to /ui with a one-time link.
+  const operators = deps.signIn ? withOperator(listed, deps.signIn.operator) : listed;
   // With DEVICE_INVENTORY (and no DEVICE_MCP_URL) the relay runs the SSH device tool server itself, on loopback.
   const deviceServer =
     !deps.deviceTools && !deps.config.DEVICE_MCP_URL && deps.config.DEVICE_INVENTORY
@@ -67,7 +71,6 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
   // One owner per incident: everything below that acts on an incident asks (a laptop relay owns all).
   const team = deps.team;
   const owns: Owns = team ? (id) => team.owns(id) : ownsEverything;
-  // Warnings of parts started after the relay (the embedded runtime's file check): shown until removed.
   const laterWarnings = new Set<() => string[]>();
   const bus = deps.bus ?? createBus<RelayEvents>((error, type) => logger.error({ err: error, event: type }, 'event handler failed'));
   const incidents = createIncidents({ store, bus, clock, logger, severityFor: createSeverityLookup(join(resolve(config.RELAY_PROJECT_DIR), 'intelligence-artifacts')) });
@@ -131,7 +134,8 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
   const terminalSecret = deps.terminalSecret ?? randomBytes(32).toString('base64url');
   // A team relay's human decisions go through the database (first wins, the owner applies).
   const teamDecisions = deps.team ? createTeamDecisions({ team: deps.team, approvals, incidents, logger }) : undefined;
-  const decide: DecideFn = teamDecisions ? teamDecisions.decide : approvals.decide;
+  // A listed person is recorded by their name from OPERATORS_FILE, whichever channel they decided on.
+  const decide: DecideFn = namedDecide(teamDecisions ? teamDecisions.decide : approvals.decide, operators);
   // Every channel hands its people's decisions to the one `decide` above.
   const host = createChannelHost({ approvals, decide, incidents, channels, logger });
   for (const channel of channels) channel.attach(host);
@@ -201,6 +205,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     config,
     approvals: { decide },
     ...(operators ? { operators } : {}),
+    ...(deps.signIn ? { signIn: deps.signIn } : {}),
     scrub: scrubber.scrub,
     proxy: deps.proxy,
     clock,
@@ -224,6 +229,11 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
       ...[...laterWarnings].flatMap((source) => source()),
     ],
     model: () => modelCheck.refresh(),
+    // No run can start: /health says degraded and why. A model not asked about yet is asked once here.
+    blockers: async () => {
+      const model = modelCheck.current().state === 'unknown' ? await modelCheck.refresh().catch(() => modelCheck.current()) : modelCheck.current();
+      return [...(model.state === 'missing' ? [model.message] : []), ...[dispatcher.held()].filter((r): r is string => r !== null)];
+    },
     store: async () => (store.probe ? store.probe() : store.health()),
     ...(deviceServer ? { deviceProbe: httpDeviceProbe(`${deviceServer.url}/health`) } : {}),
     eventStream: () => follower.status(),

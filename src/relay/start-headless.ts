@@ -14,6 +14,7 @@ import { WEBEX_CHANNEL } from '../messaging/webex-channel';
 import { createWebexBot, type WebexBot } from '../messaging/webex-bot';
 import { createSlackFromConfig } from '../slack/from-config';
 import { createRelay, type Relay } from './create-relay';
+import { createSignInLinks, localOperator } from './sign-in';
 import { removeRuntimeAttach, writeRuntimeAttach } from './runtime-attach-file';
 import type { SecretScrubber } from '../log/secret-scrubber';
 import { proxySettingsFromEnv } from '../net/proxy';
@@ -40,6 +41,8 @@ export interface HeadlessOptions {
   settingSources?: Partial<Record<keyof RelayConfig, SettingSource>>;
   /** Caps the RAW's waits in the relay's post-check (a demo paces it like its scripted agent). */
   postCheckPaceS?: number;
+  /** `npm run relay` on a laptop: the OS user at its terminal, an approver who signs in to /ui with a one-time link. */
+  localOperator?: string;
 }
 
 export interface RunningRelay {
@@ -48,6 +51,8 @@ export interface RunningRelay {
   url: string;
   embedded?: EmbeddedRuntime;
   bot?: WebexBot;
+  /** A new one-time sign-in link to /ui for the local operator (with `localOperator`); for their terminal only. */
+  signInLink?: () => string;
   stop(): Promise<void>;
 }
 
@@ -125,7 +130,10 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
   const slack = createSlackFromConfig(config, logger, opts.clock, proxy);
 
   const agent = createDeferredRuntime();
+  // Only a laptop relay has a person at its terminal; a team's relays are reached by personal tokens.
+  const signIn = opts.localOperator !== undefined && !team ? createSignInLinks(localOperator(opts.localOperator)) : undefined;
   const relay = await createRelay({
+    ...(signIn ? { signIn } : {}),
     ...(opts.postCheckPaceS !== undefined ? { postCheckPaceS: opts.postCheckPaceS } : {}),
     config,
     store,
@@ -220,6 +228,7 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
     url,
     embedded,
     bot,
+    ...(signIn ? { signInLink: () => `${localUrl(url, '/ui')}?token=${signIn.issue()}` } : {}),
     stop: () =>
       (stopping ??= (async () => {
         offState?.();

@@ -10,7 +10,8 @@ import type { RelayConfig } from '../../config/schema';
 import type { Incident } from '../../incidents/model';
 import type { Incidents } from '../../incidents/service';
 import { HttpError } from '../errors';
-import type { UiSession } from '../ui-session';
+import type { Principal, UiSession } from '../ui-session';
+import { principalOf } from '../auth';
 import { artifactGroupViews } from './ui-artifacts';
 import { directPromptInputSchema, type DirectPromptBody } from './ui-schemas';
 import { settingFields } from './ui-settings';
@@ -85,7 +86,12 @@ export const uiRoutes: FastifyPluginAsyncZod<UiRoutesOptions> = async (app, opts
   // `/ui?token=…` trades the secret for the cookie and drops it from the address at once.
   app.get('/ui', { schema: { querystring: z.looseObject({ token: z.string().optional() }) } }, async (request, reply) => {
     // The cookie names who logged in: the shared secret, or the person whose own token this is.
-    const principal = request.query.token !== undefined ? opts.session?.login(request.query.token) : undefined;
+    // The guard may have taken the token already (a sign-in link works once): its answer stands.
+    const token = request.query.token;
+    const principal = token !== undefined ? (principalOf(request) ?? opts.session?.login(token)) : undefined;
+    if (token !== undefined && !principal && opts.session) {
+      throw new HttpError(401, 'unauthorized', 'This sign-in link was used already, or the token is wrong: a sign-in link works once. Restart the relay for a new one, or use your personal token.');
+    }
     if (principal && opts.session) {
       // https as the client sees it: the socket's TLS, or X-Forwarded-Proto from RELAY_TRUSTED_PROXY only.
       reply.header('set-cookie', opts.session.issueCookie(principal, { secure: request.protocol === 'https' }));
@@ -99,6 +105,13 @@ export const uiRoutes: FastifyPluginAsyncZod<UiRoutesOptions> = async (app, opts
     return sendHtml(reply, file.body);
   };
   app.get('/ui/', async (_request, reply) => index(reply));
+
+  // Who this browser is signed in as, so the page offers Approve/Deny only to an approver.
+  app.get('/ui/api/me', async (request) => {
+    const who: Principal | undefined = principalOf(request) ?? opts.session?.fromCookie(request);
+    if (who?.kind !== 'operator') return { signed_in: who !== undefined, can_decide: false };
+    return { signed_in: true, name: who.operator.name, role: who.operator.role, can_decide: who.operator.role === 'approver' };
+  });
 
   app.get('/ui/api/artifacts', async () => artifactGroupViews(opts.artifactsDir));
 
