@@ -4,7 +4,7 @@ import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z, ZodError } from 'zod';
 import { inboundAlertSchema } from '../../alert/schema';
-import type { HeadedIntake } from '../headed-intake';
+import { promptToPaste, type HeadedIntake } from '../headed-intake';
 import { buildSplunkAlert } from '../../alert/sample';
 import type { RelayConfig } from '../../config/schema';
 import type { Incident } from '../../incidents/model';
@@ -120,8 +120,8 @@ export const uiRoutes: FastifyPluginAsyncZod<UiRoutesOptions> = async (app, opts
     try {
       if (body.incident_id) throw new HttpError(400, 'invalid_prompt_input', 'Headed incident ids are assigned by the relay: leave the incident id empty.', [{ path: 'incident_id', message: 'assigned by the relay' }]);
       const alert = inboundAlertSchema.parse(alertForPrompt(body, now()));
-      const { incident, prompt } = opts.startHeaded(alert, body.mode);
-      return { prompt, incident_id: incident.incident_id };
+      const started = opts.startHeaded(alert, body.mode);
+      return { prompt: promptToPaste(started), incident_id: started.incident.incident_id };
     } catch (error) {
       if (!(error instanceof ZodError)) throw error;
       const details = error.issues.map((i) => ({ path: i.path.join('.') || '(alert)', message: i.message }));
