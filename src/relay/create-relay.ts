@@ -35,7 +35,7 @@ import { httpDeviceProbe, messagingHealth } from './health-checks';
 import { createIntake } from './intake';
 import { createAlertSources } from './alert-sources';
 import { createModelCheck } from '../agent/model-check';
-import { standingWarnings } from './standing-warnings';
+import { runBlockers, standingWarnings } from './standing-warnings';
 import { createHeadedIntake } from './headed-intake';
 import { terminalQuestion } from '../approvals/terminal-question';
 import { createPresence } from './presence';
@@ -44,7 +44,6 @@ import type { Incident } from '../incidents/model';
 import { followTeam } from '../team/follow-team';
 import { createTeamDecisions } from '../team/decisions';
 import { ownsEverything, type Owns } from '../incidents/ownership';
-
 export type { Relay, RelayDeps } from './relay-contract';
 import type { Relay, RelayDeps } from './relay-contract';
 
@@ -53,7 +52,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
   const { store, agent, logger } = deps;
   // Read at start: a broken operators file stops the relay with one line per problem, not at the first decision.
   const listed = deps.config.OPERATORS_FILE ? openOperatorsFile(resolve(deps.config.OPERATORS_FILE), logger) : undefined;
-  // The laptop's local operator is one of the team: an approver who signs in to /ui with a one-time link.
+  // With the laptop's local operator one of the team: an approver who signs in to /ui with a one-time link.
   const operators = deps.signIn ? withOperator(listed, deps.signIn.operator) : listed;
   // With DEVICE_INVENTORY (and no DEVICE_MCP_URL) the relay runs the SSH device tool server itself, on loopback.
   const deviceServer =
@@ -229,11 +228,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
       ...[...laterWarnings].flatMap((source) => source()),
     ],
     model: () => modelCheck.refresh(),
-    // No run can start: /health says degraded and why. A model not asked about yet is asked once here.
-    blockers: async () => {
-      const model = modelCheck.current().state === 'unknown' ? await modelCheck.refresh().catch(() => modelCheck.current()) : modelCheck.current();
-      return [...(model.state === 'missing' ? [model.message] : []), ...[dispatcher.held()].filter((r): r is string => r !== null)];
-    },
+    blockers: () => runBlockers(modelCheck, dispatcher.held),
     store: async () => (store.probe ? store.probe() : store.health()),
     ...(deviceServer ? { deviceProbe: httpDeviceProbe(`${deviceServer.url}/health`) } : {}),
     eventStream: () => follower.status(),

@@ -1,4 +1,4 @@
-import type { ModelStatus } from '../agent/model-check';
+import type { ModelCheck, ModelStatus } from '../agent/model-check';
 
 /**
  * What stays wrong until someone changes the configuration: shown on `/health`, in `/ui` and
@@ -13,4 +13,14 @@ export function standingWarnings(input: { whenUnattended: 'approve' | 'deny'; ch
     out.push('No approval channel (no Webex room, no tray): every configuration change a relay-started run asks for is denied. Headed runs are decided in the terminal.');
   }
   return out;
+}
+
+/**
+ * Why no run can start right now, each named: /health is `degraded` while any holds. A model not
+ * asked about yet is asked here once (the answer is shared with deliveries).
+ */
+export async function runBlockers(modelCheck: ModelCheck, held: () => string | null): Promise<string[]> {
+  const model = modelCheck.current().state === 'unknown' ? await modelCheck.refresh().catch(() => modelCheck.current()) : modelCheck.current();
+  const hold = held();
+  return [...(model.state === 'missing' ? [model.message] : []), ...(hold ? [hold] : [])];
 }

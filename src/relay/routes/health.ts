@@ -36,13 +36,13 @@ export const healthRoutes: FastifyPluginAsync<HealthRouteOptions> = async (app, 
   app.get('/health', async () => {
     const blocked = (await opts.blockers?.()) ?? [];
     return {
-    status: blocked.length > 0 ? 'degraded' : 'ok',
-    ...(blocked.length > 0 ? { reasons: blocked } : {}),
-    agent_url: opts.agent.url,
-    agent: opts.agentName,
-    mode: opts.mode,
-    approval_channels: opts.channels?.() ?? [],
-    warnings: opts.warnings?.() ?? [],
+      status: blocked.length > 0 ? 'degraded' : 'ok',
+      ...(blocked.length > 0 ? { reasons: blocked } : {}),
+      agent_url: opts.agent.url,
+      agent: opts.agentName,
+      mode: opts.mode,
+      approval_channels: opts.channels?.() ?? [],
+      warnings: opts.warnings?.() ?? [],
     };
   });
 
