@@ -15,7 +15,7 @@ export interface SlackChannelOptions {
   botToken: string;
   channelId: string;
   apiUrl: string;
-  /** The allow-list (OPERATORS_FILE approvers): by Slack member id, else by the e-mail users.info gives. */
+  /** The allow-list (OPERATORS_FILE approvers): by Slack member id, else by the e-mail users.info gives; their entry's own e-mail when known, so the decision names them. */
   approver(person: { slackId: string; email?: string }): boolean | { email: string };
   logger: Logger;
   clock?: Clock;
