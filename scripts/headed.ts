@@ -65,7 +65,8 @@ async function createHeaded(): Promise<HeadedResponse> {
   const query = args.mode ? `?mode=${args.mode}` : '';
   const path = args.incident ? `/headed/from/${encodeURIComponent(args.incident)}${query}` : `/headed${query}`;
   const body = args.incident ? {} : buildSplunkAlert({ alertDefId: args.alert, device: args.device, neighbor: args.neighbor, vrf: args.vrf, neighborAs: args.as });
-  return headedResponseSchema.parse(await postToRelay(path, body, 201));
+  // 200: the fault already had an open incident, which this run joins (201: a new headed incident).
+  return headedResponseSchema.parse(await postToRelay(path, body, [201, 200]));
 }
 
 /** Starts the run on the relay's runtime, as the terminal UI would, so the UI opens on it. */
@@ -109,6 +110,14 @@ function osUser(): string | undefined {
 }
 
 const headed = await createHeaded();
+if (headed.joined) {
+  // Its run is under way on the relay, with its own approval: a second run would ask for the same change again.
+  process.stderr.write(
+    `The fault already has the open incident ${headed.incident_id} on ${headed.device_hostname}, with its run under way: joined it, no second run started.\n` +
+      `Follow it and decide its approval at ${api}/ui (the sign-in link npm run relay printed), in the tray, or over the API.\n`,
+  );
+  process.exit(0);
+}
 if (args.print || !attach.ok) {
   if (!attach.ok && !args.print) process.stderr.write(`headed: cannot open the terminal UI here (${attach.reason}); the prompt follows.\n`);
   process.stderr.write(`Headed incident ${headed.incident_id} on ${headed.device_hostname}. Paste the prompt into opencode's terminal UI (agent network-troubleshooter); when it asks, type APPROVED or DENIED.\n`);

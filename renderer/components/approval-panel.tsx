@@ -206,7 +206,7 @@ export function ApprovalPanel({ incident, bridge, timeline = [] }: { incident: I
           </button>
         </div>
       ) : null}
-      {pending && !bridge.canDecide ? <p className="notice">Read-only view: approve or deny from the Webex card or the tray app.</p> : null}
+      {pending && !bridge.canDecide ? <p className="notice">Read-only view: sign in as an approver (the link npm run relay prints on its terminal) to approve or deny here.</p> : null}
       {result ? (
         <p className="notice" role="status">
           {result}

@@ -155,6 +155,8 @@ export const configSchema = z
     SEARCH_UPSTREAM_TOKEN: optionalString,
     SEARCH_UPSTREAM_TIMEOUT_MS: positiveInt.default(30_000),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    /** `npm run relay`'s terminal: human lines (and the JSON log in RELAY_LOG_DIR/relay.log), or the JSON log itself. */
+    RELAY_CONSOLE: z.enum(['auto', 'human', 'json']).default('auto'),
   })
   .superRefine((c, ctx) => {
     if (!isLoopbackHost(c.RELAY_HOST) && c.RELAY_ALLOWED_HOSTS.length === 0) {

@@ -267,6 +267,8 @@ export function createDispatcher(opts: DispatcherOptions) {
     holdWhile(check: () => string | null) {
       holdCheck = check;
     },
+    /** Why no run starts right now (the hold's reason), for /health; null while runs may start. */
+    held: (): string | null => holdCheck?.() ?? null,
     pending: () => queue().length,
     active: activeCount,
     async stop() {

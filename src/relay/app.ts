@@ -31,6 +31,8 @@ import { headedRoutes } from './routes/headed';
 import { headedTerminalRoutes, type HeadedTerminalDeps } from './routes/headed-terminal';
 import type { HeadedIntake } from './headed-intake';
 import { createUiSession } from './ui-session';
+import type { SignInLinks } from './sign-in';
+import { randomBytes } from 'node:crypto';
 import type { Clock } from '../clock';
 import type { ModelStatus } from '../agent/model-check';
 import type { Incident } from '../incidents/model';
@@ -47,6 +49,8 @@ export interface AppDeps {
   /** The built renderer served at /ui; default `dist-renderer/` in the project folder. */
   uiDistDir?: string;
   operators?: OperatorDirectory;
+  /** A laptop relay's one-time sign-in links for its local operator (already in `operators`). */
+  signIn?: SignInLinks;
   approvals: { decide: DecideFn };
   /** A person's confirm of a provisional change (POST /incidents/:id/confirm); absent without device tools. */
   confirmChange?: ConfirmFn;
@@ -74,6 +78,8 @@ export interface AppDeps {
   /** Standing warnings for /health; the model check for /health/deep. */
   warnings?: () => string[];
   model?: () => Promise<ModelStatus>;
+  /** Why no run can start right now (no model, the runtime's files changed): /health is degraded while any holds. */
+  blockers?: () => Promise<string[]>;
   /** Where incidents are kept, checked by /health/deep. */
   store?: () => Promise<StoreCheck>;
   /** The device tool server the relay started itself (DEVICE_INVENTORY); default: a probe of DEVICE_MCP_URL. */
@@ -115,7 +121,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const secret = config.WEBHOOK_SECRET;
   const operators = deps.operators;
   // Browsers cannot send the bearer with EventSource or page loads: /ui trades it once for a cookie naming who.
-  const uiSession = secret ? createUiSession({ secret, clock: deps.clock, ...(operators ? { operators } : {}) }) : undefined;
+  // A laptop relay without it still has sessions for its local operator, keyed by this process alone.
+  const uiSession =
+    secret || deps.signIn
+      ? createUiSession({ ...(secret ? { secret } : { key: randomBytes(32).toString('base64url') }), clock: deps.clock, ...(operators ? { operators } : {}), ...(deps.signIn ? { signIn: deps.signIn } : {}) })
+      : undefined;
   // Then, before any route's own check: wrong credentials are limited per source, on every route; a right one never is.
   const attempts = createAuthAttempts({
     clock: deps.clock,
@@ -139,6 +149,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ...(readers ? { readers } : {}),
     warnings: deps.warnings,
     model: deps.model,
+    ...(deps.blockers ? { blockers: deps.blockers } : {}),
     store: deps.store,
     ...(deps.channels ? { channels: deps.channels } : {}),
     ...(deps.approversOnline ? { approversOnline: deps.approversOnline } : {}),
@@ -148,7 +159,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(faultAlertRoutes, { intake: deps.intake, webhookSecret: secret, faultKeys });
   if (deps.alertSources) await app.register(alertSourceRoutes, { ...deps.alertSources, webhookSecret: secret });
   // Its own authentication: a person's token, approvers only (WEBHOOK_SECRET is Splunk's, not a person's).
-  await app.register(decisionRoutes, { approvals: deps.approvals, ...(deps.operators ? { operators: deps.operators } : {}) });
+  await app.register(decisionRoutes, { approvals: deps.approvals, ...(deps.operators ? { operators: deps.operators } : {}), ...(uiSession ? { session: uiSession } : {}) });
   await app.register(confirmRoutes, { ...(deps.confirmChange ? { confirm: deps.confirmChange } : {}), ...(deps.operators ? { operators: deps.operators } : {}), ...(uiSession ? { session: uiSession } : {}) });
   await app.register(async (scope) => {
     // Everyone listed reads; only WEBHOOK_SECRET and approvers create incidents or start runs.

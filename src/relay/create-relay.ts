@@ -1,4 +1,6 @@
 import { openOperatorsFile } from '../operators/operators';
+import { withOperator } from './sign-in';
+import { namedDecide } from '../approvals/named-decide';
 import { createRunProgress } from '../tools/run-progress';
 import { createSeverityLookup } from '../artifacts/severity';
 import { startOwnDeviceServer } from './own-device-server';
@@ -33,7 +35,7 @@ import { httpDeviceProbe, messagingHealth } from './health-checks';
 import { createIntake } from './intake';
 import { createAlertSources } from './alert-sources';
 import { createModelCheck } from '../agent/model-check';
-import { standingWarnings, storeWarnings } from './standing-warnings';
+import { runBlockers, standingWarnings, storeWarnings } from './standing-warnings';
 import { createHeadedIntake } from './headed-intake';
 import { terminalQuestion } from '../approvals/terminal-question';
 import { createPresence } from './presence';
@@ -43,7 +45,6 @@ import { followTeam } from '../team/follow-team';
 import { createTeamDecisions } from '../team/decisions';
 import { createForgedRows } from '../team/forged-rows';
 import { ownsEverything, type Owns } from '../incidents/ownership';
-
 export type { Relay, RelayDeps } from './relay-contract';
 import type { Relay, RelayDeps } from './relay-contract';
 
@@ -51,7 +52,9 @@ import type { Relay, RelayDeps } from './relay-contract';
 export async function createRelay(deps: RelayDeps): Promise<Relay> {
   const { store, agent, logger } = deps;
   // Read at start: a broken operators file stops the relay with one line per problem, not at the first decision.
-  const operators = deps.config.OPERATORS_FILE ? openOperatorsFile(resolve(deps.config.OPERATORS_FILE), logger) : undefined;
+  const listed = deps.config.OPERATORS_FILE ? openOperatorsFile(resolve(deps.config.OPERATORS_FILE), logger) : undefined;
+  // With the laptop's local operator one of the team: an approver who signs in to /ui with a one-time link.
+  const operators = deps.signIn ? withOperator(listed, deps.signIn.operator) : listed;
   // With DEVICE_INVENTORY (and no DEVICE_MCP_URL) the relay runs the SSH device tool server itself, on loopback.
   const deviceServer = deps.deviceTools ? undefined : await startOwnDeviceServer({ config: deps.config, logger, launch: deps.deviceServerLaunch, env: deps.deviceServerEnv });
   // Its URL stays out of the configuration (the /ui settings view shows that): the guard's client and /health/deep get it directly.
@@ -62,7 +65,6 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
   // One owner per incident: everything below that acts on an incident asks (a laptop relay owns all).
   const team = deps.team;
   const owns: Owns = team ? (id) => team.owns(id) : ownsEverything;
-  // Warnings of parts started after the relay (the embedded runtime's file check): shown until removed.
   const laterWarnings = new Set<() => string[]>();
   const bus = deps.bus ?? createBus<RelayEvents>((error, type) => logger.error({ err: error, event: type }, 'event handler failed'));
   const incidents = createIncidents({ store, bus, clock, logger, severityFor: createSeverityLookup(join(resolve(config.RELAY_PROJECT_DIR), 'intelligence-artifacts')) });
@@ -129,7 +131,8 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
   const forged = deps.team ? createForgedRows({ incidents, logger }) : undefined;
   if (forged) laterWarnings.add(() => forged.warnings());
   const teamDecisions = deps.team && forged ? createTeamDecisions({ team: deps.team, approvals, incidents, forged, logger }) : undefined;
-  const decide: DecideFn = teamDecisions ? teamDecisions.decide : approvals.decide;
+  // A listed person is recorded by their name from OPERATORS_FILE, whichever channel they decided on.
+  const decide: DecideFn = namedDecide(teamDecisions ? teamDecisions.decide : approvals.decide, operators);
   // Every channel hands its people's decisions to the one `decide` above.
   const host = createChannelHost({ approvals, decide, incidents, channels, logger });
   for (const channel of channels) channel.attach(host);
@@ -199,6 +202,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     config,
     approvals: { decide },
     ...(operators ? { operators } : {}),
+    ...(deps.signIn ? { signIn: deps.signIn } : {}),
     scrub: scrubber.scrub,
     proxy: deps.proxy,
     clock,
@@ -223,6 +227,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
       ...storeWarnings(store.health()),
     ],
     model: () => modelCheck.refresh(),
+    blockers: () => runBlockers(modelCheck, dispatcher.held),
     store: async () => (store.probe ? store.probe() : store.health()),
     ...(deviceServer ? { deviceProbe: httpDeviceProbe(`${deviceServer.url}/health`) } : {}),
     eventStream: () => follower.status(),

@@ -21,6 +21,7 @@ import type { TeamCoordinator } from '../team/coordinator';
 import type { DeviceServerLaunch } from '../devices/detached-server';
 import type { MessagingHealth } from './health-checks';
 import type { HeadedIntake } from './headed-intake';
+import type { SignInLinks } from './sign-in';
 
 /** What createRelay (create-relay.ts) takes and gives: the tray and the headless relay wire these. */
 
@@ -64,6 +65,8 @@ export interface RelayDeps {
   retryBaseMs?: number;
   /** A team relay (DATABASE_URL): the other relays on the database, and how work is shared with them. */
   team?: TeamCoordinator;
+  /** A laptop relay's local operator and their one-time sign-in links for /ui (`npm run relay`). */
+  signIn?: SignInLinks;
 }
 
 export interface Relay {

@@ -16,6 +16,7 @@ import { createWebexBot, type WebexBot } from '../messaging/webex-bot';
 import { createSlackFromConfig } from '../slack/from-config';
 import { createRelay, type Relay } from './create-relay';
 import type { DeviceServerLaunch } from '../devices/detached-server';
+import { createSignInLinks, localOperator } from './sign-in';
 import { removeRuntimeAttach, writeRuntimeAttach } from './runtime-attach-file';
 import type { SecretScrubber } from '../log/secret-scrubber';
 import { proxySettingsFromEnv } from '../net/proxy';
@@ -45,6 +46,8 @@ export interface HeadlessOptions {
   postCheckPaceS?: number;
   /** How the detached device server is started (the tray: its own executable); default: node on scripts/devices.ts. */
   deviceServerLaunch?: DeviceServerLaunch;
+  /** `npm run relay` on a laptop: the OS user at its terminal, an approver who signs in to /ui with a one-time link. */
+  localOperator?: string;
 }
 
 export interface RunningRelay {
@@ -53,6 +56,8 @@ export interface RunningRelay {
   url: string;
   embedded?: EmbeddedRuntime;
   bot?: WebexBot;
+  /** A new one-time sign-in link to /ui for the local operator (with `localOperator`); for their terminal only. */
+  signInLink?: () => string;
   stop(): Promise<void>;
 }
 
@@ -137,7 +142,10 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
   const slack = createSlackFromConfig(config, logger, opts.clock, proxy);
 
   const agent = createDeferredRuntime();
+  // Only a laptop relay has a person at its terminal; a team's relays are reached by personal tokens.
+  const signIn = opts.localOperator !== undefined && !team ? createSignInLinks(localOperator(opts.localOperator)) : undefined;
   const relay = await createRelay({
+    ...(signIn ? { signIn } : {}),
     ...(opts.postCheckPaceS !== undefined ? { postCheckPaceS: opts.postCheckPaceS } : {}),
     config,
     store,
@@ -240,6 +248,7 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
     url,
     embedded,
     bot,
+    ...(signIn ? { signInLink: () => `${localUrl(url, '/ui')}?token=${signIn.issue()}` } : {}),
     stop: () =>
       (stopping ??= (async () => {
         offState?.();

@@ -52,6 +52,9 @@ export async function spawnRelay(env: Record<string, string>, opts: { ownGroup?:
           reject(error);
         }
       }
+      // RELAY_CONSOLE=human: the same line as a person reads it on the terminal.
+      const human = /^\d\d:\d\d:\d\d {2}relay listening {2}url=(\S+)/.exec(line);
+      if (human) resolveUrl(human[1]!);
     };
     createInterface({ input: proc.stdout! }).on('line', onLine);
     createInterface({ input: proc.stderr! }).on('line', onLine);

@@ -1,10 +1,11 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import type { FastifyReply } from 'fastify';
 import { normalizeAlert } from '../../alert/normalize';
 import { inboundAlertSchema, type InboundAlert } from '../../alert/schema';
 import { InvalidAlertError } from '../../alert/splunk';
 import { formatProblems, type AlertFormats } from '../../artifacts/alert-formats';
-import type { HeadedIntake } from '../headed-intake';
+import type { HeadedIntake, HeadedStart } from '../headed-intake';
 import { HttpError } from '../errors';
 
 export const headedResponseSchema = z.object({
@@ -13,6 +14,10 @@ export const headedResponseSchema = z.object({
   mode: z.enum(['strict', 'hybrid']),
   /** Paste this into opencode's terminal UI, addressed to the troubleshooter agent. */
   prompt: z.string(),
+  /** The fault already had an open incident: this is it, with its own run and approval (nothing new was made). */
+  joined: z.boolean().optional(),
+  /** A joined incident's agent session, when its run has one. */
+  session_id: z.string().nullable().optional(),
 });
 export type HeadedResponse = z.infer<typeof headedResponseSchema>;
 
@@ -32,14 +37,19 @@ export async function refuseBadFormats(alert: InboundAlert, formatsOf: ((alertDe
  * simulator's `--direct`, the tray's and the UI's prompt copiers all come through here, so
  * every headed run is an incident the gate knows before the operator pastes anything.
  */
+/** 201 with a new headed incident; 200 with the fault's open incident it joined. */
+function answer(reply: FastifyReply, { incident, prompt, joined }: HeadedStart) {
+  const body: HeadedResponse = { incident_id: incident.incident_id, device_hostname: incident.device_hostname, mode: incident.mode, prompt };
+  return joined ? reply.code(200).send({ ...body, joined: true, session_id: incident.session_id }) : reply.code(201).send(body);
+}
+
 export const headedRoutes: FastifyPluginAsyncZod<{ startHeaded: HeadedIntake; formats?: (alertDefId: string) => Promise<AlertFormats> }> = async (app, opts) => {
   app.post(
     '/headed',
     { schema: { body: inboundAlertSchema, querystring: z.object({ mode: z.enum(['strict', 'hybrid']).optional() }) } },
     async (request, reply) => {
       await refuseBadFormats(request.body, opts.formats, 'invalid_alert');
-      const { incident, prompt } = opts.startHeaded(request.body, request.query.mode);
-      return reply.code(201).send({ incident_id: incident.incident_id, device_hostname: incident.device_hostname, mode: incident.mode, prompt } satisfies HeadedResponse);
+      return answer(reply, opts.startHeaded(request.body, request.query.mode));
     },
   );
 
@@ -49,8 +59,7 @@ export const headedRoutes: FastifyPluginAsyncZod<{ startHeaded: HeadedIntake; fo
     async (request, reply) => {
       const made = opts.startHeaded.from(request.params.incident_id, request.query.mode);
       if (!made) throw new HttpError(404, 'not_found', `No incident ${request.params.incident_id}`);
-      const { incident, prompt } = made;
-      return reply.code(201).send({ incident_id: incident.incident_id, device_hostname: incident.device_hostname, mode: incident.mode, prompt } satisfies HeadedResponse);
+      return answer(reply, made);
     },
   );
 };

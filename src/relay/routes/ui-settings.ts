@@ -52,6 +52,7 @@ export const SETTING_DESCRIPTIONS: Record<keyof RelayConfig, string> = {
   SEARCH_UPSTREAM_TOKEN: 'Credential the proxy sends upstream.',
   SEARCH_UPSTREAM_TIMEOUT_MS: 'Proxy timeout (then 504).',
   LOG_LEVEL: 'pino log level.',
+  RELAY_CONSOLE: 'npm run relay: human lines on a terminal with the JSON log in RELAY_LOG_DIR/relay.log (auto on a TTY, or human), or JSON on standard output (json).',
 };
 
 const secrets: ReadonlySet<string> = new Set(SECRET_KEYS);
