@@ -3,7 +3,8 @@ import { existsSync, lstatSync, readdirSync, readFileSync, type BigIntStats } fr
 import path from 'node:path';
 import { ConfigError } from '../config/load';
 import shipped from './runtime-manifest.json';
-import type { RuntimeConfigShape } from './runtime-config';
+import { z } from 'zod';
+import { runtimeConfigShapeSchema, type RuntimeConfigShape } from './runtime-config';
 
 /**
  * The runtime's own configuration (agent files, `opencode.json`, anything else opencode loads
@@ -44,7 +45,8 @@ export interface Difference {
   why: string;
 }
 
-export const SHIPPED_MANIFEST: RuntimeManifest = shipped as RuntimeManifest;
+const manifestSchema = z.object({ about: z.string(), files: z.record(z.string(), z.string()), runtime: runtimeConfigShapeSchema.optional() });
+export const SHIPPED_MANIFEST: RuntimeManifest = manifestSchema.parse(shipped);
 export const MANIFEST_COMMAND = 'npm run runtime:manifest';
 
 /** LF line endings first: a Windows checkout (autocrlf) is the same file to opencode. Bytes as latin1: lossless. */

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { z } from 'zod';
 
 /**
@@ -25,25 +24,27 @@ export const reportedConfigSchema = z.looseObject({
   mcp: z.record(z.string(), z.looseObject({ type: z.string().nullish(), command: z.array(z.string()).nullish(), enabled: z.boolean().nullish() })).nullish(),
 });
 
-export interface AgentShape {
-  mode: string;
-  /** Ordered rules "permission pattern action": the last match wins, so order is part of it. */
-  permission: string[];
-  /** sha256 of the system prompt, or null for none. */
-  prompt: string | null;
-  options: string;
-  steps: number | null;
-  disabled: boolean;
-}
+const agentShapeSchema = z.object({
+  mode: z.string(),
+  /** Ordered rules [permission, pattern, action]: the last match wins, so order is part of it. */
+  permission: z.array(z.tuple([z.string(), z.string(), z.string()])),
+  /** The system prompt, or null for none. */
+  prompt: z.string().nullable(),
+  options: z.string(),
+  steps: z.number().nullable(),
+  disabled: z.boolean(),
+});
+export type AgentShape = z.infer<typeof agentShapeSchema>;
 
-export interface RuntimeConfigShape {
-  agents: Record<string, AgentShape>;
-  plugin: string[];
-  instructions: string[];
-  default_agent: string | null;
+export const runtimeConfigShapeSchema = z.object({
+  agents: z.record(z.string(), agentShapeSchema),
+  plugin: z.array(z.string()),
+  instructions: z.array(z.string()),
+  default_agent: z.string().nullable(),
   /** MCP server name → "type command…" (URLs and headers are the installation's, not the relay's shape). */
-  mcp: Record<string, string>;
-}
+  mcp: z.record(z.string(), z.string()),
+});
+export type RuntimeConfigShape = z.infer<typeof runtimeConfigShapeSchema>;
 
 /**
  * A rule's pattern with the runtime's own folders taken out: opencode allows its tool-output,
@@ -53,16 +54,14 @@ function pattern(p: string): string {
   return p.startsWith('/') || p.startsWith('../') || /^[A-Za-z]:[\\/]/.test(p) ? '<runtime folder>' : p;
 }
 
-const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
-
 export function runtimeConfigShape(agents: z.infer<typeof reportedAgentSchema>[], config: z.infer<typeof reportedConfigSchema>): RuntimeConfigShape {
   const shaped = agents
     .map((a): [string, AgentShape] => [
       a.name,
       {
         mode: a.mode ?? 'all',
-        permission: a.permission.map((r) => `${r.permission} ${pattern(r.pattern)} ${r.action}`),
-        prompt: a.prompt ? sha256(a.prompt) : null,
+        permission: a.permission.map((r): [string, string, string] => [r.permission, pattern(r.pattern), r.action]),
+        prompt: a.prompt ?? null,
         options: JSON.stringify(a.options ?? {}),
         steps: a.steps ?? null,
         disabled: a.disable ?? false,
@@ -99,7 +98,8 @@ function listDiff(subject: string, shipped: string[], now: string[], what: strin
 
 function agentDiff(name: string, shipped: AgentShape, now: AgentShape): ConfigDifference[] {
   const subject = `agent ${name}`;
-  const out = listDiff(subject, shipped.permission, now.permission, 'permission rules');
+  const rule = ([permission, p, action]: [string, string, string]) => `${permission} ${p} ${action}`;
+  const out = listDiff(subject, shipped.permission.map(rule), now.permission.map(rule), 'permission rules');
   if (now.mode !== shipped.mode) out.push({ subject, why: `runs as ${now.mode}, the relay ships ${shipped.mode}` });
   if (now.prompt !== shipped.prompt) out.push({ subject, why: 'has a system prompt the relay does not ship' });
   if (now.options !== shipped.options) out.push({ subject, why: `has options the relay does not ship: ${now.options}` });

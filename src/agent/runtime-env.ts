@@ -35,10 +35,7 @@ function checkedConfigContent(text: string): string {
  */
 export function embeddedRuntimeEnv(opts: { env: Record<string, string | undefined>; dataDir: string; projectDir: string }): Record<string, string> {
   const home = path.join(opts.dataDir, 'runtime-home');
-  const content = opts.env.OPENCODE_CONFIG_CONTENT;
-  return {
-    ...demoRuntimeHome(home, opts.projectDir),
-    HOME: home,
-    ...(content ? { OPENCODE_CONFIG_CONTENT: checkedConfigContent(content) } : {}),
-  };
+  const content = opts.env.OPENCODE_CONFIG_CONTENT ? checkedConfigContent(opts.env.OPENCODE_CONFIG_CONTENT) : undefined;
+  // The project folder is left as it is (it may be read-only in an installed app).
+  return { ...demoRuntimeHome(home, opts.projectDir, { markProject: false }), HOME: home, ...(content ? { OPENCODE_CONFIG_CONTENT: content } : {}) };
 }

@@ -1,4 +1,5 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { shippedRuntimeAnswers } from '../helpers/shipped-runtime';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -53,8 +54,9 @@ async function stubRuntime(): Promise<string> {
       }
       if (path === '/session') return json(sessions);
       if (path === '/session/status') return json(Object.fromEntries(sessions.map((s) => [s.id, { type: 'busy' }])));
-      if (path === '/agent') return json([]);
-      if (path === '/config') return json({ model: 'stub/model' });
+      // As a runtime on the shipped agent files answers: the relay refuses runs on one that reports anything else.
+      if (path === '/agent') return json(shippedRuntimeAnswers().agents);
+      if (path === '/config') return json(shippedRuntimeAnswers().config);
       if (path === '/global/health') return json({ healthy: true });
       if (path.endsWith('/prompt_async')) return res.writeHead(204).end();
       if (path.endsWith('/message')) return json([]);
