@@ -48,10 +48,12 @@ export type RuntimeConfigShape = z.infer<typeof runtimeConfigShapeSchema>;
 
 /**
  * A rule's pattern with the runtime's own folders taken out: opencode allows its tool-output,
- * temp and plan folders by absolute or project-relative path, which differ per machine.
+ * temp and plan folders by absolute path, or relative to the project's worktree (the filesystem
+ * root outside git), which differ per machine.
  */
 function pattern(p: string): string {
-  return p.startsWith('/') || p.startsWith('../') || /^[A-Za-z]:[\\/]/.test(p) ? '<runtime folder>' : p;
+  const own = p.startsWith('/') || p.startsWith('../') || /^[A-Za-z]:[\\/]/.test(p) || /(^|\/)opencode\/plans\/\*\.md$/.test(p);
+  return own ? '<runtime folder>' : p;
 }
 
 export function runtimeConfigShape(agents: z.infer<typeof reportedAgentSchema>[], config: z.infer<typeof reportedConfigSchema>): RuntimeConfigShape {
