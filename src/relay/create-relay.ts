@@ -266,7 +266,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     approvals,
     decide,
     ...(confirmChange ? { confirmChange } : {}),
-    holdRunsWhile: runGate.hold,
+    ...{ holdRunsWhile: runGate.hold, alsoAskWithModel: modelCheck.alsoAsk },
     addStandingWarnings(source) {
       laterWarnings.add(source);
       return () => void laterWarnings.delete(source);

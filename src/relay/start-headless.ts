@@ -2,7 +2,6 @@ import { settingSources, type SettingSource } from '../config/setting-sources';
 import { join, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { createAgentClient, type AgentClient } from '../agent/client';
-import { systemClock } from '../clock';
 import { createDeferredRuntime } from '../agent/deferred';
 import { startEmbeddedRuntime, type EmbeddedRuntime } from '../agent/embedded';
 import type { Clock } from '../clock';
@@ -169,8 +168,8 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
   /** What the runtime reports it runs with, against the shipped shape: runs are refused while they differ. */
   const watchConfig = async (client: AgentClient) => {
     if (!SHIPPED_MANIFEST.runtime) return;
-    configCheck = createRuntimeConfigCheck({ read: () => client.reportedConfig(), shipped: SHIPPED_MANIFEST.runtime, clock: opts.clock ?? systemClock, logger });
-    offConfigCheck.push(relay.holdRunsWhile(configCheck.problem), relay.addStandingWarnings(configCheck.warnings), configCheck.stop);
+    const check = (configCheck = createRuntimeConfigCheck({ read: () => client.reportedConfig(), shipped: SHIPPED_MANIFEST.runtime, logger }));
+    offConfigCheck.push(relay.holdRunsWhile(check.problem), relay.addStandingWarnings(check.warnings), relay.alsoAskWithModel(check.check));
     await configCheck.start();
   };
   try {
@@ -218,9 +217,10 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
   relay.dispatcher.kick({ resetBackoff: true });
   // The runtime came back: deliver what waited for it now, not at the next backoff step.
   const offState = embedded?.onState((state) => {
-    if (state === 'ready') runtimeFiles?.runtimeStarted();
-    if (state === 'ready') void configCheck?.check();
-    if (state === 'ready') relay.dispatcher.kick({ resetBackoff: true });
+    if (state !== 'ready') return;
+    runtimeFiles?.runtimeStarted();
+    // Asked before any delivery: opencode lost a session's messages when asked beside the first one.
+    void (configCheck?.check() ?? Promise.resolve()).finally(() => relay.dispatcher.kick({ resetBackoff: true }));
   });
   // Every channel's socket under one rule: on a team only the leader holds them, taking them over when it gains the lock.
   const sockets = [
