@@ -68,6 +68,8 @@ export interface AppDeps {
   /** What the operator typed in the terminal UI, reported by the runtime's plugin. */
   /** `npm run headed`'s terminal: its own credential, never the tools token. */
   terminal: Omit<HeadedTerminalDeps, 'incidents' | 'decide'>;
+  /** Why no run may start now (no configured model, runtime not as shipped), or null; asked before a headed run. */
+  mayStartRun?: () => Promise<string | null>;
   messaging: () => MessagingHealth;
   eventStream?: () => EventStreamHealth;
   tools: { token: string; createServer: () => McpServer };
@@ -166,7 +168,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     scope.addHook('onRequest', principalGuard({ secret, ...(uiSession ? { session: uiSession } : {}), ...(operators ? { operators } : {}) }));
     await scope.register(sessionsRoutes, { incidents: deps.incidents });
     await scope.register(evidenceRoutes, { incidents: deps.incidents, now: () => deps.clock.now(), ...(deps.scrub ? { scrub: deps.scrub } : {}) });
-    await scope.register(headedRoutes, { startHeaded: deps.startHeaded, formats: faultKeys.formats });
+    await scope.register(headedRoutes, { startHeaded: deps.startHeaded, formats: faultKeys.formats, ...(deps.mayStartRun ? { mayStart: deps.mayStartRun } : {}) });
     const projectDir = resolve(config.RELAY_PROJECT_DIR);
     await scope.register(uiRoutes, {
       incidents: deps.incidents,
@@ -185,7 +187,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Two encapsulated scopes: each MCP endpoint has its own bearer hook.
   await app.register(mcpRoutes, { path: '/mcp', ...deps.tools });
   await app.register(mcpRoutes, { path: '/device-mcp', token: deps.tools.token, createServer: deps.deviceTools.createServer });
-  await app.register(headedTerminalRoutes, { ...deps.terminal, incidents: deps.incidents, decide: deps.approvals.decide });
+  await app.register(headedTerminalRoutes, { ...deps.terminal, ...(deps.mayStartRun ? { mayStart: deps.mayStartRun } : {}), incidents: deps.incidents, decide: deps.approvals.decide });
   await app.register(searchProxyRoutes, {
     upstreamUrl: config.SEARCH_UPSTREAM_URL,
     upstreamToken: config.SEARCH_UPSTREAM_TOKEN,

@@ -35,6 +35,7 @@ import { httpDeviceProbe, messagingHealth } from './health-checks';
 import { createIntake } from './intake';
 import { createAlertSources } from './alert-sources';
 import { createModelCheck } from '../agent/model-check';
+import { createRunGate } from './run-gate';
 import { runBlockers, standingWarnings, storeWarnings } from './standing-warnings';
 import { createHeadedIntake } from './headed-intake';
 import { terminalQuestion } from '../approvals/terminal-question';
@@ -69,6 +70,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
   const bus = deps.bus ?? createBus<RelayEvents>((error, type) => logger.error({ err: error, event: type }, 'event handler failed'));
   const incidents = createIncidents({ store, bus, clock, logger, severityFor: createSeverityLookup(join(resolve(config.RELAY_PROJECT_DIR), 'intelligence-artifacts')) });
   const modelCheck = createModelCheck({ agent, agentName: config.AGENT_NAME, clock });
+  const runGate = createRunGate({ modelCheck });
   const dispatcher = createDispatcher({
     incidents,
     agent,
@@ -216,7 +218,8 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     alertSources: countedSources,
     metrics,
     startHeaded,
-    terminal: { terminalSecret, tell: tellTerminal },
+    terminal: { terminalSecret, tell: tellTerminal, abort: (sessionId) => agent.abort(sessionId) },
+    mayStartRun: runGate.mayStart,
     channels: () => approvals.channels(),
     ...(confirmChange ? { confirmChange } : {}),
     ...(operators ? { approversOnline: () => presence.approvers() } : {}),
@@ -254,6 +257,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
   const offUpdated = bus.subscribe('incident.updated', ({ incident, previous_state }) => {
     if (isTerminal(incident.state) && !isTerminal(previous_state)) dispatcher.kick();
   });
+  dispatcher.holdWhile(runGate.heldBecause);
   dispatcher.recover();
   approvals.recover();
   confirmed?.recover();
@@ -266,6 +270,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     approvals,
     decide,
     ...(confirmChange ? { confirmChange } : {}),
+    ...{ holdRunsWhile: runGate.hold, alsoAskWithModel: modelCheck.alsoAsk },
     addStandingWarnings(source) {
       laterWarnings.add(source);
       return () => void laterWarnings.delete(source);

@@ -83,6 +83,10 @@ export interface Relay {
   decide: DecideFn;
   /** A person keeps a provisional change (tray, /ui, API); undefined on a relay without device tools. */
   confirmChange?: ConfirmFn;
+  /** Holds every run (queued deliveries and headed terminals) while `check` names a reason; until the returned function is called. */
+  holdRunsWhile(check: () => string | null): () => void;
+  /** Asks `question` each time the runtime is asked for its model (in turn, never beside a delivery); until the returned function is called. */
+  alsoAskWithModel(question: () => Promise<void>): () => void;
   /** Adds warnings to /health, /ui and the tray until the returned function is called. */
   addStandingWarnings(source: () => string[]): () => void;
   /** Creates a headed incident and its prompt (the tray's and the UI's prompt copiers). */

@@ -9,6 +9,7 @@ import { buildSplunkAlert } from '../../src/alert/sample';
 import { SupervisedServerInfo, supervisedFiles } from '../../src/devices/supervised';
 import { newToken } from '../../src/operators/operators';
 import { connectMcp } from '../helpers/mcp-client';
+import { shippedRuntimeAnswers } from '../helpers/shipped-runtime';
 import { spawnRelay, type RelayProcess } from '../helpers/relay-process';
 import { tempDir } from '../helpers/temp-dir';
 import { shutdownR2 } from './confirmed-apply-helpers';
@@ -50,8 +51,9 @@ export async function stubRuntime(): Promise<string> {
       }
       if (path === '/session') return json(sessions);
       if (path === '/session/status') return json(Object.fromEntries(sessions.map((s) => [s.id, { type: 'busy' }])));
-      if (path === '/agent') return json([]);
-      if (path === '/config') return json({ model: 'stub/model' });
+      // As a runtime on the shipped agent files answers: the relay refuses runs on one that reports anything else.
+      if (path === '/agent') return json(shippedRuntimeAnswers().agents);
+      if (path === '/config') return json(shippedRuntimeAnswers().config);
       if (path === '/global/health') return json({ healthy: true });
       if (path.endsWith('/prompt_async')) return res.writeHead(204).end();
       if (path.endsWith('/message')) return json([]);

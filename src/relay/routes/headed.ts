@@ -43,12 +43,18 @@ function answer(reply: FastifyReply, { incident, prompt, joined }: HeadedStart) 
   return joined ? reply.code(200).send({ ...body, joined: true, session_id: incident.session_id }) : reply.code(201).send(body);
 }
 
-export const headedRoutes: FastifyPluginAsyncZod<{ startHeaded: HeadedIntake; formats?: (alertDefId: string) => Promise<AlertFormats> }> = async (app, opts) => {
+export const headedRoutes: FastifyPluginAsyncZod<{ startHeaded: HeadedIntake; formats?: (alertDefId: string) => Promise<AlertFormats>; mayStart?: () => Promise<string | null> }> = async (app, opts) => {
+  // A headed incident exists for its run: none is made while no run may start (no model, runtime not as shipped).
+  const refuseWhenNoRun = async () => {
+    const refused = await opts.mayStart?.();
+    if (refused) throw new HttpError(503, 'runs_refused', `No run starts: ${refused}.`);
+  };
   app.post(
     '/headed',
     { schema: { body: inboundAlertSchema, querystring: z.object({ mode: z.enum(['strict', 'hybrid']).optional() }) } },
     async (request, reply) => {
       await refuseBadFormats(request.body, opts.formats, 'invalid_alert');
+      await refuseWhenNoRun();
       return answer(reply, opts.startHeaded(request.body, request.query.mode));
     },
   );
@@ -57,6 +63,7 @@ export const headedRoutes: FastifyPluginAsyncZod<{ startHeaded: HeadedIntake; fo
     '/headed/from/:incident_id',
     { schema: { params: z.object({ incident_id: z.string().min(1).max(64) }), querystring: z.object({ mode: z.enum(['strict', 'hybrid']).optional() }) } },
     async (request, reply) => {
+      await refuseWhenNoRun();
       const made = opts.startHeaded.from(request.params.incident_id, request.query.mode);
       if (!made) throw new HttpError(404, 'not_found', `No incident ${request.params.incident_id}`);
       return answer(reply, made);
