@@ -28,7 +28,6 @@ import { isTerminal } from '../incidents/model';
 import { createIncidents } from '../incidents/service';
 import { buildApp } from './app';
 import { createRelayMetrics } from './metrics';
-import type { Intake } from './intake';
 import { createSecretScrubber } from '../log/secret-scrubber';
 import { SECRET_KEYS } from '../config/schema';
 import { httpDeviceProbe, messagingHealth } from './health-checks';
@@ -36,6 +35,7 @@ import { createIntake } from './intake';
 import { createAlertSources } from './alert-sources';
 import { createModelCheck } from '../agent/model-check';
 import { createRunGate } from './run-gate';
+import { countedIntake } from './counted-intake';
 import { runBlockers, standingWarnings, storeWarnings } from './standing-warnings';
 import { createHeadedIntake } from './headed-intake';
 import { terminalQuestion } from '../approvals/terminal-question';
@@ -183,22 +183,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
   const confirmChange = teamConfirms?.confirm ?? confirmed?.confirmByPerson;
   const strictAllowList = createStrictAllowList({ incidents, artifactsDir: join(resolve(config.RELAY_PROJECT_DIR), 'intelligence-artifacts'), logger });
   const metrics = createRelayMetrics({ bus, incidents, storeHealth: () => store.health(), ...(team ? { leading: () => team.leading() } : {}) });
-  // Counted where the sender's answer is known: the route's intake (Splunk) and the batch answer (Alertmanager …).
-  const countedIntake: Intake = async (alert) => {
-    const answer = await intake(alert);
-    metrics.alertAnswered('splunk', answer.status);
-    return answer;
-  };
-  const countedSources = {
-    sources: alertSources.sources,
-    accept: async (...args: Parameters<typeof alertSources.accept>) => {
-      const answer = await alertSources.accept(...args);
-      for (const a of answer.accepted) metrics.alertAnswered(args[0], a.status);
-      metrics.alertAnswered(args[0], 'resolved', answer.resolved.length);
-      metrics.alertAnswered(args[0], 'invalid', answer.unmatched.length);
-      return answer;
-    },
-  };
+  const counted = countedIntake(intake, alertSources, metrics);
   const scrubber = createSecretScrubber([...SECRET_KEYS.map((k) => config[k]), toolsToken, terminalSecret]);
   const app = await buildApp({
     config,
@@ -214,8 +199,8 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     logger,
     agent,
     incidents,
-    intake: countedIntake,
-    alertSources: countedSources,
+    intake: counted.intake,
+    alertSources: counted.sources,
     metrics,
     startHeaded,
     terminal: { terminalSecret, tell: tellTerminal, abort: (sessionId) => agent.abort(sessionId) },
