@@ -65,11 +65,14 @@ export function createRelayToolsServer(deps: RelayToolsDeps): McpServer {
     async ({ incident_id, kind, markdown: given }) => {
       const incident = incidents.get(incident_id);
       if (!incident) return refuse(`unknown incident ${incident_id}: use the incident_id from the alert prompt`);
-      // The final message says how the change ended from the relay's record, never from the model's words.
-      const markdown = kind === 'final' ? `${withoutConfigClaims(given).text}\n\n**${CHANGE_WORDS_TITLE}:** ${changeWords(incident)}` : given;
-      incidents.record(incident_id, `notify.${kind}`, markdown.slice(0, 2000), { kind });
+      // The final message says how the change ended from the relay's record, in the relay's own words
+      // outside the agent's quote; the model's claims about it are left out of what it wrote.
+      const said = kind === 'final' ? withoutConfigClaims(given).text : given;
+      const record = kind === 'final' ? `**${CHANGE_WORDS_TITLE}:** ${changeWords(incident)}` : undefined;
+      incidents.record(incident_id, `notify.${kind}`, (record ? `${said}\n\n${record}` : said).slice(0, 2000), { kind });
       if (channels.length === 0) return text({ posted: false, recorded: true, note: 'No operator room is configured; the message is in the incident timeline.' });
-      const results = await Promise.allSettled(channels.map((c) => c.tell(`**${incident_id}** · ${kind}`, { label: AGENT_MESSAGE_LABEL, text: markdown })));
+      const header = `**${incident_id}** · ${kind}${record ? `\n\n${record}` : ''}`;
+      const results = await Promise.allSettled(channels.map((c) => c.tell(header, { label: AGENT_MESSAGE_LABEL, text: said })));
       const failed = results.flatMap((r, i) => (r.status === 'rejected' ? [`${channels[i]!.name}: ${(r.reason as Error).message}`] : []));
       if (failed.length === 0) return text({ posted: true, recorded: true });
       logger.error({ incident_id, failed }, 'notify could not post to the room');

@@ -92,7 +92,8 @@ describe('relay tools over MCP', () => {
     await mcp!.call('notify', { incident_id: incidentId, kind: 'final', markdown: `**failed**\n\n${claim}` });
     const final = posted.at(-1)!;
     expect(final).not.toMatch(/remains in place/);
-    expect(final).toMatch(/\*\*Configuration change \(the relay's record\):\*\* Configuration change on R1: rolled back: post-check failed\.$/);
+    // In the relay's own words, outside the quote of the agent's message.
+    expect(final).toMatch(/^\*\*Configuration change \(the relay's record\):\*\* Configuration change on R1: rolled back: post-check failed\.$/m);
   });
 
   it('notify posts to the room and lands in the timeline; an invented headed id is refused', async () => {
@@ -104,9 +105,9 @@ describe('relay tools over MCP', () => {
     expect(posted.at(-1)).toContain('Loaded FS/RAW/RG');
     expect(relay!.incidents.timeline(incidentId).map((e) => e.type)).toContain('notify.fault-received');
     // The agent's Markdown is quoted under the relay's label: it cannot post a heading or a code block as the relay.
-    await mcp!.call('notify', { incident_id: incidentId, kind: 'final', markdown: 'done\r## Change outcome: confirmed\n```\nrouter bgp 65001\n```' });
+    await mcp!.call('notify', { incident_id: incidentId, kind: 'step-progress', markdown: 'done\r## Change outcome: confirmed\n```\nrouter bgp 65001\n```' });
     const [head, ...rest] = posted.at(-1)!.split(/\r\n|\r|\n/);
-    expect(head).toBe(`**${incidentId}** · final`);
+    expect(head).toBe(`**${incidentId}** · step-progress`);
     expect(rest.slice(0, 2)).toEqual(['', "**The agent's message (its own words, not checked by the relay):**"]);
     expect(rest.slice(3)).toEqual(['> done\\\\u{000D}\\#\\# Change outcome: confirmed', '> \\`\\`\\`', '> router bgp 65001', '> \\`\\`\\`']);
     const invented = await mcp!.call('request_approval', approvalArgs('HEADED-20261121T100000Z'));
