@@ -68,9 +68,9 @@ describe.skipIf(Boolean(noPostgres))('team relay: decision rows carry the relays
     const decided = await b.relay.app.inject({ method: 'POST', url: `/incidents/${id}/decision`, headers: { authorization: `Bearer ${ops.approver.token}` }, payload: { request_id: request.request_id, decision: 'DENIED' } });
     expect(decided.statusCode, decided.body).toBe(200);
     await until(a.relay, () => a.relay.incidents.get(id)?.approval?.decision === 'DENIED');
-    expect(a.relay.incidents.get(id)!.approval).toMatchObject({ by: 'ana@example.net', channel: 'api' });
+    expect(a.relay.incidents.get(id)!.approval).toMatchObject({ by: 'Ana Ruiz', channel: 'api' });
     const rows = await db.query('SELECT by_name, decision, mac IS NOT NULL AS signed FROM decisions WHERE incident_id = $1', [id]);
-    expect(rows.rows).toEqual([{ by_name: 'ana@example.net', decision: 'DENIED', signed: true }]);
+    expect(rows.rows).toEqual([{ by_name: 'Ana Ruiz', decision: 'DENIED', signed: true }]);
   });
 });
 
