@@ -157,7 +157,7 @@ describe.skipIf(!CHROMIUM)('the triage UI at 3 a.m., from a phone to a 4K monito
     await page.waitForFunction((id) => window.location.hash === `#/incidents/${id}`, last);
   });
 
-  it('puts the evidence beside the approval and renders the agents\' Markdown', async () => {
+  it('puts the evidence beside the approval and shows the agents\' words as quoted text, never as our markup', async () => {
     const { page } = browser;
     await page.goto(`${url}/ui/#/incidents/${r1}`);
     const approval = page.getByRole('region', { name: 'Approval' });
@@ -174,8 +174,11 @@ describe.skipIf(!CHROMIUM)('the triage UI at 3 a.m., from a phone to a 4K monito
     expect(await approval.getByLabel('Would change').textContent()).toBe('- router bgp 65001 > neighbor 10.0.0.2 shutdown');
     await page.getByRole('tab', { name: /Timeline/ }).click().catch(() => undefined);
     const timeline = page.getByRole('list', { name: 'Timeline' });
-    await timeline.locator('li', { hasText: 'neighbor 10.0.0.2 is Idle (Admin)' }).locator('ul > li').first().waitFor({ timeout: GUARD_MS });
-    expect(await timeline.locator('strong', { hasText: 'Diagnosis' }).count()).toBe(1);
-    expect(await timeline.textContent()).not.toContain('**Diagnosis**');
+    const said = timeline.locator('li', { hasText: 'neighbor 10.0.0.2 is Idle (Admin)' }).locator('blockquote.agent-quote').first();
+    await said.waitFor({ timeout: GUARD_MS });
+    // The agent's Markdown stays text inside the quote: no heading, list or bold of ours.
+    expect(await said.textContent()).toContain('**Diagnosis**');
+    expect(await timeline.locator('strong', { hasText: 'Diagnosis' }).count()).toBe(0);
+    expect(await said.locator('ul, ol, h1, h2, h3, strong').count()).toBe(0);
   });
 });
