@@ -226,6 +226,7 @@ export function createPersistentStore(opts: PersistentStoreOptions): IncidentSto
   return {
     get: (id) => index.get(id),
     list: () => [...index.values()].sort(newestFirst),
+    values: () => index.values(),
     put(incident, putOpts) {
       const id = incident.incident_id;
       const before = index.get(id);

@@ -235,6 +235,7 @@ export async function createPgStore(opts: PgStoreOptions): Promise<SharedInciden
     writesBehind: true,
     get: (id) => index.get(id),
     list: () => [...index.values()].sort(newestFirst),
+    values: () => index.values(),
     ownerOf: (id) => owners.get(id),
     put(incident, putOpts) {
       const previous = index.get(incident.incident_id);
