@@ -43,11 +43,13 @@ async function startRelay(dir: string, endpoint: RuntimeEndpoint, logger: Logger
     AGENT_URL: endpoint.url, AGENT_SERVER_USERNAME: endpoint.username, AGENT_SERVER_PASSWORD: endpoint.password, MAX_ACTIVE_RUNS: '100',
     AGENT_SPARE_SESSION: 'off', INGEST_PORT: '0', RELAY_LOG_DIR: join(dir, 'logs'), INCIDENT_RETENTION: String(retention),
   });
+  const start = process.hrtime.bigint();
   const b = createFileBackends(dir);
   const store = createPersistentStore({ backend: b.open, archive: b.archive, timelineDir: join(dir, 'timelines'), retention, logger });
+  const storeMs = ms(start);
   const relay = await createRelay({ config, store, agent: createAgentClient(endpoint), logger });
   const url = await relay.listen({ port: 0 });
-  return { relay, url, pool: new Pool(url, { connections: 4 }) };
+  return { relay, url, pool: new Pool(url, { connections: 4 }), storeMs };
 }
 type Running = Awaited<ReturnType<typeof startRelay>>;
 
@@ -108,7 +110,8 @@ export async function benchGrowth(opts: { dataDir: string; endpoint: RuntimeEndp
     const s99 = pct(fannedSamples as number[], 99);
     console.log(`growth (files store, n=${n} each, taking turns)`);
     console.log(`  intake p50 with ${STORED} stored ${fmt(f50)} ms, empty store ${fmt(e50)} ms: ratio ${fmt(f50 / e50)} (goal ≤ 1.5)`);
-    console.log(`  restart with ${STORED} stored incidents: ${fmt(restart / 1000)} s from opening the store to listening (goal ≤ 5 s)`);
+    // The stored incidents have no session logs here (a relay's would): the start schedules one for each.
+    console.log(`  restart with ${STORED} stored incidents: ${fmt(restart / 1000)} s from opening the store to listening (goal ≤ 5 s): the store ${fmt(full.storeMs / 1000)} s, the rest ${fmt((restart - full.storeMs) / 1000)} s`);
     console.log(`  intake p99 with ${STREAM_CLIENTS} event-stream clients ${fmt(s99)} ms, none ${fmt(n99)} ms: ratio ${fmt(s99 / n99)} (goal ≤ 2)`);
   } finally {
     await clients?.close();
