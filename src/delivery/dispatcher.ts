@@ -281,11 +281,7 @@ export function createDispatcher(opts: DispatcherOptions) {
     holdWhile(check: () => string | null) {
       holdCheck = check;
     },
-    pending: () => {
-      let n = 0;
-      for (const _ of queue()) n += 1;
-      return n;
-    },
+    pending: () => [...queue()].length,
     active: activeCount,
     async stop() {
       stopped = true;
