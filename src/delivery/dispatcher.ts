@@ -66,7 +66,6 @@ export function createDispatcher(opts: DispatcherOptions) {
   const mayDeliver = (id: string) => opts.mayDeliver?.(id) ?? true;
 
   const activeCount = () => {
-    if (!opts.mayDeliver) return inFlight.size + runs.active().size;
     let n = inFlight.size;
     for (const id of runs.active()) if (mayDeliver(id)) n += 1;
     return n;
@@ -109,7 +108,7 @@ export function createDispatcher(opts: DispatcherOptions) {
       if (heldFor.get(incidentId) !== held) {
         heldFor.set(incidentId, held);
         incidents.update(incidentId, (cur) => ({ delivery: { ...cur.delivery, last_error: held } }));
-        incidents.record(incidentId, 'delivery.held', `Not delivered: ${held}. The incident stays queued and goes out once the files are as shipped.`, { reason: held });
+        incidents.record(incidentId, 'delivery.held', `Not delivered: ${held}. The incident stays queued and goes out once the runtime is as shipped.`, { reason: held });
         log.error(`run held: ${held}`);
       }
       holdTimer ??= stopped
@@ -122,7 +121,7 @@ export function createDispatcher(opts: DispatcherOptions) {
     }
     if (heldFor.delete(incidentId)) {
       incidents.update(incidentId, (cur) => ({ delivery: { ...cur.delivery, last_error: null } }));
-      incidents.record(incidentId, 'delivery.resumed', 'The runtime files are as shipped again: delivering.');
+      incidents.record(incidentId, 'delivery.resumed', 'The runtime is as shipped again: delivering.');
     }
     try {
       if (opts.claim && !(await opts.claim(incidentId))) {
@@ -222,10 +221,9 @@ export function createDispatcher(opts: DispatcherOptions) {
     const started = new Map<string, Promise<void>>();
     if (stopped || retryTimer) return started;
     const free = maxActiveRuns - activeCount();
-    if (free <= 0) return started;
     // Taken before any delivery starts: a delivery's own changes must not move the walk under it.
     const batch: string[] = [];
-    for (const id of queue()) {
+    for (const id of free > 0 ? queue() : []) {
       batch.push(id);
       // One at a time while failing, so a dead runtime is not hammered with the whole queue.
       if (batch.length >= free || failures > 0) break;
@@ -281,6 +279,8 @@ export function createDispatcher(opts: DispatcherOptions) {
     holdWhile(check: () => string | null) {
       holdCheck = check;
     },
+    /** Why no run starts right now (the hold's reason), for /health; null while runs may start. */
+    held: (): string | null => holdCheck?.() ?? null,
     pending: () => [...queue()].length,
     active: activeCount,
     async stop() {
