@@ -4,6 +4,7 @@ import type { DecideOutcome } from '../renderer/bridge/contract';
 import type { DecideResult } from '../src/approvals/approvals';
 import { inboundAlertSchema } from '../src/alert/schema';
 import { changeOutcomeText } from '../src/incidents/change';
+import { openAndRecent } from '../src/incidents/incident-pages';
 import { publicIncident, type Incident } from '../src/incidents/model';
 import type { DeepHealth } from '../src/relay/health-checks';
 import { alertForPrompt } from '../src/relay/routes/ui';
@@ -63,7 +64,11 @@ export function createDesktopApi(deps: DesktopApiDeps): RequestChannels {
   };
 
   return {
-    listIncidents: async () => host.current()?.relay.incidents.list().map(publicIncident) ?? [],
+    // Open and the newest finished, as the relay's /events snapshot: the list stays small whatever the archive holds.
+    listIncidents: async () => {
+      const relay = host.current()?.relay;
+      return relay ? openAndRecent(relay.incidents).incidents.map(publicIncident) : [];
+    },
     getIncident: async (incidentId) => ({ ...publicIncident(incident(incidentId)), timeline: await host.require().relay.incidents.loadTimeline(incidentId) }),
     async health() {
       const running = host.current();

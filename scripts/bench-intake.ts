@@ -1,6 +1,8 @@
 /**
  * Intake cost against the real runtime, printed as ratios to baselines measured in
  * the same run:
+ *   - growth (scripts/bench/growth.ts): intake p50 with 100,000 incidents stored against an empty
+ *     store, a restart with 100,000, and intake p99 with 500 event-stream clients against none;
  *   - POST /fault-alert p50/p99 vs the runtime's own POST /session + prompt_async p50, taking turns
  *     with it: first the relay in this process (silent), then `npm run relay` as its own process
  *     with its default logging (scripts/bench/relay-process.ts), once the first is closed (it
@@ -37,6 +39,7 @@ import { createRelay } from '../src/relay/create-relay';
 import { isSpareTitle } from '../src/delivery/spare-session';
 import { startRelayProcess, type RelayProcess } from './bench/relay-process';
 import { fmt, ms, pct, takeTurns } from './bench/stats';
+import { benchGrowth } from './bench/growth';
 
 const { values } = parseArgs({ options: { n: { type: 'string' }, rounds: { type: 'string' }, dups: { type: 'string' }, concurrency: { type: 'string' }, 'log-level': { type: 'string' }, spare: { type: 'string' } } });
 const N = Number(values.n ?? 60);
@@ -257,6 +260,7 @@ try {
   const full = stateChangeCost(join(dataDir, 'store-full'), 1000);
   console.log(`state change of an open incident  ${fmt(empty)} ms with 0 finished stored, ${fmt(full)} ms with 1000`);
   console.log(`  with 1000 / with 0 = ${fmt(full / empty)}`);
+  await benchGrowth({ dataDir, endpoint: runtime.endpoint, logger, n: N });
 } catch (error) {
   // What the relay process said is the first thing to read when it misbehaved.
   if (relayProcess) console.error(`last lines of the relay process (${relayProcess.logFile}):\n${readFileSync(relayProcess.logFile, 'utf8').split('\n').slice(-15).join('\n')}`);

@@ -6,8 +6,8 @@
  */
 import type { Bridge, UiEvent } from '../../renderer/bridge/contract';
 
-/** Request/response: `invoke(channel, ...args)` answers `ResultOf<channel>`. */
-export type RequestChannels = Omit<Bridge, 'kind' | 'canDecide' | 'subscribe' | 'onOpenIncident'>;
+/** Request/response: `invoke(channel, ...args)` answers `ResultOf<channel>`. The tray pages no archive (`listOlder`). */
+export type RequestChannels = Omit<Bridge, 'kind' | 'canDecide' | 'subscribe' | 'onOpenIncident' | 'listOlder'>;
 export type RequestChannel = keyof RequestChannels;
 export type ArgsOf<K extends RequestChannel> = Parameters<RequestChannels[K]>;
 export type ResultOf<K extends RequestChannel> = Awaited<ReturnType<RequestChannels[K]>>;

@@ -29,7 +29,7 @@ export function App({ bridge }: { bridge: Bridge }) {
 
 function Shell({ bridge, feed }: { bridge: Bridge; feed: LiveFeed }) {
   const route = useRoute();
-  const { incidents, byId, loaded } = useIncidents(bridge, feed);
+  const { incidents, byId, loaded, loadOlder } = useIncidents(bridge, feed);
   const awaiting = incidents.filter((i) => i.state === 'awaiting_approval').length;
   const open = incidents.filter((i) => !['resolved', 'escalated', 'failed'].includes(i.state)).length;
 
@@ -70,7 +70,7 @@ function Shell({ bridge, feed }: { bridge: Bridge; feed: LiveFeed }) {
       <main>
         {route.view === 'incidents' ? (
           <div className={`split${route.incidentId ? ' has-selection' : ''}`}>
-            <IncidentList incidents={incidents} loaded={loaded} selectedId={route.incidentId} />
+            <IncidentList incidents={incidents} loaded={loaded} selectedId={route.incidentId} loadOlder={loadOlder} />
             {route.incidentId ? (
               <IncidentView key={route.incidentId} bridge={bridge} feed={feed} incidentId={route.incidentId} summary={byId.get(route.incidentId)} />
             ) : (

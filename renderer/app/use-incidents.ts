@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useReducer } from 'react';
+import { useCallback, useEffect, useMemo, useReducer } from 'react';
 import type { Bridge } from '../bridge/contract';
 import { emptyIncidents, incidentsReducer, sortIncidents } from '../state/incidents-state';
 import type { LiveFeed } from '../state/live-feed';
@@ -19,5 +19,14 @@ export function useIncidents(bridge: Bridge, feed: LiveFeed) {
     };
   }, [bridge, feed]);
   const sorted = useMemo(() => sortIncidents(state.byId), [state.byId]);
-  return { incidents: sorted, byId: state.byId, loaded: state.loaded };
+  const cursor = state.olderCursor;
+  /** The next page of older finished incidents, when the bridge pages them and there are more. */
+  const loadOlder = useCallback(() => {
+    if (!cursor || !bridge.listOlder) return;
+    bridge.listOlder(cursor).then(
+      (page) => dispatch({ type: 'older', ...page }),
+      (error: Error) => console.warn(`could not load older incidents: ${error.message}`),
+    );
+  }, [bridge, cursor]);
+  return { incidents: sorted, byId: state.byId, loaded: state.loaded, loadOlder: cursor && bridge.listOlder ? loadOlder : undefined };
 }

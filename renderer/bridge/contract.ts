@@ -12,7 +12,8 @@ export type IncidentDetail = PublicIncident & { timeline: TimelineEntry[] };
 
 /** Live events, as the relay's bus and its `/events` stream name them. */
 export type UiEvent =
-  | { type: 'snapshot'; incidents: IncidentSummary[] }
+  /** `next_cursor`: the relay holds finished incidents older than these (`listOlder` pages them). */
+  | { type: 'snapshot'; incidents: IncidentSummary[]; next_cursor?: string | null }
   | { type: 'incident.created'; incident: IncidentSummary }
   | { type: 'incident.updated'; incident: IncidentSummary; previous_state: IncidentSummary['state'] }
   | { type: 'incident.timeline'; incident_id: string; entry: TimelineEntry }
@@ -80,6 +81,8 @@ export interface Bridge {
   /** Approve/Deny: the tray, and a browser signed in as an approver; otherwise read-only. */
   readonly canDecide: boolean;
   listIncidents(): Promise<IncidentSummary[]>;
+  /** Finished incidents older than the cursor, newest first (bridges that page the archive). */
+  listOlder?(cursor: string): Promise<{ incidents: IncidentSummary[]; next_cursor: string | null }>;
   getIncident(incidentId: string): Promise<IncidentDetail>;
   /** Live updates; returns the unsubscribe function. */
   subscribe(onEvent: (event: UiEvent) => void): () => void;

@@ -94,6 +94,9 @@ export function createHttpBridge(deps: HttpBridgeDeps): Bridge {
       const map = await getJson('/sessions', z.record(z.string(), incidentSummarySchema));
       return Object.values(map);
     },
+    async listOlder(cursor) {
+      return getJson(`/sessions?cursor=${encodeURIComponent(cursor)}&limit=200`, z.object({ incidents: z.array(incidentSummarySchema), next_cursor: z.string().nullable() }));
+    },
     // The relay pages long timelines; the view shows all of it.
     async getIncident(incidentId) {
       const path = `/sessions/${encodeURIComponent(incidentId)}`;

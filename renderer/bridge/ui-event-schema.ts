@@ -8,7 +8,7 @@ export const incidentDetailSchema = incidentSummarySchema.extend({ timeline: z.a
 
 /** The data line of each `/events` frame, by its event name. */
 export const uiEventDataSchemas = {
-  snapshot: z.object({ incidents: z.array(incidentSummarySchema) }),
+  snapshot: z.object({ incidents: z.array(incidentSummarySchema), next_cursor: z.string().nullable().optional() }),
   'incident.created': z.object({ incident: incidentSummarySchema }),
   'incident.updated': z.object({ incident: incidentSummarySchema, previous_state: incidentStateSchema }),
   'incident.timeline': z.object({ incident_id: z.string(), entry: timelineEntrySchema }),

@@ -10,8 +10,8 @@ import { IncidentRow, ROW_HEIGHT } from './incident-row';
  * or neighbor. Only the rows in view are in the DOM, so thousands stay fast. Arrow keys move between
  * rows, Home/End jump, Enter opens (rows are links).
  */
-export function IncidentList(props: { incidents: IncidentSummary[]; loaded: boolean; selectedId?: string }) {
-  const { incidents, loaded, selectedId } = props;
+export function IncidentList(props: { incidents: IncidentSummary[]; loaded: boolean; selectedId?: string; loadOlder?: () => void }) {
+  const { incidents, loaded, selectedId, loadOlder } = props;
   const [filter, setFilter] = useState<IncidentFilter>(NO_FILTER);
   const now = useNow();
   const scroller = useRef<HTMLDivElement>(null);
@@ -103,6 +103,11 @@ export function IncidentList(props: { incidents: IncidentSummary[]; loaded: bool
           </div>
         )}
       </div>
+      {loadOlder ? (
+        <button type="button" className="chip load-older" onClick={loadOlder}>
+          Load older finished incidents
+        </button>
+      ) : null}
     </section>
   );
 }

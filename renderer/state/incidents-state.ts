@@ -6,9 +6,11 @@ export interface IncidentsState {
   /** False until the first snapshot or list arrived. */
   loaded: boolean;
   version: number;
+  /** Where the finished incidents older than those held start (null: none, or not known). */
+  olderCursor: string | null;
 }
 
-export const emptyIncidents: IncidentsState = { byId: new Map(), loaded: false, version: 0 };
+export const emptyIncidents: IncidentsState = { byId: new Map(), loaded: false, version: 0, olderCursor: null };
 
 /** Newer wins: an answer to an old request must not undo a live update that overtook it. */
 function upsert(byId: Map<string, IncidentSummary>, incident: IncidentSummary) {
@@ -18,17 +20,22 @@ function upsert(byId: Map<string, IncidentSummary>, incident: IncidentSummary) {
   return true;
 }
 
-export type IncidentsAction = UiEvent | { type: 'listed'; incidents: IncidentSummary[] };
+export type IncidentsAction = UiEvent | { type: 'listed'; incidents: IncidentSummary[] } | { type: 'older'; incidents: IncidentSummary[]; next_cursor: string | null };
 
 export function incidentsReducer(state: IncidentsState, action: IncidentsAction): IncidentsState {
   switch (action.type) {
     case 'snapshot':
       // The stream's snapshot is the whole truth at that moment (also after a reconnect).
-      return { byId: new Map(action.incidents.map((i) => [i.incident_id, i])), loaded: true, version: state.version + 1 };
+      return { byId: new Map(action.incidents.map((i) => [i.incident_id, i])), loaded: true, version: state.version + 1, olderCursor: action.next_cursor ?? null };
     case 'listed': {
       const byId = new Map(state.byId);
       for (const incident of action.incidents) upsert(byId, incident);
-      return { byId, loaded: true, version: state.version + 1 };
+      return { ...state, byId, loaded: true, version: state.version + 1 };
+    }
+    case 'older': {
+      const byId = new Map(state.byId);
+      for (const incident of action.incidents) upsert(byId, incident);
+      return { ...state, byId, version: state.version + 1, olderCursor: action.next_cursor };
     }
     case 'incident.created':
     case 'incident.updated':

@@ -3,12 +3,12 @@ import { AgentRuntimeError, type AgentRuntime } from '../agent/types';
 import type { Clock } from '../clock';
 import type { Incidents } from '../incidents/service';
 import type { Incident } from '../incidents/model';
+import { createRunQueue } from './run-queue';
 import { jitteredBackoff } from '../backoff';
 import type { ModelCheck } from '../agent/model-check';
 import type { SpareSession } from './spare-session';
 import { alreadyPrompted, findEarlierSession, sessionTitle } from './earlier-session';
 
-const ACTIVE_STATES: ReadonlySet<Incident['state']> = new Set(['running', 'awaiting_approval', 'approved', 'denied']);
 /** While runs are held, how often the hold is looked at again: a restored file lets them go by itself. */
 const HOLD_RECHECK_MS = 2_000;
 
@@ -59,14 +59,22 @@ export function createDispatcher(opts: DispatcherOptions) {
   /** Its own timer, not the backoff's: a held queue still takes (and holds, saying so) each new alert. */
   let holdTimer: { cancel(): void } | null = null;
 
-  const activeCount = () =>
-    inFlight.size + incidents.open().filter((i) => ACTIVE_STATES.has(i.state) && (opts.mayDeliver?.(i.incident_id) ?? true)).length;
+  // Kept from each incident's changes rather than read off every open incident per submit.
+  const runs = createRunQueue();
+  for (const incident of incidents.open()) runs.note(incident);
+  const offWatch = incidents.watch((incident) => runs.note(incident));
+  const mayDeliver = (id: string) => opts.mayDeliver?.(id) ?? true;
 
-  const queue = () =>
-    incidents
-      .open()
-      .filter((i) => i.state === 'queued' && !inFlight.has(i.incident_id) && (opts.mayDeliver?.(i.incident_id) ?? true))
-      .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.incident_id.localeCompare(b.incident_id));
+  const activeCount = () => {
+    let n = inFlight.size;
+    for (const id of runs.active()) if (mayDeliver(id)) n += 1;
+    return n;
+  };
+
+  /** Queued incidents this relay may deliver and is not delivering yet, first in first out. */
+  function* queue(): Generator<string> {
+    for (const id of runs.queued()) if (!inFlight.has(id) && mayDeliver(id)) yield id;
+  }
 
   /** Runtime calls made after a delivery (a spare's new name): `stop` waits for them. */
   const sideCalls = new Set<Promise<void>>();
@@ -212,25 +220,29 @@ export function createDispatcher(opts: DispatcherOptions) {
   function pump(): Map<string, Promise<void>> {
     const started = new Map<string, Promise<void>>();
     if (stopped || retryTimer) return started;
-    let free = maxActiveRuns - activeCount();
-    for (const next of queue()) {
-      if (free <= 0) break;
-      free -= 1;
-      const p = deliver(next.incident_id)
+    const free = maxActiveRuns - activeCount();
+    // Taken before any delivery starts: a delivery's own changes must not move the walk under it.
+    const batch: string[] = [];
+    for (const id of free > 0 ? queue() : []) {
+      batch.push(id);
+      // One at a time while failing, so a dead runtime is not hammered with the whole queue.
+      if (batch.length >= free || failures > 0) break;
+    }
+    for (const id of batch) {
+      const p = deliver(id)
         .catch((error: unknown) => {
-          logger.error({ incident_id: next.incident_id, err: error }, 'delivery failed unexpectedly');
+          logger.error({ incident_id: id, err: error }, 'delivery failed unexpectedly');
           failures += 1;
           scheduleRetry(retryDelay(failures - 1));
           return false;
         })
         .then((delivered) => {
-          inFlight.delete(next.incident_id);
+          inFlight.delete(id);
           // While recovering only one goes at a time: once it lands, the rest of the queue follows.
           if (delivered) pump();
         });
-      inFlight.set(next.incident_id, p);
-      started.set(next.incident_id, p);
-      // One at a time while failing, so a dead runtime is not hammered with the whole queue.
+      inFlight.set(id, p);
+      started.set(id, p);
       if (failures > 0) break;
     }
     return started;
@@ -254,7 +266,7 @@ export function createDispatcher(opts: DispatcherOptions) {
     },
     /** At start-up: queued incidents from before a restart go out again, each in the session it may have. */
     recover() {
-      for (const incident of incidents.list()) {
+      for (const incident of incidents.open()) {
         if (incident.state === 'queued') needsAdoption.add(incident.incident_id);
       }
       pump();
@@ -269,10 +281,11 @@ export function createDispatcher(opts: DispatcherOptions) {
     },
     /** Why no run starts right now (the hold's reason), for /health; null while runs may start. */
     held: (): string | null => holdCheck?.() ?? null,
-    pending: () => queue().length,
+    pending: () => [...queue()].length,
     active: activeCount,
     async stop() {
       stopped = true;
+      offWatch();
       holdTimer?.cancel();
       retryTimer?.cancel();
       retryTimer = null;

@@ -12,7 +12,6 @@ import { readTimelineFile, replayRepeats, type LazyLine, type RecordLine } from 
 const INDEX_KEY = 'incidents';
 /** How often a store whose disk refused a write tries again. */
 const RETRY_MS = 2_000;
-
 export interface PersistentStoreOptions {
   /** Open incidents, as of the last compaction (or every write, without a log). */
   backend: KeyValueBackend;
@@ -226,6 +225,7 @@ export function createPersistentStore(opts: PersistentStoreOptions): IncidentSto
   return {
     get: (id) => index.get(id),
     list: () => [...index.values()].sort(newestFirst),
+    values: () => index.values(),
     put(incident, putOpts) {
       const id = incident.incident_id;
       const before = index.get(id);

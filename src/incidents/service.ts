@@ -22,6 +22,8 @@ export type NewIncident = Omit<
   kind?: Incident['kind'];
 };
 
+export type IncidentWatcher = (incident: Incident, previous: Incident['state'] | undefined) => void;
+
 /** A new incident's fields from a normalized alert: the relay's intake and headed runs build it the same way. */
 export function newIncidentFrom(normalized: NormalizedAlert, mode: Incident['mode'], kind: Incident['kind'] = 'relay'): NewIncident {
   return {
@@ -51,6 +53,11 @@ export function createIncidents(deps: {
 }) {
   const { store, bus, clock, logger } = deps;
   const openByKey = new Map<string, string>();
+  /** Told of every incident as it is created or changed, before the bus (the dispatcher's queue). */
+  const watchers = new Set<IncidentWatcher>();
+  const tell = (incident: Incident, previous: Incident['state'] | undefined) => {
+    for (const w of watchers) w(incident, previous);
+  };
   const bySession = new Map<string, string>();
   for (const incident of store.list()) {
     if (incident.session_id) bySession.set(incident.session_id, incident.incident_id);
@@ -87,6 +94,7 @@ export function createIncidents(deps: {
       logger.info({ incident_id: incidentId, from: current.state, to: next.state }, 'incident state changed');
       record(incidentId, 'state.changed', `${current.state} → ${next.state}`, { from: current.state, to: next.state });
     }
+    tell(next, current.state);
     bus.publish('incident.updated', { incident: publicIncident(next), previous_state: current.state });
     return next;
   }
@@ -94,6 +102,16 @@ export function createIncidents(deps: {
   return {
     get,
     list: () => store.list(),
+    /** Every incident in no particular order: no sort of the whole store (snapshots and pages). */
+    values: (): Iterable<Incident> => store.values?.() ?? store.list(),
+    /**
+     * `fn` is called with each incident created or changed here or by another relay, with the state
+     * it had before (undefined when new), synchronously and before the bus hears of it.
+     */
+    watch(fn: IncidentWatcher): () => void {
+      watchers.add(fn);
+      return () => watchers.delete(fn);
+    },
     /** Incidents not yet resolved, escalated or failed; cheap, for the hot paths. */
     open: (): Incident[] => [...openByKey.values()].map((id) => store.get(id)).filter((i): i is Incident => i !== undefined),
     /** As held in memory: complete for open and recently finished incidents (the hot paths). */
@@ -162,6 +180,7 @@ export function createIncidents(deps: {
         { warnings: incident.warnings },
       );
       store.put(incident);
+      tell(incident, undefined);
       bus.publish('incident.created', { incident: publicIncident(incident) });
       return incident;
     },
@@ -177,6 +196,7 @@ export function createIncidents(deps: {
         if (isTerminal(incident.state)) {
           if (openByKey.get(incident.dedup_key) === id) openByKey.delete(incident.dedup_key);
         } else openByKey.set(incident.dedup_key, id);
+        tell(incident, previous?.state);
         for (const entry of entries) bus.publish('incident.timeline', { incident_id: id, entry });
         const shown = publicIncident(incident);
         if (!previous) bus.publish('incident.created', { incident: shown });

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
@@ -112,8 +112,15 @@ export function createSessionLogWriter(deps: SessionLogWriterDeps): SessionLogWr
     pathFor,
     flushed,
     backfill(list) {
+      // The folder read once: a stat per finished incident would cost a restart seconds with 100,000 of them.
+      let written: Set<string>;
+      try {
+        written = new Set(readdirSync(dir).map((name) => join(dir, name)));
+      } catch {
+        written = new Set();
+      }
       for (const incident of list) {
-        if (isTerminal(incident.state) && !existsSync(pathFor(incident))) schedule(incident.incident_id);
+        if (isTerminal(incident.state) && !written.has(pathFor(incident))) schedule(incident.incident_id);
       }
     },
     async stop() {

@@ -32,6 +32,8 @@ export interface IncidentStore {
   get(incidentId: string): Incident | undefined;
   /** Newest first. */
   list(): Incident[];
+  /** Every stored incident in no particular order, without the sort `list` makes (paging, snapshots). */
+  values?(): Iterable<Incident>;
   /**
    * Insert or replace. `lazy` writes may be coalesced for a moment (a duplicate storm): use it
    * only for what the timeline also records.

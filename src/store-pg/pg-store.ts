@@ -222,6 +222,7 @@ export async function createPgStore(opts: PgStoreOptions): Promise<SharedInciden
     get: (id) => index.get(id),
     idTaken: (id) => retired.has(id),
     list: () => [...index.values()].sort(newestFirst),
+    values: () => index.values(),
     ownerOf: (id) => owners.get(id),
     put(incident, putOpts) {
       const previous = index.get(incident.incident_id);

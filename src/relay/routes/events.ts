@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../../clock';
 import type { Bus } from '../../events/bus';
 import type { RelayEvents } from '../../incidents/events';
+import { openAndRecent } from '../../incidents/incident-pages';
 import { publicIncident } from '../../incidents/model';
 import type { Incidents } from '../../incidents/service';
 import { principalOf } from '../auth';
@@ -19,7 +20,7 @@ export const STREAMED_EVENTS = [
 
 export interface EventsRoutesOptions {
   bus: Bus<RelayEvents>;
-  incidents: Pick<Incidents, 'list'>;
+  incidents: Pick<Incidents, 'open' | 'values'>;
   clock?: Clock;
   /** A comment line this often keeps proxies and the socket's idle timeout from closing the stream. */
   keepAliveMs?: number;
@@ -31,11 +32,15 @@ export interface EventsRoutesOptions {
 }
 
 const frame = (type: string, data: unknown) => `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
+/** Streams written per turn of the event loop: a request waiting behind them waits for this many at most. */
+const STREAMS_PER_TURN = 32;
 
 /**
- * `GET /events`: live progress for the UI as Server-Sent Events. First a `snapshot` of every
- * incident, then each bus event as it happens. Written straight to the socket so nothing waits
- * in a buffer.
+ * `GET /events`: live progress for the UI as Server-Sent Events. First a `snapshot` of the open
+ * incidents and the newest finished ones (`next_cursor` pages the rest through `/sessions`), then
+ * each bus event as it happens. An event is only queued for each stream where it is published
+ * (the alert's own path); the streams are written in later turns, a few at a time, each what it
+ * has queued in one write.
  */
 export const eventsRoutes: FastifyPluginAsync<EventsRoutesOptions> = async (app, opts) => {
   const { bus, incidents } = opts;
@@ -44,10 +49,29 @@ export const eventsRoutes: FastifyPluginAsync<EventsRoutesOptions> = async (app,
   const maxBufferedBytes = opts.maxBufferedBytes ?? 4 * 1024 * 1024;
   const log = opts.logger ?? app.log;
   const streams = new Set<() => void>();
+  /** Streams with frames queued, written in a later turn (`setImmediate`), never where the event happened. */
+  const dirty = new Set<() => void>();
+  let writing: NodeJS.Immediate | undefined;
+  const writeSome = () => {
+    writing = undefined;
+    let n = 0;
+    for (const write of dirty) {
+      if (n++ >= STREAMS_PER_TURN) break;
+      dirty.delete(write);
+      write();
+    }
+    if (dirty.size) writing = setImmediate(writeSome);
+  };
+  const later = (write: () => void) => {
+    dirty.add(write);
+    writing ??= setImmediate(writeSome);
+  };
 
   // Open streams would keep the server from closing.
   app.addHook('preClose', (done) => {
     for (const end of [...streams]) end();
+    if (writing) clearImmediate(writing);
+    writing = undefined;
     done();
   });
 
@@ -63,23 +87,39 @@ export const eventsRoutes: FastifyPluginAsync<EventsRoutesOptions> = async (app,
 
     let timer: { cancel(): void } | undefined;
     const offs: (() => void)[] = [];
+    let queued: string[] = [];
+    let queuedBytes = 0;
     const end = () => {
       if (!streams.delete(end)) return;
+      dirty.delete(flush);
+      queued = [];
       timer?.cancel();
       offs.forEach((off) => off());
       if (!res.writableEnded) res.end();
     };
+    /** A client that does not read is let go, saying so in the log; it reconnects to a fresh snapshot. */
+    const cutOff = (behind: number) => {
+      log.warn({ buffered: behind }, `event stream client is ${behind} bytes behind (more than ${maxBufferedBytes} unread); disconnected, it gets a fresh snapshot when it reconnects`);
+      end();
+      res.destroy();
+    };
     // The snapshot alone may be larger than the allowance (10,000 incidents are megabytes): only
     // what piles up beyond it means the client is not reading.
     let allowance = maxBufferedBytes;
+    function flush() {
+      if (res.writableEnded || res.destroyed || !queued.length) return;
+      const chunk = queued.length === 1 ? (queued[0] as string) : queued.join('');
+      queued = [];
+      queuedBytes = 0;
+      res.write(chunk);
+      if (res.writableLength > allowance) cutOff(res.writableLength);
+    }
     const send = (chunk: string) => {
       if (res.writableEnded || res.destroyed) return;
-      res.write(chunk);
-      if (res.writableLength > allowance) {
-        log.warn({ buffered: res.writableLength }, 'event stream client is not reading; disconnected');
-        end();
-        res.destroy();
-      }
+      queued.push(chunk);
+      queuedBytes += chunk.length;
+      if (queuedBytes + res.writableLength > allowance) cutOff(queuedBytes + res.writableLength);
+      else later(flush);
     };
     const keepAlive = () => {
       timer = clock.setTimeout(() => {
@@ -94,9 +134,10 @@ export const eventsRoutes: FastifyPluginAsync<EventsRoutesOptions> = async (app,
     const who = principalOf(request);
     if (who?.kind === 'operator' && opts.presence) offs.push(opts.presence.join({ email: who.operator.email, role: who.operator.role }));
     // Snapshot and subscriptions in one turn: no event can fall between them.
-    const snapshot = `retry: 2000\n${frame('snapshot', { incidents: incidents.list().map(publicIncident) })}`;
+    const first = openAndRecent(incidents);
+    const snapshot = `retry: 2000\n${frame('snapshot', { incidents: first.incidents.map(publicIncident), next_cursor: first.next_cursor })}`;
     allowance = Buffer.byteLength(snapshot) + maxBufferedBytes;
-    send(snapshot);
+    res.write(snapshot);
     for (const type of STREAMED_EVENTS) offs.push(bus.subscribe(type, (payload) => send(frame(type, payload))));
     keepAlive();
     request.log.debug('event stream opened');

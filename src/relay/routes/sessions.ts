@@ -2,17 +2,43 @@ import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Incidents } from '../../incidents/service';
 import { publicIncident } from '../../incidents/model';
+import { decodeCursor, finishedPage, MAX_ARCHIVE_PAGE, openAndRecent } from '../../incidents/incident-pages';
 import { HttpError } from '../errors';
 
 /** The largest timeline page: a long run's detail stays a few hundred kilobytes per request. */
 export const MAX_PAGE = 1000;
 
 export const sessionsRoutes: FastifyPluginAsyncZod<{ incidents: Incidents }> = async (app, { incidents }) => {
-  app.get('/sessions', async () => {
-    const out: Record<string, ReturnType<typeof publicIncident>> = {};
-    for (const incident of incidents.list()) out[incident.incident_id] = publicIncident(incident);
-    return out;
-  });
+  /**
+   * Without a query: `{incident_id: incident}` of every open incident and the newest finished ones,
+   * and `x-next-cursor` when older ones exist. With `cursor` and/or `limit`: a page of the finished
+   * incidents older than the cursor, newest first, `{incidents, next_cursor}` (null on the last).
+   */
+  app.get(
+    '/sessions',
+    {
+      schema: {
+        querystring: z.object({
+          cursor: z.string().max(400).optional(),
+          limit: z.coerce.number().int().min(1).max(MAX_ARCHIVE_PAGE).optional(),
+        }),
+      },
+    },
+    async (request, reply) => {
+      const { cursor, limit } = request.query;
+      if (cursor === undefined && limit === undefined) {
+        const first = openAndRecent(incidents);
+        if (first.next_cursor) void reply.header('x-next-cursor', first.next_cursor);
+        const out: Record<string, ReturnType<typeof publicIncident>> = {};
+        for (const incident of first.incidents) out[incident.incident_id] = publicIncident(incident);
+        return out;
+      }
+      const after = cursor === undefined ? null : decodeCursor(cursor);
+      if (cursor !== undefined && !after) throw new HttpError(400, 'invalid_cursor', 'cursor is not one this relay gave out (take it from next_cursor or x-next-cursor)');
+      const page = finishedPage(incidents.values(), after, limit ?? MAX_ARCHIVE_PAGE);
+      return { incidents: page.incidents.map(publicIncident), next_cursor: page.next_cursor };
+    },
+  );
 
   // The timeline in pages: `offset` (from the start) and `limit`; `next_offset` says where the next page starts.
   app.get(

@@ -43,6 +43,17 @@ describe('incident list state', () => {
     expect([...snap.byId.keys()]).toEqual(['INC-2']);
   });
 
+  it('keeps the cursor of older finished incidents from the snapshot and adds each older page to the list', () => {
+    const snap = incidentsReducer(emptyIncidents, { type: 'snapshot', incidents: [incident('INC-3')], next_cursor: 'c1' });
+    expect(snap.olderCursor).toBe('c1');
+    const older = incidentsReducer(snap, { type: 'older', incidents: [incident('INC-2', { state: 'resolved' })], next_cursor: 'c2' });
+    expect([...older.byId.keys()].sort()).toEqual(['INC-2', 'INC-3']);
+    expect(older.olderCursor).toBe('c2');
+    const last = incidentsReducer(older, { type: 'older', incidents: [incident('INC-1', { state: 'failed' })], next_cursor: null });
+    expect(last.byId.size).toBe(3);
+    expect(last.olderCursor).toBeNull();
+  });
+
   it('puts incidents awaiting approval first, then newest first, same-second ids by their number', () => {
     const at = '2026-11-21T10:00:00.000Z';
     const byId = new Map(
