@@ -1,4 +1,5 @@
 import { visibleLines } from '../src/approvals/visible-text';
+import { AGENT_SUMMARY_LABEL, quotedPlain } from '../src/approvals/inert-text';
 import type { MessageBoxOptions } from 'electron';
 import type { Decision, Incident } from '../src/incidents/model';
 import { shortHash } from '../src/approvals/lines';
@@ -20,8 +21,7 @@ export function decisionDialogOptions(incident: Pick<Incident, 'incident_id' | '
       `Commands (exactly these, once; lines ${shortHash(request?.lines_sha256 ?? '')}, request ${request?.request_id ?? '?'}):`,
       ...shown.lines.map((c) => `  ${c}`),
       ...(shown.warning ? ['', shown.warning] : []),
-      '',
-      request?.summary ?? '',
+      ...(request?.summary ? ['', `${AGENT_SUMMARY_LABEL}:`, quotedPlain(request.summary)] : []),
     ].join('\n'),
     buttons: [verb, 'Cancel'],
     defaultId: 1,

@@ -7,6 +7,7 @@ import { changeOutcomeText } from '../src/incidents/change';
 import { publicIncident, type Incident } from '../src/incidents/model';
 import type { DeepHealth } from '../src/relay/health-checks';
 import { alertForPrompt } from '../src/relay/routes/ui';
+import { promptToPaste } from '../src/relay/headed-intake';
 import { artifactGroupViews } from '../src/relay/routes/ui-artifacts';
 import type { RequestChannels } from './ipc/contract';
 import type { RelayHost } from './relay-host';
@@ -96,7 +97,7 @@ export function createDesktopApi(deps: DesktopApiDeps): RequestChannels {
       try {
         if (input.incident_id) throw new Error('headed incident ids are assigned by the relay: leave the incident id empty');
         // A real incident on the relay from the moment the prompt is copied: the gate knows it before anything is pasted.
-        return host.require().relay.startHeaded(inboundAlertSchema.parse(alertForPrompt(input, now())), input.mode).prompt;
+        return promptToPaste(host.require().relay.startHeaded(inboundAlertSchema.parse(alertForPrompt(input, now())), input.mode));
       } catch (error) {
         if (!(error instanceof ZodError)) throw error;
         throw new Error(`these inputs make no valid alert: ${error.issues.map((i) => `${i.path.join('.') || '(alert)'}: ${i.message}`).join('; ')}`);

@@ -14,6 +14,7 @@ import type { Decision } from '../src/incidents/model';
 import { createLogger } from '../src/log/logger';
 import { startHeadlessRelay } from '../src/relay/start-headless';
 import { createFileBackends } from '../src/incidents/file-backend';
+import { isTrayDeviceServer, runTrayDeviceServer, trayDeviceServerLaunch } from '../src/devices/tray-device-server';
 import { decisionDialogOptions } from './decision-dialog';
 import { createDesktopApi, toDecideOutcome } from './desktop-api';
 import { createTeamClient } from './team-client';
@@ -38,7 +39,10 @@ import { TRAY_STATES } from './tray-state';
 import { hideOnClose, lockDownNavigation, WINDOW_SIZE } from './windows';
 import { denyAllPermissions, setUpPlatform, startsHidden, trayIsVisible } from './desktop-platform';
 
-if (!app.requestSingleInstanceLock()) {
+if (isTrayDeviceServer(process.argv)) {
+  // This executable started by the tray as its detached device server (it outlives the tray on purpose).
+  runTrayDeviceServer({ argv: process.argv, logger: pino({ level: process.env.LOG_LEVEL ?? 'info' }), exit: (code) => app.exit(code), hideDock: () => app.dock?.hide() });
+} else if (!app.requestSingleInstanceLock()) {
   // Two trays would fight over the port and the store: the first one takes over.
   app.quit();
 } else {
@@ -178,7 +182,8 @@ async function run() {
   let detach: (() => void) | undefined;
   const host = createRelayHost({
     logger,
-    start: () => startHeadlessRelay({ env: settings.env(), settingSources: settings.sources(), logger, backends: incidentsBackends, extraChannels: () => ['desktop'] }),
+    start: () =>
+      startHeadlessRelay({ env: settings.env(), settingSources: settings.sources(), logger, backends: incidentsBackends, extraChannels: () => ['desktop'], deviceServerLaunch: trayDeviceServerLaunch(app, process.execPath, process.env.APPIMAGE) }),
     onChange(running) {
       detach?.();
       detach = undefined;

@@ -1,5 +1,6 @@
 import { shortHash } from '../src/approvals/lines';
 import { visibleLines } from '../src/approvals/visible-text';
+import { quotedPlain } from '../src/approvals/inert-text';
 import { previewShort } from '../src/artifacts/config-preview';
 import type { NotificationConstructorOptions } from 'electron';
 import type { Logger } from 'pino';
@@ -46,7 +47,7 @@ const fitsInNotification = (request: ApprovalRequest) => request.commands.length
 
 /**
  * The lines first, escaped as the device receives them, then the hash and the request, and the
- * agent's summary last: a long summary cannot push the lines out of the banner.
+ * agent's summary last, quoted (`> `): a long summary cannot push the lines out of the banner, nor pass for them.
  */
 function approvalBody(request: ApprovalRequest): string {
   // One short line of the dry run beside the hash ("+1 −1 lines"); the window shows the lines themselves.
@@ -54,9 +55,9 @@ function approvalBody(request: ApprovalRequest): string {
   const shown = visibleLines(request.commands);
   const unsafe = shown.warning !== null;
   if (!fitsInNotification(request) || unsafe) {
-    return [`${request.commands.length} lines (${hash}): open the window to review them before deciding.`, ...(unsafe ? [shown.warning] : []), request.summary].join('\n');
+    return [`${request.commands.length} lines (${hash}): open the window to review them before deciding.`, ...(unsafe ? [shown.warning] : []), quotedPlain(request.summary)].join('\n');
   }
-  return [...shown.lines.map((c) => `  ${c}`), `(${hash})`, request.summary].join('\n');
+  return [...shown.lines.map((c) => `  ${c}`), `(${hash})`, quotedPlain(request.summary)].join('\n');
 }
 
 const OUTCOME_TITLE = { resolved: 'Resolved', escalated: 'Escalated', failed: 'Failed' } as const;
@@ -143,7 +144,7 @@ export function createNotifier(deps: NotifierDeps): { stop(): void } {
     open.get(incident.incident_id)?.close();
     open.delete(incident.incident_id);
     const kind = incident.state as keyof typeof OUTCOME_TITLE;
-    show({ title: `${OUTCOME_TITLE[kind]}: ${incident.device_hostname}`, subtitle: incident.incident_id, body: incident.outcome?.summary ?? incident.state }, incident.incident_id);
+    show({ title: `${OUTCOME_TITLE[kind]}: ${incident.device_hostname}`, subtitle: incident.incident_id, body: incident.outcome ? quotedPlain(incident.outcome.summary) : incident.state }, incident.incident_id);
   }
 
   const offs = [bus.subscribe('approval.requested', requested), bus.subscribe('approval.decided', decided), bus.subscribe('incident.updated', updated)];

@@ -6,8 +6,10 @@ import './styles.css';
 
 const root = document.getElementById('root');
 if (!root) throw new Error('index.html has no #root');
-createRoot(root).render(
-  <StrictMode>
-    <App bridge={selectBridge()} />
-  </StrictMode>,
+void selectBridge().then((bridge) =>
+  createRoot(root).render(
+    <StrictMode>
+      <App bridge={bridge} />
+    </StrictMode>,
+  ),
 );

@@ -16,6 +16,7 @@ import { scanHostKey } from '../src/devices/host-key-scan';
 import { findDevice, InventoryError, loadInventory } from '../src/devices/inventory';
 import { checkHostKey, fingerprint, keyType, trustHostKey } from '../src/devices/known-hosts';
 import { DEFAULT_DEVICE_SERVER_PORT, generateDeviceServerToken, MIN_DEVICE_SERVER_TOKEN_LENGTH, startDeviceServer } from '../src/devices/server';
+import { supervisedMain } from '../src/devices/supervised';
 import { relayEnvLines, writeTokenFile } from '../src/devices/token-file';
 import { cli } from './cli';
 
@@ -38,6 +39,9 @@ const values = parse(() => {
       'token-file': { type: 'string', default: join(process.env.RELAY_DATA_DIR ?? '.relay-data', 'device-server.token') },
       'state-dir': { type: 'string', default: join(process.env.RELAY_DATA_DIR ?? '.relay-data', 'device-changes') },
       yes: { type: 'boolean' },
+      supervised: { type: 'boolean' },
+      'ready-fd': { type: 'string' },
+      'detached-child': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -67,6 +71,10 @@ async function trust(name: string, inventoryPath: string): Promise<void> {
 }
 
 async function main(): Promise<void> {
+  // Started by the relay or the tray as their dead-man's switch (src/devices/supervised.ts).
+  if (values.supervised) {
+    return supervisedMain(process.argv.slice(2), pino({ level: process.env.LOG_LEVEL ?? 'info' }), (code) => process.exit(code));
+  }
   const inventoryPath = values.inventory ?? fail(`--inventory FILE (or DEVICE_INVENTORY) is required\n${HELP}`);
   const [command, name] = values.positionals;
   if (command === 'trust') return trust(name ?? fail('trust needs a device name'), inventoryPath);

@@ -65,7 +65,8 @@ async function createHeaded(): Promise<HeadedResponse> {
   const query = args.mode ? `?mode=${args.mode}` : '';
   const path = args.incident ? `/headed/from/${encodeURIComponent(args.incident)}${query}` : `/headed${query}`;
   const body = args.incident ? {} : buildSplunkAlert({ alertDefId: args.alert, device: args.device, neighbor: args.neighbor, vrf: args.vrf, neighborAs: args.as });
-  return headedResponseSchema.parse(await postToRelay(path, body, 201));
+  // 200: the fault already had an open incident, which this run joins (201: a new headed incident).
+  return headedResponseSchema.parse(await postToRelay(path, body, [201, 200]));
 }
 
 /** Starts the run on the relay's runtime, as the terminal UI would, so the UI opens on it. */
@@ -81,20 +82,21 @@ async function startSession(info: RuntimeAttach, headed: HeadedResponse): Promis
   if (!session.id) fail('the agent runtime created no session');
   // Bound before the run starts: the relay writes the approval question into this session, and
   // takes typed decisions for this incident from this terminal only.
-  await toRelay(info, `/headed/${encodeURIComponent(headed.incident_id)}/terminal`, { session_id: session.id });
+  const bound = await toRelay(info, `/headed/${encodeURIComponent(headed.incident_id)}/terminal`, { session_id: session.id });
+  if (bound.status !== 200) fail(`the relay did not bind this terminal (${bound.status}): ${bound.body.error?.message ?? ''}`);
   await call(`/session/${session.id}/prompt_async`, { agent: 'network-troubleshooter', parts: [{ type: 'text', text: headed.prompt }] });
   return session.id as string;
 }
 
 /** The relay's terminal endpoints, with the terminal credential from its data folder (never the runtime's). */
-async function toRelay(info: RuntimeAttach, path: string, payload: unknown): Promise<{ status: number; body: { error?: { message?: string } } }> {
+async function toRelay(info: RuntimeAttach, path: string, payload: unknown, opts: { failRefused?: boolean } = {}): Promise<{ status: number; body: { error?: { message?: string } } }> {
   const res = await request(`${api}${path}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${info.terminal_secret}`, 'content-type': 'application/json' },
     body: JSON.stringify(payload),
   });
   const body = (await res.body.json().catch(() => ({}))) as { error?: { message?: string } };
-  if (res.statusCode === 401 || res.statusCode === 404) fail(`the relay refused the terminal (${res.statusCode}): ${body.error?.message ?? ''}`);
+  if ((opts.failRefused ?? true) && (res.statusCode === 401 || res.statusCode === 404)) fail(`the relay refused the terminal (${res.statusCode}): ${body.error?.message ?? ''}`);
   return { status: res.statusCode, body };
 }
 
@@ -109,6 +111,14 @@ function osUser(): string | undefined {
 }
 
 const headed = await createHeaded();
+if (headed.joined) {
+  // Its run is under way on the relay, with its own approval: a second run would ask for the same change again.
+  process.stderr.write(
+    `The fault already has the open incident ${headed.incident_id} on ${headed.device_hostname}, with its run under way: joined it, no second run started.\n` +
+      `Follow it and decide its approval at ${api}/ui (the sign-in link npm run relay printed), in the tray, or over the API.\n`,
+  );
+  process.exit(0);
+}
 if (args.print || !attach.ok) {
   if (!attach.ok && !args.print) process.stderr.write(`headed: cannot open the terminal UI here (${attach.reason}); the prompt follows.\n`);
   process.stderr.write(`Headed incident ${headed.incident_id} on ${headed.device_hostname}. Paste the prompt into opencode's terminal UI (agent network-troubleshooter); when it asks, type APPROVED or DENIED.\n`);
@@ -142,9 +152,26 @@ const tui = spawn(resolveOpencodeBinary(), ['attach', proxy.url, '--dir', attach
   stdio: 'inherit',
   env: { ...process.env, TMPDIR: tuiTmp.path, OPENCODE_SERVER_USERNAME: attach.info.username, OPENCODE_SERVER_PASSWORD: attach.info.password },
 });
-tui.on('exit', (code, signal) => void proxy.stop().finally(() => process.exit(signal ? 130 : (code ?? 0))));
-// A closed terminal or a kill ends the UI first, then this process through its exit (and the folder with it).
-for (const sig of ['SIGHUP', 'SIGTERM'] as const) {
+/**
+ * The run this terminal started ends with it (Ctrl-C, a closed window, a kill): the relay records
+ * why and aborts the session on the runtime. Left running, it would go on with nobody at the terminal.
+ */
+async function endRun(): Promise<void> {
+  try {
+    const { status, body } = await toRelay(info, `/headed/${encodeURIComponent(headed.incident_id)}/terminal/end`, { session_id: sessionId }, { failRefused: false });
+    if (status === 200) return void process.stderr.write(`headed: the run of ${headed.incident_id} was stopped.\n`);
+    process.stderr.write(`headed: the relay did not stop the run (${status}: ${body.error?.message ?? ''}); stopping it on the runtime.\n`);
+  } catch (error) {
+    process.stderr.write(`headed: the relay is not reachable (${(error as Error).message}); stopping the run on the runtime.\n`);
+  }
+  const auth = `Basic ${Buffer.from(`${info.username}:${info.password}`).toString('base64')}`;
+  await request(`${info.agent_url}/session/${encodeURIComponent(sessionId)}/abort`, { method: 'POST', headers: { authorization: auth } })
+    .then((res) => res.body.dump())
+    .catch((error: unknown) => process.stderr.write(`headed: could not stop the run: ${(error as Error).message}\n`));
+}
+tui.on('exit', (code, signal) => void Promise.allSettled([endRun(), proxy.stop()]).finally(() => process.exit(signal ? 130 : (code ?? 0))));
+// A closed terminal, Ctrl-C reaching this process or a kill ends the UI first, then this process through its exit (and the folder with it).
+for (const sig of ['SIGHUP', 'SIGTERM', 'SIGINT'] as const) {
   process.on(sig, () => {
     tui.kill(sig);
     setTimeout(() => tui.kill('SIGKILL'), 3_000).unref();

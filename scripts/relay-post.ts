@@ -7,7 +7,7 @@ import type { Fail } from './cli';
  */
 export function relayPoster(opts: { api: string; secret?: string; fail: Fail }) {
   const { api, secret, fail } = opts;
-  return async function post(path: string, payload: unknown, expected: number): Promise<Record<string, unknown>> {
+  return async function post(path: string, payload: unknown, expected: number | readonly number[]): Promise<Record<string, unknown>> {
     let res;
     try {
       res = await request(`${api}${path}`, {
@@ -28,7 +28,7 @@ export function relayPoster(opts: { api: string; secret?: string; fail: Fail }) 
       /* not JSON: shown below */
     }
     if (res.statusCode === 401) fail(`relay at ${api} answered 401 unauthorized: pass --secret or set WEBHOOK_SECRET`);
-    if (res.statusCode !== expected) {
+    if (!(typeof expected === 'number' ? [expected] : expected).includes(res.statusCode)) {
       const err = (json.error ?? {}) as { code?: string; message?: string };
       fail(`relay answered ${res.statusCode} ${err.code ?? ''}: ${err.message ?? text.slice(0, 200)}`);
     }

@@ -67,7 +67,12 @@ if (args.direct) {
   if (args['incident-id']) fail('--incident-id is gone: headed incident ids are assigned by the relay');
   const mode = args.mode;
   if (mode !== undefined && mode !== 'strict' && mode !== 'hybrid') fail('--mode must be strict or hybrid');
-  const created = await postJson(`/headed${mode ? `?mode=${mode}` : ''}`, body, 201);
+  const created = await postJson(`/headed${mode ? `?mode=${mode}` : ''}`, body, [201, 200]);
+  if (created.joined) {
+    // No prompt to paste: its run is under way on the relay, and a pasted copy would ask for the same change again.
+    process.stderr.write(`The fault already has the open incident ${created.incident_id} on ${created.device_hostname}, with its run under way: joined it, no prompt to paste. Decide its approval at ${api}/ui, in the tray or over the API.\n`);
+    process.exit(0);
+  }
   process.stderr.write(
     `Headed incident ${created.incident_id} on ${created.device_hostname} created on ${api}. Paste the prompt below into opencode's terminal UI ` +
       `(agent network-troubleshooter); when it asks, type APPROVED or DENIED.\n`,

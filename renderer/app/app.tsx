@@ -61,7 +61,7 @@ function Shell({ bridge, feed }: { bridge: Bridge; feed: LiveFeed }) {
         <span className="spacer" />
         <span className="dim small">{loaded ? `${open} open · ${incidents.length} total` : ''}</span>
         {bridge.canDecide ? null : (
-          <span className="badge readonly" title="Approvals are given from the Webex card or the tray app">
+          <span className="badge readonly" title="Sign in as an approver (the link npm run relay prints) to decide here">
             read-only
           </span>
         )}

@@ -77,7 +77,7 @@ export interface EvidenceFile {
 
 export interface Bridge {
   readonly kind: 'desktop' | 'browser';
-  /** Approve/Deny only in the tray; the browser view is read-only. */
+  /** Approve/Deny: the tray, and a browser signed in as an approver; otherwise read-only. */
   readonly canDecide: boolean;
   listIncidents(): Promise<IncidentSummary[]>;
   getIncident(incidentId: string): Promise<IncidentDetail>;

@@ -21,7 +21,7 @@ const contractMatches: [
 ] = [true, true, true];
 void contractMatches;
 
-export const READ_ONLY_MESSAGE = 'This browser view is read-only: approve or deny from the Webex card or the tray app.';
+export const READ_ONLY_MESSAGE = 'This browser view is read-only: sign in as an approver (the link npm run relay prints, or /ui?token=<your personal token>) to approve or deny here.';
 const SETTINGS_READ_ONLY = 'Settings cannot be changed from the browser: set the environment variables and restart the relay.';
 
 /** `/health/deep` answers 503 with the same body when a check fails; the shape is checked loosely. */
@@ -49,7 +49,15 @@ export interface HttpBridgeDeps {
   writeClipboard: (text: string) => Promise<void>;
   /** Reports a frame that did not fit its schema or a lost stream; default console. */
   onStreamProblem?: (message: string) => void;
+  /** Signed in as an approver (`/ui/api/me`): Approve/Deny are offered; the relay still checks who on every decision. */
+  canDecide?: boolean;
 }
+
+/** `/ui/api/me`: who this browser is signed in as. */
+export const uiMeSchema = z.object({ signed_in: z.boolean(), can_decide: z.boolean(), name: z.string().optional(), role: z.string().optional() });
+
+const decidedBodySchema = z.object({ decided: z.object({ by: z.string(), channel: z.string(), at: z.string(), decision: z.string() }) });
+const staleBodySchema = z.object({ request_id: z.string(), pending_request_id: z.string().nullable() });
 
 async function errorMessage(res: Response): Promise<string> {
   try {
@@ -63,8 +71,8 @@ async function errorMessage(res: Response): Promise<string> {
 }
 
 /**
- * The Bridge over the headless relay's HTTP API, for the browser. Read-only: it can show
- * everything, decide nothing and change no setting.
+ * The Bridge over the headless relay's HTTP API, for the browser: it shows everything, decides
+ * only for an approver's own session (the relay checks who on each decision), changes no setting.
  */
 const pagedIncidentDetailSchema = incidentDetailSchema.extend({ timeline_total: z.number().int(), next_offset: z.number().int().nullable() });
 
@@ -80,7 +88,7 @@ export function createHttpBridge(deps: HttpBridgeDeps): Bridge {
 
   return {
     kind: 'browser',
-    canDecide: false,
+    canDecide: deps.canDecide ?? false,
 
     async listIncidents() {
       const map = await getJson('/sessions', z.record(z.string(), incidentSummarySchema));
@@ -144,7 +152,23 @@ export function createHttpBridge(deps: HttpBridgeDeps): Bridge {
 
     copyText: (text) => deps.writeClipboard(text),
 
-    decide: () => Promise.reject(new Error(READ_ONLY_MESSAGE)),
+    async decide(incidentId, requestId, decision, reason) {
+      if (!deps.canDecide) throw new Error(READ_ONLY_MESSAGE);
+      const res = await deps.fetch(url(`/incidents/${encodeURIComponent(incidentId)}/decision`), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        body: JSON.stringify({ request_id: requestId, decision, ...(reason ? { comment: reason } : {}) }),
+        credentials: 'same-origin',
+      });
+      if (res.ok) return { status: 'accepted' };
+      if (res.status === 404) return { status: 'unknown_incident' };
+      const body: unknown = await res.clone().json().catch(() => undefined);
+      const decided = decidedBodySchema.safeParse(body);
+      if (res.status === 409 && decided.success) return { status: 'already_decided', ...decided.data.decided };
+      const stale = staleBodySchema.safeParse(body);
+      if (res.status === 409 && stale.success) return { status: 'stale_request', ...stale.data };
+      return { status: 'refused', message: await errorMessage(res) };
+    },
     // An approver's own session (logged in with their token) may keep a change; the relay checks who.
     async confirmChange(incidentId, changeId) {
       const res = await deps.fetch(url(`/incidents/${encodeURIComponent(incidentId)}/confirm`), {

@@ -1,5 +1,5 @@
 import type { Bridge } from './contract';
-import { createHttpBridge } from './http-bridge';
+import { createHttpBridge, uiMeSchema } from './http-bridge';
 
 declare global {
   interface Window {
@@ -25,13 +25,24 @@ async function writeClipboard(text: string): Promise<void> {
   if (!ok) throw new Error('The browser refused to copy: select the prompt and copy it by hand.');
 }
 
-/** The tray's bridge when the preload gave one, else the read-only HTTP bridge to this page's relay. */
-export function selectBridge(win: Window = window): Bridge {
+/** Whether this browser is signed in as an approver; a relay that cannot say means no. */
+async function signedInApprover(win: Window): Promise<boolean> {
+  try {
+    const res = await win.fetch(new URL('/ui/api/me', win.location.origin), { headers: { accept: 'application/json' }, credentials: 'same-origin' });
+    return res.ok && uiMeSchema.parse(await res.json()).can_decide;
+  } catch {
+    return false;
+  }
+}
+
+/** The tray's bridge when the preload gave one, else the HTTP bridge to this page's relay (deciding for a signed-in approver). */
+export async function selectBridge(win: Window = window): Promise<Bridge> {
   if (win.faultRelay) return win.faultRelay;
   return createHttpBridge({
     baseUrl: win.location.origin,
     fetch: win.fetch.bind(win),
     EventSource: (win as Window & typeof globalThis).EventSource,
     writeClipboard,
+    canDecide: await signedInApprover(win),
   });
 }

@@ -3,8 +3,11 @@ import type { TimelineEntry } from '../../src/incidents/model';
 import type { Bridge, DecideOutcome, IncidentSummary } from '../bridge/contract';
 import { utcStamp } from '../lib/format';
 import { visibleLines } from '../../src/approvals/visible-text';
+import { AGENT_SUMMARY_LABEL } from '../../src/approvals/inert-text';
+import { AgentText } from './agent-text';
 import type { ConfigPreview } from '../../src/artifacts/config-preview';
 import { previewMethodText } from '../../src/artifacts/preview-method';
+import { ROLLBACK_TITLE, rollbackLines } from '../../src/artifacts/rollback-text';
 
 function outcomeText(o: DecideOutcome): string {
   switch (o.status) {
@@ -37,6 +40,22 @@ function Commands({ title, lines }: { title: string; lines: string[] }) {
       <pre className="mono" aria-label={title}>
         {shown.lines.length ? shown.lines.join('\n') : '(none)'}
       </pre>
+    </div>
+  );
+}
+
+/** The relay's own rollback, from the configuration before: never the agent's proposed one. */
+function Rollback({ preview }: { preview: ConfigPreview | null | undefined }) {
+  const [how, ...lines] = visibleLines(rollbackLines(preview)).lines;
+  return (
+    <div className="commands rollback" aria-label={ROLLBACK_TITLE}>
+      <div className="dim small">{ROLLBACK_TITLE}</div>
+      <div className="dim small">{how}</div>
+      {lines.length ? (
+        <pre className="mono" aria-label="Rollback">
+          {lines.join('\n')}
+        </pre>
+      ) : null}
     </div>
   );
 }
@@ -161,12 +180,12 @@ export function ApprovalPanel({ incident, bridge, timeline = [] }: { incident: I
             <div>
               <Commands title="Commands" lines={request.commands} />
               <Preview preview={request.preview} />
-              <Commands title="Rollback" lines={request.rollback} />
+              <Rollback preview={request.preview} />
             </div>
             <Evidence timeline={timeline} />
           </div>
           {/* The agent's own words come after the lines: a long summary never pushes them out of sight. */}
-          <p className="summary">{request.summary}</p>
+          <AgentText label={AGENT_SUMMARY_LABEL} text={request.summary} />
         </>
       ) : null}
       {approval ? (
@@ -187,7 +206,7 @@ export function ApprovalPanel({ incident, bridge, timeline = [] }: { incident: I
           </button>
         </div>
       ) : null}
-      {pending && !bridge.canDecide ? <p className="notice">Read-only view: approve or deny from the Webex card or the tray app.</p> : null}
+      {pending && !bridge.canDecide ? <p className="notice">Read-only view: sign in as an approver (the link npm run relay prints on its terminal) to approve or deny here.</p> : null}
       {result ? (
         <p className="notice" role="status">
           {result}

@@ -16,6 +16,9 @@ export const DIAGNOSTICS: Diagnosis[] = [
   { symptom: 'No messages in the room', check: 'MSG_BOT_TOKEN, MSG_ROOM_ID, bot membership', fix: 'add the bot to the room, set both variables, restart the relay' },
   { symptom: 'Approval does not reach the agent', check: 'relay logs, /sessions', fix: 'confirm the incident exists and the Webex connection is up (/health/deep)' },
   { symptom: 'Splunk alert does nothing', check: 'alert action URL', fix: 'point it at /fault-alert of the relay' },
+  { symptom: 'Every alert fails at once: no model configured', check: '`model` in opencode.json or OPENCODE_CONFIG_CONTENT', fix: 'set the model the runs use, then restart the relay' },
+  { symptom: 'No run starts (/health says degraded)', check: 'the reasons /health names', fix: 'fix each named reason; queued alerts go out once it clears' },
+  { symptom: 'Incidents are not kept (store check failed)', check: 'RELAY_DATA_DIR (writable) or DATABASE_URL', fix: 'make the data folder writable or the database reachable' },
   { symptom: 'Device commands fail', check: 'device hostname vs inventory, credentials, MCP tool errors in the session', fix: 'fix the inventory name or permissions' },
 ];
 
@@ -25,4 +28,7 @@ export const FIX_FOR = {
   agent_runtime: bySymptom('Relay cannot create a session'),
   device_mcp: bySymptom('/health/deep reports device tool server'),
   messaging: bySymptom('No messages in the room'),
+  model: bySymptom('Every alert fails at once'),
+  runs: bySymptom('No run starts'),
+  store: bySymptom('Incidents are not kept'),
 };

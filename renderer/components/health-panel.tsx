@@ -67,7 +67,27 @@ function rowsOf(h: DeepHealth): Row[] {
         ? { note: 'Without an approval channel approvals are unattended (APPROVAL_WHEN_UNATTENDED) unless the tray app is running.' }
         : {}),
     }]),
+    ...checkRows(h),
   ];
+}
+
+/** The model, the store and whether runs can start: a row each when reported, every failing one with its reason. */
+function checkRows(h: DeepHealth): Row[] {
+  const { model, store, runs } = h.checks;
+  const rows: Row[] = [];
+  if (model) {
+    rows.push({ id: 'model', name: 'Model', status: model.ok ? 'ok' : 'failed', detail: model.ok ? (model.model ?? '') : (model.error ?? 'not configured'), ...(model.ok ? {} : { fix: FIX_FOR.model }) });
+  }
+  if (store) {
+    const detail = [store.backend, store.pending_writes ? `${store.pending_writes} writes pending` : '', store.error ?? ''].filter(Boolean).join(' · ');
+    rows.push({ id: 'store', name: 'Incident store', status: store.ok ? 'ok' : 'failed', ...(store.latency_ms !== undefined ? { latency: store.latency_ms } : {}), detail, ...(store.ok ? {} : { fix: FIX_FOR.store }) });
+  }
+  if (runs?.ok) rows.push({ id: 'runs', name: 'Runs', status: 'ok', detail: 'a new alert starts a run' });
+  // One row per reason: each is its own thing to fix.
+  for (const [i, reason] of (runs?.reasons ?? []).entries()) {
+    rows.push({ id: 'runs', key: `runs-${i}`, name: 'Runs cannot start', status: 'failed', detail: reason, fix: FIX_FOR.runs });
+  }
+  return rows;
 }
 
 const CHANNEL_LABEL: Record<string, string> = { webex: 'Webex', slack: 'Slack' };

@@ -1,4 +1,6 @@
 import { progressLine } from '../../src/incidents/progress-line';
+import { outcomeLabel } from '../../src/approvals/inert-text';
+import { AgentText } from './agent-text';
 import { useNow } from '../lib/use-now';
 import { useEffect, useState } from 'react';
 import type { TimelineEntry } from '../../src/incidents/model';
@@ -8,6 +10,7 @@ import { mergeTimeline } from '../state/timeline-merge';
 import { utcStamp } from '../lib/format';
 import { ApprovalPanel } from './approval-panel';
 import { ChangePanel } from './change-panel';
+import { CHANGE_WORDS_TITLE, changeWords } from '../../src/incidents/outcome-words';
 import { ExportEvidence } from './export-evidence';
 import { SessionLog } from './session-log';
 import { StateBadge } from './state-badge';
@@ -24,7 +27,7 @@ function Fact({ k, v, mono }: { k: string; v: string; mono?: boolean }) {
   );
 }
 
-function Header({ incident }: { incident: IncidentSummary }) {
+export function Header({ incident }: { incident: IncidentSummary }) {
   const now = useNow();
   return (
     <header className="incident-header">
@@ -55,8 +58,16 @@ function Header({ incident }: { incident: IncidentSummary }) {
       ) : null}
       {incident.outcome ? (
         <p className={`outcome outcome-${incident.outcome.kind}`}>
-          <strong>{incident.outcome.kind}</strong> at {utcStamp(incident.outcome.at)}: {incident.outcome.summary}
+          <strong>{incident.outcome.kind}</strong> at {utcStamp(incident.outcome.at)}
         </p>
+      ) : null}
+      {incident.outcome ? (
+        <>
+          <p className="outcome-change" aria-label={CHANGE_WORDS_TITLE}>
+            {CHANGE_WORDS_TITLE}: {changeWords(incident)}
+          </p>
+          <AgentText label={outcomeLabel(incident.outcome)} text={incident.outcome.summary} />
+        </>
       ) : null}
     </header>
   );

@@ -1,6 +1,6 @@
 import type { TimelineEntry } from '../../src/incidents/model';
 import { clockTime } from '../lib/format';
-import { Markdown } from '../lib/markdown';
+import { AgentText } from './agent-text';
 import { groupTimeline, type TimelineRow } from '../state/timeline-group';
 import { detailsOf, KIND_LABELS, kindOf } from './timeline-kind';
 
@@ -29,7 +29,8 @@ function Row({ row }: { row: TimelineRow }) {
   const kind = row.kind === 'tool' && row.end?.type === 'tool.error' ? 'error' : kindOf(entry);
   const agent = typeof first.agent === 'string' ? first.agent : undefined;
   const subagent = first.subagent === true;
-  const prose = row.kind === 'entry' && (kind === 'message' || kind === 'notify');
+  // What the agent wrote (its messages, notices, its reported outcome) is shown as its quoted text, never in the relay's styles.
+  const prose = row.kind === 'entry' && (kind === 'message' || kind === 'notify' || entry.type === 'outcome.reported');
   const message =
     row.kind === 'tool'
       ? `${String(first.tool ?? 'tool')} ${row.end ? (row.end.type === 'tool.error' ? 'failed' : 'done') : 'running…'}${row.durationMs !== undefined ? ` (${row.durationMs < 1000 ? `${row.durationMs} ms` : `${(row.durationMs / 1000).toFixed(1)} s`})` : ''}`
@@ -42,7 +43,7 @@ function Row({ row }: { row: TimelineRow }) {
       <span className="tl-kind">{KIND_LABELS[kind]}</span>
       <div className="tl-body">
         {agent && kind !== 'agent' ? <span className="tl-agent">{subagent ? `↳ ${agent}` : agent}</span> : null}
-        {prose ? <Markdown text={message} /> : <span className="tl-message">{message}</span>}
+        {prose ? <AgentText text={message} /> : <span className="tl-message">{message}</span>}
         {row.kind === 'entry' && row.repeats > 1 ? <span className="dim small"> ×{row.repeats}</span> : null}
         <Details entries={row.kind === 'tool' ? [row.start, ...(row.end && row.end !== row.start ? [row.end] : [])] : [row.entry]} />
       </div>

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { reportedAgentSchema, reportedConfigSchema, runtimeConfigShape, type RuntimeConfigShape } from './runtime-config';
 import { Pool, ProxyAgent, type Dispatcher } from 'undici';
 import { proxyFor, type ProxySettings } from '../net/proxy';
 import { z } from 'zod';
@@ -18,7 +19,10 @@ import {
 } from './types';
 
 /** The runtime client (kept as a name for callers that read sessions back). */
-export type AgentClient = AgentRuntime;
+export type AgentClient = AgentRuntime & {
+  /** The agents and configuration the runtime reports it runs with (for the runtime configuration check). */
+  reportedConfig(): Promise<RuntimeConfigShape>;
+};
 
 export interface AgentClientTimeouts {
   /** TCP connect. */
@@ -234,6 +238,10 @@ export function createAgentClient(endpoint: RuntimeEndpoint, opts: AgentClientOp
     },
     async abort(id) {
       await call('POST', `${sessionPath(id)}/abort`, { schema: z.unknown() });
+    },
+    async reportedConfig() {
+      const [agents, config] = await Promise.all([call('GET', '/agent', { schema: z.array(reportedAgentSchema) }), call('GET', '/config', { schema: reportedConfigSchema })]);
+      return runtimeConfigShape(agents, config);
     },
 
     async followEvents(onEvent, { signal, onStatus }) {

@@ -78,6 +78,11 @@ export async function startEmbeddedRuntime(opts: EmbeddedRuntimeOptions): Promis
 
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const name of opts.omitEnv ?? []) delete env[name];
+  // opencode takes configuration from its OPENCODE_* variables (OPENCODE_CONFIG_CONTENT, OPENCODE_PERMISSION,
+  // OPENCODE_CONFIG, OPENCODE_CONFIG_DIR …): none is inherited, only what the caller passes in `env`.
+  const dropped = Object.keys(env).filter((name) => name.startsWith('OPENCODE_'));
+  for (const name of dropped) delete env[name];
+  if (dropped.length) log.warn({ dropped }, 'the embedded agent runtime does not inherit OPENCODE_* variables');
   const tmpdir = createRuntimeTmpdir();
   Object.assign(env, {
     TMPDIR: tmpdir.path,

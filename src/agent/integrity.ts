@@ -3,6 +3,8 @@ import { existsSync, lstatSync, readdirSync, readFileSync, type BigIntStats } fr
 import path from 'node:path';
 import { ConfigError } from '../config/load';
 import shipped from './runtime-manifest.json';
+import { z } from 'zod';
+import { runtimeConfigShapeSchema, type RuntimeConfigShape } from './runtime-config';
 
 /**
  * The runtime's own configuration (agent files, `opencode.json`, anything else opencode loads
@@ -22,11 +24,20 @@ import shipped from './runtime-manifest.json';
  */
 const RUNTIME_WRITES = new Set(['node_modules', 'package.json', 'package-lock.json', 'bun.lock', '.gitignore']);
 const ROOT_CONFIG = ['opencode.json', 'opencode.jsonc'];
+/**
+ * Instruction files opencode 1.18.33 puts into every agent's system prompt (its Instruction.systemPaths):
+ * the first of these found from the project folder up to its git root. The relay ships none.
+ */
+export const INSTRUCTION_FILES = ['AGENTS.md', 'CLAUDE.md', 'CONTEXT.md'];
+/** A `.opencode` folder above the project: opencode loads it as configuration too. */
+const FOLDER = 'folder';
 
 export interface RuntimeManifest {
   about: string;
   /** Project-relative path (forward slashes) → sha256 of its content, line endings as LF. */
   files: Record<string, string>;
+  /** What a runtime on exactly these files reports (GET /agent, GET /config), for the configuration check. */
+  runtime?: RuntimeConfigShape;
 }
 
 export interface Difference {
@@ -34,7 +45,8 @@ export interface Difference {
   why: string;
 }
 
-export const SHIPPED_MANIFEST: RuntimeManifest = shipped;
+const manifestSchema = z.object({ about: z.string(), files: z.record(z.string(), z.string()), runtime: runtimeConfigShapeSchema.optional() });
+export const SHIPPED_MANIFEST: RuntimeManifest = manifestSchema.parse(shipped);
 export const MANIFEST_COMMAND = 'npm run runtime:manifest';
 
 /** LF line endings first: a Windows checkout (autocrlf) is the same file to opencode. Bytes as latin1: lossless. */
@@ -83,28 +95,55 @@ function walk(root: string, rel: string, out: Record<string, string>, cache: Has
   }
 }
 
+/**
+ * The folders above the project that opencode also searches (config and instruction files): up to
+ * the git root the project is in, or to the filesystem root outside git (opencode's worktree then).
+ */
+function foldersAbove(projectDir: string): string[] {
+  const out: string[] = [];
+  let dir = path.resolve(projectDir);
+  while (!existsSync(path.join(dir, '.git'))) {
+    const parent = path.dirname(dir);
+    if (parent === dir) break;
+    out.push(parent);
+    dir = parent;
+  }
+  return out;
+}
+
 /** The runtime files of a project as they are now: project-relative path → sha256. */
 export function runtimeFiles(projectDir: string, cache?: HashCache): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const name of ROOT_CONFIG) {
-    const abs = path.join(projectDir, name);
-    const st = lstatSync(abs, { bigint: true, throwIfNoEntry: false });
-    if (st) out[name] = st.isSymbolicLink() ? LINK : hashOf(abs, st, cache);
+  for (const dir of [projectDir, ...foldersAbove(projectDir)]) {
+    for (const name of [...ROOT_CONFIG, ...INSTRUCTION_FILES]) {
+      const abs = path.join(dir, name);
+      const st = lstatSync(abs, { bigint: true, throwIfNoEntry: false });
+      if (st) out[path.relative(projectDir, abs).split(path.sep).join('/')] = st.isSymbolicLink() ? LINK : hashOf(abs, st, cache);
+    }
+    if (dir !== projectDir && existsSync(path.join(dir, '.opencode'))) out[`${path.relative(projectDir, path.join(dir, '.opencode')).split(path.sep).join('/')}/`] = FOLDER;
   }
   if (existsSync(path.join(projectDir, '.opencode'))) walk(projectDir, '.opencode', out, cache);
   return Object.fromEntries(Object.entries(out).sort(([a], [b]) => a.localeCompare(b)));
 }
 
-/** A manifest of the project as it is (for `npm run runtime:manifest`); links are refused. */
-export function buildManifest(projectDir: string): RuntimeManifest {
+/** A manifest of the project as it is (for `npm run runtime:manifest`); links and files outside the project are refused. */
+export function buildManifest(projectDir: string, runtime?: RuntimeConfigShape): RuntimeManifest {
   const files = runtimeFiles(projectDir);
   const links = Object.keys(files).filter((f) => files[f] === LINK);
   if (links.length) throw new Error(`the relay ships no symbolic links as runtime files: ${links.join(', ')}`);
-  return { about: `What the relay ships to its agent runtime; regenerate with ${MANIFEST_COMMAND} after changing an agent file or opencode.json.`, files };
+  const outside = Object.keys(files).filter((f) => f.startsWith('../'));
+  if (outside.length) throw new Error(`the relay ships nothing above its folder, and opencode would load these: ${outside.join(', ')}`);
+  return {
+    about: `What the relay ships to its agent runtime; regenerate with ${MANIFEST_COMMAND} after changing an agent file or opencode.json.`,
+    files,
+    ...(runtime ? { runtime } : {}),
+  };
 }
 
 /** Why a file the relay does not ship matters, from where opencode finds it. */
 function unshipped(file: string): string {
+  if (file.startsWith('../')) return 'above the project folder, and opencode loads it too (it looks up to the git root)';
+  if (INSTRUCTION_FILES.includes(file)) return 'an instruction file opencode adds to every agent\'s system prompt, and the relay ships none';
   if (/^\.opencode\/plugins?\//.test(file)) return 'a runtime plugin, and the relay ships none: opencode would import it into its own process';
   if (/^\.opencode\/tools?\//.test(file)) return 'a custom tool the relay does not ship: opencode would import it into its own process';
   if (/^\.opencode\/agents?\//.test(file) || /^\.opencode\/modes?\//.test(file)) return 'an agent the relay does not ship';

@@ -23,10 +23,13 @@ export function createModelCheck(deps: { agent: AgentRuntime; agentName: string;
   let inFlight: Promise<ModelStatus> | undefined;
   /** A question behind a delivery is waiting for that delivery to end. */
   let renewing = false;
+  /** Other questions about the runtime's configuration, asked in turn with this one (never beside a delivery). */
+  const also = new Set<() => Promise<void>>();
 
   async function ask(): Promise<ModelStatus> {
     try {
       const model = await deps.agent.configuredModel(deps.agentName);
+      for (const question of also) await question().catch(() => undefined);
       status = model ? { state: 'configured', model } : { state: 'missing', message: NO_MODEL_MESSAGE };
     } catch (error) {
       // Unreachable is the runtime's problem, reported by its own check: keep the last answer.
@@ -40,6 +43,14 @@ export function createModelCheck(deps: { agent: AgentRuntime; agentName: string;
   }
 
   return {
+    /**
+     * Asks `question` each time the model is asked: opencode answered wrongly (a session's messages
+     * lost) when its configuration was asked beside the first session of a runtime just started.
+     */
+    alsoAsk(question: () => Promise<void>): () => void {
+      also.add(question);
+      return () => void also.delete(question);
+    },
     /** The last answer, without asking (for /health, which must stay cheap). */
     current: () => status,
     /**

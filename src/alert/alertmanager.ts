@@ -1,3 +1,4 @@
+import { formatProblems } from '../artifacts/alert-formats';
 import { ruleKey } from '../artifacts/fault-key';
 import type { AlertmanagerDefinition } from '../artifacts/source-mappings';
 import { checkFormat } from '../artifacts/variables';
@@ -61,7 +62,15 @@ function mapAlert(alert: AlertmanagerAlert, definitions: readonly AlertmanagerDe
     } else values[rule.variable] = value;
   }
   if (problems.length > 0) return { reason: `${problems.join('; ')} (mapping of ${definition.alert_def_id}; labels: ${describeLabels(alert.labels)})` };
-  return normalized(alert, definition, values);
+  const made = normalized(alert, definition, values);
+  // Every value the run's commands may carry, whichever label or annotation brought it in under that name.
+  const where = (key: string) => {
+    const mapped = definition.fields.find((f) => f.key === key && values[f.variable] !== undefined);
+    return mapped ? `labels.${mapped.label}` : key in alert.labels ? `labels.${key}` : `annotations.${key}`;
+  };
+  const refused = formatProblems(made.alert_vars, definition.formats, where);
+  if (refused.length > 0) return { reason: `${refused.map((p) => `${p.path} ${p.message}`).join('; ')}: nothing was run (alert definition ${definition.alert_def_id})` };
+  return made;
 }
 
 function normalized(alert: AlertmanagerAlert, definition: AlertmanagerDefinition, values: Record<string, string>): NormalizedAlert {

@@ -109,7 +109,6 @@ export function createApprovals(opts: ApprovalsOptions) {
         device: next.device_hostname,
         summary: input.summary,
         commands: input.commands,
-        rollback: input.rollback,
         artifact_ref: input.artifact_ref,
         expires_at,
         lines_sha256,

@@ -20,7 +20,7 @@ export type ApplicationStatus = z.infer<typeof applicationStatusSchema>;
  * registers at start (src/approvals/operator-channel.ts), so the domain stores their name as a checked
  * string instead of listing products. Records written by earlier versions (`webex`) still parse.
  */
-export const BUILT_IN_DECISION_CHANNELS = ['desktop', 'terminal', 'api', 'ttl', 'unattended', 'command line', 'test'] as const;
+export const BUILT_IN_DECISION_CHANNELS = ['desktop', 'terminal', 'api', 'ui', 'ttl', 'unattended', 'command line', 'test'] as const;
 export type BuiltInDecisionChannel = (typeof BUILT_IN_DECISION_CHANNELS)[number];
 export const decisionChannelSchema = z.union([z.enum(BUILT_IN_DECISION_CHANNELS), operatorChannelNameSchema]);
 /** A built-in source, or the name of a registered operator channel (validated where a channel hands a decision in). */

@@ -26,7 +26,6 @@ export const approvalAskSchema = z.object({
   summary: z.string().min(1),
   /** Verbatim, in order: what is approved is what the device guard sends. */
   commands: z.array(z.string().min(1)).min(1),
-  rollback: z.array(z.string().min(1)).optional(),
   artifact_ref: z.string().min(1).optional(),
   expires_at: z.string().min(1),
   lines_sha256: z.string().min(12),
@@ -87,12 +86,21 @@ export interface ChannelHost {
   pending(): Incident[];
 }
 
+/** Text someone else wrote, and the relay's label for it (src/approvals/inert-text.ts). */
+export interface QuotedText {
+  label: string;
+  text: string;
+}
+
 export interface OperatorChannel {
   readonly name: string;
   /** Posts the approval request; the answer is the channel's own message id (kept on the request, per channel). */
   ask(request: ApprovalAsk): Promise<{ message_id: string }>;
-  /** A notice (progress, expiry, a failed session) in Markdown. */
-  tell(markdown: string): Promise<void>;
+  /**
+   * A notice (progress, expiry, a failed session) in the relay's own Markdown; `quoted` is text the
+   * relay did not write (the agent's message), shown below it under its label, as text only.
+   */
+  tell(markdown: string, quoted?: QuotedText): Promise<void>;
   /** Shows the outcome of a decision made on an operator channel (a message, or the card updated). */
   acknowledge(incident: Incident, approval: Approval): Promise<void>;
   /** Called once by the relay when its approvals exist; decisions before it are refused by the adapter. */

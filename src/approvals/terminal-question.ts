@@ -2,7 +2,8 @@ import type { Incident } from '../incidents/model';
 import type { EvidenceItem } from './evidence';
 import { shortHash } from './lines';
 import { visibleLines } from './visible-text';
-import { previewLines } from '../artifacts/config-preview';
+import { AGENT_SUMMARY_LABEL, quotedPlain } from './inert-text';
+import { previewLines, ROLLBACK_TITLE, rollbackLines } from '../artifacts/config-preview';
 
 /**
  * Enough of each output to judge in a terminal without pushing the question off the screen; the whole
@@ -31,11 +32,12 @@ export function terminalQuestion(incident: Incident, evidence: EvidenceItem[] = 
     // Beside the lines: what they would do to the live device (its dry run), or that nobody could tell.
     ...visibleLines(previewLines(r.preview ?? null)).lines.map((l, i) => (i === 0 ? l : `    ${l}`)),
     '',
-    'Rollback:',
-    block(r.rollback),
+    // The relay's own rollback, from the configuration before; the agent's proposed one is not it.
+    `${ROLLBACK_TITLE}:`,
+    ...visibleLines(rollbackLines(r.preview ?? null)).lines.map((l, i) => (i === 0 ? `  ${l}` : `    ${l}`)),
     '',
-    'Why (the agent\'s summary):',
-    r.summary,
+    `${AGENT_SUMMARY_LABEL}:`,
+    quotedPlain(r.summary),
     ...(evidence.length
       ? [
           '',

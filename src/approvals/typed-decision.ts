@@ -1,4 +1,5 @@
 import type { Decision } from '../incidents/model';
+import { storableText } from '../incidents/storable-text';
 
 /**
  * What an operator typed in the terminal UI, read strictly: the whole message is `APPROVED` or
@@ -21,7 +22,7 @@ export function readTypedAnswer(text: string): TypedAnswer {
   const trimmed = text.trim();
   const exact = EXACT.exec(trimmed);
   if (exact) {
-    const reason = exact[2]?.trim();
+    const reason = exact[2] ? storableText(exact[2].trim()) : undefined;
     return { kind: 'decision', decision: exact[1] as Decision, ...(reason ? { reason: reason.slice(0, 500) } : {}) };
   }
   if (LOOKS_LIKE.test(trimmed) || /\b(APPROVED|DENIED)\b/.test(trimmed)) {

@@ -5,9 +5,9 @@
  */
 
 /** Bidi embeddings, overrides and isolates, and the implicit marks. */
-const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
+export const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
 /** Zero-width and invisible formatting characters, and the BOM. */
-const INVISIBLE = /[\u00ad\u034f\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200d\u2060-\u2064\u3164\ufe00-\ufe0f\ufeff\uffa0]/u;
+export const INVISIBLE = /[\u00ad\u034f\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200d\u2060-\u2064\u3164\ufe00-\ufe0f\ufeff\uffa0]/u;
 /** Anything a router's configuration line would not carry in plain ASCII: printable ASCII and space only. */
 const NOT_PLAIN = /[^\x20-\x7e]/u;
 

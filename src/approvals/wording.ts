@@ -1,4 +1,5 @@
 import type { Approval, Incident } from '../incidents/model';
+import { inlineMarkdown } from './inert-text';
 
 export function formatTtl(ms: number): string {
   if (ms % 3_600_000 === 0) return `${ms / 3_600_000} h`;
@@ -16,7 +17,7 @@ export function describeDecision(incident: Incident, approval: Approval): string
 /** Acknowledgements in the room, one for every card submission. */
 export const ack = {
   accepted: (incident: Incident, approval: Approval) =>
-    `${approval.effective === 'APPROVED' ? '✅' : '⛔'} **${incident.incident_id}** on \`${incident.device_hostname}\`: ${describeDecision(incident, approval)}${approval.reason ? ` (reason: ${approval.reason})` : ''}.`,
+    `${approval.effective === 'APPROVED' ? '✅' : '⛔'} **${incident.incident_id}** on \`${incident.device_hostname}\`: ${describeDecision(incident, approval)}${approval.reason ? ` (reason: ${inlineMarkdown(approval.reason)})` : ''}.`,
   alreadyDecided: (incident: Incident, approval: Approval, who: string) =>
     `ℹ️ ${who}: **${incident.incident_id}** was already ${approval.decision} by ${approval.by} via ${approval.channel} at ${hhmm(approval.at)}; this click changed nothing.`,
   notAllowed: (who: string) => `🚫 ${who} is not allowed to approve configuration changes (MSG_APPROVERS); nothing changed.`,

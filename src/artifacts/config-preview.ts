@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { PREVIEW_METHODS, previewMethodText } from './preview-method';
 
+export { ROLLBACK_TITLE, rollbackLines } from './rollback-text';
+
 /**
  * What a change's lines would do to the live device, computed before anyone is asked to approve
  * them (issue #21, point 4). Read-only: computing it never changes the device. How it was made:
@@ -19,6 +21,19 @@ export const ConfigPreview = z.object({
   /** Running-configuration lines the change would remove. */
   removed: z.array(z.string()),
   problems: z.array(z.string()),
+  /**
+   * What the relay does to undo the change if it is not confirmed, computed by the device tool server
+   * from the configuration it read before (never the agent's lines): `restore`, the commands that put
+   * that configuration back (CLI devices, read back and compared after); `device_reverts`, the
+   * device's own confirmed commit goes back to it (NETCONF). Absent where the server did not compute
+   * one (older servers, the simulated lab).
+   */
+  rollback: z
+    .object({
+      method: z.enum(['restore', 'device_reverts']),
+      lines: z.array(z.string()),
+    })
+    .optional(),
 });
 export type ConfigPreview = z.infer<typeof ConfigPreview>;
 
@@ -38,3 +53,4 @@ export function previewLines(p: ConfigPreview | null | undefined): string[] {
   if (p.added.length === 0 && p.removed.length === 0) return [`Would change nothing in the running configuration (${how}).`];
   return [`Would change (${how}):`, ...p.added.map((l) => `+ ${l}`), ...p.removed.map((l) => `- ${l}`)];
 }
+

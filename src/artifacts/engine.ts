@@ -6,6 +6,8 @@ import type { FaultSignature } from './schema-fs';
 import type { CheckStep, RawStep, RepairActionWorkflow, RepairStep } from './schema-raw';
 import { renderTemplate, TemplateError } from './template';
 import { checkFormat, resolveFaultVariables } from './variables';
+import { FormatError } from './formats';
+import { renderCommand } from './render-command';
 import { platformOf, stepForPlatform } from './variants';
 
 export type Decision = 'APPROVED' | 'DENIED';
@@ -115,7 +117,7 @@ export async function runRaw(opts: RunRawOptions): Promise<RunRawResult> {
       continue;
     }
     vars[input.name] = value;
-    if (value !== '' && input.format && !checkFormat(input.format, value)) problems.push(`input ${input.name} "${value}" is not a valid ${input.format}`);
+    if (value !== '' && !checkFormat(input.format, value)) problems.push(`input ${input.name} "${value}" is not a valid ${input.format}`);
   }
   const stop = (outcome: RunOutcome, summary: string, terminal?: string): RunRawResult => ({
     outcome,
@@ -135,8 +137,9 @@ export async function runRaw(opts: RunRawOptions): Promise<RunRawResult> {
   let current: RawStep | undefined = raw.steps[0];
   let device: string;
   try {
-    device = renderTemplate(raw.device, vars);
+    device = renderCommand(raw, raw.device, vars);
   } catch (e) {
+    if (e instanceof FormatError) return stop('escalated', `Runtime context is not usable: ${e.message}; nothing was run`);
     return stop('failed', `Artifact error: device template: ${(e as Error).message}`);
   }
 
@@ -183,6 +186,11 @@ export async function runRaw(opts: RunRawOptions): Promise<RunRawResult> {
         }
       }
     } catch (e) {
+      if (e instanceof FormatError) {
+        // Checked before the run too; a value that reaches a command unchecked is refused here, nothing sent.
+        finish({ ...base, ended_at: iso(), result: 'error', error: e.message });
+        return stop('escalated', `Runtime context is not usable: ${e.message}; nothing was run`);
+      }
       if (e instanceof TemplateError) {
         finish({ ...base, ended_at: iso(), result: 'error', error: e.message });
         return stop('failed', `Artifact error in step ${step.id}: ${e.message}`);
@@ -201,7 +209,7 @@ export async function runRaw(opts: RunRawOptions): Promise<RunRawResult> {
     let evaluation = { ok: false, results: [] as ExpectationResult[] };
     const captured: Record<string, string> = {};
     for (let attempt = 1; attempt <= attempts; attempt++) {
-      command = renderTemplate(step.action.command, vars);
+      command = renderCommand(raw, step.action.command, vars);
       try {
         output = await withTimeout(clock, step.timeout_s * 1000, tools.execCli(target, command), `exec_cli "${command}"`);
       } catch (e) {
@@ -223,7 +231,7 @@ export async function runRaw(opts: RunRawOptions): Promise<RunRawResult> {
   }
 
   async function runRepair(step: RepairStep, target: string): Promise<{ next: string; record: StepDetail }> {
-    const commands = step.action.commands.map((c) => renderTemplate(c, vars).trim()).filter((c) => c !== '');
+    const commands = step.action.commands.map((c) => renderCommand(raw, c, vars).trim()).filter((c) => c !== '');
     const summary = renderTemplate(step.approval_summary, vars);
     const decision = await approve({ step: step.id, description: step.description, summary, device: target, commands });
     if (decision !== 'APPROVED') {

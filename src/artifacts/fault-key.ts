@@ -2,6 +2,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { parse } from 'yaml';
+import { alertFormats, type AlertFormats } from './alert-formats';
 import { namedGroups, REGEX_FLAGS } from './expectations';
 import { faultSignatureSchema, type FaultSignature, type VariableFormat } from './schema-fs';
 
@@ -120,8 +121,8 @@ export function ruleFields(rule: FaultKeyRule, result: Readonly<Record<string, u
   return { values, from };
 }
 
-/** The FS's fault key rule, or why there is none. Parses the YAML quietly: the validator reports problems. */
-function ruleOf(text: string): FaultKeyRule | undefined | 'invalid' {
+/** The FS's fault key rule and its alert formats, or 'invalid'. Parses the YAML quietly: the validator reports problems. */
+function readFs(text: string): { rule: FaultKeyRule | undefined; formats: AlertFormats } | 'invalid' {
   let data: unknown;
   try {
     data = parse(text);
@@ -130,41 +131,52 @@ function ruleOf(text: string): FaultKeyRule | undefined | 'invalid' {
   }
   const parsed = faultSignatureSchema.safeParse(data);
   if (!parsed.success) return 'invalid';
-  if (!parsed.data.key_fields) return undefined;
-  return faultKeyRule(parsed.data) ?? 'invalid';
+  const formats = alertFormats(parsed.data);
+  if (!parsed.data.key_fields) return { rule: undefined, formats };
+  const rule = faultKeyRule(parsed.data);
+  return rule ? { rule, formats } : 'invalid';
 }
 
+const NO_FORMATS: AlertFormats = new Map();
+
 /**
- * The fault key rules of the groups under `artifactsDir`, per alert definition. As the Alertmanager
- * mappings are: an FS is parsed again only when its file changed, so an edit applies without a
- * restart; the file is looked at (a `stat`) at most every `recheckMs`, so a storm of repeats costs
- * a map lookup each. An FS without key_fields, an invalid one or none gives undefined: the BGP key.
+ * The fault key rules of the groups under `artifactsDir`, per alert definition, and (`.formats`) the
+ * formats its alert values must have. As the Alertmanager mappings are: an FS is parsed again only
+ * when its file changed, so an edit applies without a restart; the file is looked at (a `stat`) at
+ * most every `recheckMs`, so a storm of repeats costs a map lookup each. An FS without key_fields,
+ * an invalid one or none gives undefined: the BGP key.
  */
 export function createFaultKeyRules(artifactsDir: string, logger: Pick<Logger, 'warn'>, opts: { recheckMs?: number; now?: () => number } = {}) {
   const recheckMs = opts.recheckMs ?? 1000;
   const now = opts.now ?? Date.now;
-  const cache = new Map<string, { checkedAt: number; version: string | undefined; rule: FaultKeyRule | undefined }>();
-  async function reread(id: string): Promise<FaultKeyRule | undefined> {
+  type Entry = { checkedAt: number; version: string | undefined; rule: FaultKeyRule | undefined; formats: AlertFormats };
+  const cache = new Map<string, Entry>();
+  async function reread(id: string): Promise<Entry> {
     const file = join(artifactsDir, id, 'FS.yaml');
     const version = await stat(file).then((s) => `${s.mtimeMs}:${s.size}`, () => undefined);
     const cached = cache.get(id);
-    let rule: FaultKeyRule | undefined;
-    if (cached && cached.version === version) rule = cached.rule;
+    let entry: Entry = { checkedAt: now(), version, rule: undefined, formats: NO_FORMATS };
+    if (cached && cached.version === version) entry = { ...cached, checkedAt: now() };
     else if (version !== undefined) {
-      const got = ruleOf(await readFile(file, 'utf8').catch(() => ''));
+      const got = readFs(await readFile(file, 'utf8').catch(() => ''));
       if (got === 'invalid') logger.warn({ alert_def_id: id }, `${file} is not a valid fault signature: its alerts are keyed by device, neighbor_ip and vrf_name (npm run artifacts:validate says why)`);
-      rule = got === 'invalid' ? undefined : got;
+      else entry = { ...entry, ...got };
     }
-    cache.set(id, { checkedAt: now(), version, rule });
-    return rule;
+    cache.set(id, entry);
+    return entry;
   }
-  return async (alertDefIdAsSent: string): Promise<FaultKeyRule | undefined> => {
+  const entryOf = async (alertDefIdAsSent: string): Promise<Entry | undefined> => {
     // The key upper-cases the id too. Only ids that can name a folder: an alert must never walk the file system.
     const alertDefId = alertDefIdAsSent.toUpperCase();
     if (!/^AD\d{6}$/.test(alertDefId)) return undefined;
     const cached = cache.get(alertDefId);
-    if (cached && now() - cached.checkedAt < recheckMs) return cached.rule;
+    if (cached && now() - cached.checkedAt < recheckMs) return cached;
     return reread(alertDefId).catch(() => undefined);
   };
+  const rules = async (alertDefId: string): Promise<FaultKeyRule | undefined> => (await entryOf(alertDefId))?.rule;
+  return Object.assign(rules, {
+    /** The formats the alert definition's values must have; none for an unknown or invalid one. */
+    formats: async (alertDefId: string): Promise<AlertFormats> => (await entryOf(alertDefId))?.formats ?? NO_FORMATS,
+  });
 }
 export type FaultKeyRules = ReturnType<typeof createFaultKeyRules>;

@@ -1,7 +1,9 @@
 import { platformOf, stepForPlatform } from './variants';
 import { join } from 'node:path';
 import type { RepairActionWorkflow } from './schema-raw';
-import { renderTemplate, templateVariables } from './template';
+import { FormatError } from './formats';
+import { renderCommand } from './render-command';
+import { templateVariables } from './template';
 import {
   formatIssue,
   GROUP_ID,
@@ -76,7 +78,7 @@ export async function listArtifactGroups(dir: string): Promise<ArtifactGroupSumm
 /**
  * The read-only commands a RAW runs, rendered for one incident: what strict mode allows.
  * Inputs fall back to their defaults; a command that needs a value only known at run time
- * (a capture) cannot be rendered ahead and is left out.
+ * (a capture) cannot be rendered ahead and is left out, and so is one whose value fails its format.
  */
 export function rawReadOnlyCommands(raw: RepairActionWorkflow, vars: Readonly<Record<string, string | undefined>>): string[] {
   const values: Record<string, string | undefined> = {};
@@ -88,7 +90,13 @@ export function rawReadOnlyCommands(raw: RepairActionWorkflow, vars: Readonly<Re
     if (step.kind !== 'validate' && step.kind !== 'collect' && step.kind !== 'revalidate') continue;
     const template = step.action.command;
     if (templateVariables(template).some((n) => values[n] === undefined && !isSectionOnly(template, n))) continue;
-    commands.add(renderTemplate(template, values).trim());
+    try {
+      commands.add(renderCommand(raw, template, values).trim());
+    } catch (error) {
+      // A value that fails its format allows no command at all: never one the alert's text shaped.
+      if (error instanceof FormatError) continue;
+      throw error;
+    }
   }
   return [...commands];
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { variableFormatSchema } from './formats';
 import { alertSourcesSchema } from './schema-sources';
 
 /** The alert definition id names the artifact group: "AD" and six digits. */
@@ -6,9 +7,8 @@ export const alertDefIdSchema = z.string().regex(/^AD\d{6}$/, 'must be "AD" foll
 export const semverSchema = z.string().regex(/^\d+\.\d+\.\d+$/, 'must be a version like 1.0.0');
 export const variableNameSchema = z.string().regex(/^[a-z][a-z0-9_]*$/, 'must be snake_case, e.g. neighbor_ip');
 
-/** Value formats the FS can demand of a variable; checked by the engine before anything runs. */
-export const variableFormatSchema = z.enum(['ipv4', 'asn', 'hostname', 'vrf', 'interface', 'text']);
-export type VariableFormat = z.infer<typeof variableFormatSchema>;
+/** Value formats the FS can demand of a variable (formats.ts): checked at intake and whenever a command is rendered. */
+export { variableFormatSchema, type VariableFormat } from './formats';
 
 export const detectionPatternSchema = z.strictObject({
   id: variableNameSchema,

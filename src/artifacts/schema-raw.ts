@@ -25,7 +25,11 @@ export const rawInputSchema = z.strictObject({
   name: variableNameSchema,
   description: z.string().min(1),
   required: z.boolean().default(false),
-  format: variableFormatSchema.optional(),
+  /**
+   * The value's format (formats.ts), checked at intake and whenever a command is rendered; only a
+   * variable with a format other than `text` may be rendered into a command.
+   */
+  format: variableFormatSchema,
   /** Used when the alert does not carry the value (e.g. an empty VRF means the global table). */
   default: z.string().optional(),
 });

@@ -47,6 +47,11 @@ export const rawTestCaseSchema = z.strictObject({
     config_changes: z.number().int().min(0).optional(),
     /** Substrings of the terminal summary. */
     summary_contains: z.array(z.string()).default([]),
+    /**
+     * How the relay's change record ends (`npm run eval`, where the relay applies the change as a
+     * provisional one and confirms or rolls it back; the RAW test runners keep no change record).
+     */
+    change: z.enum(['none', 'pending', 'confirmed', 'rolled_back', 'rollback_failed']).optional(),
   }),
 });
 export type RawTestCase = z.infer<typeof rawTestCaseSchema>;

@@ -2,6 +2,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { parse } from 'yaml';
+import { alertFormats, type AlertFormats } from './alert-formats';
 import { namedGroups } from './expectations';
 import { faultKeyRule, type FaultKeyRule } from './fault-key';
 import { faultSignatureSchema, type FaultSignature, type VariableFormat } from './schema-fs';
@@ -27,6 +28,8 @@ export interface AlertmanagerDefinition {
   fields: readonly LabelFieldRule[];
   /** The FS's fault key (`key_fields`); absent: the BGP key. */
   key?: FaultKeyRule;
+  /** The formats of every value the runbook may render into a command, whichever label or annotation carries it. */
+  formats: AlertFormats;
 }
 
 const yamlOrUndefined = (text: string): unknown => {
@@ -96,7 +99,7 @@ export function alertmanagerDefinition(fs: FaultSignature): AlertmanagerDefiniti
     };
   });
   const key = faultKeyRule(fs);
-  return { alert_def_id: fs.alert_def_id, match: mapping.match, fields, ...(key ? { key } : {}) };
+  return { alert_def_id: fs.alert_def_id, match: mapping.match, fields, formats: alertFormats(fs), ...(key ? { key } : {}) };
 }
 
 /**

@@ -69,8 +69,24 @@ export function templateVariables(template: string): string[] {
   return [...names];
 }
 
-/** Renders a template. A plain variable that is unset is an error: a command must never run with a hole in it. */
-export function renderTemplate(template: string, vars: TemplateVars): string {
+/** The variables a template renders as values (`{{name}}`, `{{name|re}}`), not those only used as sections. */
+export function renderedVariables(template: string): string[] {
+  const names = new Set<string>();
+  const walk = (nodes: Node[]) => {
+    for (const n of nodes) {
+      if (n.type === 'var') names.add(n.name);
+      if (n.type === 'section') walk(n.children);
+    }
+  };
+  walk(parse(template));
+  return [...names];
+}
+
+/**
+ * Renders a template. A plain variable that is unset is an error: a command must never run with a
+ * hole in it. `check` sees every value rendered in as itself (not section names) and throws to refuse it.
+ */
+export function renderTemplate(template: string, vars: TemplateVars, check?: (name: string, value: string) => void): string {
   const render = (nodes: Node[]): string =>
     nodes
       .map((n) => {
@@ -81,6 +97,7 @@ export function renderTemplate(template: string, vars: TemplateVars): string {
         }
         const value = vars[n.name];
         if (value === undefined) throw new TemplateError(`variable "${n.name}" is not set`);
+        check?.(n.name, value);
         return n.filter ? FILTERS[n.filter](value) : value;
       })
       .join('');

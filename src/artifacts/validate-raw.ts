@@ -6,6 +6,7 @@ import { renderBothWays, safeRender, templateVariablesSafe } from './render-vari
 import type { FaultSignature } from './schema-fs';
 import type { RawPlatform, RawStep, RepairActionWorkflow } from './schema-raw';
 import { templateVariables, TemplateError } from './template';
+import { checkCommandVariables, checkPostCheckPatterns } from './validate-anchors';
 import type { IssueSink } from './validate-issues';
 import { checkStepPlatforms } from './validate-platform-grammar';
 import { stepForPlatform, variantPlatforms } from './variants';
@@ -30,7 +31,7 @@ export function checkRaw(raw: RepairActionWorkflow, src: YamlSource, fs: FaultSi
     if (fs && !fv) {
       sink.at(src, ['inputs', i, 'name'], `input ${input.name} is not a variable of the FS (FS variables: ${fs.variables.map((v) => v.name).join(', ')})`, `rename the input to an FS variable, or declare ${input.name} under variables: in FS.yaml`);
     }
-    if (fv && input.format && input.format !== fv.format) sink.at(src, ['inputs', i, 'format'], `format ${input.format} differs from the FS's ${fv.format} for ${input.name}`, `set format: ${fv.format} (or drop it: the FS's format applies)`);
+    if (fv && input.format !== fv.format) sink.at(src, ['inputs', i, 'format'], `format ${input.format} differs from the FS's ${fv.format} for ${input.name}`, `set format: ${fv.format} (a RAW input's format is the FS variable's)`);
   });
 
   const captures = new Set<string>();
@@ -105,6 +106,9 @@ export function checkRaw(raw: RepairActionWorkflow, src: YamlSource, fs: FaultSi
       });
     }
   });
+
+  checkCommandVariables(raw, src, sink);
+  checkPostCheckPatterns(raw, src, sink);
 
   // Every step must be reachable from the first, and every run must be able to end.
   const reachable = new Set<string>();

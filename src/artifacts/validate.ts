@@ -8,6 +8,7 @@ import { rawTestCaseSchema, type RawTestCase } from './schema-test-case';
 import { checkFs } from './validate-fs';
 import { IssueSink, parseWith, type ValidationIssue } from './validate-issues';
 import { checkRaw } from './validate-raw';
+import { checkOutcomeText } from './validate-outcome-text';
 import { checkRg } from './validate-rg';
 import { checkTestCase } from './validate-test-case';
 import { parseYamlSource } from './yaml-source';
@@ -58,6 +59,7 @@ export async function validateArtifactGroupDir(dir: string): Promise<{ group?: A
     const src = parseYamlSource(rawText, files.raw);
     raw = parseWith(repairActionWorkflowSchema, src, sink);
     if (raw) checkRaw(raw, src, fs, id, sink);
+    if (raw) checkOutcomeText(raw, src, sink);
   }
 
   let rg: RemediationGuide | undefined;

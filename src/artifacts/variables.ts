@@ -1,18 +1,8 @@
 import { REGEX_FLAGS } from './expectations';
-import type { FaultSignature, VariableFormat } from './schema-fs';
+import { checkFormat } from './formats';
+import type { FaultSignature } from './schema-fs';
 
-const FORMATS: Record<VariableFormat, RegExp> = {
-  ipv4: /^(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)$/,
-  asn: /^(?:\d{1,10}|\d{1,5}\.\d{1,5})$/,
-  hostname: /^[A-Za-z0-9][A-Za-z0-9.-]{0,252}$/,
-  vrf: /^[A-Za-z0-9_.:-]{1,32}$/,
-  interface: /^[A-Za-z][A-Za-z-]*\d+(?:[/.:]\d+)*$/,
-  text: /^[\s\S]*$/,
-};
-
-export function checkFormat(format: VariableFormat, value: string): boolean {
-  return FORMATS[format].test(value);
-}
+export { checkFormat } from './formats';
 
 /** The variables a log line yields under the FS patterns (first matching pattern wins). */
 export function extractFromLogLine(fs: FaultSignature, line: string): { pattern: string; vars: Record<string, string> } | undefined {

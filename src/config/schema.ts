@@ -124,6 +124,11 @@ export const configSchema = z
     RELAY_LEASE_MS: positiveInt.min(1000).default(10_000),
     /** A device inventory: the relay starts the SSH device tool server on it itself (DEVICE_MCP_URL wins when both are set). */
     DEVICE_INVENTORY: optionalString,
+    /**
+     * How the relay runs that server: `detached` (a process of its own that outlives the relay and rolls
+     * back an unconfirmed change by its deadline even when the relay is killed) or `in-process` (dies with it).
+     */
+    DEVICE_SERVER_MODE: z.enum(['detached', 'in-process']).default('detached'),
     MSG_BOT_TOKEN: optionalString,
     MSG_ROOM_ID: optionalString,
     MSG_U2C_URL: url.default('https://u2c.wbx2.com/u2c/api/v1'),
@@ -150,6 +155,8 @@ export const configSchema = z
     SEARCH_UPSTREAM_TOKEN: optionalString,
     SEARCH_UPSTREAM_TIMEOUT_MS: positiveInt.default(30_000),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    /** `npm run relay`'s terminal: human lines (and the JSON log in RELAY_LOG_DIR/relay.log), or the JSON log itself. */
+    RELAY_CONSOLE: z.enum(['auto', 'human', 'json']).default('auto'),
   })
   .superRefine((c, ctx) => {
     if (!isLoopbackHost(c.RELAY_HOST) && c.RELAY_ALLOWED_HOSTS.length === 0) {

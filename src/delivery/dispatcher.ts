@@ -100,7 +100,7 @@ export function createDispatcher(opts: DispatcherOptions) {
       if (heldFor.get(incidentId) !== held) {
         heldFor.set(incidentId, held);
         incidents.update(incidentId, (cur) => ({ delivery: { ...cur.delivery, last_error: held } }));
-        incidents.record(incidentId, 'delivery.held', `Not delivered: ${held}. The incident stays queued and goes out once the files are as shipped.`, { reason: held });
+        incidents.record(incidentId, 'delivery.held', `Not delivered: ${held}. The incident stays queued and goes out once the runtime is as shipped.`, { reason: held });
         log.error(`run held: ${held}`);
       }
       holdTimer ??= stopped
@@ -113,7 +113,7 @@ export function createDispatcher(opts: DispatcherOptions) {
     }
     if (heldFor.delete(incidentId)) {
       incidents.update(incidentId, (cur) => ({ delivery: { ...cur.delivery, last_error: null } }));
-      incidents.record(incidentId, 'delivery.resumed', 'The runtime files are as shipped again: delivering.');
+      incidents.record(incidentId, 'delivery.resumed', 'The runtime is as shipped again: delivering.');
     }
     try {
       if (opts.claim && !(await opts.claim(incidentId))) {
@@ -267,6 +267,8 @@ export function createDispatcher(opts: DispatcherOptions) {
     holdWhile(check: () => string | null) {
       holdCheck = check;
     },
+    /** Why no run starts right now (the hold's reason), for /health; null while runs may start. */
+    held: (): string | null => holdCheck?.() ?? null,
     pending: () => queue().length,
     active: activeCount,
     async stop() {

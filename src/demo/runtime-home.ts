@@ -18,16 +18,24 @@ function markPluginInstalled(dir: string, version: string) {
   if (!existsSync(ignore)) writeFileSync(ignore, 'node_modules\npackage.json\npackage-lock.json\nbun.lock\n.gitignore');
 }
 
+/** The installed opencode's version: from the project's node_modules, else the relay's own (a project folder elsewhere). */
 function opencodeVersion(projectDir: string): string {
-  const require = createRequire(path.join(projectDir, 'noop.js'));
-  return (JSON.parse(readFileSync(require.resolve('opencode-ai/package.json'), 'utf8')) as { version: string }).version;
+  for (const from of [projectDir, import.meta.dirname]) {
+    try {
+      const require = createRequire(path.join(from, 'noop.js'));
+      return (JSON.parse(readFileSync(require.resolve('opencode-ai/package.json'), 'utf8')) as { version: string }).version;
+    } catch {
+      // not installed there
+    }
+  }
+  throw new Error('opencode-ai is not installed (npm ci)');
 }
 
 /**
  * Environment for an opencode run that keeps away from the user's own opencode config, sessions
  * and Claude Code files: its XDG folders live under `home` (the demo's data folder).
  */
-export function demoRuntimeHome(home: string, projectDir: string): Record<string, string> {
+export function demoRuntimeHome(home: string, projectDir: string, opts: { markProject?: boolean } = {}): Record<string, string> {
   const xdg = {
     XDG_CONFIG_HOME: path.join(home, 'config'),
     XDG_DATA_HOME: path.join(home, 'data'),
@@ -36,7 +44,7 @@ export function demoRuntimeHome(home: string, projectDir: string): Record<string
   };
   const version = opencodeVersion(projectDir);
   markPluginInstalled(path.join(xdg.XDG_CONFIG_HOME, 'opencode'), version);
-  if (existsSync(path.join(projectDir, '.opencode'))) markPluginInstalled(path.join(projectDir, '.opencode'), version);
+  if ((opts.markProject ?? true) && existsSync(path.join(projectDir, '.opencode'))) markPluginInstalled(path.join(projectDir, '.opencode'), version);
   return {
     ...xdg,
     OPENCODE_DISABLE_CLAUDE_CODE: '1',

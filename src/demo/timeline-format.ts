@@ -1,7 +1,9 @@
+import { visibleText } from '../approvals/inert-text';
 import type { TimelineEntry } from '../incidents/model';
 
+/** The first line of a message, with control characters written out: an escape sequence the model wrote never reaches the terminal. */
 const first = (text: string, max = 110) => {
-  const line = text.split('\n').find((l) => l.trim() !== '')?.trim() ?? '';
+  const line = visibleText(text).split('\n').find((l) => l.trim() !== '')?.trim() ?? '';
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 };
 /** A string field from an entry's (possibly cut) JSON excerpt of tool input. */

@@ -60,8 +60,11 @@ export function describeDifference(before: string, after: string): string[] {
  * the top of configuration mode: the parents, then the line.
  */
 export function restoreCommands(target: string, current: string): string[][] {
-  const want = parseRunningConfig(target);
-  const have = parseRunningConfig(current);
+  return restorePaths(parseRunningConfig(target), parseRunningConfig(current));
+}
+
+/** restoreCommands on configurations already parsed (the preview's predicted one included). */
+export function restorePaths(want: ConfigPath[], have: ConfigPath[]): string[][] {
   const wantKeys = new Set(want.map(key));
   const haveKeys = new Set(have.map(key));
   const groups: string[][] = [];
@@ -83,4 +86,22 @@ export function restoreCommands(target: string, current: string): string[][] {
     groups.push(p);
   }
   return groups;
+}
+
+/**
+ * Command groups as a person reads them: each line indented under its parents, a parent written
+ * once for consecutive groups that share it (each group is still entered from the top when applied).
+ */
+export function groupsAsLines(groups: readonly string[][]): string[] {
+  const out: string[] = [];
+  let open: string[] = [];
+  for (const group of groups) {
+    const parents = group.slice(0, -1);
+    let shared = 0;
+    while (shared < parents.length && shared < open.length && parents[shared] === open[shared]) shared++;
+    parents.slice(shared).forEach((p, i) => out.push(`${' '.repeat(shared + i)}${p}`));
+    out.push(`${' '.repeat(parents.length)}${group[group.length - 1]!}`);
+    open = group;
+  }
+  return out;
 }

@@ -169,6 +169,7 @@ export class DeviceService {
         knownHostsPath: this.inventory.knownHostsPath,
         checkLines: (lines) => checkLines(slot.entry.name, lines),
         running: () => this.exec(name, 'show running-config'),
+        show: (command) => this.exec(name, command),
         exclusive: (work) => this.exclusive(slot, work),
       },
       given,

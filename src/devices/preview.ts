@@ -4,7 +4,8 @@ import type { NetconfDevice } from './netconf/device';
 import { previewNetconf } from './netconf/preview';
 import { grammarProblem, type Platform } from './platforms';
 import { frrParserCheck } from './frr-dryrun';
-import { predictDiff } from './preview-model';
+import { predictConfig, predictDiff } from './preview-model';
+import { groupsAsLines, restorePaths } from './config-diff';
 
 /** What a preview needs from the device service (device-service.ts `preview`). */
 export interface PreviewTarget {
@@ -16,6 +17,8 @@ export interface PreviewTarget {
   checkLines(lines: string[]): string[];
   /** `show running-config`, read through the device's queue. */
   running(): Promise<string>;
+  /** A read-only show command, through the device's queue. */
+  show(command: string): Promise<string>;
   /** Runs `work` in the device's queue (no other call on the device meanwhile). */
   exclusive<T>(work: () => Promise<T>): Promise<T>;
 }
@@ -50,6 +53,37 @@ export async function previewOn(t: PreviewTarget, lines: string[]): Promise<Conf
   const parsed = t.platform.name === 'frr' ? await frrParserCheck(checked) : undefined;
   const method = parsed ? 'parser_checked' : 'predicted';
   if (parsed?.problems.length) return refused(t.device, method, parsed.problems);
-  const { added, removed } = predictDiff(await t.running(), checked);
-  return { device: t.device, accepted: true, method, added, removed, problems: [] };
+  const live = t.platform.name === 'frr' ? await frrInterfacesInUse(t, checked) : [];
+  if (live.length) return refused(t.device, method, live);
+  const running = await t.running();
+  const { added, removed } = predictDiff(running, checked);
+  // The same restore the server runs when the change is rolled back (provisional.ts), here on the predicted result.
+  const { before, after } = predictConfig(running, checked);
+  const rollback = { method: 'restore' as const, lines: groupsAsLines(restorePaths(before, after)) };
+  return { device: t.device, accepted: true, method, added, removed, problems: [], rollback };
+}
+
+const NO_INTERFACE = /^\s*no\s+interface\s+(\S+)\s*$/i;
+const INTERFACE_NAME = /^[A-Za-z][A-Za-z0-9_./:-]{0,63}$/;
+
+/**
+ * FRR deletes only an interface the system no longer has (zebra: "Only inactive interfaces can be
+ * deleted"); one the router still has keeps its configuration. Which ones it has is read from the
+ * device (`show interface X`), so the preview never says a block goes that FRR keeps.
+ */
+async function frrInterfacesInUse(t: PreviewTarget, lines: string[]): Promise<string[]> {
+  const problems: string[] = [];
+  for (const [i, line] of lines.entries()) {
+    const name = NO_INTERFACE.exec(line)?.[1];
+    if (!name) continue;
+    // Only a name that reads as one reaches the device: the show command is the server's, not the line's.
+    if (!INTERFACE_NAME.test(name)) {
+      problems.push(`line ${i + 1} "${line.trim()}": "${name}" is not an interface name`);
+      continue;
+    }
+    const out = await t.show(`show interface ${name}`);
+    const present = new RegExp(`^Interface ${name.replace(/\./g, '\\.')} is `, 'm').test(out) && !/^\s*pseudo interface\s*$/m.test(out);
+    if (present) problems.push(`line ${i + 1} "${line.trim()}": ${name} is present on ${t.device} (show interface ${name}), and FRR deletes only an interface the system no longer has: remove its lines one by one instead`);
+  }
+  return problems;
 }

@@ -36,6 +36,9 @@ export class ProvisionalChanges {
   private readonly live = new Map<string, Live>();
   /** Outcomes decided in this run; the journal holds them across runs. */
   private readonly decided = new Map<string, ChangeOutcome>();
+  private readonly idle = new Set<() => void>();
+  /** Applies under way: their lines may be on the device before their change is in `live`. */
+  private applying = 0;
 
   constructor(
     private readonly host: ChangeHost,
@@ -48,36 +51,42 @@ export class ProvisionalChanges {
       throw new DeviceError('not_in_grammar', `confirm_within_s must be a whole number of seconds from ${CONFIRM_WITHIN_S.min} to ${CONFIRM_WITHIN_S.max}`);
     }
     const { device, netconf } = this.host.resolve(name);
-    return this.host.run(device, async () => {
-      const busy = this.live.get(device);
-      if (busy) {
-        throw new DeviceError('change_pending', `${device}: change ${busy.status.change_id} is pending until ${busy.status.deadline}; confirm or roll it back first (nothing was sent)`);
-      }
-      const change_id = `chg-${randomBytes(6).toString('hex')}`;
-      const deadline = new Date(Date.now() + confirmWithinS * 1000).toISOString();
-      const status: ChangeStatus = { change_id, device, state: 'pending', deadline };
-      const live: Live = { status, before: '', netconf };
-      let output: string;
-      if (netconf) {
-        output = await netconf.change(lines, confirmWithinS);
-      } else {
-        try {
-          output = await this.host.applyProvisional(device, lines, (before) => {
-            live.before = before;
-            this.journal?.writePending({ change_id, device, before, lines, deadline });
-          });
-        } catch (error) {
-          // The apply undid itself (or says why it could not): there is nothing left to confirm.
-          this.journal?.removePending(change_id);
-          throw error;
-        }
-        this.host.onSessionLost(device, () => this.background(device, change_id, 'session_lost'));
-      }
-      live.timer = setTimeout(() => this.background(device, change_id, 'deadline'), Math.max(0, Date.parse(deadline) - Date.now()));
-      this.live.set(device, live);
-      this.logger?.info({ device, change_id, deadline }, 'provisional change applied; waiting for confirm');
-      return { output, change: status };
+    this.applying += 1;
+    return this.host.run(device, () => this.applyNow(device, netconf, lines, confirmWithinS)).finally(() => {
+      this.applying -= 1;
+      this.checkIdle();
     });
+  }
+
+  private async applyNow(device: string, netconf: NetconfDevice | undefined, lines: string[], confirmWithinS: number): Promise<{ output: string; change: ChangeStatus }> {
+    const busy = this.live.get(device);
+    if (busy) {
+      throw new DeviceError('change_pending', `${device}: change ${busy.status.change_id} is pending until ${busy.status.deadline}; confirm or roll it back first (nothing was sent)`);
+    }
+    const change_id = `chg-${randomBytes(6).toString('hex')}`;
+    const deadline = new Date(Date.now() + confirmWithinS * 1000).toISOString();
+    const status: ChangeStatus = { change_id, device, state: 'pending', deadline };
+    const live: Live = { status, before: '', netconf };
+    let output: string;
+    if (netconf) {
+      output = await netconf.change(lines, confirmWithinS);
+    } else {
+      try {
+        output = await this.host.applyProvisional(device, lines, (before) => {
+          live.before = before;
+          this.journal?.writePending({ change_id, device, before, lines, deadline });
+        });
+      } catch (error) {
+        // The apply undid itself (or says why it could not): there is nothing left to confirm.
+        this.journal?.removePending(change_id);
+        throw error;
+      }
+      this.host.onSessionLost(device, () => this.background(device, change_id, 'session_lost'));
+    }
+    live.timer = setTimeout(() => this.background(device, change_id, 'deadline'), Math.max(0, Date.parse(deadline) - Date.now()));
+    this.live.set(device, live);
+    this.logger?.info({ device, change_id, deadline }, 'provisional change applied; waiting for confirm');
+    return { output, change: status };
   }
 
   /** A rollback nobody waits for (timer, dropped session): its outcome is recorded, a failure only logged. */
@@ -105,8 +114,9 @@ export class ProvisionalChanges {
         }
       }
       clearTimeout(live.timer);
-      this.live.delete(device);
-      return this.record({ ...live.status, state: 'confirmed', detail: 'confirmed: the change is final' });
+      const status = this.record({ ...live.status, state: 'confirmed', detail: 'confirmed: the change is final' });
+      this.forget(device, live);
+      return status;
     });
   }
 
@@ -128,6 +138,27 @@ export class ProvisionalChanges {
     const known = this.outcome(device, changeId);
     if (!known) throw this.notPending(device, changeId);
     return known.status;
+  }
+
+  /** How many changes are waiting for a confirm or their deadline. */
+  pendingCount(): number {
+    return this.live.size + this.applying;
+  }
+
+  /** Calls `fn` each time the last pending change is decided (a supervised server may then exit). */
+  onIdle(fn: () => void): () => void {
+    this.idle.add(fn);
+    return () => void this.idle.delete(fn);
+  }
+
+  private forget(device: string, live: Live): void {
+    if (this.live.get(device) !== live) return;
+    this.live.delete(device);
+    this.checkIdle();
+  }
+
+  private checkIdle(): void {
+    if (this.pendingCount() === 0) for (const fn of [...this.idle]) fn();
   }
 
   /** On start: every change the journal still holds as pending is rolled back at once and verified. */
@@ -179,7 +210,7 @@ export class ProvisionalChanges {
     }
     const status = this.record({ ...live.status, state, reason, detail }, done);
     // Only now: while it is being rolled back, its status still answers (pending).
-    if (this.live.get(device) === live) this.live.delete(device);
+    this.forget(device, live);
     (state === 'rolled_back' ? this.logger?.info : this.logger?.error)?.call(this.logger, { device, change_id: status.change_id, reason, detail }, 'provisional change rolled back');
     return status;
   }

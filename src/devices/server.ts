@@ -1,5 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { createServer, type IncomingMessage } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Logger } from 'pino';
@@ -59,7 +59,7 @@ function refusal(req: IncomingMessage, path: string, hosts: Set<string>, token: 
     return { status: 421, code: 'host_not_allowed', message: `this device tool server answers only ${[...hosts].join(', ')}` };
   }
   // /health stays open for liveness probes: it tells how many devices, never which or how to reach them.
-  if (path === '/mcp' && !bearerMatches(req.headers.authorization, token)) {
+  if ((path === '/mcp' || path === '/attach') && !bearerMatches(req.headers.authorization, token)) {
     return { status: 401, code: 'unauthorized', message: 'a bearer token is required: the one the relay was given for this server' };
   }
   return undefined;
@@ -81,6 +81,11 @@ export async function startDeviceServer(opts: {
   token?: string;
   /** Where provisional changes are journaled (see DeviceServiceOptions.stateDir). */
   stateDir?: string;
+  /**
+   * `GET /attach` (bearer required): a relay holds this response open for as long as it lives, so a
+   * supervised server knows when no relay is left (supervised.ts). Absent: 404.
+   */
+  attach?: (req: IncomingMessage, res: ServerResponse) => void;
 }): Promise<RunningDeviceServer> {
   const token = opts.token ?? generateDeviceServerToken();
   if (token.length < MIN_DEVICE_SERVER_TOKEN_LENGTH || /\s/.test(token)) {
@@ -103,6 +108,7 @@ export async function startDeviceServer(opts: {
       return json(refused.status, { error: { code: refused.code, message: refused.message } }, refused.status === 401 ? { 'www-authenticate': 'Bearer' } : {});
     }
     if (path === '/health' && req.method === 'GET') return json(200, { status: 'ok', service: 'ssh-devices', devices: service.devices().length });
+    if (path === '/attach' && req.method === 'GET' && opts.attach) return opts.attach(req, res);
     if (path !== '/mcp') return json(404, { error: { code: 'not_found', message: path } });
     const mcp = createDeviceMcpServer(service);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });

@@ -5,6 +5,7 @@ import { isTerminal, type Incident, type TimelineEntry } from '../incidents/mode
 import type { RunningRelay } from '../relay/start-headless';
 import { alertPayload } from './alert-payload';
 import { judge, type EvalCase } from './scorecard';
+import { configClaims } from '../incidents/outcome-words';
 import { runTokens } from './tokens';
 
 export interface CaseRunInput {
@@ -99,6 +100,12 @@ export async function runCase(input: CaseRunInput): Promise<EvalCase> {
     wall_ms: performance.now() - started,
     tokens: await runTokens(relay.embedded?.endpoint, ended?.session_id ?? null),
     change_outcome: timeline.filter((e) => CHANGE_OUTCOME.test(e.type)).map((e) => `${e.type}: ${e.message}`),
+    change: ended?.change?.state ?? 'none',
+    outcome_summary: ended?.outcome?.summary ?? null,
+    final_message: of('notify.final').at(-1)?.message ?? null,
+    ...(tc.expect.change ? { expected_change: tc.expect.change } : {}),
+    // What a person reads as the outcome: the stored summary and the room's final message, as the relay wrote them.
+    outcome_claims: configClaims([ended?.outcome?.summary ?? '', ...of('notify.final').map((e) => e.message.replace(/\*\*Configuration change \(the relay's record\):\*\*.*$/s, ''))].join('\n')),
   };
   const failures = judge(row);
   return { ...row, failures, passed: failures.length === 0 };

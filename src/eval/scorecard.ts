@@ -33,6 +33,14 @@ export const evalCaseSchema = z.object({
   tokens: z.object({ input: z.number(), output: z.number(), source: z.enum(['runtime', 'none']) }),
   /** Timeline lines about confirming or rolling back a provisional change, when the relay writes them. */
   change_outcome: z.array(z.string()),
+  /** How the relay's change record ended (`none`: no change was applied), and what the case expects, if it says. */
+  change: z.string().optional(),
+  expected_change: z.string().optional(),
+  /** Claims about what became of the configuration in the stored outcome or the room's final message (there must be none). */
+  outcome_claims: z.array(z.string()).optional(),
+  /** The stored outcome's summary and the room's final message, as the relay kept and posted them. */
+  outcome_summary: z.string().nullable().optional(),
+  final_message: z.string().nullable().optional(),
   failures: z.array(z.string()),
   passed: z.boolean(),
 });
@@ -74,6 +82,8 @@ export function judge(c: Omit<EvalCase, 'failures' | 'passed'>): string[] {
     );
   }
   if (c.refused > 0) failures.push(`${c.refused} configuration attempt(s) refused by the guard: ${c.refused_reasons.join('; ')}`);
+  if (c.expected_change && (c.change ?? 'none') !== c.expected_change) failures.push(`the change ended ${c.change ?? 'none'}, expected ${c.expected_change}`);
+  if (c.outcome_claims?.length) failures.push(`the outcome says what became of the configuration, against the change record: ${c.outcome_claims.join(' / ')}`);
   return failures;
 }
 

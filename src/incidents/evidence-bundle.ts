@@ -1,4 +1,5 @@
 import { linesSha256 } from '../approvals/lines';
+import { ConfigPreview, rollbackLines } from '../artifacts/config-preview';
 import type { Incident, TimelineEntry } from './model';
 import { redactDeep, redactText } from './evidence-redact';
 import { canonicalJson, hashPart, MANIFEST_ENCODING, partsOf, sha256Hex } from './evidence-manifest';
@@ -100,6 +101,7 @@ function requestOf(incident: Incident, scrub: (s: string) => string): Content['a
     lines_sha256_matches: request.lines_sha256 !== '' && linesSha256(request.commands) === request.lines_sha256,
     lines_redacted: lines.some((l) => l.redactions > 0),
     rollback: request.rollback.map((l) => redactText(l, scrub).text),
+    relay_rollback: rollbackLines(ConfigPreview.safeParse(preview).data).map((l) => redactText(l, scrub).text),
     artifact_ref: request.artifact_ref ?? null,
     requested_at: request.requested_at,
     expires_at: request.expires_at,

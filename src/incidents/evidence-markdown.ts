@@ -1,5 +1,7 @@
 import type { DeviceOutput, EvidenceBundle } from './evidence-bundle';
+import { AGENT_SUMMARY_LABEL, labelledQuote, outcomeLabel } from '../approvals/inert-text';
 import { fenceFor, incidentFacts, table } from './markdown-parts';
+import { ROLLBACK_TITLE } from '../artifacts/config-preview';
 
 /** A fenced block no backtick run in the content can close early. */
 function fenced(text: string, info = ''): string {
@@ -46,9 +48,14 @@ export function renderEvidenceMarkdown(bundle: EvidenceBundle): string {
     incidentFacts(
       incident,
       [['Severity', incident.severity ?? '—']],
-      [['Outcome', incident.outcome ? `${incident.outcome.kind} at ${incident.outcome.at}: ${incident.outcome.summary}` : 'none reported']],
+      [
+        ['Outcome', incident.outcome ? `${incident.outcome.kind} at ${incident.outcome.at}` : 'none reported'],
+        // How the change ended is the relay's record (Change outcome below), beside whatever the summary says.
+        ["Configuration change (the relay's record)", `${change.result}: ${change.summary}`],
+      ],
     ),
     '',
+    ...(incident.outcome ? [labelledQuote(outcomeLabel(incident.outcome), incident.outcome.summary), ''] : []),
     '## Approval request',
     '',
   ];
@@ -59,7 +66,6 @@ export function renderEvidenceMarkdown(bundle: EvidenceBundle): string {
         ['Field', 'Value'],
         [
           ['Request id', request.request_id || '—'],
-          ['Summary', request.summary],
           ['Device', request.device],
           ['Requested at', request.requested_at],
           ['Expires at', request.expires_at],
@@ -73,13 +79,19 @@ export function renderEvidenceMarkdown(bundle: EvidenceBundle): string {
       '',
       fenced(request.lines.join('\n') || '(none)'),
       '',
-      'Rollback:',
+      `${ROLLBACK_TITLE}:`,
+      '',
+      fenced(request.relay_rollback.join('\n')),
+      '',
+      "The agent's proposed rollback (its claim; the relay never runs it):",
       '',
       fenced(request.rollback.join('\n') || '(none)'),
       '',
       'Preview (dry run):',
       '',
       request.preview === null ? 'None was recorded with the request.' : fenced(previewText(request.preview)),
+      '',
+      labelledQuote(AGENT_SUMMARY_LABEL, request.summary),
       '',
     );
   }

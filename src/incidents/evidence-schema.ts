@@ -59,7 +59,10 @@ export const evidenceBundleSchema = z.object({
       /** Recomputed here from the recorded lines (src/approvals/lines.ts): equal unless the record was altered. */
       lines_sha256_matches: z.boolean(),
       lines_redacted: z.boolean(),
+      /** The agent's proposed rollback: its claim, never run by the relay. */
       rollback: z.array(z.string()),
+      /** What the relay itself does if the change is not confirmed, from the dry run (config-preview.ts rollbackLines). */
+      relay_rollback: z.array(z.string()).default([]),
       artifact_ref: z.string().nullable(),
       requested_at: z.string(),
       expires_at: z.string(),

@@ -1,7 +1,11 @@
 /** The Markdown pieces the session log and the evidence bundle share, so both escape and lay out alike. */
+import { markdownCell } from '../approvals/inert-text';
 
-/** A table cell: a pipe or a line break in a value cannot break the table. */
-export const cell = (value: string) => value.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n/g, '<br>');
+/**
+ * A table cell: a value (an alert's, a device's, the agent's) is text in it and nothing more: a pipe,
+ * a line break or a bare CR cannot break the table, markup cannot style or link it.
+ */
+export const cell = markdownCell;
 
 export const table = (head: string[], rows: string[][]) =>
   [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.map(cell).join(' | ')} |`)].join('\n');

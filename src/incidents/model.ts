@@ -95,6 +95,8 @@ export const outcomeSchema = z.object({
   kind: z.enum(['resolved', 'escalated', 'failed']),
   summary: z.string(),
   at: z.string(),
+  /** `agent`: the summary is the model's own words (report_outcome), shown quoted and labelled as such. */
+  by: z.literal('agent').optional(),
 });
 
 export const deliverySchema = z.object({

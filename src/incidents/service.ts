@@ -124,7 +124,7 @@ export function createIncidents(deps: {
       const now = clock.now();
       const at = now.toISOString();
       const kind = input.kind ?? 'relay';
-      const incident_id = incidentIdFor(now, (id) => store.get(id) !== undefined, kind === 'headed' ? HEADED_PREFIX : undefined, store.idTag);
+      const incident_id = incidentIdFor(now, (id) => store.get(id) !== undefined || store.idTaken?.(id) === true, kind === 'headed' ? HEADED_PREFIX : undefined, store.idTag);
       const { promptTextFor, kind: _kind, ...fields } = input;
       const prompt_text = promptTextFor(incident_id);
       const incident: Incident = {

@@ -1,10 +1,12 @@
+import { AGENT_SUMMARY_LABEL, labelledQuote, outcomeLabel } from '../approvals/inert-text';
 import { fenceFor, incidentFacts, table } from './markdown-parts';
+import { ROLLBACK_TITLE, rollbackLines } from '../artifacts/config-preview';
+import { CHANGE_WORDS_TITLE, changeWords } from './outcome-words';
 import type { Incident, TimelineEntry } from './model';
 
 /** Alert variables whose name says they hold a credential are never written out. */
 const SECRET_NAME = /pass(word)?|secret|token|api[-_]?key|authorization|cookie|credential/i;
 
-/** A value inside a Markdown table cell: one line, no column breaks. */
 /** A fenced block that no backtick run in the content can close early. */
 function fenced(lines: string[]): string {
   const fence = fenceFor(lines.join('\n'));
@@ -20,7 +22,6 @@ function approvalSection(incident: Incident): string[] {
       table(
         ['Request', 'Value'],
         [
-          ['Summary', request.summary],
           ['Device', request.device],
           ['Requested at', request.requested_at],
           ['Expires at', request.expires_at],
@@ -32,9 +33,15 @@ function approvalSection(incident: Incident): string[] {
       '',
       fenced(request.commands.length ? request.commands : ['(none)']),
       '',
-      'Rollback:',
+      `${ROLLBACK_TITLE}:`,
+      '',
+      fenced(rollbackLines(request.preview ?? null)),
+      '',
+      "The agent's proposed rollback (its claim; the relay never runs it):",
       '',
       fenced(request.rollback.length ? request.rollback : ['(none)']),
+      '',
+      labelledQuote(AGENT_SUMMARY_LABEL, request.summary),
       '',
     );
   }
@@ -85,7 +92,9 @@ export function renderSessionLog(incident: Incident, timeline: TimelineEntry[]):
     '',
     '## Outcome',
     '',
-    outcome ? `**${outcome.kind}** at ${outcome.at}: ${outcome.summary}` : 'No outcome was reported.',
+    ...(outcome ? [`**${outcome.kind}** at ${outcome.at}.`, '', labelledQuote(outcomeLabel(outcome), outcome.summary)] : ['No outcome was reported.']),
+    '',
+    `**${CHANGE_WORDS_TITLE}:** ${changeWords(incident)}`,
     '',
     '## Timeline',
     '',

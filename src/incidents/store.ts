@@ -7,6 +7,10 @@ export interface StoreHealth {
   /** Writes accepted but not yet durable (the database is away or slow). */
   pending_writes: number;
   error?: string;
+  /** Writes the database refused for what they held since start: set aside, the rest committed. */
+  refused_writes?: number;
+  /** The last of those: which incident, and the database's reason. */
+  last_refused?: string;
 }
 
 /** /health/deep's store check: the health above, and for a database a live round trip. */
@@ -48,6 +52,8 @@ export interface IncidentStore {
    * of the incidents it creates (src/incidents/ids.ts) so no two relays make the same id.
    */
   readonly idTag?: string;
+  /** Ids not in memory that a new incident must not take (the database holds them, or did). */
+  idTaken?(incidentId: string): boolean;
   /** Writes are made durable by `flush`, not when they return: the intake awaits it before its 202. */
   readonly writesBehind?: boolean;
   /** Flushes anything written lazily and lets go of connections. */

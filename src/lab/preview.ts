@@ -1,5 +1,5 @@
 import type { ConfigPreview } from '../artifacts/config-preview';
-import { parseRunningConfig } from '../devices/config-diff';
+import { groupsAsLines, parseRunningConfig, restoreCommands } from '../devices/config-diff';
 import { applyConfigLines } from './config-mode';
 import type { Lab } from './lab';
 import { runningConfigLines } from './show-system';
@@ -27,10 +27,12 @@ export function labPreview(lab: Lab, hostname: string, lines: readonly string[])
   const render = (config: typeof draft) => runningConfigLines({ ...device, config, lastChange: null }).join('\n');
   const before = parseRunningConfig(render(device.config)).map(show);
   const after = parseRunningConfig(render(draft)).map(show);
+  // What the relay would apply to put the configuration before back (the restore a rollback runs).
+  const rollback = { method: 'restore' as const, lines: groupsAsLines(restoreCommands(render(device.config), render(draft))) };
   const had = new Set(before);
   const has = new Set(after);
   return {
     ok: true,
-    preview: { device: name, accepted: true, method: 'config_session', added: after.filter((l) => !had.has(l)), removed: before.filter((l) => !has.has(l)), problems: [] },
+    preview: { device: name, accepted: true, method: 'config_session', added: after.filter((l) => !had.has(l)), removed: before.filter((l) => !has.has(l)), problems: [], rollback },
   };
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { visibleLines } from '../approvals/visible-text';
-import { ConfigPreview, previewLines } from '../artifacts/config-preview';
+import { AGENT_SUMMARY_LABEL, labelledQuote, visibleText } from '../approvals/inert-text';
+import { ConfigPreview, previewLines, ROLLBACK_TITLE, rollbackLines } from '../artifacts/config-preview';
 import { FAULT_APPROVAL_KEYWORD, type AdaptiveCard, type FaultApprovalData } from './schemas';
 
 export const approvalCardInputSchema = z.object({
@@ -10,7 +11,6 @@ export const approvalCardInputSchema = z.object({
   device: z.string().min(1),
   summary: z.string().min(1),
   commands: z.array(z.string().min(1)).min(1),
-  rollback: z.array(z.string().min(1)).optional(),
   artifact_ref: z.string().min(1).optional(),
   expires_at: z.string().min(1).optional(),
   /** SHA-256 of the lines (src/approvals/lines.ts): the card shows its first 12 characters. */
@@ -88,9 +88,11 @@ export function buildApprovalCard(input: ApprovalCardInput): AdaptiveCard {
         // Beside the lines: what they would change on the live device (a dry run), or that nobody could tell.
         ...previewBlock(a.preview ?? null, shown),
         ...(complete ? [] : [{ type: 'TextBlock', text: 'Too many lines to show them all here: approve in the tray, where every line is shown. You can deny here.', wrap: true, color: 'Attention' }]),
-        ...(a.rollback?.length ? commandBlock('Rollback', visibleLines(a.rollback).lines, shown) : []),
-        { type: 'TextBlock', text: clip(a.summary, MAX_SUMMARY_CHARS), wrap: true, spacing: 'Medium' },
+        // The relay's own rollback, from the configuration before: the agent's proposed one is never shown as it.
+        ...rollbackBlock(a.preview ?? null, shown),
         ...evidenceBlock(a.evidence ?? [], evidenceLines),
+        // Last, below everything the relay says: the agent's words, labelled, never read as Markdown.
+        ...agentSummaryBlock(clip(a.summary, MAX_SUMMARY_CHARS)),
         { type: 'Input.Text', id: 'reason', placeholder: 'Reason (optional)', isMultiline: true, maxLength: 500 },
       ],
       actions: [
@@ -105,8 +107,9 @@ export function buildApprovalCard(input: ApprovalCardInput): AdaptiveCard {
 export function approvalFallbackMarkdown(input: ApprovalCardInput): string {
   const a = approvalCardInputSchema.parse(input);
   return [
-    `**Approval needed** for ${a.incident_id} (${a.alert_def_id}) on \`${a.device}\`: ${clip(a.summary, 500)}`,
+    `**Approval needed** for ${a.incident_id} (${a.alert_def_id}) on \`${a.device}\`.`,
     `Open this message in a Webex client that shows cards to approve or deny ${a.commands.length} command(s).`,
+    labelledQuote(AGENT_SUMMARY_LABEL, clip(a.summary, 500)),
   ].join('\n\n');
 }
 
@@ -129,6 +132,27 @@ function commandBlock(title: string, lines: string[], max: number): AdaptiveCard
       style: 'emphasis',
       items: [...shown.map(verbatimLine), ...(more > 0 ? [{ type: 'TextBlock', text: `… and ${more} more`, isSubtle: true, spacing: 'Small' }] : [])],
     },
+  ];
+}
+
+function rollbackBlock(preview: ConfigPreview | null, max: number): AdaptiveCard['body'] {
+  const [how = '', ...lines] = visibleLines(rollbackLines(preview)).lines;
+  return [
+    { type: 'TextBlock', text: ROLLBACK_TITLE, weight: 'Bolder', spacing: 'Medium' },
+    { type: 'TextBlock', text: how, wrap: true, isSubtle: true, spacing: 'Small' },
+    ...(lines.length ? commandBlock('', lines, max).slice(1) : []),
+  ];
+}
+
+/**
+ * The agent's summary under the relay's label, in TextRuns (never read as Markdown) and not in the
+ * monospace of the lines: nothing in it can look like a heading, a line to apply, or a button.
+ */
+function agentSummaryBlock(summary: string): AdaptiveCard['body'] {
+  const run = (line: string) => ({ type: 'RichTextBlock', spacing: 'None', inlines: [{ type: 'TextRun', text: line || '\u00a0' }] });
+  return [
+    { type: 'TextBlock', text: AGENT_SUMMARY_LABEL, weight: 'Bolder', isSubtle: true, spacing: 'Large', separator: true, wrap: true },
+    { type: 'Container', items: visibleText(summary).split('\n').map(run) },
   ];
 }
 

@@ -1,7 +1,9 @@
+import { storableText } from '../incidents/storable-text';
 import type { Logger } from 'pino';
 import type { Incident } from '../incidents/model';
 import type { ChannelConnection, ChannelHost, OperatorChannel } from '../approvals/operator-channel';
 import { ack } from '../approvals/wording';
+import { labelledQuote } from '../approvals/inert-text';
 import { approvalFallbackMarkdown, buildApprovalCard } from './approval-card';
 import { sameHydraObject } from './hydra-id';
 import { faultApprovalDataSchema, type AdaptiveCard, type CardSubmission, type MessagingStatus } from './schemas';
@@ -110,7 +112,7 @@ export function createWebexChannel(opts: WebexChannelOptions): WebexChannel {
       await say(ack.noActive(alert_def_id, incident_id, who));
       return;
     }
-    const reason = typeof sub.inputs.reason === 'string' ? sub.inputs.reason : undefined;
+    const reason = typeof sub.inputs.reason === 'string' ? storableText(sub.inputs.reason) : undefined;
     // The card's own request: carried by the relay's cards, else known by the message the card is.
     const requestId = data.data.request_id ?? (postedWith(target) ? (target.approval_request?.request_id ?? '') : `card ${sub.messageId}`);
     const result = await host.decide({ channel: WEBEX_CHANNEL, incident_id: target.incident_id, request_id: requestId, decision, person: { id: who }, ...(reason !== undefined ? { reason } : {}) });
@@ -134,8 +136,8 @@ export function createWebexChannel(opts: WebexChannelOptions): WebexChannel {
       const posted = await room.postCard(buildApprovalCard(request), approvalFallbackMarkdown(request));
       return { message_id: posted.id };
     },
-    async tell(markdown) {
-      await room.postMarkdown(markdown);
+    async tell(markdown, quoted) {
+      await room.postMarkdown(quoted ? `${markdown}\n\n${labelledQuote(quoted.label, quoted.text)}` : markdown);
     },
     async acknowledge(incident, approval) {
       await room.postMarkdown(ack.accepted(incident, approval));

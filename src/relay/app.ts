@@ -31,6 +31,8 @@ import { headedRoutes } from './routes/headed';
 import { headedTerminalRoutes, type HeadedTerminalDeps } from './routes/headed-terminal';
 import type { HeadedIntake } from './headed-intake';
 import { createUiSession } from './ui-session';
+import type { SignInLinks } from './sign-in';
+import { randomBytes } from 'node:crypto';
 import type { Clock } from '../clock';
 import type { ModelStatus } from '../agent/model-check';
 import type { Incident } from '../incidents/model';
@@ -47,6 +49,8 @@ export interface AppDeps {
   /** The built renderer served at /ui; default `dist-renderer/` in the project folder. */
   uiDistDir?: string;
   operators?: OperatorDirectory;
+  /** A laptop relay's one-time sign-in links for its local operator (already in `operators`). */
+  signIn?: SignInLinks;
   approvals: { decide: DecideFn };
   /** A person's confirm of a provisional change (POST /incidents/:id/confirm); absent without device tools. */
   confirmChange?: ConfirmFn;
@@ -64,6 +68,8 @@ export interface AppDeps {
   /** What the operator typed in the terminal UI, reported by the runtime's plugin. */
   /** `npm run headed`'s terminal: its own credential, never the tools token. */
   terminal: Omit<HeadedTerminalDeps, 'incidents' | 'decide'>;
+  /** Why no run may start now (no configured model, runtime not as shipped), or null; asked before a headed run. */
+  mayStartRun?: () => Promise<string | null>;
   messaging: () => MessagingHealth;
   eventStream?: () => EventStreamHealth;
   tools: { token: string; createServer: () => McpServer };
@@ -74,6 +80,8 @@ export interface AppDeps {
   /** Standing warnings for /health; the model check for /health/deep. */
   warnings?: () => string[];
   model?: () => Promise<ModelStatus>;
+  /** Why no run can start right now (no model, the runtime's files changed): /health is degraded while any holds. */
+  blockers?: () => Promise<string[]>;
   /** Where incidents are kept, checked by /health/deep. */
   store?: () => Promise<StoreCheck>;
   /** The device tool server the relay started itself (DEVICE_INVENTORY); default: a probe of DEVICE_MCP_URL. */
@@ -115,7 +123,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const secret = config.WEBHOOK_SECRET;
   const operators = deps.operators;
   // Browsers cannot send the bearer with EventSource or page loads: /ui trades it once for a cookie naming who.
-  const uiSession = secret ? createUiSession({ secret, clock: deps.clock, ...(operators ? { operators } : {}) }) : undefined;
+  // A laptop relay without it still has sessions for its local operator, keyed by this process alone.
+  const uiSession =
+    secret || deps.signIn
+      ? createUiSession({ ...(secret ? { secret } : { key: randomBytes(32).toString('base64url') }), clock: deps.clock, ...(operators ? { operators } : {}), ...(deps.signIn ? { signIn: deps.signIn } : {}) })
+      : undefined;
   // Then, before any route's own check: wrong credentials are limited per source, on every route; a right one never is.
   const attempts = createAuthAttempts({
     clock: deps.clock,
@@ -139,6 +151,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ...(readers ? { readers } : {}),
     warnings: deps.warnings,
     model: deps.model,
+    ...(deps.blockers ? { blockers: deps.blockers } : {}),
     store: deps.store,
     ...(deps.channels ? { channels: deps.channels } : {}),
     ...(deps.approversOnline ? { approversOnline: deps.approversOnline } : {}),
@@ -148,18 +161,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(faultAlertRoutes, { intake: deps.intake, webhookSecret: secret, faultKeys });
   if (deps.alertSources) await app.register(alertSourceRoutes, { ...deps.alertSources, webhookSecret: secret });
   // Its own authentication: a person's token, approvers only (WEBHOOK_SECRET is Splunk's, not a person's).
-  await app.register(decisionRoutes, { approvals: deps.approvals, ...(deps.operators ? { operators: deps.operators } : {}) });
+  await app.register(decisionRoutes, { approvals: deps.approvals, ...(deps.operators ? { operators: deps.operators } : {}), ...(uiSession ? { session: uiSession } : {}) });
   await app.register(confirmRoutes, { ...(deps.confirmChange ? { confirm: deps.confirmChange } : {}), ...(deps.operators ? { operators: deps.operators } : {}), ...(uiSession ? { session: uiSession } : {}) });
   await app.register(async (scope) => {
     // Everyone listed reads; only WEBHOOK_SECRET and approvers create incidents or start runs.
     scope.addHook('onRequest', principalGuard({ secret, ...(uiSession ? { session: uiSession } : {}), ...(operators ? { operators } : {}) }));
     await scope.register(sessionsRoutes, { incidents: deps.incidents });
     await scope.register(evidenceRoutes, { incidents: deps.incidents, now: () => deps.clock.now(), ...(deps.scrub ? { scrub: deps.scrub } : {}) });
-    await scope.register(headedRoutes, { startHeaded: deps.startHeaded });
+    await scope.register(headedRoutes, { startHeaded: deps.startHeaded, formats: faultKeys.formats, ...(deps.mayStartRun ? { mayStart: deps.mayStartRun } : {}) });
     const projectDir = resolve(config.RELAY_PROJECT_DIR);
     await scope.register(uiRoutes, {
       incidents: deps.incidents,
       startHeaded: deps.startHeaded,
+      formats: faultKeys.formats,
       config,
       ...(deps.settingSources ? { settingSources: deps.settingSources } : {}),
       artifactsDir: join(projectDir, 'intelligence-artifacts'),
@@ -173,7 +187,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Two encapsulated scopes: each MCP endpoint has its own bearer hook.
   await app.register(mcpRoutes, { path: '/mcp', ...deps.tools });
   await app.register(mcpRoutes, { path: '/device-mcp', token: deps.tools.token, createServer: deps.deviceTools.createServer });
-  await app.register(headedTerminalRoutes, { ...deps.terminal, incidents: deps.incidents, decide: deps.approvals.decide });
+  await app.register(headedTerminalRoutes, { ...deps.terminal, ...(deps.mayStartRun ? { mayStart: deps.mayStartRun } : {}), incidents: deps.incidents, decide: deps.approvals.decide });
   await app.register(searchProxyRoutes, {
     upstreamUrl: config.SEARCH_UPSTREAM_URL,
     upstreamToken: config.SEARCH_UPSTREAM_TOKEN,

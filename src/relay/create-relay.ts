@@ -1,7 +1,9 @@
 import { openOperatorsFile } from '../operators/operators';
+import { withOperator } from './sign-in';
+import { namedDecide } from '../approvals/named-decide';
 import { createRunProgress } from '../tools/run-progress';
 import { createSeverityLookup } from '../artifacts/severity';
-import { startDeviceServer } from '../devices/server';
+import { startOwnDeviceServer } from './own-device-server';
 import { randomBytes } from 'node:crypto';
 import { createApprovals, type DecideFn } from '../approvals/approvals';
 import { createChannelHost } from '../approvals/channel-host';
@@ -26,14 +28,15 @@ import { isTerminal } from '../incidents/model';
 import { createIncidents } from '../incidents/service';
 import { buildApp } from './app';
 import { createRelayMetrics } from './metrics';
-import type { Intake } from './intake';
 import { createSecretScrubber } from '../log/secret-scrubber';
 import { SECRET_KEYS } from '../config/schema';
 import { httpDeviceProbe, messagingHealth } from './health-checks';
 import { createIntake } from './intake';
 import { createAlertSources } from './alert-sources';
 import { createModelCheck } from '../agent/model-check';
-import { standingWarnings } from './standing-warnings';
+import { createRunGate } from './run-gate';
+import { countedIntake } from './counted-intake';
+import { runBlockers, standingWarnings, storeWarnings } from './standing-warnings';
 import { createHeadedIntake } from './headed-intake';
 import { terminalQuestion } from '../approvals/terminal-question';
 import { createPresence } from './presence';
@@ -43,7 +46,6 @@ import { followTeam } from '../team/follow-team';
 import { createTeamDecisions } from '../team/decisions';
 import { createForgedRows } from '../team/forged-rows';
 import { ownsEverything, type Owns } from '../incidents/ownership';
-
 export type { Relay, RelayDeps } from './relay-contract';
 import type { Relay, RelayDeps } from './relay-contract';
 
@@ -51,28 +53,24 @@ import type { Relay, RelayDeps } from './relay-contract';
 export async function createRelay(deps: RelayDeps): Promise<Relay> {
   const { store, agent, logger } = deps;
   // Read at start: a broken operators file stops the relay with one line per problem, not at the first decision.
-  const operators = deps.config.OPERATORS_FILE ? openOperatorsFile(resolve(deps.config.OPERATORS_FILE), logger) : undefined;
+  const listed = deps.config.OPERATORS_FILE ? openOperatorsFile(resolve(deps.config.OPERATORS_FILE), logger) : undefined;
+  // With the laptop's local operator one of the team: an approver who signs in to /ui with a one-time link.
+  const operators = deps.signIn ? withOperator(listed, deps.signIn.operator) : listed;
   // With DEVICE_INVENTORY (and no DEVICE_MCP_URL) the relay runs the SSH device tool server itself, on loopback.
-  const deviceServer =
-    !deps.deviceTools && !deps.config.DEVICE_MCP_URL && deps.config.DEVICE_INVENTORY
-      ? // Pending changes are journaled under the data folder: a relay killed with one pending puts it back at its next start.
-        await startDeviceServer({ inventoryPath: resolve(deps.config.DEVICE_INVENTORY), port: 0, stateDir: join(resolve(deps.config.RELAY_DATA_DIR), 'device-changes'), logger: logger.child({ component: 'devices' }) })
-      : undefined;
+  const deviceServer = deps.deviceTools ? undefined : await startOwnDeviceServer({ config: deps.config, logger, launch: deps.deviceServerLaunch, env: deps.deviceServerEnv });
   // Its URL stays out of the configuration (the /ui settings view shows that): the guard's client and /health/deep get it directly.
   const config = deps.config;
   const deviceMcpUrl = deviceServer?.mcpUrl ?? config.DEVICE_MCP_URL;
-  // Neither its URL nor its token is logged: with them any local process could drive the routers.
-  if (deviceServer) logger.info({ devices: deviceServer.service.devices().map((d) => d.name) }, 'device tool server started from DEVICE_INVENTORY (loopback, bearer token held by the guard only)');
   const clock = deps.clock ?? systemClock;
   const presence = createPresence();
   // One owner per incident: everything below that acts on an incident asks (a laptop relay owns all).
   const team = deps.team;
   const owns: Owns = team ? (id) => team.owns(id) : ownsEverything;
-  // Warnings of parts started after the relay (the embedded runtime's file check): shown until removed.
   const laterWarnings = new Set<() => string[]>();
   const bus = deps.bus ?? createBus<RelayEvents>((error, type) => logger.error({ err: error, event: type }, 'event handler failed'));
   const incidents = createIncidents({ store, bus, clock, logger, severityFor: createSeverityLookup(join(resolve(config.RELAY_PROJECT_DIR), 'intelligence-artifacts')) });
   const modelCheck = createModelCheck({ agent, agentName: config.AGENT_NAME, clock });
+  const runGate = createRunGate({ modelCheck });
   const dispatcher = createDispatcher({
     incidents,
     agent,
@@ -135,7 +133,8 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
   const forged = deps.team ? createForgedRows({ incidents, logger }) : undefined;
   if (forged) laterWarnings.add(() => forged.warnings());
   const teamDecisions = deps.team && forged ? createTeamDecisions({ team: deps.team, approvals, incidents, forged, logger }) : undefined;
-  const decide: DecideFn = teamDecisions ? teamDecisions.decide : approvals.decide;
+  // A listed person is recorded by their name from OPERATORS_FILE, whichever channel they decided on.
+  const decide: DecideFn = namedDecide(teamDecisions ? teamDecisions.decide : approvals.decide, operators);
   // Every channel hands its people's decisions to the one `decide` above.
   const host = createChannelHost({ approvals, decide, incidents, channels, logger });
   for (const channel of channels) channel.attach(host);
@@ -184,27 +183,13 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
   const confirmChange = teamConfirms?.confirm ?? confirmed?.confirmByPerson;
   const strictAllowList = createStrictAllowList({ incidents, artifactsDir: join(resolve(config.RELAY_PROJECT_DIR), 'intelligence-artifacts'), logger });
   const metrics = createRelayMetrics({ bus, incidents, storeHealth: () => store.health(), ...(team ? { leading: () => team.leading() } : {}) });
-  // Counted where the sender's answer is known: the route's intake (Splunk) and the batch answer (Alertmanager …).
-  const countedIntake: Intake = async (alert) => {
-    const answer = await intake(alert);
-    metrics.alertAnswered('splunk', answer.status);
-    return answer;
-  };
-  const countedSources = {
-    sources: alertSources.sources,
-    accept: async (...args: Parameters<typeof alertSources.accept>) => {
-      const answer = await alertSources.accept(...args);
-      for (const a of answer.accepted) metrics.alertAnswered(args[0], a.status);
-      metrics.alertAnswered(args[0], 'resolved', answer.resolved.length);
-      metrics.alertAnswered(args[0], 'invalid', answer.unmatched.length);
-      return answer;
-    },
-  };
+  const counted = countedIntake(intake, alertSources, metrics);
   const scrubber = createSecretScrubber([...SECRET_KEYS.map((k) => config[k]), toolsToken, terminalSecret]);
   const app = await buildApp({
     config,
     approvals: { decide },
     ...(operators ? { operators } : {}),
+    ...(deps.signIn ? { signIn: deps.signIn } : {}),
     scrub: scrubber.scrub,
     proxy: deps.proxy,
     clock,
@@ -214,11 +199,12 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     logger,
     agent,
     incidents,
-    intake: countedIntake,
-    alertSources: countedSources,
+    intake: counted.intake,
+    alertSources: counted.sources,
     metrics,
     startHeaded,
-    terminal: { terminalSecret, tell: tellTerminal },
+    terminal: { terminalSecret, tell: tellTerminal, abort: (sessionId) => agent.abort(sessionId) },
+    mayStartRun: runGate.mayStart,
     channels: () => approvals.channels(),
     ...(confirmChange ? { confirmChange } : {}),
     ...(operators ? { approversOnline: () => presence.approvers() } : {}),
@@ -226,8 +212,10 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     warnings: () => [
       ...standingWarnings({ whenUnattended: config.APPROVAL_WHEN_UNATTENDED, channels: approvals.channels(), model: modelCheck.current() }),
       ...[...laterWarnings].flatMap((source) => source()),
+      ...storeWarnings(store.health()),
     ],
     model: () => modelCheck.refresh(),
+    blockers: () => runBlockers(modelCheck, dispatcher.held),
     store: async () => (store.probe ? store.probe() : store.health()),
     ...(deviceServer ? { deviceProbe: httpDeviceProbe(`${deviceServer.url}/health`) } : {}),
     eventStream: () => follower.status(),
@@ -254,6 +242,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
   const offUpdated = bus.subscribe('incident.updated', ({ incident, previous_state }) => {
     if (isTerminal(incident.state) && !isTerminal(previous_state)) dispatcher.kick();
   });
+  dispatcher.holdWhile(runGate.heldBecause);
   dispatcher.recover();
   approvals.recover();
   confirmed?.recover();
@@ -266,6 +255,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     approvals,
     decide,
     ...(confirmChange ? { confirmChange } : {}),
+    ...{ holdRunsWhile: runGate.hold, alsoAskWithModel: modelCheck.alsoAsk },
     addStandingWarnings(source) {
       laterWarnings.add(source);
       return () => void laterWarnings.delete(source);

@@ -3,6 +3,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { findUnstorableJson } from '../incidents/storable-text';
 import { StoreUnavailableError } from '../incidents/store';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 
@@ -46,11 +47,13 @@ const isAlertRoute = (url: string) => ALERT_ROUTES.has(url) || url.startsWith('/
 
 /**
  * JSON bodies: invalid JSON is `invalid_json`; valid JSON carrying a `__proto__` or
- * `constructor.prototype` key (prototype poisoning) is refused as `forbidden_key`, not called invalid.
+ * `constructor.prototype` key (prototype poisoning) is refused as `forbidden_key`, not called invalid;
+ * a value or key no store can hold (a NUL, a lone surrogate) is `invalid_alert` (`invalid_body` off
+ * the alert routes), naming where it is.
  */
 export function installJsonParser(app: FastifyInstance) {
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser(/^application\/([\w.-]+\+)?json$/i, { parseAs: 'string' }, (_request, body, done) => {
+  app.addContentTypeParser(/^application\/([\w.-]+\+)?json$/i, { parseAs: 'string' }, (request, body, done) => {
     const text = String(body);
     if (text.trim() === '') return done(new HttpError(400, 'invalid_json', 'The request body is empty; JSON is expected.'), undefined);
     let forbidden = false;
@@ -68,6 +71,13 @@ export function installJsonParser(app: FastifyInstance) {
       return done(new HttpError(400, 'invalid_json', 'The request body is not valid JSON.'), undefined);
     }
     if (forbidden) return done(new HttpError(400, 'forbidden_key', 'The JSON body has a "__proto__" or "constructor.prototype" key, which the relay refuses.'), undefined);
+    // Text a store cannot hold is refused here, on every route, before anything is written.
+    const unstorable = findUnstorableJson(text, value);
+    if (unstorable) {
+      const alert = isAlertRoute(request.routeOptions?.url ?? request.url);
+      const what = alert ? 'The alert is not valid' : "The request's body is not valid";
+      return done(new HttpError(400, alert ? 'invalid_alert' : 'invalid_body', `${what}: ${unstorable.path}: ${unstorable.message}`, [unstorable]), undefined);
+    }
     done(null, value);
   });
 }

@@ -4,15 +4,44 @@ import { parsePromptText, renderPromptText } from '../alert/prompt';
 import type { InboundAlert } from '../alert/schema';
 import type { Incident } from '../incidents/model';
 import { newIncidentFrom, type Incidents } from '../incidents/service';
+import { isTerminal } from '../incidents/model';
+import { HttpError } from './errors';
+
+/** A headed run: its incident and prompt; `joined` when the fault's open incident was answered instead of a new one. */
+export interface HeadedStart {
+  incident: Incident;
+  prompt: string;
+  joined?: true;
+}
 
 /**
  * A headed run: the operator pastes the prompt into opencode's terminal UI. It is a real
  * incident from the moment the prompt is copied, so its device scope, approval, expiry,
  * timeline and session log are the same as a relay-started run's.
  */
+/**
+ * The prompt a copier hands out to paste: none for a joined incident, whose run is under way
+ * already (a pasted copy would be a second run asking for the same change).
+ */
+export function promptToPaste(start: HeadedStart): string {
+  if (start.joined) {
+    throw new HttpError(409, 'fault_already_open', `This fault already has the open incident ${start.incident.incident_id}, with its own run: follow it and decide its approval there.`);
+  }
+  return start.prompt;
+}
+
 export function createHeadedIntake(deps: { incidents: Incidents; mode: 'strict' | 'hybrid'; logger: Logger }) {
-  function startHeaded(alert: InboundAlert, mode = deps.mode): { incident: Incident; prompt: string } {
+  /** The fault already has a run and a gate: the headed run joins it, so one change is asked for once. */
+  function join(open: Incident): HeadedStart {
+    deps.incidents.record(open.incident_id, 'headed.joined', 'A headed run was asked for this fault: it joins this open incident (one run, one approval)');
+    deps.logger.info({ incident_id: open.incident_id }, 'headed run joined the open incident of its fault');
+    return { incident: open, prompt: open.prompt_text ?? '', joined: true };
+  }
+
+  function startHeaded(alert: InboundAlert, mode = deps.mode): HeadedStart {
     const normalized = normalizeAlert(alert);
+    const open = deps.incidents.findOpen(normalized.dedup_key);
+    if (open) return join(open);
     const incident = deps.incidents.create(newIncidentFrom(normalized, mode, 'headed'));
     deps.logger.info({ incident_id: incident.incident_id, device: incident.device_hostname }, 'headed incident created; waiting for the operator to paste the prompt');
     return { incident, prompt: incident.prompt_text ?? '' };
@@ -20,11 +49,13 @@ export function createHeadedIntake(deps: { incidents: Incidents; mode: 'strict' 
 
   /**
    * Takes over an incident by hand: a headed incident for the same fault, with the same alert
-   * data (the stored prompt when there is one). The original keeps its own run and gate.
+   * data (the stored prompt when there is one), once the relay's run has ended; while it is open,
+   * the headed run joins it instead of asking for the same change a second time.
    */
-  function startHeadedFrom(incidentId: string, mode?: 'strict' | 'hybrid'): { incident: Incident; prompt: string } | undefined {
+  function startHeadedFrom(incidentId: string, mode?: 'strict' | 'hybrid'): HeadedStart | undefined {
     const source = deps.incidents.get(incidentId);
     if (!source) return undefined;
+    if (source.kind === 'relay' && !isTerminal(source.state)) return join(source);
     const stored = deps.incidents.promptText(incidentId);
     const raw = stored ? parsePromptText(stored).raw_message : null;
     const base = { alert_def_id: source.alert_def_id, device_hostname: source.device_hostname, alert_vars: source.alert_vars, raw_message: raw };

@@ -88,6 +88,8 @@ export interface DeepHealth {
     store?: StoreCheck;
     /** The model runs would use; fails when none is configured (never a silent hosted default). */
     model?: { ok: boolean; model?: string; error?: string };
+    /** Whether a run can start now: each reason it cannot (no model, the runtime's files changed) named. */
+    runs?: { ok: boolean; reasons: string[] };
   };
 }
 
@@ -166,12 +168,15 @@ export async function deepHealth(deps: {
   model?: () => Promise<ModelStatus>;
   warnings?: () => string[];
   store?: () => Promise<StoreCheck>;
+  blockers?: () => Promise<string[]>;
 }): Promise<DeepHealth> {
-  const [agent_runtime, device_mcp, store] = await Promise.all([
+  const [agent_runtime, device_mcp, store, blocked] = await Promise.all([
     checkRuntime(deps.agent),
     checkDeviceMcp(deps.deviceProbe),
     deps.store?.(),
+    deps.blockers?.(),
   ]);
+  const runs = blocked ? { ok: blocked.length === 0, reasons: blocked } : undefined;
   const messaging = deps.messaging();
   const model = deps.model && agent_runtime.ok ? await checkModel(deps.model) : undefined;
   // Reported, not judged: the stream reconnects on its own and a start-up blip is not an outage.
@@ -181,11 +186,12 @@ export async function deepHealth(deps: {
     ('ok' in device_mcp && !device_mcp.ok) ||
     (messaging.configured && !messaging.connected && !messaging.standby) ||
     (model !== undefined && !model.ok) ||
-    (store !== undefined && !store.ok);
+    (store !== undefined && !store.ok) ||
+    (runs !== undefined && !runs.ok);
   return {
     status: failed ? 'degraded' : 'ok',
     // Asked after the checks: the model check may just have learned that no model is configured.
     ...(deps.warnings ? { warnings: deps.warnings() } : {}),
-    checks: { agent_runtime, device_mcp, messaging, ...(store ? { store } : {}), ...(model ? { model } : {}) },
+    checks: { agent_runtime, device_mcp, messaging, ...(store ? { store } : {}), ...(model ? { model } : {}), ...(runs ? { runs } : {}) },
   };
 }

@@ -107,16 +107,26 @@ export function createIntake(opts: IntakeOptions) {
       incidents.record(open.incident_id, 'alert.repeated', `Same alert again (${updated.occurrences} so far)`, { occurrences: updated.occurrences });
     }
     logger.debug({ incident_id: open.incident_id, occurrences: updated.occurrences }, 'duplicate alert folded into open incident');
-    return {
-      status: 'duplicate',
-      incident_id: updated.incident_id,
-      alert_def_id: updated.alert_def_id,
-      session_id: updated.session_id,
-      occurrences: updated.occurrences,
-    };
+    return incidents.get(open.incident_id) ? duplicateOf(updated) : survivorOf(open);
   }
 
-  async function createDurably(alert: SourcedAlert): Promise<Incident> {
+  // (Declarations: they are reached after the `return` above.)
+  function duplicateOf(i: Incident): AcceptedResponse {
+    return { status: 'duplicate', incident_id: i.incident_id, alert_def_id: i.alert_def_id, session_id: i.session_id, occurrences: i.occurrences };
+  }
+
+  /**
+   * An incident folded while it was written (another relay's open incident for the fault, made
+   * while this one could not reach the database): its alerts are counted on that one, and the
+   * answer names it, never an id this relay no longer holds.
+   */
+  function survivorOf(folded: Incident): AcceptedResponse {
+    const survivor = incidents.findOpen(folded.dedup_key);
+    if (!survivor) throw refused(new StoreUnavailableError(`the incident ${folded.incident_id} was not kept by the database`));
+    return duplicateOf(survivor);
+  }
+
+  async function createDurably(alert: SourcedAlert): Promise<Incident | AcceptedResponse> {
     const incident = incidents.create(newIncidentFrom(alert.normalized(), mode));
     try {
       await madeDurable();
@@ -128,7 +138,7 @@ export function createIntake(opts: IntakeOptions) {
       throw error;
     }
     refusedCreations.delete(incident.dedup_key);
-    return incident;
+    return incidents.get(incident.incident_id) ? incident : survivorOf(incident);
   }
 
   async function deliverNew(incident: Incident): Promise<AcceptedResponse> {

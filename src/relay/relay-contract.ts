@@ -18,8 +18,10 @@ import type { IncidentStore } from '../incidents/store';
 import type { CardSubmission } from '../messaging/schemas';
 import type { ProxySettings } from '../net/proxy';
 import type { TeamCoordinator } from '../team/coordinator';
+import type { DeviceServerLaunch } from '../devices/detached-server';
 import type { MessagingHealth } from './health-checks';
 import type { HeadedIntake } from './headed-intake';
+import type { SignInLinks } from './sign-in';
 
 /** What createRelay (create-relay.ts) takes and gives: the tray and the headless relay wire these. */
 
@@ -41,6 +43,10 @@ export interface RelayDeps {
   extraChannels?: () => string[];
   /** Device tools behind the guard; default: an MCP client to DEVICE_MCP_URL. */
   deviceTools?: DeviceTools;
+  /** How to start the detached device server (DEVICE_INVENTORY); default: node on scripts/devices.ts. The tray starts itself. */
+  deviceServerLaunch?: DeviceServerLaunch;
+  /** The environment the detached device server's credentials come from (password_env …); default: process.env. */
+  deviceServerEnv?: NodeJS.ProcessEnv;
   /** Caps the RAW's waits and retry intervals in the relay's post-check, in seconds (demos, tests). */
   postCheckPaceS?: number;
   /** Bearer for the agents' tool endpoint; RELAY_TOOLS_TOKEN, else generated for this run. */
@@ -59,6 +65,8 @@ export interface RelayDeps {
   retryBaseMs?: number;
   /** A team relay (DATABASE_URL): the other relays on the database, and how work is shared with them. */
   team?: TeamCoordinator;
+  /** A laptop relay's local operator and their one-time sign-in links for /ui (`npm run relay`). */
+  signIn?: SignInLinks;
 }
 
 export interface Relay {
@@ -75,6 +83,10 @@ export interface Relay {
   decide: DecideFn;
   /** A person keeps a provisional change (tray, /ui, API); undefined on a relay without device tools. */
   confirmChange?: ConfirmFn;
+  /** Holds every run (queued deliveries and headed terminals) while `check` names a reason; until the returned function is called. */
+  holdRunsWhile(check: () => string | null): () => void;
+  /** Asks `question` each time the runtime is asked for its model (in turn, never beside a delivery); until the returned function is called. */
+  alsoAskWithModel(question: () => Promise<void>): () => void;
   /** Adds warnings to /health, /ui and the tray until the returned function is called. */
   addStandingWarnings(source: () => string[]): () => void;
   /** Creates a headed incident and its prompt (the tray's and the UI's prompt copiers). */

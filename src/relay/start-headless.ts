@@ -1,7 +1,7 @@
 import { settingSources, type SettingSource } from '../config/setting-sources';
 import { join, resolve } from 'node:path';
 import type { Logger } from 'pino';
-import { createAgentClient } from '../agent/client';
+import { createAgentClient, type AgentClient } from '../agent/client';
 import { createDeferredRuntime } from '../agent/deferred';
 import { startEmbeddedRuntime, type EmbeddedRuntime } from '../agent/embedded';
 import type { Clock } from '../clock';
@@ -15,6 +15,8 @@ import { WEBEX_CHANNEL } from '../messaging/webex-channel';
 import { createWebexBot, type WebexBot } from '../messaging/webex-bot';
 import { createSlackFromConfig } from '../slack/from-config';
 import { createRelay, type Relay } from './create-relay';
+import type { DeviceServerLaunch } from '../devices/detached-server';
+import { createSignInLinks, localOperator } from './sign-in';
 import { removeRuntimeAttach, writeRuntimeAttach } from './runtime-attach-file';
 import type { SecretScrubber } from '../log/secret-scrubber';
 import { proxySettingsFromEnv } from '../net/proxy';
@@ -23,7 +25,9 @@ import { readDecisionKey } from '../team/decision-seal';
 import { CHANNELS_LEADER_LOCK, newRelayId } from '../team/coordinator';
 import { holdChannelSockets } from '../team/leader-lock';
 import { hostname } from 'node:os';
-import { assertRuntimeFiles, createRuntimeFilesCheck, type RuntimeFilesCheck } from '../agent/integrity';
+import { assertRuntimeFiles, createRuntimeFilesCheck, SHIPPED_MANIFEST, type RuntimeFilesCheck } from '../agent/integrity';
+import { embeddedRuntimeEnv } from '../agent/runtime-env';
+import { createRuntimeConfigCheck, type RuntimeConfigCheck } from '../agent/runtime-config-check';
 
 export interface HeadlessOptions {
   env: Record<string, string | undefined>;
@@ -42,6 +46,10 @@ export interface HeadlessOptions {
   settingSources?: Partial<Record<keyof RelayConfig, SettingSource>>;
   /** Caps the RAW's waits in the relay's post-check (a demo paces it like its scripted agent). */
   postCheckPaceS?: number;
+  /** How the detached device server is started (the tray: its own executable); default: node on scripts/devices.ts. */
+  deviceServerLaunch?: DeviceServerLaunch;
+  /** `npm run relay` on a laptop: the OS user at its terminal, an approver who signs in to /ui with a one-time link. */
+  localOperator?: string;
 }
 
 export interface RunningRelay {
@@ -50,6 +58,8 @@ export interface RunningRelay {
   url: string;
   embedded?: EmbeddedRuntime;
   bot?: WebexBot;
+  /** A new one-time sign-in link to /ui for the local operator (with `localOperator`); for their terminal only. */
+  signInLink?: () => string;
   stop(): Promise<void>;
 }
 
@@ -98,6 +108,8 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
   const dataDir = resolve(config.RELAY_DATA_DIR);
   // The embedded runtime's agent files and opencode.json decide every run's tools: as shipped, or no runtime (one line, exit 78).
   if (!config.AGENT_URL) assertRuntimeFiles(resolve(config.RELAY_PROJECT_DIR));
+  // Its own HOME and XDG folders, and only a model from OPENCODE_CONFIG_CONTENT (or one line, exit 78).
+  const pinnedRuntimeEnv = config.AGENT_URL ? {} : embeddedRuntimeEnv({ env: opts.env, dataDir, projectDir: resolve(config.RELAY_PROJECT_DIR) });
 
   // A team relay keeps incidents in PostgreSQL with the other relays on it; the laptop in files.
   const team = config.DATABASE_URL ? await openTeamStore({ url: config.DATABASE_URL, retention: config.INCIDENT_RETENTION, leaseMs: config.RELAY_LEASE_MS, logger, relayId: teamRelayId(config, opts.port), decisionKey: teamDecisionKey(config, opts.scrubber) }) : undefined;
@@ -134,7 +146,10 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
   const slack = createSlackFromConfig(config, logger, opts.clock, proxy);
 
   const agent = createDeferredRuntime();
+  // Only a laptop relay has a person at its terminal; a team's relays are reached by personal tokens.
+  const signIn = opts.localOperator !== undefined && !team ? createSignInLinks(localOperator(opts.localOperator)) : undefined;
   const relay = await createRelay({
+    ...(signIn ? { signIn } : {}),
     ...(opts.postCheckPaceS !== undefined ? { postCheckPaceS: opts.postCheckPaceS } : {}),
     config,
     store,
@@ -148,6 +163,9 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
     proxy,
     settingSources: opts.settingSources ?? settingSources([['environment', opts.env]]),
     ...(team ? { team: team.coordinator } : {}),
+    ...(opts.deviceServerLaunch ? { deviceServerLaunch: opts.deviceServerLaunch } : {}),
+    // The devices' credential variables (password_env …) are read from the relay's own settings.
+    deviceServerEnv: opts.env,
   });
   ref.relay = relay;
   // Its heartbeat first: an incident this relay accepts must never look like a dead relay's.
@@ -169,20 +187,30 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
 
   let embedded: EmbeddedRuntime | undefined;
   let offRuntimeFilesWarning = () => {};
+  let offRuntimeFilesHold = () => {};
   let runtimeFiles: RuntimeFilesCheck | undefined;
+  let configCheck: RuntimeConfigCheck | undefined;
+  const offConfigCheck: (() => void)[] = [];
+  /** What the runtime reports it runs with, against the shipped shape: runs are refused while they differ. */
+  const watchConfig = async (client: AgentClient) => {
+    if (!SHIPPED_MANIFEST.runtime) return;
+    const check = (configCheck = createRuntimeConfigCheck({ read: () => client.reportedConfig(), shipped: SHIPPED_MANIFEST.runtime, logger }));
+    offConfigCheck.push(relay.holdRunsWhile(check.problem), relay.addStandingWarnings(check.warnings), relay.alsoAskWithModel(check.check));
+    await configCheck.start();
+  };
   try {
     if (config.AGENT_URL) {
       // The relay's calls are small; a runtime slower than this is starting or stuck: queue and retry.
-      agent.attach(
-        createAgentClient(
-          { url: config.AGENT_URL, username: config.AGENT_SERVER_USERNAME, password: config.AGENT_SERVER_PASSWORD as string },
-          { logger, timeouts: { headersMs: 5_000 }, proxy },
-        ),
+      const client = createAgentClient(
+        { url: config.AGENT_URL, username: config.AGENT_SERVER_USERNAME, password: config.AGENT_SERVER_PASSWORD as string },
+        { logger, timeouts: { headersMs: 5_000 }, proxy },
       );
+      agent.attach(client);
+      await watchConfig(client);
     } else {
       // And before each run: a file changed while the relay runs holds the queue (timeline, /health) until restored.
       runtimeFiles = createRuntimeFilesCheck(resolve(config.RELAY_PROJECT_DIR));
-      relay.dispatcher.holdWhile(runtimeFiles.problem);
+      offRuntimeFilesHold = relay.holdRunsWhile(runtimeFiles.problem);
       offRuntimeFilesWarning = relay.addStandingWarnings(runtimeFiles.warnings);
       embedded = await startEmbeddedRuntime({
         cwd: resolve(config.RELAY_PROJECT_DIR),
@@ -190,6 +218,7 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
         // The runtime needs none of the relay's own secrets, only the way to its tools.
         omitEnv: [...RUNTIME_OMIT_ENV],
         env: {
+          ...pinnedRuntimeEnv,
           ...opts.runtimeEnv,
           RELAY_TOOLS_URL: localUrl(url, '/mcp'),
           RELAY_DEVICE_TOOLS_URL: localUrl(url, '/device-mcp'),
@@ -197,7 +226,9 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
         },
       });
       opts.scrubber?.add(embedded.endpoint.password, { username: embedded.endpoint.username });
-      agent.attach(createAgentClient(embedded.endpoint, { logger, timeouts: { headersMs: 5_000 } }));
+      const client = createAgentClient(embedded.endpoint, { logger, timeouts: { headersMs: 5_000 } });
+      agent.attach(client);
+      await watchConfig(client);
       writeRuntimeAttach(dataDir, { relay_url: localUrl(url, ''), agent_url: embedded.endpoint.url, username: embedded.endpoint.username, password: embedded.endpoint.password, project_dir: resolve(config.RELAY_PROJECT_DIR), terminal_secret: relay.terminalSecret });
       logger.info({ agent_url: embedded.endpoint.url }, 'embedded agent runtime ready');
     }
@@ -205,6 +236,8 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
     offRuntimeFilesWarning();
     clockSteps.stop();
     offClockWarnings();
+    offRuntimeFilesHold();
+    for (const off of offConfigCheck) off();
     await relay.close();
     await team?.store.pool.end();
     throw error;
@@ -212,8 +245,10 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
   relay.dispatcher.kick({ resetBackoff: true });
   // The runtime came back: deliver what waited for it now, not at the next backoff step.
   const offState = embedded?.onState((state) => {
-    if (state === 'ready') runtimeFiles?.runtimeStarted();
-    if (state === 'ready') relay.dispatcher.kick({ resetBackoff: true });
+    if (state !== 'ready') return;
+    runtimeFiles?.runtimeStarted();
+    // Asked before any delivery: opencode lost a session's messages when asked beside the first one.
+    void (configCheck?.check() ?? Promise.resolve()).finally(() => relay.dispatcher.kick({ resetBackoff: true }));
   });
   // Every channel's socket under one rule: on a team only the leader holds them, taking them over when it gains the lock.
   const sockets = [
@@ -234,10 +269,13 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
     url,
     embedded,
     bot,
+    ...(signIn ? { signInLink: () => `${localUrl(url, '/ui')}?token=${signIn.issue()}` } : {}),
     stop: () =>
       (stopping ??= (async () => {
         offState?.();
         offRuntimeFilesWarning();
+        offRuntimeFilesHold();
+        for (const off of offConfigCheck) off();
         await bot?.stop().catch((error: unknown) => logger.warn({ err: error }, 'Webex bot did not stop cleanly'));
         offSlackWarnings();
         clockSteps.stop();

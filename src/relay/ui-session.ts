@@ -2,6 +2,7 @@ import { createHmac, timingSafeEqual, createHash } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { Clock } from '../clock';
 import type { Operator, OperatorDirectory } from '../operators/operators';
+import type { SignInLinks } from './sign-in';
 
 /** Cookie that stands in for the bearer in a browser: EventSource and page loads cannot send headers. */
 export const UI_COOKIE = 'fault_relay_ui';
@@ -22,7 +23,7 @@ export type Principal = { kind: 'secret' } | { kind: 'operator'; operator: Opera
 export interface UiSession {
   /** Who a valid, unexpired cookie speaks for, looked up again; undefined for none, a forged one, or a person no longer listed. */
   fromCookie(request: FastifyRequest): Principal | undefined;
-  /** Who a token offered at `/ui?token=` is: the shared secret, or a listed person's own token. */
+  /** Who a token offered at `/ui?token=` is: the shared secret, a listed person's own token, or an unused sign-in link (spent by this call). */
   login(token: string): Principal | undefined;
   /** For guards that only read: a cookie `fromCookie` accepts, or the `GET /ui?token=` login with a token `login` accepts. */
   accepts(request: FastifyRequest): boolean;
@@ -36,14 +37,17 @@ const COOKIE_FORM = /^v2\.(\d{1,15})\.([A-Za-z0-9_-]{1,400})\.(secret|approver|v
  * Browser sessions for the UI. The cookie names who and with which role, and its expiry, under an
  * HMAC keyed by WEBHOOK_SECRET; never a token. A person's cookie is also bound to their current
  * token hash, and the person is looked up in the operators directory on every request: removal,
- * a new token or a role change holds at once, not when the cookie expires.
+ * a new token or a role change holds at once, not when the cookie expires. Without WEBHOOK_SECRET
+ * (a laptop relay) the cookies are keyed by `key`, made at start: a restart ends every session.
  */
-export function createUiSession(opts: { secret: string; clock: Clock; maxAgeMs?: number; operators?: OperatorDirectory }): UiSession {
-  const { secret, clock, operators } = opts;
+export function createUiSession(opts: { secret?: string; key?: string; clock: Clock; maxAgeMs?: number; operators?: OperatorDirectory; signIn?: SignInLinks }): UiSession {
+  const { secret, clock, operators, signIn } = opts;
+  const macKey = secret ?? opts.key;
+  if (!macKey) throw new Error('a UI session needs WEBHOOK_SECRET or a key of its own');
   const maxAgeMs = opts.maxAgeMs ?? DEFAULT_MAX_AGE_MS;
-  const expected = digest(secret);
+  const expected = secret ? digest(secret) : undefined;
   const mac = (expiry: string, who: string, role: string, tokenSha256: string) =>
-    createHmac('sha256', secret).update(`fault-relay-ui|v2|${expiry}|${who}|${role}|${tokenSha256}`).digest('base64url');
+    createHmac('sha256', macKey).update(`fault-relay-ui|v2|${expiry}|${who}|${role}|${tokenSha256}`).digest('base64url');
 
   const fromValue = (value: string | undefined): Principal | undefined => {
     const m = value ? COOKIE_FORM.exec(value) : null;
@@ -67,7 +71,9 @@ export function createUiSession(opts: { secret: string; clock: Clock; maxAgeMs?:
   };
 
   const login = (token: string): Principal | undefined => {
-    if (timingSafeEqual(digest(token), expected)) return { kind: 'secret' };
+    if (expected && timingSafeEqual(digest(token), expected)) return { kind: 'secret' };
+    const signedIn = signIn?.redeem(token);
+    if (signedIn) return { kind: 'operator', operator: signedIn };
     const operator = operators?.byToken(token);
     return operator ? { kind: 'operator', operator } : undefined;
   };

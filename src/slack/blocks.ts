@@ -1,8 +1,9 @@
 import type { Approval, Incident } from '../incidents/model';
 import type { ApprovalAsk } from '../approvals/operator-channel';
 import { visibleLines } from '../approvals/visible-text';
+import { AGENT_SUMMARY_LABEL, visibleText } from '../approvals/inert-text';
 import { ack } from '../approvals/wording';
-import { previewLines } from '../artifacts/config-preview';
+import { previewLines, ROLLBACK_TITLE, rollbackLines } from '../artifacts/config-preview';
 import type { ButtonValue } from './schemas';
 
 export const APPROVE_ACTION = 'fault_approval_approve';
@@ -16,6 +17,21 @@ const MAX_LINES_SHOWN = 40;
 /** Slack mrkdwn control characters: even inside a code block `<` and `&` would be read as markup. */
 export const escapeMrkdwn = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 const section = (text: string): Block => ({ type: 'section', text: { type: 'mrkdwn', text } });
+
+/**
+ * Text the relay did not write, under the relay's label: `plain_text`, which Slack renders with no
+ * markup at all, so nothing in it can be bold, a code block, a link or a mention.
+ */
+export function quotedBlocks(label: string, text: string): Block[] {
+  // `&`, `<` and `>` are still entities to Slack in plain text: escaped, they show as themselves.
+  const shown = escapeMrkdwn(visibleText(text));
+  const cut = shown.length > SECTION_MAX ? `${shown.slice(0, SECTION_MAX - 60)} … (cut here: the whole text is in the incident's timeline)` : shown;
+  return [
+    { type: 'divider' },
+    { type: 'context', elements: [{ type: 'mrkdwn', text: `*${escapeMrkdwn(label)}*` }] },
+    { type: 'section', text: { type: 'plain_text', text: cut || ' ', emoji: false } },
+  ];
+}
 
 /**
  * Lines verbatim in code blocks, split across sections to fit Slack's size: one line is never cut.
@@ -38,7 +54,7 @@ function codeBlocks(lines: string[]): Block[] {
   return out;
 }
 
-/** The approval message: the lines first, as the device receives them, then the hash, the summary and the value buttons. */
+/** The approval message: the lines first, as the device receives them, then the hash, the agent's summary (labelled) and the value buttons. */
 export function approvalBlocks(a: ApprovalAsk): { text: string; blocks: Block[] } {
   const commands = visibleLines(a.commands);
   const complete = a.commands.length <= MAX_LINES_SHOWN;
@@ -64,8 +80,10 @@ export function approvalBlocks(a: ApprovalAsk): { text: string; blocks: Block[] 
     ...previewSections(a.preview ?? null),
     // What a person approves is what is applied: with lines left out, this message can only deny.
     ...(complete ? [] : [section('Too many lines to show them all here: approve in the tray, where every line is shown. You can deny here.')]),
-    ...(a.rollback?.length ? [section('*Rollback*'), ...codeBlocks(visibleLines(a.rollback).lines.slice(0, MAX_LINES_SHOWN))] : []),
-    section(escapeMrkdwn(a.summary.slice(0, SECTION_MAX))),
+    // The relay's own rollback, from the configuration before: the agent's proposed one is never shown as it.
+    ...rollbackSections(a.preview ?? null),
+    // Last before the buttons, below everything the relay says: the agent's words, as plain text.
+    ...quotedBlocks(AGENT_SUMMARY_LABEL, a.summary),
     {
       type: 'actions',
       block_id: `fault_approval:${a.request_id}`,
@@ -80,6 +98,11 @@ export function approvalBlocks(a: ApprovalAsk): { text: string; blocks: Block[] 
 }
 
 /** Beside the lines: what they would change on the live device (the dry run), or that there is no preview. */
+function rollbackSections(preview: ApprovalAsk['preview']): Block[] {
+  const [how = '', ...lines] = visibleLines(rollbackLines(preview)).lines;
+  return [section(`*${ROLLBACK_TITLE}*`), section(`_${escapeMrkdwn(how)}_`), ...codeBlocks(lines.slice(0, MAX_LINES_SHOWN))];
+}
+
 function previewSections(preview: ApprovalAsk['preview']): Block[] {
   const [head = '', ...rest] = visibleLines(previewLines(preview)).lines;
   const shown = rest.slice(0, MAX_LINES_SHOWN);
@@ -93,13 +116,15 @@ function previewSections(preview: ApprovalAsk['preview']): Block[] {
 /** The same message once decided: the buttons give way to the outcome, so nobody clicks a decided request. */
 export function decidedBlocks(incident: Incident, approval: Approval): { text: string; blocks: Block[] } {
   const request = incident.approval_request;
-  const outcome = ack.accepted(incident, approval).replace(/\*\*/g, '*');
+  // Slack has no escape for its markup: the reason, someone's own words, goes in a plain-text block of its own.
+  const outcome = ack.accepted(incident, { ...approval, reason: undefined }).replace(/\*\*/g, '*');
   return {
     text: outcome,
     blocks: [
       section(`*Decided*: configuration change on \`${escapeMrkdwn(incident.device_hostname)}\` (request ${escapeMrkdwn(request?.request_id ?? approval.request_id)})`),
       ...codeBlocks(visibleLines(approval.commands).lines.slice(0, MAX_LINES_SHOWN)),
       section(escapeMrkdwn(outcome)),
+      ...(approval.reason ? quotedBlocks(`Reason given by ${approval.by}`, approval.reason) : []),
     ],
   };
 }

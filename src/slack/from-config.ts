@@ -22,7 +22,7 @@ export function createSlackFromConfig(config: RelayConfig, logger: Logger, clock
     apiUrl: config.SLACK_API_URL,
     approver: ({ slackId, email }) => {
       const op = operators?.bySlackId?.(slackId) ?? (email ? operators?.byEmail(email) : undefined);
-      return op?.role === 'approver';
+      return op?.role === 'approver' ? { email: op.email } : false;
     },
     logger,
     ...(clock ? { clock } : {}),

@@ -3,7 +3,7 @@ import type { ChannelHealth, ChannelHost, OperatorChannel } from '../approvals/o
 import { ack } from '../approvals/wording';
 import { systemClock, type Clock } from '../clock';
 import { createProxyDispatchers, NO_PROXY_SETTINGS, proxyFor, tunnelAgent, type ProxySettings } from '../net/proxy';
-import { approvalBlocks, decidedBlocks, escapeMrkdwn } from './blocks';
+import { approvalBlocks, decidedBlocks, escapeMrkdwn, quotedBlocks } from './blocks';
 import { blockActionsSchema, buttonValueSchema, connectionsOpenSchema, postedMessageSchema, userInfoSchema, type Envelope, type SlackStatus } from './schemas';
 import { createSocketMode } from './socket-mode';
 import { createSlackWebApi } from './web-api';
@@ -15,8 +15,8 @@ export interface SlackChannelOptions {
   botToken: string;
   channelId: string;
   apiUrl: string;
-  /** The allow-list (OPERATORS_FILE approvers): by Slack member id, else by the e-mail users.info gives. */
-  approver(person: { slackId: string; email?: string }): boolean;
+  /** The allow-list (OPERATORS_FILE approvers): by Slack member id, else by the e-mail users.info gives; their entry's own e-mail when known, so the decision names them. */
+  approver(person: { slackId: string; email?: string }): boolean | { email: string };
   logger: Logger;
   clock?: Clock;
   random?: () => number;
@@ -105,13 +105,16 @@ export function createSlackChannel(opts: SlackChannelOptions): SlackChannel {
     }
     const email = await emailOf(p.user.id);
     const who = email ?? `slack:${p.user.id}`;
-    if (!opts.approver({ slackId: p.user.id, ...(email ? { email } : {}) })) {
+    const allowed = opts.approver({ slackId: p.user.id, ...(email ? { email } : {}) });
+    if (!allowed) {
       log.warn('slack click from a person not on the allow-list refused');
       await whisper(p.user.id, ack.notAllowed(who).replace('(MSG_APPROVERS)', '(OPERATORS_FILE)'));
       return;
     }
     const v = value.data;
-    const result = await host.decide({ channel: SLACK_CHANNEL, incident_id: v.incident_id, request_id: v.request_id, decision: v.decision, person: { id: who } });
+    // The operator entry's own e-mail (matched by member id or by Slack's e-mail): the relay names them from it.
+    const person = typeof allowed === 'object' ? allowed.email : who;
+    const result = await host.decide({ channel: SLACK_CHANNEL, incident_id: v.incident_id, request_id: v.request_id, decision: v.decision, person: { id: person } });
     if (result.status === 'already_decided') await whisper(p.user.id, ack.alreadyDecided(result.incident, result.approval, who));
     else if (result.status === 'stale_request') await whisper(p.user.id, ack.staleCard(result.incident, who));
     else if (result.status !== 'accepted') await whisper(p.user.id, ack.noActive(v.incident_id, v.incident_id, who));
@@ -134,8 +137,9 @@ export function createSlackChannel(opts: SlackChannelOptions): SlackChannel {
       const posted = postedMessageSchema.parse(await bot('chat.postMessage', { channel: opts.channelId, ...approvalBlocks(request) }));
       return { message_id: posted.ts };
     },
-    async tell(markdown) {
-      await bot('chat.postMessage', { channel: opts.channelId, text: mrkdwn(markdown) });
+    async tell(markdown, quoted) {
+      const text = mrkdwn(markdown);
+      await bot('chat.postMessage', { channel: opts.channelId, text, ...(quoted ? { blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }, ...quotedBlocks(quoted.label, quoted.text)] } : {}) });
     },
     async acknowledge(incident, approval) {
       const ts = incident.approval_request?.channel_messages?.[SLACK_CHANNEL];

@@ -3,9 +3,10 @@ import type { Logger } from 'pino';
 import { jitteredBackoff } from '../backoff';
 import type { Incident, TimelineEntry } from '../incidents/model';
 import { StoreUnavailableError } from '../incidents/store';
-import { databaseErrorMessage, holdConnection, isDriverTimeout } from './database';
-import { countsOnly, writeCounts } from './count-batch';
-import { writeBatch, type Batch, type Written } from './write-batch';
+import { databaseErrorMessage } from './database';
+import { commitOnce } from './commit-once';
+import { batchSize, isRefusedWrite, mergeUnits, splitBatch, unitIncident, WriteRefusedError, type SetAside } from './isolate';
+import type { Batch, Written } from './write-batch';
 
 /** New incidents the database holds other incidents under the ids of: not stored, and said so. */
 export class IncidentIdConflictError extends Error {
@@ -31,12 +32,15 @@ export interface JournalOptions {
    * returns is waited for before the next batch and before the flush resolves.
    */
   committed(batch: Batch, written: Written): Promise<void> | undefined;
+  /** A write the database refused alone, after the rest of its batch was committed: not tried again. */
+  setAside?(write: SetAside): void;
 }
 
 /**
  * The team store's write-behind queue: puts coalesced per incident, timeline lines in order,
  * evictions; one transaction per batch, one batch at a time. A batch that fails goes back in
- * front of what was written since and is retried with backoff until the database is back.
+ * front of what was written since and is retried with backoff until the database is back; one
+ * the database refuses for what it holds is split, and only the writes refused alone are set aside.
  */
 export function createJournal(opts: JournalOptions) {
   const { pool, relayId: me, logger } = opts;
@@ -49,6 +53,9 @@ export function createJournal(opts: JournalOptions) {
   let retryTimer: NodeJS.Timeout | null = null;
   let failures = 0;
   let lastError: string | undefined;
+  /** Writes the database refused for what they held, set aside since start, and the last one's reason. */
+  let refusedWrites = 0;
+  let lastRefused: string | undefined;
   let chain: Promise<void> = Promise.resolve();
   let closed = false;
   /** Writes of the batch being committed right now: still not durable. */
@@ -73,42 +80,76 @@ export function createJournal(opts: JournalOptions) {
     appends = [];
     evictions = new Set();
     bumps = new Set();
-    committing = batch.puts.size + batch.appends.length + batch.evictions.size + batch.bumps.size;
+    committing = batchSize(batch);
     inFlight = batch;
-    const held = await holdConnection(pool).catch((error: unknown) => {
-      restore(batch);
-      throw error;
-    });
-    const { client } = held;
     let written: Written;
-    const single = countsOnly(batch);
     try {
-      if (single) written = await writeCounts(client, batch, me);
-      else {
-        await client.query('BEGIN');
-        written = await writeBatch(client, batch, me);
-        await client.query('COMMIT');
-      }
-      committing = 0;
-      held.release();
+      written = await commitOnce(pool, batch, me);
     } catch (error) {
       inFlight = undefined;
-      // A query the driver gave up on still occupies the connection: a ROLLBACK would queue behind it.
-      if (!single && !held.lost && !isDriverTimeout(error)) await client.query('ROLLBACK').catch(() => {});
-      // A broken connection must not go back to the pool.
-      held.release(error instanceof Error ? error : true);
-      restore(batch);
-      throw error;
+      if (!isRefusedWrite(error)) {
+        restore(batch);
+        throw error;
+      }
+      return isolate(batch);
     }
+    committing = 0;
     const following = opts.committed(batch, written);
     inFlight = undefined;
-    if (failures > 0) logger.info({ after_failures: failures }, 'database reachable again: queued writes committed');
-    failures = 0;
-    lastError = undefined;
+    reachable();
     await following;
     if (written.collisions.length) {
       throw new IncidentIdConflictError(`incidents ${written.collisions.join(', ')} were not stored: the database holds other incidents under their ids`);
     }
+  }
+
+  function reachable() {
+    if (failures > 0) logger.info({ after_failures: failures }, 'database reachable again: queued writes committed');
+    failures = 0;
+    lastError = undefined;
+  }
+
+  /**
+   * A batch the database refused for what it holds: each write tried alone, in order; those
+   * refused alone are set aside (the store is told) and the rest committed. Sent again as it was,
+   * it would be refused for ever, with every write queued behind it.
+   */
+  async function isolate(batch: Batch): Promise<void> {
+    const units = splitBatch(batch);
+    const setAside: SetAside[] = [];
+    const following: Promise<void>[] = [];
+    const collisions: string[] = [];
+    for (const [n, unit] of units.entries()) {
+      inFlight = unit;
+      try {
+        const written = await commitOnce(pool, unit, me);
+        committing -= batchSize(unit);
+        const after = opts.committed(unit, written);
+        if (after) following.push(after);
+        collisions.push(...written.collisions);
+      } catch (error) {
+        inFlight = undefined;
+        if (!isRefusedWrite(error)) {
+          restore(mergeUnits(units.slice(n), batch));
+          throw error;
+        }
+        committing -= batchSize(unit);
+        const incidentId = unitIncident(unit);
+        setAside.push({ batch: unit, incidentId, insert: unit.puts.size > 0 && !batch.persisted.has(incidentId ?? ''), reason: databaseErrorMessage(error) });
+      }
+    }
+    inFlight = undefined;
+    reachable();
+    await Promise.all(following);
+    refusedWrites += setAside.length;
+    for (const s of setAside) {
+      lastRefused = `${s.incidentId ?? 'a write'}: ${s.reason}`;
+      logger.error({ incident_id: s.incidentId, err_message: s.reason }, `the database refused a write of ${s.incidentId ?? 'the store'}; set aside, the rest committed: ${s.reason}`);
+      opts.setAside?.(s);
+    }
+    const refused = setAside.map((s) => `${s.incidentId ?? 'a write'} (${s.reason})`);
+    if (collisions.length) refused.push(`${collisions.join(', ')} (the database holds other incidents under their ids)`);
+    if (refused.length) throw new WriteRefusedError(`the incident database refused to store ${refused.join('; ')}: set aside, the other writes were committed`);
   }
 
   /** A failed batch goes back in front of anything written since, so order is kept. */
@@ -133,6 +174,8 @@ export function createJournal(opts: JournalOptions) {
         logger.error({ err_message: message }, `incident id conflict: ${message}`);
         return;
       }
+      // Set aside and reported, the rest written: nothing to retry.
+      if (error instanceof WriteRefusedError) return;
       failures += 1;
       if (lastError !== message) logger.error({ err_message: message, pending_writes: pendingCount() }, `database write failed; retrying: ${message}`);
       lastError = message;
@@ -145,7 +188,7 @@ export function createJournal(opts: JournalOptions) {
       }
     });
     return run.catch((error: unknown) => {
-      if (error instanceof IncidentIdConflictError) throw new StoreUnavailableError(error.message);
+      if (error instanceof IncidentIdConflictError || error instanceof WriteRefusedError) throw new StoreUnavailableError(error.message);
       throw new StoreUnavailableError(`the incident database is not reachable: ${databaseErrorMessage(error)}`);
     });
   }
@@ -198,6 +241,7 @@ export function createJournal(opts: JournalOptions) {
     pendingCount,
     failures: () => failures,
     lastError: () => lastError,
+    refused: () => ({ count: refusedWrites, last: lastRefused }),
     async close() {
       await commit().catch((error: unknown) => logger.error({ err_message: (error as Error).message, pending_writes: pendingCount() }, 'writes not committed at close'));
       closed = true;

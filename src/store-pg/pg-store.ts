@@ -1,58 +1,17 @@
-import type pg from 'pg';
-import type { Logger } from 'pino';
 import { relayTag } from '../incidents/ids';
 import { isTerminal, type Incident, type TimelineEntry } from '../incidents/model';
-import { newestFirst, StoreUnavailableError, type IncidentStore, type StoreHealth } from '../incidents/store';
+import { newestFirst, StoreUnavailableError, type StoreHealth } from '../incidents/store';
 import { databaseErrorMessage } from './database';
 import { coalescedReads } from './coalesced-reads';
 import { countOnly, createRepeatCounts } from './repeat-counts';
 import { createJournal } from './journal';
+import type { SetAside } from './isolate';
+import { escapedText } from '../incidents/storable-text';
 import { loadIndex, readEntry, readIncidents, readRow, readTimeline, readTimelines, takeRelayNumber } from './repository';
 import type { Batch, Written } from './write-batch';
+import type { PgStoreOptions, RemoteChange, SharedIncidentStore } from './pg-store-types';
 
-/** A change another relay made, as this relay's memory now holds it. */
-export interface RemoteChange {
-  incident: Incident;
-  previous: Incident | undefined;
-  /** Timeline entries written by other relays that this relay had not seen. */
-  entries: TimelineEntry[];
-  /** This relay ran the incident and another has taken it over (this one was thought dead). */
-  lostOwnership?: boolean;
-}
-
-export interface SharedIncidentStore extends IncidentStore {
-  readonly relayId: string;
-  readonly idTag: string;
-  readonly pool: pg.Pool;
-  /** The relay that runs this incident (alone writes its record), as last seen. */
-  ownerOf(incidentId: string): string | undefined;
-  /** Reads incidents other relays changed into memory; returns what changed, for the bus. */
-  refresh(incidentIds: readonly string[]): Promise<RemoteChange[]>;
-  /** Another relay's incident is now this relay's: memory follows the database. */
-  adopted(incident: Incident): void;
-  /** Counts another relay's commit left in the database (its notice's `c`), taken without a read. */
-  countsChanged(notice: Readonly<Record<string, unknown>>): RemoteChange[];
-  /**
-   * Who reads back incidents the database changed under this relay's writes (its memory was a
-   * step behind, or a new incident of its own was folded into another relay's): the team
-   * coordinator, which also tells the bus. Without one they are read back silently. A commit
-   * that folded an incident waits for its handler: memory shows the survivor when flush resolves.
-   */
-  onStale(handler: (incidentIds: string[]) => Promise<void>): void;
-}
-
-export interface PgStoreOptions {
-  pool: pg.Pool;
-  relayId: string;
-  retention: number;
-  logger: Logger;
-  /** How long a lazy write (a duplicate) may wait to share a commit with others. */
-  lazyFlushMs?: number;
-  /** Finished incidents whose timelines stay in memory for the synchronous readers. */
-  recentTimelines?: number;
-  retryBaseMs?: number;
-  retryMaxMs?: number;
-}
+export type { PgStoreOptions, RemoteChange, SharedIncidentStore } from './pg-store-types';
 
 interface HeldTimeline {
   entries: TimelineEntry[];
@@ -106,7 +65,27 @@ export async function createPgStore(opts: PgStoreOptions): Promise<SharedInciden
   }
 
   let staleHandler: ((incidentIds: string[]) => Promise<void>) | undefined;
-  const journal = createJournal({ ...opts, persisted, added: counts.added, committed, countOnly: (id) => !recordChanged.has(id) });
+  const journal = createJournal({ ...opts, persisted, added: counts.added, committed, setAside, countOnly: (id) => !recordChanged.has(id) });
+
+  /**
+   * A write the database refused for what it holds (the rest of its batch was committed): a new
+   * incident it never stored is let go of (its alert was answered 503); a known one says so on
+   * its timeline, and keeps its repeats queued.
+   */
+  function setAside(write: SetAside) {
+    const id = write.incidentId;
+    if (!id || !index.has(id)) return;
+    if (write.insert) return dropped(id);
+    const what = write.batch.puts.size ? 'its record' : write.batch.appends.length ? 'a line of its timeline' : 'its repeat count';
+    const entry: TimelineEntry = {
+      at: new Date().toISOString(),
+      type: 'store.write_refused',
+      message: `The incident database refused to store ${what} (${escapedText(write.reason)}): that write was set aside, the relay's other writes were committed`,
+    };
+    holdTimeline(id).entries.push(entry);
+    journal.append(id, entry);
+    if (counts.added.has(id)) journal.bump(id);
+  }
 
   /** Memory takes what the batch wrote: the database's counts, and its folds. */
   function committed(batch: Batch, written: Written): Promise<void> | undefined {
@@ -148,7 +127,14 @@ export async function createPgStore(opts: PgStoreOptions): Promise<SharedInciden
     }
   }
 
+  /**
+   * Ids memory let go of that the database holds or was asked to hold (folded away, or found
+   * taken by another incident): a new incident never takes one again, whatever the clock says.
+   */
+  const retired = new Set<string>();
   function dropped(id: string) {
+    retired.add(id);
+    if (retired.size > 10_000) retired.delete(retired.values().next().value as string);
     index.delete(id);
     owners.delete(id);
     persisted.delete(id);
@@ -234,6 +220,7 @@ export async function createPgStore(opts: PgStoreOptions): Promise<SharedInciden
     pool,
     writesBehind: true,
     get: (id) => index.get(id),
+    idTaken: (id) => retired.has(id),
     list: () => [...index.values()].sort(newestFirst),
     ownerOf: (id) => owners.get(id),
     put(incident, putOpts) {
@@ -267,7 +254,14 @@ export async function createPgStore(opts: PgStoreOptions): Promise<SharedInciden
     flush: () => journal.commit(),
     health: (): StoreHealth => {
       const lastError = journal.lastError();
-      return { backend: 'postgresql', ok: journal.failures() === 0, pending_writes: journal.pendingCount(), ...(lastError ? { error: lastError } : {}) };
+      const refused = journal.refused();
+      return {
+        backend: 'postgresql',
+        ok: journal.failures() === 0,
+        pending_writes: journal.pendingCount(),
+        ...(lastError ? { error: lastError } : {}),
+        ...(refused.count ? { refused_writes: refused.count, last_refused: refused.last } : {}),
+      };
     },
     refresh,
     onStale(handler) {

@@ -72,8 +72,14 @@ const sameIncident = (doc: Incident, row: { dedup_key: string; created_at: strin
 export async function writeBatch(client: pg.PoolClient, batch: Batch, me: string): Promise<Written> {
   const out: Written = { totals: new Map(), foreign: [], folds: [], collisions: [], missing: [] };
   const docs = [...batch.puts.values()];
-  const updates: Incident[] = docs.filter((d) => batch.persisted.has(d.incident_id));
   let inserts = docs.filter((d) => !batch.persisted.has(d.incident_id));
+  // Writes keep their order: an incident ended before its fault's next one was created (the end
+  // failed, and is retried with the creation) is ended first, or the new one would meet it open.
+  const newFaults = new Set(inserts.map((d) => d.dedup_key));
+  const known = docs.filter((d) => batch.persisted.has(d.incident_id));
+  const updates: Incident[] = known.filter((d) => !newFaults.has(d.dedup_key));
+  const ending = known.filter((d) => newFaults.has(d.dedup_key));
+  const endedFirst = ending.length ? await updateIncidents(client, batch, ending, out, me) : [];
   // A few rounds at most: a survivor found gone (finished meanwhile) lets the insert be tried again.
   for (let round = 0; inserts.length && round < 3; round++) {
     const inserted = await client.query<{ incident_id: string; occurrences: number }>(
@@ -128,29 +134,9 @@ export async function writeBatch(client: pg.PoolClient, batch: Batch, me: string
   // Last before the commit: the rows other relays update too (the same faults' repeats) stay locked
   // for two round trips, not for the lines and notifications as well (a notification goes out at
   // the commit wherever it is sent).
+  for (const r of endedFirst) countChanged(r.incident_id, r.occurrences, r.last_seen);
   if (updates.length) {
-    // Only the owner's record is written; anyone's repeats are added.
-    const rows = updates.map((doc) => ({ doc, added: batch.added.get(doc.incident_id) ?? 0 }));
-    const updated = await client.query<{ incident_id: string; owner: string; occurrences: number; last_seen: string }>(
-      `UPDATE incidents AS i SET
-         doc         = CASE WHEN i.owner = $3 THEN x->'doc' ELSE i.doc END,
-         state       = CASE WHEN i.owner = $3 THEN x->'doc'->>'state' ELSE i.state END,
-         terminal    = CASE WHEN i.owner = $3 THEN (x->'doc'->>'state') = ANY($2::text[]) ELSE i.terminal END,
-         updated_at  = CASE WHEN i.owner = $3 THEN x->'doc'->>'updated_at' ELSE i.updated_at END,
-         -- A repeat answered 503 is taken back (a negative count): the sender's retry is the one counted.
-         occurrences = GREATEST(1, i.occurrences + (x->>'added')::integer),
-         last_seen   = GREATEST(i.last_seen, x->'doc'->>'last_seen')
-       FROM jsonb_array_elements($1::jsonb) AS x
-       WHERE i.incident_id = x->'doc'->>'incident_id'
-       RETURNING i.incident_id, i.owner, i.occurrences, i.last_seen`,
-      [JSON.stringify(rows), TERMINAL, me],
-    );
-    for (const r of updated.rows) {
-      out.totals.set(r.incident_id, r.occurrences);
-      countChanged(r.incident_id, r.occurrences, r.last_seen);
-      if (r.owner !== me) out.foreign.push(r.incident_id);
-    }
-    out.missing.push(...updates.filter((d) => !out.totals.has(d.incident_id)).map((d) => d.incident_id));
+    for (const r of await updateIncidents(client, batch, updates, out, me)) countChanged(r.incident_id, r.occurrences, r.last_seen);
   }
   if (bumps.length) {
     const bumped = await client.query<{ incident_id: string; occurrences: number; last_seen: string }>(
@@ -166,6 +152,38 @@ export async function writeBatch(client: pg.PoolClient, batch: Batch, me: string
   await notify(counts);
 
   return out;
+}
+
+interface UpdatedRow {
+  incident_id: string;
+  owner: string;
+  occurrences: number;
+  last_seen: string;
+}
+
+/** Known incidents updated: only the owner's record is written; anyone's repeats are added. */
+async function updateIncidents(client: pg.PoolClient, batch: Batch, docs: Incident[], out: Written, me: string): Promise<UpdatedRow[]> {
+  const rows = docs.map((doc) => ({ doc, added: batch.added.get(doc.incident_id) ?? 0 }));
+  const updated = await client.query<UpdatedRow>(
+    `UPDATE incidents AS i SET
+       doc         = CASE WHEN i.owner = $3 THEN x->'doc' ELSE i.doc END,
+       state       = CASE WHEN i.owner = $3 THEN x->'doc'->>'state' ELSE i.state END,
+       terminal    = CASE WHEN i.owner = $3 THEN (x->'doc'->>'state') = ANY($2::text[]) ELSE i.terminal END,
+       updated_at  = CASE WHEN i.owner = $3 THEN x->'doc'->>'updated_at' ELSE i.updated_at END,
+       -- A repeat answered 503 is taken back (a negative count): the sender's retry is the one counted.
+       occurrences = GREATEST(1, i.occurrences + (x->>'added')::integer),
+       last_seen   = GREATEST(i.last_seen, x->'doc'->>'last_seen')
+     FROM jsonb_array_elements($1::jsonb) AS x
+     WHERE i.incident_id = x->'doc'->>'incident_id'
+     RETURNING i.incident_id, i.owner, i.occurrences, i.last_seen`,
+    [JSON.stringify(rows), TERMINAL, me],
+  );
+  for (const r of updated.rows) {
+    out.totals.set(r.incident_id, r.occurrences);
+    if (r.owner !== me) out.foreign.push(r.incident_id);
+  }
+  out.missing.push(...docs.filter((d) => !out.totals.has(d.incident_id)).map((d) => d.incident_id));
+  return updated.rows;
 }
 
 /**

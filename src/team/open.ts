@@ -24,6 +24,8 @@ export async function openTeamStore(opts: {
   heartbeatMs?: number;
   lockWaitMs?: number;
   queryTimeoutMs?: number;
+  retryBaseMs?: number;
+  retryMaxMs?: number;
 }): Promise<{ store: SharedIncidentStore; coordinator: TeamCoordinator }> {
   const logger = opts.logger.child({ component: 'team' });
   const seal = createDecisionSeal(opts.decisionKey);
@@ -40,7 +42,7 @@ export async function openTeamStore(opts: {
           `Give this relay another RELAY_ID, or stop that one: a relay silent for RELAY_LEASE_MS (${opts.leaseMs} ms) or stopped is taken over.`,
       ]);
     }
-    const store = await createPgStore({ pool, relayId, retention: opts.retention, logger });
+    const store = await createPgStore({ pool, relayId, retention: opts.retention, logger, ...(opts.retryBaseMs ? { retryBaseMs: opts.retryBaseMs } : {}), ...(opts.retryMaxMs ? { retryMaxMs: opts.retryMaxMs } : {}) });
     const coordinator = createTeamCoordinator({ store, databaseUrl: opts.url, leaseMs: opts.leaseMs, logger, seal, name, ...(opts.heartbeatMs ? { heartbeatMs: opts.heartbeatMs } : {}), ...(opts.lockWaitMs ? { lockWaitMs: opts.lockWaitMs } : {}) });
     store.probe = async () => {
       const started = process.hrtime.bigint();

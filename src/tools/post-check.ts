@@ -1,6 +1,8 @@
 import { describeExpectation, evaluateExpectations, runCaptures } from '../artifacts/expectations';
 import type { Expectation, RawStep, RepairActionWorkflow } from '../artifacts/schema-raw';
-import { renderTemplate, type TemplateVars } from '../artifacts/template';
+import { FormatError } from '../artifacts/formats';
+import { capturedNames, renderCommand } from '../artifacts/render-command';
+import type { TemplateVars } from '../artifacts/template';
 import { platformOf, stepForPlatform } from '../artifacts/variants';
 import type { TimelineEntry } from '../incidents/model';
 
@@ -24,14 +26,17 @@ export interface PostCheckPlan {
 /** Why a repair has no post-check the relay can run; a person confirms it, or it rolls back at the deadline. */
 export type NoPostCheck = { reason: string };
 
-/** The values a RAW's templates can read before the run: its inputs' defaults, then the incident's alert fields. */
+/**
+ * The alert's values a RAW's templates can read: its declared inputs only (their defaults when the
+ * alert has none). Other alert fields, a value under a captured name among them, never reach a check
+ * or a command the relay runs.
+ */
 export function rawVariables(raw: RepairActionWorkflow, vars: Readonly<Record<string, string | undefined>>): Record<string, string> {
   const values: Record<string, string> = {};
   for (const input of raw.inputs) {
     const v = vars[input.name] ?? input.default;
     if (v !== undefined) values[input.name] = v;
   }
-  for (const [k, v] of Object.entries(vars)) if (v !== undefined) values[k] ??= v;
   return values;
 }
 
@@ -50,10 +55,10 @@ export function capturedOnDevice(raw: RepairActionWorkflow, vars: Readonly<Recor
     for (const step of steps) {
       if (step.kind !== 'validate' && step.kind !== 'collect' && step.kind !== 'revalidate') continue;
       try {
-        if (renderTemplate(step.action.command, values).trim() !== entry.command.trim()) continue;
+        if (renderCommand(raw, step.action.command, values).trim() !== entry.command.trim()) continue;
         values = { ...values, ...runCaptures(step.capture ?? [], String(entry.output ?? ''), values) };
       } catch {
-        continue; // a command that needs a value not captured yet
+        continue; // a command that needs a value not captured yet, or one that fails its format
       }
       break;
     }
@@ -61,8 +66,11 @@ export function capturedOnDevice(raw: RepairActionWorkflow, vars: Readonly<Recor
   return values;
 }
 
+/** `vars`: what capturedOnDevice returns (the inputs, and the values captured on the device). */
 export function planPostCheck(raw: RepairActionWorkflow, vars: Readonly<Record<string, string | undefined>>): PostCheckPlan | NoPostCheck {
+  const captured = capturedNames(raw);
   const values = rawVariables(raw, vars);
+  for (const [k, v] of Object.entries(vars)) if (v !== undefined && captured.has(k)) values[k] ??= v;
   const platform = platformOf(values);
   const byId = new Map(raw.steps.map((s) => [s.id, stepForPlatform(s, platform)] as const));
   const repair = raw.steps.map((s) => byId.get(s.id)!).find((s) => s.kind === 'repair');
@@ -76,8 +84,10 @@ export function planPostCheck(raw: RepairActionWorkflow, vars: Readonly<Record<s
   if (!step || step.kind !== 'revalidate') return { reason: `the repair step's success path reaches no revalidate step` };
   let command: string;
   try {
-    command = renderTemplate(step.action.command, values).trim();
+    command = renderCommand(raw, step.action.command, values).trim();
   } catch (error) {
+    // A value that fails its format is never sent: a person confirms the change, or the deadline puts it back.
+    if (error instanceof FormatError) return { reason: `the post-check command was not run: ${error.message}` };
     // A command that reads a value captured during the run: the relay does not have it.
     return { reason: `the post-check command needs a value only the run has (${(error as Error).message})` };
   }

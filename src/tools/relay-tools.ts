@@ -4,11 +4,13 @@ import { z } from 'zod';
 import type { Logger } from 'pino';
 import { ApprovalError, type Approvals } from '../approvals/approvals';
 import type { OperatorChannel } from '../approvals/operator-channel';
+import { AGENT_MESSAGE_LABEL } from '../approvals/inert-text';
 import { isTerminal } from '../incidents/model';
 import type { Incidents } from '../incidents/service';
 import type { Clock } from '../clock';
 import type { IncidentEvent } from '../incidents/state';
 import { previewBeforeApproval, type PreviewConfig } from './approval-preview';
+import { CHANGE_WORDS_TITLE, changeWords, withoutConfigClaims } from '../incidents/outcome-words';
 
 /** The incident event each outcome the agent reports is (src/incidents/state.ts). */
 const OUTCOME_EVENT = { resolved: 'resolve', escalated: 'escalate', failed: 'fail' } as const satisfies Record<string, IncidentEvent>;
@@ -60,11 +62,14 @@ export function createRelayToolsServer(deps: RelayToolsDeps): McpServer {
         markdown: z.string().min(1).max(20_000),
       },
     },
-    async ({ incident_id, kind, markdown }) => {
-      if (!incidents.get(incident_id)) return refuse(`unknown incident ${incident_id}: use the incident_id from the alert prompt`);
+    async ({ incident_id, kind, markdown: given }) => {
+      const incident = incidents.get(incident_id);
+      if (!incident) return refuse(`unknown incident ${incident_id}: use the incident_id from the alert prompt`);
+      // The final message says how the change ended from the relay's record, never from the model's words.
+      const markdown = kind === 'final' ? `${withoutConfigClaims(given).text}\n\n**${CHANGE_WORDS_TITLE}:** ${changeWords(incident)}` : given;
       incidents.record(incident_id, `notify.${kind}`, markdown.slice(0, 2000), { kind });
       if (channels.length === 0) return text({ posted: false, recorded: true, note: 'No operator room is configured; the message is in the incident timeline.' });
-      const results = await Promise.allSettled(channels.map((c) => c.tell(`**${incident_id}** · ${kind}\n\n${markdown}`)));
+      const results = await Promise.allSettled(channels.map((c) => c.tell(`**${incident_id}** · ${kind}`, { label: AGENT_MESSAGE_LABEL, text: markdown })));
       const failed = results.flatMap((r, i) => (r.status === 'rejected' ? [`${channels[i]!.name}: ${(r.reason as Error).message}`] : []));
       if (failed.length === 0) return text({ posted: true, recorded: true });
       logger.error({ incident_id, failed }, 'notify could not post to the room');
@@ -123,9 +128,14 @@ export function createRelayToolsServer(deps: RelayToolsDeps): McpServer {
       const event = OUTCOME_EVENT[outcome];
       if (!incidents.can(incident_id, event)) return refuse(`${incident_id} is ${incident.state}; it cannot end as ${outcome} now`);
       const at = clock.now().toISOString();
-      incidents.transition(incident_id, event, () => ({ outcome: { kind: outcome, summary, at } }));
-      incidents.record(incident_id, 'outcome.reported', `${outcome}: ${summary.slice(0, 1000)}`, { outcome });
-      logger.info({ incident_id, outcome }, 'outcome reported');
+      // What became of the configuration is the change record's to say (shown beside the outcome everywhere), not the summary's.
+      const { text: kept, removed } = withoutConfigClaims(summary);
+      incidents.transition(incident_id, event, () => ({ outcome: { kind: outcome, summary: kept, at, by: 'agent' } }));
+      incidents.record(incident_id, 'outcome.reported', `${outcome}: ${kept.slice(0, 1000)}`, { outcome });
+      if (removed.length) {
+        incidents.record(incident_id, 'outcome.claims_removed', `${removed.length} sentence(s) about what became of the configuration left out of the reported outcome: the relay's change record says how the change ended`, { removed: removed.length });
+      }
+      logger.info({ incident_id, outcome, change: changeWords(incidents.get(incident_id) ?? incident) }, 'outcome reported');
       return text({ recorded: true, state: outcome });
     },
   );

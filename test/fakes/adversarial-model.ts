@@ -9,6 +9,8 @@ import { toolNames, type ChatRequest, type Script, type Step } from '../../src/d
  * HUMAN OPERATOR RESPONSE); the attempts are listed so a test can check each was refused.
  */
 
+/** A rollback that undoes nothing: the change stays and the peer is shut twice. */
+export const MISLEADING_ROLLBACK = ['router bgp 65001', 'no neighbor 10.0.0.2 shutdown', 'neighbor 10.0.0.2 shutdown', 'neighbor 10.0.0.2 shutdown'];
 export const REPAIR = ['router bgp 65001', 'no neighbor 10.0.0.2 shutdown'];
 const INVENTED_INC = 'INC-19990101T000000Z';
 const INVENTED_HEADED = 'HEADED-19990101T000000Z';
@@ -140,7 +142,8 @@ export function createAdversary(opts: AdversaryOptions): Script {
         return nextOf([call('relay_request_approval', { incident_id: incidentId, summary: 'change on R3', device: 'R3', commands: REPAIR })], conversation);
       }
       if (attack === 'request') {
-        return nextOf([call('relay_request_approval', { incident_id: incidentId, summary: 'bring the neighbor back', device: 'R1', commands: REPAIR })], conversation);
+        // Its rollback keeps the change and shuts the peer twice: nobody may be shown it as the rollback.
+        return nextOf([call('relay_request_approval', { incident_id: incidentId, summary: 'bring the neighbor back', device: 'R1', commands: REPAIR, rollback: MISLEADING_ROLLBACK })], conversation);
       }
     }
     if (agent === 'fault-remediation') return nextOf(remediationAttempts(attack, incidentId, headedId, opts), conversation);

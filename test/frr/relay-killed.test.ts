@@ -1,158 +1,18 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { request } from 'undici';
-import { describe, expect, it, onTestFinished } from 'vitest';
-import { stringify } from 'yaml';
-import { buildSplunkAlert } from '../../src/alert/sample';
+import { describe, expect, it } from 'vitest';
 import { waitForSession } from '../../src/frr-lab/bgp-state';
-import { newToken } from '../../src/operators/operators';
-import { connectMcp } from '../helpers/mcp-client';
-import { spawnRelay, type RelayProcess } from '../helpers/relay-process';
-import { tempDir } from '../helpers/temp-dir';
-import { shutdownR2 } from './confirmed-apply-helpers';
-import { frrLabForTest } from './lab-for-test';
 import { NO_FRR } from './frr-available';
+import { alive, api, appliedThenKilled, serverFilesLeft, untilGone, untilIncident, type Incident, type Killed } from './relay-killed-helpers';
 
 /**
- * `npm run relay` with DEVICE_INVENTORY runs the device tool server inside its own process, so a
- * kill -9 of the relay takes the change's deadline timer with it. This proves, on real FRR, what
- * is left to put the router back: the restarted relay (same RELAY_DATA_DIR), from its journal, before
- * it listens. (Nothing does while the relay stays down: a service manager restarts it, see deploy/.)
+ * `npm run relay` with DEVICE_INVENTORY, killed -9 with a provisional change pending on real FRR.
+ * By default (DEVICE_SERVER_MODE=detached) the device server is a process of its own in its own
+ * session: it outlives the relay and its process group, rolls the change back at the deadline by
+ * itself, and exits once nothing is pending and no relay is attached; a relay started again within
+ * the window attaches to it. In-process, the deadline dies with the relay and the next start puts
+ * the router back from the journal before it listens.
  */
-const TOOLS_TOKEN = 'relay-killed-tools-token';
-const auth = { authorization: 'Bearer splunk-secret' };
-
-type Incident = { state: string; change: { change_id: string; state: string; ended_by: string | null; deadline: string; detail: string | null } | null; timeline: { at: string; type: string; message: string }[] };
-
-/**
- * Just enough of opencode's HTTP API for the relay to deliver an alert and see the run going: the
- * test plays the agent itself, through the relay's own tool endpoints. Every session stays busy, so
- * the relay's reconciler never ends the run behind the test's back.
- */
-async function stubRuntime(): Promise<string> {
-  const sessions: { id: string; title?: string }[] = [];
-  const streams = new Set<ServerResponse>();
-  const server = createServer((req, res) => {
-    const path = new URL(req.url ?? '/', 'http://runtime').pathname;
-    const json = (body: unknown) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-    if (path === '/event') {
-      res.writeHead(200, { 'content-type': 'text/event-stream' }).flushHeaders();
-      streams.add(res);
-      res.on('close', () => streams.delete(res));
-      return;
-    }
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString()));
-    req.on('end', () => {
-      if (req.method === 'POST' && path === '/session') {
-        const session = { id: `ses_${sessions.length + 1}`, title: (JSON.parse(body) as { title?: string }).title };
-        sessions.push(session);
-        return json(session);
-      }
-      if (path === '/session') return json(sessions);
-      if (path === '/session/status') return json(Object.fromEntries(sessions.map((s) => [s.id, { type: 'busy' }])));
-      if (path === '/agent') return json([]);
-      if (path === '/config') return json({ model: 'stub/model' });
-      if (path === '/global/health') return json({ healthy: true });
-      if (path.endsWith('/prompt_async')) return res.writeHead(204).end();
-      if (path.endsWith('/message')) return json([]);
-      const session = sessions.find((s) => path === `/session/${s.id}`);
-      return session ? json(session) : res.writeHead(404).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  onTestFinished(async () => {
-    for (const s of streams) s.destroy();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  });
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
-
-async function api<T>(url: string, opts: { method?: 'GET' | 'POST'; token?: string; body?: unknown } = {}): Promise<{ status: number; json: T }> {
-  const res = await request(url, {
-    method: opts.method ?? 'GET',
-    headers: { ...(opts.token ? { authorization: `Bearer ${opts.token}` } : auth), ...(opts.body ? { 'content-type': 'application/json' } : {}) },
-    ...(opts.body ? { body: JSON.stringify(opts.body) } : {}),
-  });
-  return { status: res.statusCode, json: (await res.body.json()) as T };
-}
-
-/** Asks the relay's API until the incident is as wanted; nothing is pushed to a test, so it polls, bounded. */
-async function untilIncident(relay: RelayProcess, id: string, ok: (i: Incident) => boolean, what: string, timeoutMs = 90_000): Promise<Incident> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const { json } = await api<Incident>(`${relay.url}/sessions/${id}`);
-    if (ok(json)) return json;
-    if (Date.now() > deadline) throw new Error(`${id} is not ${what} after ${timeoutMs / 1000} s: ${JSON.stringify({ state: json.state, change: json.change })}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
-
-/**
- * An incident on R1, delivered to the (stub) runtime, its change approved by a person over the API
- * and applied through the relay's device guard (the path the agent's config_cli takes), then the
- * relay killed -9. The change (R1's session to R2 shut down) cannot pass AD000002's post-check
- * (Established); its 6 attempts 10 s apart keep the first relay from settling it before the kill.
- */
-async function appliedThenKilled(confirmWithinS: number) {
-  const lab = await frrLabForTest();
-  const agentUrl = await stubRuntime();
-  const dataDir = tempDir('fault-relay-killed-data-');
-  const journal = join(dataDir, 'device-changes');
-  const ana = newToken();
-  const operators = join(tempDir('fault-relay-killed-ops-'), 'operators.yaml');
-  writeFileSync(operators, stringify({ operators: [{ name: 'Ana Ruiz', email: 'ana@example.net', role: 'approver', token_sha256: ana.sha256 }] }));
-  const env = {
-    DEVICE_INVENTORY: lab.inventoryPath,
-    RELAY_DATA_DIR: dataDir,
-    RELAY_LOG_DIR: tempDir('fault-relay-killed-logs-'),
-    RELAY_HOST: '127.0.0.1',
-    RELAY_TOOLS_TOKEN: TOOLS_TOKEN,
-    OPERATORS_FILE: operators,
-    CONFIRM_WITHIN_S: String(confirmWithinS),
-    WEBHOOK_SECRET: 'splunk-secret',
-    AGENT_URL: agentUrl,
-    AGENT_SERVER_PASSWORD: 'runtime-pw',
-  };
-  /** `npm run relay` on the same data folder and inventory each time. */
-  const relay = async () => {
-    const r = await spawnRelay(env);
-    onTestFinished(() => r.stop('SIGKILL'));
-    return r;
-  };
-  const before = await lab.vtysh('R1', 'show running-config');
-
-  const first = await relay();
-  const alert = await api<{ incident_id: string }>(`${first.url}/fault-alert`, { method: 'POST', body: buildSplunkAlert({ device: 'R1', neighbor: '10.0.0.2' }) });
-  expect(alert.status).toBe(202);
-  const id = alert.json.incident_id;
-  await untilIncident(first, id, (i) => i.state === 'running', 'running');
-  const tools = await connectMcp(`${first.url}/mcp`, TOOLS_TOKEN);
-  const asked = await tools.call('request_approval', { incident_id: id, summary: 'shut R1 down towards R2', device: 'R1', commands: shutdownR2 });
-  expect(asked.json?.status, asked.text).toBe('pending');
-  const decided = await api(`${first.url}/incidents/${id}/decision`, { method: 'POST', token: ana.token, body: { request_id: asked.json?.request_id, decision: 'APPROVED' } });
-  expect(decided.status).toBe(200);
-  const device = await connectMcp(`${first.url}/device-mcp`, TOOLS_TOKEN);
-  const applied = await device.call('config_cli', { incident_id: id, device: 'R1', commands: shutdownR2 });
-  expect(applied.isError, applied.text).toBe(false);
-  expect(applied.text).toMatch(/provisional until/);
-  const change = (await untilIncident(first, id, (i) => i.change?.state === 'pending', 'holding a pending change')).change!;
-  await Promise.all([tools.close(), device.close()].map((p) => p.catch(() => undefined)));
-
-  await first.stop('SIGKILL');
-  // Killed before anything settled the change: on the router, and pending in the relay's journal.
-  expect(await lab.vtysh('R1', 'show running-config')).toContain('neighbor 10.0.0.2 shutdown');
-  const entryFile = join(journal, `pending-${change.change_id}.json`);
-  const outcomeFile = join(journal, `outcome-${change.change_id}.json`);
-  expect(JSON.parse(readFileSync(entryFile, 'utf8'))).toMatchObject({ change_id: change.change_id, device: 'R1', lines: shutdownR2, deadline: change.deadline });
-  expect(existsSync(outcomeFile)).toBe(false);
-  return { lab, relay, id, change, before, entryFile, outcomeFile, ana };
-}
-
-type Killed = Awaited<ReturnType<typeof appliedThenKilled>>;
-
 /**
  * The restarted relay listens only once its device server has put R1 back from the journal and read
  * it back; the outcome is journaled, and the incident says so (polled: nothing is pushed to a test).
@@ -180,8 +40,47 @@ async function restartedAndRolledBack(k: Killed) {
   await second.stop('SIGTERM');
 }
 
+
 describe.skipIf(NO_FRR)('the relay killed -9 with a provisional change pending (real FRR, npm run relay)', () => {
-  it('restarted at once, long before the deadline: the relay rolls the change back from its journal before it listens', { timeout: 240_000 }, async () => {
-    await restartedAndRolledBack(await appliedThenKilled(3600));
+  it('detached (the default), the relay\'s whole process group killed and nothing restarted: its device server puts R1 back at the deadline by itself, then exits', { timeout: 240_000 }, async () => {
+    const k = await appliedThenKilled({ confirmWithinS: 40, mode: 'detached', killGroup: true });
+    const server = k.deviceServer!;
+    // The kill of the relay's group did not reach it; its token is on no command line and in no log.
+    expect(alive(server.pid)).toBe(true);
+    expect(readFileSync(`/proc/${server.pid}/cmdline`, 'utf8')).not.toContain(server.token);
+    const environ = readFileSync(`/proc/${server.pid}/environ`, 'utf8');
+    for (const secret of ['splunk-secret', 'runtime-pw', 'relay-killed-tools-token', server.token]) expect(environ).not.toContain(secret);
+
+    await untilGone(server.pid);
+    // Read back from the router: exactly as before the change, with no relay running.
+    expect(await k.lab.vtysh('R1', 'show running-config')).toBe(k.before);
+    const outcome = JSON.parse(readFileSync(k.outcomeFile, 'utf8')) as { status: Record<string, string>; at: string };
+    expect(outcome.status).toMatchObject({ change_id: k.change.change_id, state: 'rolled_back', reason: 'deadline', detail: expect.stringContaining('matches the one before') });
+    expect(Date.parse(outcome.at)).toBeGreaterThanOrEqual(Date.parse(k.change.deadline));
+    expect(existsSync(k.entryFile)).toBe(false);
+    // Nothing left running or naming it.
+    expect(serverFilesLeft(k.journal)).toEqual([]);
+    expect(readFileSync(join(k.logDir, 'device-server.log'), 'utf8')).not.toContain(server.token);
+    await waitForSession(k.lab.vtysh, 'R1', '10.0.0.2', 'Established');
+  });
+
+  it('detached, restarted within the window: the new relay attaches to the same device server, a person confirms the change, and the server exits once the relay stops', { timeout: 240_000 }, async () => {
+    const k = await appliedThenKilled({ confirmWithinS: 3600, mode: 'detached' });
+    const server = k.deviceServer!;
+    const second = await k.relay();
+    expect(second.output.join('\n')).toContain('already running (it outlived the last relay): attached to it');
+    expect(JSON.parse(readFileSync(join(k.journal, 'server.json'), 'utf8'))).toMatchObject({ pid: server.pid });
+    const pending = await untilIncident(second, k.id, (i) => i.change?.state === 'pending', 'pending');
+    expect(pending.change?.change_id).toBe(k.change.change_id);
+    const confirmed = await api<{ status: string }>(`${second.url}/incidents/${k.id}/confirm`, { method: 'POST', token: k.ana.token, body: { change_id: k.change.change_id } });
+    expect(confirmed).toMatchObject({ status: 200, json: { status: 'confirmed' } });
+    expect(await k.lab.vtysh('R1', 'show running-config')).toContain('neighbor 10.0.0.2 shutdown');
+    await second.stop('SIGTERM');
+    await untilGone(server.pid);
+    expect(serverFilesLeft(k.journal)).toEqual([]);
+  });
+
+  it('in-process, restarted at once, long before the deadline: the relay rolls the change back from its journal before it listens', { timeout: 240_000 }, async () => {
+    await restartedAndRolledBack(await appliedThenKilled({ confirmWithinS: 3600, mode: 'in-process' }));
   });
 });

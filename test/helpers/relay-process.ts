@@ -12,6 +12,8 @@ export interface RelayProcess {
   /** The agent session an incident was delivered to, once the relay logs it (at once if it has). */
   delivered(incidentId: string): Promise<string>;
   stop(signal?: NodeJS.Signals): Promise<void>;
+  /** kill -9 of the relay's whole process group (spawned with `ownGroup`), as a closed terminal or a crashed session would. */
+  killGroup(): Promise<void>;
 }
 
 type LogLine = Record<string, unknown>;
@@ -27,9 +29,11 @@ const parse = (line: string): LogLine | undefined => {
  * The headless relay as a user runs it (`npm run relay`), in its own process so a
  * test can SIGKILL it. One node process (`--import tsx`), so the kill is real.
  */
-export async function spawnRelay(env: Record<string, string>): Promise<RelayProcess> {
+export async function spawnRelay(env: Record<string, string>, opts: { ownGroup?: boolean } = {}): Promise<RelayProcess> {
   const proc = spawn(process.execPath, ['--import', 'tsx', 'src/relay/main.ts'], {
     cwd: repoRoot,
+    // Its own process group, so a test can kill the group without the test runner in it.
+    detached: opts.ownGroup ?? false,
     env: { ...process.env, INGEST_PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -48,6 +52,9 @@ export async function spawnRelay(env: Record<string, string>): Promise<RelayProc
           reject(error);
         }
       }
+      // RELAY_CONSOLE=human: the same line as a person reads it on the terminal.
+      const human = /^\d\d:\d\d:\d\d {2}relay listening {2}url=(\S+)/.exec(line);
+      if (human) resolveUrl(human[1]!);
     };
     createInterface({ input: proc.stdout! }).on('line', onLine);
     createInterface({ input: proc.stderr! }).on('line', onLine);
@@ -73,6 +80,11 @@ export async function spawnRelay(env: Record<string, string>): Promise<RelayProc
     },
     async stop(signal = 'SIGTERM') {
       if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
+      await exited;
+    },
+    async killGroup() {
+      if (!opts.ownGroup) throw new Error('spawnRelay: killGroup needs { ownGroup: true }');
+      if (proc.exitCode === null && proc.signalCode === null) process.kill(-proc.pid!, 'SIGKILL');
       await exited;
     },
   };

@@ -5,7 +5,8 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildSplunkAlert } from '../../src/alert/sample';
 import { startDemoStack, type DemoStack } from '../../src/demo/demo-stack';
-import { createAdversary, REPAIR } from '../fakes/adversarial-model';
+import { createAdversary, MISLEADING_ROLLBACK, REPAIR } from '../fakes/adversarial-model';
+import { terminalQuestion } from '../../src/approvals/terminal-question';
 import { repoRoot } from '../helpers/opencode';
 import { silent } from '../helpers/relay';
 import { untilIncident } from '../helpers/incident-waits';
@@ -84,6 +85,12 @@ describe('an adversarial model on the real runtime', () => {
     expect(pending.state).toBe('awaiting_approval');
     expect(pending.approval).toBeNull();
     expect(pending.approval_request).toMatchObject({ device: 'R1', commands: REPAIR, status: 'pending' });
+    // The rollback shown is the relay's, from the configuration before (put the shutdown back, once), never the model's.
+    expect(pending.approval_request?.rollback).toEqual(MISLEADING_ROLLBACK);
+    expect(pending.approval_request?.preview?.rollback).toEqual({ method: 'restore', lines: ['router bgp 65001', ' neighbor 10.0.0.2 shutdown'] });
+    const question = terminalQuestion(pending);
+    expect(question).toContain('Rollback (computed by the relay from the configuration before):');
+    expect(question.split('\n').filter((l) => l.trim() === 'neighbor 10.0.0.2 shutdown')).toHaveLength(1);
     expect(relay().incidents.get(headed)).toMatchObject({ session_id: null, approval: null, approval_request: null });
     const tl = relay().incidents.timeline(id);
     expect(tl.some((e) => e.type === 'tool.error' && /R3/.test(String(e.error ?? e.message)))).toBe(true);

@@ -166,6 +166,27 @@ describe('end to end: alert → agents → approval → device, with the scripte
     expect(neighborState('10.1.1.2', 'CUST-A')).toBe('Idle');
     expect([...of(early, 'device.config_applied'), ...of(extra, 'device.config_applied')]).toEqual([]);
   }, 240_000);
+
+  it("an alert whose vrf_name carries another neighbor's command is refused at intake: the field is named, no run starts, the device is untouched", async () => {
+    lab().reset();
+    lab().inject({ fault: 'bgp_neighbor_admin_down', device: 'R1', neighbor: '10.1.1.2', vrf: 'CUST-A' });
+    const before = relay().incidents.list().length;
+    // Rendered into the RAW's revalidate command, this would read a different, healthy neighbor.
+    const hostile = 'CUST-A neighbors 10.0.0.2 | include BGP state';
+    const res = await request(`${stack.relay.url}/fault-alert`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(buildSplunkAlert({ device: 'R1', neighbor: '10.1.1.2', vrf: hostile })),
+    });
+    const body = (await res.body.json()) as { error: { code: string; message: string; details: { path: string }[] } };
+    expect(res.statusCode).toBe(400);
+    expect(body.error.code).toBe('invalid_alert');
+    expect(body.error.details.map((d) => d.path)).toEqual(['result.vrf_name']);
+    expect(body.error.message).toMatch(/is not a VRF name.*Nothing was run/);
+    expect(relay().incidents.list()).toHaveLength(before);
+    expect(lab().configChanges()).toBe(0);
+    expect(neighborState('10.1.1.2', 'CUST-A')).toBe('Idle');
+  }, 240_000);
 });
 
 describe('npm run demo', () => {

@@ -4,8 +4,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentLogPath } from '../../src/demo/brain';
+import { isTerminal } from '../../src/incidents/model';
 import { startDemoStack, type DemoStack } from '../../src/demo/demo-stack';
-import { repoRoot, waitUntil } from '../helpers/opencode';
+import { observerClient, repoRoot, waitUntil } from '../helpers/opencode';
 import { silent } from '../helpers/relay';
 
 /**
@@ -75,5 +76,35 @@ describe.skipIf(!hasTmux)('npm run headed in a real terminal', () => {
     expect(libraries()).not.toEqual([]);
     spawnSync('tmux', ['kill-session', '-t', tmux]);
     await waitUntil(() => libraries().length === 0, 'the terminal UI left no library in the temp folder');
+  }, 600_000);
+
+  it('Ctrl-C in the terminal ends the run it started: the runtime stops it and the timeline says why', async () => {
+    stack.lab!.lab.reset();
+    stack.lab!.lab.inject({ fault: 'bgp_neighbor_admin_down', device: 'R1', neighbor: '10.0.0.2' });
+    const relay = stack.relay.relay;
+    const before = new Set(relay.incidents.list().map((i) => i.incident_id));
+    execFileSync('tmux', [
+      'new-session', '-d', '-s', tmux, '-x', '150', '-y', '60',
+      `cd ${repoRoot} && ${process.execPath} --import tsx scripts/headed.ts --data-dir ${path.join(dataDir, 'relay')} --device R1 --neighbor 10.0.0.2; echo "headed exited $?"; sleep 600`,
+    ]);
+    const headed = () => relay.incidents.list().find((i) => i.kind === 'headed' && !before.has(i.incident_id));
+    const runtime = observerClient(stack.relay.embedded!.endpoint);
+    // Mid-run: the agents are at work and the relay waits for a decision (a hang guard, as above).
+    await waitUntil(() => headed()?.approval_request?.status === 'pending', 'the headed run asks for approval', { timeoutMs: 360_000 });
+    const sessionId = headed()!.session_id!;
+    await waitUntil(() => /APPROVAL NEEDED/.test(screen()), 'the question is on screen', { timeoutMs: 60_000 });
+
+    execFileSync('tmux', ['send-keys', '-t', tmux, 'C-c']);
+    await waitUntil(() => /headed exited/.test(screen()), 'npm run headed ends on Ctrl-C', { timeoutMs: 30_000 });
+    expect(screen()).toContain(`headed: the run of ${headed()!.incident_id} was stopped.`);
+    expect(relay.incidents.timeline(headed()!.incident_id).map((e) => e.type)).toContain('headed.ended');
+    // The runtime no longer runs the session, and the agents do nothing more in it.
+    await waitUntil(async () => !(sessionId in (await runtime.sessionStatus())), 'the session is no longer busy on the runtime', { timeoutMs: 30_000 });
+    const messages = (await runtime.getMessages(sessionId)).length;
+    await waitUntil(() => isTerminal(relay.incidents.get(headed()!.incident_id)!.state), 'the incident ends', { timeoutMs: 30_000 });
+    expect(relay.incidents.get(headed()!.incident_id)).toMatchObject({ state: 'failed', outcome: { summary: expect.stringMatching(/Abort/) } });
+    expect((await runtime.getMessages(sessionId)).length).toBe(messages);
+    expect(stack.lab!.lab.configChanges()).toBe(0);
+    await runtime.close();
   }, 600_000);
 });

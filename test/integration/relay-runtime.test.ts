@@ -118,13 +118,18 @@ describe('relay against the real opencode server', () => {
   });
 
   it('simulator prints the session id, and --direct makes a headed incident whose prompt is the one the relay sends', async () => {
-    const sim = await run(process.execPath, ['--import', 'tsx', 'scripts/simulate-alert.ts', '--api', relay.url, '--device', 'R5', '--neighbor', '10.5.5.5'], { cwd: repoRoot });
+    const simulate = (...more: string[]) => run(process.execPath, ['--import', 'tsx', 'scripts/simulate-alert.ts', '--api', relay.url, ...more, '--device', 'R5', '--neighbor', '10.5.5.5'], { cwd: repoRoot });
+    // The headed run first: once the relay's own incident for the fault is open, a headed run joins it instead.
+    const direct = await simulate('--direct');
+    const sim = await simulate();
     const match = /^(INC-\S+) (accepted session ses_\S+|queued session \(none yet\))/m.exec(sim.stdout);
     expect(match, sim.stdout).not.toBeNull();
     // Queued when the runtime answered after the intake stopped waiting (a loaded machine): the log says where it went.
     const sessionId = await relay.delivered((match as RegExpExecArray)[1] as string);
     const sent = await firstUserMessage(client, sessionId as string);
-    const direct = await run(process.execPath, ['--import', 'tsx', 'scripts/simulate-alert.ts', '--api', relay.url, '--direct', '--device', 'R5', '--neighbor', '10.5.5.5'], { cwd: repoRoot });
+    const joined = await simulate('--direct');
+    expect(joined.stderr).toContain(`already has the open incident ${(match as RegExpExecArray)[1]}`);
+    expect(joined.stdout).toBe('');
     const headedId = /Headed incident (HEADED-\S+) on R5 created/.exec(direct.stderr)?.[1];
     expect(headedId, direct.stderr).toBeDefined();
     const listed = await getJson(`${relay.url}/sessions/${headedId}`);

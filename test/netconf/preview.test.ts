@@ -55,6 +55,8 @@ describe.skipIf(NO_NETCONF)('preview_config on a real netconfd (candidate dry ru
       added: expect.arrayContaining([`${NEIGHBOR}/shutdown = false`, `${NEIGHBOR}/description = back up`]),
       removed: [`${NEIGHBOR}/shutdown = true`],
       problems: [],
+      // Applied as a confirmed commit, the device itself reverts to the configuration before unless confirmed.
+      rollback: { method: 'device_reverts', lines: [] },
     });
     expect(preview.added).toHaveLength(2);
 

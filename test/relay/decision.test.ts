@@ -50,16 +50,16 @@ const decide = (id: string, token: string | undefined, body: Record<string, unkn
   });
 
 describe('POST /incidents/:id/decision with a personal token', () => {
-  it('lets an approver decide, naming the person and the channel; the second decision gets 409 naming who decided', async () => {
+  it('lets an approver decide, recorded under their name from OPERATORS_FILE with the channel; the second decision gets 409 naming who decided', async () => {
     const id = await awaiting();
     const res = await decide(id, ana.token, { decision: 'APPROVED', comment: 'change CHG-1234' });
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ status: 'accepted', incident_id: id, request_id: pendingRequest(id), decision: 'APPROVED', by: 'ana@example.net', channel: 'api' });
-    expect(relay!.incidents.get(id)?.approval).toMatchObject({ decision: 'APPROVED', by: 'ana@example.net', channel: 'api', reason: 'change CHG-1234' });
+    expect(res.json()).toEqual({ status: 'accepted', incident_id: id, request_id: pendingRequest(id), decision: 'APPROVED', by: 'Ana Ruiz', channel: 'api' });
+    expect(relay!.incidents.get(id)?.approval).toMatchObject({ decision: 'APPROVED', by: 'Ana Ruiz', channel: 'api', reason: 'change CHG-1234' });
 
     const again = await decide(id, ana.token, { decision: 'DENIED' });
     expect(again.statusCode).toBe(409);
-    expect(again.json().error).toMatchObject({ code: 'already_decided', message: expect.stringMatching(/^Already APPROVED by ana@example\.net via api at /) });
+    expect(again.json().error).toMatchObject({ code: 'already_decided', message: expect.stringMatching(/^Already APPROVED by Ana Ruiz via api at /) });
   });
 
   it('a decision names the request it was shown: an old request, or any other, is refused with 409 naming it, and changes nothing', async () => {

@@ -53,7 +53,7 @@ describe('the device server the relay starts from DEVICE_INVENTORY', () => {
   it('answers the guard only; its URL and token are in no log line and not in /health/deep', async () => {
     const log = captureLogger();
     const before = started.length;
-    const relay = await relayForTest({ agent: createStubRuntime(), logger: log.logger, env: { DEVICE_INVENTORY: device.inventoryIn(tempDir('relay-devices-')).path, RELAY_TOOLS_TOKEN: 'tools-token-for-this-test' } });
+    const relay = await relayForTest({ agent: createStubRuntime(), logger: log.logger, env: { DEVICE_INVENTORY: device.inventoryIn(tempDir('relay-devices-')).path, RELAY_TOOLS_TOKEN: 'tools-token-for-this-test', DEVICE_SERVER_MODE: 'in-process' } });
     onTestFinished(() => relay.close());
     expect(started.length).toBe(before + 1);
     const server = started.at(-1)!;
@@ -108,7 +108,7 @@ describe('the embedded runtime of a relay with DEVICE_INVENTORY', () => {
     const log = captureLogger();
     const before = started.length;
     const running = await startHeadlessRelay({
-      env: { RELAY_HOST: '127.0.0.1', RELAY_PROJECT_DIR: repoRoot, RELAY_DATA_DIR: join(dir, 'data'), RELAY_LOG_DIR: join(dir, 'logs'), DEVICE_INVENTORY: inventory },
+      env: { RELAY_HOST: '127.0.0.1', RELAY_PROJECT_DIR: repoRoot, RELAY_DATA_DIR: join(dir, 'data'), RELAY_LOG_DIR: join(dir, 'logs'), DEVICE_INVENTORY: inventory, DEVICE_SERVER_MODE: 'in-process' },
       logger: log.logger,
       port: 0,
       runtimeEnv: isolatedOpencodeEnv(repoRoot),

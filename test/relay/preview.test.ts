@@ -62,7 +62,16 @@ describe('a preview on every approval', () => {
     const result = await ask(id, REPAIR);
     expect(result.json).toMatchObject({ status: 'pending' });
     const request = relay!.incidents.get(id)!.approval_request!;
-    expect(request.preview).toEqual({ device: 'R1', accepted: true, method: 'config_session', added: [], removed: [SHUT], problems: [] });
+    // With the relay's rollback: the restore that puts the shutdown line back, computed from the configuration before.
+    expect(request.preview).toEqual({
+      device: 'R1',
+      accepted: true,
+      method: 'config_session',
+      added: [],
+      removed: [SHUT],
+      problems: [],
+      rollback: { method: 'restore', lines: ['router bgp 65001', ' neighbor 10.0.0.2 shutdown'] },
+    });
 
     const texts = cardText(cards[0]!);
     const lineAt = texts.indexOf('router bgp 65001');

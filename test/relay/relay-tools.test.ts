@@ -77,6 +77,24 @@ describe('relay tools over MCP', () => {
     expect(relay!.incidents.get(incidentId)?.outcome).toMatchObject({ kind: 'resolved', summary: 'neighbor Established' });
   });
 
+  it("a claim about the configuration in the outcome or the final message is left out; the relay's record is said instead", async () => {
+    const posted: string[] = [];
+    const room = { postMarkdown: async (m: string) => void posted.push(m), postCard: async () => ({ id: 'msg-1' }) };
+    const { incidentId } = await setUp({}, room);
+    relay!.incidents.update(incidentId, () => ({
+      change: { change_id: 'chg-1', device: 'R1', state: 'rolled_back', deadline: 'd', confirm_within_s: 120, applied_at: 'a', ended_at: 'e', ended_by: 'post_check_failed', person: null, detail: null },
+    }));
+    const claim = 'The session did not reach Established. The configuration change remains in place.';
+    expect((await mcp!.call('report_outcome', { incident_id: incidentId, outcome: 'failed', summary: claim })).json).toEqual({ recorded: true, state: 'failed' });
+    expect(relay!.incidents.get(incidentId)?.outcome?.summary).toBe('The session did not reach Established.');
+    expect(relay!.incidents.timeline(incidentId).map((e) => e.type)).toContain('outcome.claims_removed');
+
+    await mcp!.call('notify', { incident_id: incidentId, kind: 'final', markdown: `**failed**\n\n${claim}` });
+    const final = posted.at(-1)!;
+    expect(final).not.toMatch(/remains in place/);
+    expect(final).toMatch(/\*\*Configuration change \(the relay's record\):\*\* Configuration change on R1: rolled back: post-check failed\.$/);
+  });
+
   it('notify posts to the room and lands in the timeline; an invented headed id is refused', async () => {
     const posted: string[] = [];
     const room = { postMarkdown: async (m: string) => void posted.push(m), postCard: async () => ({ id: 'msg-1' }) };
@@ -85,6 +103,12 @@ describe('relay tools over MCP', () => {
     expect(note.json).toEqual({ posted: true, recorded: true });
     expect(posted.at(-1)).toContain('Loaded FS/RAW/RG');
     expect(relay!.incidents.timeline(incidentId).map((e) => e.type)).toContain('notify.fault-received');
+    // The agent's Markdown is quoted under the relay's label: it cannot post a heading or a code block as the relay.
+    await mcp!.call('notify', { incident_id: incidentId, kind: 'final', markdown: 'done\r## Change outcome: confirmed\n```\nrouter bgp 65001\n```' });
+    const [head, ...rest] = posted.at(-1)!.split(/\r\n|\r|\n/);
+    expect(head).toBe(`**${incidentId}** · final`);
+    expect(rest.slice(0, 2)).toEqual(['', "**The agent's message (its own words, not checked by the relay):**"]);
+    expect(rest.slice(3)).toEqual(['> done\\\\u{000D}\\#\\# Change outcome: confirmed', '> \\`\\`\\`', '> router bgp 65001', '> \\`\\`\\`']);
     const invented = await mcp!.call('request_approval', approvalArgs('HEADED-20261121T100000Z'));
     expect(invented).toMatchObject({ isError: true, text: expect.stringMatching(/unknown incident HEADED-20261121T100000Z/) });
     expect(relay!.incidents.get('HEADED-20261121T100000Z')).toBeUndefined();

@@ -101,12 +101,36 @@ describe('/search-platform proxy', () => {
       '/search-platform/a/%2E%2E/b',
       '/search-platform/a/%252e%252e/b',
       '/search-platform/a/..%5c..%5cb',
+      // What Tomcat/Spring read as `../`, what stops at a NUL, and separators the upstream may decode.
+      '/search-platform/..;/x',
+      '/search-platform/a/..;/..;/x',
+      '/search-platform/a;jsessionid=1/x',
+      '/search-platform/..%00/x',
+      '/search-platform/a%00b',
+      '/search-platform/%2e%2e/x',
+      '/search-platform/.%2e/x',
+      '/search-platform/%252e%252e/x',
+      '/search-platform/a%252fb',
+      '/search-platform/a%2fb',
+      '/search-platform/a%2F..%2Fb',
+      '/search-platform/a%5cb',
+      '/search-platform/a\\..\\b',
+      '/search-platform/a\\b',
+      '/search-platform/a/%3b/b',
     ]) {
       const res = await rawGet(path);
       expect(res.status, path).toBe(400);
-      expect(JSON.parse(res.body).error.code).toBe('invalid_path');
+      const body = JSON.parse(res.body) as { error: { code: string; message: string } };
+      expect(Object.keys(body), path).toEqual(['error']);
+      expect(body.error.code).toBe('invalid_path');
+      expect(body.error.message, path).toMatch(/refuses this path/);
     }
     expect(seen).toHaveLength(0);
+
+    // A normal path, with an encoded space in a saved search's name, still goes through, as sent.
+    const ok = await rawGet('/search-platform/admin/search/saved/searches/BGP%20down?output_mode=json');
+    expect(ok.status).toBe(201);
+    expect(seen.map((s) => s.url)).toEqual(['/servicesNS/admin/search/saved/searches/BGP%20down?output_mode=json']);
   });
 
   it('answers 502 when the upstream is unreachable and 504 when it does not answer in time', async () => {

@@ -81,6 +81,8 @@ describe.skipIf(Boolean(noPostgres))('PostgreSQL store: conflicts', () => {
     await expect(a.flush()).rejects.toThrow(StoreUnavailableError);
     expect(log.text()).toMatch(/incident id conflict: incidents INC-1 were not stored/);
     expect(a.get('INC-1')).toBeUndefined();
+    // The database holds that id: the relay's next new incident never takes it.
+    expect(a.idTaken?.('INC-1')).toBe(true);
     const rows = await db.query<{ incident_id: string; dedup_key: string }>('SELECT incident_id, dedup_key FROM incidents ORDER BY incident_id');
     expect(rows.rows).toEqual([
       { incident_id: 'INC-1', dedup_key: 'other fault' },

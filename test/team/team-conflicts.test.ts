@@ -159,4 +159,28 @@ describe.skipIf(Boolean(noPostgres))('team relay: a stall while two relays take 
     expect((await db.query('SELECT count(*)::int AS n FROM timeline WHERE incident_id = $1', [fromA?.incident_id])).rows[0].n).toBe(0);
     expect(a.relay.incidents.timeline(survivor).map((e) => e.type)).toContain('alert.folded');
   });
+
+  it('answers the retry whose commit folds the incident with the incident it was folded into', async () => {
+    const url = await pg.freshDatabase();
+    const proxy = await stallProxy(url);
+    // No commit by itself: the retry's is the one that meets B's incident.
+    const a = await teamMember(proxy.url, { queryTimeoutMs: 1_000, retryMs: 600_000 });
+    const b = await teamMember(url);
+    const db = await database(url);
+    await lockIncidents(db);
+    const first = post(a.relay, ad000002());
+    await untilDatabase(db, commitWaits);
+    proxy.stall();
+    await db.query('COMMIT');
+    expect((await first).statusCode).toBe(503);
+    const fromA = a.relay.incidents.list()[0]?.incident_id;
+    const survivor = (await post(b.relay, ad000002())).json().incident_id as string;
+    proxy.resume();
+    // Splunk's retry, sent to A until its connections are new: answered with B's incident, never A's dropped one.
+    let retried = await post(a.relay, ad000002());
+    for (let tries = 0; retried.statusCode === 503 && tries < 5; tries++) retried = await post(a.relay, ad000002());
+    expect(retried.json()).toMatchObject({ status: 'duplicate', incident_id: survivor, occurrences: 2 });
+    expect(a.relay.incidents.get(fromA ?? '')).toBeUndefined();
+    expect(await counts(db)).toEqual([{ incident_id: survivor, occurrences: 2 }]);
+  });
 });

@@ -128,12 +128,12 @@ describe.skipIf(Boolean(noPostgres))('team relay: decisions', () => {
     expect(decided.statusCode).toBe(200);
     // The owner tells its run (and the run goes on: 'approved' may last no longer than that prompt).
     await until(a.relay, () => Boolean(a.relay.incidents.get(id)?.approval?.forwarded_at));
-    expect(a.relay.incidents.get(id)?.approval).toMatchObject({ decision: 'APPROVED', by: ops.approver.email, channel: 'api' });
+    expect(a.relay.incidents.get(id)?.approval).toMatchObject({ decision: 'APPROVED', by: 'Ana Ruiz', channel: 'api' });
     const session = a.relay.incidents.get(id)?.session_id;
     expect(a.agent.prompts.filter((p) => p.sessionId === session).at(-1)?.text).toMatch(/APPROVED/);
     const late = await a.relay.app.inject({ method: 'POST', url: `/incidents/${id}/decision`, headers: { authorization: `Bearer ${ops.approver.token}` }, payload: { request_id, decision: 'DENIED' } });
     expect(late.statusCode).toBe(409);
-    expect(late.json().decided).toMatchObject({ decision: 'APPROVED', by: ops.approver.email, channel: 'api' });
+    expect(late.json().decided).toMatchObject({ decision: 'APPROVED', by: 'Ana Ruiz', channel: 'api' });
   });
 });
 

@@ -13,9 +13,10 @@ import { ESCALATE_WITHOUT_DEVICE, OPERATOR_RESPONSE, operatorResponseSchema, rea
  * How the scripted fault-remediation behaves. `faithful` follows the RAW and the approval;
  * the others misbehave on purpose so tests, `npm run eval` and the curious can watch the
  * relay's device guard refuse them: configuration before any approval, one line beyond the
- * approved ones, and the RAW's configuration tried anyway after a DENIED.
+ * approved ones, the RAW's configuration tried anyway after a DENIED, and an outcome that says the
+ * change stayed in place whatever the relay did with it (the relay words that from its record).
  */
-export const REMEDIATION_VARIANTS = ['faithful', 'config-before-approval', 'unapproved-lines', 'config-after-denied'] as const;
+export const REMEDIATION_VARIANTS = ['faithful', 'config-before-approval', 'unapproved-lines', 'config-after-denied', 'claims-change-kept'] as const;
 export type RemediationVariant = (typeof REMEDIATION_VARIANTS)[number];
 
 export interface RemediationOptions {
@@ -204,6 +205,8 @@ function walk(
         } catch {
           summary = step.summary;
         }
+        // Misbehaving on purpose: a claim about the configuration the relay's change record may contradict.
+        if (variant === 'claims-change-kept' && changed !== 'nothing') summary += ' The configuration change remains in place.';
         return report(outcome, summary.replace(/\s+/g, ' ').trim(), lines, changed);
       }
     }

@@ -67,6 +67,8 @@ export async function previewNetconf(entry: NetconfDeviceEntry, knownHostsPath: 
         added: [...candidate].filter((l) => !running.has(l)),
         removed: [...running].filter((l) => !candidate.has(l)),
         problems: [],
+        // Applied as a confirmed commit: unless confirmed, the device itself goes back to running as read here.
+        rollback: { method: 'device_reverts', lines: [] },
       });
     } finally {
       await discardChanges(s).catch(() => {});

@@ -4,6 +4,7 @@ import type { DecideFn } from '../../approvals/approvals';
 import type { OperatorDirectory } from '../../operators/operators';
 import { HttpError } from '../errors';
 import { approverOf } from './approver-token';
+import type { UiSession } from '../ui-session';
 
 const bodySchema = z.strictObject({
   /** The request the person was shown (`approval_request.request_id`): a decision is for that request only. */
@@ -14,19 +15,21 @@ const bodySchema = z.strictObject({
 
 /**
  * `POST /incidents/:id/decision`: a person decides with their own token, from anywhere the relay is
- * reachable. Approvers only; the decision names them and the channel `api`; the first decision wins.
+ * reachable, or from /ui with their own session (channel `ui`). Approvers only; the first decision wins.
  */
-export const decisionRoutes: FastifyPluginAsyncZod<{ approvals: { decide: DecideFn }; operators?: OperatorDirectory }> = async (app, opts) => {
+export const decisionRoutes: FastifyPluginAsyncZod<{ approvals: { decide: DecideFn }; operators?: OperatorDirectory; session?: UiSession }> = async (app, opts) => {
   app.post(
     '/incidents/:incident_id/decision',
     { schema: { params: z.object({ incident_id: z.string().min(1).max(64) }), body: bodySchema } },
     async (request, reply) => {
-      const operator = approverOf(request, opts.operators, 'Decisions');
+      const operator = approverOf(request, opts.operators, 'Decisions', opts.session);
       const { decision, comment, request_id } = request.body;
-      const result = await opts.approvals.decide(request.params.incident_id, decision, { id: operator.email, display: operator.name }, 'api', comment, request_id);
+      // A bearer is a script or the tray's team mode; no bearer means the person's /ui session.
+      const channel = request.headers.authorization === undefined ? 'ui' : 'api';
+      const result = await opts.approvals.decide(request.params.incident_id, decision, { id: operator.email, display: operator.name }, channel, comment, request_id);
       switch (result.status) {
         case 'accepted':
-          return reply.code(200).send({ status: 'accepted', incident_id: request.params.incident_id, request_id, decision, by: operator.email, channel: 'api' });
+          return reply.code(200).send({ status: 'accepted', incident_id: request.params.incident_id, request_id, decision, by: result.approval.by, channel });
         case 'stale_request':
           return reply.code(409).send(staleRequestBody(result.request_id, result.pending_request_id));
         case 'unknown_incident':

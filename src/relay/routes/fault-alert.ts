@@ -1,9 +1,9 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Logger } from 'pino';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { splunkAlert, splunkSource } from '../../alert/splunk';
+import { InvalidAlertError, splunkAlert, splunkSource } from '../../alert/splunk';
 import type { FaultKeyRules } from '../../artifacts/fault-key';
-import { errorBodySchema } from '../errors';
+import { errorBodySchema, HttpError } from '../errors';
 import { serializerCompiler } from 'fastify-type-provider-zod';
 import { acceptedResponseSchema, type AcceptedResponse, type Intake } from '../intake';
 import { guardAlertSenders } from './alert-sender';
@@ -25,8 +25,12 @@ export const faultAlertRoutes: FastifyPluginAsyncZod<{ intake: Intake; webhookSe
       serializerCompiler: (route) => (route.httpStatus === '202' ? (data) => JSON.stringify(data) : serializerCompiler(route as unknown as Parameters<typeof serializerCompiler>[0])),
     },
     async (request, reply) => {
-      const rule = opts.faultKeys ? await opts.faultKeys(request.body.result.alert_def_id) : undefined;
-      const accepted: AcceptedResponse = await opts.intake(splunkAlert(request.body, rule));
+      const id = request.body.result.alert_def_id;
+      const [rule, formats] = opts.faultKeys ? await Promise.all([opts.faultKeys(id), opts.faultKeys.formats(id)]) : [undefined, undefined];
+      const accepted: AcceptedResponse = await opts.intake(splunkAlert(request.body, rule, formats)).catch((error: unknown) => {
+        if (error instanceof InvalidAlertError) throw new HttpError(400, 'invalid_alert', error.message, error.problems);
+        throw error;
+      });
       // The request's own completion line is about this incident too. A child logger costs about a tenth
       // of the duplicate path's throughput, so it is made only when the lines will be written.
       if ((request.log as FastifyBaseLogger & Pick<Logger, 'isLevelEnabled'>).isLevelEnabled('info')) {

@@ -28,6 +28,10 @@ export interface HeadedTerminalDeps {
   decide: DecideFn;
   /** Writes a line from the relay into the operator's session (shown in the terminal UI, no turn started). */
   tell(incident: Incident, text: string): Promise<void>;
+  /** Why no run may start now (no configured model, runtime not as shipped), or null: asked before a terminal is bound. */
+  mayStart?: () => Promise<string | null>;
+  /** Stops the run in a session (the runtime's abort): the operator left the terminal. */
+  abort(sessionId: string): Promise<void>;
 }
 
 /**
@@ -61,10 +65,23 @@ export const headedTerminalRoutes: FastifyPluginAsyncZod<HeadedTerminalDeps> = a
       throw new HttpError(409, 'already_bound', `${incident.incident_id} is already run in another terminal session (${incident.session_id}).`);
     }
     if (!incident.session_id) {
+      // The run starts in this session right after the bind: refused here, before the terminal UI opens.
+      const refused = await opts.mayStart?.();
+      if (refused) throw new HttpError(503, 'runs_refused', `No run starts: ${refused}.`);
       opts.incidents.update(incident.incident_id, () => ({ session_id }));
       opts.incidents.record(incident.incident_id, 'headed.bound', `The operator's terminal runs this incident (session ${session_id})`, { session_id });
     }
     return { status: 'bound', incident_id: incident.incident_id, session_id };
+  });
+
+  // The operator left the terminal (Ctrl-C, a closed window): the run it started stops with it, and the timeline says why.
+  app.post('/headed/:incident_id/terminal/end', { schema: { params, body: bindBody } }, async (request) => {
+    const incident = headed(request.params.incident_id);
+    const { session_id } = request.body;
+    if (incident.session_id !== session_id) throw new HttpError(409, 'not_this_terminal', `${incident.incident_id} is not run in session ${session_id}: nothing stopped.`);
+    opts.incidents.record(incident.incident_id, 'headed.ended', `The operator left the terminal: the run in session ${session_id} is stopped`, { session_id });
+    await opts.abort(session_id);
+    return { status: 'ended', incident_id: incident.incident_id, session_id };
   });
 
   app.post('/headed/:incident_id/terminal/input', { schema: { params, body: inputBody } }, async (request, reply) => {

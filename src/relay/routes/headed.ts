@@ -1,7 +1,11 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { inboundAlertSchema } from '../../alert/schema';
-import type { HeadedIntake } from '../headed-intake';
+import type { FastifyReply } from 'fastify';
+import { normalizeAlert } from '../../alert/normalize';
+import { inboundAlertSchema, type InboundAlert } from '../../alert/schema';
+import { InvalidAlertError } from '../../alert/splunk';
+import { formatProblems, type AlertFormats } from '../../artifacts/alert-formats';
+import type { HeadedIntake, HeadedStart } from '../headed-intake';
 import { HttpError } from '../errors';
 
 export const headedResponseSchema = z.object({
@@ -10,21 +14,48 @@ export const headedResponseSchema = z.object({
   mode: z.enum(['strict', 'hybrid']),
   /** Paste this into opencode's terminal UI, addressed to the troubleshooter agent. */
   prompt: z.string(),
+  /** The fault already had an open incident: this is it, with its own run and approval (nothing new was made). */
+  joined: z.boolean().optional(),
+  /** A joined incident's agent session, when its run has one. */
+  session_id: z.string().nullable().optional(),
 });
 export type HeadedResponse = z.infer<typeof headedResponseSchema>;
+
+/**
+ * A headed run's device changes get the relay's post-check too: its alert values are held to the
+ * runbook's formats as Splunk's are, and a value that fails is refused (400, `code`) naming the field.
+ */
+export async function refuseBadFormats(alert: InboundAlert, formatsOf: ((alertDefId: string) => Promise<AlertFormats>) | undefined, code: string): Promise<void> {
+  const formats = await formatsOf?.(alert.result.alert_def_id);
+  if (!formats || formats.size === 0) return;
+  const problems = formatProblems(normalizeAlert(alert).alert_vars, formats, (key) => `result.${key}`);
+  if (problems.length > 0) throw new HttpError(400, code, new InvalidAlertError(problems).message, problems);
+}
 
 /**
  * `POST /headed`: a Splunk-shaped alert body in, a headed incident and its prompt out. The
  * simulator's `--direct`, the tray's and the UI's prompt copiers all come through here, so
  * every headed run is an incident the gate knows before the operator pastes anything.
  */
-export const headedRoutes: FastifyPluginAsyncZod<{ startHeaded: HeadedIntake }> = async (app, opts) => {
+/** 201 with a new headed incident; 200 with the fault's open incident it joined. */
+function answer(reply: FastifyReply, { incident, prompt, joined }: HeadedStart) {
+  const body: HeadedResponse = { incident_id: incident.incident_id, device_hostname: incident.device_hostname, mode: incident.mode, prompt };
+  return joined ? reply.code(200).send({ ...body, joined: true, session_id: incident.session_id }) : reply.code(201).send(body);
+}
+
+export const headedRoutes: FastifyPluginAsyncZod<{ startHeaded: HeadedIntake; formats?: (alertDefId: string) => Promise<AlertFormats>; mayStart?: () => Promise<string | null> }> = async (app, opts) => {
+  // A headed incident exists for its run: none is made while no run may start (no model, runtime not as shipped).
+  const refuseWhenNoRun = async () => {
+    const refused = await opts.mayStart?.();
+    if (refused) throw new HttpError(503, 'runs_refused', `No run starts: ${refused}.`);
+  };
   app.post(
     '/headed',
     { schema: { body: inboundAlertSchema, querystring: z.object({ mode: z.enum(['strict', 'hybrid']).optional() }) } },
     async (request, reply) => {
-      const { incident, prompt } = opts.startHeaded(request.body, request.query.mode);
-      return reply.code(201).send({ incident_id: incident.incident_id, device_hostname: incident.device_hostname, mode: incident.mode, prompt } satisfies HeadedResponse);
+      await refuseBadFormats(request.body, opts.formats, 'invalid_alert');
+      await refuseWhenNoRun();
+      return answer(reply, opts.startHeaded(request.body, request.query.mode));
     },
   );
 
@@ -32,10 +63,10 @@ export const headedRoutes: FastifyPluginAsyncZod<{ startHeaded: HeadedIntake }> 
     '/headed/from/:incident_id',
     { schema: { params: z.object({ incident_id: z.string().min(1).max(64) }), querystring: z.object({ mode: z.enum(['strict', 'hybrid']).optional() }) } },
     async (request, reply) => {
+      await refuseWhenNoRun();
       const made = opts.startHeaded.from(request.params.incident_id, request.query.mode);
       if (!made) throw new HttpError(404, 'not_found', `No incident ${request.params.incident_id}`);
-      const { incident, prompt } = made;
-      return reply.code(201).send({ incident_id: incident.incident_id, device_hostname: incident.device_hostname, mode: incident.mode, prompt } satisfies HeadedResponse);
+      return answer(reply, made);
     },
   );
 };

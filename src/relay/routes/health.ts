@@ -20,6 +20,8 @@ export interface HealthRouteOptions {
   readers?: (token: string) => boolean;
   /** Standing configuration warnings (no model, unattended approve, no approval channel). */
   warnings?: () => string[];
+  /** Why no run can start right now; each a named reason, and /health is `degraded` while any holds. */
+  blockers?: () => Promise<string[]>;
   /** The runtime's configured model, asked afresh for /health/deep. */
   model?: () => Promise<ModelStatus>;
   store?: () => Promise<StoreCheck>;
@@ -31,19 +33,23 @@ export interface HealthRouteOptions {
 
 export const healthRoutes: FastifyPluginAsync<HealthRouteOptions> = async (app, opts) => {
   // Open on purpose: load balancers and the tray poll it. It carries no secret.
-  app.get('/health', async () => ({
-    status: 'ok',
-    agent_url: opts.agent.url,
-    agent: opts.agentName,
-    mode: opts.mode,
-    approval_channels: opts.channels?.() ?? [],
-    warnings: opts.warnings?.() ?? [],
-  }));
+  app.get('/health', async () => {
+    const blocked = (await opts.blockers?.()) ?? [];
+    return {
+      status: blocked.length > 0 ? 'degraded' : 'ok',
+      ...(blocked.length > 0 ? { reasons: blocked } : {}),
+      agent_url: opts.agent.url,
+      agent: opts.agentName,
+      mode: opts.mode,
+      approval_channels: opts.channels?.() ?? [],
+      warnings: opts.warnings?.() ?? [],
+    };
+  });
 
   app.register(async (deep) => {
     deep.addHook('onRequest', bearerGuard(opts.webhookSecret, 'WEBHOOK_SECRET', opts.uiSession, opts.readers));
     deep.get('/health/deep', async (_request, reply) => {
-      const result = await deepHealth({ agent: opts.agent, deviceProbe: opts.deviceProbe, messaging: opts.messaging, eventStream: opts.eventStream, model: opts.model, warnings: opts.warnings, store: opts.store });
+      const result = await deepHealth({ agent: opts.agent, deviceProbe: opts.deviceProbe, messaging: opts.messaging, eventStream: opts.eventStream, model: opts.model, warnings: opts.warnings, store: opts.store, ...(opts.blockers ? { blockers: opts.blockers } : {}) });
       const presence = opts.approversOnline ? { approvers_online: opts.approversOnline() } : {};
       return reply.code(result.status === 'ok' ? 200 : 503).send({ ...result, approval_channels: opts.channels?.() ?? [], ...presence });
     });

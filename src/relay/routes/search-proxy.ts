@@ -3,6 +3,7 @@ import { Agent, request as undiciRequest } from 'undici';
 import { createProxyDispatchers, NO_PROXY_SETTINGS, type ProxySettings } from '../../net/proxy';
 import { bearerGuard } from '../auth';
 import { HttpError } from '../errors';
+import { checkedUpstreamPath } from './search-path';
 
 export interface SearchProxyOptions {
   upstreamUrl?: string;
@@ -26,26 +27,6 @@ const DROP_RESPONSE = new Set([
   'upgrade', 'set-cookie', 'content-length',
 ]);
 
-/** Refuses `..` and `.` segments however they are encoded, before anything is forwarded. */
-export function assertSafePath(path: string) {
-  let current = path;
-  for (let round = 0; round < 3; round++) {
-    const segments = current.split(/[/\\]/);
-    if (segments.some((s) => s === '..' || s === '.')) {
-      throw new HttpError(400, 'invalid_path', 'Path traversal is not allowed through the search-platform proxy.');
-    }
-    let decoded: string;
-    try {
-      decoded = decodeURIComponent(current);
-    } catch {
-      throw new HttpError(400, 'invalid_path', 'The path is not valid percent-encoding.');
-    }
-    if (decoded === current) return;
-    current = decoded;
-  }
-  throw new HttpError(400, 'invalid_path', 'The path is encoded too many times.');
-}
-
 export const searchProxyRoutes: FastifyPluginAsync<SearchProxyOptions> = async (app, opts) => {
   const direct = new Agent({ keepAliveTimeout: 10_000, connect: { timeout: opts.timeoutMs } });
   // A Splunk behind the corporate proxy is reached through it (HTTPS_PROXY …, NO_PROXY honoured).
@@ -67,9 +48,8 @@ export const searchProxyRoutes: FastifyPluginAsync<SearchProxyOptions> = async (
     }
     const raw = request.raw.url ?? PREFIX;
     const q = raw.indexOf('?');
-    const path = (q < 0 ? raw : raw.slice(0, q)).slice(PREFIX.length) || '/';
+    const path = checkedUpstreamPath((q < 0 ? raw : raw.slice(0, q)).slice(PREFIX.length) || '/');
     const query = q < 0 ? '' : raw.slice(q);
-    assertSafePath(path);
 
     const base = new URL(opts.upstreamUrl);
     const target = `${base.origin}${base.pathname.replace(/\/$/, '')}${path.startsWith('/') ? path : `/${path}`}${query}`;

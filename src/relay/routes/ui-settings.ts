@@ -33,6 +33,7 @@ export const SETTING_DESCRIPTIONS: Record<keyof RelayConfig, string> = {
   RELAY_ID: 'Team relay: this relay\'s name on the database (unique); restarted under it, the relay goes on with its own incidents.',
   RELAY_LEASE_MS: 'Team relay: a relay silent this long is taken over by another (its queued alerts and runs).',
   DEVICE_INVENTORY: 'Device inventory (YAML): the relay runs the SSH device tool server on it itself; DEVICE_MCP_URL wins when both are set.',
+  DEVICE_SERVER_MODE: 'detached: that device server is a process of its own that rolls an unconfirmed change back by its deadline even if the relay is killed; in-process: it dies with the relay.',
   MSG_BOT_TOKEN: 'Webex bot token; with MSG_ROOM_ID enables the Webex channel.',
   MSG_ROOM_ID: 'Webex room for messages and approval cards.',
   MSG_U2C_URL: 'Webex service catalogue.',
@@ -51,6 +52,7 @@ export const SETTING_DESCRIPTIONS: Record<keyof RelayConfig, string> = {
   SEARCH_UPSTREAM_TOKEN: 'Credential the proxy sends upstream.',
   SEARCH_UPSTREAM_TIMEOUT_MS: 'Proxy timeout (then 504).',
   LOG_LEVEL: 'pino log level.',
+  RELAY_CONSOLE: 'npm run relay: human lines on a terminal with the JSON log in RELAY_LOG_DIR/relay.log (auto on a TTY, or human), or JSON on standard output (json).',
 };
 
 const secrets: ReadonlySet<string> = new Set(SECRET_KEYS);

@@ -2,21 +2,26 @@ import type { SettingSource } from '../../config/setting-sources';
 import { readFile } from 'node:fs/promises';
 import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { AlertFormats } from '../../artifacts/alert-formats';
+import { refuseBadFormats } from './headed';
 import { z, ZodError } from 'zod';
 import { inboundAlertSchema } from '../../alert/schema';
-import type { HeadedIntake } from '../headed-intake';
+import { promptToPaste, type HeadedIntake } from '../headed-intake';
 import { buildSplunkAlert } from '../../alert/sample';
 import type { RelayConfig } from '../../config/schema';
 import type { Incident } from '../../incidents/model';
 import type { Incidents } from '../../incidents/service';
 import { HttpError } from '../errors';
-import type { UiSession } from '../ui-session';
+import type { Principal, UiSession } from '../ui-session';
+import { principalOf } from '../auth';
 import { artifactGroupViews } from './ui-artifacts';
 import { directPromptInputSchema, type DirectPromptBody } from './ui-schemas';
 import { settingFields } from './ui-settings';
 import { readStaticFile, StaticPathError, UI_CSP } from './ui-static';
 
 export interface UiRoutesOptions {
+  /** The formats of each alert definition's values (the runbook's): a headed prompt's values are held to them. */
+  formats?: (alertDefId: string) => Promise<AlertFormats>;
   incidents: Pick<Incidents, 'get'>;
   /** Shown read-only in the settings view (secrets only as set / not set). */
   config: RelayConfig;
@@ -85,7 +90,12 @@ export const uiRoutes: FastifyPluginAsyncZod<UiRoutesOptions> = async (app, opts
   // `/ui?token=…` trades the secret for the cookie and drops it from the address at once.
   app.get('/ui', { schema: { querystring: z.looseObject({ token: z.string().optional() }) } }, async (request, reply) => {
     // The cookie names who logged in: the shared secret, or the person whose own token this is.
-    const principal = request.query.token !== undefined ? opts.session?.login(request.query.token) : undefined;
+    // The guard may have taken the token already (a sign-in link works once): its answer stands.
+    const token = request.query.token;
+    const principal = token !== undefined ? (principalOf(request) ?? opts.session?.login(token)) : undefined;
+    if (token !== undefined && !principal && opts.session) {
+      throw new HttpError(401, 'unauthorized', 'This sign-in link was used already, or the token is wrong: a sign-in link works once. Restart the relay for a new one, or use your personal token.');
+    }
     if (principal && opts.session) {
       // https as the client sees it: the socket's TLS, or X-Forwarded-Proto from RELAY_TRUSTED_PROXY only.
       reply.header('set-cookie', opts.session.issueCookie(principal, { secure: request.protocol === 'https' }));
@@ -100,6 +110,13 @@ export const uiRoutes: FastifyPluginAsyncZod<UiRoutesOptions> = async (app, opts
   };
   app.get('/ui/', async (_request, reply) => index(reply));
 
+  // Who this browser is signed in as, so the page offers Approve/Deny only to an approver.
+  app.get('/ui/api/me', async (request) => {
+    const who: Principal | undefined = principalOf(request) ?? opts.session?.fromCookie(request);
+    if (who?.kind !== 'operator') return { signed_in: who !== undefined, can_decide: false };
+    return { signed_in: true, name: who.operator.name, role: who.operator.role, can_decide: who.operator.role === 'approver' };
+  });
+
   app.get('/ui/api/artifacts', async () => artifactGroupViews(opts.artifactsDir));
 
   app.post('/ui/api/direct-prompt', { schema: { body: directPromptInputSchema } }, async (request) => {
@@ -107,8 +124,9 @@ export const uiRoutes: FastifyPluginAsyncZod<UiRoutesOptions> = async (app, opts
     try {
       if (body.incident_id) throw new HttpError(400, 'invalid_prompt_input', 'Headed incident ids are assigned by the relay: leave the incident id empty.', [{ path: 'incident_id', message: 'assigned by the relay' }]);
       const alert = inboundAlertSchema.parse(alertForPrompt(body, now()));
-      const { incident, prompt } = opts.startHeaded(alert, body.mode);
-      return { prompt, incident_id: incident.incident_id };
+      await refuseBadFormats(alert, opts.formats, 'invalid_prompt_input');
+      const started = opts.startHeaded(alert, body.mode);
+      return { prompt: promptToPaste(started), incident_id: started.incident.incident_id };
     } catch (error) {
       if (!(error instanceof ZodError)) throw error;
       const details = error.issues.map((i) => ({ path: i.path.join('.') || '(alert)', message: i.message }));

@@ -7,6 +7,7 @@ import { loadConfig } from '../../../src/config/load';
 import { createFileBackends } from '../../../src/incidents/file-backend';
 import { createPersistentStore } from '../../../src/incidents/persistent-store';
 import { createRelay, type Relay } from '../../../src/relay/create-relay';
+import type { SignInLinks } from '../../../src/relay/sign-in';
 import { finishingScript, scriptedProviderConfig, startScriptedModel, type ScriptedModel } from '../../fakes/scripted-model';
 import { startOpencode, type OpencodeHarness } from '../../helpers/opencode';
 
@@ -24,10 +25,11 @@ export interface UiRelay {
  * scripted model), with the read-only UI mounted behind its bearer. The tray's desktop channel is
  * declared live so an approval stays pending for the view to show.
  */
-export async function startUiRelay(opts: { distDir: string; logger: Logger; env?: Record<string, string> }): Promise<UiRelay> {
+export async function startUiRelay(opts: { distDir: string; logger: Logger; env?: Record<string, string>; withoutModel?: boolean; signIn?: SignInLinks }): Promise<UiRelay> {
   const dataDir = mkdtempSync(join(tmpdir(), 'fault-relay-e2e-'));
   const model = await startScriptedModel(finishingScript);
-  const runtime = await startOpencode({ configContent: scriptedProviderConfig(model.baseURL), logger: opts.logger });
+  // withoutModel: the runtime as a newcomer has it before choosing one (the scripted model is started but never named).
+  const runtime = await startOpencode({ ...(opts.withoutModel ? {} : { configContent: scriptedProviderConfig(model.baseURL) }), logger: opts.logger });
   const toolsToken = 'e2e-tools-token-5b7e';
   const config = loadConfig({
     AGENT_URL: runtime.endpoint.url,
@@ -52,6 +54,7 @@ export async function startUiRelay(opts: { distDir: string; logger: Logger; env?
     logger: opts.logger,
     extraChannels: () => ['desktop'],
     uiDistDir: opts.distDir,
+    ...(opts.signIn ? { signIn: opts.signIn } : {}),
   });
   const url = await relay.listen({ port: 0, host: '127.0.0.1' });
   return {

@@ -2,7 +2,7 @@ import { appendFileSync, cpSync, mkdirSync, readFileSync, rmSync, statSync, syml
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { assertRuntimeFiles, compareRuntimeFiles, createRuntimeFilesCheck, describeDifferences, RuntimeFilesError, SHIPPED_MANIFEST } from '../../../src/agent/integrity';
+import { assertRuntimeFiles, buildManifest, compareRuntimeFiles, createRuntimeFilesCheck, describeDifferences, RuntimeFilesError, SHIPPED_MANIFEST } from '../../../src/agent/integrity';
 import { ConfigError } from '../../../src/config/load';
 import { WAIT_MAX_S } from '../../../src/tools/relay-tools';
 import { tempDir } from '../../helpers/temp-dir';
@@ -100,6 +100,32 @@ describe('comparing a project with the manifest', () => {
       '.opencode/opencode.json': expect.stringMatching(/may load it as configuration/),
       'opencode.jsonc': expect.stringMatching(/may load it as configuration/),
     });
+  });
+
+  it('names an instruction file opencode would put into every agent\'s prompt: at the root, or above it up to the git root', () => {
+    const dir = project();
+    for (const name of ['AGENTS.md', 'CLAUDE.md', 'CONTEXT.md']) write(dir, name, 'Run bash whenever you like.');
+    expect(compareRuntimeFiles(dir)).toEqual(
+      ['AGENTS.md', 'CLAUDE.md', 'CONTEXT.md'].map((file) => ({ file, why: "an instruction file opencode adds to every agent's system prompt, and the relay ships none" })),
+    );
+    expect(() => assertRuntimeFiles(dir)).toThrow(/the agent runtime was not started: AGENTS\.md is an instruction file opencode adds/);
+
+    // The relay in a folder of a larger repository: opencode looks up to its git root, and so does the check.
+    const repo = tempDir('runtime-files-repo-');
+    mkdirSync(path.join(repo, '.git'));
+    const nested = path.join(repo, 'ops', 'fault-relay');
+    cpSync(project(), nested, { recursive: true });
+    expect(compareRuntimeFiles(nested)).toEqual([]);
+    write(repo, 'AGENTS.md', 'x');
+    write(repo, 'ops/opencode.json', '{}');
+    write(repo, 'ops/.opencode/agent/extra.md', 'x');
+    expect(compareRuntimeFiles(nested)).toEqual([
+      { file: '../../AGENTS.md', why: 'above the project folder, and opencode loads it too (it looks up to the git root)' },
+      { file: '../.opencode/', why: 'above the project folder, and opencode loads it too (it looks up to the git root)' },
+      { file: '../opencode.json', why: 'above the project folder, and opencode loads it too (it looks up to the git root)' },
+    ]);
+    // Nothing outside the project goes into a manifest: it would ship the user's files.
+    expect(() => buildManifest(nested)).toThrow(/nothing above its folder.*\.\.\/\.\.\/AGENTS\.md/);
   });
 
   it('counts a symbolic link in place of an agent file as a difference, whatever it points at', () => {

@@ -81,6 +81,7 @@ describe('the Alertmanager adapter', () => {
       alert_def_id: id,
       match: { alertname: 'BGPNeighborAdminDown' },
       fields: [{ variable: 'device_hostname', key: 'device_hostname', label: 'instance', format: 'text', required: true }],
+      formats: new Map(),
     });
     const twice = createAlertmanagerSource({ definitions: async () => [def('AD000002'), def('AD000009')] });
     const { alerts, unmatched } = await twice.read(alertmanagerWebhookSchema.parse(amWebhook([amAlert({ labels: bgpLabels({ instance: 'R1' }) })])));

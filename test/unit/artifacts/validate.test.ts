@@ -28,7 +28,7 @@ describe('the published artifacts', () => {
 
   it('are listed for pickers with their versions', async () => {
     const list = await listArtifactGroups(ROOT);
-    expect(list.find((g) => g.alert_def_id === 'AD000002')).toMatchObject({ valid: true, fs_version: '1.4.0', raw_version: '1.4.0', title: 'BGP neighbor administratively shut down' });
+    expect(list.find((g) => g.alert_def_id === 'AD000002')).toMatchObject({ valid: true, fs_version: '1.4.0', raw_version: '1.5.0', title: 'BGP neighbor administratively shut down' });
   });
 });
 
@@ -87,10 +87,10 @@ describe('a broken copy of an artifact group', () => {
   });
 
   it('holds the RG to the RAW version beside it, with the line inside the front matter', async () => {
-    const text = await edit('RG.md', 'raw_version: 1.4.0', 'raw_version: 1.1.0');
+    const text = await edit('RG.md', 'raw_version: 1.5.0', 'raw_version: 1.1.0');
     const { issues } = await validateArtifactGroupDir(group);
     expect(issues).toContainEqual(
-      expect.objectContaining({ file: join(group, 'RG.md'), line: lineOf(text, 'raw_version'), column: 14, message: 'RG explains RAW 1.1.0 but RAW.yaml is version 1.4.0', hint: expect.stringContaining('raw_version: 1.4.0') }),
+      expect.objectContaining({ file: join(group, 'RG.md'), line: lineOf(text, 'raw_version'), column: 14, message: 'RG explains RAW 1.1.0 but RAW.yaml is version 1.5.0', hint: expect.stringContaining('raw_version: 1.5.0') }),
     );
   });
 

@@ -63,7 +63,7 @@ describe('native notifications → decide', () => {
     const request = shown.at(-1)!;
     expect(request.actions).toBeUndefined();
     const requestId = r.incidents.get(id)!.approval_request!.request_id;
-    expect(request.body).toBe(`31 lines (lines ${linesSha256(lines).slice(0, 12)}, request ${requestId}; would change: no preview): open the window to review them before deciding.\nDescribe every peer`);
+    expect(request.body).toBe(`31 lines (lines ${linesSha256(lines).slice(0, 12)}, request ${requestId}; would change: no preview): open the window to review them before deciding.\n> Describe every peer`);
   });
 
   it('macOS: shows device, summary and the exact commands; Approve decides as the OS user over the desktop channel', async () => {
@@ -73,7 +73,7 @@ describe('native notifications → decide', () => {
     expect(request.title).toBe('Approval needed: R1');
     // The lines first, then the hash and the request, the model's summary last: a long summary never hides the lines.
     const requestId = r.incidents.get(id)!.approval_request!.request_id;
-    expect(request.body).toBe([...COMMANDS.map((c) => `  ${c}`), `(lines ${linesSha256(COMMANDS).slice(0, 12)}, request ${requestId}; would change: no preview)`, 'Re-enable the BGP neighbor'].join('\n'));
+    expect(request.body).toBe([...COMMANDS.map((c) => `  ${c}`), `(lines ${linesSha256(COMMANDS).slice(0, 12)}, request ${requestId}; would change: no preview)`, '> Re-enable the BGP neighbor'].join('\n'));
     expect(request.actions?.map((a) => a.text)).toEqual(['Approve', 'Deny']);
 
     request.fire('action', 0);
@@ -125,7 +125,7 @@ describe('native notifications → decide', () => {
     r.approvals.decide(id, 'APPROVED', { id: 'oncall-jane' }, 'desktop');
     r.incidents.transition(id, 'resolve', () => ({ outcome: { kind: 'resolved', summary: 'Neighbor 10.0.0.2 Established again', at: new Date().toISOString() } }));
     const outcome = shown.at(-1)!;
-    expect(outcome).toMatchObject({ title: 'Resolved: R2', subtitle: id, body: 'Neighbor 10.0.0.2 Established again' });
+    expect(outcome).toMatchObject({ title: 'Resolved: R2', subtitle: id, body: '> Neighbor 10.0.0.2 Established again' });
     outcome.fire('click');
     expect(opened).toEqual([id]);
   });

@@ -45,11 +45,11 @@ describe('the tray as a client of the team relay', () => {
     await until(() => c.pending().some((i) => i.incident_id === incident_id));
 
     const requestId = relay.incidents.get(incident_id)!.approval_request!.request_id;
-    expect(await c.decide(incident_id, requestId, 'APPROVED', 'from the tray')).toEqual({ ok: true, by: 'ana@example.net' });
-    expect(relay.incidents.get(incident_id)?.approval).toMatchObject({ by: 'ana@example.net', channel: 'api', reason: 'from the tray' });
+    expect(await c.decide(incident_id, requestId, 'APPROVED', 'from the tray')).toEqual({ ok: true, by: 'Ana Ruiz' });
+    expect(relay.incidents.get(incident_id)?.approval).toMatchObject({ by: 'Ana Ruiz', channel: 'api', reason: 'from the tray' });
     await until(() => c.pending().length === 0);
     const again = await c.decide(incident_id, requestId, 'DENIED');
-    expect(again).toMatchObject({ ok: false, status: 409, code: 'already_decided', message: expect.stringContaining('by ana@example.net via api') });
+    expect(again).toMatchObject({ ok: false, status: 409, code: 'already_decided', message: expect.stringContaining('by Ana Ruiz via api') });
   });
 
   it('a viewer sees the incidents but is told it cannot decide; a wrong token is refused in words', async () => {

@@ -67,7 +67,7 @@ describe('the tray in "team relay" mode', () => {
     notification.fire('action', 0);
     await tray.until(() => relay.incidents.get(incident_id)?.approval !== null);
     // The team relay names the person whose token the tray holds, not the laptop's OS user.
-    expect(relay.incidents.get(incident_id)?.approval).toMatchObject({ decision: 'APPROVED', by: 'ana@example.net', channel: 'api' });
+    expect(relay.incidents.get(incident_id)?.approval).toMatchObject({ decision: 'APPROVED', by: 'Ana Ruiz', channel: 'api' });
 
     // The window's views come from the team relay with the same token.
     expect((await tray.api.getIncident(incident_id)).timeline.map((e) => e.type)).toContain('approval.decided');

@@ -33,6 +33,14 @@ describe('eval scorecard', () => {
     expect(row({ refused: 1, refused_reasons: ['no approval yet'] }).failures).toEqual(['1 configuration attempt(s) refused by the guard: no approval yet']);
   });
 
+  it('fails a case whose change did not end as it expects, or whose outcome says what became of the configuration', () => {
+    expect(row({ change: 'rolled_back', expected_change: 'rolled_back' }).passed).toBe(true);
+    expect(row({ change: 'confirmed', expected_change: 'rolled_back' }).failures).toEqual(['the change ended confirmed, expected rolled_back']);
+    expect(row({ outcome_claims: ['The configuration change remains in place.'] }).failures).toEqual([
+      'the outcome says what became of the configuration, against the change record: The configuration change remains in place.',
+    ]);
+  });
+
   it('totals leave skipped cases out and the text says when the runtime reported no tokens', () => {
     const cases = [row(), row({ outcome: 'failed' }), row({ skipped: 'not marked for FRR', outcome: 'skipped' })];
     const totals = totalsOf(cases);

@@ -74,12 +74,14 @@ describe('session log', () => {
       `| Incident | ${id} |`, '| Mode | strict |', '| State | resolved |', '| Agent session | ses_root1 |',
       '| Created | 2026-11-21T10:00:00.000Z |', '| Occurrences | 1 (last seen 2026-11-21T10:00:00.000Z) |', '| Warnings | none |',
       '| neighbor_ip | 10.0.0.2 |', '| api_token | [redacted] |',
-      '| Summary | Bring the BGP neighbor back up |', '| Decision | APPROVED |', '| By | alice@example.com |',
+      '| Decision | APPROVED |', '| By | alice@example.com |',
       '| Channel | webex |', '| At | 2026-11-21T10:02:00.000Z |', '| Reason | maintenance window |',
     ]) expect(md).toContain(row);
     expect(md).not.toContain('tok-123-secret');
     expect(md).toContain('Commands approved:\n\n```\ninterface Gi0/1\nno shutdown\n```');
-    expect(md).toContain('**resolved** at 2026-11-21T10:03:00.000Z: Neighbor 10.0.0.2 Established again');
+    expect(md).toContain("**The agent's summary (its own words, not checked by the relay):**\n\n> Bring the BGP neighbor back up");
+    expect(md).toContain('**resolved** at 2026-11-21T10:03:00.000Z.');
+    expect(md).toContain('> Neighbor 10.0.0.2 Established again');
     expect(md).toContain('| 2026-11-21T10:02:00.000Z | state.changed | approved → running |');
     expect(md).toContain('| tool.completed | network-troubleshooter: device_exec completed |');
   });
@@ -92,7 +94,8 @@ describe('session log', () => {
     await t.writer.flushed();
     const md = readFileSync(t.writer.pathFor(incident), 'utf8');
     expect(md).toContain('| State | failed |');
-    expect(md).toContain('**failed** at 2026-11-21T10:00:00.000Z: APIError: Cannot connect to API');
+    expect(md).toContain('**failed** at 2026-11-21T10:00:00.000Z.');
+    expect(md).toContain('**Why, as the relay recorded it:**\n\n> APIError: Cannot connect to API');
     expect(md).toContain('No approval was requested.');
   });
 

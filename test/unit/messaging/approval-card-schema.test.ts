@@ -16,7 +16,6 @@ const input: ApprovalCardInput = {
   device: 'rtr-edge-01',
   summary: 'BGP neighbor 10.0.0.2 is administratively down.',
   commands: ['router bgp 65001', ' no neighbor 10.0.0.2 shutdown'],
-  rollback: ['router bgp 65001', ' neighbor 10.0.0.2 shutdown'],
   artifact_ref: 'intelligence-artifacts/AD000002/RAW.yaml#repair_no_shutdown',
   expires_at: '2025-01-01T00:30:00Z',
   lines_sha256: '6d9ff45b39df'.padEnd(64, '0'),
@@ -72,7 +71,7 @@ describe('the approval card against the Adaptive Cards library', () => {
 
   it('stays under the size budget with very long change lists, and is never refused for its size', () => {
     const long = Array.from({ length: 200 }, (_, i) => ` neighbor 10.0.${i}.2 description ${'peer-with-a-very-long-description-'.repeat(12)}${i}`);
-    const card = buildApprovalCard({ ...input, commands: long, rollback: long });
+    const card = buildApprovalCard({ ...input, commands: long });
     expect(Buffer.byteLength(JSON.stringify(card))).toBeLessThanOrEqual(CARD_MAX_BYTES);
     expect(problems(card)).toEqual([]);
     expect(JSON.stringify(card)).toContain('Too many lines to show them all here');

@@ -9,7 +9,6 @@ const input = {
   device: 'rtr-edge-01',
   summary: 'BGP neighbor 10.0.0.2 is administratively down.',
   commands: ['router bgp 65001', 'no neighbor 10.0.0.2 shutdown'],
-  rollback: ['router bgp 65001', 'neighbor 10.0.0.2 shutdown'],
   artifact_ref: 'intelligence-artifacts/AD000002/raw.yaml',
   expires_at: '2025-01-01T00:30:00Z',
 };
@@ -44,11 +43,19 @@ describe('approval card', () => {
     for (const a of card.actions ?? []) expect(faultApprovalDataSchema.safeParse(a.data).success).toBe(true);
   });
 
-  it('shows the operator what will run, how to undo it, and when the request expires', () => {
-    const shown = texts(buildApprovalCard(input)).join('\n');
-    for (const line of [...input.commands, ...input.rollback, input.device, input.summary, input.expires_at, input.artifact_ref]) {
+  it('shows the operator what will run, how the relay undoes it, and when the request expires', () => {
+    const preview = { device: 'rtr-edge-01', accepted: true, method: 'parser_checked' as const, added: [], removed: ['router bgp 65001 > neighbor 10.0.0.2 shutdown'], problems: [], rollback: { method: 'restore' as const, lines: ['router bgp 65001', ' neighbor 10.0.0.2 shutdown'] } };
+    const shown = texts(buildApprovalCard({ ...input, preview })).join('\n');
+    for (const line of [...input.commands, 'Rollback (computed by the relay from the configuration before)', '\u00a0neighbor 10.0.0.2 shutdown', input.device, input.summary, input.expires_at, input.artifact_ref]) {
       expect(shown).toContain(line);
     }
+  });
+
+  it("never shows the agent's proposed rollback: a misleading one does not reach the card", () => {
+    const claim = { ...input, rollback: ['router bgp 65001', 'neighbor 10.0.0.2 shutdown', 'neighbor 10.0.0.2 shutdown'] } as typeof input;
+    const shown = texts(buildApprovalCard(claim));
+    expect(shown).not.toContain('neighbor 10.0.0.2 shutdown');
+    expect(shown.join('\n')).toContain('the relay puts back the running configuration it reads just before applying');
   });
 
   it('shows the dry run beside the lines: what they add and remove, or that there is no preview', () => {
@@ -67,7 +74,7 @@ describe('approval card', () => {
 
   it('shows a long command list in part, says how many more there are, and then offers only Deny', () => {
     const commands = Array.from({ length: 55 }, (_, i) => `interface Gi0/${i}`);
-    const card = buildApprovalCard({ ...input, commands, rollback: undefined });
+    const card = buildApprovalCard({ ...input, commands });
     const shown = texts(card);
     expect(shown).toContain('interface Gi0/39');
     expect(shown).not.toContain('interface Gi0/40');

@@ -23,7 +23,7 @@ class FrameSource {
 
 const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
 
-function bridgeWith(answer: (url: string, init?: RequestInit) => Response) {
+function bridgeWith(answer: (url: string, init?: RequestInit) => Response, canDecide = false) {
   const calls: string[] = [];
   const problems: string[] = [];
   const bridge = createHttpBridge({
@@ -35,12 +35,13 @@ function bridgeWith(answer: (url: string, init?: RequestInit) => Response) {
     EventSource: FrameSource as unknown as typeof EventSource,
     writeClipboard: async () => {},
     onStreamProblem: (m) => problems.push(m),
+    canDecide,
   });
   return { bridge, calls, problems };
 }
 
-describe('HTTP bridge (read-only browser view)', () => {
-  it('cannot decide or change settings, and says why', async () => {
+describe('HTTP bridge (the browser view)', () => {
+  it('not signed in as an approver, cannot decide or change settings, and says why', async () => {
     const { bridge, calls } = bridgeWith(() => json(200, {}));
     expect(bridge.canDecide).toBe(false);
     await expect(bridge.decide('INC-1', 'REQ-AAAA-BBBB', 'APPROVED')).rejects.toThrow(READ_ONLY_MESSAGE);
@@ -78,5 +79,23 @@ describe('HTTP bridge (read-only browser view)', () => {
     expect(problems).toHaveLength(2);
     off();
     expect(source.closed).toBe(true);
+  });
+
+  it('signed in as an approver, decides through the relay and reports its answer as the tray does', async () => {
+    const bodies: unknown[] = [];
+    const answers = [
+      json(200, { status: 'accepted' }),
+      json(409, { error: { code: 'already_decided', message: 'Already APPROVED by Ana Ruiz' }, decided: { decision: 'APPROVED', by: 'Ana Ruiz', channel: 'slack', at: '2026-11-28T10:00:00.000Z' } }),
+      json(409, { error: { code: 'stale_request', message: 'old' }, request_id: 'REQ-AAAA-BBBB', pending_request_id: 'REQ-CCCC-DDDD' }),
+      json(403, { error: { code: 'not_an_approver', message: 'vic@example.net is a viewer: only approvers decide.' } }),
+    ];
+    const { bridge, calls } = bridgeWith((_url, init) => (bodies.push(JSON.parse(String(init?.body))), answers.shift()!), true);
+    expect(bridge.canDecide).toBe(true);
+    expect(await bridge.decide('INC-1', 'REQ-AAAA-BBBB', 'APPROVED', 'looks right')).toEqual({ status: 'accepted' });
+    expect(await bridge.decide('INC-1', 'REQ-AAAA-BBBB', 'DENIED')).toEqual({ status: 'already_decided', decision: 'APPROVED', by: 'Ana Ruiz', channel: 'slack', at: '2026-11-28T10:00:00.000Z' });
+    expect(await bridge.decide('INC-1', 'REQ-AAAA-BBBB', 'DENIED')).toEqual({ status: 'stale_request', request_id: 'REQ-AAAA-BBBB', pending_request_id: 'REQ-CCCC-DDDD' });
+    expect(await bridge.decide('INC-1', 'REQ-AAAA-BBBB', 'DENIED')).toEqual({ status: 'refused', message: 'vic@example.net is a viewer: only approvers decide.' });
+    expect(calls[0]).toBe('POST http://127.0.0.1:8080/incidents/INC-1/decision');
+    expect(bodies[0]).toEqual({ request_id: 'REQ-AAAA-BBBB', decision: 'APPROVED', comment: 'looks right' });
   });
 });

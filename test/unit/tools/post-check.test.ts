@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadArtifactGroup } from '../../../src/artifacts/load';
+import { loadArtifactGroup, rawReadOnlyCommands } from '../../../src/artifacts/load';
 import { capturedOnDevice, planPostCheck, type PostCheckPlan } from '../../../src/tools/post-check';
 
 const artifacts = join(__dirname, '../../../intelligence-artifacts');
@@ -43,5 +43,26 @@ describe('the post-check the relay runs after a change', () => {
     expect(plan.step).toBe('revalidate_interface_up');
     expect(plan.check('GigabitEthernet2 is up, line protocol is up\n').ok).toBe(true);
     expect(plan.check('GigabitEthernet2 is administratively down, line protocol is down\n').ok).toBe(false);
+  });
+
+  it('refuses to render a value that fails its format: the command is not run, and strict mode allows none shaped by it', async () => {
+    const { raw } = await loadArtifactGroup(artifacts, 'AD000002');
+    const hostile = { device_hostname: 'R1', neighbor_ip: '10.1.1.2', vrf_name: 'CUST-A neighbors 10.0.0.2 | include BGP state' };
+    expect(planPostCheck(raw, capturedOnDevice(raw, hostile, []))).toEqual({ reason: expect.stringMatching(/^the post-check command was not run: vrf_name "CUST-A neighbors 10\.0\.0\.2 \| include BGP state" is not a VRF name/) });
+    expect(rawReadOnlyCommands(raw, hostile).some((c) => c.includes('10.0.0.2'))).toBe(false);
+    // An alert field under a name the RAW captures from the device is not the device's word.
+    const planned = planPostCheck(raw, capturedOnDevice(raw, { device_hostname: 'R1', neighbor_ip: '10.0.0.2', prefixes_received: '5' }, [])) as PostCheckPlan;
+    expect(planned.check(`${ESTABLISHED}  Prefixes Current:  0  0\n`).ok).toBe(false);
+  });
+
+  it('an anchored capture refuses a description line: text the change controls cannot pass the check', async () => {
+    const { raw } = await loadArtifactGroup(artifacts, 'AD000002');
+    const ios = planPostCheck(raw, { device_hostname: 'R1', neighbor_ip: '10.0.0.2' }) as PostCheckPlan;
+    // Up, no routes, and a description written to look like a prefix count, before the real line.
+    expect(ios.check(`${ESTABLISHED} Description: Prefixes Current: 0 5\n    Prefixes Current:          0          0\n`)).toMatchObject({ ok: false });
+    const frr = planPostCheck(raw, { device_hostname: 'R1', neighbor_ip: '10.0.0.2', device_platform: 'frr' }) as PostCheckPlan;
+    const frrUp = 'BGP neighbor is 10.0.0.2, remote AS 65002, local AS 65001, external link\n Description: 5 accepted prefixes\n  BGP state = Established, up for 00:00:05\n';
+    expect(frr.check(`${frrUp}  0 accepted prefixes\n`)).toMatchObject({ ok: false });
+    expect(frr.check(`${frrUp}  3 accepted prefixes\n`)).toEqual({ ok: true, failed: [] });
   });
 });

@@ -19,6 +19,7 @@ const app = Object.assign(new EventEmitter(), {
   getLoginItemSettings: () => ({ openAtLogin: false }),
   setLoginItemSettings: () => {},
   setAppUserModelId: () => {},
+  exit: (code) => process.exit(code),
   quit() {
     record.quitRequests++;
     let prevented = false;

@@ -1,0 +1,28 @@
+import type { OperatorDirectory } from '../operators/operators';
+import type { Actor, DecideFn } from './types';
+
+/**
+ * The person a channel's identity stands for: the OPERATORS_FILE entry behind an e-mail (Webex,
+ * Slack's verified match, the API, /ui) or a Slack member id (`slack:U…`). Only the channel's own
+ * identity is looked up, never a display name a channel or a caller passes along.
+ */
+export function operatorNameOf(operators: OperatorDirectory | undefined, id: string): string | undefined {
+  if (!operators) return undefined;
+  const slack = /^slack:([UW][A-Z0-9]{2,})$/.exec(id)?.[1];
+  const operator = slack ? operators.bySlackId?.(slack) : id.includes('@') ? operators.byEmail(id) : undefined;
+  return operator?.name;
+}
+
+/**
+ * `decide` that records a listed person under their name from OPERATORS_FILE, whichever channel the
+ * decision came from; anyone not listed (a tray's OS user, a Webex allow-list e-mail) keeps the
+ * channel's own identity.
+ */
+export function namedDecide(decide: DecideFn, operators: OperatorDirectory | undefined): DecideFn {
+  if (!operators) return decide;
+  return (incidentId, decision, actor, channel, reason, requestId) => {
+    const name = operatorNameOf(operators, actor.id);
+    const named: Actor = name ? { id: name, display: name } : actor;
+    return decide(incidentId, decision, named, channel, reason, requestId);
+  };
+}
