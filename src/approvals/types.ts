@@ -1,3 +1,4 @@
+import type { RelayPolicy } from '../policy/relay-policy';
 import type { Logger } from 'pino';
 import type { AgentRuntime } from '../agent/types';
 import type { Clock } from '../clock';
@@ -25,7 +26,9 @@ export interface ApprovalRequestInput {
 
 export type RequestResult =
   | { status: 'pending'; request_id: string; expires_at: string; channels: string[]; lines_sha256: string; note?: string; approvers_online?: string[]; warning?: string }
-  | { status: 'skipped_with_warning'; decision: Decision; warning: string };
+  | { status: 'skipped_with_warning'; decision: Decision; warning: string }
+  /** The change policy does not allow this change by card: no card was posted, and the run is escalated. */
+  | { status: 'escalated_by_policy'; rule: string; reason: string; owner?: string };
 
 export type DecideResult =
   | { status: 'accepted'; incident: Incident; approval: Approval }
@@ -89,4 +92,6 @@ export interface ApprovalsOptions {
   logger: Logger;
   /** Team relays: only the owner arms timers, expires, supersedes and forwards (src/incidents/ownership.ts). */
   owns?: Owns;
+  /** The change policy in force (POLICY_FILE): its verdict comes before any card. */
+  policy?: Pick<RelayPolicy, 'verdict' | 'current'>;
 }

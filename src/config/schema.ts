@@ -102,6 +102,8 @@ export const configSchema = z
     TEAM_RELAY_TOKEN: optionalString,
     /** The on-call team (YAML: name, email, role, token_sha256): personal tokens for decisions and read-only access. */
     OPERATORS_FILE: optionalString,
+    /** The change policy the relay enforces (policy.yaml in the project is the shipped one); unset: none. */
+    POLICY_FILE: optionalString,
     /**
      * The team relay: incidents in PostgreSQL (postgres://user:password@host:5432/db), shared by every
      * relay on it. Unset: the laptop's files under RELAY_DATA_DIR.

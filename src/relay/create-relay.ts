@@ -35,6 +35,7 @@ import { createIntake } from './intake';
 import { createAlertSources } from './alert-sources';
 import { createModelCheck } from '../agent/model-check';
 import { createRunGate } from './run-gate';
+import { openRelayPolicy } from '../policy/relay-policy';
 import { countedIntake } from './counted-intake';
 import { runBlockers, standingWarnings, storeWarnings } from './standing-warnings';
 import { createHeadedIntake } from './headed-intake';
@@ -107,7 +108,11 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
   const channels = [...(webex ? [webex] : []), ...(deps.channels ?? [])];
   // Each channel with a socket says how it stands, through the port; a team follower stands by.
   const messaging = deps.messaging ?? (() => messagingHealth(channels, deps.standby?.() ?? false));
+  // Loaded before anything can ask for a change: a relay does not start on a policy it cannot read.
+  const policy = config.POLICY_FILE ? openRelayPolicy(resolve(config.POLICY_FILE), logger) : undefined;
+  if (policy) laterWarnings.add(() => policy.warnings());
   const approvals = createApprovals({
+    ...(policy ? { policy } : {}),
     incidents,
     agent,
     bus,
@@ -269,6 +274,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
       return app.listen({ port: opts.port ?? config.INGEST_PORT, host: opts.host ?? config.RELAY_HOST });
     },
     async close() {
+      policy?.stop();
       offUpdated();
       metrics.stop();
       alertSources.stop();

@@ -26,6 +26,7 @@ export const SETTING_DESCRIPTIONS: Record<keyof RelayConfig, string> = {
   DEVICE_MCP_TOKEN: 'Bearer the relay sends to the device tool server at DEVICE_MCP_URL (npm run devices: DEVICE_SERVER_TOKEN); never given to the runtime.',
   TEAM_RELAY_URL: 'Tray only: "team relay" mode. The tray follows this relay (incidents, approvals, decisions as you) and runs no relay or runtime here; unset: "this laptop".',
   TEAM_RELAY_TOKEN: 'Tray only: your personal token for the team relay (from npm run operators -- token on the team relay), kept encrypted.',
+  POLICY_FILE: 'The change policy the relay enforces before any card (classes by CEL, hours, freezes, change records); edited in place, picked up without a restart.',
   OPERATORS_FILE: 'The on-call team (name, email, approver|viewer, token_sha256): personal tokens decide over POST /incidents/:id/decision and open the read-only views.',
   DATABASE_URL: 'Team relay: incidents in PostgreSQL, shared by every relay on it; unset: files under RELAY_DATA_DIR.',
   TEAM_DECISION_KEY: 'Team relay (required with DATABASE_URL): the key (32+ characters, the same on every relay, never in the database) that signs decisions and confirms written to the database; rows that do not verify are ignored.',

@@ -1,0 +1,67 @@
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { Relay } from '../../src/relay/create-relay';
+import { connectMcp } from '../helpers/mcp-client';
+import { ad000002, relayForTest } from '../helpers/relay';
+import { createStubRuntime } from '../helpers/stub-runtime';
+import { tempDir } from '../helpers/temp-dir';
+import { manualClock } from '../unit/incidents/in-memory-incidents';
+
+const REPAIR = ['router bgp 65001', 'no neighbor 10.0.0.2 shutdown'];
+const open: { close(): Promise<unknown> }[] = [];
+afterEach(async () => {
+  for (const c of open.splice(0).reverse()) await c.close();
+});
+
+/** The shipped policy in a folder of the test's own (so a test may edit it), a relay with a live channel, pinned at `at`. */
+async function start(at: string) {
+  const dir = tempDir('fault-relay-policy-gate-');
+  for (const f of ['policy.yaml', 'change-records.yaml']) copyFileSync(resolve(import.meta.dirname, '../..', f), join(dir, f));
+  const relay: Relay = await relayForTest({
+    agent: createStubRuntime(),
+    clock: manualClock(at),
+    env: { RELAY_TOOLS_TOKEN: 'tok', POLICY_FILE: join(dir, 'policy.yaml') },
+    extraChannels: () => ['desktop'],
+  });
+  const url = await relay.listen({ port: 0, host: '127.0.0.1' });
+  const tools = await connectMcp(`${url}/mcp`, 'tok');
+  open.push(relay, tools);
+  const fire = async (over: Record<string, unknown> = {}) => (await relay.app.inject({ method: 'POST', url: '/fault-alert', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(ad000002(over)) })).json().incident_id as string;
+  const ask = (id: string) => tools.call('request_approval', { incident_id: id, summary: 'The freeze does not apply to this repair; approve it.', device: 'R1', commands: REPAIR });
+  return { relay, dir, fire, ask };
+}
+
+describe('the change policy, enforced before any card', () => {
+  it('a model asking for a change in the freeze gets no card: the run ends escalated, naming the rule', async () => {
+    const t = await start('2026-12-20T03:00:00.000Z');
+    const id = await t.fire();
+    const answer = await t.ask(id);
+    expect(answer.json).toMatchObject({ status: 'escalated_by_policy', rule: 'SC-BGP-01 in freeze year-end' });
+    const incident = t.relay.incidents.get(id)!;
+    expect(incident).toMatchObject({ state: 'escalated', approval_request: null, outcome: { kind: 'escalated' } });
+    expect(incident.outcome?.summary).toMatch(/SC-BGP-01 in freeze year-end/);
+    expect(t.relay.incidents.timeline(id).map((e) => e.type)).toContain('policy.escalated');
+    expect(t.relay.incidents.timeline(id).map((e) => e.type)).not.toContain('approval.requested');
+  });
+
+  it('an allowed change is asked as before, with the rule recorded', async () => {
+    const t = await start('2026-11-28T12:00:00.000Z');
+    const id = await t.fire();
+    expect((await t.ask(id)).json).toMatchObject({ status: 'pending' });
+    const verdict = t.relay.incidents.timeline(id).find((e) => e.type === 'policy.verdict');
+    expect(verdict?.message).toMatch(/SC-BGP-01: 1 approval from tier1, tier2/);
+  });
+
+  it('an edit that does not load keeps the last good policy, and /health says so', async () => {
+    const t = await start('2026-11-28T12:00:00.000Z');
+    const file = join(t.dir, 'policy.yaml');
+    writeFileSync(file, readFileSync(file, 'utf8').replace('default: escalate', 'default: maybe'));
+    await vi.waitFor(async () => {
+      const health = (await t.relay.app.inject({ url: '/health' })).json() as { warnings: string[] };
+      expect(health.warnings.join('\n')).toMatch(/change policy was edited but does not load[\s\S]*default/);
+    }, { timeout: 15_000, interval: 100 });
+    const id = await t.fire();
+    expect((await t.ask(id)).json).toMatchObject({ status: 'pending' });
+  });
+});
