@@ -11,6 +11,7 @@ import { ApprovalError, type Actor, type ApprovalRequestInput, type ApprovalsOpt
 import { createGateMove } from './gate-move';
 import { createApprovalTimers } from './timers';
 import { createUnattended } from './unattended';
+import { createPolicyGate } from './policy-gate';
 import { createClaim, sameDevice } from './claim';
 import { pendingRequest } from './pending-request';
 
@@ -48,6 +49,7 @@ export function createApprovals(opts: ApprovalsOptions) {
   };
   const timers = createApprovalTimers({ incidents, move, bus, clock, logger, owns, ttlMs: opts.ttlMs, applyWindowMs, tellRoom, forward });
   const claim = createClaim({ incidents, move, timers, clock, logger, applyWindowMs });
+  const policyGate = opts.policy ? createPolicyGate({ policy: opts.policy, incidents, clock, logger, tellRoom }) : undefined;
   const skipUnattended = createUnattended({ incidents, move, bus, clock, logger, whenUnattended: opts.whenUnattended, applyWindowMs });
 
   /**
@@ -84,7 +86,7 @@ export function createApprovals(opts: ApprovalsOptions) {
   async function request(input: ApprovalRequestInput): Promise<RequestResult> {
     const incident = validateRequest(input);
     const live = channelsFor(incident);
-    const refused = opts.policy ? policyGate(opts.policy, incident, input, live) : undefined;
+    const refused = policyGate?.(incident, input, live);
     if (refused) return refused;
     if (live.length === 0) return skipUnattended(incident, input);
 
@@ -136,30 +138,6 @@ export function createApprovals(opts: ApprovalsOptions) {
         ? { note: 'The relay has shown this request to the operator in the terminal UI (lines, device, hash). Do not repeat or restate it: stop and wait for the HUMAN OPERATOR RESPONSE.' }
         : {}),
     };
-  }
-
-  /**
-   * The policy's verdict, before any card: a change it does not allow by card (escalate, deny, or
-   * nobody to ask for the groups it names) ends the run escalated, naming the rule, and no card is
-   * posted anywhere. An allowed one is recorded with its requirement and goes on to the channels.
-   */
-  function policyGate(policy: NonNullable<typeof opts.policy>, incident: Incident, input: ApprovalRequestInput, live: string[]): RequestResult | undefined {
-    const verdict = policy.verdict(incident, input.commands, clock.now());
-    const { sha256 } = policy.current();
-    const unasked = verdict.kind === 'approve' && live.length === 0;
-    if (verdict.kind === 'approve' && !unasked) {
-      incidents.record(incident.incident_id, 'policy.verdict', `Policy ${verdict.rule}: ${verdict.reason}`, { rule: verdict.rule, groups: verdict.groups, count: verdict.count, policy_sha256: sha256 });
-      return undefined;
-    }
-    const reason = unasked ? `${verdict.rule} needs ${verdict.reason}, and no approval channel is live to ask them` : verdict.reason;
-    const owner = verdict.kind === 'escalate' ? verdict.owner : undefined;
-    const at = clock.now().toISOString();
-    const summary = `Escalated by the change policy (${verdict.rule}): ${reason}.${owner ? ` Escalate to ${owner}.` : ''} No card was posted and nothing was applied.`;
-    incidents.record(incident.incident_id, 'policy.escalated', summary, { rule: verdict.rule, verdict: verdict.kind, ...(owner ? { owner } : {}), policy_sha256: sha256 });
-    incidents.transition(incident.incident_id, 'escalate', () => ({ outcome: { kind: 'escalated', summary, at } }));
-    logger.warn({ incident_id: incident.incident_id, rule: verdict.rule, verdict: verdict.kind }, 'change escalated by the policy; no card posted');
-    tellRoom(incident.incident_id, `🛑 **${incident.incident_id}** on \`${incident.device_hostname}\`: ${summary}`);
-    return { status: 'escalated_by_policy', rule: verdict.rule, reason, ...(owner ? { owner } : {}) };
   }
 
   /** Asks on every channel at once; each message id is kept under its channel's name for the adapter. */
