@@ -39,7 +39,8 @@ export function knownCredential(opts: { secrets: ReadonlyArray<string | undefine
   };
   return (request: FastifyRequest): boolean => {
     const login = loginToken(request);
-    if (login !== undefined) return opts.session?.login(login) !== undefined;
+    // Only looked at: a one-time sign-in link is spent by the route that signs in with it.
+    if (login !== undefined) return opts.session?.knows(login) ?? false;
     if (request.headers.authorization !== undefined) {
       const token = bearerOf(request);
       if (token === undefined) return false;

@@ -21,6 +21,8 @@ export interface SignInLinks {
   issue(): string;
   /** The operator when this token was issued and not used yet; it is spent either way it matched. */
   redeem(token: string): Operator | undefined;
+  /** Whether the token is an unused link, without spending it (the failed-authentication limiter asks). */
+  holds(token: string): boolean;
 }
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
@@ -33,6 +35,14 @@ export function createSignInLinks(operator: Operator): SignInLinks {
       const token = `frs_${randomBytes(24).toString('base64url')}`;
       unused.push(digest(token));
       return token;
+    },
+    holds(token) {
+      const given = digest(token);
+      let found = false;
+      unused.forEach((d) => {
+        if (timingSafeEqual(d, given)) found = true;
+      });
+      return found;
     },
     redeem(token) {
       const given = digest(token);

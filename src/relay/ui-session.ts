@@ -27,6 +27,8 @@ export interface UiSession {
   login(token: string): Principal | undefined;
   /** For guards that only read: a cookie `fromCookie` accepts, or the `GET /ui?token=` login with a token `login` accepts. */
   accepts(request: FastifyRequest): boolean;
+  /** Whether `login` would accept this token, without spending a sign-in link. */
+  knows(token: string): boolean;
   /** A `Set-Cookie` header value for a new session of this principal. */
   issueCookie(principal: Principal, opts: { secure: boolean }): string;
 }
@@ -78,14 +80,21 @@ export function createUiSession(opts: { secret?: string; key?: string; clock: Cl
     return operator ? { kind: 'operator', operator } : undefined;
   };
 
+  const knows = (token: string): boolean => {
+    const secretMatch = expected !== undefined && timingSafeEqual(digest(token), expected);
+    return secretMatch || Boolean(signIn?.holds(token)) || operators?.byToken(token) !== undefined;
+  };
+
   return {
+    knows,
     fromCookie: (request) => fromValue(readCookie(request.headers.cookie, UI_COOKIE)),
     accepts(request) {
       if (fromValue(readCookie(request.headers.cookie, UI_COOKIE))) return true;
       if (request.method !== 'GET' && request.method !== 'HEAD') return false;
       const url = new URL(request.url, 'http://relay.invalid');
       const token = url.searchParams.get('token');
-      return url.pathname === UI_LOGIN_PATH && token !== null && login(token) !== undefined;
+      // Asked before the route: a sign-in link is only looked at here, and spent by the route's login.
+      return url.pathname === UI_LOGIN_PATH && token !== null && knows(token);
     },
     login,
     issueCookie(principal, { secure }) {
