@@ -16,6 +16,8 @@ const operatorSchema = z.strictObject({
   role: z.enum(OPERATOR_ROLES, { error: 'approver or viewer' }),
   /** Their Slack member id (U… or W…): a Slack click counts by this id, never by a display name. */
   slack_user_id: z.string().regex(/^[UW][A-Z0-9]{2,}$/, 'a Slack member id such as U012AB3CD').optional(),
+  /** Their account on the machine where they run the tray or `npm run headed`: decisions there count as theirs. */
+  os_user: z.string().regex(/^[A-Za-z0-9_][A-Za-z0-9._-]{0,63}$/, 'an account name such as ana or a.ruiz').optional(),
   token_sha256: z
     .string()
     .regex(/^[0-9a-f]{64}$/, 'the SHA-256 of the token, 64 lowercase hex characters (npm run operators -- token prints one); never the token itself'),
@@ -78,6 +80,8 @@ export interface OperatorDirectory {
   byEmail(email: string): Operator | undefined;
   /** The operator with this Slack member id right now; undefined for anyone else. */
   bySlackId?(userId: string): Operator | undefined;
+  /** The operator whose `os_user` this account is (the tray's and the headed terminal's user). */
+  byOsUser?(account: string): Operator | undefined;
   /** How many approvers are listed right now: with one, the API is a live approval channel. */
   approvers(): number;
   readonly size: number;
@@ -97,6 +101,7 @@ export function createOperatorDirectory(operators: readonly Operator[]): Operato
     },
     byEmail: (email) => emails.get(email.toLowerCase()),
     bySlackId: (userId) => operators.find((op) => op.slack_user_id === userId),
+    byOsUser: (account) => operators.find((op) => op.os_user === account),
     approvers: () => operators.filter((op) => op.role === 'approver').length,
   };
 }
@@ -145,6 +150,7 @@ export function openOperatorsFile(path: string, log?: OperatorsFileLog): Operato
     byToken: (token) => fresh().byToken(token),
     byEmail: (email) => fresh().byEmail(email),
     bySlackId: (userId) => fresh().bySlackId?.(userId),
+    byOsUser: (account) => fresh().byOsUser?.(account),
     approvers: () => fresh().approvers(),
     get size() {
       return fresh().size;
