@@ -111,6 +111,30 @@ function foldersAbove(projectDir: string): string[] {
   return out;
 }
 
+/**
+ * Folders inside the project whose files the incident agents may read (their `read` permission):
+ * opencode also adds an instruction file it finds beside a file an agent reads, so one placed in
+ * any of these folders would reach the agents' prompts. `deep` folders are looked at to the bottom.
+ */
+const READ_FOLDERS: { dir: string; deep: boolean }[] = [
+  { dir: 'intelligence-artifacts', deep: true },
+  { dir: 'logs/troubleshooting', deep: false },
+];
+
+function foldersAgentsRead(projectDir: string): string[] {
+  const out: string[] = [];
+  const visit = (abs: string, deep: boolean) => {
+    out.push(abs);
+    if (!deep) return;
+    for (const e of readdirSync(abs, { withFileTypes: true })) if (e.isDirectory()) visit(path.join(abs, e.name), deep);
+  };
+  for (const { dir, deep } of READ_FOLDERS) {
+    const abs = path.join(projectDir, dir);
+    if (existsSync(abs)) visit(abs, deep);
+  }
+  return out;
+}
+
 /** The runtime files of a project as they are now: project-relative path → sha256. */
 export function runtimeFiles(projectDir: string, cache?: HashCache): Record<string, string> {
   const out: Record<string, string> = {};
@@ -121,6 +145,13 @@ export function runtimeFiles(projectDir: string, cache?: HashCache): Record<stri
       if (st) out[path.relative(projectDir, abs).split(path.sep).join('/')] = st.isSymbolicLink() ? LINK : hashOf(abs, st, cache);
     }
     if (dir !== projectDir && existsSync(path.join(dir, '.opencode'))) out[`${path.relative(projectDir, path.join(dir, '.opencode')).split(path.sep).join('/')}/`] = FOLDER;
+  }
+  for (const dir of foldersAgentsRead(projectDir)) {
+    for (const name of INSTRUCTION_FILES) {
+      const abs = path.join(dir, name);
+      const st = lstatSync(abs, { bigint: true, throwIfNoEntry: false });
+      if (st) out[path.relative(projectDir, abs).split(path.sep).join('/')] = st.isSymbolicLink() ? LINK : hashOf(abs, st, cache);
+    }
   }
   if (existsSync(path.join(projectDir, '.opencode'))) walk(projectDir, '.opencode', out, cache);
   return Object.fromEntries(Object.entries(out).sort(([a], [b]) => a.localeCompare(b)));
@@ -144,6 +175,7 @@ export function buildManifest(projectDir: string, runtime?: RuntimeConfigShape):
 function unshipped(file: string): string {
   if (file.startsWith('../')) return 'above the project folder, and opencode loads it too (it looks up to the git root)';
   if (INSTRUCTION_FILES.includes(file)) return 'an instruction file opencode adds to every agent\'s system prompt, and the relay ships none';
+  if (INSTRUCTION_FILES.includes(path.posix.basename(file))) return 'an instruction file opencode adds to an agent\'s prompt when it reads a file beside it, and the relay ships none';
   if (/^\.opencode\/plugins?\//.test(file)) return 'a runtime plugin, and the relay ships none: opencode would import it into its own process';
   if (/^\.opencode\/tools?\//.test(file)) return 'a custom tool the relay does not ship: opencode would import it into its own process';
   if (/^\.opencode\/agents?\//.test(file) || /^\.opencode\/modes?\//.test(file)) return 'an agent the relay does not ship';
