@@ -71,6 +71,9 @@ describe('relay against the real opencode server', () => {
       AGENT_SERVER_USERNAME: runtime.endpoint.username,
       AGENT_SERVER_PASSWORD: runtime.endpoint.password,
       RELAY_DATA_DIR: tmp(),
+      // Five runs at once by the last test (R1, R7, R8, the headed R5 and the alert that joins it):
+      // room for all, so no alert waits for an earlier run to end, which is not what these tests are about.
+      MAX_ACTIVE_RUNS: '8',
     });
   });
   afterAll(async () => {
