@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import pino from 'pino';
-import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inboundAlertSchema } from '../../src/alert/schema';
 import { buildSplunkAlert } from '../../src/alert/sample';
 import { createSignInLinks, localOperator } from '../../src/relay/sign-in';
 import { connectMcp } from '../helpers/mcp-client';
@@ -57,9 +57,9 @@ describe.skipIf(!CHROMIUM)('the first hour in Chromium: a laptop relay without a
 
   it('the signed-in local operator approves at /ui, recorded under their name with channel ui', async () => {
     const { page } = browser;
-    const made = await request(`${env.url}/headed`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(buildSplunkAlert({ device: 'R-E2E-9' })) });
-    expect(made.statusCode).toBe(201);
-    const incidentId = ((await made.body.json()) as { incident_id: string }).incident_id;
+    // No run may start without a model, so POST /headed refuses (503 runs_refused): the incident this
+    // approval belongs to is made through the relay's headed intake itself, as a run already going.
+    const incidentId = env.relay.startHeaded(inboundAlertSchema.parse(buildSplunkAlert({ device: 'R-E2E-9' }))).incident.incident_id;
     const mcp = await connectMcp(`${env.url}/mcp`, env.toolsToken);
     const asked = await mcp.call('request_approval', { incident_id: incidentId, summary: 'remove the shutdown', device: 'R-E2E-9', commands: COMMANDS });
     await mcp.close();
