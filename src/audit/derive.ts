@@ -3,6 +3,7 @@ import { linesSha256 } from '../approvals/lines';
 import { buildEvidenceBundle } from '../incidents/evidence-bundle';
 import { canonicalJson } from '../incidents/evidence-manifest';
 import type { Incident, TimelineEntry } from '../incidents/model';
+import { isAuditedEntry } from './audited-entries';
 import { auditEventSchema, type AuditEvent, type AuditType } from './schema';
 
 const SHA256 = /^[0-9a-f]{64}$/;
@@ -69,6 +70,8 @@ function factsOf(incident: Incident, entry: TimelineEntry): Facts | null {
       };
     case 'state.changed':
       return data.to === 'escalated' ? { type: 'escalation', actor: 'relay', outcome: 'escalated', detail: { from: str(data.from, 40) } } : null;
+    case 'evidence.exported':
+      return { type: 'evidence.exported', actor: str(data.by), outcome: str(data.format, 20) };
     case 'page.sent':
     case 'page.failed':
       return { type: 'escalation', actor: 'relay', outcome: entry.type === 'page.sent' ? 'paged' : 'page_failed', detail: { step: num(data.step) ?? str(data.step, 40), pager: str(data.pager, 40) } };
@@ -89,15 +92,16 @@ export interface DeriveInput {
 /** The audit event a timeline entry is, or null when it is none. */
 export function auditEventOf(input: DeriveInput): AuditEvent | null {
   const { incident, entry } = input;
-  const facts = factsOf(incident, entry);
+  const facts = isAuditedEntry(entry) ? factsOf(incident, entry) : null;
   if (!facts) return null;
-  const bundle = buildEvidenceBundle({ incident, timeline: input.timeline, now: new Date(entry.at), ...(input.scrub ? { scrub: input.scrub } : {}) });
+  // An export names the exact bundle handed out; any other event the bundle as it stood at that moment.
+  const evidence = hash(entry.sha256) ?? buildEvidenceBundle({ incident, timeline: input.timeline, now: new Date(entry.at), ...(input.scrub ? { scrub: input.scrub } : {}) }).manifest.content_sha256;
   return auditEventSchema.parse({
     id: entryEventId(incident.incident_id, entry),
     time: entry.at,
     relay: input.relay,
     incident_id: incident.incident_id,
-    evidence_sha256: bundle.manifest.content_sha256,
+    evidence_sha256: evidence,
     device: incident.device_hostname.slice(0, 200),
     request_id: null,
     lines_sha256: null,

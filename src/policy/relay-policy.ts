@@ -20,7 +20,7 @@ export interface RelayPolicy {
  * a policy it cannot read); a change to the file is picked up without a restart, and one that
  * does not load leaves the last good policy in force, with a standing warning naming the problems.
  */
-export function openRelayPolicy(file: string, logger: Logger, pollMs = 1_000): RelayPolicy {
+export function openRelayPolicy(file: string, logger: Logger, pollMs = 1_000, onChange?: (change: { file: string; sha256: string; ok: boolean }) => void): RelayPolicy {
   const first = loadPolicy(file);
   if (!first.ok) throw new Error(`POLICY_FILE does not load:\n${first.problems.map(describeProblem).join('\n')}`);
   let loaded: LoadedPolicy = first.loaded;
@@ -30,12 +30,14 @@ export function openRelayPolicy(file: string, logger: Logger, pollMs = 1_000): R
     if (!next.ok) {
       problems = next.problems.map(describeProblem);
       logger.warn({ problems }, 'the changed policy does not load: the last good one stays in force');
+      onChange?.({ file: loaded.file, sha256: loaded.sha256, ok: false });
       return;
     }
     problems = [];
     if (next.loaded.sha256 === loaded.sha256) return;
     loaded = next.loaded;
     logger.info({ file: loaded.file, sha256: loaded.sha256 }, 'change policy reloaded');
+    onChange?.({ file: loaded.file, sha256: loaded.sha256, ok: true });
   };
   watchFile(loaded.file, { interval: pollMs, persistent: false }, reload);
   return {

@@ -23,7 +23,7 @@ interface Received {
  * an invalid format; with acknowledgement on, `X-Splunk-Request-Channel` is required (400 code 10),
  * the answer carries `ackId` and `POST /services/collector/ack?channel=` says which are indexed.
  */
-export async function startFakeHec(opts: { token: string; ack?: boolean }) {
+export async function startFakeHec(opts: { token: string; ack?: boolean; port?: number }) {
   const requests: Received[] = [];
   const faults: HecFault[] = [];
   /** Ack ids handed out and not yet indexed: the test releases them (or the next query does). */
@@ -31,6 +31,8 @@ export async function startFakeHec(opts: { token: string; ack?: boolean }) {
   let holdAcks = false;
   let nextAck = 0;
   const ackQueries: number[][] = [];
+  /** Every request to /services/collector/event, answered or refused. */
+  let hits = 0;
   /** Event ids the "index" holds, each once: what a search in Splunk would show after dedup on id. */
   const indexed = new Map<string, Record<string, unknown>>();
   const pendingBatches = new Map<number, Record<string, unknown>[]>();
@@ -70,6 +72,7 @@ export async function startFakeHec(opts: { token: string; ack?: boolean }) {
         return send(res, 200, { acks });
       }
       if (url.pathname !== '/services/collector/event') return send(res, 404, { text: 'The requested URL was not found on this server.', code: 404 });
+      hits += 1;
       if (opts.ack && !channel) return send(res, 400, { text: 'Data channel is missing', code: 10 });
       const fault = faults.shift();
       if (fault) return send(res, fault.status, { text: fault.text, code: fault.code, ...(fault.invalidEvent !== undefined ? { 'invalid-event-number': fault.invalidEvent } : {}) }, fault.retryAfter ? { 'retry-after': fault.retryAfter } : {});
@@ -101,19 +104,24 @@ export async function startFakeHec(opts: { token: string; ack?: boolean }) {
       return send(res, 200, { text: 'Success', code: 0, ackId });
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(opts.port ?? 0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
+    port,
     requests,
     ackQueries,
+    hits: () => hits,
     /** Events by id, each once, as the index holds them. */
     indexed,
     /** The next requests to /services/collector/event get these answers, in order. */
     fail: (...next: HecFault[]) => void faults.push(...next),
     /** While held, ack queries answer false: the events are received but not indexed. */
     holdAcks: (hold: boolean) => void (holdAcks = hold),
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () => new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    }),
   };
 }
 
