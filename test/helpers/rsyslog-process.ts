@@ -1,5 +1,6 @@
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { atExit } from './at-exit';
 import { waitUntil } from './opencode';
@@ -23,6 +24,16 @@ export function makeTestCa(dir: string) {
   return { ca: file('ca.pem'), cert: file('server.pem'), key: file('server.key') };
 }
 
+/** Whether something accepts a TCP connection on the loopback port (closed at once: rsyslog reads an empty stream). */
+const accepts = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port }, () => {
+      socket.end();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+
 export interface LocalRsyslog {
   port: number;
   /** What rsyslog wrote, one received message per line in RFC 5424 form (its SyslogProtocol23 template). */
@@ -35,7 +46,7 @@ export interface LocalRsyslog {
  * loopback port, writing every message it receives to a file the test reads. Its config, work
  * folder, pid file and output are in a temp folder removed with the test.
  */
-export async function startRsyslog(opts: { tls?: { ca: string; cert: string; key: string } } = {}): Promise<LocalRsyslog> {
+export async function startRsyslog(opts: { tls?: { ca: string; cert: string; key: string }; port?: number } = {}): Promise<LocalRsyslog> {
   if (noRsyslog) throw new Error(noRsyslog);
   const dir = tempDir('rsyslog-');
   const out = join(dir, 'received.log');
@@ -44,7 +55,7 @@ export async function startRsyslog(opts: { tls?: { ca: string; cert: string; key
   const conf = [
     `global(workDirectory="${dir}"${tls ? ` defaultNetstreamDriver="gtls" defaultNetstreamDriverCAFile="${tls.ca}" defaultNetstreamDriverCertFile="${tls.cert}" defaultNetstreamDriverKeyFile="${tls.key}"` : ''})`,
     `module(load="imtcp"${tls ? ' streamDriver.name="gtls" streamDriver.mode="1" streamDriver.authMode="anon"' : ''})`,
-    `input(type="imtcp" address="127.0.0.1" port="0" listenPortFileName="${portFile}" ruleset="audit")`,
+    `input(type="imtcp" address="127.0.0.1" port="${opts.port ?? 0}" listenPortFileName="${portFile}" ruleset="audit")`,
     `ruleset(name="audit") { action(type="omfile" file="${out}" template="RSYSLOG_SyslogProtocol23Format") }`,
     '',
   ].join('\n');
@@ -60,13 +71,15 @@ export async function startRsyslog(opts: { tls?: { ca: string; cert: string; key
   await waitUntil(
     async () => {
       if (gone) throw new Error(`rsyslogd exited: ${output}`);
+      // rsyslog writes the port file only for a port it chose; a given port is tried instead.
+      if (opts.port) return accepts(opts.port);
       return existsSync(portFile) && /^\d+\s*$/.test(readFileSync(portFile, 'utf8')) && Number(readFileSync(portFile, 'utf8')) > 0;
     },
     'rsyslogd is listening',
     { timeoutMs: 30_000 },
   );
   return {
-    port: Number(readFileSync(portFile, 'utf8')),
+    port: opts.port ?? Number(readFileSync(portFile, 'utf8')),
     lines: () => (existsSync(out) ? readFileSync(out, 'utf8').split('\n').filter(Boolean) : []),
     async stop() {
       if (!gone) child.kill('SIGTERM');
