@@ -17,6 +17,8 @@ export interface AuditStreamDeps {
   openStore: (name: string) => OutboxStore;
   incidents: { get(id: string): Incident | undefined; timeline(id: string): readonly TimelineEntry[]; record(id: string, type: string, message: string, data?: Record<string, unknown>): unknown };
   bus: Bus<RelayEvents>;
+  /** On a team only the incident's owner derives its events; default: every incident is this relay's. */
+  owns?: (incidentId: string) => boolean;
   /** This relay's name in every event (RELAY_ID, else the host name). */
   relay: string;
   scrub?: (text: string) => string;
@@ -129,7 +131,7 @@ export function createAuditStream(deps: AuditStreamDeps) {
   }
 
   const off = deps.bus.subscribe('incident.timeline', ({ incident_id, entry }) => {
-    if (outboxes.length === 0 || !isAuditedEntry(entry)) return;
+    if (outboxes.length === 0 || !isAuditedEntry(entry) || (deps.owns && !deps.owns(incident_id))) return;
     const incident = deps.incidents.get(incident_id);
     if (!incident) return;
     try {

@@ -192,7 +192,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
   const metrics = createRelayMetrics({ bus, incidents, storeHealth: () => store.health(), ...(team ? { leading: () => team.leading() } : {}) });
   const counted = countedIntake(intake, alertSources, metrics);
   const scrubber = createSecretScrubber([...SECRET_KEYS.map((k) => config[k]), toolsToken, terminalSecret]);
-  const audit = (late.audit = setUpAudit({ config, incidents, bus, clock, logger, scrub: scrubber.scrub, ...(deps.proxy ? { proxy: deps.proxy } : {}), ...(team ? { relayId: team.relayId } : {}), registry: metrics.registry, warningsTo: laterWarnings }));
+  const audit = (late.audit = setUpAudit({ config, incidents, bus, clock, logger, scrub: scrubber.scrub, ...(deps.proxy ? { proxy: deps.proxy } : {}), owns, ...(team ? { team: { pool: team.pool, relayId: team.relayId } } : {}), registry: metrics.registry, warningsTo: laterWarnings }));
   const app = await buildApp({
     config,
     approvals: { decide },
