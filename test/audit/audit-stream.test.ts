@@ -1,5 +1,5 @@
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { appendFileSync, copyFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { stringify } from 'yaml';
 import { findFreePort } from '../../src/agent/free-port';
@@ -34,10 +34,10 @@ function operatorsFile(): string {
   return path;
 }
 
-async function relayWithHec(hecUrl: string) {
+async function relayWithHec(hecUrl: string, env: Record<string, string> = {}) {
   relay = await relayForTest({
     agent: createStubRuntime(),
-    env: { OPERATORS_FILE: operatorsFile(), WEBHOOK_SECRET: SECRET, RELAY_DATA_DIR: tempDir('fault-relay-audit-'), SPLUNK_HEC_URL: hecUrl, SPLUNK_HEC_TOKEN: HEC_TOKEN },
+    env: { OPERATORS_FILE: operatorsFile(), WEBHOOK_SECRET: SECRET, RELAY_DATA_DIR: tempDir('fault-relay-audit-'), SPLUNK_HEC_URL: hecUrl, SPLUNK_HEC_TOKEN: HEC_TOKEN, ...env },
     extraChannels: () => ['desktop'],
   });
   return relay;
@@ -58,9 +58,9 @@ const received = (h: FakeHec): AuditEvent[] => [...h.indexed.values()].map((e) =
 const delivered = (r: Relay, id: string) => untilIncident(r, id, (_i, timeline) => auditViewOf(timeline).state === 'sent');
 
 describe('the audit stream to Splunk HEC', () => {
-  it('a decision and a failed authentication are one event each, with the incident and the evidence hash; an exported bundle is matched to its trail', async () => {
-    hec = await startFakeHec({ token: HEC_TOKEN });
-    const r = await relayWithHec(hec.url);
+  it('a decision and a failed authentication are one event each, with the incident and the evidence hash; an exported bundle is matched to its trail; delivered means indexed', async () => {
+    hec = await startFakeHec({ token: HEC_TOKEN, ack: true });
+    const r = await relayWithHec(hec.url, { SPLUNK_HEC_ACK: 'on' });
     const id = await awaitingApproval(r);
     expect((await decide(r, id, 'frp_not-a-token-of-anyone')).statusCode).toBe(401);
     expect((await decide(r, id, ana.token)).statusCode).toBe(200);
@@ -86,6 +86,9 @@ describe('the audit stream to Splunk HEC', () => {
     for (const secret of [SECRET, ana.token, 'frp_not-a-token-of-anyone', HEC_TOKEN, 'no neighbor 10.0.0.2 shutdown']) expect(wire).not.toContain(secret);
     const view = auditViewOf(r.incidents.timeline(id));
     expect(auditLine(view)).toBe(`Audit: ${view.events} events delivered (splunk_hec)`);
+    // Indexer acknowledgement: one channel for the relay, each request's ackId asked about before it counted.
+    expect(new Set(hec.requests.map((q) => q.channel)).size).toBe(1);
+    expect(hec.ackQueries.length).toBeGreaterThanOrEqual(hec.requests.length);
   });
 
   it('with the collector down the alert and the decision are answered at once; /metrics shows the backlog, /health why; all of it arrives once it is back', async () => {
@@ -129,5 +132,26 @@ describe('the audit stream to Splunk HEC', () => {
     const metrics = await r.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${SECRET}` } });
     expect(metrics.body).toMatch(/^fault_relay_audit_failed_batches\{sink="splunk_hec"\} 1$/m);
     expect(metrics.body).toMatch(/^fault_relay_audit_backlog\{sink="splunk_hec"\} 0$/m);
+  });
+
+  it('a reload of the policy or the operators file is one event each, naming the file and what is in force', async () => {
+    hec = await startFakeHec({ token: HEC_TOKEN });
+    const dir = tempDir('fault-relay-audit-policy-');
+    for (const f of ['policy.yaml', 'change-records.yaml']) copyFileSync(resolve(import.meta.dirname, '../..', f), join(dir, f));
+    const operators = operatorsFile();
+    relay = await relayForTest({
+      agent: createStubRuntime(),
+      env: { OPERATORS_FILE: operators, WEBHOOK_SECRET: SECRET, POLICY_FILE: join(dir, 'policy.yaml'), RELAY_DATA_DIR: tempDir('fault-relay-audit-'), SPLUNK_HEC_URL: hec.url, SPLUNK_HEC_TOKEN: HEC_TOKEN },
+    });
+    appendFileSync(join(dir, 'policy.yaml'), '\n# reviewed by the change board\n');
+    const bob = newToken();
+    writeFileSync(operators, stringify({ operators: [{ name: 'Ana Ruiz', email: 'ana@example.net', role: 'approver', token_sha256: ana.sha256 }, { name: 'Bob Ng', email: 'bob@example.net', role: 'viewer', token_sha256: bob.sha256 }] }));
+    // The operators file is read again at the next lookup of a token.
+    expect((await relay.app.inject({ method: 'GET', url: '/sessions', headers: { authorization: `Bearer ${bob.token}` } })).statusCode).toBe(200);
+    await vi.waitFor(() => expect(received(hec!).filter((e) => e.type === 'config.changed').map((e) => e.detail.what).sort()).toEqual(['operators', 'policy']), { timeout: 30_000, interval: 50 });
+    const changes = received(hec).filter((e) => e.type === 'config.changed');
+    expect(changes.find((e) => e.detail.what === 'policy')).toMatchObject({ actor: 'relay', outcome: 'reloaded', incident_id: null, detail: { file: join(dir, 'policy.yaml'), sha256: expect.stringMatching(/^[0-9a-f]{64}$/) } });
+    expect(changes.find((e) => e.detail.what === 'operators')).toMatchObject({ outcome: 'reloaded', detail: { file: operators, operators: 2 } });
+    expect(JSON.stringify(changes)).not.toContain(bob.sha256);
   });
 });
