@@ -24,7 +24,7 @@ export interface AuditStreamDeps {
   scrub?: (text: string) => string;
   clock: Clock;
   logger: Logger;
-  /** Tries of one batch before it fails for good (429/5xx/unreachable): bounded, never forever. */
+  /** Tries of one batch before it fails for good (429/5xx/unreachable): bounded, never forever; the default rides out about two hours of outage. */
   maxAttempts?: number;
   pollMs?: number;
 }
@@ -84,7 +84,7 @@ export function createAuditStream(deps: AuditStreamDeps) {
       store: deps.openStore(`audit-${sender.sink.replace(/_/g, '-')}`),
       clock,
       logger,
-      maxAttempts: deps.maxAttempts ?? 12,
+      maxAttempts: deps.maxAttempts ?? 40,
       ...(deps.pollMs !== undefined ? { pollMs: deps.pollMs } : {}),
       async send(item) {
         const events = eventsOf(item);
