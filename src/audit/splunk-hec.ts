@@ -34,7 +34,8 @@ function answerOf(text: string): { text?: string; code?: number; ackId?: number;
   try {
     const body = JSON.parse(text) as Record<string, unknown>;
     return {
-      ...(typeof body.text === 'string' ? { text: body.text.slice(0, 200) } : {}),
+      // The receiver's words go to /health and the timeline: one line, short.
+      ...(typeof body.text === 'string' ? { text: body.text.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim().slice(0, 200) } : {}),
       ...(typeof body.code === 'number' ? { code: body.code } : {}),
       ...(typeof body.ackId === 'number' ? { ackId: body.ackId } : {}),
       ...(typeof body['invalid-event-number'] === 'number' ? { invalidEvent: body['invalid-event-number'] } : {}),
