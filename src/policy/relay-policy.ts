@@ -23,8 +23,12 @@ export interface RelayPolicy {
  * a policy it cannot read); a change to the file is picked up without a restart, and one that
  * does not load leaves the last good policy in force, with a standing warning naming the problems.
  */
-export function openRelayPolicy(file: string, logger: Logger, options: { device?: DeviceLookup; pollMs?: number } = {}): RelayPolicy {
-  const { device = () => undefined, pollMs = 1_000 } = options;
+export function openRelayPolicy(
+  file: string,
+  logger: Logger,
+  options: { device?: DeviceLookup; pollMs?: number; onChange?: (change: { file: string; sha256: string; ok: boolean }) => void } = {},
+): RelayPolicy {
+  const { device = () => undefined, pollMs = 1_000, onChange } = options;
   const first = loadPolicy(file);
   if (!first.ok) throw new Error(`POLICY_FILE does not load:\n${first.problems.map(describeProblem).join('\n')}`);
   let loaded: LoadedPolicy = first.loaded;
@@ -34,6 +38,7 @@ export function openRelayPolicy(file: string, logger: Logger, options: { device?
     if (!next.ok) {
       problems = next.problems.map(describeProblem);
       logger.warn({ problems }, 'the changed policy does not load: the last good one stays in force');
+      onChange?.({ file: loaded.file, sha256: loaded.sha256, ok: false });
       return;
     }
     problems = [];
@@ -41,6 +46,7 @@ export function openRelayPolicy(file: string, logger: Logger, options: { device?
     loaded = next.loaded;
     watch(loaded.sources);
     logger.info({ file: loaded.file, sha256: loaded.sha256 }, 'change policy reloaded');
+    onChange?.({ file: loaded.file, sha256: loaded.sha256, ok: true });
   };
   // The change records and calendars it names are part of the policy: an edit to any is picked up.
   const watched = new Set<string>();

@@ -90,6 +90,8 @@ export interface AppDeps {
   deviceTools: { createServer: () => McpServer };
   /** `GET /metrics` (Prometheus text), and the alert routes' 400 and 503 answers counted into it. */
   metrics?: RelayMetrics;
+  /** Told of every 401 the relay answers (the audit stream); never the credential offered. */
+  onAuthFailed?: (failure: { method: string; route: string; ip: string; code: string }) => void;
   /** Extra routes behind the same bearer as /sessions (the live event stream, the UI data). */
   protectedRoutes?: (scope: FastifyInstance) => Promise<void>;
 }
@@ -135,6 +137,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       deps.logger.warn({ source, failures, window_s: windowSeconds }, `${failures} failed authentications from ${source}: its further wrong attempts are answered 429 for up to ${windowSeconds} s`),
   });
   installAuthAttempts(app, attempts, knownCredential({ secrets: [secret, deps.tools.token, deps.terminal.terminalSecret], operators, session: uiSession }));
+  const onAuthFailed = deps.onAuthFailed;
+  // The route's pattern, not the URL: a sign-in link or a search path may carry a token.
+  if (onAuthFailed) app.addHook('onResponse', async (request, reply) => void (reply.statusCode === 401 && onAuthFailed({ method: request.method, route: request.routeOptions.url ?? '(no route)', ip: request.ip, code: 'unauthorized' })));
 
   // A person's own token opens the read-only checks (/health/deep) too.
   const readers = operators ? (token: string) => operators.byToken(token) !== undefined : undefined;

@@ -35,8 +35,7 @@ import { createIntake } from './intake';
 import { createAlertSources } from './alert-sources';
 import { createModelCheck } from '../agent/model-check';
 import { createRunGate } from './run-gate';
-import { openRelayPolicy } from '../policy/relay-policy';
-import { inventoryFacts } from '../devices/inventory-lookup';
+import { openConfiguredPolicy } from './policy-setup';
 import { countedIntake } from './counted-intake';
 import { runBlockers, standingWarnings, storeWarnings } from './standing-warnings';
 import { createHeadedIntake } from './headed-intake';
@@ -48,6 +47,7 @@ import { followTeam } from '../team/follow-team';
 import { createTeamDecisions } from '../team/decisions';
 import { createForgedRows } from '../team/forged-rows';
 import { ownsEverything, type Owns } from '../incidents/ownership';
+import { auditedOperatorsLog, setUpAudit, type RelayAudit } from '../audit/setup';
 export type { Relay, RelayDeps } from './relay-contract';
 import type { Relay, RelayDeps } from './relay-contract';
 
@@ -55,7 +55,8 @@ import type { Relay, RelayDeps } from './relay-contract';
 export async function createRelay(deps: RelayDeps): Promise<Relay> {
   const { store, agent, logger } = deps;
   // Read at start: a broken operators file stops the relay with one line per problem, not at the first decision.
-  const listed = deps.config.OPERATORS_FILE ? openOperatorsFile(resolve(deps.config.OPERATORS_FILE), logger) : undefined;
+  const late: { audit?: RelayAudit } = {}; // the audit stream, made once metrics exist: reloads before then are the start itself
+  const listed = deps.config.OPERATORS_FILE ? openOperatorsFile(resolve(deps.config.OPERATORS_FILE), auditedOperatorsLog(logger, deps.config.OPERATORS_FILE, () => late.audit)) : undefined;
   // With the laptop's local operator one of the team: an approver who signs in to /ui with a one-time link.
   const operators = deps.signIn ? withOperator(listed, deps.signIn.operator) : listed;
   // With DEVICE_INVENTORY (and no DEVICE_MCP_URL) the relay runs the SSH device tool server itself, on loopback.
@@ -109,8 +110,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
   const channels = [...(webex ? [webex] : []), ...(deps.channels ?? [])];
   // Each channel with a socket says how it stands, through the port; a team follower stands by.
   const messaging = deps.messaging ?? (() => messagingHealth(channels, deps.standby?.() ?? false));
-  // Loaded before anything can ask for a change: a relay does not start on a policy it cannot read.
-  const policy = config.POLICY_FILE ? openRelayPolicy(resolve(config.POLICY_FILE), logger, { device: inventoryFacts(config.DEVICE_INVENTORY) }) : undefined;
+  const policy = openConfiguredPolicy(config, logger, (c) => late.audit?.configChanged('policy', c));
   if (policy) laterWarnings.add(() => policy.warnings());
   const approvals = createApprovals({
     ...(policy ? { policy } : {}),
@@ -191,6 +191,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
   const metrics = createRelayMetrics({ bus, incidents, storeHealth: () => store.health(), ...(team ? { leading: () => team.leading() } : {}) });
   const counted = countedIntake(intake, alertSources, metrics);
   const scrubber = createSecretScrubber([...SECRET_KEYS.map((k) => config[k]), toolsToken, terminalSecret]);
+  const audit = (late.audit = setUpAudit({ config, incidents, bus, clock, logger, scrub: scrubber.scrub, ...(deps.proxy ? { proxy: deps.proxy } : {}), owns, ...(team ? { team: { pool: team.pool, relayId: team.relayId } } : {}), registry: metrics.registry, warningsTo: laterWarnings }));
   const app = await buildApp({
     config,
     approvals: { decide },
@@ -208,6 +209,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     intake: counted.intake,
     alertSources: counted.sources,
     metrics,
+    onAuthFailed: audit.authFailed,
     startHeaded,
     terminal: { terminalSecret, tell: tellTerminal, abort: (sessionId) => agent.abort(sessionId) },
     mayStartRun: runGate.mayStart,
@@ -285,6 +287,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
       approvals.stop();
       confirmed?.stop();
       await app.close();
+      await audit.stop();
       await dispatcher.stop();
       await follower.stop();
       await sessionLog.stop();
