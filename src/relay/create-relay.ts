@@ -47,6 +47,7 @@ import { followTeam } from '../team/follow-team';
 import { createTeamDecisions } from '../team/decisions';
 import { createForgedRows } from '../team/forged-rows';
 import { ownsEverything, type Owns } from '../incidents/ownership';
+import { traceApprovalWaits } from '../telemetry/incident-events';
 export type { Relay, RelayDeps } from './relay-contract';
 import type { Relay, RelayDeps } from './relay-contract';
 
@@ -247,6 +248,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
   const offUpdated = bus.subscribe('incident.updated', ({ incident, previous_state }) => {
     if (isTerminal(incident.state) && !isTerminal(previous_state)) dispatcher.kick();
   });
+  const offTracing = traceApprovalWaits(bus, incidents.get);
   dispatcher.holdWhile(runGate.heldBecause);
   dispatcher.recover();
   approvals.recover();
@@ -276,6 +278,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     async close() {
       policy?.stop();
       offUpdated();
+      offTracing();
       metrics.stop();
       alertSources.stop();
       offTeam();
