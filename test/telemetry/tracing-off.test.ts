@@ -29,7 +29,7 @@ describe('tracing off', () => {
     expect(telemetry.active).toBe(false);
     expect(tracingActive()).toBe(false);
     // The API's own no-op provider: no SDK was registered to record anything.
-    expect((trace.getTracerProvider() as { getDelegate(): object }).getDelegate().constructor.name).toBe('NoopTracerProvider');
+    expect((trace.getTracerProvider() as unknown as { getDelegate(): object }).getDelegate().constructor.name).toBe('NoopTracerProvider');
 
     const agent = createStubRuntime();
     const relay = await relayForTest({ agent });
