@@ -33,3 +33,9 @@ function safeDecode(value: string): string {
     return value;
   }
 }
+
+/**
+ * Where and with which key spans are exported. Not for the embedded runtime: opencode exports
+ * traces of its own when it sees them, with the model's tool arguments (the lines) in them.
+ */
+export const OTLP_EXPORT_ENV: readonly string[] = ['', 'TRACES_', 'METRICS_', 'LOGS_'].flatMap((signal) => [`OTEL_EXPORTER_OTLP_${signal}ENDPOINT`, `OTEL_EXPORTER_OTLP_${signal}HEADERS`]);

@@ -112,6 +112,8 @@ describe('tracing an incident on the real runtime', () => {
     expect(clientCalls.some((c) => c.attributes['server.port'] === labPort && under(c, 'execute_tool exec_cli'))).toBe(true);
     expect(clientCalls.some((c) => c.attributes['server.port'] === labPort && under(c, 'change.post_check'))).toBe(true);
 
+    // Only the relay exported: the embedded runtime is not given the OTLP endpoint (its own spans would carry the lines).
+    expect(new Set(receiver.spans.map((s) => s.service))).toEqual(new Set([SERVICE]));
     // Never the lines, never a credential, in anything the relay exported.
     const exported = JSON.stringify(ours());
     for (const secret of [REPAIR_LINE, relay().toolsToken, stack.relay.embedded!.endpoint.password]) expect(exported).not.toContain(secret);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { otlpHeaderValues, tracingWanted } from '../../src/telemetry/settings';
+import { OTLP_EXPORT_ENV, otlpHeaderValues, tracingWanted } from '../../src/telemetry/settings';
 import { redactedQuery, safeRequestPath } from '../../src/telemetry/http-attributes';
+import { RUNTIME_OMIT_ENV } from '../../src/relay/start-headless';
 
 describe('tracing settings (OTEL_*)', () => {
   it.each([
@@ -25,5 +26,10 @@ describe('tracing settings (OTEL_*)', () => {
     expect(redactedQuery('')).toBe('');
     expect(safeRequestPath('/ui/sign-in?token=abc')).toBe('/ui/sign-in?token=REDACTED');
     expect(safeRequestPath('/fault-alert')).toBe('/fault-alert');
+  });
+
+  it('keeps the OTLP endpoint and its key from the embedded runtime, which would export spans of its own', () => {
+    expect(RUNTIME_OMIT_ENV).toEqual(expect.arrayContaining(['OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_HEADERS', 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', 'OTEL_EXPORTER_OTLP_TRACES_HEADERS']));
+    expect(OTLP_EXPORT_ENV).toHaveLength(8);
   });
 });
