@@ -23,7 +23,8 @@ const tracer = () => trace.getTracer('fault-relay');
 function traceparentOf(span: SpanContext): StoredTrace {
   const flags = span.traceFlags.toString(16).padStart(2, '0');
   const state = span.traceState?.serialize();
-  return { traceparent: `00-${span.traceId}-${span.spanId}-${flags}`, ...(state ? { tracestate: state } : {}) };
+  // The sender's tracestate rides along only within the size the store accepts back.
+  return { traceparent: `00-${span.traceId}-${span.spanId}-${flags}`, ...(state && state.length <= 512 ? { tracestate: state } : {}) };
 }
 
 function contextOf(stored: StoredTrace): Context {
