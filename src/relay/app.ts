@@ -39,6 +39,7 @@ import type { Incident } from '../incidents/model';
 import type { StoreCheck } from '../incidents/store';
 import { join, resolve } from 'node:path';
 import { createFaultKeyRules } from '../artifacts/fault-key';
+import { fastifyTracing } from '../telemetry/sdk';
 
 export interface AppDeps {
   /** Live approval channels and the approvers following the relay, for /health and /health/deep. */
@@ -114,6 +115,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Node answers a missing Host itself with an empty 400: the request guard answers it instead, in the documented shape.
     http: { requireHostHeader: false },
   });
+  // First, so every route after it is traced (when OTEL_* turned tracing on).
+  const tracing = fastifyTracing();
+  if (tracing) await app.register(tracing);
   answerExpectations(app);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);

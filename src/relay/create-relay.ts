@@ -15,9 +15,8 @@ import { createDeviceGuardServer } from '../tools/device-guard';
 import { createMcpDeviceTools } from '../artifacts/device-tools';
 import { createStrictAllowList } from '../tools/strict-allow-list';
 import { join, resolve } from 'node:path';
-import { createRuntimeEventMapper, startRuntimeEventFollower } from '../incidents/runtime-events';
+import { followRuntime } from './runtime-follow';
 import { createSessionLogWriter } from '../incidents/session-log';
-import { createRunReconciler } from '../incidents/reconcile-runs';
 import { eventsRoutes } from './routes/events';
 import { systemClock } from '../clock';
 import { createDispatcher } from '../delivery/dispatcher';
@@ -48,6 +47,7 @@ import { createTeamDecisions } from '../team/decisions';
 import { createForgedRows } from '../team/forged-rows';
 import { ownsEverything, type Owns } from '../incidents/ownership';
 import { auditedOperatorsLog, setUpAudit, type RelayAudit } from '../audit/setup';
+import { traceApprovalWaits } from '../telemetry/incident-events';
 export type { Relay, RelayDeps } from './relay-contract';
 import type { Relay, RelayDeps } from './relay-contract';
 
@@ -145,35 +145,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
   const host = createChannelHost({ approvals, decide, incidents, channels, logger });
   for (const channel of channels) channel.attach(host);
   const onCardSubmission = webex ? webex.onCardSubmission : async () => logger.warn('card submission ignored: no operator room configured');
-  const mapper = createRuntimeEventMapper({
-    incidents,
-    agent,
-    logger,
-    clock,
-    owns,
-    onSessionFailed: (id, message) => approvals.tellRoom(id, `❌ **${id}**: the agent session failed: ${message}`),
-  });
-  const reconcile = createRunReconciler({ incidents, agent, mapper, clock, logger, owns });
-  let streamUp = false;
-  const follower = startRuntimeEventFollower({
-    agent,
-    mapper,
-    logger,
-    clock,
-    onStatus: (s) => {
-      // Whatever ended while the stream was down (or the relay was) is asked for on every connect.
-      if (s.connected && !streamUp) reconcile().catch((error: unknown) => logger.warn({ err: error }, 'could not reconcile open runs'));
-      // /health's standing warning about a missing model is known from the first connect, not the first alert.
-      if (s.connected && !streamUp) {
-        modelCheck.refresh().then(
-          (m) => m.state === 'missing' && logger.error(m.message),
-          () => undefined,
-        );
-      }
-      streamUp = s.connected;
-      bus.publish('health.runtime', { ok: s.connected, ...(s.error ? { error: s.error } : {}) });
-    },
-  });
+  const follower = followRuntime({ incidents, agent, logger, clock, owns, bus, modelCheck, onSessionFailed: (id, message) => approvals.tellRoom(id, `❌ **${id}**: the agent session failed: ${message}`) });
   const sessionLog = createSessionLogWriter({ incidents, bus, logDir: resolve(config.RELAY_LOG_DIR), logger, owns });
   sessionLog.backfill(incidents.list());
   // The device server's bearer (generated in memory, or DEVICE_MCP_TOKEN) goes to this client only.
@@ -250,6 +222,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
   const offUpdated = bus.subscribe('incident.updated', ({ incident, previous_state }) => {
     if (isTerminal(incident.state) && !isTerminal(previous_state)) dispatcher.kick();
   });
+  const offTracing = traceApprovalWaits(bus, incidents.get);
   dispatcher.holdWhile(runGate.heldBecause);
   dispatcher.recover();
   approvals.recover();
@@ -279,6 +252,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     async close() {
       policy?.stop();
       offUpdated();
+      offTracing();
       metrics.stop();
       alertSources.stop();
       offTeam();

@@ -4,6 +4,7 @@ import type { Clock } from '../clock';
 import { changeOutcomeText, endingOfReason, nextChangeState, type ChangeEnding, type ChangeEvent, type ChangeRecord } from '../incidents/change';
 import type { Incidents } from '../incidents/service';
 import type { NoPostCheck, PostCheckPlan } from './post-check';
+import { inIncidentSpan } from '../telemetry/incident-trace';
 
 export interface ConfirmedApplyDeps {
   incidents: Incidents;
@@ -77,7 +78,14 @@ export function createConfirmedApply(deps: ConfirmedApplyDeps) {
     return settle(incidentId, status.state === 'rolled_back' ? 'rolled_back' : 'rollback_failed', endingOfReason(status.reason), status.detail ? { detail: status.detail } : {});
   }
 
-  async function confirm(incidentId: string, ending: 'post_check' | 'person', person?: string): Promise<ConfirmResult> {
+  /** The change's steps as spans under the incident's trace; the device server's calls carry it on. */
+  const traced = <T>(incidentId: string, name: string, work: () => Promise<T>) => inIncidentSpan(incidents.get(incidentId), name, {}, work);
+
+  function confirm(incidentId: string, ending: 'post_check' | 'person', person?: string): Promise<ConfirmResult> {
+    return traced(incidentId, 'change.confirm', () => confirmNow(incidentId, ending, person));
+  }
+
+  async function confirmNow(incidentId: string, ending: 'post_check' | 'person', person?: string): Promise<ConfirmResult> {
     const change = current(incidentId);
     if (!change) return { ok: false, code: 'no_change', message: `${incidentId} has no applied change to confirm` };
     if (change.state !== 'pending') return { ok: false, code: 'not_pending', message: `the change on ${change.device} was already ${changeOutcomeText(change)}; nothing to confirm`, change };
@@ -97,7 +105,11 @@ export function createConfirmedApply(deps: ConfirmedApplyDeps) {
     }
   }
 
-  async function rollback(incidentId: string, ending: ChangeEnding, why: string): Promise<void> {
+  function rollback(incidentId: string, ending: ChangeEnding, why: string): Promise<void> {
+    return traced(incidentId, 'change.rollback', () => rollbackNow(incidentId, ending, why));
+  }
+
+  async function rollbackNow(incidentId: string, ending: ChangeEnding, why: string): Promise<void> {
     const change = current(incidentId);
     if (change?.state !== 'pending') return;
     try {
@@ -112,7 +124,11 @@ export function createConfirmedApply(deps: ConfirmedApplyDeps) {
   }
 
   /** The RAW's post-check, on the device, by the relay: confirm when it passes, roll back when every attempt fails. */
-  async function postCheck(incidentId: string): Promise<void> {
+  function postCheck(incidentId: string): Promise<void> {
+    return traced(incidentId, 'change.post_check', () => postCheckNow(incidentId));
+  }
+
+  async function postCheckNow(incidentId: string): Promise<void> {
     const plan = await deps.plan(incidentId).catch((error: unknown) => ({ reason: `the RAW could not be read (${(error as Error).message})` }));
     const change = current(incidentId);
     if (!change || change.state !== 'pending') return;

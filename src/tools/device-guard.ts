@@ -9,6 +9,7 @@ import type { Incidents } from '../incidents/service';
 import { checkExec } from './device-policy';
 import { NOTHING_SENT_KINDS } from '../devices/errors';
 import type { ConfirmedApply } from './confirmed-apply';
+import { traceToolCalls } from '../telemetry/traced-tools';
 
 export interface DeviceGuardDeps {
   incidents: Incidents;
@@ -53,10 +54,10 @@ function nothingWasSent(error: unknown): boolean {
  */
 export function createDeviceGuardServer(deps: DeviceGuardDeps): McpServer {
   const { incidents, upstream, logger } = deps;
-  const server = new McpServer(
+  const server = traceToolCalls(new McpServer(
     { name: 'fault-relay-device-guard', version: '1.0.0' },
     { instructions: 'Device tools behind the fault relay: exec_cli for read-only show commands, config_cli for approved configuration only.' },
-  );
+  ), incidents.get);
 
   const refuse = (incidentId: string, tool: string, reason: string, detail: Record<string, unknown>) => {
     // An invented incident id has no timeline to write to; the log keeps the attempt.
