@@ -74,7 +74,7 @@ export async function benchGrowth(opts: { dataDir: string; endpoint: RuntimeEndp
   const { dataDir, endpoint, logger, n } = opts;
   const fullDir = join(dataDir, 'growth-full');
   fillArchive(fullDir, STORED);
-  const floor = readAndParse(fullDir);
+  const floor = readAndParse(fullDir).ms;
   const restartStart = process.hrtime.bigint();
   const full = await startRelay(fullDir, endpoint, logger, STORED + 1000);
   const restart = ms(restartStart);
