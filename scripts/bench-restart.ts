@@ -61,7 +61,7 @@ else {
     }
     const total = median(rounds.map((r) => r.total));
     const floor = median(rounds.map((r) => r.floor));
-    console.log(`restart with ${STORED} stored incidents (median of ${ROUNDS}, a process each): ${fmt(total / 1000)} s from opening the store to listening (goal ≤ 5 s); the store ${fmt(median(rounds.map((r) => r.storeMs)) / 1000)} s`);
+    console.log(`restart with ${STORED} stored incidents (median of ${ROUNDS}, a process each): ${fmt(total / 1000)} s from opening the store to listening (goal with 100,000: ≤ 5 s); the store ${fmt(median(rounds.map((r) => r.storeMs)) / 1000)} s`);
     console.log(`  reading and parsing its files alone ${fmt(floor / 1000)} s: restart / that = ${fmt(total / floor)}   (each round's: ${rounds.map((r) => fmt(r.total / r.floor)).join(', ')})`);
     const cpu = median(rounds.map((r) => r.cpuMs));
     const floorCpu = median(rounds.map((r) => r.floorCpuMs));
