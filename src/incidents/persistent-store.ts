@@ -26,9 +26,8 @@ export interface PersistentStoreOptions {
   retention: number;
   logger: Logger;
   /**
-   * Where every write is made durable before it returns: one line appended per write (a repeat's
-   * few fields, or the whole record). Default `repeats.log` in `timelineDir`; none without a
-   * `timelineDir` (tests), where every write rewrites the index at once.
+   * Where every write is made durable before it returns, a line each. Default `repeats.log` in
+   * `timelineDir`; none without a `timelineDir` (tests): every write then rewrites the index.
    */
   repeatsLog?: string;
   /** The log is compacted into the index once it is this long and as long as the index was. */
@@ -61,7 +60,10 @@ export function createPersistentStore(opts: PersistentStoreOptions): IncidentSto
    */
   const logPath = opts.repeatsLog ?? (timelineDir ? join(timelineDir, 'repeats.log') : undefined);
   const oldLogPath = logPath && `${logPath}.old`;
-  const leftover = logPath ? [replayRepeats(oldLogPath!, index, stamp), replayRepeats(logPath, index, stamp)].some(Boolean) : false;
+  const touched = new Set<string>();
+  const leftover = logPath ? [replayRepeats(oldLogPath!, index, stamp, touched), replayRepeats(logPath, index, stamp, touched)].some(Boolean) : false;
+  /** The archive file may differ from the finished incidents held (or is not sealed yet): only then is it rewritten. */
+  let archiveStale = !split || archive.sealOf?.(INDEX_KEY) !== stamp || [...touched].some((id) => isTerminal(index.get(id)?.state ?? 'queued'));
   const terminal = createTerminalOrder();
   terminal.fill(index.values());
   const log = logPath ? createAppendFile(logPath) : undefined;
@@ -122,17 +124,7 @@ export function createPersistentStore(opts: PersistentStoreOptions): IncidentSto
   };
   const logWrite = (incident: Incident, lazy: boolean) => {
     if (lazy) {
-      if (!batch) {
-        batch = newBatch();
-        // Written at the end of this turn whether or not anyone awaits it.
-        setImmediate(() => {
-          try {
-            writeBatch();
-          } catch {
-            /* its waiters were told; the store's health says so */
-          }
-        });
-      }
+      batch ??= newBatch(() => writeBatch());
       batch.lines.push(`${JSON.stringify({ i: incident.incident_id, n: incident.occurrences, s: incident.last_seen, u: incident.updated_at, p: incident.progress } satisfies LazyLine)}\n`);
       return;
     }
@@ -153,7 +145,8 @@ export function createPersistentStore(opts: PersistentStoreOptions): IncidentSto
   /** Both files at once, synchronously (start and stop). */
   const persist = () => {
     const { open, done } = lists();
-    if (split) archive.set(INDEX_KEY, done, stamp);
+    if (split && archiveStale) archive.set(INDEX_KEY, done, stamp);
+    archiveStale = false;
     backend.set(INDEX_KEY, open, stamp);
   };
   /** Start and stop: the files take everything, and the logs go. */
@@ -182,9 +175,19 @@ export function createPersistentStore(opts: PersistentStoreOptions): IncidentSto
     }
     const { open, done } = lists();
     const write = async (b: KeyValueBackend, list: Incident[]) => (b.setList ? b.setList(INDEX_KEY, list, stamp) : (b.set(INDEX_KEY, list, stamp), list.length * bytesPerIncident));
-    const bytes = (split ? await write(archive, done) : 0) + (await write(backend, open));
+    // Taken with the snapshot: an ending after it marks the archive again, and a failed write puts the mark back.
+    const archiveToo = split && archiveStale;
+    archiveStale = false;
+    let bytes = 0;
+    try {
+      if (archiveToo) bytes += await write(archive, done);
+    } catch (error) {
+      archiveStale = true;
+      throw error;
+    }
+    bytes += await write(backend, open);
     rmSync(oldLogPath!, { force: true });
-    if (index.size > 0) bytesPerIncident = Math.max(200, bytes / (open.length + done.length || 1));
+    if (index.size > 0) bytesPerIncident = Math.max(200, bytes / (open.length + (archiveToo ? done.length : 0) || 1));
   }
   function retry() {
     retryTimer = null;
@@ -208,6 +211,7 @@ export function createPersistentStore(opts: PersistentStoreOptions): IncidentSto
   const evict = () => {
     while (terminal.size > retention) {
       const id = terminal.shiftOldest() as string;
+      archiveStale = true;
       index.delete(id);
       memoryTimelines.delete(id);
       if (!timelineDir) continue;
@@ -234,6 +238,7 @@ export function createPersistentStore(opts: PersistentStoreOptions): IncidentSto
       const before = index.get(id);
       index.set(id, incident);
       terminal.change(before, incident);
+      if (isTerminal(incident.state) || isTerminal(before?.state ?? 'queued')) archiveStale = true;
       if (isTerminal(incident.state)) evict();
       try {
         if (logPath) logWrite(incident, Boolean(putOpts?.lazy));

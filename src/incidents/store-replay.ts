@@ -23,8 +23,8 @@ export interface HeaderLine {
   stamp: string;
 }
 
-/** Folds the writes logged before the last stop into the index, in order; true when there was a log. */
-export function replayRepeats(path: string, index: Map<string, Incident>, stamp: string): boolean {
+/** Folds the writes logged before the last stop into the index, in order, adding the ids it changed to `touched`; true when there was a log. */
+export function replayRepeats(path: string, index: Map<string, Incident>, stamp: string, touched?: Set<string>): boolean {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -49,12 +49,16 @@ export function replayRepeats(path: string, index: Map<string, Incident>, stamp:
       if (!record) continue;
       // An incident the archive already holds as finished is not reopened by a line written before it ended.
       const held = index.get(record.incident_id);
-      if (!held || !isTerminal(held.state) || record.updated_at > held.updated_at) index.set(record.incident_id, record);
+      if (!held || !isTerminal(held.state) || record.updated_at > held.updated_at) {
+        index.set(record.incident_id, record);
+        touched?.add(record.incident_id);
+      }
       continue;
     }
     const cur = index.get(line.i);
     if (!cur || typeof line.n !== 'number') continue;
     const newer = line.u > cur.updated_at;
+    touched?.add(line.i);
     index.set(line.i, {
       ...cur,
       occurrences: Math.max(cur.occurrences, line.n),

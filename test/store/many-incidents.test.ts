@@ -1,4 +1,4 @@
-import { readFileSync, truncateSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createFileBackends } from '../../src/incidents/file-backend';
@@ -62,6 +62,31 @@ describe(`files store: a restart with ${MANY} incidents`, () => {
     expect(restarted.list().filter((i) => i.state === 'running')).toHaveLength(MANY / 10);
     await restarted.close();
     await first.close();
+  });
+
+  it('rewrites the archive of finished incidents only when one of them changed, at a stop and at a start after kill -9', async () => {
+    const dir = tempDir('fault-relay-many-archive-');
+    const archive = join(dir, 'incidents-archive.json');
+    const first = open(dir);
+    for (let n = 1; n <= 200; n++) first.put(nth(n));
+    await first.close();
+    const written = statSync(archive).ino;
+    // A repeat of an open incident, then kill -9: the start folds it in without writing the archive again.
+    const killed = open(dir);
+    killed.put({ ...nth(10), occurrences: 50 }, { lazy: true });
+    await killed.flush();
+    const restarted = open(dir);
+    expect(restarted.get('INC-10')?.occurrences).toBe(50);
+    expect(statSync(archive).ino).toBe(written);
+    // An ending: the stop writes the archive, and the next start has it there.
+    restarted.put({ ...nth(20), state: 'resolved', updated_at: '2026-11-02T00:00:00.000Z' });
+    await restarted.close();
+    expect(statSync(archive).ino).not.toBe(written);
+    const again = open(dir);
+    expect(again.get('INC-20')?.state).toBe('resolved');
+    expect(again.get('INC-10')?.occurrences).toBe(50);
+    expect(again.list()).toHaveLength(200);
+    await again.close();
   });
 
   it('evicts only the oldest finished incidents past retention, whatever order they ended in', async () => {
