@@ -1,5 +1,6 @@
 import { isTerminal, NO_APPLICATION, publicIncident, type Approval, type Decision, type Incident } from '../incidents/model';
 import { ownsEverything } from '../incidents/ownership';
+import { newestFirst } from '../incidents/store';
 import { createDecisionForwarder } from './forwarder';
 import type { DecisionChannel } from './lifecycle';
 import { canonicalLines, shortHash } from './lines';
@@ -269,7 +270,9 @@ export function createApprovals(opts: ApprovalsOptions) {
         }
         if (incident.approval && !incident.approval.forwarded_at) forward(incident.incident_id);
       }
-      for (const incident of incidents.list().filter((i) => owns(i.incident_id))) {
+      // A pass over every stored incident, sorting only the few that have anything left to do.
+      const unfinished = [...incidents.values()].filter((i) => i.approval && (!i.approval.forwarded_at || !i.approval.acknowledged_at) && owns(i.incident_id));
+      for (const incident of unfinished.sort(newestFirst)) {
         if (incident.approval?.decision === 'EXPIRED' && !incident.approval.forwarded_at) forward(incident.incident_id);
         if (incident.approval && !incident.approval.acknowledged_at) {
           void acknowledge(incident.incident_id).catch((error: unknown) =>

@@ -60,7 +60,8 @@ export function createIncidents(deps: {
     for (const w of watchers) w(incident, previous);
   };
   const bySession = new Map<string, string>();
-  for (const incident of store.list()) {
+  // Every stored incident once, unsorted: a start with 100,000 of them need not order them.
+  for (const incident of [...(store.values?.() ?? store.list())]) {
     if (incident.session_id) bySession.set(incident.session_id, incident.incident_id);
     if (isTerminal(incident.state)) continue;
     openByKey.set(incident.dedup_key, incident.incident_id);

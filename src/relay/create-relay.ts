@@ -147,7 +147,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
   const onCardSubmission = webex ? webex.onCardSubmission : async () => logger.warn('card submission ignored: no operator room configured');
   const follower = followRuntime({ incidents, agent, logger, clock, owns, bus, modelCheck, onSessionFailed: (id, message) => approvals.tellRoom(id, `❌ **${id}**: the agent session failed: ${message}`) });
   const sessionLog = createSessionLogWriter({ incidents, bus, logDir: resolve(config.RELAY_LOG_DIR), logger, owns });
-  sessionLog.backfill(incidents.list());
+  sessionLog.backfill(incidents.values());
   // The device server's bearer (generated in memory, or DEVICE_MCP_TOKEN) goes to this client only.
   const ownDeviceTools = !deps.deviceTools && deviceMcpUrl ? createMcpDeviceTools(deviceMcpUrl, { token: deviceServer?.token ?? config.DEVICE_MCP_TOKEN }) : undefined;
   const deviceTools = deps.deviceTools ?? ownDeviceTools;

@@ -3,6 +3,7 @@ import type { ChangeStatus, DeviceTools } from '../artifacts/device-tools';
 import type { Clock } from '../clock';
 import { changeOutcomeText, endingOfReason, nextChangeState, type ChangeEnding, type ChangeEvent, type ChangeRecord } from '../incidents/change';
 import type { Incidents } from '../incidents/service';
+import { newestFirst } from '../incidents/store';
 import type { NoPostCheck, PostCheckPlan } from './post-check';
 import { inIncidentSpan } from '../telemetry/incident-trace';
 
@@ -212,9 +213,10 @@ export function createConfirmedApply(deps: ConfirmedApplyDeps) {
     },
     /** After a restart: the deadlines of this relay's changes still pending; the post-check runs again. */
     recover(): void {
-      for (const incident of incidents.list()) {
-        if (incident.change?.state !== 'pending' || !owns(incident.incident_id)) continue;
+      const pending = [...incidents.values()].filter((i) => i.change?.state === 'pending' && owns(i.incident_id));
+      for (const incident of pending.sort(newestFirst)) {
         const { incident_id: id, change } = incident;
+        if (!change) continue;
         armDeadline(id, change);
         // A device tool server that restarted with the relay (DEVICE_INVENTORY) has already rolled back what
         // its journal held: take its word first, so the incident says so now and no post-check runs on a
