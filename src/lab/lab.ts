@@ -32,7 +32,7 @@ export interface Lab {
   /** Applies configuration lines atomically: all of them or, on the first rejected line, none. */
   config(device: string, lines: readonly string[], by?: { user: string; from: string }): CliResult;
   /** Applies lines as config does, provisionally: rolled back unless confirmed within `confirmWithinS` of the lab's clock. */
-  configProvisional(device: string, lines: readonly string[], confirmWithinS: number): ProvisionalResult;
+  configProvisional(device: string, lines: readonly string[], confirmWithinS: number, expectConfigSha256?: string): ProvisionalResult;
   confirmChange(device: string, changeId: string): ChangeResult;
   /** Idempotent for a change already rolled back. */
   rollbackChange(device: string, changeId: string, reason: string): ChangeResult;
@@ -121,7 +121,7 @@ export function createLab(opts: LabOptions): Lab {
 
   return (lab = {
     clock,
-    configProvisional: (hostname, lines, s) => provisional.provisional(hostname, lines, s),
+    configProvisional: (hostname, lines, s, expect) => provisional.provisional(hostname, lines, s, expect),
     confirmChange: (hostname, id) => provisional.confirm(hostname, id),
     rollbackChange: (hostname, id, reason) => provisional.rollback(hostname, id, reason),
     changeStatus: (hostname, id) => provisional.status(hostname, id),
