@@ -1,4 +1,5 @@
 import { configSha256, MISMATCH_LINES, type FingerprintMismatch } from '../artifacts/config-fingerprint';
+import { redactDeviceSecrets } from '../incidents/evidence-redact';
 import { describeDifference } from './config-diff';
 import { DeviceError } from './errors';
 
@@ -28,7 +29,11 @@ export class SeenConfigs {
   }
 }
 
-/** What differs between the configuration previewed and the one read now, as `+ new` and `- gone` lines. */
+/**
+ * What differs between the configuration previewed and the one read now, as `+ new` and `- gone`
+ * lines, with the device's secrets (a neighbor's password, a community) taken out: the summary goes
+ * to the timeline and the agent.
+ */
 export function mismatchOf(device: string, expected: string, now: string[], seen?: SeenConfigs): FingerprintMismatch {
   const before = seen?.get(device, expected);
   const diff = before ? describeDifference(before.join('\n'), now.join('\n')).map((l) => l.replace(/^missing: /, '- ').replace(/^extra: /, '+ ')) : [];
@@ -37,7 +42,7 @@ export function mismatchOf(device: string, expected: string, now: string[], seen
     device,
     before_sha256: expected,
     now_sha256: configSha256(now),
-    changed: diff.slice(0, MISMATCH_LINES).map((l) => (l.length > 400 ? `${l.slice(0, 399)}…` : l)),
+    changed: diff.slice(0, MISMATCH_LINES).map((l) => redactDeviceSecrets(l.length > 400 ? `${l.slice(0, 399)}…` : l).text),
     changed_total: diff.length,
     diff_known: before !== undefined,
   };

@@ -4,7 +4,7 @@ import type { Clock } from '../artifacts/clock';
 import { CONFIRM_WITHIN_S, type ChangeStatus } from '../artifacts/device-tools';
 import type { Device, DeviceConfig } from './device';
 import { normalisedConfigLines, type FingerprintMismatch } from '../artifacts/config-fingerprint';
-import { checkFingerprint } from '../devices/config-fingerprint';
+import { checkFingerprint, type SeenConfigs } from '../devices/config-fingerprint';
 import { DeviceError } from '../devices/errors';
 import { labRunningConfig } from './preview';
 
@@ -19,6 +19,8 @@ export interface LabChangeDeps {
   apply(hostname: string, lines: readonly string[]): { ok: true; output: string } | { ok: false; error: string };
   /** Puts a configuration back on the device (and lets the network react to it). */
   restore(device: Device, config: DeviceConfig): void;
+  /** What previews read (preview.ts), for the summary of a fingerprint mismatch. */
+  previewed?: SeenConfigs;
   logger?: Logger;
 }
 
@@ -83,9 +85,8 @@ export function createLabChanges(deps: LabChangeDeps) {
       if (busy) {
         return { ok: false, error: `[change_pending] ${device.config.hostname}: change ${busy.status.change_id} is pending until ${busy.status.deadline}; confirm or roll it back first (nothing was sent)` };
       }
-      // The lab keeps no earlier configurations: a mismatch carries the hashes, as a restarted server's would.
       try {
-        if (expectSha256) checkFingerprint(device.config.hostname, expectSha256, normalisedConfigLines(labRunningConfig(device)));
+        if (expectSha256) checkFingerprint(device.config.hostname, expectSha256, normalisedConfigLines(labRunningConfig(device)), deps.previewed);
       } catch (error) {
         if (!(error instanceof DeviceError)) throw error;
         return { ok: false, error: `[${error.kind}] ${error.message}`, detail: error.detail as FingerprintMismatch };

@@ -12,6 +12,7 @@ import { offeredPrefixes } from './neighbor-faults';
 import { injectRemoteAsMismatch } from './remote-as-fault';
 import { injectOspfPassive, logOspfChanges, ospfAdjacencies } from './ospf';
 import type { Inventory } from './inventory';
+import { SeenConfigs } from '../devices/config-fingerprint';
 
 export type CliResult = { ok: true; output: string } | { ok: false; error: string };
 
@@ -47,6 +48,8 @@ export interface Lab {
   configChanges(): number;
   /** Network state for inspection; not a public contract. */
   network(): Network;
+  /** The configurations previews read, so a change refused because the device changed since can say what changed. */
+  readonly previewed: SeenConfigs;
   close(): void;
 }
 
@@ -107,7 +110,9 @@ export function createLab(opts: LabOptions): Lab {
   };
 
   let lab: Lab;
+  const previewed = new SeenConfigs();
   const provisional = createLabChanges({
+    previewed,
     clock,
     reach,
     apply: (hostname, lines) => lab.config(hostname, lines),
@@ -121,6 +126,7 @@ export function createLab(opts: LabOptions): Lab {
 
   return (lab = {
     clock,
+    previewed,
     configProvisional: (hostname, lines, s, expect) => provisional.provisional(hostname, lines, s, expect),
     confirmChange: (hostname, id) => provisional.confirm(hostname, id),
     rollbackChange: (hostname, id, reason) => provisional.rollback(hostname, id, reason),

@@ -1,5 +1,5 @@
 import type { ConfigPreview } from '../artifacts/config-preview';
-import { runningConfigFingerprint } from '../artifacts/config-fingerprint';
+import { normalisedConfigLines } from '../artifacts/config-fingerprint';
 import type { Device } from './device';
 import { groupsAsLines, parseRunningConfig, restoreCommands } from '../devices/config-diff';
 import { applyConfigLines } from './config-mode';
@@ -38,6 +38,6 @@ export function labPreview(lab: Lab, hostname: string, lines: readonly string[])
   const has = new Set(after);
   return {
     ok: true,
-    preview: { device: name, accepted: true, method: 'config_session', added: after.filter((l) => !had.has(l)), removed: before.filter((l) => !has.has(l)), problems: [], rollback, fingerprint: runningConfigFingerprint(render(device.config)) },
+    preview: { device: name, accepted: true, method: 'config_session', added: after.filter((l) => !had.has(l)), removed: before.filter((l) => !has.has(l)), problems: [], rollback, fingerprint: { sha256: lab.previewed.remember(name, normalisedConfigLines(render(device.config))), source: 'running-config' } },
   };
 }

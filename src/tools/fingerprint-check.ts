@@ -2,6 +2,7 @@ import { FingerprintMismatch } from '../artifacts/config-fingerprint';
 import { DeviceToolError } from '../artifacts/device-tools';
 import type { Incident } from '../incidents/model';
 import type { Incidents } from '../incidents/service';
+import { redactDeviceSecrets } from '../incidents/evidence-redact';
 
 /** The configuration fingerprint the approved preview was computed against, when the preview had one. */
 export function approvedFingerprint(incident: Incident | undefined): string | undefined {
@@ -17,7 +18,8 @@ export type Mismatch = Omit<FingerprintMismatch, 'now_sha256'> & { now_sha256: s
 export function mismatchOf(error: unknown, device: string, expected: string): Mismatch | undefined {
   if (!(error instanceof DeviceToolError) || !/^\[fingerprint_mismatch\]/.test(error.message.trim())) return undefined;
   const parsed = FingerprintMismatch.safeParse(error.detail);
-  if (parsed.success && parsed.data.before_sha256 === expected) return { ...parsed.data, device };
+  // The server takes device secrets out of its summary; a server that did not is not trusted to have.
+  if (parsed.success && parsed.data.before_sha256 === expected) return { ...parsed.data, device, changed: parsed.data.changed.map((l) => redactDeviceSecrets(l).text) };
   return { kind: 'fingerprint_mismatch', device, before_sha256: expected, now_sha256: null, changed: [], changed_total: 0, diff_known: false };
 }
 

@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildSplunkAlert } from '../../src/alert/sample';
 import { buildEvidenceBundle } from '../../src/incidents/evidence-bundle';
+import { renderEvidenceMarkdown } from '../../src/incidents/evidence-markdown';
 import type { Relay } from '../../src/relay/create-relay';
 import { connectMcp } from '../helpers/mcp-client';
 import { relayForTest } from '../helpers/relay';
@@ -115,6 +116,9 @@ describe('no-overwrite: the device must be the one the preview read', () => {
     const [mismatch] = t.entries('change.fingerprint_mismatch');
     expect(mismatch).toMatchObject({ device: 'R1', before_sha256: previewed, now_sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
     expect(mismatch!.now_sha256).not.toBe(previewed);
+    // The relay's diff of what the preview read and what is there now: the description someone replaced.
+    expect(mismatch!.changed).toEqual(['- interface GigabitEthernet2 › description to R3 Gi1 | transit AS65003', '+ interface GigabitEthernet2 › description changed by hand']);
+    expect(answer.text).toContain('"+ interface GigabitEthernet2 › description changed by hand"');
     const incident = t.relay.incidents.get(t.id)!;
     expect(incident).toMatchObject({ state: 'running', approval_request: { status: 'expired' }, application: { status: 'none' } });
     expect((await t.apply()).text).toMatch(/EXPIRED/);
@@ -134,5 +138,8 @@ describe('no-overwrite: the device must be the one the preview read', () => {
       expect.objectContaining({ result: 'mismatch', device: 'R1', before_sha256: previewed, now_sha256: now }),
       expect.objectContaining({ result: 'match', device: 'R1', before_sha256: now, now_sha256: now }),
     ]);
+    const markdown = renderEvidenceMarkdown(bundle);
+    expect(markdown).toContain(`| R1 | mismatch | ${previewed} | ${now} |`);
+    expect(markdown).toContain('+ interface GigabitEthernet2 › description changed by hand');
   });
 });

@@ -56,6 +56,20 @@ describe('the configuration fingerprint', () => {
     expect(FingerprintMismatch.parse(e?.detail)).toMatchObject({ diff_known: false, changed: [], changed_total: 0 });
   });
 
+  it("the summary never carries the device's secrets: a changed neighbor password shows as changed, without its value", () => {
+    const seen = new SeenConfigs();
+    const expected = seen.remember('R1', ['router bgp 65001', ' neighbor 10.0.0.2 password old-secret']);
+    let detail: unknown;
+    try {
+      checkFingerprint('R1', expected, ['router bgp 65001', ' neighbor 10.0.0.2 password n3w-s3cret'], seen);
+    } catch (error) {
+      detail = (error as DeviceError).detail;
+    }
+    const { changed } = FingerprintMismatch.parse(detail);
+    expect(changed).toEqual(['- router bgp 65001 › neighbor 10.0.0.2 password [redacted]', '+ router bgp 65001 › neighbor 10.0.0.2 password [redacted]']);
+    expect(JSON.stringify(detail)).not.toMatch(/old-secret|n3w-s3cret/);
+  });
+
   it('keeps only a few configurations per device', () => {
     const seen = new SeenConfigs();
     const shas = [1, 2, 3, 4, 5].map((n) => seen.remember('R1', [`hostname R${n}`]));
