@@ -36,6 +36,7 @@ import { createAlertSources } from './alert-sources';
 import { createModelCheck } from '../agent/model-check';
 import { createRunGate } from './run-gate';
 import { openRelayPolicy } from '../policy/relay-policy';
+import { inventoryFacts } from '../devices/inventory-lookup';
 import { countedIntake } from './counted-intake';
 import { runBlockers, standingWarnings, storeWarnings } from './standing-warnings';
 import { createHeadedIntake } from './headed-intake';
@@ -109,7 +110,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
   // Each channel with a socket says how it stands, through the port; a team follower stands by.
   const messaging = deps.messaging ?? (() => messagingHealth(channels, deps.standby?.() ?? false));
   // Loaded before anything can ask for a change: a relay does not start on a policy it cannot read.
-  const policy = config.POLICY_FILE ? openRelayPolicy(resolve(config.POLICY_FILE), logger) : undefined;
+  const policy = config.POLICY_FILE ? openRelayPolicy(resolve(config.POLICY_FILE), logger, { device: inventoryFacts(config.DEVICE_INVENTORY) }) : undefined;
   if (policy) laterWarnings.add(() => policy.warnings());
   const approvals = createApprovals({
     ...(policy ? { policy } : {}),
