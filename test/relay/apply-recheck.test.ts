@@ -38,7 +38,7 @@ async function approvedAt(at: string, vrf?: string) {
   // The lab's neighbor is in the global table whatever VRF the alert names: the policy reads the alert.
   lab.lab.inject({ fault: 'bgp_neighbor_admin_down', device: 'R1', neighbor: '10.0.0.2' });
   const dir = tempDir('fault-relay-apply-recheck-');
-  for (const f of ['policy.yaml', 'change-records.yaml']) copyFileSync(resolve(import.meta.dirname, '../..', f), join(dir, f));
+  for (const f of ['policy.yaml', 'change-records.yaml', 'maintenance-windows.ics']) copyFileSync(resolve(import.meta.dirname, '../..', f), join(dir, f));
   const clock = manualClock(at);
   const relay: Relay = await relayForTest({
     agent: createStubRuntime(),
