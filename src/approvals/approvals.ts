@@ -13,6 +13,7 @@ import { createGateMove } from './gate-move';
 import { createApprovalTimers } from './timers';
 import { createUnattended } from './unattended';
 import { createPolicyGate } from './policy-gate';
+import { createPolicyRecheck } from './policy-recheck';
 import { createClaim, sameDevice } from './claim';
 import { pendingRequest } from './pending-request';
 
@@ -49,7 +50,8 @@ export function createApprovals(opts: ApprovalsOptions) {
     }
   };
   const timers = createApprovalTimers({ incidents, move, bus, clock, logger, owns, ttlMs: opts.ttlMs, applyWindowMs, tellRoom, forward });
-  const claim = createClaim({ incidents, move, timers, clock, logger, applyWindowMs });
+  const recheck = opts.policy ? createPolicyRecheck({ policy: opts.policy, incidents, move, clock, logger, tellRoom }) : undefined;
+  const claim = createClaim({ incidents, move, timers, clock, logger, applyWindowMs, ...(recheck ? { recheck } : {}) });
   const policyGate = opts.policy ? createPolicyGate({ policy: opts.policy, incidents, clock, logger, tellRoom }) : undefined;
   const skipUnattended = createUnattended({ incidents, move, bus, clock, logger, whenUnattended: opts.whenUnattended, applyWindowMs });
 
