@@ -47,6 +47,7 @@ import { followTeam } from '../team/follow-team';
 import { createTeamDecisions } from '../team/decisions';
 import { createForgedRows } from '../team/forged-rows';
 import { ownsEverything, type Owns } from '../incidents/ownership';
+import { setUpPaging } from '../paging/setup';
 export type { Relay, RelayDeps } from './relay-contract';
 import type { Relay, RelayDeps } from './relay-contract';
 
@@ -189,6 +190,9 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
   const strictAllowList = createStrictAllowList({ incidents, artifactsDir: join(resolve(config.RELAY_PROJECT_DIR), 'intelligence-artifacts'), logger });
   const metrics = createRelayMetrics({ bus, incidents, storeHealth: () => store.health(), ...(team ? { leading: () => team.leading() } : {}) });
   const counted = countedIntake(intake, alertSources, metrics);
+  // The escalation chain and the pages follow incidents from one place (src/paging/), not from each call site.
+  const paging = setUpPaging({ config, incidents, bus, clock, logger, owns, remind: approvals.tellRoom, steps: () => policy?.escalation() ?? [], proxy: deps.proxy, team: team ? { pool: team.pool, relayId: team.relayId } : undefined, registry: metrics.registry });
+  laterWarnings.add(() => paging.warnings());
   const scrubber = createSecretScrubber([...SECRET_KEYS.map((k) => config[k]), toolsToken, terminalSecret]);
   const app = await buildApp({
     config,
@@ -251,6 +255,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
   dispatcher.recover();
   approvals.recover();
   confirmed?.recover();
+  paging.start();
 
   return {
     app,
@@ -275,6 +280,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     },
     async close() {
       policy?.stop();
+      await paging.stop();
       offUpdated();
       metrics.stop();
       alertSources.stop();
