@@ -18,8 +18,12 @@ export interface FakePager<Event> {
   received: { path: string; headers: IncomingMessage['headers']; body: unknown; status: number }[];
   /** The next requests get these answers instead (one each). */
   answerNext(...answers: ForcedAnswer[]): void;
+  /** While set, every request is answered with this status (a pager that is down); undefined: back up. */
+  setDown(status: number | undefined): void;
   /** Resolves once `accepted` holds `n` events (checked on every request: no timer). */
   untilAccepted(n: number): Promise<void>;
+  /** Resolves once `received` holds `n` requests. */
+  untilReceived(n: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -29,7 +33,8 @@ async function fakeServer<Event>(judge: Judge): Promise<FakePager<Event>> {
   const accepted: Event[] = [];
   const received: FakePager<Event>['received'] = [];
   const forced: ForcedAnswer[] = [];
-  const waiters: { n: number; resolve: () => void }[] = [];
+  const waiters: { n: number; of: 'accepted' | 'received'; resolve: () => void }[] = [];
+  let down: number | undefined;
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -40,13 +45,13 @@ async function fakeServer<Event>(judge: Judge): Promise<FakePager<Event>> {
       } catch {
         body = undefined;
       }
-      const next = forced.shift();
+      const next = down !== undefined ? { status: down } : forced.shift();
       const verdict = next ? { status: next.status, body: next.body ?? {}, accepted: false } : judge(req.url ?? '', req.headers, body);
       received.push({ path: req.url ?? '', headers: req.headers, body, status: verdict.status });
       if (verdict.accepted) accepted.push(body as Event);
       res.writeHead(verdict.status, { 'content-type': 'application/json', ...(next?.headers ?? {}) });
       res.end(JSON.stringify(verdict.body));
-      for (const w of waiters.filter((x) => accepted.length >= x.n)) {
+      for (const w of waiters.filter((x) => (x.of === 'accepted' ? accepted : received).length >= x.n)) {
         waiters.splice(waiters.indexOf(w), 1);
         w.resolve();
       }
@@ -58,7 +63,9 @@ async function fakeServer<Event>(judge: Judge): Promise<FakePager<Event>> {
     accepted,
     received,
     answerNext: (...answers) => void forced.push(...answers),
-    untilAccepted: (n) => (accepted.length >= n ? Promise.resolve() : new Promise((resolve) => waiters.push({ n, resolve }))),
+    setDown: (status) => void (down = status),
+    untilAccepted: (n) => (accepted.length >= n ? Promise.resolve() : new Promise((resolve) => waiters.push({ n, of: 'accepted', resolve }))),
+    untilReceived: (n) => (received.length >= n ? Promise.resolve() : new Promise((resolve) => waiters.push({ n, of: 'received', resolve }))),
     close: () => new Promise<void>((resolve) => {
       server.closeAllConnections();
       server.close(() => resolve());
