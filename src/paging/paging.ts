@@ -7,6 +7,7 @@ import type { Owns } from '../incidents/ownership';
 import type { Incidents } from '../incidents/service';
 import type { OutboxItem } from '../outbox/types';
 import type { EscalationStep } from '../policy/schema';
+import { createChainTimers } from './chain';
 import { PAGER_LABELS, pageFor, shownDevice, type Page, type PagerName, type PageStep } from './page';
 
 export interface PagingDeps {
@@ -43,12 +44,10 @@ export const formatAfter = (ms: number) => (ms % 3_600_000 === 0 ? `${ms / 3_600
  */
 export function createPaging(deps: PagingDeps) {
   const { incidents, clock, logger } = deps;
-  const timers = new Map<string, { cancel(): void }>();
   /** Keys this process handed to the outbox already (the outbox drops repeats across restarts and relays). */
   const enqueued = new Set<string>();
   /** Pagers triggered per incident by this process; the timeline has those of earlier runs and other relays. */
   const triggered = new Map<string, Set<PagerName>>();
-  const stepsDone = new Set<string>();
   /** Enqueues on their way to the outbox. */
   const inFlight = new Set<Promise<unknown>>();
 
@@ -88,36 +87,9 @@ export function createPaging(deps: PagingDeps) {
     }
   }
 
-  const stepDone = (id: string, requestId: string, index: number) =>
-    stepsDone.has(`${id}:${requestId}:${index}`) || pageEntries(id).some((e) => e.request_id === requestId && e.step === index);
-
-  /** Sets the timer of the chain's next step for the incident's pending request, or clears it. */
-  function schedule(incident: Incident, runDue = false): void {
+  /** The chain's step `index` for the pending request: a reminder, or a page of its pager. */
+  function takeStep(incident: Incident, step: EscalationStep, index: number, requestId: string): void {
     const id = incident.incident_id;
-    timers.get(id)?.cancel();
-    timers.delete(id);
-    const request = incident.approval_request;
-    if (!request || request.status !== 'pending' || isTerminal(incident.state) || acknowledged(id)) return;
-    const steps = deps.steps();
-    const asked = Date.parse(request.requested_at);
-    const index = steps.findIndex((_, i) => !stepDone(id, request.request_id, i));
-    const step = steps[index];
-    if (!step || Number.isNaN(asked)) return;
-    const delay = Math.max(0, asked + step.after - clock.now().getTime());
-    // A step already due after the one just taken (a relay back after a while) follows it at once.
-    if (runDue && delay === 0) return runStep(id, request.request_id, index);
-    timers.set(id, clock.setTimeout(() => {
-      timers.delete(id);
-      runStep(id, request.request_id, index);
-    }, delay));
-  }
-
-  function runStep(id: string, requestId: string, index: number): void {
-    const incident = incidents.get(id);
-    const request = incident?.approval_request;
-    const step = deps.steps()[index];
-    if (!incident || !request || !step || request.request_id !== requestId || request.status !== 'pending' || acknowledged(id)) return;
-    stepsDone.add(`${id}:${requestId}:${index}`);
     const waited = formatAfter(step.after);
     const data = { step: index, pager: step.notify, request_id: requestId, ...(step.to ? { to: step.to } : {}) };
     if (step.notify === 'remind') {
@@ -131,11 +103,18 @@ export function createPaging(deps: PagingDeps) {
     } else {
       enqueue(pageFor(incident, step.notify, index, `no decision on request ${requestId} after ${waited}`, { publicUrl: deps.publicUrl, ...(step.to ? { to: step.to } : {}) }), `${id}:${requestId}:step${index}:${step.notify}`);
     }
-    schedule(incident, true);
   }
 
+  const chain = createChainTimers({
+    clock,
+    get: (id) => incidents.get(id),
+    steps: deps.steps,
+    acknowledged,
+    recorded: (id, requestId, index) => pageEntries(id).some((e) => e.request_id === requestId && e.step === index),
+    take: takeStep,
+  });
   function onChange(incident: Incident, previous: Incident['state'] | undefined): void {
-    schedule(incident);
+    chain.schedule(incident);
     if (previous !== undefined && previous !== incident.state) {
       if (incident.state === 'escalated' || incident.state === 'failed') pageNow(incident, incident.state, incident.state, `the run ended ${incident.state}`);
       if (incident.state === 'resolved') follow(incident, 'resolve', 'run', outcomeNote(incident));
@@ -150,26 +129,16 @@ export function createPaging(deps: PagingDeps) {
     if (entry.type === 'device.change_rolled_back') pageNow(incident, 'rollback', `rollback:${String(entry.change_id ?? entry.at)}`, `a change on the device was rolled back (${entry.state === 'rollback_failed' ? 'the rollback failed' : 'rolled back'})`);
     if (entry.type === 'device.quarantined') pageNow(incident, 'quarantined', `quarantined:${String(entry.device ?? '')}`, 'the device was quarantined: the relay makes no further change on it');
     if (entry.type === 'incident.acknowledged') {
-      timers.get(incidentId)?.cancel();
-      timers.delete(incidentId);
+      chain.cancel(incidentId);
       follow(incident, 'acknowledge', 'person', `acknowledged by ${String(entry.by ?? 'someone')} (${String(entry.channel ?? 'api')})`);
     }
-  }
-
-  /** A page the outbox finished: on the timeline, so /ui shows who was paged and when. */
-  function onFinished(page: Page, outcome: 'sent' | 'failed', reason?: string): void {
-    if (!incidents.get(page.incident_id)) return;
-    const label = PAGER_LABELS[page.pager];
-    const what = page.action === 'trigger' ? `Paged ${label}${page.to ? ` (${page.to})` : ''}` : `${page.action === 'acknowledge' ? 'Acknowledged' : 'Resolved'} the page in ${label}`;
-    const data = { step: page.step, pager: page.pager, action: page.action, ...(page.request_id ? { request_id: page.request_id } : {}), ...(page.to ? { to: page.to } : {}) };
-    if (outcome === 'sent') incidents.record(page.incident_id, 'page.sent', `${what}: ${page.summary}`, data);
-    else incidents.record(page.incident_id, 'page.failed', `${what} failed: ${reason ?? 'unknown reason'}`, { ...data, reason: reason ?? '' });
   }
 
   let offWatch = () => {};
   let offTimeline = () => {};
   return {
-    onFinished,
+    /** A page the outbox finished: on the timeline, so /ui shows who was paged and when. */
+    onFinished: (page: Page, outcome: 'sent' | 'failed', reason?: string) => recordFinishedPage(incidents, page, outcome, reason),
     /** Resolves once every page decided so far is in the outbox. */
     async settled(): Promise<void> {
       while (inFlight.size > 0) await Promise.all([...inFlight]);
@@ -180,7 +149,7 @@ export function createPaging(deps: PagingDeps) {
       offTimeline = deps.bus.subscribe('incident.timeline', ({ incident_id, entry }) => onEntry(incident_id, entry));
       const now = clock.now().getTime();
       for (const incident of incidents.list()) {
-        if (!isTerminal(incident.state)) schedule(incident);
+        if (!isTerminal(incident.state)) chain.schedule(incident);
         else if ((incident.state === 'escalated' || incident.state === 'failed') && now - Date.parse(incident.updated_at) < RECENT_MS && !pageEntries(incident.incident_id).some((e) => e.step === incident.state)) {
           pageNow(incident, incident.state, incident.state, `the run ended ${incident.state}`);
         }
@@ -189,8 +158,7 @@ export function createPaging(deps: PagingDeps) {
     stop(): void {
       offWatch();
       offTimeline();
-      for (const t of timers.values()) t.cancel();
-      timers.clear();
+      chain.stop();
     },
   };
 }
@@ -201,4 +169,14 @@ function outcomeNote(incident: Incident): string {
   if (!outcome) return `Resolved (${incident.incident_id})`;
   const text = outcome.summary.replace(/[\u0000-\u001f\u007f]+/g, ' ').slice(0, 500);
   return outcome.by === 'agent' ? `Resolved. The agent reported (its words, unverified): "${text}"` : `Resolved: ${text}`;
+}
+
+/** A page the outbox finished, on the incident's timeline (`page.sent` / `page.failed`). */
+function recordFinishedPage(incidents: Incidents, page: Page, outcome: 'sent' | 'failed', reason?: string): void {
+  if (!incidents.get(page.incident_id)) return;
+  const label = PAGER_LABELS[page.pager];
+  const what = page.action === 'trigger' ? `Paged ${label}${page.to ? ` (${page.to})` : ''}` : `${page.action === 'acknowledge' ? 'Acknowledged' : 'Resolved'} the page in ${label}`;
+  const data = { step: page.step, pager: page.pager, action: page.action, ...(page.request_id ? { request_id: page.request_id } : {}), ...(page.to ? { to: page.to } : {}) };
+  if (outcome === 'sent') incidents.record(page.incident_id, 'page.sent', `${what}: ${page.summary}`, data);
+  else incidents.record(page.incident_id, 'page.failed', `${what} failed: ${reason ?? 'unknown reason'}`, { ...data, reason: reason ?? '' });
 }
