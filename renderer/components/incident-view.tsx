@@ -9,6 +9,7 @@ import type { LiveFeed } from '../state/live-feed';
 import { mergeTimeline } from '../state/timeline-merge';
 import { utcStamp } from '../lib/format';
 import { ApprovalPanel } from './approval-panel';
+import { PagingPanel } from './paging-panel';
 import { ChangePanel } from './change-panel';
 import { CHANGE_WORDS_TITLE, changeWords } from '../../src/incidents/outcome-words';
 import { ExportEvidence } from './export-evidence';
@@ -127,6 +128,7 @@ export function IncidentView(props: { bridge: Bridge; feed: LiveFeed; incidentId
       <Header incident={incident} />
       <ExportEvidence bridge={bridge} incidentId={incident.incident_id} />
       <AuditStatus timeline={timeline} />
+      <PagingPanel timeline={timeline} />
       <ApprovalPanel incident={incident} bridge={bridge} timeline={timeline} />
       <ChangePanel incident={incident} bridge={bridge} />
       <div className="tabs" role="tablist">

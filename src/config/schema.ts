@@ -41,7 +41,7 @@ const emailList = optionalString.transform((v) =>
  * variable names so an error can name the variable the user has to fix.
  */
 /** A duration written as people write it (`30m`, `90s`, `2h`, `500ms`), in milliseconds. */
-const duration = z.string().transform((v, ctx) => {
+export const duration = z.string().transform((v, ctx) => {
   const m = /^\s*(\d+)\s*(ms|s|m|h)?\s*$/.exec(v);
   if (!m) {
     ctx.addIssue({ code: 'custom', message: 'expected a duration such as 30m, 90s or 2h' });
@@ -122,6 +122,16 @@ export const configSchema = z
     TEAM_DECISION_KEY: optionalString.pipe(z.string().min(DECISION_KEY_MIN_CHARS, `at least ${DECISION_KEY_MIN_CHARS} characters (e.g. openssl rand -base64 32)`).optional()),
     /** A file holding TEAM_DECISION_KEY instead (readable by the relay only): a secret store's mount, a 0600 file. */
     TEAM_DECISION_KEY_FILE: optionalString,
+    /** PagerDuty Events API v2: the integration's routing key; set, the relay pages through PagerDuty. */
+    PAGERDUTY_ROUTING_KEY: optionalString,
+    /** PagerDuty's events host (a regional one, or a test's fake). */
+    PAGERDUTY_URL: url.default('https://events.pagerduty.com'),
+    /** Opsgenie Alert API key (sent as `GenieKey`); set, the relay pages through Opsgenie. */
+    OPSGENIE_API_KEY: optionalString,
+    /** Opsgenie's API host (https://api.eu.opsgenie.com in the EU, or a test's fake). */
+    OPSGENIE_URL: url.default('https://api.opsgenie.com'),
+    /** The relay as people reach it (https://relay.example.net): the /ui and evidence links in a page. Default: http://RELAY_HOST:INGEST_PORT. */
+    RELAY_PUBLIC_URL: optionalUrl,
     /** How long a team relay may miss its heartbeat before another takes over its incidents. */
     RELAY_LEASE_MS: positiveInt.min(1000).default(10_000),
     /** A device inventory: the relay starts the SSH device tool server on it itself (DEVICE_MCP_URL wins when both are set). */
@@ -241,4 +251,6 @@ export const SECRET_KEYS = [
   'DEVICE_MCP_TOKEN',
   'TEAM_DECISION_KEY',
   'SPLUNK_HEC_TOKEN',
+  'PAGERDUTY_ROUTING_KEY',
+  'OPSGENIE_API_KEY',
 ] as const satisfies readonly (keyof RelayConfig)[];

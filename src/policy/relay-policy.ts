@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { Incident } from '../incidents/model';
 import { evaluatePolicy } from './evaluate';
 import { describeProblem, loadPolicy, type LoadedPolicy } from './load';
-import type { Verdict } from './schema';
+import type { EscalationStep, Verdict } from './schema';
 
 /** The inventory's platform and tags for a device, as the policy's `device` sees them. */
 export type DeviceLookup = (name: string) => { platform?: string; tags?: Record<string, string> } | undefined;
@@ -13,6 +13,8 @@ export interface RelayPolicy {
   verdict(incident: Incident, lines: string[], at: Date): Verdict;
   /** Which policy is in force (its file and SHA-256), for the evidence and /health. */
   current(): { file: string; sha256: string };
+  /** The escalation chain in force (`escalation.steps`; empty when the file has none). */
+  escalation(): readonly EscalationStep[];
   /** A change to the file that did not load: the last good policy stays, and this says why. */
   warnings(): string[];
   stop(): void;
@@ -64,6 +66,7 @@ export function openRelayPolicy(
         at,
       }),
     current: () => ({ file: loaded.file, sha256: loaded.sha256 }),
+    escalation: () => loaded.policy.escalation.steps,
     warnings: () => (problems.length ? [`The change policy was edited but does not load; the last good one (sha256 ${loaded.sha256.slice(0, 12)}) stays in force: ${problems.join('; ')}`] : []),
     stop: () => {
       for (const f of watched) unwatchFile(f, reload);

@@ -48,6 +48,7 @@ import { createForgedRows } from '../team/forged-rows';
 import { ownsEverything, type Owns } from '../incidents/ownership';
 import { auditedOperatorsLog, setUpAudit, type RelayAudit } from '../audit/setup';
 import { traceApprovalWaits } from '../telemetry/incident-events';
+import { setUpPaging } from '../paging/setup';
 export type { Relay, RelayDeps } from './relay-contract';
 import type { Relay, RelayDeps } from './relay-contract';
 
@@ -162,6 +163,9 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
   const strictAllowList = createStrictAllowList({ incidents, artifactsDir: join(resolve(config.RELAY_PROJECT_DIR), 'intelligence-artifacts'), logger });
   const metrics = createRelayMetrics({ bus, incidents, storeHealth: () => store.health(), ...(team ? { leading: () => team.leading() } : {}) });
   const counted = countedIntake(intake, alertSources, metrics);
+  // The escalation chain and the pages follow incidents from one place (src/paging/), not from each call site.
+  const paging = setUpPaging({ config, incidents, bus, clock, logger, owns, remind: approvals.tellRoom, steps: () => policy?.escalation() ?? [], proxy: deps.proxy, team: team ? { pool: team.pool, relayId: team.relayId } : undefined, registry: metrics.registry });
+  laterWarnings.add(() => paging.warnings());
   const scrubber = createSecretScrubber([...SECRET_KEYS.map((k) => config[k]), toolsToken, terminalSecret]);
   const audit = (late.audit = setUpAudit({ config, incidents, bus, clock, logger, scrub: scrubber.scrub, ...(deps.proxy ? { proxy: deps.proxy } : {}), owns, ...(team ? { team: { pool: team.pool, relayId: team.relayId } } : {}), registry: metrics.registry, warningsTo: laterWarnings }));
   const app = await buildApp({
@@ -227,6 +231,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
   dispatcher.recover();
   approvals.recover();
   confirmed?.recover();
+  paging.start();
 
   return {
     app,
@@ -251,6 +256,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     },
     async close() {
       policy?.stop();
+      await paging.stop();
       offUpdated();
       offTracing();
       metrics.stop();
