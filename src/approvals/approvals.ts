@@ -14,7 +14,8 @@ import { createUnattended } from './unattended';
 import { createPolicyGate } from './policy-gate';
 import { createClaim, sameDevice } from './claim';
 import { pendingRequest } from './pending-request';
-
+import { requestRequirementLine, standingOf } from './standing';
+import { createVoteRecorder } from './votes';
 
 /**
  * The approval lifecycle: the only code that moves an incident's gate (lifecycle.ts holds the
@@ -86,12 +87,13 @@ export function createApprovals(opts: ApprovalsOptions) {
   async function request(input: ApprovalRequestInput): Promise<RequestResult> {
     const incident = validateRequest(input);
     const live = channelsFor(incident);
-    const refused = policyGate?.(incident, input, live);
-    if (refused) return refused;
+    const gate = policyGate?.(incident, input, live);
+    if (gate && 'refused' in gate) return gate.refused;
+    // A requirement naming groups is never met unattended: the gate escalates when nobody can be asked.
     if (live.length === 0) return skipUnattended(incident, input);
 
     const now = clock.now();
-    const asked = pendingRequest(incident, input, now, new Date(now.getTime() + opts.ttlMs), live);
+    const asked = { ...pendingRequest(incident, input, now, new Date(now.getTime() + opts.ttlMs), live), requirement: gate?.requirement ?? null };
     const { request_id, expires_at, lines_sha256 } = asked;
     const moved = move(incident.incident_id, 'request', () => ({ approval: null, application: NO_APPLICATION, approval_request: asked }), 'request_approval');
     if (!moved.ok) throw new ApprovalError(moved.reason);
@@ -118,6 +120,7 @@ export function createApprovals(opts: ApprovalsOptions) {
         lines_sha256,
         evidence: evidenceOf(incidents.timeline(next.incident_id)),
         preview: asked.preview ?? null,
+        ...(asked.requirement ? { policy: requestRequirementLine(asked) } : {}),
       };
       next = await askEverywhere(next, ask);
     }
@@ -203,6 +206,9 @@ export function createApprovals(opts: ApprovalsOptions) {
       return { status: 'not_awaiting', incident };
     }
 
+    // Under the policy's requirement only enough distinct people's approvals approve (policy-decide.ts counts them).
+    const standing = standingOf(incident.approval_request);
+    if (decision === 'APPROVED' && incident.approval_request.requirement && standing.given < standing.needed) return { status: 'recorded', incident, standing };
     const at = clock.now().toISOString();
     // The operator typed it in a headed run's own terminal: the agent has read it there already. Only a
     // headed run has that terminal; any other incident's agent hears a decision only from the relay.
@@ -280,6 +286,8 @@ export function createApprovals(opts: ApprovalsOptions) {
     },
     tellRoom,
     acknowledge,
+    /** One person's approval counted toward the pending request's requirement (this relay writes the incident). */
+    vote: createVoteRecorder({ incidents, tellRoom }),
     stop() {
       offEnded();
       forwarder.stop();
