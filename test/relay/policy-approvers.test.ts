@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildEvidenceBundle, verifyEvidenceBundle } from '../../src/incidents/evidence-bundle';
+import { renderEvidenceMarkdown } from '../../src/incidents/evidence-markdown';
 import type { Relay } from '../../src/relay/create-relay';
 import { ad000002, relayForTest } from '../helpers/relay';
 import { people, policyPeopleEnv, TWO_PERSON_RULE, type Person } from '../helpers/policy-people';
@@ -78,6 +79,9 @@ describe('approvals under the change policy: who counts, and how many', () => {
     expect(bundle.policy).toMatchObject({ verdict: 'approve', rule: TWO_PERSON_RULE, needed: 2, approvers: [{ by: people.ana.email, channel: 'api' }, { by: people.carl.email, channel: 'api' }] });
     expect(bundle.policy?.policy_sha256).toMatch(/^[0-9a-f]{64}$/);
     expect(verifyEvidenceBundle(bundle)).toEqual([]);
+    const markdown = renderEvidenceMarkdown(bundle);
+    expect(markdown).toContain('## Change policy');
+    expect(markdown).toMatch(new RegExp(`\\| ${people.carl.email.replace('.', '\\.')} \\| api \\| 2026-11-28T12:00:00\\.000Z \\|`));
   });
 
   it('a DENIED from an eligible person denies it, even after another approved', async () => {
