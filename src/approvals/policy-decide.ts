@@ -3,9 +3,13 @@ import type { ApprovalRequirement, ApprovalVote, Incident } from '../incidents/m
 import type { Incidents } from '../incidents/service';
 import { countsToward, type Standing } from './standing';
 import type { DecideFn } from './types';
+import type { VoteRecorder } from './votes';
 
 /** Counts one approval where this relay counts (in memory, or in the team database): once per person. */
 export type CountVote = (incident: Incident, vote: ApprovalVote, requirement: ApprovalRequirement) => Promise<{ status: 'counted' | 'duplicate'; standing: Standing; incident?: Incident } | { status: 'not_pending' }>;
+
+/** A relay alone counts in the incident it writes (votes.ts). */
+export const countInIncident = (vote: VoteRecorder): CountVote => async (incident, v) => vote(incident.incident_id, incident.approval_request!.request_id, v);
 
 /**
  * Decisions under the change policy's requirement (recorded with the request by policy-gate.ts):

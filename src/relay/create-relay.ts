@@ -47,7 +47,7 @@ import type { Incident } from '../incidents/model';
 import { followTeam } from '../team/follow-team';
 import { createTeamDecisions } from '../team/decisions';
 import { createTeamVotes } from '../team/votes';
-import { policyDecide, type CountVote } from '../approvals/policy-decide';
+import { countInIncident, policyDecide } from '../approvals/policy-decide';
 import { createForgedRows } from '../team/forged-rows';
 import { ownsEverything, type Owns } from '../incidents/ownership';
 export type { Relay, RelayDeps } from './relay-contract';
@@ -140,13 +140,10 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
   // Rows in the team database that fail their MAC: never applied, said once on the timeline and standing on /health.
   const forged = deps.team ? createForgedRows({ incidents, logger }) : undefined;
   if (forged) laterWarnings.add(() => forged.warnings());
-  // Approvals toward a policy requirement: counted in the team database on a team, else in the incident.
   const teamVotes = deps.team && forged ? createTeamVotes({ team: deps.team, approvals, incidents, forged, logger }) : undefined;
   const teamDecisions = deps.team && forged ? createTeamDecisions({ team: deps.team, approvals, incidents, forged, logger, ...(teamVotes ? { syncVotes: teamVotes.sync } : {}) }) : undefined;
-  const countVote: CountVote = teamVotes ? teamVotes.count : async (incident, vote) => approvals.vote(incident.incident_id, incident.approval_request!.request_id, vote);
-  // A listed person is recorded by their name from OPERATORS_FILE, whichever channel they decided on;
-  // under a policy requirement only the people of its groups count, each once.
-  const decide: DecideFn = namedDecide(policyDecide({ decide: teamDecisions ? teamDecisions.decide : approvals.decide, count: countVote, incidents, clock }), operators);
+  // A listed person is recorded by their OPERATORS_FILE name on any channel; under a policy requirement only its groups count, each person once (in the team database on a team).
+  const decide: DecideFn = namedDecide(policyDecide({ decide: teamDecisions ? teamDecisions.decide : approvals.decide, count: teamVotes?.count ?? countInIncident(approvals.vote), incidents, clock }), operators);
   // Every channel hands its people's decisions to the one `decide` above.
   const host = createChannelHost({ approvals, decide, incidents, channels, logger });
   for (const channel of channels) channel.attach(host);
