@@ -137,7 +137,8 @@ async function run() {
     const { response } = await dialog.showMessageBox(decisionDialogOptions(incident, decision));
     if (response !== 0) return;
     const outcome = await api.decide(incidentId, requestId, decision);
-    if (outcome.status !== 'accepted') dialog.showErrorBox('Decision not applied', `${incidentId}: ${outcome.status === 'refused' ? outcome.message : outcome.status.replace(/_/g, ' ')}`);
+    if (outcome.status === 'recorded') dialog.showMessageBoxSync({ type: 'info', title: 'Approval counted', message: `${incidentId}: ${outcome.message}` });
+    else if (outcome.status !== 'accepted') dialog.showErrorBox('Decision not applied', `${incidentId}: ${outcome.status === 'refused' ? outcome.message : outcome.status.replace(/_/g, ' ')}`);
   }
 
   const tray = new Tray(icons.idle);

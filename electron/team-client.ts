@@ -8,7 +8,8 @@ import { createSseParser } from '../src/net/sse';
 
 /** What the team relay answered to a decision, in words for the engineer. */
 export type TeamDecision =
-  | { ok: true; by: string }
+  /** `recorded`: counted toward the change policy's requirement, not reached yet (202); `standing`: "approved: 2 of 2". */
+  | { ok: true; by: string; recorded?: boolean; standing?: string; message?: string }
   | { ok: false; status: number; code: string; message: string; decided?: { decision: string; by: string; channel: string; at: string }; request_id?: string; pending_request_id?: string | null };
 
 export interface TeamStatus {
@@ -118,12 +119,15 @@ export function createTeamClient(opts: { url: string; token: string; logger?: Lo
       });
       const body = (await res.body.json().catch(() => ({}))) as {
         by?: string;
+        standing?: string;
+        message?: string;
         error?: { code?: string; message?: string };
         decided?: { decision: string; by: string; channel: string; at: string };
         request_id?: string;
         pending_request_id?: string | null;
       };
-      if (res.statusCode === 200) return { ok: true, by: body.by ?? '' };
+      if (res.statusCode === 200) return { ok: true, by: body.by ?? '', ...(body.standing ? { standing: body.standing } : {}) };
+      if (res.statusCode === 202) return { ok: true, by: '', recorded: true, message: body.message ?? body.standing ?? 'counted' };
       return {
         ok: false,
         status: res.statusCode,

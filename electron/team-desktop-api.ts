@@ -9,7 +9,8 @@ import type { TeamClient, TeamDecision } from './team-client';
 
 /** A team relay's answer to a decision, as the window and the notifications show it. */
 export function teamOutcome(d: TeamDecision): DecideOutcome {
-  if (d.ok) return { status: 'accepted' };
+  if (d.ok && d.recorded) return { status: 'recorded', message: d.message ?? '' };
+  if (d.ok) return { status: 'accepted', ...(d.standing ? { standing: d.standing } : {}) };
   if (d.code === 'already_decided' && d.decided) return { status: 'already_decided', ...d.decided };
   if (d.code === 'not_found') return { status: 'unknown_incident' };
   if (d.code === 'stale_request') return { status: 'stale_request', request_id: d.request_id ?? '', pending_request_id: d.pending_request_id ?? null };

@@ -43,7 +43,10 @@ export interface DirectPromptInput {
 export type ConfirmOutcome = { status: 'confirmed'; outcome: string } | { status: 'refused'; message: string };
 
 export type DecideOutcome =
-  | { status: 'accepted' }
+  /** `standing`: under the change policy, "approved: 2 of 2". */
+  | { status: 'accepted'; standing?: string }
+  /** Counted toward the change policy's requirement, not reached yet: the request stays pending. */
+  | { status: 'recorded'; message: string }
   | { status: 'already_decided'; by: string; channel: string; at: string; decision: string }
   | { status: 'not_awaiting'; state: string }
   | { status: 'unknown_incident' }

@@ -10,6 +10,7 @@ import type { Owns } from '../incidents/ownership';
 import type { DecisionChannel } from './lifecycle';
 import type { OperatorChannel } from './operator-channel';
 import type { ConfigPreview } from '../artifacts/config-preview';
+import type { Standing } from './standing';
 
 /** The approval lifecycle's contract: what channels, the guard and the agents' tools see of it. */
 
@@ -31,7 +32,13 @@ export type RequestResult =
   | { status: 'escalated_by_policy'; rule: string; reason: string; owner?: string };
 
 export type DecideResult =
-  | { status: 'accepted'; incident: Incident; approval: Approval }
+  | { status: 'accepted'; incident: Incident; approval: Approval; standing?: Standing }
+  /** An approval counted toward the policy's requirement, which is not reached yet: the request stays pending. */
+  | { status: 'recorded'; incident: Incident; standing: Standing }
+  /** This person's approval of this request was counted already: counted once, nothing changed. */
+  | { status: 'already_approved_by_you'; incident: Incident; standing: Standing }
+  /** The policy's rule for this request counts only people in its groups, and this person is in none: nothing changed. */
+  | { status: 'not_allowed_by_policy'; incident: Incident; rule: string; groups: string[] }
   | { status: 'already_decided'; incident: Incident; approval: Approval }
   | { status: 'not_awaiting'; incident: Incident }
   /** The decision named a request that is not the one pending (an old card, a stale window): nothing changed. */
@@ -65,6 +72,11 @@ export interface Actor {
   /** E-mail or OS user name: who the room and the log will name. */
   id: string;
   display?: string;
+  /**
+   * The OPERATORS_FILE entry behind the channel's identity (set by named-decide.ts, never by a
+   * channel): who counts toward a policy requirement, by their e-mail and their groups.
+   */
+  person?: { email: string; groups: readonly string[] };
 }
 
 /** A tool error the agent can read: says why, changes nothing. */

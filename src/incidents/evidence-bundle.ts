@@ -2,6 +2,7 @@ import { linesSha256 } from '../approvals/lines';
 import { ConfigPreview, rollbackLines } from '../artifacts/config-preview';
 import type { Incident, TimelineEntry } from './model';
 import { redactDeep, redactText } from './evidence-redact';
+import { policyOf } from './evidence-policy';
 import { canonicalJson, hashPart, MANIFEST_ENCODING, partsOf, sha256Hex } from './evidence-manifest';
 import { EVIDENCE_FORMAT, GUARD_EXEC_LIMIT, type DeviceOutput, type EvidenceBundle, type EvidenceContent as Content } from './evidence-schema';
 
@@ -170,6 +171,7 @@ export function buildEvidenceBundle(input: EvidenceInput): EvidenceBundle {
     decision: approval
       ? { request_id: approval.request_id, decision: approval.decision, effective: approval.effective, by: approval.by, channel: approval.channel, at: approval.at, reason: approval.reason ? redactText(approval.reason, scrub).text : null }
       : null,
+    policy: policyOf(incident, timeline),
     before: outputsOf(timeline.slice(0, split), incident.device_hostname, scrub),
     after: outputsOf(timeline.slice(split), incident.device_hostname, scrub),
     change: changeOf(incident, timeline, scrub),

@@ -1,4 +1,5 @@
 import type { DeviceOutput, EvidenceBundle } from './evidence-bundle';
+import type { EvidencePolicy } from './evidence-policy';
 import { AGENT_SUMMARY_LABEL, labelledQuote, outcomeLabel } from '../approvals/inert-text';
 import { fenceFor, incidentFacts, table } from './markdown-parts';
 import { ROLLBACK_TITLE } from '../artifacts/config-preview';
@@ -112,6 +113,7 @@ export function renderEvidenceMarkdown(bundle: EvidenceBundle): string {
       : 'No decision was made.',
     '',
   );
+  if (bundle.policy) out.push(...policySection(bundle.policy));
   out.push(...outputs('Before the change', bundle.before, 'before', hashes, 'No show command ran before the change.'));
   out.push(...outputs('After the change', bundle.after, 'after', hashes, change.result === 'not_applied' ? 'No change was applied.' : 'No show command ran after the change.'));
   out.push(
@@ -155,4 +157,15 @@ export function renderEvidenceMarkdown(bundle: EvidenceBundle): string {
     '',
   );
   return out.join('\n');
+}
+
+/** The change policy's verdict and rule, the policy file's hash, and who approved where and when. */
+function policySection(p: EvidencePolicy): string[] {
+  return [
+    '## Change policy',
+    '',
+    table(['Field', 'Value'], [['Verdict', p.verdict], ['Rule', p.rule], ['Reason', p.reason], ['Policy sha256', p.policy_sha256 || '—'], ...(p.needed !== null ? [['Needed', `${p.needed} from ${p.groups.join(', ')}`]] : [])]),
+    '',
+    ...(p.approvers.length ? [table(['Approver', 'Channel', 'At'], p.approvers.map((a) => [a.by, a.channel, a.at])), ''] : []),
+  ];
 }

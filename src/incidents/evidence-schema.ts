@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { evidencePolicySchema } from './evidence-policy';
 import { outcomeSchema } from './model';
 
 /**
@@ -98,6 +99,8 @@ export const evidenceBundleSchema = z.object({
       reason: z.string().nullable(),
     })
     .nullable(),
+  /** The change policy's verdict, its rule, the policy file's SHA-256 and every approver (absent in bundles made before it). */
+  policy: evidencePolicySchema.nullable().default(null),
   /** Show outputs before the first applied change (all of them when nothing was applied). */
   before: z.array(deviceOutputSchema),
   /** Show outputs after the first applied change: the post-checks. */

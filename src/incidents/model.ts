@@ -23,6 +23,20 @@ export const isTerminal = (state: IncidentState) => TERMINAL_STATES.has(state);
 export const DECISIONS = ['APPROVED', 'DENIED'] as const;
 export type Decision = (typeof DECISIONS)[number];
 
+/** The policy's requirement for one request: `count` distinct people from `groups` must approve. */
+export const approvalRequirementSchema = z.object({
+  rule: z.string(),
+  groups: z.array(z.string()),
+  count: z.number().int().min(1),
+  reason: z.string(),
+  policy_sha256: z.string(),
+});
+export type ApprovalRequirement = z.infer<typeof approvalRequirementSchema>;
+
+/** One person's approval counted toward a requirement: `by` is their OPERATORS_FILE e-mail. */
+export const approvalVoteSchema = z.object({ by: z.string(), name: z.string().optional(), channel: decisionChannelSchema, at: z.string() });
+export type ApprovalVote = z.infer<typeof approvalVoteSchema>;
+
 /** What the agent asked the operator to approve, exactly, and where that approval stands. */
 export const approvalRequestSchema = z.object({
     /**
@@ -58,6 +72,10 @@ export const approvalRequestSchema = z.object({
      * null without device tools. Absent on records from before it existed: read as "no preview".
      */
     preview: ConfigPreview.nullable().optional(),
+    /** What the change policy requires before this request is approved; absent without a policy (one approver decides). */
+    requirement: approvalRequirementSchema.nullable().optional(),
+    /** The approvals counted toward the requirement so far, one per person, in the order they came (absent: none). */
+    votes: z.array(approvalVoteSchema).optional(),
   });
 export type ApprovalRequest = z.infer<typeof approvalRequestSchema>;
 

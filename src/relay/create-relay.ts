@@ -44,6 +44,8 @@ import { evidenceOf } from '../approvals/evidence';
 import type { Incident } from '../incidents/model';
 import { followTeam } from '../team/follow-team';
 import { createTeamDecisions } from '../team/decisions';
+import { createTeamVotes } from '../team/votes';
+import { countInIncident, policyDecide } from '../approvals/policy-decide';
 import { createForgedRows } from '../team/forged-rows';
 import { ownsEverything, type Owns } from '../incidents/ownership';
 import { auditedOperatorsLog, setUpAudit, type RelayAudit } from '../audit/setup';
@@ -139,9 +141,10 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
   // Rows in the team database that fail their MAC: never applied, said once on the timeline and standing on /health.
   const forged = deps.team ? createForgedRows({ incidents, logger }) : undefined;
   if (forged) laterWarnings.add(() => forged.warnings());
-  const teamDecisions = deps.team && forged ? createTeamDecisions({ team: deps.team, approvals, incidents, forged, logger }) : undefined;
-  // A listed person is recorded by their name from OPERATORS_FILE, whichever channel they decided on.
-  const decide: DecideFn = namedDecide(teamDecisions ? teamDecisions.decide : approvals.decide, operators);
+  const teamVotes = deps.team && forged ? createTeamVotes({ team: deps.team, approvals, incidents, forged, logger }) : undefined;
+  const teamDecisions = deps.team && forged ? createTeamDecisions({ team: deps.team, approvals, incidents, forged, logger, ...(teamVotes ? { syncVotes: teamVotes.sync } : {}) }) : undefined;
+  // A listed person is recorded by their OPERATORS_FILE name on any channel; under a policy requirement only its groups count, each person once (in the team database on a team).
+  const decide: DecideFn = namedDecide(policyDecide({ decide: teamDecisions ? teamDecisions.decide : approvals.decide, count: teamVotes?.count ?? countInIncident(approvals.vote), incidents, clock }), operators);
   // Every channel hands its people's decisions to the one `decide` above.
   const host = createChannelHost({ approvals, decide, incidents, channels, logger });
   for (const channel of channels) channel.attach(host);
@@ -263,6 +266,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
       alertSources.stop();
       offTeam();
       teamDecisions?.stop();
+      teamVotes?.stop();
       teamConfirms?.stop();
       approvals.stop();
       confirmed?.stop();

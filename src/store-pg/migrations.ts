@@ -101,6 +101,31 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
+    version: 5,
+    name: 'approval votes: approvals counted toward a policy requirement, once per person, on whichever relay',
+    sql: `
+      -- One row per person and request: a second approval by the same person conflicts and counts nothing.
+      CREATE TABLE approval_votes (
+        incident_id   text NOT NULL,
+        requested_at  text NOT NULL,
+        by_name       text NOT NULL,
+        channel       text NOT NULL,
+        voted_at      text NOT NULL,
+        received_by   text NOT NULL,
+        mac           text,
+        PRIMARY KEY (incident_id, requested_at, by_name)
+      );
+      -- How many were counted: raised in the same statement as the vote's insert, under its row lock,
+      -- so two approvals at the same moment on two relays are told 1 and 2, never 1 and 1.
+      CREATE TABLE approval_tallies (
+        incident_id   text NOT NULL,
+        requested_at  text NOT NULL,
+        given         integer NOT NULL,
+        PRIMARY KEY (incident_id, requested_at)
+      );
+    `,
+  },
+  {
     version: 7,
     name: 'outbox: pages and audit events, each sent by exactly one relay',
     sql: `
