@@ -131,7 +131,7 @@ export function keepDeviceServer(deps: { first: AttachedDeviceServer; open: () =
     blockers() {
       if (!down || down.attempts < FAILING_AFTER) return [];
       const next = Math.max(0, Math.round(((down.nextAt ?? now()) - now()) / 1000));
-      return [`The device tool server cannot be started again: ${down.attempts} starts since ${down.since.toISOString()} failed (last: ${down.lastError}); next try in ${next} s. Device tools fail, and a change pending on a device is rolled back only once it starts; see device-server.log in RELAY_LOG_DIR.`];
+      return [`The device tool server cannot be started again: ${down.attempts} starts since ${down.since.toISOString()} failed (last: ${down.lastError}); next try in ${next} s. It went away because ${down.why}. Device tools fail, and a change pending on a device is rolled back only once it starts; see device-server.log in RELAY_LOG_DIR.`];
     },
     stop() {
       stopped = true;
