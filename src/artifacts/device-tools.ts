@@ -31,6 +31,13 @@ export type ChangeStatus = z.infer<typeof ChangeStatus>;
 /** The bounds of `confirm_within_s`: long enough for a post-check, short enough that a lost relay cannot leave a change hanging. */
 export const CONFIRM_WITHIN_S = { min: 5, max: 3600 } as const;
 
+/**
+ * The promise the device server keeps for a change nobody confirms: its rollback starts at the deadline
+ * and has put the configuration back and read it back (the outcome's `at`) within this many seconds
+ * after it. A rollback that ends later says so in its outcome and the server's log.
+ */
+export const ROLLBACK_GRACE_S = 30;
+
 /** What the RAW engine (and anything else) needs from a device-automation server. */
 export interface DeviceTools {
   execCli(device: string, command: string): Promise<string>;
@@ -110,11 +117,16 @@ export interface McpDeviceTools extends DeviceTools {
  * `token` is sent as `Authorization: Bearer`; it lives in this closure only, so it never
  * reaches a log line or the agents' runtime.
  */
-export function createMcpDeviceTools(url: string, opts: { headers?: Record<string, string>; token?: string } = {}): McpDeviceTools {
-  const headers = { ...opts.headers, ...(opts.token ? { Authorization: `Bearer ${opts.token}` } : {}) };
+export function createMcpDeviceTools(
+  at: string | (() => { url: string; token?: string }),
+  opts: { headers?: Record<string, string>; token?: string } = {},
+): McpDeviceTools {
   let connecting: Promise<Client> | undefined;
   const connect = () =>
     (connecting ??= (async () => {
+      // Read at each connect: a server started again has a new address and token (close() forgets the old client).
+      const { url, token } = typeof at === 'string' ? { url: at, token: opts.token } : at();
+      const headers = { ...opts.headers, ...(token ? { Authorization: `Bearer ${token}` } : {}) };
       const client = new Client({ name: 'fault-relay-raw-engine', version: '1.0.0' });
       const transport = new StreamableHTTPClientTransport(new URL(url), {
         ...(Object.keys(headers).length ? { requestInit: { headers } } : {}),

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
-import { CONFIRM_WITHIN_S, type ChangeStatus } from '../artifacts/device-tools';
+import { CONFIRM_WITHIN_S, ROLLBACK_GRACE_S, type ChangeStatus } from '../artifacts/device-tools';
 import { DeviceError } from './errors';
 import { deviceKey } from './inventory';
 import type { NetconfDevice } from './netconf/device';
@@ -162,8 +162,12 @@ export class ProvisionalChanges {
     if (this.pendingCount() === 0) for (const fn of [...this.idle]) fn();
   }
 
-  /** On start: every change the journal still holds as pending is rolled back at once and verified. */
-  async recover(): Promise<void> {
+  /**
+   * On start: every change the journal still holds as pending is rolled back at once and verified,
+   * or, with `resume` (a server started again for a relay that is still attached and may yet confirm),
+   * kept until its own deadline, when it is rolled back as if this server had applied it.
+   */
+  async recover(mode: 'rollback' | 'resume' = 'rollback'): Promise<void> {
     if (!this.journal) return;
     const { entries, broken } = this.journal.pending();
     for (const b of broken) this.logger?.error({ file: b.file }, b.error);
@@ -180,6 +184,11 @@ export class ProvisionalChanges {
         if (decided && decided.status.state !== 'rollback_failed') return this.journal!.removePending(e.change_id);
         const live: Live = { status: { change_id: e.change_id, device, state: 'pending', deadline: e.deadline }, before: e.before };
         this.live.set(device, live);
+        const left = Date.parse(e.deadline) - Date.now();
+        if (mode === 'resume' && left > 0) {
+          live.timer = setTimeout(() => this.background(device, e.change_id, 'deadline'), left);
+          return this.logger?.info({ device, change_id: e.change_id, deadline: e.deadline }, 'a pending change from the journal is kept until its deadline');
+        }
         await this.host.run(device, () => this.rollBack(device, live, 'server_restart'));
       }),
     );
@@ -209,6 +218,8 @@ export class ProvisionalChanges {
       // The journal keeps it pending, so the next start tries again.
       done = live.netconf !== undefined;
     }
+    const late = Math.round((Date.now() - Date.parse(live.status.deadline)) / 1000);
+    if (late > ROLLBACK_GRACE_S) detail += ` (finished ${late} s after the deadline, later than the ${ROLLBACK_GRACE_S} s promised)`;
     const status = this.record({ ...live.status, state, reason, detail }, done);
     // Only now: while it is being rolled back, its status still answers (pending).
     this.forget(device, live);

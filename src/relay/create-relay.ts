@@ -66,13 +66,14 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
   const deviceServer = deps.deviceTools ? undefined : await startOwnDeviceServer({ config: deps.config, logger, launch: deps.deviceServerLaunch, env: deps.deviceServerEnv });
   // Its URL stays out of the configuration (the /ui settings view shows that): the guard's client and /health/deep get it directly.
   const config = deps.config;
-  const deviceMcpUrl = deviceServer?.mcpUrl ?? config.DEVICE_MCP_URL;
+  const deviceMcpUrl = deviceServer?.endpoint().mcpUrl ?? config.DEVICE_MCP_URL;
   const clock = deps.clock ?? systemClock;
   const presence = createPresence();
   // One owner per incident: everything below that acts on an incident asks (a laptop relay owns all).
   const team = deps.team;
   const owns: Owns = team ? (id) => team.owns(id) : ownsEverything;
   const laterWarnings = new Set<() => string[]>();
+  if (deviceServer) laterWarnings.add(() => deviceServer.warnings());
   const bus = deps.bus ?? createBus<RelayEvents>((error, type) => logger.error({ err: error, event: type }, 'event handler failed'));
   const incidents = createIncidents({ store, bus, clock, logger, severityFor: createSeverityLookup(join(resolve(config.RELAY_PROJECT_DIR), 'intelligence-artifacts')) });
   const modelCheck = createModelCheck({ agent, agentName: config.AGENT_NAME, clock });
@@ -153,7 +154,9 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
   const sessionLog = createSessionLogWriter({ incidents, bus, logDir: resolve(config.RELAY_LOG_DIR), logger, owns });
   sessionLog.backfill(incidents.values());
   // The device server's bearer (generated in memory, or DEVICE_MCP_TOKEN) goes to this client only.
-  const ownDeviceTools = !deps.deviceTools && deviceMcpUrl ? createMcpDeviceTools(deviceMcpUrl, { token: deviceServer?.token ?? config.DEVICE_MCP_TOKEN }) : undefined;
+  const ownDeviceTools = deps.deviceTools || !deviceMcpUrl ? undefined : deviceServer ? createMcpDeviceTools(() => { const e = deviceServer.endpoint(); return { url: e.mcpUrl, token: e.token }; }) : createMcpDeviceTools(deviceMcpUrl, { token: config.DEVICE_MCP_TOKEN });
+  // A detached server started again answers at a new address with a new token: the next call connects there.
+  if (deviceServer && ownDeviceTools) deviceServer.onReplaced(() => void ownDeviceTools.close());
   const deviceTools = deps.deviceTools ?? ownDeviceTools;
   const runProgress = createRunProgress({ incidents, artifactsDir: join(resolve(config.RELAY_PROJECT_DIR), 'intelligence-artifacts'), logger, now: () => clock.now() });
   // Every change goes on provisionally: confirmed by the RAW's post-check or a person, else put back.
@@ -202,9 +205,9 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
       ...storeWarnings(store.health()),
     ],
     model: () => modelCheck.refresh(),
-    blockers: () => runBlockers(modelCheck, dispatcher.held),
+    blockers: async () => [...(await runBlockers(modelCheck, dispatcher.held)), ...(deviceServer?.blockers() ?? [])],
     store: async () => (store.probe ? store.probe() : store.health()),
-    ...(deviceServer ? { deviceProbe: httpDeviceProbe(`${deviceServer.url}/health`) } : {}),
+    ...(deviceServer ? { deviceProbe: () => httpDeviceProbe(`${deviceServer.endpoint().url}/health`)() } : {}),
     eventStream: () => follower.status(),
     tools: { token: toolsToken, createServer: () => createRelayToolsServer({ incidents, approvals, channels, logger, clock, ...(deviceTools ? { preview: (d, c) => deviceTools.previewConfig(d, c) } : {}) }) },
     deviceTools: {

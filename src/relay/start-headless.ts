@@ -29,6 +29,7 @@ import { assertRuntimeFiles, createRuntimeFilesCheck, SHIPPED_MANIFEST, type Run
 import { embeddedRuntimeEnv } from '../agent/runtime-env';
 import { createRuntimeConfigCheck, type RuntimeConfigCheck } from '../agent/runtime-config-check';
 import { OTLP_EXPORT_ENV } from '../telemetry/settings';
+import { externalRuntimeManagedWarnings } from '../agent/managed-config';
 
 export interface HeadlessOptions {
   env: Record<string, string | undefined>;
@@ -51,6 +52,8 @@ export interface HeadlessOptions {
   deviceServerLaunch?: DeviceServerLaunch;
   /** `npm run relay` on a laptop: the OS user at its terminal, an approver who signs in to /ui with a one-time link. */
   localOperator?: string;
+  /** Where opencode's managed configuration lives on this machine; default the platform's (/etc/opencode on Linux). */
+  opencodeManagedDir?: string;
 }
 
 export interface RunningRelay {
@@ -208,6 +211,8 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
         { logger, timeouts: { headersMs: 5_000 }, proxy },
       );
       agent.attach(client);
+      // A runtime started without the relay's pin reads the machine's managed configuration: named while it is there.
+      offConfigCheck.push(relay.addStandingWarnings(() => externalRuntimeManagedWarnings(opts.opencodeManagedDir)));
       await watchConfig(client);
     } else {
       // And before each run: a file changed while the relay runs holds the queue (timeline, /health) until restored.

@@ -106,13 +106,13 @@ export function createConfirmedApply(deps: ConfirmedApplyDeps) {
     }
   }
 
-  function rollback(incidentId: string, ending: ChangeEnding, why: string): Promise<void> {
-    return traced(incidentId, 'change.rollback', () => rollbackNow(incidentId, ending, why));
+  function rollback(incidentId: string, ending: ChangeEnding, why: string, tries = 0): Promise<void> {
+    return traced(incidentId, 'change.rollback', () => rollbackNow(incidentId, ending, why, tries));
   }
 
-  async function rollbackNow(incidentId: string, ending: ChangeEnding, why: string): Promise<void> {
+  async function rollbackNow(incidentId: string, ending: ChangeEnding, why: string, tries: number): Promise<void> {
     const change = current(incidentId);
-    if (change?.state !== 'pending') return;
+    if (change?.state !== 'pending' || stopped) return;
     try {
       const status = await upstream.rollbackChange(change.device, change.change_id, why);
       if (!adopt(incidentId, status)) logger.error({ incident_id: incidentId, change_id: change.change_id }, 'rollback answered with the change still pending');
@@ -120,7 +120,9 @@ export function createConfirmedApply(deps: ConfirmedApplyDeps) {
       const after = current(incidentId);
       if (after && after.ended_by === 'requested' && ending !== 'requested') incidents.update(incidentId, () => ({ change: { ...after, ended_by: ending } }));
     } catch (error) {
-      incidents.record(incidentId, 'device.change_error', `Could not roll back the change on ${change.device} (${(error as Error).message}); the device tool server rolls it back by itself at ${change.deadline}`);
+      if (tries === 0) incidents.record(incidentId, 'device.change_error', `Could not roll back the change on ${change.device} (${(error as Error).message}); asking again, and the device tool server rolls it back by itself at ${change.deadline}`);
+      // A device tool server that went away is started again by the relay: the rollback is asked of it then.
+      if (tries + 1 < STATUS_TRIES) clock.setTimeout(() => void serial(incidentId, () => rollback(incidentId, ending, why, tries + 1)), STATUS_RETRY_MS);
     }
   }
 
