@@ -14,7 +14,7 @@ import { createUnattended } from './unattended';
 import { createPolicyGate } from './policy-gate';
 import { createClaim, sameDevice } from './claim';
 import { pendingRequest } from './pending-request';
-
+import { createDeviceGate } from './device-gate';
 
 /**
  * The approval lifecycle: the only code that moves an incident's gate (lifecycle.ts holds the
@@ -50,6 +50,7 @@ export function createApprovals(opts: ApprovalsOptions) {
   const timers = createApprovalTimers({ incidents, move, bus, clock, logger, owns, ttlMs: opts.ttlMs, applyWindowMs, tellRoom, forward });
   const claim = createClaim({ incidents, move, timers, clock, logger, applyWindowMs });
   const policyGate = opts.policy ? createPolicyGate({ policy: opts.policy, incidents, clock, logger, tellRoom }) : undefined;
+  const deviceGate = createDeviceGate({ incidents, bus, clock, logger, tellRoom, ...(opts.quarantined ? { quarantined: opts.quarantined } : {}), ask: (input) => request(input) });
   const skipUnattended = createUnattended({ incidents, move, bus, clock, logger, whenUnattended: opts.whenUnattended, applyWindowMs });
 
   /**
@@ -84,6 +85,9 @@ export function createApprovals(opts: ApprovalsOptions) {
   }
 
   async function request(input: ApprovalRequestInput): Promise<RequestResult> {
+    // The device's own state first (a read of the quarantines); the request is checked again after it.
+    const gated = await deviceGate.gate(validateRequest(input), input);
+    if (gated) return gated;
     const incident = validateRequest(input);
     const live = channelsFor(incident);
     const refused = policyGate?.(incident, input, live);
@@ -280,8 +284,11 @@ export function createApprovals(opts: ApprovalsOptions) {
     },
     tellRoom,
     acknowledge,
+    /** The other incident's change a held request waits for, if it is held. */
+    heldFor: deviceGate.heldFor,
     stop() {
       offEnded();
+      deviceGate.stop();
       forwarder.stop();
       timers.stop();
     },

@@ -36,6 +36,7 @@ import { createAlertSources } from './alert-sources';
 import { createModelCheck } from '../agent/model-check';
 import { createRunGate } from './run-gate';
 import { openRelayPolicy } from '../policy/relay-policy';
+import { openQuarantine } from '../quarantine/open';
 import { countedIntake } from './counted-intake';
 import { runBlockers, standingWarnings, storeWarnings } from './standing-warnings';
 import { createHeadedIntake } from './headed-intake';
@@ -111,8 +112,11 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
   // Loaded before anything can ask for a change: a relay does not start on a policy it cannot read.
   const policy = config.POLICY_FILE ? openRelayPolicy(resolve(config.POLICY_FILE), logger) : undefined;
   if (policy) laterWarnings.add(() => policy.warnings());
+  // Devices whose change could not be put back: no card and no configuration until a person clears them.
+  const quarantine = await openQuarantine({ incidents, clock, logger, tell: (id, md) => approvals.tellRoom(id, md), ...(deps.quarantine ? { backend: deps.quarantine } : {}), ...(team ? { team } : {}) });
   const approvals = createApprovals({
     ...(policy ? { policy } : {}),
+    quarantined: quarantine.check,
     incidents,
     agent,
     bus,
@@ -181,7 +185,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
   const runProgress = createRunProgress({ incidents, artifactsDir: join(resolve(config.RELAY_PROJECT_DIR), 'intelligence-artifacts'), logger, now: () => clock.now() });
   // Every change goes on provisionally: confirmed by the RAW's post-check or a person, else put back.
   const confirmed = deviceTools
-    ? setUpConfirmedApply({ incidents, upstream: deviceTools, artifactsDir: join(resolve(config.RELAY_PROJECT_DIR), 'intelligence-artifacts'), defaultWithinS: config.CONFIRM_WITHIN_S, clock, logger, owns, tell: approvals.tellRoom, ...(deps.postCheckPaceS !== undefined ? { maxPaceS: deps.postCheckPaceS } : {}) })
+    ? setUpConfirmedApply({ incidents, upstream: deviceTools, artifactsDir: join(resolve(config.RELAY_PROJECT_DIR), 'intelligence-artifacts'), defaultWithinS: config.CONFIRM_WITHIN_S, clock, logger, owns, tell: approvals.tellRoom, ended: quarantine.afterChange, ...(deps.postCheckPaceS !== undefined ? { maxPaceS: deps.postCheckPaceS } : {}) })
     : undefined;
   // On a team a confirm, like a decision, is recorded first and applied by the incident's owner.
   const teamConfirms = deps.team && forged ? createTeamConfirms({ team: deps.team, incidents, logger, forged, confirmLocally: confirmed?.confirmByPerson ?? (async (id) => ({ ok: false, code: 'no_change', message: `${id} has no change this relay applied` })) }) : undefined;
@@ -212,6 +216,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     mayStartRun: runGate.mayStart,
     channels: () => approvals.channels(),
     ...(confirmChange ? { confirmChange } : {}),
+    quarantine,
     ...(operators ? { approversOnline: () => presence.approvers() } : {}),
     messaging,
     warnings: () => [
@@ -224,7 +229,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     store: async () => (store.probe ? store.probe() : store.health()),
     ...(deviceServer ? { deviceProbe: httpDeviceProbe(`${deviceServer.url}/health`) } : {}),
     eventStream: () => follower.status(),
-    tools: { token: toolsToken, createServer: () => createRelayToolsServer({ incidents, approvals, channels, logger, clock, ...(deviceTools ? { preview: (d, c) => deviceTools.previewConfig(d, c) } : {}) }) },
+    tools: { token: toolsToken, createServer: () => createRelayToolsServer({ incidents, approvals, channels, logger, clock, quarantined: quarantine.cached, ...(deviceTools ? { preview: (d, c) => deviceTools.previewConfig(d, c) } : {}) }) },
     deviceTools: {
       createServer: () => createDeviceGuardServer({
           incidents,
@@ -233,7 +238,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
           strictAllowList,
           progress: runProgress,
           ...(confirmed ? { confirmed } : {}),
-          logger,
+          ...{ quarantined: quarantine.check, logger },
           ...(store.writesBehind ? { durable: () => store.flush() } : {}),
         }),
     },
@@ -259,7 +264,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     dispatcher,
     approvals,
     decide,
-    ...(confirmChange ? { confirmChange } : {}),
+    ...{ ...(confirmChange ? { confirmChange } : {}), quarantine },
     ...{ holdRunsWhile: runGate.hold, alsoAskWithModel: modelCheck.alsoAsk },
     addStandingWarnings(source) {
       laterWarnings.add(source);
@@ -282,7 +287,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
       teamDecisions?.stop();
       teamConfirms?.stop();
       approvals.stop();
-      confirmed?.stop();
+      void [quarantine.stop(), confirmed?.stop()];
       await app.close();
       await dispatcher.stop();
       await follower.stop();
