@@ -16,7 +16,7 @@ const deviceName = z.string().min(1).max(253).regex(/^[A-Za-z0-9][A-Za-z0-9._:-]
 export const deviceRoutes: FastifyPluginAsyncZod<{ quarantine: Pick<Quarantine, 'clear'>; operators?: OperatorDirectory; session?: UiSession }> = async (app, opts) => {
   app.post(
     '/devices/:name/clear',
-    { schema: { params: z.object({ name: deviceName }), body: z.strictObject({}).optional() } },
+    { schema: { params: z.object({ name: deviceName }), body: z.strictObject({}).nullish() } },
     async (request, reply) => {
       const operator = approverOf(request, opts.operators, 'Clearing a quarantined device', opts.session);
       const { name } = request.params;
