@@ -3,9 +3,10 @@ import { DeviceToolError, type ChangeStatus, type DeviceTools } from '../../src/
 /**
  * A device tool server stand-in whose neighbor never comes up (every post-check fails) and whose
  * rollbacks fail with what still differs, as a router that refuses to take its configuration back
- * would: for relay tests of what follows a rollback_failed. `rollbackWorks` makes it put changes back.
+ * would: for relay tests of what follows a rollback_failed. `rollbackWorks` makes it put changes back;
+ * `readsWaitFor` holds every show command (the relay's post-check) until it resolves.
  */
-export function unrollableDevice(opts: { rollbackWorks?: () => boolean } = {}): DeviceTools & { changes: Map<string, ChangeStatus> } {
+export function unrollableDevice(opts: { rollbackWorks?: () => boolean; readsWaitFor?: Promise<void> } = {}): DeviceTools & { changes: Map<string, ChangeStatus> } {
   const changes = new Map<string, ChangeStatus>();
   let n = 0;
   const known = (tool: 'confirm_change' | 'rollback_change' | 'change_status', id: string) => {
@@ -15,7 +16,7 @@ export function unrollableDevice(opts: { rollbackWorks?: () => boolean } = {}): 
   };
   return {
     changes,
-    execCli: async (device) => `BGP neighbor is 10.0.0.2, remote AS 65002\n  BGP state = Idle (on ${device})`,
+    execCli: async (device) => (await opts.readsWaitFor, `BGP neighbor is 10.0.0.2, remote AS 65002\n  BGP state = Idle (on ${device})`),
     configCli: async () => '',
     async configProvisional(device, _commands, s) {
       const change: ChangeStatus = { change_id: `chg-${++n}`, device, state: 'pending', deadline: new Date(Date.now() + s * 1000).toISOString() };

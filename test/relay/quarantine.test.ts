@@ -1,76 +1,23 @@
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { stringify } from 'yaml';
-import { buildSplunkAlert } from '../../src/alert/sample';
-import { newToken } from '../../src/operators/operators';
 import type { QuarantineBackend } from '../../src/quarantine/entry';
 import { fileQuarantine } from '../../src/quarantine/file-backend';
-import type { Relay } from '../../src/relay/create-relay';
-import { untilIncident } from '../helpers/incident-waits';
-import { connectMcp } from '../helpers/mcp-client';
-import { relayForTest } from '../helpers/relay';
-import { createStubRuntime } from '../helpers/stub-runtime';
+import { ana, quarantineRelay, REPAIR, vic } from '../helpers/quarantine-relay';
 import { tempDir } from '../helpers/temp-dir';
-import { unrollableDevice } from '../helpers/unrollable-device';
 
 /**
  * A device whose change could not be put back is quarantined: no card and no configuration reach
  * it, from any incident, until an approver clears it; /health names it; the quarantine outlives a
  * restart of the relay.
  */
-const ana = newToken();
-const vic = newToken();
-const REPAIR = ['router bgp 65001', 'no neighbor 10.0.0.2 shutdown'];
 const open: { close(): Promise<unknown> }[] = [];
 afterEach(async () => {
   for (const c of open.splice(0).reverse()) await c.close();
 });
-
-function operatorsFile(): string {
-  const path = join(tempDir('fault-relay-quarantine-ops-'), 'operators.yaml');
-  writeFileSync(
-    path,
-    stringify({
-      operators: [
-        { name: 'Ana Ruiz', email: 'ana@example.net', role: 'approver', token_sha256: ana.sha256 },
-        { name: 'Victor Li', email: 'vic@example.net', role: 'viewer', token_sha256: vic.sha256 },
-      ],
-    }),
-  );
-  return path;
-}
-
-async function start(opts: { quarantine?: QuarantineBackend; device?: ReturnType<typeof unrollableDevice> } = {}) {
-  const relay: Relay = await relayForTest({
-    agent: createStubRuntime(),
-    env: { RELAY_TOOLS_TOKEN: 'tok', OPERATORS_FILE: operatorsFile() },
-    extraChannels: () => ['desktop'],
-    deviceTools: opts.device ?? unrollableDevice(),
-    postCheckPaceS: 0,
-    ...(opts.quarantine ? { quarantine: opts.quarantine } : {}),
-  });
-  const url = await relay.listen({ port: 0, host: '127.0.0.1' });
-  const tools = await connectMcp(`${url}/mcp`, 'tok');
-  const device = await connectMcp(`${url}/device-mcp`, 'tok');
-  open.push(relay, tools, device);
-  const fire = async (neighbor: string) =>
-    (await relay.app.inject({ method: 'POST', url: '/fault-alert', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(buildSplunkAlert({ device: 'R1', neighbor })) })).json().incident_id as string;
-  const ask = (id: string) => tools.call('request_approval', { incident_id: id, summary: 'unshut the neighbor', device: 'R1', commands: REPAIR });
-  const clear = (name: string, token?: string) => relay.app.inject({ method: 'POST', url: `/devices/${name}/clear`, headers: token ? { authorization: `Bearer ${token}` } : {} });
-  const health = async () => (await relay.app.inject({ url: '/health' })).json() as { status: string; reasons?: string[]; quarantined_devices?: { device: string }[] };
-  /** An incident on R1 whose approved change went on and could not be rolled back. */
-  const unrolled = async () => {
-    const id = await fire('10.0.0.2');
-    expect((await ask(id)).json).toMatchObject({ status: 'pending' });
-    relay.approvals.decide(id, 'APPROVED', { id: 'ana@example.net' }, 'desktop');
-    const applied = await device.call('config_cli', { incident_id: id, device: 'R1', commands: REPAIR });
-    expect(applied.isError, applied.text).toBe(false);
-    await untilIncident(relay, id, (_i, timeline) => timeline.some((e) => e.type === 'device.quarantined'));
-    return id;
-  };
-  return { relay, device, fire, ask, clear, health, unrolled };
-}
+const start = async (opts: { quarantine?: QuarantineBackend } = {}) => {
+  const t = await quarantineRelay(opts);
+  open.push(t);
+  return t;
+};
 
 describe('quarantined devices', () => {
   it('a rollback that fails quarantines the device: the next request gets no card and escalates; a viewer cannot clear it, an approver can', async () => {
@@ -134,9 +81,9 @@ describe('quarantined devices', () => {
 
   it('the quarantine is kept in the data folder: a restarted relay still honours it', async () => {
     const dir = tempDir('fault-relay-quarantine-data-');
-    const before = await start({ quarantine: fileQuarantine(dir) });
+    const before = await quarantineRelay({ quarantine: fileQuarantine(dir) });
     await before.unrolled();
-    await open.splice(0).reverse().reduce((p, c) => p.then(() => c.close()), Promise.resolve<unknown>(undefined));
+    await before.close();
 
     const after = await start({ quarantine: fileQuarantine(dir) });
     expect((await after.health()).reasons?.join('\n')).toMatch(/^R1 is quarantined since /m);
