@@ -31,14 +31,15 @@ function operatorsFile(): string {
   return path;
 }
 
-/** A relay with an approver and a viewer, over a device whose rollbacks fail (unless told); closed by `close()`. */
-export async function quarantineRelay(opts: { quarantine?: QuarantineBackend; device?: ReturnType<typeof unrollableDevice> } = {}) {
+/** A relay with an approver and a viewer, over a device whose rollbacks fail (unless told) or a real device server; closed by `close()`. */
+export async function quarantineRelay(opts: { quarantine?: QuarantineBackend; device?: ReturnType<typeof unrollableDevice>; deviceServer?: { url: string; token: string }; postCheckPaceS?: number } = {}) {
+  const server = opts.deviceServer;
   const relay: Relay = await relayForTest({
     agent: createStubRuntime(),
-    env: { RELAY_TOOLS_TOKEN: 'tok', OPERATORS_FILE: operatorsFile() },
+    env: { RELAY_TOOLS_TOKEN: 'tok', OPERATORS_FILE: operatorsFile(), ...(server ? { DEVICE_MCP_URL: server.url, DEVICE_MCP_TOKEN: server.token } : {}) },
     extraChannels: () => ['desktop'],
-    deviceTools: opts.device ?? unrollableDevice(),
-    postCheckPaceS: 0,
+    ...(server ? {} : { deviceTools: opts.device ?? unrollableDevice() }),
+    postCheckPaceS: opts.postCheckPaceS ?? 0,
     ...(opts.quarantine ? { quarantine: opts.quarantine } : {}),
   });
   const url = await relay.listen({ port: 0, host: '127.0.0.1' });
@@ -46,7 +47,7 @@ export async function quarantineRelay(opts: { quarantine?: QuarantineBackend; de
   const device = await connectMcp(`${url}/device-mcp`, 'tok');
   const fire = async (neighbor: string) =>
     (await relay.app.inject({ method: 'POST', url: '/fault-alert', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(buildSplunkAlert({ device: 'R1', neighbor })) })).json().incident_id as string;
-  const ask = (id: string) => tools.call('request_approval', { incident_id: id, summary: 'unshut the neighbor', device: 'R1', commands: REPAIR });
+  const ask = (id: string, commands = REPAIR) => tools.call('request_approval', { incident_id: id, summary: 'unshut the neighbor', device: 'R1', commands });
   const clear = (name: string, token?: string) => relay.app.inject({ method: 'POST', url: `/devices/${name}/clear`, headers: token ? { authorization: `Bearer ${token}` } : {} });
   const health = async () => (await relay.app.inject({ url: '/health' })).json() as { status: string; reasons?: string[]; quarantined_devices?: { device: string }[] };
   /** An incident on R1 whose approved change went on and could not be rolled back. */
