@@ -10,6 +10,7 @@ import { mergeTimeline } from '../state/timeline-merge';
 import { utcStamp } from '../lib/format';
 import { ApprovalPanel } from './approval-panel';
 import { ChangePanel } from './change-panel';
+import { HeldPanel } from './held-panel';
 import { CHANGE_WORDS_TITLE, changeWords } from '../../src/incidents/outcome-words';
 import { ExportEvidence } from './export-evidence';
 import { SessionLog } from './session-log';
@@ -115,6 +116,7 @@ export function IncidentView(props: { bridge: Bridge; feed: LiveFeed; incidentId
       <Header incident={incident} />
       <ExportEvidence bridge={bridge} incidentId={incident.incident_id} />
       <ApprovalPanel incident={incident} bridge={bridge} timeline={timeline} />
+      <HeldPanel incident={incident} timeline={timeline} />
       <ChangePanel incident={incident} bridge={bridge} />
       <div className="tabs" role="tablist">
         {(['timeline', 'log', 'alert'] as const).map((t) => (
