@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createHttpBridge } from '../../../renderer/bridge/http-bridge';
 import { heldBehind } from '../../../renderer/components/held-panel';
+import { trayHealthOf } from '../../../electron/health-monitor';
 
 const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
 
@@ -34,5 +35,17 @@ describe('quarantine and held requests in the browser view', () => {
     expect(heldBehind([held])).toEqual({ incident: 'INC-1', change: 'chg-1', message: 'Held: …' });
     expect(heldBehind([held, { at: held.at, type: 'approval.unheld', message: 'asked now' }])).toBeUndefined();
     expect(heldBehind([{ at: held.at, type: 'approval.requested', message: 'asked' }])).toBeUndefined();
+  });
+});
+
+describe('the tray', () => {
+  it('names a quarantined device as its problem until it is cleared', () => {
+    const checks = { agent_runtime: { ok: true, url: 'http://x', latency_ms: 1 }, device_mcp: { skipped: true as const }, messaging: { configured: false, connected: false } };
+    const entry = { device: 'R1', reason: 'change chg-1 of INC-1: ROLLBACK FAILED (post-check failed): check the device', since: '2026-11-28T10:00:00.000Z', incident_id: 'INC-1', change_id: 'chg-1' };
+    expect(trayHealthOf({ status: 'degraded', checks: { ...checks, quarantine: { ok: false, devices: [entry] } } })).toEqual({
+      ok: false,
+      problem: 'R1 is quarantined since 2026-11-28T10:00:00.000Z: change chg-1 of INC-1: ROLLBACK FAILED (post-check failed): check the device',
+    });
+    expect(trayHealthOf({ status: 'ok', checks: { ...checks, quarantine: { ok: true, devices: [] } } })).toEqual({ ok: true });
   });
 });
