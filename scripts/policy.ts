@@ -1,19 +1,32 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { inventoryFacts } from '../src/devices/inventory-lookup';
 import { evaluatePolicy } from '../src/policy/evaluate';
 import { describeProblem, loadPolicy } from '../src/policy/load';
+import { instantOf } from '../src/policy/zoned-time';
 
 /**
  * `npm run policy -- check [file]`: validates a policy as the relay would load it.
  * `npm run policy -- explain --alert <file.json | k=v,k=v> --device R1 [--at <time>] [--file policy.yaml]`:
  * the verdict for that change and the rule that gave it, as a person checks a policy before trusting it.
+ * A time without an offset is in the policy's zone; the device's platform and tags come from
+ * --inventory (or DEVICE_INVENTORY), as the relay reads them.
  */
+const USAGE =
+  'usage: npm run policy -- check [file] | explain --alert <file.json | alert_def_id=AD000002,neighbor_ip=10.0.0.2> --device R1 [--severity P1] [--at 2026-12-20T03:00] [--line "…"] [--inventory devices.yaml] [--file policy.yaml]';
+const fail = (message: string): never => {
+  console.error(message);
+  process.exit(2);
+};
 const [command, ...rest] = process.argv.slice(2);
-const { values, positionals } = parseArgs({
-  args: rest,
-  allowPositionals: true,
-  options: { alert: { type: 'string' }, device: { type: 'string' }, at: { type: 'string' }, file: { type: 'string' }, severity: { type: 'string' }, line: { type: 'string', multiple: true } },
-});
+const options = { alert: { type: 'string' }, device: { type: 'string' }, at: { type: 'string' }, file: { type: 'string' }, severity: { type: 'string' }, inventory: { type: 'string' }, line: { type: 'string', multiple: true } } as const;
+let parsedArgs: ReturnType<typeof parseArgs<{ args: string[]; allowPositionals: true; options: typeof options }>>;
+try {
+  parsedArgs = parseArgs({ args: rest, allowPositionals: true, options });
+} catch (error) {
+  fail(`${(error as Error).message.split('.')[0]}.\n${USAGE}`);
+}
+const { values, positionals } = parsedArgs!;
 const file = values.file ?? positionals[0] ?? process.env.POLICY_FILE ?? 'policy.yaml';
 const load = loadPolicy(file);
 if (!load.ok) {
@@ -23,22 +36,30 @@ if (!load.ok) {
 }
 const { loaded } = load;
 if (command === 'check') {
-  console.log(`${loaded.file}: ok, ${loaded.policy.classes.length} classes, ${loaded.policy.freezes.length} freezes, ${loaded.records.length} change records (sha256 ${loaded.sha256})`);
+  console.log(`${loaded.file}: ok, ${loaded.policy.classes.length} classes, ${loaded.policy.freezes.length} freezes, ${loaded.windows.length} change records and windows (sha256 ${loaded.sha256})`);
   process.exit(0);
 }
-if (command !== 'explain' || !values.alert || !values.device) {
-  console.error('usage: npm run policy -- check [file] | explain --alert <file.json | alert_def_id=AD000002,neighbor_ip=10.0.0.2> --device R1 [--severity P1] [--at 2026-12-20T03:00Z] [--line "…"]');
-  process.exit(2);
+if (command !== 'explain' || !values.alert || !values.device) fail(USAGE);
+
+/** An alert file as the relay stores it (alert_vars nested) or flat; strings only, as alerts carry. */
+function alertFields(spec: string): Record<string, string> {
+  if (spec.includes('=')) return Object.fromEntries(spec.split(',').map((kv) => kv.split('=', 2) as [string, string]));
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(spec, 'utf8'));
+  } catch (error) {
+    return fail(`--alert: cannot read ${spec} as JSON (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+  const { alert_vars: nested, ...top } = (raw ?? {}) as Record<string, unknown>;
+  const flat = { ...top, ...(nested && typeof nested === 'object' ? nested : {}) };
+  return Object.fromEntries(Object.entries(flat).filter((e): e is [string, string] => typeof e[1] === 'string'));
 }
-const fields: Record<string, string> = values.alert.includes('=')
-  ? Object.fromEntries(values.alert.split(',').map((kv) => kv.split('=', 2) as [string, string]))
-  : (JSON.parse(readFileSync(values.alert, 'utf8')) as Record<string, string>);
-const { alert_def_id: alertDefId = '', severity = values.severity ?? '', ...vars } = fields;
-const at = values.at ? new Date(values.at) : new Date();
-if (Number.isNaN(at.getTime())) {
-  console.error(`--at: "${values.at}" is not a time (use 2026-12-20T03:00Z)`);
-  process.exit(2);
-}
-const verdict = evaluatePolicy(loaded, { alert: { alert_def_id: alertDefId, device: values.device, severity, vars }, device: { name: values.device }, lines: values.line ?? [], at });
+const { alert_def_id: alertDefId = '', severity = values.severity ?? '', ...vars } = alertFields(values.alert!);
+const LOCAL = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$/;
+const at = values.at ? new Date(LOCAL.test(values.at) ? instantOf(values.at, loaded.policy.timezone) : Date.parse(values.at)) : new Date();
+if (Number.isNaN(at.getTime())) fail(`--at: "${values.at}" is not a time (use 2026-12-20T03:00 in the policy's zone, or 2026-12-20T03:00Z)`);
+const device = values.device!;
+const facts = inventoryFacts(values.inventory ?? process.env.DEVICE_INVENTORY)(device);
+const verdict = evaluatePolicy(loaded, { alert: { alert_def_id: alertDefId, device, severity, vars }, device: { name: device, ...facts }, lines: values.line ?? [], at });
 console.log(`${verdict.kind.toUpperCase()} by ${verdict.rule} at ${at.toISOString()}: ${verdict.reason}${verdict.kind === 'escalate' && verdict.owner ? ` (owner: ${verdict.owner})` : ''}`);
 console.log(`policy ${loaded.file} sha256 ${loaded.sha256}`);

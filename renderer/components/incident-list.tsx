@@ -2,7 +2,7 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import { useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import type { IncidentSummary } from '../bridge/contract';
 import { useNow } from '../lib/use-now';
-import { countByGroup, devicesOf, filterIncidents, GROUP_LABEL, NO_FILTER, STATE_GROUPS, type IncidentFilter } from '../state/incident-filter';
+import { approversOf, countByGroup, devicesOf, filterIncidents, GROUP_LABEL, NO_FILTER, OUTCOMES, STATE_GROUPS, TIME_RANGES, type IncidentFilter, type OutcomeFilter, type TimeRange } from '../state/incident-filter';
 import { IncidentRow, ROW_HEIGHT } from './incident-row';
 
 /**
@@ -16,9 +16,10 @@ export function IncidentList(props: { incidents: IncidentSummary[]; loaded: bool
   const now = useNow();
   const scroller = useRef<HTMLDivElement>(null);
 
-  const shown = useMemo(() => filterIncidents(incidents, filter), [incidents, filter]);
+  const shown = useMemo(() => filterIncidents(incidents, filter, now.getTime()), [incidents, filter, now]);
   const counts = useMemo(() => countByGroup(incidents), [incidents]);
   const devices = useMemo(() => devicesOf(incidents), [incidents]);
+  const approvers = useMemo(() => approversOf(incidents), [incidents]);
   const virtualizer = useVirtualizer({
     count: shown.length,
     getScrollElement: () => scroller.current,
@@ -63,6 +64,29 @@ export function IncidentList(props: { incidents: IncidentSummary[]; loaded: bool
             {devices.map((d) => (
               <option key={d} value={d}>
                 {d}
+              </option>
+            ))}
+          </select>
+          <select aria-label="Raised" value={filter.since} onChange={(e) => setFilter((f) => ({ ...f, since: e.target.value as TimeRange }))}>
+            {Object.entries(TIME_RANGES).map(([value, label]) => (
+              <option key={value} value={value}>
+                {label}
+              </option>
+            ))}
+          </select>
+          <select aria-label="Outcome" value={filter.outcome} onChange={(e) => setFilter((f) => ({ ...f, outcome: e.target.value as OutcomeFilter }))}>
+            <option value="">Any outcome</option>
+            {OUTCOMES.map((o) => (
+              <option key={o} value={o}>
+                {o}
+              </option>
+            ))}
+          </select>
+          <select aria-label="Approver" value={filter.approver} onChange={(e) => setFilter((f) => ({ ...f, approver: e.target.value }))}>
+            <option value="">Anyone decided</option>
+            {approvers.map((a) => (
+              <option key={a} value={a}>
+                {a}
               </option>
             ))}
           </select>

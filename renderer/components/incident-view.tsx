@@ -16,8 +16,20 @@ import { ExportEvidence } from './export-evidence';
 import { SessionLog } from './session-log';
 import { StateBadge } from './state-badge';
 import { Timeline } from './timeline';
+import { auditLine, auditViewOf } from '../../src/audit/audited-entries';
 
 type Tab = 'timeline' | 'log' | 'alert';
+
+/** Whether the incident's audit events reached the team's SIEM (nothing when no SIEM reported on it). */
+export function AuditStatus({ timeline }: { timeline: readonly TimelineEntry[] }) {
+  const view = auditViewOf(timeline);
+  const line = auditLine(view);
+  return line ? (
+    <p className={`audit-status audit-${view.state}`} aria-label="Audit delivery">
+      {line}
+    </p>
+  ) : null;
+}
 
 function Fact({ k, v, mono }: { k: string; v: string; mono?: boolean }) {
   return (
@@ -115,6 +127,7 @@ export function IncidentView(props: { bridge: Bridge; feed: LiveFeed; incidentId
       </a>
       <Header incident={incident} />
       <ExportEvidence bridge={bridge} incidentId={incident.incident_id} />
+      <AuditStatus timeline={timeline} />
       <ApprovalPanel incident={incident} bridge={bridge} timeline={timeline} />
       <HeldPanel incident={incident} timeline={timeline} />
       <ChangePanel incident={incident} bridge={bridge} />

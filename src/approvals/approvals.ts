@@ -1,5 +1,6 @@
 import { isTerminal, NO_APPLICATION, publicIncident, type Approval, type Decision, type Incident } from '../incidents/model';
 import { ownsEverything } from '../incidents/ownership';
+import { newestFirst } from '../incidents/store';
 import { createDecisionForwarder } from './forwarder';
 import type { DecisionChannel } from './lifecycle';
 import { canonicalLines, shortHash } from './lines';
@@ -12,6 +13,7 @@ import { createGateMove } from './gate-move';
 import { createApprovalTimers } from './timers';
 import { createUnattended } from './unattended';
 import { createPolicyGate } from './policy-gate';
+import { createPolicyRecheck } from './policy-recheck';
 import { createClaim, sameDevice } from './claim';
 import { pendingRequest } from './pending-request';
 import { createDeviceGate } from './device-gate';
@@ -48,7 +50,8 @@ export function createApprovals(opts: ApprovalsOptions) {
     }
   };
   const timers = createApprovalTimers({ incidents, move, bus, clock, logger, owns, ttlMs: opts.ttlMs, applyWindowMs, tellRoom, forward });
-  const claim = createClaim({ incidents, move, timers, clock, logger, applyWindowMs });
+  const recheck = opts.policy ? createPolicyRecheck({ policy: opts.policy, incidents, move, clock, logger, tellRoom }) : undefined;
+  const claim = createClaim({ incidents, move, timers, clock, logger, applyWindowMs, ...(recheck ? { recheck } : {}) });
   const policyGate = opts.policy ? createPolicyGate({ policy: opts.policy, incidents, clock, logger, tellRoom }) : undefined;
   const deviceGate = createDeviceGate({ incidents, bus, clock, logger, tellRoom, ...(opts.quarantined ? { quarantined: opts.quarantined } : {}), ask: (input) => request(input) });
   const skipUnattended = createUnattended({ incidents, move, bus, clock, logger, whenUnattended: opts.whenUnattended, applyWindowMs });
@@ -273,7 +276,9 @@ export function createApprovals(opts: ApprovalsOptions) {
         }
         if (incident.approval && !incident.approval.forwarded_at) forward(incident.incident_id);
       }
-      for (const incident of incidents.list().filter((i) => owns(i.incident_id))) {
+      // A pass over every stored incident, sorting only the few that have anything left to do.
+      const unfinished = [...incidents.values()].filter((i) => i.approval && (!i.approval.forwarded_at || !i.approval.acknowledged_at) && owns(i.incident_id));
+      for (const incident of unfinished.sort(newestFirst)) {
         if (incident.approval?.decision === 'EXPIRED' && !incident.approval.forwarded_at) forward(incident.incident_id);
         if (incident.approval && !incident.approval.acknowledged_at) {
           void acknowledge(incident.incident_id).catch((error: unknown) =>

@@ -4,6 +4,7 @@ import type { Incident } from '../incidents/model';
 import type { Incidents } from '../incidents/service';
 import type { RelayPolicy } from '../policy/relay-policy';
 import type { ApprovalRequestInput, RequestResult } from './types';
+import { linesSha256 } from './lines';
 
 export function createPolicyGate(deps: { policy: Pick<RelayPolicy, 'verdict' | 'current'>; incidents: Incidents; clock: Clock; logger: Logger; tellRoom(incidentId: string, markdown: string): void }) {
   const { policy, incidents, clock, logger, tellRoom } = deps;
@@ -17,14 +18,14 @@ export function createPolicyGate(deps: { policy: Pick<RelayPolicy, 'verdict' | '
     const { sha256 } = policy.current();
     const unasked = verdict.kind === 'approve' && live.length === 0;
     if (verdict.kind === 'approve' && !unasked) {
-      incidents.record(incident.incident_id, 'policy.verdict', `Policy ${verdict.rule}: ${verdict.reason}`, { rule: verdict.rule, groups: verdict.groups, count: verdict.count, policy_sha256: sha256 });
+      incidents.record(incident.incident_id, 'policy.verdict', `Policy ${verdict.rule}: ${verdict.reason}`, { rule: verdict.rule, groups: verdict.groups, count: verdict.count, policy_sha256: sha256, lines_sha256: linesSha256(input.commands) });
       return undefined;
     }
     const reason = unasked ? `${verdict.rule} needs ${verdict.reason}, and no approval channel is live to ask them` : verdict.reason;
     const owner = verdict.kind === 'escalate' ? verdict.owner : undefined;
     const at = clock.now().toISOString();
     const summary = `Escalated by the change policy (${verdict.rule}): ${reason}.${owner ? ` Escalate to ${owner}.` : ''} No card was posted and nothing was applied.`;
-    incidents.record(incident.incident_id, 'policy.escalated', summary, { rule: verdict.rule, verdict: verdict.kind, ...(owner ? { owner } : {}), policy_sha256: sha256 });
+    incidents.record(incident.incident_id, 'policy.escalated', summary, { rule: verdict.rule, verdict: verdict.kind, ...(owner ? { owner } : {}), policy_sha256: sha256, lines_sha256: linesSha256(input.commands) });
     incidents.transition(incident.incident_id, 'escalate', () => ({ outcome: { kind: 'escalated', summary, at } }));
     logger.warn({ incident_id: incident.incident_id, rule: verdict.rule, verdict: verdict.kind }, 'change escalated by the policy; no card posted');
     tellRoom(incident.incident_id, `🛑 **${incident.incident_id}** on \`${incident.device_hostname}\`: ${summary}`);

@@ -61,6 +61,8 @@ export interface Claim {
   release(why: string): void;
   /** The device call failed after it was sent: the state is unknown, the approval is spent. */
   failed(why: string): void;
+  /** Nothing was sent, but the approval no longer holds (the device changed since its preview): it expires. */
+  voided(why: string): void;
 }
 export type ClaimResult = { ok: true; claim: Claim } | { ok: false; reason: string };
 

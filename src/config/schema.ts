@@ -156,6 +156,17 @@ export const configSchema = z
     SEARCH_UPSTREAM_URL: optionalUrl,
     SEARCH_UPSTREAM_TOKEN: optionalString,
     SEARCH_UPSTREAM_TIMEOUT_MS: positiveInt.default(30_000),
+    /** The audit stream to Splunk: the HTTP Event Collector's base URL (https://splunk:8088) and its token. */
+    SPLUNK_HEC_URL: optionalUrl,
+    SPLUNK_HEC_TOKEN: optionalString,
+    /** `on` when the token has indexer acknowledgement: an event counts as delivered only once Splunk has indexed it. */
+    SPLUNK_HEC_ACK: z.enum(['on', 'off']).default('off'),
+    /** The index the events go to; unset: the token's default index. */
+    SPLUNK_HEC_INDEX: optionalString,
+    /** The audit stream as RFC 5424 syslog: tcp://host:port or tls://host:port. */
+    SYSLOG_URL: optionalString.pipe(z.string().regex(/^(tcp|tls):\/\/[^/\s]+:\d{1,5}\/?$/, 'expected tcp://host:port or tls://host:port').optional()),
+    /** PEM file of the CA that signed the syslog receiver's certificate (tls:// only); unset: the system's CAs. */
+    SYSLOG_CA_FILE: optionalString,
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     /** `npm run relay`'s terminal: human lines (and the JSON log in RELAY_LOG_DIR/relay.log), or the JSON log itself. */
     RELAY_CONSOLE: z.enum(['auto', 'human', 'json']).default('auto'),
@@ -184,6 +195,9 @@ export const configSchema = z
     }
     if (c.TEAM_DECISION_KEY && c.TEAM_DECISION_KEY_FILE) {
       ctx.addIssue({ code: 'custom', path: ['TEAM_DECISION_KEY_FILE'], message: 'set TEAM_DECISION_KEY or TEAM_DECISION_KEY_FILE, not both' });
+    }
+    if (Boolean(c.SPLUNK_HEC_URL) !== Boolean(c.SPLUNK_HEC_TOKEN)) {
+      ctx.addIssue({ code: 'custom', path: [c.SPLUNK_HEC_URL ? 'SPLUNK_HEC_TOKEN' : 'SPLUNK_HEC_URL'], message: 'SPLUNK_HEC_URL and SPLUNK_HEC_TOKEN go together: set both to send the audit stream to Splunk, or neither' });
     }
     if (Boolean(c.MSG_BOT_TOKEN) !== Boolean(c.MSG_ROOM_ID)) {
       ctx.addIssue({
@@ -226,4 +240,5 @@ export const SECRET_KEYS = [
   'DATABASE_URL',
   'DEVICE_MCP_TOKEN',
   'TEAM_DECISION_KEY',
+  'SPLUNK_HEC_TOKEN',
 ] as const satisfies readonly (keyof RelayConfig)[];

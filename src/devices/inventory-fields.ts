@@ -21,3 +21,9 @@ export const credential = z.union(
 );
 
 export const deviceName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/, 'a device name (letters, digits, "_", "." or "-")');
+
+/**
+ * What a team says about a device for its change policy (role: core, site: ams1 …): plain labels the
+ * policy's rules read as `device.tags`, never used to reach the device.
+ */
+export const deviceTags = z.record(z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,31}$/, 'a tag name (letters, digits, "_")'), z.string().max(200)).optional();

@@ -10,7 +10,7 @@ import type { ChangeJournal, ChangeOutcome } from './pending-changes';
 export interface ChangeHost {
   resolve(name: string): { device: string; netconf?: NetconfDevice };
   run<T>(device: string, work: () => Promise<T>): Promise<T>;
-  applyProvisional(device: string, lines: string[], journal: (before: string) => void): Promise<string>;
+  applyProvisional(device: string, lines: string[], journal: (before: string) => void, expectSha256?: string): Promise<string>;
   restoreOn(device: string, before: string): Promise<string[]>;
   onSessionLost(device: string, fn: () => void): void;
 }
@@ -46,19 +46,20 @@ export class ProvisionalChanges {
     private readonly logger?: Logger,
   ) {}
 
-  async apply(name: string, lines: string[], confirmWithinS: number): Promise<{ output: string; change: ChangeStatus }> {
+  /** `expectSha256`: the configuration fingerprint the change was previewed on; nothing is sent when the device's differs. */
+  async apply(name: string, lines: string[], confirmWithinS: number, expectSha256?: string): Promise<{ output: string; change: ChangeStatus }> {
     if (!Number.isInteger(confirmWithinS) || confirmWithinS < CONFIRM_WITHIN_S.min || confirmWithinS > CONFIRM_WITHIN_S.max) {
       throw new DeviceError('not_in_grammar', `confirm_within_s must be a whole number of seconds from ${CONFIRM_WITHIN_S.min} to ${CONFIRM_WITHIN_S.max}`);
     }
     const { device, netconf } = this.host.resolve(name);
     this.applying += 1;
-    return this.host.run(device, () => this.applyNow(device, netconf, lines, confirmWithinS)).finally(() => {
+    return this.host.run(device, () => this.applyNow(device, netconf, lines, confirmWithinS, expectSha256)).finally(() => {
       this.applying -= 1;
       this.checkIdle();
     });
   }
 
-  private async applyNow(device: string, netconf: NetconfDevice | undefined, lines: string[], confirmWithinS: number): Promise<{ output: string; change: ChangeStatus }> {
+  private async applyNow(device: string, netconf: NetconfDevice | undefined, lines: string[], confirmWithinS: number, expectSha256?: string): Promise<{ output: string; change: ChangeStatus }> {
     const busy = this.live.get(device);
     if (busy) {
       throw new DeviceError('change_pending', `${device}: change ${busy.status.change_id} is pending until ${busy.status.deadline}; confirm or roll it back first (nothing was sent)`);
@@ -69,13 +70,13 @@ export class ProvisionalChanges {
     const live: Live = { status, before: '', netconf };
     let output: string;
     if (netconf) {
-      output = await netconf.change(lines, confirmWithinS);
+      output = await netconf.change(lines, confirmWithinS, expectSha256);
     } else {
       try {
         output = await this.host.applyProvisional(device, lines, (before) => {
           live.before = before;
           this.journal?.writePending({ change_id, device, before, lines, deadline });
-        });
+        }, expectSha256);
       } catch (error) {
         // The apply undid itself (or says why it could not): there is nothing left to confirm.
         this.journal?.removePending(change_id);
@@ -86,7 +87,7 @@ export class ProvisionalChanges {
     live.timer = setTimeout(() => this.background(device, change_id, 'deadline'), Math.max(0, Date.parse(deadline) - Date.now()));
     this.live.set(device, live);
     this.logger?.info({ device, change_id, deadline }, 'provisional change applied; waiting for confirm');
-    return { output, change: status };
+    return { output, change: expectSha256 ? { ...status, before_sha256: expectSha256 } : status };
   }
 
   /** A rollback nobody waits for (timer, dropped session): its outcome is recorded, a failure only logged. */

@@ -32,7 +32,7 @@ function outputsOf(entries: readonly TimelineEntry[], device: string, scrub: (s:
     });
 }
 
-const CHANGE_TYPES = new Set(['device.config_applied', 'device.config_failed', 'device.config_interrupted', 'device.change_pending', 'device.change_confirmed', 'device.change_rolled_back']);
+const CHANGE_TYPES = new Set(['policy.rechecked', 'change.fingerprint_checked', 'change.fingerprint_mismatch', 'device.config_applied', 'device.config_failed', 'device.config_interrupted', 'device.change_pending', 'device.change_confirmed', 'device.change_rolled_back']);
 
 /** How the change ended: the confirmed-apply entries when there are any, else what the guard recorded. */
 function changeOf(incident: Incident, timeline: readonly TimelineEntry[], scrub: (s: string) => string): Content['change'] {
@@ -83,7 +83,22 @@ function changeOf(incident: Incident, timeline: readonly TimelineEntry[], scrub:
     by,
     reason,
     events: events.map((e) => ({ at: e.at, type: e.type, message: redactText(e.message, scrub).text })),
+    fingerprint_checks: fingerprintChecksOf(timeline, scrub),
   };
+}
+
+/** The no-overwrite checks of the applies, as the guard recorded them. */
+function fingerprintChecksOf(timeline: readonly TimelineEntry[], scrub: (s: string) => string): Content['change']['fingerprint_checks'] {
+  return timeline
+    .filter((e) => e.type === 'change.fingerprint_checked' || e.type === 'change.fingerprint_mismatch')
+    .map((e) => ({
+      result: e.type === 'change.fingerprint_mismatch' ? 'mismatch' : e.match === true ? 'match' : 'unconfirmed',
+      at: e.at,
+      device: str(e.device) ?? '',
+      before_sha256: str(e.before_sha256) ?? '',
+      now_sha256: str(e.now_sha256),
+      changed: Array.isArray(e.changed) ? (e.changed as unknown[]).map((l) => redactText(String(l), scrub).text) : [],
+    }));
 }
 
 function requestOf(incident: Incident, scrub: (s: string) => string): Content['approval_request'] {

@@ -135,6 +135,15 @@ export function renderEvidenceMarkdown(bundle: EvidenceBundle): string {
   if (change.applied_lines.length) out.push('Applied lines:', '', fenced(change.applied_lines.join('\n')), '');
   if (change.device_answer) out.push("The device's answer:", '', fenced(change.device_answer), '');
   if (change.events.length) out.push(table(['Time (UTC)', 'Event', 'Details'], change.events.map((e) => [e.at, e.type, e.message])), '');
+  if (change.fingerprint_checks.length) {
+    out.push(
+      'Device configuration checked against the approved preview before the change (no-overwrite):',
+      '',
+      table(['Time (UTC)', 'Device', 'Result', 'Previewed sha256', 'Read sha256'], change.fingerprint_checks.map((c) => [c.at, c.device, c.result, c.before_sha256, c.now_sha256 ?? '—'])),
+      '',
+    );
+    for (const c of change.fingerprint_checks.filter((x) => x.changed.length)) out.push(`What changed on ${c.device} (${c.at}):`, '', fenced(c.changed.join('\n')), '');
+  }
   out.push(
     '## Manifest',
     '',

@@ -30,6 +30,22 @@ export const CHANGE_RESULTS = ['not_applied', 'applied', 'apply_failed', 'interr
 
 const changeEventSchema = z.object({ at: z.string(), type: z.string(), message: z.string() });
 
+/**
+ * The no-overwrite check at apply time: the device's configuration read again and compared with the
+ * one the approved preview was computed against. `match`: as previewed; `mismatch`: changed meanwhile,
+ * nothing sent; `unconfirmed`: the device tool server did not say it checked. Null: no check (no preview
+ * fingerprint, or nothing was applied).
+ */
+export const fingerprintCheckSchema = z.object({
+  result: z.enum(['match', 'mismatch', 'unconfirmed']),
+  at: z.string(),
+  device: z.string(),
+  before_sha256: z.string(),
+  now_sha256: z.string().nullable(),
+  /** What changed, as the relay's diff summary (`+` new since the preview, `-` gone since). */
+  changed: z.array(z.string()),
+});
+
 export const evidenceBundleSchema = z.object({
   format: z.literal(EVIDENCE_FORMAT),
   generated_at: z.string(),
@@ -99,6 +115,8 @@ export const evidenceBundleSchema = z.object({
     by: z.string().nullable(),
     reason: z.string().nullable(),
     events: z.array(changeEventSchema),
+    /** Every fingerprint check of an apply, in order. */
+    fingerprint_checks: z.array(fingerprintCheckSchema).default([]),
   }),
   manifest: z.object({
     algorithm: z.literal('sha256'),

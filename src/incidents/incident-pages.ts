@@ -38,12 +38,12 @@ export function decodeCursor(cursor: string): Position | null {
  * cursor of the next page (null when there is none). One pass and a bounded sorted window: never a
  * sort of the whole store, whatever it holds.
  */
-export function finishedPage(all: Iterable<Incident>, after: Position | null, limit: number): { incidents: Incident[]; next_cursor: string | null } {
+export function finishedPage(all: Iterable<Incident>, after: Position | null, limit: number, keepIt: (i: Incident) => boolean = (i) => isTerminal(i.state)): { incidents: Incident[]; next_cursor: string | null } {
   const window: Incident[] = [];
   // One more than asked: whether another page follows.
   const keep = limit + 1;
   for (const incident of all) {
-    if (!isTerminal(incident.state)) continue;
+    if (!keepIt(incident)) continue;
     if (after && !newer(after, incident)) continue;
     if (window.length === keep && !newer(incident, window[keep - 1] as Incident)) continue;
     let lo = 0;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { storedTraceSchema } from '../telemetry/stored-trace';
 import { changeRecordSchema } from './change';
 import { ConfigPreview } from '../artifacts/config-preview';
 import { applicationStatusSchema, approvalStatusSchema, decisionChannelSchema } from '../approvals/lifecycle';
@@ -146,6 +147,8 @@ export const incidentSchema = z.object({
   prompt_text: z.string().nullable().default(null),
   dedup_key: z.string(),
   delivery: deliverySchema,
+  /** Where the incident's spans hang (W3C trace context); absent when tracing was off at intake. */
+  trace: storedTraceSchema.nullable().optional(),
 });
 export type Incident = z.infer<typeof incidentSchema>;
 
@@ -158,7 +161,7 @@ export type TimelineEntry = z.infer<typeof timelineEntrySchema>;
 
 /** What `/sessions` shows: no internal bookkeeping. */
 export function publicIncident(incident: Incident) {
-  const { dedup_key: _key, prompt_text: _prompt, ...rest } = incident;
+  const { dedup_key: _key, prompt_text: _prompt, trace: _trace, ...rest } = incident;
   return rest;
 }
 export type PublicIncident = ReturnType<typeof publicIncident>;

@@ -1,6 +1,7 @@
 import { isCelError } from '@bufbuild/cel';
 import type { LoadedPolicy } from './load';
-import type { ChangeRecord, Verdict } from './schema';
+import { openWindow } from './change-windows';
+import type { Verdict } from './schema';
 import { instantOf, withinHours } from './zoned-time';
 
 /** What a verdict is computed from: the normalized alert, the device's inventory entry, the lines, the time. */
@@ -22,20 +23,6 @@ function bindings(ctx: PolicyContext) {
   return { alert, device, lines: [...ctx.lines], now: ctx.at.toISOString() };
 }
 
-/** An open change record that names what this alert names, inside its window. */
-function openRecord(loaded: LoadedPolicy, ctx: PolicyContext): ChangeRecord | undefined {
-  const at = ctx.at.getTime();
-  const zone = loaded.policy.timezone;
-  return loaded.records.find(
-    (r) =>
-      (r.status === 'scheduled' || r.status === 'in_progress') &&
-      r.device === ctx.alert.device &&
-      Object.entries(r.match).every(([k, v]) => ctx.alert.vars[k] === v) &&
-      instantOf(r.from, zone) <= at &&
-      at < instantOf(r.to, zone),
-  );
-}
-
 /**
  * The verdict for a requested change. A change record's window comes first (the record's owner
  * decides, never a card), then the first class whose `when` holds, then the freeze and the hours.
@@ -43,9 +30,13 @@ function openRecord(loaded: LoadedPolicy, ctx: PolicyContext): ChangeRecord | un
  */
 export function evaluatePolicy(loaded: LoadedPolicy, ctx: PolicyContext): Verdict {
   const { policy } = loaded;
-  const record = openRecord(loaded, ctx);
-  if (record) return { kind: 'escalate', rule: `change record ${record.id}`, owner: record.owner, reason: `${record.id} names this ${ctx.alert.device} change and its window is open until ${record.to}: its owner (${record.owner}) decides, not a card` };
   const at = ctx.at.getTime();
+  const open = openWindow(loaded.windows, ctx.alert.device, ctx.alert.vars, at);
+  if (open) {
+    const { window } = open;
+    const until = new Date(open.to).toISOString().replace(/:00\.000Z$/, 'Z');
+    return { kind: 'escalate', rule: window.label, owner: window.owner, reason: `${window.label}${window.summary ? ` (${window.summary})` : ''} names this ${ctx.alert.device} change and its window is open until ${until}: its owner (${window.owner}) decides, not a card` };
+  }
   const freeze = policy.freezes.find((f) => instantOf(f.from, policy.timezone) <= at && at < instantOf(f.to, policy.timezone));
   const vars = bindings(ctx);
   for (const c of policy.classes) {

@@ -4,7 +4,9 @@ import { dirname, resolve } from 'node:path';
 import { celEnv, parse, plan } from '@bufbuild/cel';
 import type { z } from 'zod';
 import { parseYamlSource, type PathSegment, type YamlSource } from '../artifacts/yaml-source';
-import { changeRecordsSchema, policySchema, type ChangeRecord, type Policy } from './schema';
+import { recordWindow, type ChangeWindow } from './change-windows';
+import { parseCalendar } from './ical-windows';
+import { changeRecordsSchema, policySchema, type Policy } from './schema';
 import { instantOf } from './zoned-time';
 
 /** One thing wrong in a policy file, where it is, and what to do about it. */
@@ -24,7 +26,12 @@ export interface LoadedPolicy {
   sha256: string;
   policy: Policy;
   when: Map<string, CompiledWhen>;
-  records: ChangeRecord[];
+  /** One-off change records and recurring maintenance windows, in the order their files list them. */
+  windows: ChangeWindow[];
+  /** The policy file and every records file it names: what a reload watches. */
+  sources: string[];
+  /** SHA-256 over all of them: whether a reload changed anything. */
+  digest: string;
 }
 
 export type PolicyLoad = { ok: true; loaded: LoadedPolicy } | { ok: false; problems: PolicyProblem[] };
@@ -73,15 +80,20 @@ function timeProblems(source: YamlSource, policy: Policy, problems: PolicyProble
   });
 }
 
-function loadRecords(policyFile: string, name: string, policy: Policy, problems: PolicyProblem[]): ChangeRecord[] {
+function readBeside(policyFile: string, name: string, problems: PolicyProblem[], read: Map<string, string>): { file: string; text: string } | undefined {
   const file = resolve(dirname(policyFile), name);
-  let text: string;
+  read.set(file, '');
   try {
-    text = readFileSync(file, 'utf8');
+    const text = readFileSync(file, 'utf8');
+    read.set(file, text);
+    return { file, text };
   } catch (error) {
-    problems.push({ file: policyFile, line: 1, column: 1, message: `change_records: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`, fix: 'point change_records at a YAML file beside the policy' });
-    return [];
+    problems.push({ file: policyFile, line: 1, column: 1, message: `change_records: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`, fix: 'point change_records at a YAML or .ics file beside the policy' });
+    return undefined;
   }
+}
+
+function yamlWindows(file: string, text: string, policy: Policy, problems: PolicyProblem[]): ChangeWindow[] {
   const source = parseYamlSource(text, file);
   if (source.syntaxErrors.length) {
     problems.push(...source.syntaxErrors.map((e) => ({ file, ...e, fix: 'correct the YAML syntax' })));
@@ -95,7 +107,19 @@ function loadRecords(policyFile: string, name: string, policy: Policy, problems:
   parsed.data.records.forEach((r, i) => {
     if (instantOf(r.to, policy.timezone) <= instantOf(r.from, policy.timezone)) problems.push({ file, ...source.locate(['records', i, 'to']), message: `records.${i}: ${r.id} ends before it starts`, fix: 'set "to" after "from"' });
   });
-  return parsed.data.records;
+  return parsed.data.records.map((r) => recordWindow(r, policy.timezone));
+}
+
+/** Change records from YAML and recurring windows from iCalendar (`.ics`), each file read as its name says. */
+function loadWindows(policyFile: string, names: string[], policy: Policy, problems: PolicyProblem[], texts: Map<string, string>): ChangeWindow[] {
+  return names.flatMap((name) => {
+    const read = readBeside(policyFile, name, problems, texts);
+    if (!read) return [];
+    if (!/\.ics$/i.test(name)) return yamlWindows(read.file, read.text, policy, problems);
+    const calendar = parseCalendar(read.text, policy.timezone);
+    problems.push(...calendar.problems.map((p) => ({ file: read.file, line: p.line, column: 1, message: p.message, fix: p.fix })));
+    return calendar.windows;
+  });
 }
 
 /** Reads, validates and compiles a policy file: every problem at once, each with its place and a fix. */
@@ -119,10 +143,14 @@ export function loadPolicy(file: string): PolicyLoad {
     if (compiled) when.set(c.id, compiled);
   });
   timeProblems(source, policy, problems);
-  const records = policy.change_records ? loadRecords(path, policy.change_records, policy, problems) : [];
+  const recordFiles = typeof policy.change_records === 'string' ? [policy.change_records] : (policy.change_records ?? []);
+  const texts = new Map<string, string>([[path, text]]);
+  const windows = loadWindows(path, recordFiles, policy, problems, texts);
   if (problems.length) return { ok: false, problems };
   const sha256 = createHash('sha256').update(text).digest('hex');
-  return { ok: true, loaded: { file: path, sha256, policy, when, records } };
+  const all = createHash('sha256');
+  for (const [file, content] of texts) all.update(`${file}\0${content}\0`);
+  return { ok: true, loaded: { file: path, sha256, policy, when, windows, sources: [...texts.keys()], digest: all.digest('hex') } };
 }
 
 /** A problem as a person reads it in a terminal or on /health. */

@@ -5,6 +5,9 @@ import { evaluatePolicy } from './evaluate';
 import { describeProblem, loadPolicy, type LoadedPolicy } from './load';
 import type { Verdict } from './schema';
 
+/** The inventory's platform and tags for a device, as the policy's `device` sees them. */
+export type DeviceLookup = (name: string) => { platform?: string; tags?: Record<string, string> } | undefined;
+
 export interface RelayPolicy {
   /** The verdict for these lines on this incident's device, now. */
   verdict(incident: Incident, lines: string[], at: Date): Verdict;
@@ -20,7 +23,12 @@ export interface RelayPolicy {
  * a policy it cannot read); a change to the file is picked up without a restart, and one that
  * does not load leaves the last good policy in force, with a standing warning naming the problems.
  */
-export function openRelayPolicy(file: string, logger: Logger, pollMs = 1_000): RelayPolicy {
+export function openRelayPolicy(
+  file: string,
+  logger: Logger,
+  options: { device?: DeviceLookup; pollMs?: number; onChange?: (change: { file: string; sha256: string; ok: boolean }) => void } = {},
+): RelayPolicy {
+  const { device = () => undefined, pollMs = 1_000, onChange } = options;
   const first = loadPolicy(file);
   if (!first.ok) throw new Error(`POLICY_FILE does not load:\n${first.problems.map(describeProblem).join('\n')}`);
   let loaded: LoadedPolicy = first.loaded;
@@ -30,24 +38,35 @@ export function openRelayPolicy(file: string, logger: Logger, pollMs = 1_000): R
     if (!next.ok) {
       problems = next.problems.map(describeProblem);
       logger.warn({ problems }, 'the changed policy does not load: the last good one stays in force');
+      onChange?.({ file: loaded.file, sha256: loaded.sha256, ok: false });
       return;
     }
     problems = [];
-    if (next.loaded.sha256 === loaded.sha256) return;
+    if (next.loaded.digest === loaded.digest) return;
     loaded = next.loaded;
+    watch(loaded.sources);
     logger.info({ file: loaded.file, sha256: loaded.sha256 }, 'change policy reloaded');
+    onChange?.({ file: loaded.file, sha256: loaded.sha256, ok: true });
   };
-  watchFile(loaded.file, { interval: pollMs, persistent: false }, reload);
+  // The change records and calendars it names are part of the policy: an edit to any is picked up.
+  const watched = new Set<string>();
+  const watch = (files: string[]) => {
+    for (const f of files) if (!watched.has(f)) watchFile(f, { interval: pollMs, persistent: false }, reload);
+    for (const f of files) watched.add(f);
+  };
+  watch(loaded.sources);
   return {
     verdict: (incident, lines, at) =>
       evaluatePolicy(loaded, {
         alert: { alert_def_id: incident.alert_def_id, device: incident.device_hostname, severity: incident.severity, vars: { ...incident.alert_vars } },
-        device: { name: incident.device_hostname },
+        device: { name: incident.device_hostname, ...device(incident.device_hostname) },
         lines,
         at,
       }),
     current: () => ({ file: loaded.file, sha256: loaded.sha256 }),
     warnings: () => (problems.length ? [`The change policy was edited but does not load; the last good one (sha256 ${loaded.sha256.slice(0, 12)}) stays in force: ${problems.join('; ')}`] : []),
-    stop: () => unwatchFile(loaded.file, reload),
+    stop: () => {
+      for (const f of watched) unwatchFile(f, reload);
+    },
   };
 }

@@ -52,8 +52,8 @@ export const policySchema = z.strictObject({
   timezone: ianaZone.default('UTC'),
   default: z.enum(['escalate', 'deny']).default('escalate'),
   freezes: z.array(freezeSchema).default([]),
-  /** YAML change records, relative to the policy file. */
-  change_records: z.string().min(1).optional(),
+  /** Change records (YAML) and recurring maintenance windows (iCalendar, `.ics`), relative to the policy file. */
+  change_records: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional(),
   classes: z.array(policyClassSchema).default([]),
 });
 export type Policy = z.infer<typeof policySchema>;

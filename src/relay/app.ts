@@ -41,6 +41,7 @@ import type { Incident } from '../incidents/model';
 import type { StoreCheck } from '../incidents/store';
 import { join, resolve } from 'node:path';
 import { createFaultKeyRules } from '../artifacts/fault-key';
+import { fastifyTracing } from '../telemetry/sdk';
 
 export interface AppDeps {
   /** Live approval channels and the approvers following the relay, for /health and /health/deep. */
@@ -94,6 +95,8 @@ export interface AppDeps {
   deviceTools: { createServer: () => McpServer };
   /** `GET /metrics` (Prometheus text), and the alert routes' 400 and 503 answers counted into it. */
   metrics?: RelayMetrics;
+  /** Told of every 401 the relay answers (the audit stream); never the credential offered. */
+  onAuthFailed?: (failure: { method: string; route: string; ip: string; code: string }) => void;
   /** Extra routes behind the same bearer as /sessions (the live event stream, the UI data). */
   protectedRoutes?: (scope: FastifyInstance) => Promise<void>;
 }
@@ -116,6 +119,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Node answers a missing Host itself with an empty 400: the request guard answers it instead, in the documented shape.
     http: { requireHostHeader: false },
   });
+  // First, so every route after it is traced (when OTEL_* turned tracing on).
+  const tracing = fastifyTracing();
+  if (tracing) await app.register(tracing);
   answerExpectations(app);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
@@ -139,6 +145,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       deps.logger.warn({ source, failures, window_s: windowSeconds }, `${failures} failed authentications from ${source}: its further wrong attempts are answered 429 for up to ${windowSeconds} s`),
   });
   installAuthAttempts(app, attempts, knownCredential({ secrets: [secret, deps.tools.token, deps.terminal.terminalSecret], operators, session: uiSession }));
+  const onAuthFailed = deps.onAuthFailed;
+  // The route's pattern, not the URL: a sign-in link or a search path may carry a token.
+  if (onAuthFailed) app.addHook('onResponse', async (request, reply) => void (reply.statusCode === 401 && onAuthFailed({ method: request.method, route: request.routeOptions.url ?? '(no route)', ip: request.ip, code: 'unauthorized' })));
 
   // A person's own token opens the read-only checks (/health/deep) too.
   const readers = operators ? (token: string) => operators.byToken(token) !== undefined : undefined;

@@ -15,9 +15,8 @@ import { createDeviceGuardServer } from '../tools/device-guard';
 import { createMcpDeviceTools } from '../artifacts/device-tools';
 import { createStrictAllowList } from '../tools/strict-allow-list';
 import { join, resolve } from 'node:path';
-import { createRuntimeEventMapper, startRuntimeEventFollower } from '../incidents/runtime-events';
+import { followRuntime } from './runtime-follow';
 import { createSessionLogWriter } from '../incidents/session-log';
-import { createRunReconciler } from '../incidents/reconcile-runs';
 import { eventsRoutes } from './routes/events';
 import { systemClock } from '../clock';
 import { createDispatcher } from '../delivery/dispatcher';
@@ -35,8 +34,8 @@ import { createIntake } from './intake';
 import { createAlertSources } from './alert-sources';
 import { createModelCheck } from '../agent/model-check';
 import { createRunGate } from './run-gate';
-import { openRelayPolicy } from '../policy/relay-policy';
 import { openQuarantine } from '../quarantine/open';
+import { openConfiguredPolicy } from './policy-setup';
 import { countedIntake } from './counted-intake';
 import { runBlockers, standingWarnings, storeWarnings } from './standing-warnings';
 import { createHeadedIntake } from './headed-intake';
@@ -48,6 +47,8 @@ import { followTeam } from '../team/follow-team';
 import { createTeamDecisions } from '../team/decisions';
 import { createForgedRows } from '../team/forged-rows';
 import { ownsEverything, type Owns } from '../incidents/ownership';
+import { auditedOperatorsLog, setUpAudit, type RelayAudit } from '../audit/setup';
+import { traceApprovalWaits } from '../telemetry/incident-events';
 export type { Relay, RelayDeps } from './relay-contract';
 import type { Relay, RelayDeps } from './relay-contract';
 
@@ -55,7 +56,8 @@ import type { Relay, RelayDeps } from './relay-contract';
 export async function createRelay(deps: RelayDeps): Promise<Relay> {
   const { store, agent, logger } = deps;
   // Read at start: a broken operators file stops the relay with one line per problem, not at the first decision.
-  const listed = deps.config.OPERATORS_FILE ? openOperatorsFile(resolve(deps.config.OPERATORS_FILE), logger) : undefined;
+  const late: { audit?: RelayAudit } = {}; // the audit stream, made once metrics exist: reloads before then are the start itself
+  const listed = deps.config.OPERATORS_FILE ? openOperatorsFile(resolve(deps.config.OPERATORS_FILE), auditedOperatorsLog(logger, deps.config.OPERATORS_FILE, () => late.audit)) : undefined;
   // With the laptop's local operator one of the team: an approver who signs in to /ui with a one-time link.
   const operators = deps.signIn ? withOperator(listed, deps.signIn.operator) : listed;
   // With DEVICE_INVENTORY (and no DEVICE_MCP_URL) the relay runs the SSH device tool server itself, on loopback.
@@ -109,8 +111,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
   const channels = [...(webex ? [webex] : []), ...(deps.channels ?? [])];
   // Each channel with a socket says how it stands, through the port; a team follower stands by.
   const messaging = deps.messaging ?? (() => messagingHealth(channels, deps.standby?.() ?? false));
-  // Loaded before anything can ask for a change: a relay does not start on a policy it cannot read.
-  const policy = config.POLICY_FILE ? openRelayPolicy(resolve(config.POLICY_FILE), logger) : undefined;
+  const policy = openConfiguredPolicy(config, logger, (c) => late.audit?.configChanged('policy', c));
   if (policy) laterWarnings.add(() => policy.warnings());
   // Devices whose change could not be put back: no card and no configuration until a person clears them.
   const quarantine = await openQuarantine({ incidents, clock, logger, tell: (id, md) => approvals.tellRoom(id, md), ...(deps.quarantine ? { backend: deps.quarantine } : {}), ...(team ? { team } : {}) });
@@ -148,37 +149,9 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
   const host = createChannelHost({ approvals, decide, incidents, channels, logger });
   for (const channel of channels) channel.attach(host);
   const onCardSubmission = webex ? webex.onCardSubmission : async () => logger.warn('card submission ignored: no operator room configured');
-  const mapper = createRuntimeEventMapper({
-    incidents,
-    agent,
-    logger,
-    clock,
-    owns,
-    onSessionFailed: (id, message) => approvals.tellRoom(id, `❌ **${id}**: the agent session failed: ${message}`),
-  });
-  const reconcile = createRunReconciler({ incidents, agent, mapper, clock, logger, owns });
-  let streamUp = false;
-  const follower = startRuntimeEventFollower({
-    agent,
-    mapper,
-    logger,
-    clock,
-    onStatus: (s) => {
-      // Whatever ended while the stream was down (or the relay was) is asked for on every connect.
-      if (s.connected && !streamUp) reconcile().catch((error: unknown) => logger.warn({ err: error }, 'could not reconcile open runs'));
-      // /health's standing warning about a missing model is known from the first connect, not the first alert.
-      if (s.connected && !streamUp) {
-        modelCheck.refresh().then(
-          (m) => m.state === 'missing' && logger.error(m.message),
-          () => undefined,
-        );
-      }
-      streamUp = s.connected;
-      bus.publish('health.runtime', { ok: s.connected, ...(s.error ? { error: s.error } : {}) });
-    },
-  });
+  const follower = followRuntime({ incidents, agent, logger, clock, owns, bus, modelCheck, onSessionFailed: (id, message) => approvals.tellRoom(id, `❌ **${id}**: the agent session failed: ${message}`) });
   const sessionLog = createSessionLogWriter({ incidents, bus, logDir: resolve(config.RELAY_LOG_DIR), logger, owns });
-  sessionLog.backfill(incidents.list());
+  sessionLog.backfill(incidents.values());
   // The device server's bearer (generated in memory, or DEVICE_MCP_TOKEN) goes to this client only.
   const ownDeviceTools = !deps.deviceTools && deviceMcpUrl ? createMcpDeviceTools(deviceMcpUrl, { token: deviceServer?.token ?? config.DEVICE_MCP_TOKEN }) : undefined;
   const deviceTools = deps.deviceTools ?? ownDeviceTools;
@@ -194,6 +167,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
   const metrics = createRelayMetrics({ bus, incidents, storeHealth: () => store.health(), ...(team ? { leading: () => team.leading() } : {}) });
   const counted = countedIntake(intake, alertSources, metrics);
   const scrubber = createSecretScrubber([...SECRET_KEYS.map((k) => config[k]), toolsToken, terminalSecret]);
+  const audit = (late.audit = setUpAudit({ config, incidents, bus, clock, logger, scrub: scrubber.scrub, ...(deps.proxy ? { proxy: deps.proxy } : {}), owns, ...(team ? { team: { pool: team.pool, relayId: team.relayId } } : {}), registry: metrics.registry, warningsTo: laterWarnings }));
   const app = await buildApp({
     config,
     approvals: { decide },
@@ -211,6 +185,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     intake: counted.intake,
     alertSources: counted.sources,
     metrics,
+    onAuthFailed: audit.authFailed,
     startHeaded,
     terminal: { terminalSecret, tell: tellTerminal, abort: (sessionId) => agent.abort(sessionId) },
     mayStartRun: runGate.mayStart,
@@ -252,6 +227,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
   const offUpdated = bus.subscribe('incident.updated', ({ incident, previous_state }) => {
     if (isTerminal(incident.state) && !isTerminal(previous_state)) dispatcher.kick();
   });
+  const offTracing = traceApprovalWaits(bus, incidents.get);
   dispatcher.holdWhile(runGate.heldBecause);
   dispatcher.recover();
   approvals.recover();
@@ -281,6 +257,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     async close() {
       policy?.stop();
       offUpdated();
+      offTracing();
       metrics.stop();
       alertSources.stop();
       offTeam();
@@ -289,6 +266,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
       approvals.stop();
       void [quarantine.stop(), confirmed?.stop()];
       await app.close();
+      await audit.stop();
       await dispatcher.stop();
       await follower.stop();
       await sessionLog.stop();

@@ -29,6 +29,7 @@ import { hostname } from 'node:os';
 import { assertRuntimeFiles, createRuntimeFilesCheck, SHIPPED_MANIFEST, type RuntimeFilesCheck } from '../agent/integrity';
 import { embeddedRuntimeEnv } from '../agent/runtime-env';
 import { createRuntimeConfigCheck, type RuntimeConfigCheck } from '../agent/runtime-config-check';
+import { OTLP_EXPORT_ENV } from '../telemetry/settings';
 
 export interface HeadlessOptions {
   env: Record<string, string | undefined>;
@@ -84,9 +85,10 @@ function teamDecisionKey(config: RelayConfig, scrubber: SecretScrubber | undefin
 /**
  * What the embedded runtime must not inherit: the relay's secrets, and the way past the device guard
  * (the device server's URL, its token, the inventory it runs on). Its agents reach devices through
- * the relay's `/device-mcp` only, where approvals and the timeline are enforced.
+ * the relay's `/device-mcp` only, where approvals and the timeline are enforced. Nor the OTLP
+ * exporter's endpoint and key: the relay's traces carry identifiers only, opencode's would not.
  */
-export const RUNTIME_OMIT_ENV: readonly string[] = [...SECRET_KEYS, 'TEAM_DECISION_KEY_FILE', 'DEVICE_MCP_URL', 'DEVICE_INVENTORY', 'DEVICE_SERVER_TOKEN'];
+export const RUNTIME_OMIT_ENV: readonly string[] = [...SECRET_KEYS, 'TEAM_DECISION_KEY_FILE', 'DEVICE_MCP_URL', 'DEVICE_INVENTORY', 'DEVICE_SERVER_TOKEN', ...OTLP_EXPORT_ENV];
 
 /** Where the embedded runtime's agents reach the relay's endpoints (`/mcp`, `/device-mcp`). */
 function localUrl(listenUrl: string, path: string): string {

@@ -115,4 +115,29 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 7,
+    name: 'outbox: pages and audit events, each sent by exactly one relay',
+    sql: `
+      -- One row per item to deliver (stream: 'pager', 'audit', ...); the key is its dedup key, so one is never sent twice.
+      CREATE TABLE outbox (
+        stream       text    NOT NULL,
+        key          text    NOT NULL,
+        kind         text    NOT NULL,
+        payload      jsonb   NOT NULL,
+        -- pending, then sent or failed (kept: a later enqueue of the same key is dropped).
+        state        text    NOT NULL DEFAULT 'pending',
+        attempts     integer NOT NULL DEFAULT 0,
+        not_before   timestamptz NOT NULL,
+        -- The relay sending it now, and until when: a dead relay's lease runs out and another takes it.
+        lease_owner  text,
+        lease_until  timestamptz,
+        last_error   text,
+        enqueued_at  timestamptz NOT NULL,
+        finished_at  timestamptz,
+        PRIMARY KEY (stream, key)
+      );
+      CREATE INDEX outbox_due ON outbox (stream, not_before) WHERE state = 'pending';
+    `,
+  },
 ];

@@ -3,7 +3,9 @@ import type { ChangeStatus, DeviceTools } from '../artifacts/device-tools';
 import type { Clock } from '../clock';
 import { changeOutcomeText, endingOfReason, nextChangeState, type ChangeEnding, type ChangeEvent, type ChangeRecord } from '../incidents/change';
 import type { Incidents } from '../incidents/service';
+import { newestFirst } from '../incidents/store';
 import type { NoPostCheck, PostCheckPlan } from './post-check';
+import { inIncidentSpan } from '../telemetry/incident-trace';
 
 export interface ConfirmedApplyDeps {
   incidents: Incidents;
@@ -80,7 +82,14 @@ export function createConfirmedApply(deps: ConfirmedApplyDeps) {
     return settle(incidentId, status.state === 'rolled_back' ? 'rolled_back' : 'rollback_failed', endingOfReason(status.reason), status.detail ? { detail: status.detail } : {});
   }
 
-  async function confirm(incidentId: string, ending: 'post_check' | 'person', person?: string): Promise<ConfirmResult> {
+  /** The change's steps as spans under the incident's trace; the device server's calls carry it on. */
+  const traced = <T>(incidentId: string, name: string, work: () => Promise<T>) => inIncidentSpan(incidents.get(incidentId), name, {}, work);
+
+  function confirm(incidentId: string, ending: 'post_check' | 'person', person?: string): Promise<ConfirmResult> {
+    return traced(incidentId, 'change.confirm', () => confirmNow(incidentId, ending, person));
+  }
+
+  async function confirmNow(incidentId: string, ending: 'post_check' | 'person', person?: string): Promise<ConfirmResult> {
     const change = current(incidentId);
     if (!change) return { ok: false, code: 'no_change', message: `${incidentId} has no applied change to confirm` };
     if (change.state !== 'pending') return { ok: false, code: 'not_pending', message: `the change on ${change.device} was already ${changeOutcomeText(change)}; nothing to confirm`, change };
@@ -100,7 +109,11 @@ export function createConfirmedApply(deps: ConfirmedApplyDeps) {
     }
   }
 
-  async function rollback(incidentId: string, ending: ChangeEnding, why: string): Promise<void> {
+  function rollback(incidentId: string, ending: ChangeEnding, why: string): Promise<void> {
+    return traced(incidentId, 'change.rollback', () => rollbackNow(incidentId, ending, why));
+  }
+
+  async function rollbackNow(incidentId: string, ending: ChangeEnding, why: string): Promise<void> {
     const change = current(incidentId);
     if (change?.state !== 'pending') return;
     try {
@@ -115,7 +128,11 @@ export function createConfirmedApply(deps: ConfirmedApplyDeps) {
   }
 
   /** The RAW's post-check, on the device, by the relay: confirm when it passes, roll back when every attempt fails. */
-  async function postCheck(incidentId: string): Promise<void> {
+  function postCheck(incidentId: string): Promise<void> {
+    return traced(incidentId, 'change.post_check', () => postCheckNow(incidentId));
+  }
+
+  async function postCheckNow(incidentId: string): Promise<void> {
     const plan = await deps.plan(incidentId).catch((error: unknown) => ({ reason: `the RAW could not be read (${(error as Error).message})` }));
     const change = current(incidentId);
     if (!change || change.state !== 'pending') return;
@@ -199,9 +216,10 @@ export function createConfirmedApply(deps: ConfirmedApplyDeps) {
     },
     /** After a restart: the deadlines of this relay's changes still pending; the post-check runs again. */
     recover(): void {
-      for (const incident of incidents.list()) {
-        if (incident.change?.state !== 'pending' || !owns(incident.incident_id)) continue;
+      const pending = [...incidents.values()].filter((i) => i.change?.state === 'pending' && owns(i.incident_id));
+      for (const incident of pending.sort(newestFirst)) {
         const { incident_id: id, change } = incident;
+        if (!change) continue;
         armDeadline(id, change);
         // A device tool server that restarted with the relay (DEVICE_INVENTORY) has already rolled back what
         // its journal held: take its word first, so the incident says so now and no post-check runs on a

@@ -10,6 +10,8 @@ import { checkExec } from './device-policy';
 import { NOTHING_SENT_KINDS } from '../devices/errors';
 import type { ConfirmedApply } from './confirmed-apply';
 import { quarantineLine, type QuarantineEntry } from '../quarantine/entry';
+import { traceToolCalls } from '../telemetry/traced-tools';
+import { approvedFingerprint, mismatchOf, recordMatch, recordMismatch } from './fingerprint-check';
 
 export interface DeviceGuardDeps {
   incidents: Incidents;
@@ -56,10 +58,10 @@ function nothingWasSent(error: unknown): boolean {
  */
 export function createDeviceGuardServer(deps: DeviceGuardDeps): McpServer {
   const { incidents, upstream, logger } = deps;
-  const server = new McpServer(
+  const server = traceToolCalls(new McpServer(
     { name: 'fault-relay-device-guard', version: '1.0.0' },
     { instructions: 'Device tools behind the fault relay: exec_cli for read-only show commands, config_cli for approved configuration only.' },
-  );
+  ), incidents.get);
 
   const refuse = (incidentId: string, tool: string, reason: string, detail: Record<string, unknown>) => {
     // An invented incident id has no timeline to write to; the log keeps the attempt.
@@ -141,6 +143,9 @@ export function createDeviceGuardServer(deps: DeviceGuardDeps): McpServer {
         }
       }
       const sha = incidents.get(incident_id)?.approval_request?.lines_sha256 ?? '';
+      // The device must still be as previewed: the server compares before the first line (NSO's no-overwrite).
+      const expected = approvedFingerprint(incidents.get(incident_id));
+      const expect = expected ? { expectConfigSha256: expected } : {};
       // What is sent is the approval's, never the model's strings: the incident's own device and the
       // lines exactly as the human approved them (the model's lines only had to hash the same).
       const target = claimed.claim.device;
@@ -148,9 +153,10 @@ export function createDeviceGuardServer(deps: DeviceGuardDeps): McpServer {
       try {
         const confirmed = deps.confirmed;
         const within = confirmed ? await confirmed.within(incident_id) : undefined;
-        const applied = confirmed && within !== undefined ? await upstream.configProvisional(target, lines, within) : { output: await upstream.configCli(target, lines), change: undefined };
+        const applied = confirmed && within !== undefined ? await upstream.configProvisional(target, lines, within, expect) : { output: await upstream.configCli(target, lines, expect), change: undefined };
         const output = applied.output;
         claimed.claim.applied(output);
+        if (expected) recordMatch(incidents, incident_id, target, expected, applied.change?.before_sha256);
         incidents.record(incident_id, 'device.config_applied', `Applied on ${target} (lines ${shortHash(sha)}): ${lines.join(' / ')}`, { device: target, commands: lines, output: excerpt(output, 20_000) });
         logger.info({ incident_id, device: target, lines: lines.length }, 'approved configuration applied');
         if (confirmed && applied.change && within !== undefined) confirmed.started(incident_id, applied.change, within);
@@ -161,6 +167,12 @@ export function createDeviceGuardServer(deps: DeviceGuardDeps): McpServer {
             : output,
         );
       } catch (error) {
+        const mismatch = expected ? mismatchOf(error, target, expected) : undefined;
+        if (mismatch) {
+          claimed.claim.voided('the device configuration changed since the preview');
+          logger.warn({ incident_id, device: target }, 'approved change not applied: the device changed since its preview');
+          return err(recordMismatch(incidents, incident_id, mismatch));
+        }
         const message = (error as Error).message;
         const reached = !nothingWasSent(error);
         if (reached) claimed.claim.failed(message);

@@ -12,6 +12,7 @@ import type { IncidentEvent } from '../incidents/state';
 import { previewBeforeApproval, type PreviewConfig } from './approval-preview';
 import { quarantineLine, type QuarantineEntry } from '../quarantine/entry';
 import { CHANGE_WORDS_TITLE, changeWords, withoutConfigClaims } from '../incidents/outcome-words';
+import { traceToolCalls } from '../telemetry/traced-tools';
 
 /** The incident event each outcome the agent reports is (src/incidents/state.ts). */
 const OUTCOME_EVENT = { resolved: 'resolve', escalated: 'escalate', failed: 'fail' } as const satisfies Record<string, IncidentEvent>;
@@ -49,10 +50,10 @@ export const WAIT_MAX_S = 50;
  */
 export function createRelayToolsServer(deps: RelayToolsDeps): McpServer {
   const { incidents, approvals, channels, logger, clock } = deps;
-  const server = new McpServer(
+  const server = traceToolCalls(new McpServer(
     { name: 'fault-relay', version: '1.0.0' },
     { instructions: 'Operator channel of the fault relay: notify the room, request approvals, report the outcome, wait between RAW steps.' },
-  );
+  ), incidents.get);
 
   server.registerTool(
     'notify',

@@ -108,4 +108,33 @@ describe('/sessions and the /events snapshot with many incidents', () => {
     expect(all.headers['x-next-cursor']).toBeUndefined();
     expect((await t.server.inject({ url: '/sessions?limit=2' })).json()).toMatchObject({ incidents: [{ state: 'failed' }, { state: 'failed' }], next_cursor: expect.any(String) });
   });
+
+  it('finds incidents by time range, state, device, approver and outcome, open and finished alike, and names a bad filter', async () => {
+    const t = await relayWith(2, 4);
+    const [first, second] = t.finishedIds as [string, string];
+    const at = t.incidents.get(second)!.created_at;
+    const ids = async (query: string) => {
+      const res = await t.server.inject({ url: `/sessions?${query}` });
+      expect(res.statusCode).toBe(200);
+      const body = res.json() as { incidents: { incident_id: string }[]; next_cursor: string | null };
+      return body.incidents.map((i) => i.incident_id).sort();
+    };
+    expect(await ids('state=queued')).toEqual([...t.openIds].sort());
+    expect(await ids('state=queued,failed')).toHaveLength(6);
+    expect(await ids('device=r0')).toEqual([first]);
+    expect(await ids(`from=${encodeURIComponent(at)}&state=failed&device=R1`)).toEqual([second]);
+    expect(await ids(`to=${encodeURIComponent(at)}&device=R1`)).toEqual([]);
+    expect(await ids('outcome=resolved')).toEqual([]);
+    expect(await ids('approver=ana')).toEqual([]);
+    // A page of two, then the rest by its cursor: the filter holds across pages.
+    const page = (await t.server.inject({ url: '/sessions?state=failed&limit=2' })).json() as { incidents: unknown[]; next_cursor: string };
+    expect(page.incidents).toHaveLength(2);
+    const rest = (await t.server.inject({ url: `/sessions?state=failed&limit=2&cursor=${page.next_cursor}` })).json() as { incidents: unknown[] };
+    expect(rest.incidents).toHaveLength(2);
+    for (const bad of ['state=burning', 'from=yesterday', 'outcome=maybe']) {
+      const res = await t.server.inject({ url: `/sessions?${bad}` });
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toMatchObject({ error: { code: expect.any(String), message: expect.stringMatching(/state|from|outcome/) } });
+    }
+  });
 });

@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Incidents } from '../../incidents/service';
 import { publicIncident } from '../../incidents/model';
 import { decodeCursor, finishedPage, MAX_ARCHIVE_PAGE, openAndRecent } from '../../incidents/incident-pages';
+import { incidentQuerySchema, isEmptyQuery, matchesIncidentQuery } from '../../incidents/incident-query';
 import { HttpError } from '../errors';
 
 /** The largest timeline page: a long run's detail stays a few hundred kilobytes per request. */
@@ -13,20 +14,23 @@ export const sessionsRoutes: FastifyPluginAsyncZod<{ incidents: Incidents }> = a
    * Without a query: `{incident_id: incident}` of every open incident and the newest finished ones,
    * and `x-next-cursor` when older ones exist. With `cursor` and/or `limit`: a page of the finished
    * incidents older than the cursor, newest first, `{incidents, next_cursor}` (null on the last).
+   * With any of `from`, `to`, `state`, `device`, `approver`, `outcome`: a page of every incident,
+   * open or finished, that matches them all, in the same shape.
    */
   app.get(
     '/sessions',
     {
       schema: {
-        querystring: z.object({
+        querystring: incidentQuerySchema.extend({
           cursor: z.string().max(400).optional(),
           limit: z.coerce.number().int().min(1).max(MAX_ARCHIVE_PAGE).optional(),
         }),
       },
     },
     async (request, reply) => {
-      const { cursor, limit } = request.query;
-      if (cursor === undefined && limit === undefined) {
+      const { cursor, limit, ...query } = request.query;
+      const filtered = !isEmptyQuery(query);
+      if (cursor === undefined && limit === undefined && !filtered) {
         const first = openAndRecent(incidents);
         if (first.next_cursor) void reply.header('x-next-cursor', first.next_cursor);
         const out: Record<string, ReturnType<typeof publicIncident>> = {};
@@ -35,7 +39,7 @@ export const sessionsRoutes: FastifyPluginAsyncZod<{ incidents: Incidents }> = a
       }
       const after = cursor === undefined ? null : decodeCursor(cursor);
       if (cursor !== undefined && !after) throw new HttpError(400, 'invalid_cursor', 'cursor is not one this relay gave out (take it from next_cursor or x-next-cursor)');
-      const page = finishedPage(incidents.values(), after, limit ?? MAX_ARCHIVE_PAGE);
+      const page = filtered ? finishedPage(incidents.values(), after, limit ?? MAX_ARCHIVE_PAGE, (i) => matchesIncidentQuery(i, query)) : finishedPage(incidents.values(), after, limit ?? MAX_ARCHIVE_PAGE);
       return { incidents: page.incidents.map(publicIncident), next_cursor: page.next_cursor };
     },
   );

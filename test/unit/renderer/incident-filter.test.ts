@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { IncidentSummary } from '../../../renderer/bridge/contract';
-import { countByGroup, devicesOf, filterIncidents, NO_FILTER } from '../../../renderer/state/incident-filter';
+import { approversOf, countByGroup, devicesOf, filterIncidents, NO_FILTER } from '../../../renderer/state/incident-filter';
 
 const incident = (id: string, state: IncidentSummary['state'], device: string, neighbor: string) =>
   ({ incident_id: id, state, device_hostname: device, alert_def_id: 'AD000002', alert_vars: { neighbor_ip: neighbor } }) as unknown as IncidentSummary;
@@ -28,7 +28,19 @@ describe('incident list filters', () => {
     expect(ids(filterIncidents(LIST, { ...NO_FILTER, query: '10.0.0.' }))).toEqual(['INC-1', 'INC-3']);
     expect(ids(filterIncidents(LIST, { ...NO_FILTER, query: 'EDGE' }))).toEqual(['INC-4']);
     expect(ids(filterIncidents(LIST, { ...NO_FILTER, query: 'inc-6' }))).toEqual(['INC-6']);
-    expect(ids(filterIncidents(LIST, { group: 'needs-me', device: 'R1', query: '10.0.0.6' }))).toEqual(['INC-3']);
+    expect(ids(filterIncidents(LIST, { ...NO_FILTER, group: 'needs-me', device: 'R1', query: '10.0.0.6' }))).toEqual(['INC-3']);
     expect(devicesOf(LIST)).toEqual(['edge-07', 'R1', 'R2', 'R3']);
+  });
+
+  it('filters by when an incident was raised, how it ended and who decided, as the API does', () => {
+    const now = Date.parse('2026-11-29T12:00:00Z');
+    const ended = (id: string, hoursAgo: number, kind: 'resolved' | 'escalated', by: string) =>
+      ({ ...incident(id, kind, 'R1', '10.0.0.2'), created_at: new Date(now - hoursAgo * 3_600_000).toISOString(), outcome: { kind, summary: '', at: '' }, approval: { by } }) as unknown as IncidentSummary;
+    const list = [ended('A', 0.5, 'resolved', 'Ana Ruiz'), ended('B', 5, 'escalated', 'Bo Li'), ended('C', 30, 'resolved', 'Bo Li')];
+    expect(ids(filterIncidents(list, { ...NO_FILTER, since: '1h' }, now))).toEqual(['A']);
+    expect(ids(filterIncidents(list, { ...NO_FILTER, since: '24h' }, now))).toEqual(['A', 'B']);
+    expect(ids(filterIncidents(list, { ...NO_FILTER, outcome: 'resolved' }, now))).toEqual(['A', 'C']);
+    expect(ids(filterIncidents(list, { ...NO_FILTER, approver: 'Bo Li', since: '7d' }, now))).toEqual(['B', 'C']);
+    expect(approversOf(list)).toEqual(['Ana Ruiz', 'Bo Li']);
   });
 });
