@@ -122,6 +122,10 @@ export function createDesktopApi(deps: DesktopApiDeps): RequestChannels {
       const result = await confirm(incidentId, changeId, deps.user);
       return result.ok ? { status: 'confirmed', outcome: changeOutcomeText(result.change) } : { status: 'refused', message: result.message };
     },
+    async clearDevice(device) {
+      const lifted = await host.require().relay.quarantine.clear(device, deps.user);
+      return lifted ? { status: 'cleared', device: lifted.device } : { status: 'refused', message: `${device} is not quarantined: there is nothing to clear` };
+    },
     getSettings: async () => deps.settings.fields(),
     async saveSettings(values) {
       const result = deps.settings.save(values);

@@ -148,6 +148,13 @@ export function createTeamClient(opts: { url: string; token: string; logger?: Lo
       if (res.statusCode === 200) return { ok: true, outcome: body.outcome ?? 'confirmed' };
       return { ok: false, message: body.error?.message ?? `the team relay answered ${res.statusCode}` };
     },
+    /** `POST /devices/:name/clear` as this person: lets changes reach a quarantined device again. */
+    async clearDevice(device: string): Promise<{ ok: true; device: string } | { ok: false; message: string }> {
+      const res = await request(`${base}/devices/${encodeURIComponent(device)}/clear`, { method: 'POST', headers: auth });
+      const body = (await res.body.json().catch(() => ({}))) as { device?: string; error?: { message?: string } };
+      if (res.statusCode === 200) return { ok: true, device: body.device ?? device };
+      return { ok: false, message: body.error?.message ?? `the team relay answered ${res.statusCode}` };
+    },
     async stop(): Promise<void> {
       controller.abort();
       await running;

@@ -54,6 +54,10 @@ export function createTeamDesktopApi(deps: { team: TeamClient; settings: Setting
       const r = await team.confirm(incidentId, changeId);
       return r.ok ? { status: 'confirmed', outcome: r.outcome } : { status: 'refused', message: r.message };
     },
+    async clearDevice(device) {
+      const r = await team.clearDevice(device);
+      return r.ok ? { status: 'cleared', device: r.device } : { status: 'refused', message: r.message };
+    },
     getSettings: async () => deps.settings.fields(),
     saveSettings: async (values) => deps.settings.save(values),
   };

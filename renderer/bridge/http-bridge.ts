@@ -189,6 +189,12 @@ export function createHttpBridge(deps: HttpBridgeDeps): Bridge {
       if (!res.ok) return { status: 'refused', message: await errorMessage(res) };
       return { status: 'confirmed', outcome: z.object({ outcome: z.string() }).parse(await res.json()).outcome };
     },
+    // The same route an approver's token uses; the relay checks who the session is.
+    async clearDevice(device) {
+      const res = await deps.fetch(url(`/devices/${encodeURIComponent(device)}/clear`), { method: 'POST', headers: { accept: 'application/json' }, credentials: 'same-origin' });
+      if (!res.ok) return { status: 'refused', message: await errorMessage(res) };
+      return { status: 'cleared', device: z.object({ device: z.string() }).parse(await res.json()).device };
+    },
     getSettings: () => getJson('/ui/api/settings', z.array(settingFieldSchema)),
     saveSettings: () => Promise.reject(new Error(SETTINGS_READ_ONLY)),
   };

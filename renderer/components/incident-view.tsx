@@ -11,6 +11,7 @@ import { utcStamp } from '../lib/format';
 import { ApprovalPanel } from './approval-panel';
 import { PagingPanel } from './paging-panel';
 import { ChangePanel } from './change-panel';
+import { HeldPanel } from './held-panel';
 import { CHANGE_WORDS_TITLE, changeWords } from '../../src/incidents/outcome-words';
 import { ExportEvidence } from './export-evidence';
 import { SessionLog } from './session-log';
@@ -130,6 +131,7 @@ export function IncidentView(props: { bridge: Bridge; feed: LiveFeed; incidentId
       <AuditStatus timeline={timeline} />
       <PagingPanel timeline={timeline} />
       <ApprovalPanel incident={incident} bridge={bridge} timeline={timeline} />
+      <HeldPanel incident={incident} timeline={timeline} />
       <ChangePanel incident={incident} bridge={bridge} />
       <div className="tabs" role="tablist">
         {(['timeline', 'log', 'alert'] as const).map((t) => (

@@ -19,6 +19,7 @@ import { pendingRequest } from './pending-request';
 import { requestRequirementLine, standingOf } from './standing';
 import { createVoteRecorder } from './votes';
 import { createRoom } from './room';
+import { createDeviceGate } from './device-gate';
 
 /**
  * The approval lifecycle: the only code that moves an incident's gate (lifecycle.ts holds the
@@ -47,6 +48,7 @@ export function createApprovals(opts: ApprovalsOptions) {
   const recheck = opts.policy ? createPolicyRecheck({ policy: opts.policy, incidents, move, clock, logger, tellRoom }) : undefined;
   const claim = createClaim({ incidents, move, timers, clock, logger, applyWindowMs, ...(recheck ? { recheck } : {}) });
   const policyGate = opts.policy ? createPolicyGate({ policy: opts.policy, incidents, clock, logger, tellRoom }) : undefined;
+  const deviceGate = createDeviceGate({ incidents, bus, clock, logger, tellRoom, ...(opts.quarantined ? { quarantined: opts.quarantined } : {}), ask: (input) => request(input) });
   const skipUnattended = createUnattended({ incidents, move, bus, clock, logger, whenUnattended: opts.whenUnattended, applyWindowMs });
 
   function validateRequest(input: ApprovalRequestInput): Incident {
@@ -65,6 +67,9 @@ export function createApprovals(opts: ApprovalsOptions) {
   }
 
   async function request(input: ApprovalRequestInput): Promise<RequestResult> {
+    // The device's own state first (a read of the quarantines); the request is checked again after it.
+    const gated = await deviceGate.gate(validateRequest(input), input);
+    if (gated) return gated;
     const incident = validateRequest(input);
     const live = channelsFor(incident);
     const gate = policyGate?.(incident, input, live);
@@ -270,8 +275,11 @@ export function createApprovals(opts: ApprovalsOptions) {
     acknowledge,
     /** One person's approval counted toward the pending request's requirement (this relay writes the incident). */
     vote: createVoteRecorder({ incidents, tellRoom }),
+    /** The other incident's change a held request waits for, if it is held. */
+    heldFor: deviceGate.heldFor,
     stop() {
       offEnded();
+      deviceGate.stop();
       forwarder.stop();
       timers.stop();
     },

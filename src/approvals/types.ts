@@ -1,4 +1,5 @@
 import type { RelayPolicy } from '../policy/relay-policy';
+import type { QuarantineEntry } from '../quarantine/entry';
 import type { Logger } from 'pino';
 import type { AgentRuntime } from '../agent/types';
 import type { Clock } from '../clock';
@@ -29,7 +30,11 @@ export type RequestResult =
   | { status: 'pending'; request_id: string; expires_at: string; channels: string[]; lines_sha256: string; note?: string; approvers_online?: string[]; warning?: string }
   | { status: 'skipped_with_warning'; decision: Decision; warning: string }
   /** The change policy does not allow this change by card: no card was posted, and the run is escalated. */
-  | { status: 'escalated_by_policy'; rule: string; reason: string; owner?: string };
+  | { status: 'escalated_by_policy'; rule: string; reason: string; owner?: string }
+  /** The device is quarantined (a change on it could not be put back): no card was posted, and the run is escalated. */
+  | { status: 'escalated_quarantined'; device: string; reason: string }
+  /** Another incident's change is provisional on the device: the relay asks when it is confirmed or rolled back. */
+  | { status: 'held'; device: string; waiting_for: { incident_id: string; change_id: string; deadline: string }; note: string };
 
 export type DecideResult =
   | { status: 'accepted'; incident: Incident; approval: Approval; standing?: Standing }
@@ -108,4 +113,6 @@ export interface ApprovalsOptions {
   owns?: Owns;
   /** The change policy in force (POLICY_FILE): its verdict comes before any card. */
   policy?: Pick<RelayPolicy, 'verdict' | 'current'>;
+  /** The device's quarantine now (src/quarantine): a quarantined device gets no card. */
+  quarantined?(device: string): Promise<QuarantineEntry | undefined>;
 }

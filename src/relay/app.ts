@@ -1,6 +1,8 @@
 import type { DecideFn } from '../approvals/approvals';
 import type { OperatorDirectory } from '../operators/operators';
 import { confirmRoutes, type ConfirmFn } from './routes/confirm';
+import { deviceRoutes } from './routes/devices';
+import type { Quarantine } from '../quarantine/service';
 import { decisionRoutes } from './routes/decision';
 import { incidentActionRoutes } from './routes/incident-actions';
 import type { SettingSource } from '../config/setting-sources';
@@ -56,6 +58,8 @@ export interface AppDeps {
   approvals: { decide: DecideFn };
   /** A person's confirm of a provisional change (POST /incidents/:id/confirm); absent without device tools. */
   confirmChange?: ConfirmFn;
+  /** Quarantined devices: on /health, cleared by an approver (POST /devices/:name/clear). */
+  quarantine?: Pick<Quarantine, 'clear' | 'reasons' | 'list'>;
   settingSources?: Partial<Record<keyof RelayConfig, SettingSource>>;
   /** Where an incident's session log is written, for the UI's log view. */
   sessionLogPath: (incident: Incident) => string;
@@ -165,6 +169,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     store: deps.store,
     ...(deps.channels ? { channels: deps.channels } : {}),
     ...(deps.approversOnline ? { approversOnline: deps.approversOnline } : {}),
+    ...(deps.quarantine ? { quarantine: deps.quarantine } : {}),
   });
   if (deps.metrics) await installMetrics(app, deps.metrics, bearerGuard(secret, 'WEBHOOK_SECRET', uiSession, readers));
   const faultKeys = createFaultKeyRules(join(resolve(config.RELAY_PROJECT_DIR), 'intelligence-artifacts'), deps.logger);
@@ -173,6 +178,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Its own authentication: a person's token, approvers only (WEBHOOK_SECRET is Splunk's, not a person's).
   await app.register(decisionRoutes, { approvals: deps.approvals, ...(deps.operators ? { operators: deps.operators } : {}), ...(uiSession ? { session: uiSession } : {}) });
   await app.register(incidentActionRoutes, { incidents: deps.incidents, ...(deps.operators ? { operators: deps.operators } : {}), ...(uiSession ? { session: uiSession } : {}) });
+  if (deps.quarantine) await app.register(deviceRoutes, { quarantine: deps.quarantine, ...(deps.operators ? { operators: deps.operators } : {}), ...(uiSession ? { session: uiSession } : {}) });
   await app.register(confirmRoutes, { ...(deps.confirmChange ? { confirm: deps.confirmChange } : {}), ...(deps.operators ? { operators: deps.operators } : {}), ...(uiSession ? { session: uiSession } : {}) });
   await app.register(async (scope) => {
     // Everyone listed reads; only WEBHOOK_SECRET and approvers create incidents or start runs.

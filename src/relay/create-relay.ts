@@ -34,6 +34,7 @@ import { createIntake } from './intake';
 import { createAlertSources } from './alert-sources';
 import { createModelCheck } from '../agent/model-check';
 import { createRunGate } from './run-gate';
+import { openQuarantine } from '../quarantine/open';
 import { openConfiguredPolicy } from './policy-setup';
 import { countedIntake } from './counted-intake';
 import { runBlockers, standingWarnings, storeWarnings } from './standing-warnings';
@@ -116,8 +117,11 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
   const messaging = deps.messaging ?? (() => messagingHealth(channels, deps.standby?.() ?? false));
   const policy = openConfiguredPolicy(config, logger, (c) => late.audit?.configChanged('policy', c));
   if (policy) laterWarnings.add(() => policy.warnings());
+  // Devices whose change could not be put back: no card and no configuration until a person clears them.
+  const quarantine = await openQuarantine({ incidents, clock, logger, tell: (id, md) => approvals.tellRoom(id, md), ...(deps.quarantine ? { backend: deps.quarantine } : {}), ...(team ? { team } : {}) });
   const approvals = createApprovals({
     ...(policy ? { policy } : {}),
+    quarantined: quarantine.check,
     incidents,
     agent,
     bus,
@@ -161,7 +165,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
   const runProgress = createRunProgress({ incidents, artifactsDir: join(resolve(config.RELAY_PROJECT_DIR), 'intelligence-artifacts'), logger, now: () => clock.now() });
   // Every change goes on provisionally: confirmed by the RAW's post-check or a person, else put back.
   const confirmed = deviceTools
-    ? setUpConfirmedApply({ incidents, upstream: deviceTools, artifactsDir: join(resolve(config.RELAY_PROJECT_DIR), 'intelligence-artifacts'), defaultWithinS: config.CONFIRM_WITHIN_S, clock, logger, owns, tell: approvals.tellRoom, ...(deps.postCheckPaceS !== undefined ? { maxPaceS: deps.postCheckPaceS } : {}) })
+    ? setUpConfirmedApply({ incidents, upstream: deviceTools, artifactsDir: join(resolve(config.RELAY_PROJECT_DIR), 'intelligence-artifacts'), defaultWithinS: config.CONFIRM_WITHIN_S, clock, logger, owns, tell: approvals.tellRoom, ended: quarantine.afterChange, ...(deps.postCheckPaceS !== undefined ? { maxPaceS: deps.postCheckPaceS } : {}) })
     : undefined;
   // On a team a confirm, like a decision, is recorded first and applied by the incident's owner.
   const teamConfirms = deps.team && forged ? createTeamConfirms({ team: deps.team, incidents, logger, forged, confirmLocally: confirmed?.confirmByPerson ?? (async (id) => ({ ok: false, code: 'no_change', message: `${id} has no change this relay applied` })) }) : undefined;
@@ -197,6 +201,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     mayStartRun: runGate.mayStart,
     channels: () => approvals.channels(),
     ...(confirmChange ? { confirmChange } : {}),
+    quarantine,
     ...(operators ? { approversOnline: () => presence.approvers() } : {}),
     messaging,
     warnings: () => [
@@ -209,7 +214,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     store: async () => (store.probe ? store.probe() : store.health()),
     ...(deviceServer ? { deviceProbe: () => httpDeviceProbe(`${deviceServer.endpoint().url}/health`)() } : {}),
     eventStream: () => follower.status(),
-    tools: { token: toolsToken, createServer: () => createRelayToolsServer({ incidents, approvals, channels, logger, clock, ...(deviceTools ? { preview: (d, c) => deviceTools.previewConfig(d, c) } : {}) }) },
+    tools: { token: toolsToken, createServer: () => createRelayToolsServer({ incidents, approvals, channels, logger, clock, quarantined: quarantine.cached, ...(deviceTools ? { preview: (d, c) => deviceTools.previewConfig(d, c) } : {}) }) },
     deviceTools: {
       createServer: () => createDeviceGuardServer({
           incidents,
@@ -218,7 +223,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
           strictAllowList,
           progress: runProgress,
           ...(confirmed ? { confirmed } : {}),
-          logger,
+          ...{ quarantined: quarantine.check, logger },
           ...(store.writesBehind ? { durable: () => store.flush() } : {}),
         }),
     },
@@ -246,7 +251,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     dispatcher,
     approvals,
     decide,
-    ...(confirmChange ? { confirmChange } : {}),
+    ...{ ...(confirmChange ? { confirmChange } : {}), quarantine },
     ...{ holdRunsWhile: runGate.hold, alsoAskWithModel: modelCheck.alsoAsk },
     addStandingWarnings(source) {
       laterWarnings.add(source);
@@ -272,7 +277,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
       teamVotes?.stop();
       teamConfirms?.stop();
       approvals.stop();
-      confirmed?.stop();
+      void [quarantine.stop(), confirmed?.stop()];
       await app.close();
       await audit.stop();
       await dispatcher.stop();

@@ -126,6 +126,21 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
+    version: 6,
+    name: 'quarantined devices: no change reaches them, on any relay, until a person clears them',
+    sql: `
+      -- One row per quarantined device (its name in lower case): the first quarantine stands until cleared.
+      CREATE TABLE quarantined_devices (
+        device_key    text PRIMARY KEY,
+        device        text NOT NULL,
+        reason        text NOT NULL,
+        since         text NOT NULL,
+        incident_id   text,
+        change_id     text
+      );
+    `,
+  },
+  {
     version: 7,
     name: 'outbox: pages and audit events, each sent by exactly one relay',
     sql: `

@@ -20,6 +20,8 @@ export interface ConfirmedApplyDeps {
   maxPaceS?: number;
   /** A notice on every operator channel. */
   tell?(incidentId: string, markdown: string): void;
+  /** Told of every change that ended (the quarantine reads a rollback that failed). */
+  ended?(incidentId: string, change: ChangeRecord): Promise<void>;
 }
 
 export type ConfirmResult =
@@ -69,6 +71,7 @@ export function createConfirmedApply(deps: ConfirmedApplyDeps) {
     incidents.record(incidentId, type, extra.detail && next.state === 'rolled_back' ? `${text} (${extra.detail})` : text, { change_id: change.change_id, device: change.device, state: next.state, reason: ending, ...(extra.person ? { by: extra.person } : {}) });
     logger.info({ incident_id: incidentId, change_id: change.change_id, state: next.state, ending }, 'provisional change settled');
     deps.tell?.(incidentId, `**${incidentId}**: ${text}.`);
+    deps.ended?.(incidentId, ended).catch((error: unknown) => logger.error({ incident_id: incidentId, change_id: change.change_id, err: error }, 'what follows the end of a change failed'));
     return ended;
   }
 

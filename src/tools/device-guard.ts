@@ -9,6 +9,7 @@ import type { Incidents } from '../incidents/service';
 import { checkExec } from './device-policy';
 import { NOTHING_SENT_KINDS } from '../devices/errors';
 import type { ConfirmedApply } from './confirmed-apply';
+import { quarantineLine, type QuarantineEntry } from '../quarantine/entry';
 import { traceToolCalls } from '../telemetry/traced-tools';
 import { approvedFingerprint, mismatchOf, recordMatch, recordMismatch } from './fingerprint-check';
 
@@ -31,6 +32,8 @@ export interface DeviceGuardDeps {
    * person, else the device tool server puts the configuration back (src/tools/confirmed-apply.ts).
    */
   confirmed?: { within(incidentId: string): Promise<number>; started: ConfirmedApply['started'] };
+  /** The device's quarantine now: no configuration reaches a quarantined device, whatever was approved. */
+  quarantined?(device: string): Promise<QuarantineEntry | undefined>;
   logger: Logger;
 }
 
@@ -65,6 +68,16 @@ export function createDeviceGuardServer(deps: DeviceGuardDeps): McpServer {
     if (incidents.get(incidentId)) incidents.record(incidentId, 'device.refused', `${tool} refused: ${reason}`, { tool, reason, ...detail });
     logger.warn({ incident_id: incidentId, tool, ...detail }, `device call refused: ${reason}`);
     return err(`REFUSED by the relay's device guard: ${reason}`);
+  };
+
+  /** Why the device takes no configuration now, if it does not: quarantined, or its quarantine could not be read. */
+  const quarantineOf = async (target: string): Promise<string | undefined> => {
+    try {
+      const q = await deps.quarantined?.(target);
+      return q ? `${quarantineLine(q)}. Nothing was sent; an approver clears the device (POST /devices/${target}/clear, the tray or /ui) once it has been checked` : undefined;
+    } catch (error) {
+      return `the quarantined devices could not be read (${(error as Error).message}): nothing was sent to ${target}; try again`;
+    }
   };
 
   server.registerTool(
@@ -113,8 +126,11 @@ export function createDeviceGuardServer(deps: DeviceGuardDeps): McpServer {
       annotations: { readOnlyHint: false, destructiveHint: true },
     },
     async ({ incident_id, device, commands }) => {
-      if (!incidents.get(incident_id)) return refuse(incident_id, 'config_cli', `unknown incident ${incident_id}`, { device, commands });
+      const incident = incidents.get(incident_id);
+      if (!incident) return refuse(incident_id, 'config_cli', `unknown incident ${incident_id}`, { device, commands });
       if (!upstream) return refuse(incident_id, 'config_cli', 'no device tool server is configured on the relay (DEVICE_MCP_URL or DEVICE_INVENTORY)', { device, commands });
+      const held = await quarantineOf(incident.device_hostname);
+      if (held) return refuse(incident_id, 'config_cli', held, { device, commands });
       // Claimed before the device is called: of concurrent calls, exactly one gets here.
       const claimed = deps.approvals.claim(incident_id, device, commands);
       if (!claimed.ok) return refuse(incident_id, 'config_cli', claimed.reason, { device, commands });
