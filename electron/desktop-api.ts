@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { ZodError } from 'zod';
 import type { DecideOutcome } from '../renderer/bridge/contract';
+import { policyNotice, standingWords } from '../src/approvals/standing';
 import type { DecideResult } from '../src/approvals/approvals';
 import { inboundAlertSchema } from '../src/alert/schema';
 import { changeOutcomeText } from '../src/incidents/change';
@@ -31,7 +32,12 @@ export interface DesktopApiDeps {
 export function toDecideOutcome(result: DecideResult): DecideOutcome {
   switch (result.status) {
     case 'accepted':
-      return { status: 'accepted' };
+      return { status: 'accepted', ...(result.standing ? { standing: standingWords(result.standing) } : {}) };
+    case 'recorded':
+      return { status: 'recorded', message: policyNotice(result) };
+    case 'already_approved_by_you':
+    case 'not_allowed_by_policy':
+      return { status: 'refused', message: policyNotice(result) };
     case 'already_decided':
       return { status: 'already_decided', by: result.approval.by, channel: result.approval.channel, at: result.approval.at, decision: result.approval.decision };
     case 'not_awaiting':
@@ -115,6 +121,10 @@ export function createDesktopApi(deps: DesktopApiDeps): RequestChannels {
       if (!confirm) return { status: 'refused', message: 'this relay has no device tools: there is no change to confirm' };
       const result = await confirm(incidentId, changeId, deps.user);
       return result.ok ? { status: 'confirmed', outcome: changeOutcomeText(result.change) } : { status: 'refused', message: result.message };
+    },
+    async clearDevice(device) {
+      const lifted = await host.require().relay.quarantine.clear(device, deps.user);
+      return lifted ? { status: 'cleared', device: lifted.device } : { status: 'refused', message: `${device} is not quarantined: there is nothing to clear` };
     },
     getSettings: async () => deps.settings.fields(),
     async saveSettings(values) {

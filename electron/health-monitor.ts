@@ -1,6 +1,7 @@
 import type { Clock } from '../src/clock';
 import type { DeepHealth } from '../src/relay/health-checks';
 import type { TrayHealth } from './tray-state';
+import { quarantineLine } from '../src/quarantine/entry';
 
 /** The first failing check, in words that say what to look at. */
 export function trayHealthOf(health: DeepHealth): TrayHealth {
@@ -17,6 +18,9 @@ function firstProblem(health: DeepHealth): TrayHealth {
   if ('ok' in device_mcp && !device_mcp.ok) return { ok: false, problem: `device tool server: ${device_mcp.error ?? 'not reachable'}` };
   if (messaging.configured && !messaging.connected && !messaging.standby) return { ok: false, problem: messagingProblem(messaging) };
   if (model && !model.ok) return { ok: false, problem: model.error ?? 'no model configured' };
+  // A quarantined device: the tray says which, until an approver clears it (Health page).
+  const held = health.checks.quarantine?.devices ?? [];
+  if (held.length) return { ok: false, problem: `${quarantineLine(held[0]!)}${held.length > 1 ? ` (and ${held.length - 1} more quarantined)` : ''}` };
   return { ok: true };
 }
 

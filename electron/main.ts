@@ -13,6 +13,7 @@ import { systemClock } from '../src/clock';
 import type { Decision } from '../src/incidents/model';
 import { createLogger } from '../src/log/logger';
 import { startHeadlessRelay } from '../src/relay/start-headless';
+import { startTelemetry, stopTelemetry } from '../src/telemetry/sdk';
 import { createFileBackends } from '../src/incidents/file-backend';
 import { isTrayDeviceServer, runTrayDeviceServer, trayDeviceServerLaunch } from '../src/devices/tray-device-server';
 import { decisionDialogOptions } from './decision-dialog';
@@ -136,7 +137,8 @@ async function run() {
     const { response } = await dialog.showMessageBox(decisionDialogOptions(incident, decision));
     if (response !== 0) return;
     const outcome = await api.decide(incidentId, requestId, decision);
-    if (outcome.status !== 'accepted') dialog.showErrorBox('Decision not applied', `${incidentId}: ${outcome.status === 'refused' ? outcome.message : outcome.status.replace(/_/g, ' ')}`);
+    if (outcome.status === 'recorded') dialog.showMessageBoxSync({ type: 'info', title: 'Approval counted', message: `${incidentId}: ${outcome.message}` });
+    else if (outcome.status !== 'accepted') dialog.showErrorBox('Decision not applied', `${incidentId}: ${outcome.status === 'refused' ? outcome.message : outcome.status.replace(/_/g, ' ')}`);
   }
 
   const tray = new Tray(icons.idle);
@@ -182,8 +184,11 @@ async function run() {
   let detach: (() => void) | undefined;
   const host = createRelayHost({
     logger,
-    start: () =>
-      startHeadlessRelay({ env: settings.env(), settingSources: settings.sources(), logger, backends: incidentsBackends, extraChannels: () => ['desktop'], deviceServerLaunch: trayDeviceServerLaunch(app, process.execPath, process.env.APPIMAGE) }),
+    // Tracing from the tray's own OTEL_* environment, started once before the first relay (a no-op without them).
+    start: async () => {
+      await startTelemetry(process.env);
+      return startHeadlessRelay({ env: settings.env(), settingSources: settings.sources(), logger, backends: incidentsBackends, extraChannels: () => ['desktop'], deviceServerLaunch: trayDeviceServerLaunch(app, process.execPath, process.env.APPIMAGE) });
+    },
     onChange(running) {
       detach?.();
       detach = undefined;
@@ -227,7 +232,7 @@ async function run() {
     if (stopped) return;
     event.preventDefault();
     health.stop();
-    void host.stop().finally(() => {
+    void host.stop().then(() => stopTelemetry()).finally(() => {
       stopped = true;
       tray.destroy();
       app.quit();

@@ -1,4 +1,5 @@
 import { shortHash } from '../src/approvals/lines';
+import { requestRequirementLine } from '../src/approvals/standing';
 import { visibleLines } from '../src/approvals/visible-text';
 import { quotedPlain } from '../src/approvals/inert-text';
 import { previewShort } from '../src/artifacts/config-preview';
@@ -51,7 +52,8 @@ const fitsInNotification = (request: ApprovalRequest) => request.commands.length
  */
 function approvalBody(request: ApprovalRequest): string {
   // One short line of the dry run beside the hash ("+1 −1 lines"); the window shows the lines themselves.
-  const hash = `lines ${shortHash(request.lines_sha256)}, request ${request.request_id}; would change: ${previewShort(request.preview)}`;
+  const policy = requestRequirementLine(request);
+  const hash = `lines ${shortHash(request.lines_sha256)}, request ${request.request_id}; would change: ${previewShort(request.preview)}${policy ? `; policy ${policy}` : ''}`;
   const shown = visibleLines(request.commands);
   const unsafe = shown.warning !== null;
   if (!fitsInNotification(request) || unsafe) {
@@ -81,6 +83,7 @@ export function createNotifier(deps: NotifierDeps): { stop(): void } {
 
   function answer(incident: PublicIncident, result: DecideOutcome) {
     if (result.status === 'accepted') return; // approval.decided tells it, for every channel alike
+    if (result.status === 'recorded') return show({ title: `${incident.incident_id}: approval counted`, body: result.message }, incident.incident_id);
     const body =
       result.status === 'already_decided'
         ? `Already ${result.decision.toLowerCase()} by ${result.by} via ${result.channel} at ${result.at}`

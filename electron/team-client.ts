@@ -8,7 +8,8 @@ import { createSseParser } from '../src/net/sse';
 
 /** What the team relay answered to a decision, in words for the engineer. */
 export type TeamDecision =
-  | { ok: true; by: string }
+  /** `recorded`: counted toward the change policy's requirement, not reached yet (202); `standing`: "approved: 2 of 2". */
+  | { ok: true; by: string; recorded?: boolean; standing?: string; message?: string }
   | { ok: false; status: number; code: string; message: string; decided?: { decision: string; by: string; channel: string; at: string }; request_id?: string; pending_request_id?: string | null };
 
 export interface TeamStatus {
@@ -118,12 +119,15 @@ export function createTeamClient(opts: { url: string; token: string; logger?: Lo
       });
       const body = (await res.body.json().catch(() => ({}))) as {
         by?: string;
+        standing?: string;
+        message?: string;
         error?: { code?: string; message?: string };
         decided?: { decision: string; by: string; channel: string; at: string };
         request_id?: string;
         pending_request_id?: string | null;
       };
-      if (res.statusCode === 200) return { ok: true, by: body.by ?? '' };
+      if (res.statusCode === 200) return { ok: true, by: body.by ?? '', ...(body.standing ? { standing: body.standing } : {}) };
+      if (res.statusCode === 202) return { ok: true, by: '', recorded: true, message: body.message ?? body.standing ?? 'counted' };
       return {
         ok: false,
         status: res.statusCode,
@@ -142,6 +146,13 @@ export function createTeamClient(opts: { url: string; token: string; logger?: Lo
       });
       const body = (await res.body.json().catch(() => ({}))) as { outcome?: string; error?: { message?: string } };
       if (res.statusCode === 200) return { ok: true, outcome: body.outcome ?? 'confirmed' };
+      return { ok: false, message: body.error?.message ?? `the team relay answered ${res.statusCode}` };
+    },
+    /** `POST /devices/:name/clear` as this person: lets changes reach a quarantined device again. */
+    async clearDevice(device: string): Promise<{ ok: true; device: string } | { ok: false; message: string }> {
+      const res = await request(`${base}/devices/${encodeURIComponent(device)}/clear`, { method: 'POST', headers: auth });
+      const body = (await res.body.json().catch(() => ({}))) as { device?: string; error?: { message?: string } };
+      if (res.statusCode === 200) return { ok: true, device: body.device ?? device };
       return { ok: false, message: body.error?.message ?? `the team relay answered ${res.statusCode}` };
     },
     async stop(): Promise<void> {

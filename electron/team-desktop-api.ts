@@ -9,7 +9,8 @@ import type { TeamClient, TeamDecision } from './team-client';
 
 /** A team relay's answer to a decision, as the window and the notifications show it. */
 export function teamOutcome(d: TeamDecision): DecideOutcome {
-  if (d.ok) return { status: 'accepted' };
+  if (d.ok && d.recorded) return { status: 'recorded', message: d.message ?? '' };
+  if (d.ok) return { status: 'accepted', ...(d.standing ? { standing: d.standing } : {}) };
   if (d.code === 'already_decided' && d.decided) return { status: 'already_decided', ...d.decided };
   if (d.code === 'not_found') return { status: 'unknown_incident' };
   if (d.code === 'stale_request') return { status: 'stale_request', request_id: d.request_id ?? '', pending_request_id: d.pending_request_id ?? null };
@@ -52,6 +53,10 @@ export function createTeamDesktopApi(deps: { team: TeamClient; settings: Setting
     async confirmChange(incidentId, changeId) {
       const r = await team.confirm(incidentId, changeId);
       return r.ok ? { status: 'confirmed', outcome: r.outcome } : { status: 'refused', message: r.message };
+    },
+    async clearDevice(device) {
+      const r = await team.clearDevice(device);
+      return r.ok ? { status: 'cleared', device: r.device } : { status: 'refused', message: r.message };
     },
     getSettings: async () => deps.settings.fields(),
     saveSettings: async (values) => deps.settings.save(values),

@@ -42,6 +42,7 @@ const values = parse(() => {
       supervised: { type: 'boolean' },
       'ready-fd': { type: 'string' },
       'detached-child': { type: 'boolean' },
+      'resume-pending': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });

@@ -3,23 +3,26 @@ import { parseArgs } from 'node:util';
 import { inventoryFacts } from '../src/devices/inventory-lookup';
 import { evaluatePolicy } from '../src/policy/evaluate';
 import { describeProblem, loadPolicy } from '../src/policy/load';
+import { staffingWarnings } from '../src/policy/staffing';
+import { loadOperators, OperatorsError } from '../src/operators/operators';
 import { instantOf } from '../src/policy/zoned-time';
 
 /**
- * `npm run policy -- check [file]`: validates a policy as the relay would load it.
+ * `npm run policy -- check [file] [--operators operators.yaml]`: validates a policy as the relay would load it;
+ * with OPERATORS_FILE (or --operators), warns of a group nobody is in or a count the groups cannot reach.
  * `npm run policy -- explain --alert <file.json | k=v,k=v> --device R1 [--at <time>] [--file policy.yaml]`:
  * the verdict for that change and the rule that gave it, as a person checks a policy before trusting it.
  * A time without an offset is in the policy's zone; the device's platform and tags come from
  * --inventory (or DEVICE_INVENTORY), as the relay reads them.
  */
 const USAGE =
-  'usage: npm run policy -- check [file] | explain --alert <file.json | alert_def_id=AD000002,neighbor_ip=10.0.0.2> --device R1 [--severity P1] [--at 2026-12-20T03:00] [--line "…"] [--inventory devices.yaml] [--file policy.yaml]';
+  'usage: npm run policy -- check [file] [--operators operators.yaml] | explain --alert <file.json | alert_def_id=AD000002,neighbor_ip=10.0.0.2> --device R1 [--severity P1] [--at 2026-12-20T03:00] [--line "…"] [--inventory devices.yaml] [--file policy.yaml]';
 const fail = (message: string): never => {
   console.error(message);
   process.exit(2);
 };
 const [command, ...rest] = process.argv.slice(2);
-const options = { alert: { type: 'string' }, device: { type: 'string' }, at: { type: 'string' }, file: { type: 'string' }, severity: { type: 'string' }, inventory: { type: 'string' }, line: { type: 'string', multiple: true } } as const;
+const options = { operators: { type: 'string' }, alert: { type: 'string' }, device: { type: 'string' }, at: { type: 'string' }, file: { type: 'string' }, severity: { type: 'string' }, inventory: { type: 'string' }, line: { type: 'string', multiple: true } } as const;
 let parsedArgs: ReturnType<typeof parseArgs<{ args: string[]; allowPositionals: true; options: typeof options }>>;
 try {
   parsedArgs = parseArgs({ args: rest, allowPositionals: true, options });
@@ -37,6 +40,18 @@ if (!load.ok) {
 const { loaded } = load;
 if (command === 'check') {
   console.log(`${loaded.file}: ok, ${loaded.policy.classes.length} classes, ${loaded.policy.freezes.length} freezes, ${loaded.windows.length} change records and windows (sha256 ${loaded.sha256})`);
+  const operatorsFile = values.operators ?? process.env.OPERATORS_FILE;
+  if (operatorsFile) {
+    try {
+      const warnings = staffingWarnings(loaded.policy, loadOperators(operatorsFile));
+      for (const w of warnings) console.warn(`warning: ${w}`);
+      if (!warnings.length) console.log(`${operatorsFile}: every group the policy names has approvers enough`);
+    } catch (error) {
+      if (!(error instanceof OperatorsError)) throw error;
+      console.error(error.message);
+      process.exit(1);
+    }
+  }
   process.exit(0);
 }
 if (command !== 'explain' || !values.alert || !values.device) fail(USAGE);

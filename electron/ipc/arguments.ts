@@ -21,6 +21,7 @@ export const ipcArguments = {
   directPrompt: z.tuple([directPromptInputSchema]),
   copyText: z.tuple([z.string().max(1_000_000)]),
   confirmChange: z.tuple([incidentId, z.string().min(1).max(64)]),
+  clearDevice: z.tuple([z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,252}$/, 'expected a device name such as R1')]),
   decide: z.tuple([incidentId, z.string().min(1).max(64), z.enum(DECISIONS), z.string().max(500).optional()]),
   getSettings: z.tuple([]),
   saveSettings: z.tuple([z.record(z.string().max(64), z.string().max(10_000))]),

@@ -49,6 +49,7 @@ export function createDesktopBridge(transport: RendererTransport): Bridge {
     directPrompt: (input) => call('directPrompt', input),
     copyText: (text) => call('copyText', text),
     confirmChange: (incidentId, changeId) => call('confirmChange', incidentId, changeId),
+    clearDevice: (device) => call('clearDevice', device),
     decide: (incidentId, requestId, decision, reason) => (reason === undefined ? call('decide', incidentId, requestId, decision) : call('decide', incidentId, requestId, decision, reason)),
     getSettings: () => call('getSettings'),
     saveSettings: (values) => call('saveSettings', values),

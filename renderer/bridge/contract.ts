@@ -42,8 +42,14 @@ export interface DirectPromptInput {
 /** A person's confirm of a provisional change: its outcome in words, or why nothing changed. */
 export type ConfirmOutcome = { status: 'confirmed'; outcome: string } | { status: 'refused'; message: string };
 
+/** An approver lets changes reach a quarantined device again: done, or why not. */
+export type ClearOutcome = { status: 'cleared'; device: string } | { status: 'refused'; message: string };
+
 export type DecideOutcome =
-  | { status: 'accepted' }
+  /** `standing`: under the change policy, "approved: 2 of 2". */
+  | { status: 'accepted'; standing?: string }
+  /** Counted toward the change policy's requirement, not reached yet: the request stays pending. */
+  | { status: 'recorded'; message: string }
   | { status: 'already_decided'; by: string; channel: string; at: string; decision: string }
   | { status: 'not_awaiting'; state: string }
   | { status: 'unknown_incident' }
@@ -98,6 +104,8 @@ export interface Bridge {
   decide(incidentId: string, requestId: string, decision: 'APPROVED' | 'DENIED', reason?: string): Promise<DecideOutcome>;
   /** Keeps the provisional change `changeId` (the one the person sees) before its deadline. */
   confirmChange(incidentId: string, changeId: string): Promise<ConfirmOutcome>;
+  /** Clears a quarantined device (`POST /devices/:name/clear`), approvers only: its name as the relay shows it. */
+  clearDevice(device: string): Promise<ClearOutcome>;
   getSettings(): Promise<SettingField[]>;
   /** Validated by the relay's config schema; answers one line per problem, changes nothing on error. */
   saveSettings(values: Record<string, string>): Promise<{ ok: true; restartNeeded: boolean } | { ok: false; problems: string[] }>;

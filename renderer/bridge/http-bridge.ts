@@ -56,6 +56,8 @@ export interface HttpBridgeDeps {
 /** `/ui/api/me`: who this browser is signed in as. */
 export const uiMeSchema = z.object({ signed_in: z.boolean(), can_decide: z.boolean(), name: z.string().optional(), role: z.string().optional() });
 
+const recordedBodySchema = z.object({ message: z.string() });
+const acceptedBodySchema = z.object({ standing: z.string().optional() });
 const decidedBodySchema = z.object({ decided: z.object({ by: z.string(), channel: z.string(), at: z.string(), decision: z.string() }) });
 const staleBodySchema = z.object({ request_id: z.string(), pending_request_id: z.string().nullable() });
 
@@ -163,7 +165,11 @@ export function createHttpBridge(deps: HttpBridgeDeps): Bridge {
         body: JSON.stringify({ request_id: requestId, decision, ...(reason ? { comment: reason } : {}) }),
         credentials: 'same-origin',
       });
-      if (res.ok) return { status: 'accepted' };
+      if (res.status === 202) return { status: 'recorded', message: recordedBodySchema.parse(await res.json()).message };
+      if (res.ok) {
+        const standing = acceptedBodySchema.safeParse(await res.json().catch(() => undefined));
+        return { status: 'accepted', ...(standing.success && standing.data.standing ? { standing: standing.data.standing } : {}) };
+      }
       if (res.status === 404) return { status: 'unknown_incident' };
       const body: unknown = await res.clone().json().catch(() => undefined);
       const decided = decidedBodySchema.safeParse(body);
@@ -182,6 +188,12 @@ export function createHttpBridge(deps: HttpBridgeDeps): Bridge {
       });
       if (!res.ok) return { status: 'refused', message: await errorMessage(res) };
       return { status: 'confirmed', outcome: z.object({ outcome: z.string() }).parse(await res.json()).outcome };
+    },
+    // The same route an approver's token uses; the relay checks who the session is.
+    async clearDevice(device) {
+      const res = await deps.fetch(url(`/devices/${encodeURIComponent(device)}/clear`), { method: 'POST', headers: { accept: 'application/json' }, credentials: 'same-origin' });
+      if (!res.ok) return { status: 'refused', message: await errorMessage(res) };
+      return { status: 'cleared', device: z.object({ device: z.string() }).parse(await res.json()).device };
     },
     getSettings: () => getJson('/ui/api/settings', z.array(settingFieldSchema)),
     saveSettings: () => Promise.reject(new Error(SETTINGS_READ_ONLY)),

@@ -3,6 +3,7 @@ import type { TimelineEntry } from '../../src/incidents/model';
 import type { Bridge, DecideOutcome, IncidentSummary } from '../bridge/contract';
 import { utcStamp } from '../lib/format';
 import { visibleLines } from '../../src/approvals/visible-text';
+import { requestRequirementLine } from '../../src/approvals/standing';
 import { AGENT_SUMMARY_LABEL } from '../../src/approvals/inert-text';
 import { AgentText } from './agent-text';
 import type { ConfigPreview } from '../../src/artifacts/config-preview';
@@ -12,7 +13,9 @@ import { ROLLBACK_TITLE, rollbackLines } from '../../src/artifacts/rollback-text
 function outcomeText(o: DecideOutcome): string {
   switch (o.status) {
     case 'accepted':
-      return 'Decision sent; the agent is told now.';
+      return o.standing ? `Decision sent (${o.standing}); the agent is told now.` : 'Decision sent; the agent is told now.';
+    case 'recorded':
+      return `Counted, not decided yet: ${o.message}`;
     case 'already_decided':
       return `Already ${o.decision} by ${o.by} (${o.channel}) at ${utcStamp(o.at)}.`;
     case 'not_awaiting':
@@ -173,6 +176,12 @@ export function ApprovalPanel({ incident, bridge, timeline = [] }: { incident: I
                 <dd className="mono" title={request.lines_sha256}>
                   sha256 {request.lines_sha256.slice(0, 12)}
                 </dd>
+              </>
+            ) : null}
+            {requestRequirementLine(request) ? (
+              <>
+                <dt>policy</dt>
+                <dd>{requestRequirementLine(request)}</dd>
               </>
             ) : null}
           </dl>

@@ -19,6 +19,7 @@ export const DIAGNOSTICS: Diagnosis[] = [
   { symptom: 'Every alert fails at once: no model configured', check: '`model` in opencode.json or OPENCODE_CONFIG_CONTENT', fix: 'set the model the runs use, then restart the relay' },
   { symptom: 'No run starts (/health says degraded)', check: 'the reasons /health names', fix: 'fix each named reason; queued alerts go out once it clears' },
   { symptom: 'Incidents are not kept (store check failed)', check: 'RELAY_DATA_DIR (writable) or DATABASE_URL', fix: 'make the data folder writable or the database reachable' },
+  { symptom: 'A device is quarantined (no change reaches it)', check: 'the reason /health names: which change could not be rolled back', fix: 'check the device by hand and put its configuration right, then an approver clears it (Clear below, or POST /devices/<name>/clear)' },
   { symptom: 'Device commands fail', check: 'device hostname vs inventory, credentials, MCP tool errors in the session', fix: 'fix the inventory name or permissions' },
 ];
 

@@ -3,6 +3,7 @@ import type { Bridge } from '../bridge/contract';
 import type { ChannelHealthReport, DeepHealth } from '../../src/relay/health-checks';
 import { clockTime } from '../lib/format';
 import { DIAGNOSTICS, FIX_FOR, type Diagnosis } from './health-fixes';
+import { QuarantinePanel } from './quarantine-panel';
 
 type Status = 'ok' | 'failed' | 'skipped' | 'off';
 interface Row {
@@ -182,6 +183,7 @@ export function HealthPanel({ bridge }: { bridge: Bridge }) {
           </tbody>
         </table>
       ) : null}
+      {health?.data?.checks.quarantine ? <QuarantinePanel bridge={bridge} devices={health.data.checks.quarantine.devices} onCleared={() => void refresh()} /> : null}
       <details className="diagnostics">
         <summary>Troubleshooting by symptom</summary>
         <table>

@@ -9,14 +9,28 @@ import type { LiveFeed } from '../state/live-feed';
 import { mergeTimeline } from '../state/timeline-merge';
 import { utcStamp } from '../lib/format';
 import { ApprovalPanel } from './approval-panel';
+import { PagingPanel } from './paging-panel';
 import { ChangePanel } from './change-panel';
+import { HeldPanel } from './held-panel';
 import { CHANGE_WORDS_TITLE, changeWords } from '../../src/incidents/outcome-words';
 import { ExportEvidence } from './export-evidence';
 import { SessionLog } from './session-log';
 import { StateBadge } from './state-badge';
 import { Timeline } from './timeline';
+import { auditLine, auditViewOf } from '../../src/audit/audited-entries';
 
 type Tab = 'timeline' | 'log' | 'alert';
+
+/** Whether the incident's audit events reached the team's SIEM (nothing when no SIEM reported on it). */
+export function AuditStatus({ timeline }: { timeline: readonly TimelineEntry[] }) {
+  const view = auditViewOf(timeline);
+  const line = auditLine(view);
+  return line ? (
+    <p className={`audit-status audit-${view.state}`} aria-label="Audit delivery">
+      {line}
+    </p>
+  ) : null;
+}
 
 function Fact({ k, v, mono }: { k: string; v: string; mono?: boolean }) {
   return (
@@ -114,7 +128,10 @@ export function IncidentView(props: { bridge: Bridge; feed: LiveFeed; incidentId
       </a>
       <Header incident={incident} />
       <ExportEvidence bridge={bridge} incidentId={incident.incident_id} />
+      <AuditStatus timeline={timeline} />
+      <PagingPanel timeline={timeline} />
       <ApprovalPanel incident={incident} bridge={bridge} timeline={timeline} />
+      <HeldPanel incident={incident} timeline={timeline} />
       <ChangePanel incident={incident} bridge={bridge} />
       <div className="tabs" role="tablist">
         {(['timeline', 'log', 'alert'] as const).map((t) => (

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { ConfigError } from '../config/load';
 import { demoRuntimeHome } from '../demo/runtime-home';
+import { assertPinnedManagedConfigEmpty, pinnedManagedConfigDir } from './managed-config';
 
 /**
  * What `OPENCODE_CONFIG_CONTENT` may carry into the embedded runtime: the model and its provider.
@@ -29,13 +30,15 @@ function checkedConfigContent(text: string): string {
 /**
  * The embedded runtime's environment of its own: HOME and the XDG folders under the relay's data
  * folder, so the user's opencode folders (`~/.config/opencode`, `~/.opencode`, the XDG variants) and
- * Claude Code's files are never loaded, and its sessions stay with the relay's incidents across
+ * Claude Code's files are never loaded, its managed configuration folder is one of its own instead of
+ * /etc/opencode (managed-config.ts), and its sessions stay with the relay's incidents across
  * restarts. Of the OPENCODE_* variables (the runtime inherits none) only a model-only
  * `OPENCODE_CONFIG_CONTENT` passes. Provider keys come from the environment (e.g. ANTHROPIC_API_KEY).
  */
 export function embeddedRuntimeEnv(opts: { env: Record<string, string | undefined>; dataDir: string; projectDir: string }): Record<string, string> {
   const home = path.join(opts.dataDir, 'runtime-home');
   const content = opts.env.OPENCODE_CONFIG_CONTENT ? checkedConfigContent(opts.env.OPENCODE_CONFIG_CONTENT) : undefined;
+  assertPinnedManagedConfigEmpty(pinnedManagedConfigDir(home));
   // The project folder is left as it is (it may be read-only in an installed app).
   return { ...demoRuntimeHome(home, opts.projectDir, { markProject: false }), HOME: home, ...(content ? { OPENCODE_CONFIG_CONTENT: content } : {}) };
 }

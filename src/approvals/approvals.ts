@@ -1,5 +1,6 @@
 import { isTerminal, NO_APPLICATION, publicIncident, type Approval, type Decision, type Incident } from '../incidents/model';
 import { ownsEverything } from '../incidents/ownership';
+import { newestFirst } from '../incidents/store';
 import { createDecisionForwarder } from './forwarder';
 import type { DecisionChannel } from './lifecycle';
 import { canonicalLines, shortHash } from './lines';
@@ -12,9 +13,13 @@ import { createGateMove } from './gate-move';
 import { createApprovalTimers } from './timers';
 import { createUnattended } from './unattended';
 import { createPolicyGate } from './policy-gate';
+import { createPolicyRecheck } from './policy-recheck';
 import { createClaim, sameDevice } from './claim';
 import { pendingRequest } from './pending-request';
-
+import { requestRequirementLine, standingOf } from './standing';
+import { createVoteRecorder } from './votes';
+import { createRoom } from './room';
+import { createDeviceGate } from './device-gate';
 
 /**
  * The approval lifecycle: the only code that moves an incident's gate (lifecycle.ts holds the
@@ -38,35 +43,13 @@ export function createApprovals(opts: ApprovalsOptions) {
     ...(opts.extraChannels?.() ?? []),
   ];
 
-  /** A notice on every operator channel; a channel that fails is named in the timeline, the others still get it. */
-  const tellRoom = (incidentId: string, markdown: string) => {
-    for (const channel of channels) {
-      channel.tell(markdown).catch((error: unknown) => {
-        logger.error({ incident_id: incidentId, channel: channel.name, err: error }, 'could not post to the operator channel');
-        incidents.record(incidentId, 'room.error', `Could not post to the room${channels.length > 1 ? ` (${channel.name})` : ''}: ${(error as Error).message}`);
-      });
-    }
-  };
+  const { tellRoom, acknowledge } = createRoom({ channels, incidents, clock, logger });
   const timers = createApprovalTimers({ incidents, move, bus, clock, logger, owns, ttlMs: opts.ttlMs, applyWindowMs, tellRoom, forward });
-  const claim = createClaim({ incidents, move, timers, clock, logger, applyWindowMs });
+  const recheck = opts.policy ? createPolicyRecheck({ policy: opts.policy, incidents, move, clock, logger, tellRoom }) : undefined;
+  const claim = createClaim({ incidents, move, timers, clock, logger, applyWindowMs, ...(recheck ? { recheck } : {}) });
   const policyGate = opts.policy ? createPolicyGate({ policy: opts.policy, incidents, clock, logger, tellRoom }) : undefined;
+  const deviceGate = createDeviceGate({ incidents, bus, clock, logger, tellRoom, ...(opts.quarantined ? { quarantined: opts.quarantined } : {}), ask: (input) => request(input) });
   const skipUnattended = createUnattended({ incidents, move, bus, clock, logger, whenUnattended: opts.whenUnattended, applyWindowMs });
-
-  /**
-   * Shows a channel decision's outcome on every operator channel and records that it was shown.
-   * All of them: the people on the other channels must not go on deciding a request already decided.
-   */
-  async function acknowledge(incidentId: string): Promise<void> {
-    const incident = incidents.get(incidentId);
-    if (channels.length === 0 || !incident?.approval || incident.approval.acknowledged_at) return;
-    const approval = incident.approval;
-    const results = await Promise.allSettled(channels.map((c) => c.acknowledge(incident, approval)));
-    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-    // Left unrecorded, recover() tries again after a restart.
-    if (failed) throw failed.reason;
-    const at = clock.now().toISOString();
-    incidents.update(incidentId, (cur) => ({ approval: cur.approval ? { ...cur.approval, acknowledged_at: at } : cur.approval }));
-  }
 
   function validateRequest(input: ApprovalRequestInput): Incident {
     const incident = incidents.get(input.incident_id);
@@ -84,14 +67,18 @@ export function createApprovals(opts: ApprovalsOptions) {
   }
 
   async function request(input: ApprovalRequestInput): Promise<RequestResult> {
+    // The device's own state first (a read of the quarantines); the request is checked again after it.
+    const gated = await deviceGate.gate(validateRequest(input), input);
+    if (gated) return gated;
     const incident = validateRequest(input);
     const live = channelsFor(incident);
-    const refused = policyGate?.(incident, input, live);
-    if (refused) return refused;
+    const gate = policyGate?.(incident, input, live);
+    if (gate && 'refused' in gate) return gate.refused;
+    // A requirement naming groups is never met unattended: the gate escalates when nobody can be asked.
     if (live.length === 0) return skipUnattended(incident, input);
 
     const now = clock.now();
-    const asked = pendingRequest(incident, input, now, new Date(now.getTime() + opts.ttlMs), live);
+    const asked = { ...pendingRequest(incident, input, now, new Date(now.getTime() + opts.ttlMs), live), requirement: gate?.requirement ?? null };
     const { request_id, expires_at, lines_sha256 } = asked;
     const moved = move(incident.incident_id, 'request', () => ({ approval: null, application: NO_APPLICATION, approval_request: asked }), 'request_approval');
     if (!moved.ok) throw new ApprovalError(moved.reason);
@@ -118,6 +105,7 @@ export function createApprovals(opts: ApprovalsOptions) {
         lines_sha256,
         evidence: evidenceOf(incidents.timeline(next.incident_id)),
         preview: asked.preview ?? null,
+        ...(asked.requirement ? { policy: requestRequirementLine(asked) } : {}),
       };
       next = await askEverywhere(next, ask);
     }
@@ -203,6 +191,9 @@ export function createApprovals(opts: ApprovalsOptions) {
       return { status: 'not_awaiting', incident };
     }
 
+    // Under the policy's requirement only enough distinct people's approvals approve (policy-decide.ts counts them).
+    const standing = standingOf(incident.approval_request);
+    if (decision === 'APPROVED' && incident.approval_request.requirement && standing.given < standing.needed) return { status: 'recorded', incident, standing };
     const at = clock.now().toISOString();
     // The operator typed it in a headed run's own terminal: the agent has read it there already. Only a
     // headed run has that terminal; any other incident's agent hears a decision only from the relay.
@@ -269,7 +260,9 @@ export function createApprovals(opts: ApprovalsOptions) {
         }
         if (incident.approval && !incident.approval.forwarded_at) forward(incident.incident_id);
       }
-      for (const incident of incidents.list().filter((i) => owns(i.incident_id))) {
+      // A pass over every stored incident, sorting only the few that have anything left to do.
+      const unfinished = [...incidents.values()].filter((i) => i.approval && (!i.approval.forwarded_at || !i.approval.acknowledged_at) && owns(i.incident_id));
+      for (const incident of unfinished.sort(newestFirst)) {
         if (incident.approval?.decision === 'EXPIRED' && !incident.approval.forwarded_at) forward(incident.incident_id);
         if (incident.approval && !incident.approval.acknowledged_at) {
           void acknowledge(incident.incident_id).catch((error: unknown) =>
@@ -280,8 +273,13 @@ export function createApprovals(opts: ApprovalsOptions) {
     },
     tellRoom,
     acknowledge,
+    /** One person's approval counted toward the pending request's requirement (this relay writes the incident). */
+    vote: createVoteRecorder({ incidents, tellRoom }),
+    /** The other incident's change a held request waits for, if it is held. */
+    heldFor: deviceGate.heldFor,
     stop() {
       offEnded();
+      deviceGate.stop();
       forwarder.stop();
       timers.stop();
     },

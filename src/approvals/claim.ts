@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock';
-import { isTerminal } from '../incidents/model';
+import { isTerminal, type Incident } from '../incidents/model';
 import type { Incidents } from '../incidents/service';
 import type { GateMove } from './gate-move';
 import { linesSha256, shortHash } from './lines';
@@ -11,7 +11,16 @@ import { formatTtl } from './wording';
 /** One router: names compare without case or surrounding space (the inventory refuses such clashes). */
 export const sameDevice = (a: string, b: string) => a.trim().toLowerCase() === b.trim().toLowerCase();
 
-export function createClaim(deps: { incidents: Incidents; move: GateMove; timers: Pick<ReturnType<typeof createApprovalTimers>, 'lapsed' | 'lapse'>; clock: Clock; logger: Logger; applyWindowMs: number }) {
+export function createClaim(deps: {
+  incidents: Incidents;
+  move: GateMove;
+  timers: Pick<ReturnType<typeof createApprovalTimers>, 'lapsed' | 'lapse'>;
+  clock: Clock;
+  logger: Logger;
+  applyWindowMs: number;
+  /** The change policy again at apply time (policy-recheck.ts): why the approved change may no longer go on. */
+  recheck?(incident: Incident): string | undefined;
+}) {
   const { incidents, move, timers, clock, logger, applyWindowMs } = deps;
   /**
    * The device guard's only way to apply configuration: the lines (by their hash) and the device
@@ -32,6 +41,8 @@ export function createClaim(deps: { incidents: Incidents; move: GateMove; timers
       if (linesSha256(commands) !== approvedHash) {
         return { ok: false, reason: `only the approved lines may be applied, verbatim and in order (lines ${shortHash(approvedHash)}): ${request.commands.join(' / ')}` };
       }
+      const refused = deps.recheck?.(incident);
+      if (refused) return { ok: false, reason: refused };
     }
     const at = clock.now().toISOString();
     const claimed = move(incidentId, 'claim', () => ({ application: { status: 'claimed', device: request?.device ?? device, at, error: null } }));
@@ -51,6 +62,11 @@ export function createClaim(deps: { incidents: Incidents; move: GateMove; timers
         applied: () => settle('applied', null),
         release: (why) => settle('release', why),
         failed: (why) => settle('fail', why),
+        voided: (why) => {
+          settle('release', why);
+          // Nothing was sent, and the approval no longer covers the device as it is: a new decision is needed.
+          if (!move(incidentId, 'lapse', () => ({})).ok) logger.error({ incident_id: incidentId }, 'a voided approval could not be expired');
+        },
       },
     };
   }

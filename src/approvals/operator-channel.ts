@@ -32,6 +32,8 @@ export const approvalAskSchema = z.object({
   evidence: z.array(z.object({ command: z.string(), lines: z.array(z.string()) })),
   /** What the lines would change on the live device (a dry run); null or absent: no preview was possible. */
   preview: ConfigPreview.nullable().optional(),
+  /** The change policy's rule and how far its approvals are (src/approvals/standing.ts); absent without a policy. */
+  policy: z.string().min(1).optional(),
 });
 export type ApprovalAsk = z.infer<typeof approvalAskSchema>;
 

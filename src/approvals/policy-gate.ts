@@ -3,7 +3,12 @@ import type { Clock } from '../clock';
 import type { Incident } from '../incidents/model';
 import type { Incidents } from '../incidents/service';
 import type { RelayPolicy } from '../policy/relay-policy';
+import type { ApprovalRequirement } from '../incidents/model';
 import type { ApprovalRequestInput, RequestResult } from './types';
+import { linesSha256 } from './lines';
+
+/** The gate's answer: the change is refused (escalated or denied, no card), or asked with this requirement. */
+export type PolicyGateResult = { refused: RequestResult } | { requirement: ApprovalRequirement };
 
 export function createPolicyGate(deps: { policy: Pick<RelayPolicy, 'verdict' | 'current'>; incidents: Incidents; clock: Clock; logger: Logger; tellRoom(incidentId: string, markdown: string): void }) {
   const { policy, incidents, clock, logger, tellRoom } = deps;
@@ -12,22 +17,22 @@ export function createPolicyGate(deps: { policy: Pick<RelayPolicy, 'verdict' | '
    * nobody to ask for the groups it names) ends the run escalated, naming the rule, and no card is
    * posted anywhere. An allowed one is recorded with its requirement and goes on to the channels.
    */
-  return function policyGate(incident: Incident, input: ApprovalRequestInput, live: string[]): RequestResult | undefined {
+  return function policyGate(incident: Incident, input: ApprovalRequestInput, live: string[]): PolicyGateResult {
     const verdict = policy.verdict(incident, input.commands, clock.now());
     const { sha256 } = policy.current();
     const unasked = verdict.kind === 'approve' && live.length === 0;
     if (verdict.kind === 'approve' && !unasked) {
-      incidents.record(incident.incident_id, 'policy.verdict', `Policy ${verdict.rule}: ${verdict.reason}`, { rule: verdict.rule, groups: verdict.groups, count: verdict.count, policy_sha256: sha256 });
-      return undefined;
+      incidents.record(incident.incident_id, 'policy.verdict', `Policy ${verdict.rule}: ${verdict.reason}`, { rule: verdict.rule, groups: verdict.groups, count: verdict.count, policy_sha256: sha256, lines_sha256: linesSha256(input.commands) });
+      return { requirement: { rule: verdict.rule, groups: verdict.groups, count: verdict.count, reason: verdict.reason, policy_sha256: sha256 } };
     }
     const reason = unasked ? `${verdict.rule} needs ${verdict.reason}, and no approval channel is live to ask them` : verdict.reason;
     const owner = verdict.kind === 'escalate' ? verdict.owner : undefined;
     const at = clock.now().toISOString();
     const summary = `Escalated by the change policy (${verdict.rule}): ${reason}.${owner ? ` Escalate to ${owner}.` : ''} No card was posted and nothing was applied.`;
-    incidents.record(incident.incident_id, 'policy.escalated', summary, { rule: verdict.rule, verdict: verdict.kind, ...(owner ? { owner } : {}), policy_sha256: sha256 });
+    incidents.record(incident.incident_id, 'policy.escalated', summary, { rule: verdict.rule, verdict: verdict.kind, ...(owner ? { owner } : {}), policy_sha256: sha256, lines_sha256: linesSha256(input.commands) });
     incidents.transition(incident.incident_id, 'escalate', () => ({ outcome: { kind: 'escalated', summary, at } }));
     logger.warn({ incident_id: incident.incident_id, rule: verdict.rule, verdict: verdict.kind }, 'change escalated by the policy; no card posted');
     tellRoom(incident.incident_id, `🛑 **${incident.incident_id}** on \`${incident.device_hostname}\`: ${summary}`);
-    return { status: 'escalated_by_policy', rule: verdict.rule, reason, ...(owner ? { owner } : {}) };
+    return { refused: { status: 'escalated_by_policy', rule: verdict.rule, reason, ...(owner ? { owner } : {}) } };
   };
 }

@@ -1,6 +1,7 @@
 import type { Incident } from '../incidents/model';
 import type { EvidenceItem } from './evidence';
 import { shortHash } from './lines';
+import { requestRequirementLine } from './standing';
 import { visibleLines } from './visible-text';
 import { AGENT_SUMMARY_LABEL, quotedPlain } from './inert-text';
 import { previewLines, ROLLBACK_TITLE, rollbackLines } from '../artifacts/config-preview';
@@ -25,6 +26,8 @@ export function terminalQuestion(incident: Incident, evidence: EvidenceItem[] = 
   return [
     `APPROVAL NEEDED — ${incident.incident_id} on ${r.device} — request ${r.request_id}`,
     '',
+    // The change policy's rule and how far its approvals are, from the relay's own record.
+    ...(requestRequirementLine(r) ? [`Policy: ${requestRequirementLine(r)}`, ''] : []),
     `Configuration lines (exactly these are applied, once, on ${r.device}; lines hash ${shortHash(r.lines_sha256)}):`,
     block(r.commands),
     ...(warning ? ['', warning] : []),

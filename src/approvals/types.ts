@@ -1,4 +1,5 @@
 import type { RelayPolicy } from '../policy/relay-policy';
+import type { QuarantineEntry } from '../quarantine/entry';
 import type { Logger } from 'pino';
 import type { AgentRuntime } from '../agent/types';
 import type { Clock } from '../clock';
@@ -10,6 +11,7 @@ import type { Owns } from '../incidents/ownership';
 import type { DecisionChannel } from './lifecycle';
 import type { OperatorChannel } from './operator-channel';
 import type { ConfigPreview } from '../artifacts/config-preview';
+import type { Standing } from './standing';
 
 /** The approval lifecycle's contract: what channels, the guard and the agents' tools see of it. */
 
@@ -28,10 +30,20 @@ export type RequestResult =
   | { status: 'pending'; request_id: string; expires_at: string; channels: string[]; lines_sha256: string; note?: string; approvers_online?: string[]; warning?: string }
   | { status: 'skipped_with_warning'; decision: Decision; warning: string }
   /** The change policy does not allow this change by card: no card was posted, and the run is escalated. */
-  | { status: 'escalated_by_policy'; rule: string; reason: string; owner?: string };
+  | { status: 'escalated_by_policy'; rule: string; reason: string; owner?: string }
+  /** The device is quarantined (a change on it could not be put back): no card was posted, and the run is escalated. */
+  | { status: 'escalated_quarantined'; device: string; reason: string }
+  /** Another incident's change is provisional on the device: the relay asks when it is confirmed or rolled back. */
+  | { status: 'held'; device: string; waiting_for: { incident_id: string; change_id: string; deadline: string }; note: string };
 
 export type DecideResult =
-  | { status: 'accepted'; incident: Incident; approval: Approval }
+  | { status: 'accepted'; incident: Incident; approval: Approval; standing?: Standing }
+  /** An approval counted toward the policy's requirement, which is not reached yet: the request stays pending. */
+  | { status: 'recorded'; incident: Incident; standing: Standing }
+  /** This person's approval of this request was counted already: counted once, nothing changed. */
+  | { status: 'already_approved_by_you'; incident: Incident; standing: Standing }
+  /** The policy's rule for this request counts only people in its groups, and this person is in none: nothing changed. */
+  | { status: 'not_allowed_by_policy'; incident: Incident; rule: string; groups: string[] }
   | { status: 'already_decided'; incident: Incident; approval: Approval }
   | { status: 'not_awaiting'; incident: Incident }
   /** The decision named a request that is not the one pending (an old card, a stale window): nothing changed. */
@@ -56,6 +68,8 @@ export interface Claim {
   release(why: string): void;
   /** The device call failed after it was sent: the state is unknown, the approval is spent. */
   failed(why: string): void;
+  /** Nothing was sent, but the approval no longer holds (the device changed since its preview): it expires. */
+  voided(why: string): void;
 }
 export type ClaimResult = { ok: true; claim: Claim } | { ok: false; reason: string };
 
@@ -63,6 +77,11 @@ export interface Actor {
   /** E-mail or OS user name: who the room and the log will name. */
   id: string;
   display?: string;
+  /**
+   * The OPERATORS_FILE entry behind the channel's identity (set by named-decide.ts, never by a
+   * channel): who counts toward a policy requirement, by their e-mail and their groups.
+   */
+  person?: { email: string; groups: readonly string[] };
 }
 
 /** A tool error the agent can read: says why, changes nothing. */
@@ -94,4 +113,6 @@ export interface ApprovalsOptions {
   owns?: Owns;
   /** The change policy in force (POLICY_FILE): its verdict comes before any card. */
   policy?: Pick<RelayPolicy, 'verdict' | 'current'>;
+  /** The device's quarantine now (src/quarantine): a quarantined device gets no card. */
+  quarantined?(device: string): Promise<QuarantineEntry | undefined>;
 }

@@ -1,5 +1,6 @@
 import type { Approval, Incident } from '../incidents/model';
-import { inlineMarkdown } from './inert-text';
+import { inlineMarkdown, markdownCell } from './inert-text';
+import { policyNotice, requestRequirementLine, standingOf, standingWords } from './standing';
 
 export function formatTtl(ms: number): string {
   if (ms % 3_600_000 === 0) return `${ms / 3_600_000} h`;
@@ -11,7 +12,10 @@ const hhmm = (iso: string) => `${iso.slice(11, 16)} UTC`;
 
 export function describeDecision(incident: Incident, approval: Approval): string {
   const what = approval.effective === 'APPROVED' ? `applying ${approval.commands.length} command(s)` : 'nothing will be applied; escalating';
-  return `${approval.decision} by ${approval.by} via ${approval.channel} at ${hhmm(approval.at)}: ${what}`;
+  const request = incident.approval_request;
+  // Under the policy: the rule and everyone whose approval counted, not only the last one.
+  const policy = request?.requirement && request.request_id === approval.request_id ? `; ${standingWords(standingOf(request))} (${requestRequirementLine(request)})` : '';
+  return `${approval.decision} by ${approval.by} via ${approval.channel} at ${hhmm(approval.at)}${policy}: ${what}`;
 }
 
 /** Acknowledgements in the room, one for every card submission. */
@@ -20,6 +24,8 @@ export const ack = {
     `${approval.effective === 'APPROVED' ? '✅' : '⛔'} **${incident.incident_id}** on \`${incident.device_hostname}\`: ${describeDecision(incident, approval)}${approval.reason ? ` (reason: ${inlineMarkdown(approval.reason)})` : ''}.`,
   alreadyDecided: (incident: Incident, approval: Approval, who: string) =>
     `ℹ️ ${who}: **${incident.incident_id}** was already ${approval.decision} by ${approval.by} via ${approval.channel} at ${hhmm(approval.at)}; this click changed nothing.`,
+  /** An approval counted toward the policy's requirement, a second one by the same person, or one from outside its groups. */
+  policy: (incident: Incident, result: Parameters<typeof policyNotice>[0], who: string) => `🗳️ ${who}, **${incident.incident_id}**: ${markdownCell(policyNotice(result))}`,
   notAllowed: (who: string) => `🚫 ${who} is not allowed to approve configuration changes (MSG_APPROVERS); nothing changed.`,
   otherRoom: (who: string) => `🚫 A card submission by ${who} came from another room and was refused; nothing changed.`,
   ambiguous: (alertDefId: string, candidates: Incident[], who: string) =>

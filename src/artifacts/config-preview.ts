@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ConfigFingerprint } from './config-fingerprint';
 import { PREVIEW_METHODS, previewMethodText } from './preview-method';
 
 export { ROLLBACK_TITLE, rollbackLines } from './rollback-text';
@@ -34,6 +35,11 @@ export const ConfigPreview = z.object({
       lines: z.array(z.string()),
     })
     .optional(),
+  /**
+   * The device configuration this preview was computed against (config-fingerprint.ts): the guard
+   * has the change applied only on that configuration. Absent where the server computed none.
+   */
+  fingerprint: ConfigFingerprint.optional(),
 });
 export type ConfigPreview = z.infer<typeof ConfigPreview>;
 

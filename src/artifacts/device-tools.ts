@@ -23,24 +23,41 @@ export const ChangeStatus = z.object({
   reason: z.string().optional(),
   /** The read-back result, e.g. what still differs when rollback_failed. */
   detail: z.string().optional(),
+  /** On the apply's answer: the configuration fingerprint the server checked before the first line (as the caller expected). */
+  before_sha256: z.string().optional(),
 });
 export type ChangeStatus = z.infer<typeof ChangeStatus>;
 
 /** The bounds of `confirm_within_s`: long enough for a post-check, short enough that a lost relay cannot leave a change hanging. */
 export const CONFIRM_WITHIN_S = { min: 5, max: 3600 } as const;
 
+/**
+ * The promise the device server keeps for a change nobody confirms: its rollback starts at the deadline
+ * and has put the configuration back and read it back (the outcome's `at`) within this many seconds
+ * after it. A rollback that ends later says so in its outcome and the server's log.
+ */
+export const ROLLBACK_GRACE_S = 30;
+
 /** What the RAW engine (and anything else) needs from a device-automation server. */
 export interface DeviceTools {
   execCli(device: string, command: string): Promise<string>;
   /** With `confirmWithinS` the change is provisional (see configProvisional); the result text is the same either way. */
-  configCli(device: string, commands: string[], opts?: { confirmWithinS?: number }): Promise<string>;
+  configCli(device: string, commands: string[], opts?: { confirmWithinS?: number } & ApplyExpect): Promise<string>;
   /** Like configCli but provisional: resolves with the output and the pending change. */
-  configProvisional(device: string, commands: string[], confirmWithinS: number): Promise<{ output: string; change: ChangeStatus }>;
+  configProvisional(device: string, commands: string[], confirmWithinS: number, opts?: ApplyExpect): Promise<{ output: string; change: ChangeStatus }>;
   confirmChange(device: string, changeId: string): Promise<ChangeStatus>;
   rollbackChange(device: string, changeId: string, reason: string): Promise<ChangeStatus>;
   changeStatus(device: string, changeId: string): Promise<ChangeStatus>;
   /** What the lines would change on the live device (config-preview.ts); read-only, never changes the device. */
   previewConfig(device: string, commands: string[]): Promise<ConfigPreview>;
+}
+
+/**
+ * The configuration the change was approved on (config-fingerprint.ts): the server reads the device's
+ * configuration before the first line and sends nothing when its fingerprint differs.
+ */
+export interface ApplyExpect {
+  expectConfigSha256?: string;
 }
 
 export type DeviceToolName = 'exec_cli' | 'config_cli' | 'confirm_change' | 'rollback_change' | 'change_status' | 'preview_config';
@@ -53,6 +70,8 @@ export class DeviceToolError extends Error {
     message: string,
     /** False only when the call never reached the device tool server, so nothing can have been applied. */
     readonly reached = true,
+    /** The server's structured detail of a refusal (a fingerprint mismatch), unchecked: parse before use. */
+    readonly detail?: unknown,
   ) {
     super(message);
   }
@@ -60,9 +79,9 @@ export class DeviceToolError extends Error {
 
 /** Over the lab object, in process: fast and deterministic for tests and `raw:test`. */
 export function createLabDeviceTools(lab: Lab): DeviceTools {
-  const provisional = (device: string, commands: string[], confirmWithinS: number) => {
-    const r = lab.configProvisional(device, commands, confirmWithinS);
-    return r.ok ? Promise.resolve({ output: r.output, change: r.change }) : Promise.reject(new DeviceToolError('config_cli', r.error));
+  const provisional = (device: string, commands: string[], confirmWithinS: number, opts?: ApplyExpect) => {
+    const r = lab.configProvisional(device, commands, confirmWithinS, opts?.expectConfigSha256);
+    return r.ok ? Promise.resolve({ output: r.output, change: r.change }) : Promise.reject(new DeviceToolError('config_cli', r.error, true, r.detail));
   };
   return {
     execCli(device, command) {
@@ -70,7 +89,7 @@ export function createLabDeviceTools(lab: Lab): DeviceTools {
       return r.ok ? Promise.resolve(r.output) : Promise.reject(new DeviceToolError('exec_cli', r.error));
     },
     configCli(device, commands, opts) {
-      if (opts?.confirmWithinS !== undefined) return provisional(device, commands, opts.confirmWithinS).then((r) => r.output);
+      if (opts?.confirmWithinS !== undefined) return provisional(device, commands, opts.confirmWithinS, opts).then((r) => r.output);
       const r = lab.config(device, commands);
       return r.ok ? Promise.resolve(r.output) : Promise.reject(new DeviceToolError('config_cli', r.error));
     },
@@ -98,11 +117,16 @@ export interface McpDeviceTools extends DeviceTools {
  * `token` is sent as `Authorization: Bearer`; it lives in this closure only, so it never
  * reaches a log line or the agents' runtime.
  */
-export function createMcpDeviceTools(url: string, opts: { headers?: Record<string, string>; token?: string } = {}): McpDeviceTools {
-  const headers = { ...opts.headers, ...(opts.token ? { Authorization: `Bearer ${opts.token}` } : {}) };
+export function createMcpDeviceTools(
+  at: string | (() => { url: string; token?: string }),
+  opts: { headers?: Record<string, string>; token?: string } = {},
+): McpDeviceTools {
   let connecting: Promise<Client> | undefined;
   const connect = () =>
     (connecting ??= (async () => {
+      // Read at each connect: a server started again has a new address and token (close() forgets the old client).
+      const { url, token } = typeof at === 'string' ? { url: at, token: opts.token } : at();
+      const headers = { ...opts.headers, ...(token ? { Authorization: `Bearer ${token}` } : {}) };
       const client = new Client({ name: 'fault-relay-raw-engine', version: '1.0.0' });
       const transport = new StreamableHTTPClientTransport(new URL(url), {
         ...(Object.keys(headers).length ? { requestInit: { headers } } : {}),
@@ -135,7 +159,7 @@ export function createMcpDeviceTools(url: string, opts: { headers?: Record<strin
       .filter((c) => c.type === 'text')
       .map((c) => c.text ?? '')
       .join('\n');
-    if (result.isError) throw new DeviceToolError(tool, text || `${tool} failed`);
+    if (result.isError) throw new DeviceToolError(tool, text || `${tool} failed`, true, result.structuredContent);
     return { text, structured: result.structuredContent };
   };
   /** A change's status as the server gave it; a server without the provisional tools cannot have kept the change provisional. */
@@ -145,12 +169,13 @@ export function createMcpDeviceTools(url: string, opts: { headers?: Record<strin
     if (!parsed.success) throw new DeviceToolError(tool, `${tool}: the device tool server answered without a change status (${r.text.slice(0, 200)})`);
     return { output: r.text, change: parsed.data };
   };
-  const provisional = (device: string, commands: string[], s: number) => status('config_cli', { device, commands, confirm_within_s: s });
+  const expect = (o?: ApplyExpect) => (o?.expectConfigSha256 ? { expect_config_sha256: o.expectConfigSha256 } : {});
+  const provisional = (device: string, commands: string[], s: number, o?: ApplyExpect) => status('config_cli', { device, commands, confirm_within_s: s, ...expect(o) });
 
   return {
     execCli: async (device, command) => (await call('exec_cli', { device, command })).text,
     configCli: async (device, commands, o) =>
-      o?.confirmWithinS === undefined ? (await call('config_cli', { device, commands })).text : (await provisional(device, commands, o.confirmWithinS)).output,
+      o?.confirmWithinS === undefined ? (await call('config_cli', { device, commands, ...expect(o) })).text : (await provisional(device, commands, o.confirmWithinS, o)).output,
     configProvisional: provisional,
     confirmChange: async (device, changeId) => (await status('confirm_change', { device, change_id: changeId })).change,
     rollbackChange: async (device, changeId, reason) => (await status('rollback_change', { device, change_id: changeId, reason })).change,

@@ -41,7 +41,7 @@ const emailList = optionalString.transform((v) =>
  * variable names so an error can name the variable the user has to fix.
  */
 /** A duration written as people write it (`30m`, `90s`, `2h`, `500ms`), in milliseconds. */
-const duration = z.string().transform((v, ctx) => {
+export const duration = z.string().transform((v, ctx) => {
   const m = /^\s*(\d+)\s*(ms|s|m|h)?\s*$/.exec(v);
   if (!m) {
     ctx.addIssue({ code: 'custom', message: 'expected a duration such as 30m, 90s or 2h' });
@@ -122,6 +122,16 @@ export const configSchema = z
     TEAM_DECISION_KEY: optionalString.pipe(z.string().min(DECISION_KEY_MIN_CHARS, `at least ${DECISION_KEY_MIN_CHARS} characters (e.g. openssl rand -base64 32)`).optional()),
     /** A file holding TEAM_DECISION_KEY instead (readable by the relay only): a secret store's mount, a 0600 file. */
     TEAM_DECISION_KEY_FILE: optionalString,
+    /** PagerDuty Events API v2: the integration's routing key; set, the relay pages through PagerDuty. */
+    PAGERDUTY_ROUTING_KEY: optionalString,
+    /** PagerDuty's events host (a regional one, or a test's fake). */
+    PAGERDUTY_URL: url.default('https://events.pagerduty.com'),
+    /** Opsgenie Alert API key (sent as `GenieKey`); set, the relay pages through Opsgenie. */
+    OPSGENIE_API_KEY: optionalString,
+    /** Opsgenie's API host (https://api.eu.opsgenie.com in the EU, or a test's fake). */
+    OPSGENIE_URL: url.default('https://api.opsgenie.com'),
+    /** The relay as people reach it (https://relay.example.net): the /ui and evidence links in a page. Default: http://RELAY_HOST:INGEST_PORT. */
+    RELAY_PUBLIC_URL: optionalUrl,
     /** How long a team relay may miss its heartbeat before another takes over its incidents. */
     RELAY_LEASE_MS: positiveInt.min(1000).default(10_000),
     /** A device inventory: the relay starts the SSH device tool server on it itself (DEVICE_MCP_URL wins when both are set). */
@@ -156,6 +166,17 @@ export const configSchema = z
     SEARCH_UPSTREAM_URL: optionalUrl,
     SEARCH_UPSTREAM_TOKEN: optionalString,
     SEARCH_UPSTREAM_TIMEOUT_MS: positiveInt.default(30_000),
+    /** The audit stream to Splunk: the HTTP Event Collector's base URL (https://splunk:8088) and its token. */
+    SPLUNK_HEC_URL: optionalUrl,
+    SPLUNK_HEC_TOKEN: optionalString,
+    /** `on` when the token has indexer acknowledgement: an event counts as delivered only once Splunk has indexed it. */
+    SPLUNK_HEC_ACK: z.enum(['on', 'off']).default('off'),
+    /** The index the events go to; unset: the token's default index. */
+    SPLUNK_HEC_INDEX: optionalString,
+    /** The audit stream as RFC 5424 syslog: tcp://host:port or tls://host:port. */
+    SYSLOG_URL: optionalString.pipe(z.string().regex(/^(tcp|tls):\/\/[^/\s]+:\d{1,5}\/?$/, 'expected tcp://host:port or tls://host:port').optional()),
+    /** PEM file of the CA that signed the syslog receiver's certificate (tls:// only); unset: the system's CAs. */
+    SYSLOG_CA_FILE: optionalString,
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     /** `npm run relay`'s terminal: human lines (and the JSON log in RELAY_LOG_DIR/relay.log), or the JSON log itself. */
     RELAY_CONSOLE: z.enum(['auto', 'human', 'json']).default('auto'),
@@ -184,6 +205,9 @@ export const configSchema = z
     }
     if (c.TEAM_DECISION_KEY && c.TEAM_DECISION_KEY_FILE) {
       ctx.addIssue({ code: 'custom', path: ['TEAM_DECISION_KEY_FILE'], message: 'set TEAM_DECISION_KEY or TEAM_DECISION_KEY_FILE, not both' });
+    }
+    if (Boolean(c.SPLUNK_HEC_URL) !== Boolean(c.SPLUNK_HEC_TOKEN)) {
+      ctx.addIssue({ code: 'custom', path: [c.SPLUNK_HEC_URL ? 'SPLUNK_HEC_TOKEN' : 'SPLUNK_HEC_URL'], message: 'SPLUNK_HEC_URL and SPLUNK_HEC_TOKEN go together: set both to send the audit stream to Splunk, or neither' });
     }
     if (Boolean(c.MSG_BOT_TOKEN) !== Boolean(c.MSG_ROOM_ID)) {
       ctx.addIssue({
@@ -226,4 +250,7 @@ export const SECRET_KEYS = [
   'DATABASE_URL',
   'DEVICE_MCP_TOKEN',
   'TEAM_DECISION_KEY',
+  'SPLUNK_HEC_TOKEN',
+  'PAGERDUTY_ROUTING_KEY',
+  'OPSGENIE_API_KEY',
 ] as const satisfies readonly (keyof RelayConfig)[];

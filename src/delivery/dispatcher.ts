@@ -8,6 +8,7 @@ import { jitteredBackoff } from '../backoff';
 import type { ModelCheck } from '../agent/model-check';
 import type { SpareSession } from './spare-session';
 import { alreadyPrompted, findEarlierSession, sessionTitle } from './earlier-session';
+import { inIncidentSpan } from '../telemetry/incident-trace';
 
 /** While runs are held, how often the hold is looked at again: a restored file lets them go by itself. */
 const HOLD_RECHECK_MS = 2_000;
@@ -91,7 +92,8 @@ export function createDispatcher(opts: DispatcherOptions) {
     let ended = () => {};
     const end = new Promise<void>((resolve) => (ended = resolve));
     try {
-      return await deliverOnce(incidentId, end);
+      // Under the incident's trace: the runtime's calls carry it on (traceparent).
+      return await inIncidentSpan(incidents.get(incidentId), 'deliver', {}, () => deliverOnce(incidentId, end));
     } finally {
       ended();
     }

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { MANAGED_CONFIG_ENV, pinnedManagedConfigDir } from '../agent/managed-config';
 
 /**
  * opencode runs `npm install @opencode-ai/plugin` in every config folder without node_modules
@@ -33,7 +34,8 @@ function opencodeVersion(projectDir: string): string {
 
 /**
  * Environment for an opencode run that keeps away from the user's own opencode config, sessions
- * and Claude Code files: its XDG folders live under `home` (the demo's data folder).
+ * and Claude Code files, and from the machine's managed opencode configuration: its XDG folders and
+ * its managed folder live under `home` (the demo's data folder).
  */
 export function demoRuntimeHome(home: string, projectDir: string, opts: { markProject?: boolean } = {}): Record<string, string> {
   const xdg = {
@@ -50,5 +52,7 @@ export function demoRuntimeHome(home: string, projectDir: string, opts: { markPr
     OPENCODE_DISABLE_CLAUDE_CODE: '1',
     OPENCODE_DISABLE_EXTERNAL_SKILLS: '1',
     OPENCODE_DISABLE_DEFAULT_PLUGINS: '1',
+    // Not /etc/opencode (or the macOS/Windows equivalent): a folder of its own that nobody writes to.
+    [MANAGED_CONFIG_ENV]: pinnedManagedConfigDir(home),
   };
 }

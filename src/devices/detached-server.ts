@@ -6,7 +6,8 @@ import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import { SECRET_KEYS } from '../config/schema';
-import { SUPERVISED_FLAG, SupervisedServerInfo, supervisedFiles } from './supervised';
+import { readHolder, StateDirLockedError } from './state-lock';
+import { RESUME_FLAG, SUPERVISED_FLAG, SupervisedServerInfo, SupervisedServerRefusal, supervisedFiles } from './supervised';
 
 /** How to start a supervised device server: `npm run relay` runs node on scripts/devices.ts, the tray its own executable. */
 export interface DeviceServerLaunch {
@@ -90,11 +91,12 @@ async function adopt(stateDir: string): Promise<Found | undefined> {
 }
 
 /** Starts the server in a session of its own and waits for its `{pid,url}` line (or its exit). */
-async function launch(opts: { launch: DeviceServerLaunch; inventoryPath: string; stateDir: string; logFile: string; env: NodeJS.ProcessEnv }): Promise<SupervisedServerInfo> {
+async function launch(opts: LaunchOptions): Promise<SupervisedServerInfo | SupervisedServerRefusal> {
   mkdirSync(dirname(opts.logFile), { recursive: true });
   const out = openSync(opts.logFile, 'a', 0o600);
   const env = Object.fromEntries(Object.entries(opts.env).filter(([k, v]) => v !== undefined && !DEVICE_SERVER_OMIT_ENV.includes(k)));
-  const child = spawn(opts.launch.command, [...opts.launch.args, '--inventory', opts.inventoryPath, '--state-dir', opts.stateDir, '--ready-fd', '3'], {
+  const args = [...opts.launch.args, '--inventory', opts.inventoryPath, '--state-dir', opts.stateDir, '--ready-fd', '3', ...(opts.resume ? [RESUME_FLAG] : [])];
+  const child = spawn(opts.launch.command, args, {
     // Its own session and process group: a kill of the relay's group (or a closed terminal) does not reach it.
     detached: true,
     stdio: ['ignore', out, out, 'pipe'],
@@ -104,7 +106,7 @@ async function launch(opts: { launch: DeviceServerLaunch; inventoryPath: string;
   closeSync(out);
   const ready = child.stdio[3] as Readable;
   try {
-    return await new Promise<SupervisedServerInfo>((resolveReady, reject) => {
+    return await new Promise<SupervisedServerInfo | SupervisedServerRefusal>((resolveReady, reject) => {
       const failed = (why: string) => new Error(`the device tool server ${why} before it was ready; its log is ${opts.logFile}`);
       child.once('error', reject);
       // The first process leaves the server proper behind and exits 0; anything else is a failure.
@@ -112,7 +114,8 @@ async function launch(opts: { launch: DeviceServerLaunch; inventoryPath: string;
       const lines = createInterface({ input: ready });
       lines.once('line', (line) => {
         try {
-          resolveReady(SupervisedServerInfo.parse(JSON.parse(line)));
+          const said: unknown = JSON.parse(line);
+          resolveReady(SupervisedServerRefusal.safeParse(said).data ?? SupervisedServerInfo.parse(said));
         } catch (error) {
           reject(error as Error);
         }
@@ -133,14 +136,39 @@ async function launch(opts: { launch: DeviceServerLaunch; inventoryPath: string;
  * else a new one is started detached. Either way it outlives this relay and rolls back by the
  * deadline on its own what nobody confirms.
  */
-export async function openDetachedDeviceServer(opts: {
+interface LaunchOptions {
   launch: DeviceServerLaunch;
   inventoryPath: string;
   stateDir: string;
   logFile: string;
   env: NodeJS.ProcessEnv;
-  logger: Logger;
-}): Promise<AttachedDeviceServer> {
+  /** Started again for a relay that is still attached: pending changes keep their deadlines. */
+  resume?: boolean;
+}
+
+/** How long a start waits for the server that holds the folder to answer (or go) before it gives up. */
+export const LOCK_WAIT_MS = 15_000;
+const LOCK_POLL_MS = 100;
+
+/**
+ * One server per state folder: another relay (or tray) may have started one a moment before this one
+ * did. Its lock answers the race: the loser attaches to the winner once that one's files are written,
+ * and a folder held by something it cannot attach to (an in-process relay, a server stuck stopping)
+ * is refused naming the folder and the holder's pid.
+ */
+export async function openDetachedDeviceServer(opts: LaunchOptions & { logger: Logger }): Promise<AttachedDeviceServer> {
+  const until = Date.now() + LOCK_WAIT_MS;
+  for (;;) {
+    const opened = await openOnce(opts);
+    if (!('error' in opened)) return opened;
+    const holder = opened.error.pid ?? readHolder(opts.stateDir)?.pid;
+    if (Date.now() > until) throw new StateDirLockedError(opts.stateDir, holder);
+    opts.logger.info({ pid: holder }, 'another device tool server holds the change journal: attaching to it once it answers');
+    await new Promise((r) => setTimeout(r, LOCK_POLL_MS));
+  }
+}
+
+async function openOnce(opts: LaunchOptions & { logger: Logger }): Promise<AttachedDeviceServer | SupervisedServerRefusal> {
   const running = await adopt(opts.stateDir);
   if (running && running.inventory === opts.inventoryPath) {
     const { inventory: _inventory, ...server } = running;
@@ -156,6 +184,7 @@ export async function openDetachedDeviceServer(opts: {
     opts.logger.info('the device tool server named in the state folder is gone or stopping: starting a new one');
   }
   const info = await launch(opts);
+  if ('error' in info) return info;
   const started = await adopt(opts.stateDir);
   if (!started || started.pid !== info.pid) throw new Error(`the device tool server (pid ${info.pid}) started but could not be attached to; its log is ${opts.logFile}`);
   const { inventory: _inventory, ...server } = started;

@@ -10,6 +10,8 @@ import { ProvisionalChanges } from './provisional';
 import { previewOn } from './preview';
 import type { ConfigPreview } from '../artifacts/config-preview';
 import { ShellSession } from './shell-session';
+import { checkFingerprint, SeenConfigs } from './config-fingerprint';
+import { normalisedConfigLines } from '../artifacts/config-fingerprint';
 
 /** Lines the server sends itself around a change, or that leave the CLI: a change that contains them would break out of it. */
 const CONTROL_LINES = /^(configure(\s+\S+)*|conf(\s+t)?|commit|abort|quit|logout|write(\s+.*)?|copy\s+.*|reload.*|do\s+.*)$/i;
@@ -43,6 +45,8 @@ export class DeviceService {
   private readonly slots = new Map<string, DeviceSlot>();
   /** Provisional changes: configProvisional, confirm, rollback, status (provisional.ts). */
   readonly changes: ProvisionalChanges;
+  /** The configurations previews read, so a change refused for a changed device can say what changed. */
+  private readonly seen = new SeenConfigs();
 
   constructor(
     private readonly inventory: Inventory,
@@ -52,7 +56,7 @@ export class DeviceService {
     for (const entry of inventory.devices.values()) {
       // parseInventory refuses such a pair with their lines; an inventory built in code must not merge two devices either.
       if (this.slots.has(deviceKey(entry.name))) throw new Error(`two inventory devices are named ${entry.name} ignoring case`);
-      const netconf = entry.platform === 'netconf' ? new NetconfDevice(entry, inventory.knownHostsPath, logger) : undefined;
+      const netconf = entry.platform === 'netconf' ? new NetconfDevice(entry, inventory.knownHostsPath, logger, this.seen) : undefined;
       this.slots.set(deviceKey(entry.name), { entry, platform: PLATFORM[entry.platform], netconf, tail: Promise.resolve() });
     }
     this.changes = new ProvisionalChanges(this, options.stateDir ? new ChangeJournal(options.stateDir) : undefined, logger);
@@ -128,30 +132,34 @@ export class DeviceService {
     }
   }
 
-  async config(name: string, given: string[]): Promise<string> {
+  /** `expectSha256`: the configuration fingerprint the change was previewed on; nothing is sent when the device's differs. */
+  async config(name: string, given: string[], expectSha256?: string): Promise<string> {
     const slot = this.slot(name);
     // NETCONF: the lines are one XML <config> element, sent as approved (netconf/fragment.ts); the change
     // is a confirmed commit that stays provisional until confirmCommit or cancelCommit (netconf/device.ts).
     const netconf = slot.netconf;
-    if (netconf) return this.exclusive(slot, () => netconf.change(given));
+    if (netconf) return this.exclusive(slot, () => netconf.change(given, undefined, expectSha256));
     const lines = checkLines(slot.entry.name, given);
-    return this.exclusive(slot, () => this.applyLines(slot, lines));
+    return this.exclusive(slot, () => this.applyLines(slot, lines, undefined, expectSha256));
   }
 
   /**
    * Applies checked lines on a CLI device (call inside `run`). `journal` gets the running configuration
    * read before the change and runs before the first line is sent, so a record of it exists first.
    */
-  private async applyLines(slot: DeviceSlot, lines: string[], journal?: (before: string) => void): Promise<string> {
+  private async applyLines(slot: DeviceSlot, lines: string[], journal?: (before: string) => void, expectSha256?: string): Promise<string> {
     const device = slot.entry.name;
     // Failing here (unreachable, auth_failed, host_key_*), nothing was sent: the error says so by its kind.
     const session = await this.session(slot);
     const target = { name: device, platform: slot.platform, logger: this.logger, reopen: () => (this.discard(slot), this.session(slot)) };
     try {
-      const before = slot.platform.rollback === 'config-session' && !journal ? '' : await session.send('show running-config');
+      const before = slot.platform.rollback === 'config-session' && !journal && !expectSha256 ? '' : await session.send('show running-config');
+      // The one read the change makes anyway: the device must still be as previewed, else nothing is sent.
+      if (expectSha256) checkFingerprint(device, expectSha256, normalisedConfigLines(before), this.seen);
       journal?.(before);
       return await (slot.platform.rollback === 'config-session' ? changeInSession(target, session, lines) : changeWithSnapshot(target, session, lines, before));
     } catch (error) {
+      if (error instanceof DeviceError && error.kind === 'fingerprint_mismatch') throw error;
       // Mid-change the state of a session that timed out is unknown (a rollback may have timed out too).
       if (error instanceof DeviceError && error.kind === 'timeout') this.discard(slot);
       throw begun(device, error);
@@ -168,7 +176,12 @@ export class DeviceService {
         netconf: slot.netconf,
         knownHostsPath: this.inventory.knownHostsPath,
         checkLines: (lines) => checkLines(slot.entry.name, lines),
-        running: () => this.exec(name, 'show running-config'),
+        running: async () => {
+          const text = await this.exec(name, 'show running-config');
+          this.seen.remember(slot.entry.name, normalisedConfigLines(text));
+          return text;
+        },
+        remember: (lines) => this.seen.remember(slot.entry.name, lines),
         show: (command) => this.exec(name, command),
         exclusive: (work) => this.exclusive(slot, work),
       },
@@ -188,9 +201,9 @@ export class DeviceService {
   }
 
   /** A provisional change's apply (inside `run`): checked lines, with the journal written before the first. */
-  applyProvisional(name: string, given: string[], journal: (before: string) => void): Promise<string> {
+  applyProvisional(name: string, given: string[], journal: (before: string) => void, expectSha256?: string): Promise<string> {
     const slot = this.slot(name);
-    return this.applyLines(slot, checkLines(slot.entry.name, given), journal);
+    return this.applyLines(slot, checkLines(slot.entry.name, given), journal, expectSha256);
   }
 
   /** Puts `before` back (inside `run`), on a fresh session if the last one dropped: what still differs. */

@@ -17,7 +17,9 @@ export type DeviceErrorKind =
   /** A provisional change is already pending on the device: confirm or roll it back first (nothing was sent). */
   | 'change_pending'
   /** Confirm (or roll back) a change that is not pending: already decided, or unknown. */
-  | 'not_pending';
+  | 'not_pending'
+  /** The device's configuration is not the one the approved preview was computed against (nothing was sent). */
+  | 'fingerprint_mismatch';
 
 /**
  * The kinds that mean NOTHING WAS SENT to the device: the name is not in the inventory, the grammar
@@ -38,6 +40,7 @@ export const NOTHING_SENT_KINDS: ReadonlySet<DeviceErrorKind> = new Set([
   'host_key_unknown',
   'host_key_changed',
   'change_pending',
+  'fingerprint_mismatch',
 ]);
 
 export class DeviceError extends Error {
@@ -48,6 +51,8 @@ export class DeviceError extends Error {
     readonly kind: DeviceErrorKind,
     message: string,
     reached = false,
+    /** Structured detail a caller across MCP reads (a fingerprint mismatch: its hashes and what changed). */
+    readonly detail?: Record<string, unknown>,
   ) {
     super(message);
     // A "nothing sent" kind never claims otherwise, so the flag and the kind a remote caller sees agree.

@@ -4,6 +4,7 @@ import { CONFIRM_WITHIN_S, type ChangeStatus } from '../artifacts/device-tools';
 import type { DeviceService } from './device-service';
 import { DeviceError } from './errors';
 import { registerPreviewTool } from '../artifacts/config-preview-tool';
+import { SHA256_HEX } from '../artifacts/config-fingerprint';
 
 /**
  * The tools the relay's device guard forwards to and the simulated lab serves, on real devices:
@@ -17,7 +18,8 @@ export function createDeviceMcpServer(service: DeviceService): McpServer {
   );
   const failed = (error: unknown) => {
     const text = error instanceof DeviceError ? `[${error.kind}] ${error.message}` : `[internal] ${(error as Error).message}`;
-    return { isError: true, content: [{ type: 'text' as const, text }] };
+    const detail = error instanceof DeviceError ? error.detail : undefined;
+    return { isError: true, content: [{ type: 'text' as const, text }], ...(detail ? { structuredContent: detail } : {}) };
   };
   const answer = async (work: () => Promise<string>) => {
     try {
@@ -63,13 +65,15 @@ export function createDeviceMcpServer(service: DeviceService): McpServer {
         commands: z.array(z.string()).min(1).describe('Configuration lines in order, without "configure terminal" or "end"'),
         confirm_within_s: z.number().int().min(CONFIRM_WITHIN_S.min).max(CONFIRM_WITHIN_S.max).optional()
           .describe('Makes the change provisional: rolled back (and verified) unless confirm_change is called within this many seconds'),
+        expect_config_sha256: z.string().regex(SHA256_HEX).optional()
+          .describe("The fingerprint of the configuration the change was previewed on (preview_config's): nothing is sent when the device's differs"),
       },
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
     },
-    async ({ device, commands, confirm_within_s }) => {
-      if (confirm_within_s === undefined) return answer(() => service.config(device, commands));
+    async ({ device, commands, confirm_within_s, expect_config_sha256 }) => {
+      if (confirm_within_s === undefined) return answer(() => service.config(device, commands, expect_config_sha256));
       try {
-        const r = await service.changes.apply(device, commands, confirm_within_s);
+        const r = await service.changes.apply(device, commands, confirm_within_s, expect_config_sha256);
         return { content: [{ type: 'text' as const, text: r.output }], structuredContent: r.change };
       } catch (error) {
         return failed(error);

@@ -1,4 +1,5 @@
 import type { ConfigPreview } from '../artifacts/config-preview';
+import { runningConfigFingerprint } from '../artifacts/config-fingerprint';
 import { DeviceError } from './errors';
 import type { NetconfDevice } from './netconf/device';
 import { previewNetconf } from './netconf/preview';
@@ -15,8 +16,10 @@ export interface PreviewTarget {
   knownHostsPath: string;
   /** The server's own check of change lines (control lines, `end`, line breaks): throws not_in_grammar. */
   checkLines(lines: string[]): string[];
-  /** `show running-config`, read through the device's queue. */
+  /** `show running-config`, read through the device's queue (and kept for the summary of a later mismatch). */
   running(): Promise<string>;
+  /** Keeps a configuration a preview read (NETCONF: its datastore as leaf lines), for the summary of a later mismatch. */
+  remember(lines: string[]): string;
   /** A read-only show command, through the device's queue. */
   show(command: string): Promise<string>;
   /** Runs `work` in the device's queue (no other call on the device meanwhile). */
@@ -35,7 +38,7 @@ const refused = (device: string, method: ConfigPreview['method'], problems: stri
 export async function previewOn(t: PreviewTarget, lines: string[]): Promise<ConfigPreview> {
   if (t.netconf) {
     const netconf = t.netconf;
-    return t.exclusive(() => previewNetconf(netconf.entry, t.knownHostsPath, lines));
+    return t.exclusive(() => previewNetconf(netconf.entry, t.knownHostsPath, lines, t.remember));
   }
   let checked: string[];
   try {
@@ -60,7 +63,7 @@ export async function previewOn(t: PreviewTarget, lines: string[]): Promise<Conf
   // The same restore the server runs when the change is rolled back (provisional.ts), here on the predicted result.
   const { before, after } = predictConfig(running, checked);
   const rollback = { method: 'restore' as const, lines: groupsAsLines(restorePaths(before, after)) };
-  return { device: t.device, accepted: true, method, added, removed, problems: [], rollback };
+  return { device: t.device, accepted: true, method, added, removed, problems: [], rollback, fingerprint: runningConfigFingerprint(running) };
 }
 
 const NO_INTERFACE = /^\s*no\s+interface\s+(\S+)\s*$/i;

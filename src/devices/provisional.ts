@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
-import { CONFIRM_WITHIN_S, type ChangeStatus } from '../artifacts/device-tools';
+import { CONFIRM_WITHIN_S, ROLLBACK_GRACE_S, type ChangeStatus } from '../artifacts/device-tools';
 import { DeviceError } from './errors';
 import { deviceKey } from './inventory';
 import type { NetconfDevice } from './netconf/device';
@@ -10,7 +10,7 @@ import type { ChangeJournal, ChangeOutcome } from './pending-changes';
 export interface ChangeHost {
   resolve(name: string): { device: string; netconf?: NetconfDevice };
   run<T>(device: string, work: () => Promise<T>): Promise<T>;
-  applyProvisional(device: string, lines: string[], journal: (before: string) => void): Promise<string>;
+  applyProvisional(device: string, lines: string[], journal: (before: string) => void, expectSha256?: string): Promise<string>;
   restoreOn(device: string, before: string): Promise<string[]>;
   onSessionLost(device: string, fn: () => void): void;
 }
@@ -46,19 +46,20 @@ export class ProvisionalChanges {
     private readonly logger?: Logger,
   ) {}
 
-  async apply(name: string, lines: string[], confirmWithinS: number): Promise<{ output: string; change: ChangeStatus }> {
+  /** `expectSha256`: the configuration fingerprint the change was previewed on; nothing is sent when the device's differs. */
+  async apply(name: string, lines: string[], confirmWithinS: number, expectSha256?: string): Promise<{ output: string; change: ChangeStatus }> {
     if (!Number.isInteger(confirmWithinS) || confirmWithinS < CONFIRM_WITHIN_S.min || confirmWithinS > CONFIRM_WITHIN_S.max) {
       throw new DeviceError('not_in_grammar', `confirm_within_s must be a whole number of seconds from ${CONFIRM_WITHIN_S.min} to ${CONFIRM_WITHIN_S.max}`);
     }
     const { device, netconf } = this.host.resolve(name);
     this.applying += 1;
-    return this.host.run(device, () => this.applyNow(device, netconf, lines, confirmWithinS)).finally(() => {
+    return this.host.run(device, () => this.applyNow(device, netconf, lines, confirmWithinS, expectSha256)).finally(() => {
       this.applying -= 1;
       this.checkIdle();
     });
   }
 
-  private async applyNow(device: string, netconf: NetconfDevice | undefined, lines: string[], confirmWithinS: number): Promise<{ output: string; change: ChangeStatus }> {
+  private async applyNow(device: string, netconf: NetconfDevice | undefined, lines: string[], confirmWithinS: number, expectSha256?: string): Promise<{ output: string; change: ChangeStatus }> {
     const busy = this.live.get(device);
     if (busy) {
       throw new DeviceError('change_pending', `${device}: change ${busy.status.change_id} is pending until ${busy.status.deadline}; confirm or roll it back first (nothing was sent)`);
@@ -69,13 +70,13 @@ export class ProvisionalChanges {
     const live: Live = { status, before: '', netconf };
     let output: string;
     if (netconf) {
-      output = await netconf.change(lines, confirmWithinS);
+      output = await netconf.change(lines, confirmWithinS, expectSha256);
     } else {
       try {
         output = await this.host.applyProvisional(device, lines, (before) => {
           live.before = before;
           this.journal?.writePending({ change_id, device, before, lines, deadline });
-        });
+        }, expectSha256);
       } catch (error) {
         // The apply undid itself (or says why it could not): there is nothing left to confirm.
         this.journal?.removePending(change_id);
@@ -86,7 +87,7 @@ export class ProvisionalChanges {
     live.timer = setTimeout(() => this.background(device, change_id, 'deadline'), Math.max(0, Date.parse(deadline) - Date.now()));
     this.live.set(device, live);
     this.logger?.info({ device, change_id, deadline }, 'provisional change applied; waiting for confirm');
-    return { output, change: status };
+    return { output, change: expectSha256 ? { ...status, before_sha256: expectSha256 } : status };
   }
 
   /** A rollback nobody waits for (timer, dropped session): its outcome is recorded, a failure only logged. */
@@ -161,8 +162,12 @@ export class ProvisionalChanges {
     if (this.pendingCount() === 0) for (const fn of [...this.idle]) fn();
   }
 
-  /** On start: every change the journal still holds as pending is rolled back at once and verified. */
-  async recover(): Promise<void> {
+  /**
+   * On start: every change the journal still holds as pending is rolled back at once and verified,
+   * or, with `resume` (a server started again for a relay that is still attached and may yet confirm),
+   * kept until its own deadline, when it is rolled back as if this server had applied it.
+   */
+  async recover(mode: 'rollback' | 'resume' = 'rollback'): Promise<void> {
     if (!this.journal) return;
     const { entries, broken } = this.journal.pending();
     for (const b of broken) this.logger?.error({ file: b.file }, b.error);
@@ -179,6 +184,11 @@ export class ProvisionalChanges {
         if (decided && decided.status.state !== 'rollback_failed') return this.journal!.removePending(e.change_id);
         const live: Live = { status: { change_id: e.change_id, device, state: 'pending', deadline: e.deadline }, before: e.before };
         this.live.set(device, live);
+        const left = Date.parse(e.deadline) - Date.now();
+        if (mode === 'resume' && left > 0) {
+          live.timer = setTimeout(() => this.background(device, e.change_id, 'deadline'), left);
+          return this.logger?.info({ device, change_id: e.change_id, deadline: e.deadline }, 'a pending change from the journal is kept until its deadline');
+        }
         await this.host.run(device, () => this.rollBack(device, live, 'server_restart'));
       }),
     );
@@ -208,6 +218,8 @@ export class ProvisionalChanges {
       // The journal keeps it pending, so the next start tries again.
       done = live.netconf !== undefined;
     }
+    const late = Math.round((Date.now() - Date.parse(live.status.deadline)) / 1000);
+    if (late > ROLLBACK_GRACE_S) detail += ` (finished ${late} s after the deadline, later than the ${ROLLBACK_GRACE_S} s promised)`;
     const status = this.record({ ...live.status, state, reason, detail }, done);
     // Only now: while it is being rolled back, its status still answers (pending).
     this.forget(device, live);

@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import { DeviceService } from './device-service';
 import { loadInventory, type Inventory } from './inventory';
 import { createDeviceMcpServer } from './mcp-tools';
+import { lockStateDir, type StateLock } from './state-lock';
 
 export interface RunningDeviceServer {
   url: string;
@@ -86,15 +87,29 @@ export async function startDeviceServer(opts: {
    * supervised server knows when no relay is left (supervised.ts). Absent: 404.
    */
   attach?: (req: IncomingMessage, res: ServerResponse) => void;
+  /**
+   * What a start does with changes its journal holds as pending: `rollback` (the default) puts them back
+   * at once; `resume` keeps each until its own deadline (a relay still attached may yet confirm it),
+   * rolling back at once only those already past it. See ProvisionalChanges.recover.
+   */
+  recover?: 'rollback' | 'resume';
 }): Promise<RunningDeviceServer> {
   const token = opts.token ?? generateDeviceServerToken();
   if (token.length < MIN_DEVICE_SERVER_TOKEN_LENGTH || /\s/.test(token)) {
     throw new Error(`the device server token must be at least ${MIN_DEVICE_SERVER_TOKEN_LENGTH} characters without spaces`);
   }
   const inventory = opts.inventory ?? (await loadInventory(opts.inventoryPath!));
+  // Before the journal is read: one server per journal, whoever started it (relay, tray, npm run devices).
+  const lock: StateLock | undefined = opts.stateDir ? await lockStateDir(opts.stateDir) : undefined;
+  if (lock?.tookOverFrom) opts.logger?.warn({ stale_pid: lock.tookOverFrom }, 'the change journal\'s lock named a process that is gone: taken over');
   const service = new DeviceService(inventory, opts.logger, { stateDir: opts.stateDir });
-  // Changes left pending by a crashed run are put back (and verified) before anyone can call in.
-  await service.changes.recover();
+  try {
+    // Changes left pending by a crashed run are put back (and verified) before anyone can call in.
+    await service.changes.recover(opts.recover ?? 'rollback');
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
   const host = opts.host ?? '127.0.0.1';
   let hosts = new Set<string>();
   const server = createServer((req, res) => {
@@ -126,7 +141,10 @@ export async function startDeviceServer(opts: {
   });
   server.requestTimeout = 15 * 60_000; // a change with a rollback on a slow device takes a while
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (error) => {
+      void service.close().finally(() => lock?.release());
+      reject(error);
+    });
     server.listen(opts.port ?? DEFAULT_DEVICE_SERVER_PORT, host, () => {
       // Known only now (port 0 is any free port); set before the first request can be read.
       hosts = allowedHostHeaders(host, (server.address() as AddressInfo).port);
@@ -146,6 +164,8 @@ export async function startDeviceServer(opts: {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await service.close();
+      // Last: the journal is this server's until nothing of it is still putting a device back.
+      lock?.release();
     },
   };
 }

@@ -5,11 +5,19 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { generateDeviceServerToken, startDeviceServer, type RunningDeviceServer } from './server';
+import { StateDirLockedError } from './state-lock';
 import { writeTokenFile } from './token-file';
 
 /** What a supervised server leaves in its state folder for a relay to find it: its address and process. */
 export const SupervisedServerInfo = z.object({ pid: z.number().int().positive(), url: z.string().url(), inventory: z.string() });
 export type SupervisedServerInfo = z.infer<typeof SupervisedServerInfo>;
+
+/** What a server that could not start says on the ready pipe instead: a folder in use names its holder. */
+export const SupervisedServerRefusal = z.object({ error: z.object({ code: z.string(), message: z.string(), pid: z.number().int().positive().optional() }) });
+export type SupervisedServerRefusal = z.infer<typeof SupervisedServerRefusal>;
+
+/** Started again for a relay still attached: pending changes keep their deadlines (see ProvisionalChanges.recover). */
+export const RESUME_FLAG = '--resume-pending';
 
 /** The files beside the change journal that name the running supervised server (the token one is 0600). */
 export const supervisedFiles = (stateDir: string) => ({ info: join(stateDir, 'server.json'), token: join(stateDir, 'server.token') });
@@ -39,6 +47,7 @@ export async function runSupervisedDeviceServer(opts: {
   /** A pipe the starting relay reads `{pid,url}` from once this server answers; closed after. */
   readyFd?: number;
   firstAttachWaitMs?: number;
+  recover?: 'rollback' | 'resume';
 }): Promise<SupervisedDeviceServer> {
   const files = supervisedFiles(opts.stateDir);
   const token = generateDeviceServerToken();
@@ -71,7 +80,7 @@ export async function runSupervisedDeviceServer(opts: {
     });
   };
 
-  const server = await startDeviceServer({ inventoryPath: opts.inventoryPath, host: '127.0.0.1', port: 0, token, stateDir: opts.stateDir, logger: opts.logger, attach });
+  const server = await startDeviceServer({ inventoryPath: opts.inventoryPath, host: '127.0.0.1', port: 0, token, stateDir: opts.stateDir, logger: opts.logger, attach, ...(opts.recover ? { recover: opts.recover } : {}) });
   server.service.changes.onIdle(() => maybeExit('the last pending change was decided'));
   writeTokenFile(files.token, token);
   const info: SupervisedServerInfo = { pid: process.pid, url: server.url, inventory: opts.inventoryPath };
@@ -130,7 +139,17 @@ export async function supervisedMain(args: string[], logger: Logger, exit: (code
     return exit(64);
   }
   if (!args.includes(DETACHED_FLAG)) return detachOnce(args, readyFd, exit);
-  const running = await runSupervisedDeviceServer({ inventoryPath, stateDir, logger, ...(readyFd ? { readyFd: Number(readyFd) } : {}) });
+  let running: SupervisedDeviceServer;
+  try {
+    running = await runSupervisedDeviceServer({ inventoryPath, stateDir, logger, recover: args.includes(RESUME_FLAG) ? 'resume' : 'rollback', ...(readyFd ? { readyFd: Number(readyFd) } : {}) });
+  } catch (error) {
+    if (!(error instanceof StateDirLockedError)) throw error;
+    // The starting relay learns who holds the folder (it attaches to that server); nothing here was touched.
+    logger.error({ pid: error.pid, dir: error.dir }, error.message);
+    const refusal: SupervisedServerRefusal = { error: { code: error.code, message: error.message, ...(error.pid ? { pid: error.pid } : {}) } };
+    if (readyFd) writeSync(Number(readyFd), `${JSON.stringify(refusal)}\n`);
+    return exit(75);
+  }
   const files = supervisedFiles(stateDir);
   const onSignal = (signal: string) => {
     logger.info({ signal }, 'supervised device server stopping on a signal: pending changes are rolled back');

@@ -2,6 +2,7 @@ import { linesSha256 } from '../approvals/lines';
 import { ConfigPreview, rollbackLines } from '../artifacts/config-preview';
 import type { Incident, TimelineEntry } from './model';
 import { redactDeep, redactText } from './evidence-redact';
+import { policyOf } from './evidence-policy';
 import { canonicalJson, hashPart, MANIFEST_ENCODING, partsOf, sha256Hex } from './evidence-manifest';
 import { EVIDENCE_FORMAT, GUARD_EXEC_LIMIT, type DeviceOutput, type EvidenceBundle, type EvidenceContent as Content } from './evidence-schema';
 
@@ -32,7 +33,7 @@ function outputsOf(entries: readonly TimelineEntry[], device: string, scrub: (s:
     });
 }
 
-const CHANGE_TYPES = new Set(['device.config_applied', 'device.config_failed', 'device.config_interrupted', 'device.change_pending', 'device.change_confirmed', 'device.change_rolled_back']);
+const CHANGE_TYPES = new Set(['policy.rechecked', 'change.fingerprint_checked', 'change.fingerprint_mismatch', 'device.config_applied', 'device.config_failed', 'device.config_interrupted', 'device.change_pending', 'device.change_confirmed', 'device.change_rolled_back']);
 
 /** How the change ended: the confirmed-apply entries when there are any, else what the guard recorded. */
 function changeOf(incident: Incident, timeline: readonly TimelineEntry[], scrub: (s: string) => string): Content['change'] {
@@ -83,7 +84,22 @@ function changeOf(incident: Incident, timeline: readonly TimelineEntry[], scrub:
     by,
     reason,
     events: events.map((e) => ({ at: e.at, type: e.type, message: redactText(e.message, scrub).text })),
+    fingerprint_checks: fingerprintChecksOf(timeline, scrub),
   };
+}
+
+/** The no-overwrite checks of the applies, as the guard recorded them. */
+function fingerprintChecksOf(timeline: readonly TimelineEntry[], scrub: (s: string) => string): Content['change']['fingerprint_checks'] {
+  return timeline
+    .filter((e) => e.type === 'change.fingerprint_checked' || e.type === 'change.fingerprint_mismatch')
+    .map((e) => ({
+      result: e.type === 'change.fingerprint_mismatch' ? 'mismatch' : e.match === true ? 'match' : 'unconfirmed',
+      at: e.at,
+      device: str(e.device) ?? '',
+      before_sha256: str(e.before_sha256) ?? '',
+      now_sha256: str(e.now_sha256),
+      changed: Array.isArray(e.changed) ? (e.changed as unknown[]).map((l) => redactText(String(l), scrub).text) : [],
+    }));
 }
 
 function requestOf(incident: Incident, scrub: (s: string) => string): Content['approval_request'] {
@@ -155,6 +171,7 @@ export function buildEvidenceBundle(input: EvidenceInput): EvidenceBundle {
     decision: approval
       ? { request_id: approval.request_id, decision: approval.decision, effective: approval.effective, by: approval.by, channel: approval.channel, at: approval.at, reason: approval.reason ? redactText(approval.reason, scrub).text : null }
       : null,
+    policy: policyOf(incident, timeline),
     before: outputsOf(timeline.slice(0, split), incident.device_hostname, scrub),
     after: outputsOf(timeline.slice(split), incident.device_hostname, scrub),
     change: changeOf(incident, timeline, scrub),

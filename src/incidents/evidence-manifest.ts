@@ -28,6 +28,7 @@ export function partsOf(content: Content): { path: string; kind: 'json' | 'text'
     if (content.approval_request.preview !== null) parts.push({ path: '/approval_request/preview', kind: 'json', value: content.approval_request.preview });
   }
   if (content.decision) parts.push({ path: '/decision', kind: 'json', value: content.decision });
+  if (content.policy) parts.push({ path: '/policy', kind: 'json', value: content.policy });
   content.before.forEach((o, i) => parts.push({ path: `/before/${i}/output`, kind: 'text', value: o.output }));
   content.after.forEach((o, i) => parts.push({ path: `/after/${i}/output`, kind: 'text', value: o.output }));
   parts.push({ path: '/change', kind: 'json', value: content.change });

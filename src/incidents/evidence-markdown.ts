@@ -1,4 +1,5 @@
 import type { DeviceOutput, EvidenceBundle } from './evidence-bundle';
+import type { EvidencePolicy } from './evidence-policy';
 import { AGENT_SUMMARY_LABEL, labelledQuote, outcomeLabel } from '../approvals/inert-text';
 import { fenceFor, incidentFacts, table } from './markdown-parts';
 import { ROLLBACK_TITLE } from '../artifacts/config-preview';
@@ -112,6 +113,7 @@ export function renderEvidenceMarkdown(bundle: EvidenceBundle): string {
       : 'No decision was made.',
     '',
   );
+  if (bundle.policy) out.push(...policySection(bundle.policy));
   out.push(...outputs('Before the change', bundle.before, 'before', hashes, 'No show command ran before the change.'));
   out.push(...outputs('After the change', bundle.after, 'after', hashes, change.result === 'not_applied' ? 'No change was applied.' : 'No show command ran after the change.'));
   out.push(
@@ -135,6 +137,15 @@ export function renderEvidenceMarkdown(bundle: EvidenceBundle): string {
   if (change.applied_lines.length) out.push('Applied lines:', '', fenced(change.applied_lines.join('\n')), '');
   if (change.device_answer) out.push("The device's answer:", '', fenced(change.device_answer), '');
   if (change.events.length) out.push(table(['Time (UTC)', 'Event', 'Details'], change.events.map((e) => [e.at, e.type, e.message])), '');
+  if (change.fingerprint_checks.length) {
+    out.push(
+      'Device configuration checked against the approved preview before the change (no-overwrite):',
+      '',
+      table(['Time (UTC)', 'Device', 'Result', 'Previewed sha256', 'Read sha256'], change.fingerprint_checks.map((c) => [c.at, c.device, c.result, c.before_sha256, c.now_sha256 ?? '—'])),
+      '',
+    );
+    for (const c of change.fingerprint_checks.filter((x) => x.changed.length)) out.push(`What changed on ${c.device} (${c.at}):`, '', fenced(c.changed.join('\n')), '');
+  }
   out.push(
     '## Manifest',
     '',
@@ -146,4 +157,15 @@ export function renderEvidenceMarkdown(bundle: EvidenceBundle): string {
     '',
   );
   return out.join('\n');
+}
+
+/** The change policy's verdict and rule, the policy file's hash, and who approved where and when. */
+function policySection(p: EvidencePolicy): string[] {
+  return [
+    '## Change policy',
+    '',
+    table(['Field', 'Value'], [['Verdict', p.verdict], ['Rule', p.rule], ['Reason', p.reason], ['Policy sha256', p.policy_sha256 || '—'], ...(p.needed !== null ? [['Needed', `${p.needed} from ${p.groups.join(', ')}`]] : [])]),
+    '',
+    ...(p.approvers.length ? [table(['Approver', 'Channel', 'At'], p.approvers.map((a) => [a.by, a.channel, a.at])), ''] : []),
+  ];
 }

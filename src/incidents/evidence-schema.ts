@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { evidencePolicySchema } from './evidence-policy';
 import { outcomeSchema } from './model';
 
 /**
@@ -29,6 +30,22 @@ export type DeviceOutput = z.infer<typeof deviceOutputSchema>;
 export const CHANGE_RESULTS = ['not_applied', 'applied', 'apply_failed', 'interrupted', 'pending_confirmation', 'confirmed', 'rolled_back', 'rollback_failed'] as const;
 
 const changeEventSchema = z.object({ at: z.string(), type: z.string(), message: z.string() });
+
+/**
+ * The no-overwrite check at apply time: the device's configuration read again and compared with the
+ * one the approved preview was computed against. `match`: as previewed; `mismatch`: changed meanwhile,
+ * nothing sent; `unconfirmed`: the device tool server did not say it checked. Null: no check (no preview
+ * fingerprint, or nothing was applied).
+ */
+export const fingerprintCheckSchema = z.object({
+  result: z.enum(['match', 'mismatch', 'unconfirmed']),
+  at: z.string(),
+  device: z.string(),
+  before_sha256: z.string(),
+  now_sha256: z.string().nullable(),
+  /** What changed, as the relay's diff summary (`+` new since the preview, `-` gone since). */
+  changed: z.array(z.string()),
+});
 
 export const evidenceBundleSchema = z.object({
   format: z.literal(EVIDENCE_FORMAT),
@@ -82,6 +99,8 @@ export const evidenceBundleSchema = z.object({
       reason: z.string().nullable(),
     })
     .nullable(),
+  /** The change policy's verdict, its rule, the policy file's SHA-256 and every approver (absent in bundles made before it). */
+  policy: evidencePolicySchema.nullable().default(null),
   /** Show outputs before the first applied change (all of them when nothing was applied). */
   before: z.array(deviceOutputSchema),
   /** Show outputs after the first applied change: the post-checks. */
@@ -99,6 +118,8 @@ export const evidenceBundleSchema = z.object({
     by: z.string().nullable(),
     reason: z.string().nullable(),
     events: z.array(changeEventSchema),
+    /** Every fingerprint check of an apply, in order. */
+    fingerprint_checks: z.array(fingerprintCheckSchema).default([]),
   }),
   manifest: z.object({
     algorithm: z.literal('sha256'),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { storedTraceSchema } from '../telemetry/stored-trace';
 import { changeRecordSchema } from './change';
 import { ConfigPreview } from '../artifacts/config-preview';
 import { applicationStatusSchema, approvalStatusSchema, decisionChannelSchema } from '../approvals/lifecycle';
@@ -21,6 +22,20 @@ export const isTerminal = (state: IncidentState) => TERMINAL_STATES.has(state);
 
 export const DECISIONS = ['APPROVED', 'DENIED'] as const;
 export type Decision = (typeof DECISIONS)[number];
+
+/** The policy's requirement for one request: `count` distinct people from `groups` must approve. */
+export const approvalRequirementSchema = z.object({
+  rule: z.string(),
+  groups: z.array(z.string()),
+  count: z.number().int().min(1),
+  reason: z.string(),
+  policy_sha256: z.string(),
+});
+export type ApprovalRequirement = z.infer<typeof approvalRequirementSchema>;
+
+/** One person's approval counted toward a requirement: `by` is their OPERATORS_FILE e-mail. */
+export const approvalVoteSchema = z.object({ by: z.string(), name: z.string().optional(), channel: decisionChannelSchema, at: z.string() });
+export type ApprovalVote = z.infer<typeof approvalVoteSchema>;
 
 /** What the agent asked the operator to approve, exactly, and where that approval stands. */
 export const approvalRequestSchema = z.object({
@@ -57,6 +72,10 @@ export const approvalRequestSchema = z.object({
      * null without device tools. Absent on records from before it existed: read as "no preview".
      */
     preview: ConfigPreview.nullable().optional(),
+    /** What the change policy requires before this request is approved; absent without a policy (one approver decides). */
+    requirement: approvalRequirementSchema.nullable().optional(),
+    /** The approvals counted toward the requirement so far, one per person, in the order they came (absent: none). */
+    votes: z.array(approvalVoteSchema).optional(),
   });
 export type ApprovalRequest = z.infer<typeof approvalRequestSchema>;
 
@@ -146,6 +165,8 @@ export const incidentSchema = z.object({
   prompt_text: z.string().nullable().default(null),
   dedup_key: z.string(),
   delivery: deliverySchema,
+  /** Where the incident's spans hang (W3C trace context); absent when tracing was off at intake. */
+  trace: storedTraceSchema.nullable().optional(),
 });
 export type Incident = z.infer<typeof incidentSchema>;
 
@@ -158,7 +179,7 @@ export type TimelineEntry = z.infer<typeof timelineEntrySchema>;
 
 /** What `/sessions` shows: no internal bookkeeping. */
 export function publicIncident(incident: Incident) {
-  const { dedup_key: _key, prompt_text: _prompt, ...rest } = incident;
+  const { dedup_key: _key, prompt_text: _prompt, trace: _trace, ...rest } = incident;
   return rest;
 }
 export type PublicIncident = ReturnType<typeof publicIncident>;

@@ -1,13 +1,16 @@
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { incidentSchema, isTerminal, timelineEntrySchema, type Incident, type TimelineEntry } from './model';
+import { isTerminal, timelineEntrySchema, type Incident, type TimelineEntry } from './model';
 import { newestFirst, StoreUnavailableError, type IncidentStore, type KeyValueBackend } from './store';
 import { createTimelineAppenders } from './timeline-appenders';
 import { createAppendFile } from './append-file';
 import { isDiskError } from './file-backend';
 import { newBatch, type Batch } from './repeats-batch';
-import { readTimelineFile, replayRepeats, type LazyLine, type RecordLine } from './store-replay';
+import { readTimelineFile, replayRepeats, type HeaderLine, type LazyLine, type RecordLine } from './store-replay';
+import { incidentStamp, loadIndex } from './store-load';
+import { createTerminalOrder } from './terminal-order';
+export { createMemoryBackend } from './memory-backend';
 
 const INDEX_KEY = 'incidents';
 /** How often a store whose disk refused a write tries again. */
@@ -23,9 +26,8 @@ export interface PersistentStoreOptions {
   retention: number;
   logger: Logger;
   /**
-   * Where every write is made durable before it returns: one line appended per write (a repeat's
-   * few fields, or the whole record). Default `repeats.log` in `timelineDir`; none without a
-   * `timelineDir` (tests), where every write rewrites the index at once.
+   * Where every write is made durable before it returns, a line each. Default `repeats.log` in
+   * `timelineDir`; none without a `timelineDir` (tests): every write then rewrites the index.
    */
   repeatsLog?: string;
   /** The log is compacted into the index once it is this long and as long as the index was. */
@@ -40,12 +42,9 @@ export function createPersistentStore(opts: PersistentStoreOptions): IncidentSto
   const memoryTimelines = new Map<string, TimelineEntry[]>();
   if (timelineDir) mkdirSync(timelineDir, { recursive: true, mode: 0o700 });
 
-  const stored = [backend.get(INDEX_KEY), ...(split ? [archive.get(INDEX_KEY)] : [])].flatMap((v) => (Array.isArray(v) ? v : []));
-  for (const raw of stored) {
-    const parsed = incidentSchema.safeParse(raw);
-    if (parsed.success) index.set(parsed.data.incident_id, parsed.data);
-    else logger.error({ incident_id: (raw as { incident_id?: unknown })?.incident_id }, 'stored incident unreadable, kept out of the index');
-  }
+  loadIndex(split ? [backend, archive] : [backend], INDEX_KEY, index, logger);
+  /** The files' records are sealed with it: the next start takes them without a schema check each. */
+  const stamp = incidentStamp();
 
   const timelinePath = (id: string) => join(timelineDir as string, `${id}.jsonl`);
   const appenders = createTimelineAppenders(timelinePath);
@@ -61,7 +60,12 @@ export function createPersistentStore(opts: PersistentStoreOptions): IncidentSto
    */
   const logPath = opts.repeatsLog ?? (timelineDir ? join(timelineDir, 'repeats.log') : undefined);
   const oldLogPath = logPath && `${logPath}.old`;
-  const leftover = logPath ? [replayRepeats(oldLogPath!, index), replayRepeats(logPath, index)].some(Boolean) : false;
+  const touched = new Set<string>();
+  const leftover = logPath ? [replayRepeats(oldLogPath!, index, stamp, touched), replayRepeats(logPath, index, stamp, touched)].some(Boolean) : false;
+  /** The archive file may differ from the finished incidents held (or is not sealed yet): only then is it rewritten. */
+  let archiveStale = !split || archive.sealOf?.(INDEX_KEY) !== stamp || [...touched].some((id) => isTerminal(index.get(id)?.state ?? 'queued'));
+  const terminal = createTerminalOrder();
+  terminal.fill(index.values());
   const log = logPath ? createAppendFile(logPath) : undefined;
   let logBytes = 0;
   /** Learnt at each compaction: what the files take per incident, to know when the log has grown as long. */
@@ -103,8 +107,10 @@ export function createPersistentStore(opts: PersistentStoreOptions): IncidentSto
   const writeBatch = (extra = '') => {
     const b = batch;
     batch = undefined;
-    const text = (b?.lines.join('') ?? '') + extra;
-    if (!text) return;
+    const body = (b?.lines.join('') ?? '') + extra;
+    if (!body) return;
+    // A log begun afresh says first which record format its lines are in (src/incidents/store-replay.ts).
+    const text = logBytes === 0 ? `${JSON.stringify({ stamp } satisfies HeaderLine)}\n${body}` : body;
     try {
       log!.append(text);
     } catch (error) {
@@ -118,17 +124,7 @@ export function createPersistentStore(opts: PersistentStoreOptions): IncidentSto
   };
   const logWrite = (incident: Incident, lazy: boolean) => {
     if (lazy) {
-      if (!batch) {
-        batch = newBatch();
-        // Written at the end of this turn whether or not anyone awaits it.
-        setImmediate(() => {
-          try {
-            writeBatch();
-          } catch {
-            /* its waiters were told; the store's health says so */
-          }
-        });
-      }
+      batch ??= newBatch(() => writeBatch());
       batch.lines.push(`${JSON.stringify({ i: incident.incident_id, n: incident.occurrences, s: incident.last_seen, u: incident.updated_at, p: incident.progress } satisfies LazyLine)}\n`);
       return;
     }
@@ -143,14 +139,15 @@ export function createPersistentStore(opts: PersistentStoreOptions): IncidentSto
   /** Without a log: an open incident's change rewrites the open file only, an ending both. */
   const persistWrite = (incident: Incident, wasOpen: boolean) => {
     const { open, done } = lists();
-    if (isTerminal(incident.state) && split) archive.set(INDEX_KEY, done);
-    if (!isTerminal(incident.state) || wasOpen || !split) backend.set(INDEX_KEY, open);
+    if (isTerminal(incident.state) && split) archive.set(INDEX_KEY, done, stamp);
+    if (!isTerminal(incident.state) || wasOpen || !split) backend.set(INDEX_KEY, open, stamp);
   };
   /** Both files at once, synchronously (start and stop). */
   const persist = () => {
     const { open, done } = lists();
-    if (split) archive.set(INDEX_KEY, done);
-    backend.set(INDEX_KEY, open);
+    if (split && archiveStale) archive.set(INDEX_KEY, done, stamp);
+    archiveStale = false;
+    backend.set(INDEX_KEY, open, stamp);
   };
   /** Start and stop: the files take everything, and the logs go. */
   const persistAll = () => {
@@ -177,10 +174,20 @@ export function createPersistentStore(opts: PersistentStoreOptions): IncidentSto
       logBytes = 0;
     }
     const { open, done } = lists();
-    const write = async (b: KeyValueBackend, list: Incident[]) => (b.setList ? b.setList(INDEX_KEY, list) : (b.set(INDEX_KEY, list), list.length * bytesPerIncident));
-    const bytes = (split ? await write(archive, done) : 0) + (await write(backend, open));
+    const write = async (b: KeyValueBackend, list: Incident[]) => (b.setList ? b.setList(INDEX_KEY, list, stamp) : (b.set(INDEX_KEY, list, stamp), list.length * bytesPerIncident));
+    // Taken with the snapshot: an ending after it marks the archive again, and a failed write puts the mark back.
+    const archiveToo = split && archiveStale;
+    archiveStale = false;
+    let bytes = 0;
+    try {
+      if (archiveToo) bytes += await write(archive, done);
+    } catch (error) {
+      archiveStale = true;
+      throw error;
+    }
+    bytes += await write(backend, open);
     rmSync(oldLogPath!, { force: true });
-    if (index.size > 0) bytesPerIncident = Math.max(200, bytes / (open.length + done.length || 1));
+    if (index.size > 0) bytesPerIncident = Math.max(200, bytes / (open.length + (archiveToo ? done.length : 0) || 1));
   }
   function retry() {
     retryTimer = null;
@@ -200,16 +207,16 @@ export function createPersistentStore(opts: PersistentStoreOptions): IncidentSto
     }
   }
 
+  /** The oldest finished incidents beyond `retention` go, with their timelines. */
   const evict = () => {
-    const terminal = [...index.values()].filter((i) => isTerminal(i.state));
-    if (terminal.length <= retention) return;
-    terminal.sort((a, b) => a.updated_at.localeCompare(b.updated_at));
-    for (const old of terminal.slice(0, terminal.length - retention)) {
-      index.delete(old.incident_id);
-      memoryTimelines.delete(old.incident_id);
+    while (terminal.size > retention) {
+      const id = terminal.shiftOldest() as string;
+      archiveStale = true;
+      index.delete(id);
+      memoryTimelines.delete(id);
       if (!timelineDir) continue;
-      appenders.close(old.incident_id);
-      rmSync(timelinePath(old.incident_id), { force: true });
+      appenders.close(id);
+      rmSync(timelinePath(id), { force: true });
     }
   };
   // Writes logged before a stop go into the files; on a full disk the relay starts all the same.
@@ -230,6 +237,8 @@ export function createPersistentStore(opts: PersistentStoreOptions): IncidentSto
       const id = incident.incident_id;
       const before = index.get(id);
       index.set(id, incident);
+      terminal.change(before, incident);
+      if (isTerminal(incident.state) || isTerminal(before?.state ?? 'queued')) archiveStale = true;
       if (isTerminal(incident.state)) evict();
       try {
         if (logPath) logWrite(incident, Boolean(putOpts?.lazy));
@@ -238,6 +247,7 @@ export function createPersistentStore(opts: PersistentStoreOptions): IncidentSto
         // Not recorded, so not held: the caller is told, and memory says what the disk says.
         if (before) index.set(id, before);
         else index.delete(id);
+        terminal.change(incident, before);
         throw unavailable(error);
       }
     },
@@ -287,14 +297,4 @@ export function createPersistentStore(opts: PersistentStoreOptions): IncidentSto
     });
     return [...readTimelineFile(timelinePath(id)), ...held];
   }
-}
-
-/** A Map behind the backend interface, for tests and throwaway relays. */
-export function createMemoryBackend(): KeyValueBackend & { data: Map<string, unknown> } {
-  const data = new Map<string, unknown>();
-  return {
-    data,
-    get: (key) => structuredClone(data.get(key)),
-    set: (key, value) => void data.set(key, structuredClone(value)),
-  };
 }

@@ -21,6 +21,8 @@ export function progressLine(i: Progressing, now: Date): string {
   if (i.state === 'awaiting_approval' && i.approval_request) {
     const left = Date.parse(i.approval_request.expires_at) - now.getTime();
     parts.push(left > 0 ? `approval ${shortDuration(left)} left` : 'approval expired');
+    const { requirement, votes } = i.approval_request;
+    if (requirement) parts.push(`${requirement.rule}: ${votes?.length ?? 0} of ${requirement.count} approvals from ${requirement.groups.join(', ')}`);
   }
   if (i.progress) parts.push(i.progress.index !== null ? `step ${i.progress.index}/${i.progress.total} ${i.progress.step}` : `step ${i.progress.step}`);
   parts.push(`${shortDuration(now.getTime() - Date.parse(i.created_at))} elapsed`);

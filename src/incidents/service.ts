@@ -7,6 +7,7 @@ import type { RelayEvents } from './events';
 import { HEADED_PREFIX, incidentIdFor } from './ids';
 import { isTerminal, NO_APPLICATION, publicIncident, type Incident, type Severity, type TimelineEntry } from './model';
 import type { IncidentStore } from './store';
+import { openIncidentTrace } from '../telemetry/incident-trace';
 import { IncidentStateError, nextState, type IncidentEvent } from './state';
 
 /** What `update` may change: anything but the state, which only `transition` moves (src/incidents/state.ts). */
@@ -14,7 +15,7 @@ export type IncidentChange = Partial<Omit<Incident, 'state' | 'incident_id' | 'c
 
 export type NewIncident = Omit<
   Incident,
-  'incident_id' | 'kind' | 'created_at' | 'updated_at' | 'last_seen' | 'occurrences' | 'state' | 'session_id' | 'approval_request' | 'approval' | 'application' | 'change' | 'outcome' | 'delivery' | 'prompt_text' | 'field_sources' | 'severity' | 'progress'
+  'incident_id' | 'kind' | 'created_at' | 'updated_at' | 'last_seen' | 'occurrences' | 'state' | 'session_id' | 'approval_request' | 'approval' | 'application' | 'change' | 'outcome' | 'delivery' | 'prompt_text' | 'field_sources' | 'severity' | 'progress' | 'trace'
 > & {
   field_sources?: Incident['field_sources'];
   promptTextFor: (incidentId: string) => string;
@@ -59,7 +60,8 @@ export function createIncidents(deps: {
     for (const w of watchers) w(incident, previous);
   };
   const bySession = new Map<string, string>();
-  for (const incident of store.list()) {
+  // Every stored incident once, unsorted: a start with 100,000 of them need not order them.
+  for (const incident of [...(store.values?.() ?? store.list())]) {
     if (incident.session_id) bySession.set(incident.session_id, incident.incident_id);
     if (isTerminal(incident.state)) continue;
     openByKey.set(incident.dedup_key, incident.incident_id);
@@ -168,6 +170,9 @@ export function createIncidents(deps: {
         prompt_text,
         delivery: { attempts: 0, next_attempt_at: null, last_error: null },
       };
+      // Under the request that brought the alert, and so under its sender's traceparent.
+      const trace = openIncidentTrace({ incident_id, device_hostname: fields.device_hostname, alert_def_id: fields.alert_def_id, kind });
+      if (trace) incident.trace = trace;
       openByKey.set(incident.dedup_key, incident_id);
       logger.info({ incident_id, alert_def_id: incident.alert_def_id, device: incident.device_hostname }, 'incident created');
       for (const w of incident.warnings) logger.warn({ incident_id }, `incident warning: ${w}`);

@@ -21,7 +21,7 @@ export interface SessionLogWriterDeps {
 
 export interface SessionLogWriter {
   /** After a restart: writes the logs of finished incidents that have none (a crash before the write). */
-  backfill(incidents: Incident[]): void;
+  backfill(incidents: Iterable<Incident>): void;
   /** Where the incident's log is (or will be) written. */
   pathFor(incident: Pick<Incident, 'incident_id' | 'created_at' | 'alert_def_id' | 'device_hostname'>): string;
   /** Resolves once every scheduled write is on disk. */
@@ -29,6 +29,9 @@ export interface SessionLogWriter {
   /** Stops listening and waits for writes under way. */
   stop(): Promise<void>;
 }
+
+/** Backfilled logs written at once: the start's backlog never crowds out the logs of incidents ending now. */
+const BACKFILL_AT_ONCE = 4;
 
 const safe = (part: string) => part.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^\.+/, '_').slice(0, 64) || '_';
 
@@ -104,7 +107,18 @@ export function createSessionLogWriter(deps: SessionLogWriterDeps): SessionLogWr
     }),
   ];
 
+  /** Logs a start found missing, written a few at a time after it (a lost folder can mean 100,000). */
+  let missing: string[] = [];
+  let backfilling: Promise<void> = Promise.resolve();
+  const drain = async () => {
+    const worker = async () => {
+      for (let id = missing.shift(); id !== undefined; id = missing.shift()) await write(id);
+    };
+    await Promise.all(Array.from({ length: BACKFILL_AT_ONCE }, worker));
+  };
+
   const flushed = async () => {
+    await backfilling;
     while (writing.size > 0) await Promise.all([...writing.values()].map((j) => j.done));
   };
 
@@ -120,11 +134,14 @@ export function createSessionLogWriter(deps: SessionLogWriterDeps): SessionLogWr
         written = new Set();
       }
       for (const incident of list) {
-        if (isTerminal(incident.state) && !written.has(pathFor(incident))) schedule(incident.incident_id);
+        if (isTerminal(incident.state) && deps.owns?.(incident.incident_id) !== false && !written.has(pathFor(incident))) missing.push(incident.incident_id);
       }
+      if (missing.length > 0) backfilling = drain();
     },
     async stop() {
       offs.forEach((off) => off());
+      // What the backfill has not reached is still missing at the next start, which writes it then.
+      missing = [];
       await flushed();
     },
   };

@@ -14,31 +14,51 @@ export interface RecordLine {
   f: Incident;
 }
 
-/** Folds the writes logged before the last stop into the index, in order; true when there was a log. */
-export function replayRepeats(path: string, index: Map<string, Incident>): boolean {
+/**
+ * Opens each run of lines the store appended after it last set the log aside: the record format
+ * they were written in. Records after a header with this build's stamp are the store's own
+ * writes, taken without a schema check each; any others (no header, another build) are checked.
+ */
+export interface HeaderLine {
+  stamp: string;
+}
+
+/** Folds the writes logged before the last stop into the index, in order, adding the ids it changed to `touched`; true when there was a log. */
+export function replayRepeats(path: string, index: Map<string, Incident>, stamp: string, touched?: Set<string>): boolean {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch {
     return false;
   }
+  let trusted = false;
   for (const raw of text.split('\n')) {
-    let line: LazyLine | RecordLine;
+    let line: LazyLine | RecordLine | HeaderLine;
     try {
-      line = JSON.parse(raw) as LazyLine | RecordLine;
+      line = JSON.parse(raw) as LazyLine | RecordLine | HeaderLine;
     } catch {
       continue; // an empty or torn line (a crash mid-write): everything before it is intact
     }
+    if (typeof line !== 'object' || line === null) continue;
+    if ('stamp' in line) {
+      trusted = line.stamp === stamp;
+      continue;
+    }
     if ('f' in line) {
-      const parsed = incidentSchema.safeParse(line.f);
+      const record = trusted && typeof line.f?.incident_id === 'string' ? line.f : incidentSchema.safeParse(line.f).data;
+      if (!record) continue;
       // An incident the archive already holds as finished is not reopened by a line written before it ended.
-      const held = parsed.success ? index.get(parsed.data.incident_id) : undefined;
-      if (parsed.success && (!held || !isTerminal(held.state) || parsed.data.updated_at > held.updated_at)) index.set(parsed.data.incident_id, parsed.data);
+      const held = index.get(record.incident_id);
+      if (!held || !isTerminal(held.state) || record.updated_at > held.updated_at) {
+        index.set(record.incident_id, record);
+        touched?.add(record.incident_id);
+      }
       continue;
     }
     const cur = index.get(line.i);
     if (!cur || typeof line.n !== 'number') continue;
     const newer = line.u > cur.updated_at;
+    touched?.add(line.i);
     index.set(line.i, {
       ...cur,
       occurrences: Math.max(cur.occurrences, line.n),

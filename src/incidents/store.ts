@@ -73,7 +73,10 @@ export class StoreUnavailableError extends Error {
 /** The part of `conf` / `electron-store` the store uses, so either can be passed in. */
 export interface KeyValueBackend {
   get(key: string): unknown;
-  set(key: string, value: unknown): void;
+  /** `stamp`: the files backend seals a list with it (src/incidents/file-seal.ts); others ignore it. */
+  set(key: string, value: unknown, stamp?: string): void;
   /** Replaces the whole file with `{key: list}` without blocking the event loop for long (the files backend); the bytes written. */
-  setList?(key: string, list: readonly unknown[]): Promise<number>;
+  setList?(key: string, list: readonly unknown[], stamp?: string): Promise<number>;
+  /** The stamp `key`'s list was sealed with, when the file read at start is exactly what was sealed; else undefined. */
+  sealOf?(key: string): string | undefined;
 }

@@ -3,9 +3,13 @@ import type { Logger } from 'pino';
 import type { Clock } from '../artifacts/clock';
 import { CONFIRM_WITHIN_S, type ChangeStatus } from '../artifacts/device-tools';
 import type { Device, DeviceConfig } from './device';
+import { normalisedConfigLines, type FingerprintMismatch } from '../artifacts/config-fingerprint';
+import { checkFingerprint, type SeenConfigs } from '../devices/config-fingerprint';
+import { DeviceError } from '../devices/errors';
+import { labRunningConfig } from './preview';
 
 export type ChangeResult = { ok: true; change: ChangeStatus } | { ok: false; error: string };
-export type ProvisionalResult = { ok: true; output: string; change: ChangeStatus } | { ok: false; error: string };
+export type ProvisionalResult = { ok: true; output: string; change: ChangeStatus } | { ok: false; error: string; detail?: FingerprintMismatch };
 
 /** What the change book needs from the lab; accessors, because a lab reset replaces its network. */
 export interface LabChangeDeps {
@@ -15,6 +19,8 @@ export interface LabChangeDeps {
   apply(hostname: string, lines: readonly string[]): { ok: true; output: string } | { ok: false; error: string };
   /** Puts a configuration back on the device (and lets the network react to it). */
   restore(device: Device, config: DeviceConfig): void;
+  /** What previews read (preview.ts), for the summary of a fingerprint mismatch. */
+  previewed?: SeenConfigs;
   logger?: Logger;
 }
 
@@ -69,7 +75,7 @@ export function createLabChanges(deps: LabChangeDeps) {
   };
 
   return {
-    provisional(hostname: string, lines: readonly string[], confirmWithinS: number): ProvisionalResult {
+    provisional(hostname: string, lines: readonly string[], confirmWithinS: number, expectSha256?: string): ProvisionalResult {
       if (!Number.isInteger(confirmWithinS) || confirmWithinS < CONFIRM_WITHIN_S.min || confirmWithinS > CONFIRM_WITHIN_S.max) {
         return { ok: false, error: `% confirm_within_s must be a whole number of seconds from ${CONFIRM_WITHIN_S.min} to ${CONFIRM_WITHIN_S.max}` };
       }
@@ -78,6 +84,12 @@ export function createLabChanges(deps: LabChangeDeps) {
       const busy = pendingByDevice.get(device.config.hostname);
       if (busy) {
         return { ok: false, error: `[change_pending] ${device.config.hostname}: change ${busy.status.change_id} is pending until ${busy.status.deadline}; confirm or roll it back first (nothing was sent)` };
+      }
+      try {
+        if (expectSha256) checkFingerprint(device.config.hostname, expectSha256, normalisedConfigLines(labRunningConfig(device)), deps.previewed);
+      } catch (error) {
+        if (!(error instanceof DeviceError)) throw error;
+        return { ok: false, error: `[${error.kind}] ${error.message}`, detail: error.detail as FingerprintMismatch };
       }
       const before = structuredClone(device.config);
       const applied = deps.apply(hostname, lines);
@@ -89,7 +101,7 @@ export function createLabChanges(deps: LabChangeDeps) {
         if (pendingByDevice.get(device.config.hostname) === p) rollback(p, 'deadline');
       }, confirmWithinS * 1000);
       pendingByDevice.set(device.config.hostname, p);
-      return { ok: true, output: applied.output, change: status };
+      return { ok: true, output: applied.output, change: { ...status, ...(expectSha256 ? { before_sha256: expectSha256 } : {}) } };
     },
 
     confirm(hostname: string, id: string): ChangeResult {

@@ -12,6 +12,7 @@ import { offeredPrefixes } from './neighbor-faults';
 import { injectRemoteAsMismatch } from './remote-as-fault';
 import { injectOspfPassive, logOspfChanges, ospfAdjacencies } from './ospf';
 import type { Inventory } from './inventory';
+import { SeenConfigs } from '../devices/config-fingerprint';
 
 export type CliResult = { ok: true; output: string } | { ok: false; error: string };
 
@@ -32,7 +33,7 @@ export interface Lab {
   /** Applies configuration lines atomically: all of them or, on the first rejected line, none. */
   config(device: string, lines: readonly string[], by?: { user: string; from: string }): CliResult;
   /** Applies lines as config does, provisionally: rolled back unless confirmed within `confirmWithinS` of the lab's clock. */
-  configProvisional(device: string, lines: readonly string[], confirmWithinS: number): ProvisionalResult;
+  configProvisional(device: string, lines: readonly string[], confirmWithinS: number, expectConfigSha256?: string): ProvisionalResult;
   confirmChange(device: string, changeId: string): ChangeResult;
   /** Idempotent for a change already rolled back. */
   rollbackChange(device: string, changeId: string, reason: string): ChangeResult;
@@ -47,6 +48,8 @@ export interface Lab {
   configChanges(): number;
   /** Network state for inspection; not a public contract. */
   network(): Network;
+  /** The configurations previews read, so a change refused because the device changed since can say what changed. */
+  readonly previewed: SeenConfigs;
   close(): void;
 }
 
@@ -107,7 +110,9 @@ export function createLab(opts: LabOptions): Lab {
   };
 
   let lab: Lab;
+  const previewed = new SeenConfigs();
   const provisional = createLabChanges({
+    previewed,
     clock,
     reach,
     apply: (hostname, lines) => lab.config(hostname, lines),
@@ -121,7 +126,8 @@ export function createLab(opts: LabOptions): Lab {
 
   return (lab = {
     clock,
-    configProvisional: (hostname, lines, s) => provisional.provisional(hostname, lines, s),
+    previewed,
+    configProvisional: (hostname, lines, s, expect) => provisional.provisional(hostname, lines, s, expect),
     confirmChange: (hostname, id) => provisional.confirm(hostname, id),
     rollbackChange: (hostname, id, reason) => provisional.rollback(hostname, id, reason),
     changeStatus: (hostname, id) => provisional.status(hostname, id),

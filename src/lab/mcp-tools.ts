@@ -1,6 +1,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { CONFIRM_WITHIN_S } from '../artifacts/device-tools';
+import { SHA256_HEX } from '../artifacts/config-fingerprint';
 import type { ChangeResult } from './changes';
 import type { Lab } from './lab';
 import { registerPreviewTool } from '../artifacts/config-preview-tool';
@@ -51,13 +52,16 @@ export function createLabMcpServer(lab: Lab): McpServer {
         commands: z.array(z.string()).min(1).describe('Configuration lines in order, without "configure terminal"'),
         confirm_within_s: z.number().int().min(CONFIRM_WITHIN_S.min).max(CONFIRM_WITHIN_S.max).optional()
           .describe('Makes the change provisional: rolled back unless confirm_change is called within this many seconds'),
+        expect_config_sha256: z.string().regex(SHA256_HEX).optional()
+          .describe("The fingerprint of the configuration the change was previewed on: nothing is sent when the device's differs"),
       },
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     },
-    ({ device, commands, confirm_within_s }) => {
+    ({ device, commands, confirm_within_s, expect_config_sha256 }) => {
       if (confirm_within_s !== undefined) {
-        const p = lab.configProvisional(device, commands, confirm_within_s);
-        return p.ok ? { content: [{ type: 'text', text: p.output }], structuredContent: p.change } : { isError: true, content: [{ type: 'text', text: p.error }] };
+        const p = lab.configProvisional(device, commands, confirm_within_s, expect_config_sha256);
+        if (p.ok) return { content: [{ type: 'text', text: p.output }], structuredContent: p.change };
+        return { isError: true, content: [{ type: 'text', text: p.error }], ...(p.detail ? { structuredContent: p.detail } : {}) };
       }
       const r = lab.config(device, commands);
       return r.ok ? { content: [{ type: 'text', text: r.output }] } : { isError: true, content: [{ type: 'text', text: r.error }] };

@@ -1,10 +1,15 @@
 import type { ConfigPreview } from '../artifacts/config-preview';
+import { normalisedConfigLines } from '../artifacts/config-fingerprint';
+import type { Device } from './device';
 import { groupsAsLines, parseRunningConfig, restoreCommands } from '../devices/config-diff';
 import { applyConfigLines } from './config-mode';
 import type { Lab } from './lab';
 import { runningConfigLines } from './show-system';
 
 const show = (p: string[]) => p.join(' > ');
+
+/** The device's running configuration without its clock and log: what a fingerprint and a diff compare. */
+export const labRunningConfig = (device: Device, config = device.config) => runningConfigLines({ ...device, config, lastChange: null }).join('\n');
 
 /**
  * The simulated lab's dry run: the lines are applied to a copy of the device's configuration with
@@ -24,7 +29,7 @@ export function labPreview(lab: Lab, hostname: string, lines: readonly string[])
   const result = applyConfigLines(draft, lines);
   if (!result.ok) return refused(result.error ?? 'the lab refused the lines');
   // Only the configuration differs between the two renderings: the copy has the live device's clock and log.
-  const render = (config: typeof draft) => runningConfigLines({ ...device, config, lastChange: null }).join('\n');
+  const render = (config: typeof draft) => labRunningConfig(device, config);
   const before = parseRunningConfig(render(device.config)).map(show);
   const after = parseRunningConfig(render(draft)).map(show);
   // What the relay would apply to put the configuration before back (the restore a rollback runs).
@@ -33,6 +38,6 @@ export function labPreview(lab: Lab, hostname: string, lines: readonly string[])
   const has = new Set(after);
   return {
     ok: true,
-    preview: { device: name, accepted: true, method: 'config_session', added: after.filter((l) => !had.has(l)), removed: before.filter((l) => !has.has(l)), problems: [], rollback },
+    preview: { device: name, accepted: true, method: 'config_session', added: after.filter((l) => !had.has(l)), removed: before.filter((l) => !has.has(l)), problems: [], rollback, fingerprint: { sha256: lab.previewed.remember(name, normalisedConfigLines(render(device.config))), source: 'running-config' } },
   };
 }

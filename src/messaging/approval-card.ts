@@ -19,6 +19,8 @@ export const approvalCardInputSchema = z.object({
   evidence: z.array(z.object({ command: z.string(), lines: z.array(z.string()) })).optional(),
   /** The dry run of the lines on the live device; null or absent: the card says no preview is available. */
   preview: ConfigPreview.nullable().optional(),
+  /** The change policy's rule and how far its approvals are (src/approvals/standing.ts); absent without a policy. */
+  policy: z.string().min(1).optional(),
 });
 export type ApprovalCardInput = z.infer<typeof approvalCardInputSchema>;
 
@@ -59,6 +61,7 @@ export function buildApprovalCard(input: ApprovalCardInput): AdaptiveCard {
     ...(a.artifact_ref ? [{ title: 'Artifact', value: a.artifact_ref }] : []),
     ...(a.expires_at ? [{ title: 'Expires', value: a.expires_at }] : []),
     ...(a.lines_sha256 ? [{ title: 'Lines hash', value: a.lines_sha256.slice(0, 12) }] : []),
+    ...(a.policy ? [{ title: 'Policy', value: a.policy }] : []),
   ];
   // Shrinks what is shown until the card fits Webex's attachment size: a card that is too big is
   // refused, and then nobody can decide at all.

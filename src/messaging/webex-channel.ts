@@ -125,6 +125,11 @@ export function createWebexChannel(opts: WebexChannelOptions): WebexChannel {
       case 'stale_request':
         await say(ack.staleCard(result.incident, who));
         return;
+      case 'recorded':
+      case 'already_approved_by_you':
+      case 'not_allowed_by_policy':
+        await say(ack.policy(result.incident, result, who));
+        return;
       default:
         await say(ack.noActive(alert_def_id, target.incident_id, who));
     }

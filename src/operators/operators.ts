@@ -18,6 +18,8 @@ const operatorSchema = z.strictObject({
   slack_user_id: z.string().regex(/^[UW][A-Z0-9]{2,}$/, 'a Slack member id such as U012AB3CD').optional(),
   /** Their account on the machine where they run the tray or `npm run headed`: decisions there count as theirs. */
   os_user: z.string().regex(/^[A-Za-z0-9_][A-Za-z0-9._-]{0,63}$/, 'an account name such as ana or a.ruiz').optional(),
+  /** The change policy's groups this person belongs to (tier1, change-manager …): a class's approvals count only from its groups. */
+  groups: z.array(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'a group name such as tier2 or change-manager')).optional(),
   token_sha256: z
     .string()
     .regex(/^[0-9a-f]{64}$/, 'the SHA-256 of the token, 64 lowercase hex characters (npm run operators -- token prints one); never the token itself'),

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { Incident } from '../incidents/model';
 import { evaluatePolicy } from './evaluate';
 import { describeProblem, loadPolicy, type LoadedPolicy } from './load';
-import type { Verdict } from './schema';
+import type { EscalationStep, Verdict } from './schema';
 
 /** The inventory's platform and tags for a device, as the policy's `device` sees them. */
 export type DeviceLookup = (name: string) => { platform?: string; tags?: Record<string, string> } | undefined;
@@ -13,6 +13,8 @@ export interface RelayPolicy {
   verdict(incident: Incident, lines: string[], at: Date): Verdict;
   /** Which policy is in force (its file and SHA-256), for the evidence and /health. */
   current(): { file: string; sha256: string };
+  /** The escalation chain in force (`escalation.steps`; empty when the file has none). */
+  escalation(): readonly EscalationStep[];
   /** A change to the file that did not load: the last good policy stays, and this says why. */
   warnings(): string[];
   stop(): void;
@@ -23,8 +25,12 @@ export interface RelayPolicy {
  * a policy it cannot read); a change to the file is picked up without a restart, and one that
  * does not load leaves the last good policy in force, with a standing warning naming the problems.
  */
-export function openRelayPolicy(file: string, logger: Logger, options: { device?: DeviceLookup; pollMs?: number } = {}): RelayPolicy {
-  const { device = () => undefined, pollMs = 1_000 } = options;
+export function openRelayPolicy(
+  file: string,
+  logger: Logger,
+  options: { device?: DeviceLookup; pollMs?: number; onChange?: (change: { file: string; sha256: string; ok: boolean }) => void } = {},
+): RelayPolicy {
+  const { device = () => undefined, pollMs = 1_000, onChange } = options;
   const first = loadPolicy(file);
   if (!first.ok) throw new Error(`POLICY_FILE does not load:\n${first.problems.map(describeProblem).join('\n')}`);
   let loaded: LoadedPolicy = first.loaded;
@@ -34,6 +40,7 @@ export function openRelayPolicy(file: string, logger: Logger, options: { device?
     if (!next.ok) {
       problems = next.problems.map(describeProblem);
       logger.warn({ problems }, 'the changed policy does not load: the last good one stays in force');
+      onChange?.({ file: loaded.file, sha256: loaded.sha256, ok: false });
       return;
     }
     problems = [];
@@ -41,6 +48,7 @@ export function openRelayPolicy(file: string, logger: Logger, options: { device?
     loaded = next.loaded;
     watch(loaded.sources);
     logger.info({ file: loaded.file, sha256: loaded.sha256 }, 'change policy reloaded');
+    onChange?.({ file: loaded.file, sha256: loaded.sha256, ok: true });
   };
   // The change records and calendars it names are part of the policy: an edit to any is picked up.
   const watched = new Set<string>();
@@ -58,6 +66,7 @@ export function openRelayPolicy(file: string, logger: Logger, options: { device?
         at,
       }),
     current: () => ({ file: loaded.file, sha256: loaded.sha256 }),
+    escalation: () => loaded.policy.escalation.steps,
     warnings: () => (problems.length ? [`The change policy was edited but does not load; the last good one (sha256 ${loaded.sha256.slice(0, 12)}) stays in force: ${problems.join('; ')}`] : []),
     stop: () => {
       for (const f of watched) unwatchFile(f, reload);

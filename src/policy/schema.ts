@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { duration } from '../config/schema';
 
 /** `HH:MM-HH:MM` in the policy's time zone; a window that ends before it starts crosses midnight. */
 const HOURS = /^([01]\d|2[0-3]):([0-5]\d)-([01]\d|2[0-3]):([0-5]\d)$/;
@@ -47,6 +48,21 @@ export const freezeSchema = z.strictObject({
   to: z.string().regex(LOCAL_TIME, 'a time is "YYYY-MM-DDTHH:MM" (in the policy time zone) or has its offset'),
 });
 
+/** One step of the escalation chain: `after` counts from when the approval was asked for. */
+export const escalationStepSchema = z.strictObject({
+  after: z.string().pipe(duration).pipe(z.number().int().positive().max(7 * 24 * 3_600_000)),
+  notify: z.enum(['remind', 'pagerduty', 'opsgenie']),
+  /** Who this step reaches, in people's words (a rotation: "noc-oncall"); shown in the page and the timeline. */
+  to: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9 ._-]{0,63}$/, 'letters, digits, spaces and . _ - (at most 64)').optional(),
+});
+export const escalationSchema = z.strictObject({
+  /** In the order they are carried out; each `after` later than the one before. */
+  steps: z.array(escalationStepSchema).max(10).default([]),
+}).refine((e) => e.steps.every((s, i) => i === 0 || s.after > (e.steps[i - 1]?.after ?? 0)), {
+  message: 'each step\'s `after` must be later than the step before it',
+});
+export type EscalationStep = z.infer<typeof escalationStepSchema>;
+
 export const policySchema = z.strictObject({
   version: z.literal(1),
   timezone: ianaZone.default('UTC'),
@@ -55,6 +71,8 @@ export const policySchema = z.strictObject({
   /** Change records (YAML) and recurring maintenance windows (iCalendar, `.ics`), relative to the policy file. */
   change_records: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional(),
   classes: z.array(policyClassSchema).default([]),
+  /** For a request nobody answers: remind the channels, then page (src/paging/). */
+  escalation: escalationSchema.default({ steps: [] }),
 });
 export type Policy = z.infer<typeof policySchema>;
 export type PolicyClass = z.infer<typeof policyClassSchema>;

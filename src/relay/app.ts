@@ -1,7 +1,10 @@
 import type { DecideFn } from '../approvals/approvals';
 import type { OperatorDirectory } from '../operators/operators';
 import { confirmRoutes, type ConfirmFn } from './routes/confirm';
+import { deviceRoutes } from './routes/devices';
+import type { Quarantine } from '../quarantine/service';
 import { decisionRoutes } from './routes/decision';
+import { incidentActionRoutes } from './routes/incident-actions';
 import type { SettingSource } from '../config/setting-sources';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
@@ -39,6 +42,7 @@ import type { Incident } from '../incidents/model';
 import type { StoreCheck } from '../incidents/store';
 import { join, resolve } from 'node:path';
 import { createFaultKeyRules } from '../artifacts/fault-key';
+import { fastifyTracing } from '../telemetry/sdk';
 
 export interface AppDeps {
   /** Live approval channels and the approvers following the relay, for /health and /health/deep. */
@@ -54,6 +58,8 @@ export interface AppDeps {
   approvals: { decide: DecideFn };
   /** A person's confirm of a provisional change (POST /incidents/:id/confirm); absent without device tools. */
   confirmChange?: ConfirmFn;
+  /** Quarantined devices: on /health, cleared by an approver (POST /devices/:name/clear). */
+  quarantine?: Pick<Quarantine, 'clear' | 'reasons' | 'list'>;
   settingSources?: Partial<Record<keyof RelayConfig, SettingSource>>;
   /** Where an incident's session log is written, for the UI's log view. */
   sessionLogPath: (incident: Incident) => string;
@@ -90,6 +96,8 @@ export interface AppDeps {
   deviceTools: { createServer: () => McpServer };
   /** `GET /metrics` (Prometheus text), and the alert routes' 400 and 503 answers counted into it. */
   metrics?: RelayMetrics;
+  /** Told of every 401 the relay answers (the audit stream); never the credential offered. */
+  onAuthFailed?: (failure: { method: string; route: string; ip: string; code: string }) => void;
   /** Extra routes behind the same bearer as /sessions (the live event stream, the UI data). */
   protectedRoutes?: (scope: FastifyInstance) => Promise<void>;
 }
@@ -112,6 +120,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Node answers a missing Host itself with an empty 400: the request guard answers it instead, in the documented shape.
     http: { requireHostHeader: false },
   });
+  // First, so every route after it is traced (when OTEL_* turned tracing on).
+  const tracing = fastifyTracing();
+  if (tracing) await app.register(tracing);
   answerExpectations(app);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
@@ -135,6 +146,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       deps.logger.warn({ source, failures, window_s: windowSeconds }, `${failures} failed authentications from ${source}: its further wrong attempts are answered 429 for up to ${windowSeconds} s`),
   });
   installAuthAttempts(app, attempts, knownCredential({ secrets: [secret, deps.tools.token, deps.terminal.terminalSecret], operators, session: uiSession }));
+  const onAuthFailed = deps.onAuthFailed;
+  // The route's pattern, not the URL: a sign-in link or a search path may carry a token.
+  if (onAuthFailed) app.addHook('onResponse', async (request, reply) => void (reply.statusCode === 401 && onAuthFailed({ method: request.method, route: request.routeOptions.url ?? '(no route)', ip: request.ip, code: 'unauthorized' })));
 
   // A person's own token opens the read-only checks (/health/deep) too.
   const readers = operators ? (token: string) => operators.byToken(token) !== undefined : undefined;
@@ -155,6 +169,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     store: deps.store,
     ...(deps.channels ? { channels: deps.channels } : {}),
     ...(deps.approversOnline ? { approversOnline: deps.approversOnline } : {}),
+    ...(deps.quarantine ? { quarantine: deps.quarantine } : {}),
   });
   if (deps.metrics) await installMetrics(app, deps.metrics, bearerGuard(secret, 'WEBHOOK_SECRET', uiSession, readers));
   const faultKeys = createFaultKeyRules(join(resolve(config.RELAY_PROJECT_DIR), 'intelligence-artifacts'), deps.logger);
@@ -162,6 +177,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   if (deps.alertSources) await app.register(alertSourceRoutes, { ...deps.alertSources, webhookSecret: secret });
   // Its own authentication: a person's token, approvers only (WEBHOOK_SECRET is Splunk's, not a person's).
   await app.register(decisionRoutes, { approvals: deps.approvals, ...(deps.operators ? { operators: deps.operators } : {}), ...(uiSession ? { session: uiSession } : {}) });
+  await app.register(incidentActionRoutes, { incidents: deps.incidents, ...(deps.operators ? { operators: deps.operators } : {}), ...(uiSession ? { session: uiSession } : {}) });
+  if (deps.quarantine) await app.register(deviceRoutes, { quarantine: deps.quarantine, ...(deps.operators ? { operators: deps.operators } : {}), ...(uiSession ? { session: uiSession } : {}) });
   await app.register(confirmRoutes, { ...(deps.confirmChange ? { confirm: deps.confirmChange } : {}), ...(deps.operators ? { operators: deps.operators } : {}), ...(uiSession ? { session: uiSession } : {}) });
   await app.register(async (scope) => {
     // Everyone listed reads; only WEBHOOK_SECRET and approvers create incidents or start runs.

@@ -15,9 +15,8 @@ import { createDeviceGuardServer } from '../tools/device-guard';
 import { createMcpDeviceTools } from '../artifacts/device-tools';
 import { createStrictAllowList } from '../tools/strict-allow-list';
 import { join, resolve } from 'node:path';
-import { createRuntimeEventMapper, startRuntimeEventFollower } from '../incidents/runtime-events';
+import { followRuntime } from './runtime-follow';
 import { createSessionLogWriter } from '../incidents/session-log';
-import { createRunReconciler } from '../incidents/reconcile-runs';
 import { eventsRoutes } from './routes/events';
 import { systemClock } from '../clock';
 import { createDispatcher } from '../delivery/dispatcher';
@@ -35,8 +34,8 @@ import { createIntake } from './intake';
 import { createAlertSources } from './alert-sources';
 import { createModelCheck } from '../agent/model-check';
 import { createRunGate } from './run-gate';
-import { openRelayPolicy } from '../policy/relay-policy';
-import { inventoryFacts } from '../devices/inventory-lookup';
+import { openQuarantine } from '../quarantine/open';
+import { openConfiguredPolicy } from './policy-setup';
 import { countedIntake } from './counted-intake';
 import { runBlockers, standingWarnings, storeWarnings } from './standing-warnings';
 import { createHeadedIntake } from './headed-intake';
@@ -46,8 +45,13 @@ import { evidenceOf } from '../approvals/evidence';
 import type { Incident } from '../incidents/model';
 import { followTeam } from '../team/follow-team';
 import { createTeamDecisions } from '../team/decisions';
+import { createTeamVotes } from '../team/votes';
+import { countInIncident, policyDecide } from '../approvals/policy-decide';
 import { createForgedRows } from '../team/forged-rows';
 import { ownsEverything, type Owns } from '../incidents/ownership';
+import { auditedOperatorsLog, setUpAudit, type RelayAudit } from '../audit/setup';
+import { traceApprovalWaits } from '../telemetry/incident-events';
+import { setUpPaging } from '../paging/setup';
 export type { Relay, RelayDeps } from './relay-contract';
 import type { Relay, RelayDeps } from './relay-contract';
 
@@ -55,20 +59,22 @@ import type { Relay, RelayDeps } from './relay-contract';
 export async function createRelay(deps: RelayDeps): Promise<Relay> {
   const { store, agent, logger } = deps;
   // Read at start: a broken operators file stops the relay with one line per problem, not at the first decision.
-  const listed = deps.config.OPERATORS_FILE ? openOperatorsFile(resolve(deps.config.OPERATORS_FILE), logger) : undefined;
+  const late: { audit?: RelayAudit } = {}; // the audit stream, made once metrics exist: reloads before then are the start itself
+  const listed = deps.config.OPERATORS_FILE ? openOperatorsFile(resolve(deps.config.OPERATORS_FILE), auditedOperatorsLog(logger, deps.config.OPERATORS_FILE, () => late.audit)) : undefined;
   // With the laptop's local operator one of the team: an approver who signs in to /ui with a one-time link.
   const operators = deps.signIn ? withOperator(listed, deps.signIn.operator) : listed;
   // With DEVICE_INVENTORY (and no DEVICE_MCP_URL) the relay runs the SSH device tool server itself, on loopback.
   const deviceServer = deps.deviceTools ? undefined : await startOwnDeviceServer({ config: deps.config, logger, launch: deps.deviceServerLaunch, env: deps.deviceServerEnv });
   // Its URL stays out of the configuration (the /ui settings view shows that): the guard's client and /health/deep get it directly.
   const config = deps.config;
-  const deviceMcpUrl = deviceServer?.mcpUrl ?? config.DEVICE_MCP_URL;
+  const deviceMcpUrl = deviceServer?.endpoint().mcpUrl ?? config.DEVICE_MCP_URL;
   const clock = deps.clock ?? systemClock;
   const presence = createPresence();
   // One owner per incident: everything below that acts on an incident asks (a laptop relay owns all).
   const team = deps.team;
   const owns: Owns = team ? (id) => team.owns(id) : ownsEverything;
   const laterWarnings = new Set<() => string[]>();
+  if (deviceServer) laterWarnings.add(() => deviceServer.warnings());
   const bus = deps.bus ?? createBus<RelayEvents>((error, type) => logger.error({ err: error, event: type }, 'event handler failed'));
   const incidents = createIncidents({ store, bus, clock, logger, severityFor: createSeverityLookup(join(resolve(config.RELAY_PROJECT_DIR), 'intelligence-artifacts')) });
   const modelCheck = createModelCheck({ agent, agentName: config.AGENT_NAME, clock });
@@ -109,11 +115,13 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
   const channels = [...(webex ? [webex] : []), ...(deps.channels ?? [])];
   // Each channel with a socket says how it stands, through the port; a team follower stands by.
   const messaging = deps.messaging ?? (() => messagingHealth(channels, deps.standby?.() ?? false));
-  // Loaded before anything can ask for a change: a relay does not start on a policy it cannot read.
-  const policy = config.POLICY_FILE ? openRelayPolicy(resolve(config.POLICY_FILE), logger, { device: inventoryFacts(config.DEVICE_INVENTORY) }) : undefined;
+  const policy = openConfiguredPolicy(config, logger, (c) => late.audit?.configChanged('policy', c));
   if (policy) laterWarnings.add(() => policy.warnings());
+  // Devices whose change could not be put back: no card and no configuration until a person clears them.
+  const quarantine = await openQuarantine({ incidents, clock, logger, tell: (id, md) => approvals.tellRoom(id, md), ...(deps.quarantine ? { backend: deps.quarantine } : {}), ...(team ? { team } : {}) });
   const approvals = createApprovals({
     ...(policy ? { policy } : {}),
+    quarantined: quarantine.check,
     incidents,
     agent,
     bus,
@@ -138,51 +146,26 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
   // Rows in the team database that fail their MAC: never applied, said once on the timeline and standing on /health.
   const forged = deps.team ? createForgedRows({ incidents, logger }) : undefined;
   if (forged) laterWarnings.add(() => forged.warnings());
-  const teamDecisions = deps.team && forged ? createTeamDecisions({ team: deps.team, approvals, incidents, forged, logger }) : undefined;
-  // A listed person is recorded by their name from OPERATORS_FILE, whichever channel they decided on.
-  const decide: DecideFn = namedDecide(teamDecisions ? teamDecisions.decide : approvals.decide, operators);
+  const teamVotes = deps.team && forged ? createTeamVotes({ team: deps.team, approvals, incidents, forged, logger }) : undefined;
+  const teamDecisions = deps.team && forged ? createTeamDecisions({ team: deps.team, approvals, incidents, forged, logger, ...(teamVotes ? { syncVotes: teamVotes.sync } : {}) }) : undefined;
+  // A listed person is recorded by their OPERATORS_FILE name on any channel; under a policy requirement only its groups count, each person once (in the team database on a team).
+  const decide: DecideFn = namedDecide(policyDecide({ decide: teamDecisions ? teamDecisions.decide : approvals.decide, count: teamVotes?.count ?? countInIncident(approvals.vote), incidents, clock }), operators);
   // Every channel hands its people's decisions to the one `decide` above.
   const host = createChannelHost({ approvals, decide, incidents, channels, logger });
   for (const channel of channels) channel.attach(host);
   const onCardSubmission = webex ? webex.onCardSubmission : async () => logger.warn('card submission ignored: no operator room configured');
-  const mapper = createRuntimeEventMapper({
-    incidents,
-    agent,
-    logger,
-    clock,
-    owns,
-    onSessionFailed: (id, message) => approvals.tellRoom(id, `❌ **${id}**: the agent session failed: ${message}`),
-  });
-  const reconcile = createRunReconciler({ incidents, agent, mapper, clock, logger, owns });
-  let streamUp = false;
-  const follower = startRuntimeEventFollower({
-    agent,
-    mapper,
-    logger,
-    clock,
-    onStatus: (s) => {
-      // Whatever ended while the stream was down (or the relay was) is asked for on every connect.
-      if (s.connected && !streamUp) reconcile().catch((error: unknown) => logger.warn({ err: error }, 'could not reconcile open runs'));
-      // /health's standing warning about a missing model is known from the first connect, not the first alert.
-      if (s.connected && !streamUp) {
-        modelCheck.refresh().then(
-          (m) => m.state === 'missing' && logger.error(m.message),
-          () => undefined,
-        );
-      }
-      streamUp = s.connected;
-      bus.publish('health.runtime', { ok: s.connected, ...(s.error ? { error: s.error } : {}) });
-    },
-  });
+  const follower = followRuntime({ incidents, agent, logger, clock, owns, bus, modelCheck, onSessionFailed: (id, message) => approvals.tellRoom(id, `❌ **${id}**: the agent session failed: ${message}`) });
   const sessionLog = createSessionLogWriter({ incidents, bus, logDir: resolve(config.RELAY_LOG_DIR), logger, owns });
-  sessionLog.backfill(incidents.list());
+  sessionLog.backfill(incidents.values());
   // The device server's bearer (generated in memory, or DEVICE_MCP_TOKEN) goes to this client only.
-  const ownDeviceTools = !deps.deviceTools && deviceMcpUrl ? createMcpDeviceTools(deviceMcpUrl, { token: deviceServer?.token ?? config.DEVICE_MCP_TOKEN }) : undefined;
+  const ownDeviceTools = deps.deviceTools || !deviceMcpUrl ? undefined : deviceServer ? createMcpDeviceTools(() => { const e = deviceServer.endpoint(); return { url: e.mcpUrl, token: e.token }; }) : createMcpDeviceTools(deviceMcpUrl, { token: config.DEVICE_MCP_TOKEN });
+  // A detached server started again answers at a new address with a new token: the next call connects there.
+  if (deviceServer && ownDeviceTools) deviceServer.onReplaced(() => void ownDeviceTools.close());
   const deviceTools = deps.deviceTools ?? ownDeviceTools;
   const runProgress = createRunProgress({ incidents, artifactsDir: join(resolve(config.RELAY_PROJECT_DIR), 'intelligence-artifacts'), logger, now: () => clock.now() });
   // Every change goes on provisionally: confirmed by the RAW's post-check or a person, else put back.
   const confirmed = deviceTools
-    ? setUpConfirmedApply({ incidents, upstream: deviceTools, artifactsDir: join(resolve(config.RELAY_PROJECT_DIR), 'intelligence-artifacts'), defaultWithinS: config.CONFIRM_WITHIN_S, clock, logger, owns, tell: approvals.tellRoom, ...(deps.postCheckPaceS !== undefined ? { maxPaceS: deps.postCheckPaceS } : {}) })
+    ? setUpConfirmedApply({ incidents, upstream: deviceTools, artifactsDir: join(resolve(config.RELAY_PROJECT_DIR), 'intelligence-artifacts'), defaultWithinS: config.CONFIRM_WITHIN_S, clock, logger, owns, tell: approvals.tellRoom, ended: quarantine.afterChange, ...(deps.postCheckPaceS !== undefined ? { maxPaceS: deps.postCheckPaceS } : {}) })
     : undefined;
   // On a team a confirm, like a decision, is recorded first and applied by the incident's owner.
   const teamConfirms = deps.team && forged ? createTeamConfirms({ team: deps.team, incidents, logger, forged, confirmLocally: confirmed?.confirmByPerson ?? (async (id) => ({ ok: false, code: 'no_change', message: `${id} has no change this relay applied` })) }) : undefined;
@@ -190,7 +173,11 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
   const strictAllowList = createStrictAllowList({ incidents, artifactsDir: join(resolve(config.RELAY_PROJECT_DIR), 'intelligence-artifacts'), logger });
   const metrics = createRelayMetrics({ bus, incidents, storeHealth: () => store.health(), ...(team ? { leading: () => team.leading() } : {}) });
   const counted = countedIntake(intake, alertSources, metrics);
+  // The escalation chain and the pages follow incidents from one place (src/paging/), not from each call site.
+  const paging = setUpPaging({ config, incidents, bus, clock, logger, owns, remind: approvals.tellRoom, steps: () => policy?.escalation() ?? [], proxy: deps.proxy, team: team ? { pool: team.pool, relayId: team.relayId } : undefined, registry: metrics.registry });
+  laterWarnings.add(() => paging.warnings());
   const scrubber = createSecretScrubber([...SECRET_KEYS.map((k) => config[k]), toolsToken, terminalSecret]);
+  const audit = (late.audit = setUpAudit({ config, incidents, bus, clock, logger, scrub: scrubber.scrub, ...(deps.proxy ? { proxy: deps.proxy } : {}), owns, ...(team ? { team: { pool: team.pool, relayId: team.relayId } } : {}), registry: metrics.registry, warningsTo: laterWarnings }));
   const app = await buildApp({
     config,
     approvals: { decide },
@@ -208,11 +195,13 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     intake: counted.intake,
     alertSources: counted.sources,
     metrics,
+    onAuthFailed: audit.authFailed,
     startHeaded,
     terminal: { terminalSecret, tell: tellTerminal, abort: (sessionId) => agent.abort(sessionId) },
     mayStartRun: runGate.mayStart,
     channels: () => approvals.channels(),
     ...(confirmChange ? { confirmChange } : {}),
+    quarantine,
     ...(operators ? { approversOnline: () => presence.approvers() } : {}),
     messaging,
     warnings: () => [
@@ -221,11 +210,11 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
       ...storeWarnings(store.health()),
     ],
     model: () => modelCheck.refresh(),
-    blockers: () => runBlockers(modelCheck, dispatcher.held),
+    blockers: async () => [...(await runBlockers(modelCheck, dispatcher.held)), ...(deviceServer?.blockers() ?? [])],
     store: async () => (store.probe ? store.probe() : store.health()),
-    ...(deviceServer ? { deviceProbe: httpDeviceProbe(`${deviceServer.url}/health`) } : {}),
+    ...(deviceServer ? { deviceProbe: () => httpDeviceProbe(`${deviceServer.endpoint().url}/health`)() } : {}),
     eventStream: () => follower.status(),
-    tools: { token: toolsToken, createServer: () => createRelayToolsServer({ incidents, approvals, channels, logger, clock, ...(deviceTools ? { preview: (d, c) => deviceTools.previewConfig(d, c) } : {}) }) },
+    tools: { token: toolsToken, createServer: () => createRelayToolsServer({ incidents, approvals, channels, logger, clock, quarantined: quarantine.cached, ...(deviceTools ? { preview: (d, c) => deviceTools.previewConfig(d, c) } : {}) }) },
     deviceTools: {
       createServer: () => createDeviceGuardServer({
           incidents,
@@ -234,7 +223,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
           strictAllowList,
           progress: runProgress,
           ...(confirmed ? { confirmed } : {}),
-          logger,
+          ...{ quarantined: quarantine.check, logger },
           ...(store.writesBehind ? { durable: () => store.flush() } : {}),
         }),
     },
@@ -248,10 +237,12 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
   const offUpdated = bus.subscribe('incident.updated', ({ incident, previous_state }) => {
     if (isTerminal(incident.state) && !isTerminal(previous_state)) dispatcher.kick();
   });
+  const offTracing = traceApprovalWaits(bus, incidents.get);
   dispatcher.holdWhile(runGate.heldBecause);
   dispatcher.recover();
   approvals.recover();
   confirmed?.recover();
+  paging.start();
 
   return {
     app,
@@ -260,7 +251,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     dispatcher,
     approvals,
     decide,
-    ...(confirmChange ? { confirmChange } : {}),
+    ...{ ...(confirmChange ? { confirmChange } : {}), quarantine },
     ...{ holdRunsWhile: runGate.hold, alsoAskWithModel: modelCheck.alsoAsk },
     addStandingWarnings(source) {
       laterWarnings.add(source);
@@ -276,15 +267,19 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     },
     async close() {
       policy?.stop();
+      await paging.stop();
       offUpdated();
+      offTracing();
       metrics.stop();
       alertSources.stop();
       offTeam();
       teamDecisions?.stop();
+      teamVotes?.stop();
       teamConfirms?.stop();
       approvals.stop();
-      confirmed?.stop();
+      void [quarantine.stop(), confirmed?.stop()];
       await app.close();
+      await audit.stop();
       await dispatcher.stop();
       await follower.stop();
       await sessionLog.stop();

@@ -1,4 +1,5 @@
 import { request } from 'undici';
+import type { QuarantineEntry } from '../quarantine/entry';
 import { AgentRuntimeError, type AgentRuntime } from '../agent/types';
 import type { ModelStatus } from '../agent/model-check';
 import type { StoreCheck } from '../incidents/store';
@@ -90,6 +91,8 @@ export interface DeepHealth {
     model?: { ok: boolean; model?: string; error?: string };
     /** Whether a run can start now: each reason it cannot (no model, the runtime's files changed) named. */
     runs?: { ok: boolean; reasons: string[] };
+    /** Devices no change reaches until an approver clears them (a rollback failed on them). */
+    quarantine?: { ok: boolean; devices: QuarantineEntry[] };
   };
 }
 
@@ -169,6 +172,7 @@ export async function deepHealth(deps: {
   warnings?: () => string[];
   store?: () => Promise<StoreCheck>;
   blockers?: () => Promise<string[]>;
+  quarantined?: () => QuarantineEntry[];
 }): Promise<DeepHealth> {
   const [agent_runtime, device_mcp, store, blocked] = await Promise.all([
     checkRuntime(deps.agent),
@@ -177,6 +181,8 @@ export async function deepHealth(deps: {
     deps.blockers?.(),
   ]);
   const runs = blocked ? { ok: blocked.length === 0, reasons: blocked } : undefined;
+  const held = deps.quarantined?.();
+  const quarantine = held ? { ok: held.length === 0, devices: held } : undefined;
   const messaging = deps.messaging();
   const model = deps.model && agent_runtime.ok ? await checkModel(deps.model) : undefined;
   // Reported, not judged: the stream reconnects on its own and a start-up blip is not an outage.
@@ -187,11 +193,12 @@ export async function deepHealth(deps: {
     (messaging.configured && !messaging.connected && !messaging.standby) ||
     (model !== undefined && !model.ok) ||
     (store !== undefined && !store.ok) ||
-    (runs !== undefined && !runs.ok);
+    (runs !== undefined && !runs.ok) ||
+    (quarantine !== undefined && !quarantine.ok);
   return {
     status: failed ? 'degraded' : 'ok',
     // Asked after the checks: the model check may just have learned that no model is configured.
     ...(deps.warnings ? { warnings: deps.warnings() } : {}),
-    checks: { agent_runtime, device_mcp, messaging, ...(store ? { store } : {}), ...(model ? { model } : {}), ...(runs ? { runs } : {}) },
+    checks: { agent_runtime, device_mcp, messaging, ...(store ? { store } : {}), ...(model ? { model } : {}), ...(runs ? { runs } : {}), ...(quarantine ? { quarantine } : {}) },
   };
 }

@@ -6,10 +6,14 @@ import { createLogger, secretsOf, syncStdout } from '../log/logger';
 import { humanConsoleDestination, logFilePath } from '../log/console';
 import { createSecretScrubber } from '../log/secret-scrubber';
 import { startHeadlessRelay } from './start-headless';
+import { otlpHeaderValues } from '../telemetry/settings';
+import { startTelemetry } from '../telemetry/sdk';
 
 // Secret values never reach a log line, whatever carries them; generated ones are added as they are made.
 const scrubber = createSecretScrubber();
 for (const { value, username } of secretsOf(process.env)) scrubber.add(value, { username });
+// The collector's credentials (OTEL_EXPORTER_OTLP_HEADERS) are secrets like the relay's own.
+for (const value of otlpHeaderValues(process.env)) scrubber.add(value);
 // A person at a terminal reads human lines there, the JSON log goes to its file; a service manager or a pipe gets the JSON.
 const consoleMode = process.env.RELAY_CONSOLE ?? 'auto';
 const human = consoleMode === 'human' || (consoleMode === 'auto' && process.stdout.isTTY === true);
@@ -25,6 +29,8 @@ function osUser(): string {
 }
 
 try {
+  // Before the relay: its first alert is traced when OTEL_* ask for traces; nothing is loaded otherwise.
+  const telemetry = await startTelemetry(process.env);
   // A laptop relay (no team database) has a person at its terminal: they decide at /ui after one sign-in.
   const running = await startHeadlessRelay({ env: process.env, logger, scrubber, ...(process.env.DATABASE_URL ? {} : { localOperator: osUser() }) });
   if (running.signInLink) {
@@ -48,6 +54,7 @@ try {
     exiting = true;
     logger.info({ signal }, 'relay stopping');
     await running.stop();
+    await telemetry.shutdown().catch(() => undefined);
     process.exit(0);
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));

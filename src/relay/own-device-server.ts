@@ -3,13 +3,16 @@ import type { Logger } from 'pino';
 import type { RelayConfig } from '../config/schema';
 import { nodeDeviceServerLaunch, openDetachedDeviceServer, type DeviceServerLaunch } from '../devices/detached-server';
 import { startDeviceServer } from '../devices/server';
+import { keepDeviceServer, type DeviceServerEndpoint } from './device-server-keeper';
 
 /** The device tool server a relay with DEVICE_INVENTORY runs for itself: where its guard's client and /health/deep reach it. */
 export interface OwnDeviceServer {
-  url: string;
-  mcpUrl: string;
-  /** Held by the guard's MCP client only: never logged, never in the runtime's environment. */
-  token: string;
+  /** Where it answers now (a detached server started again answers elsewhere); the token is for the guard's client only. */
+  endpoint(): DeviceServerEndpoint;
+  /** Called when a detached server that went away was replaced: the client reconnects. */
+  onReplaced(fn: () => void): void;
+  warnings(): string[];
+  blockers(): string[];
   /** On the relay's clean stop: in-process, pending changes are rolled back; detached, the server keeps their deadlines. */
   stop(): Promise<void>;
 }
@@ -30,22 +33,21 @@ export async function startOwnDeviceServer(deps: { config: RelayConfig; logger: 
     const server = await startDeviceServer({ inventoryPath, port: 0, stateDir, logger });
     // Neither its URL nor its token is logged: with them any local process could drive the routers.
     logger.info({ devices: server.service.devices().map((d) => d.name) }, 'device tool server started from DEVICE_INVENTORY (loopback, bearer token held by the guard only)');
-    return server;
+    return { endpoint: () => server, onReplaced: () => {}, warnings: () => [], blockers: () => [], stop: () => server.stop() };
   }
-  const server = await openDetachedDeviceServer({
-    launch: deps.launch ?? nodeDeviceServerLaunch(),
-    inventoryPath,
-    stateDir,
-    logFile: join(resolve(config.RELAY_LOG_DIR), 'device-server.log'),
-    env: deps.env ?? process.env,
-    logger,
-  });
+  const open = (resume: boolean) =>
+    openDetachedDeviceServer({
+      launch: deps.launch ?? nodeDeviceServerLaunch(),
+      inventoryPath,
+      stateDir,
+      logFile: join(resolve(config.RELAY_LOG_DIR), 'device-server.log'),
+      env: deps.env ?? process.env,
+      logger,
+      resume,
+    });
+  const server = await open(false);
   logger.info({ pid: server.pid, adopted: server.adopted }, server.adopted ? 'device tool server from DEVICE_INVENTORY already running (it outlived the last relay): attached to it' : 'device tool server started from DEVICE_INVENTORY as its own process (it keeps change deadlines if the relay dies)');
-  void server.lost.then(() => logger.error({ pid: server.pid }, 'the device tool server went away while the relay was attached: device tools fail until the relay is restarted'));
-  return {
-    url: server.url,
-    mcpUrl: server.mcpUrl,
-    token: server.token,
-    stop: async () => server.detach(),
-  };
+  // Gone while this relay is attached: started again on the same journal, pending changes keeping their deadlines.
+  const kept = keepDeviceServer({ first: server, open: () => open(true), logger });
+  return { ...kept, stop: async () => kept.stop() };
 }

@@ -22,6 +22,8 @@ import type { DeviceServerLaunch } from '../devices/detached-server';
 import type { MessagingHealth } from './health-checks';
 import type { HeadedIntake } from './headed-intake';
 import type { SignInLinks } from './sign-in';
+import type { QuarantineBackend } from '../quarantine/entry';
+import type { Quarantine } from '../quarantine/service';
 
 /** What createRelay (create-relay.ts) takes and gives: the tray and the headless relay wire these. */
 
@@ -67,6 +69,8 @@ export interface RelayDeps {
   team?: TeamCoordinator;
   /** A laptop relay's local operator and their one-time sign-in links for /ui (`npm run relay`). */
   signIn?: SignInLinks;
+  /** Where quarantined devices are kept; default: the team's database, else memory (start-headless gives the data folder). */
+  quarantine?: QuarantineBackend;
 }
 
 export interface Relay {
@@ -83,6 +87,8 @@ export interface Relay {
   decide: DecideFn;
   /** A person keeps a provisional change (tray, /ui, API); undefined on a relay without device tools. */
   confirmChange?: ConfirmFn;
+  /** Devices no change reaches until a person clears them (tray, /ui, POST /devices/:name/clear). */
+  quarantine: Pick<Quarantine, 'list' | 'cached' | 'check' | 'clear'>;
   /** Holds every run (queued deliveries and headed terminals) while `check` names a reason; until the returned function is called. */
   holdRunsWhile(check: () => string | null): () => void;
   /** Asks `question` each time the runtime is asked for its model (in turn, never beside a delivery); until the returned function is called. */

@@ -15,6 +15,7 @@ import { WEBEX_CHANNEL } from '../messaging/webex-channel';
 import { createWebexBot, type WebexBot } from '../messaging/webex-bot';
 import { createSlackFromConfig } from '../slack/from-config';
 import { createRelay, type Relay } from './create-relay';
+import { fileQuarantine } from '../quarantine/file-backend';
 import type { DeviceServerLaunch } from '../devices/detached-server';
 import { createSignInLinks, localOperator } from './sign-in';
 import { removeRuntimeAttach, writeRuntimeAttach } from './runtime-attach-file';
@@ -28,6 +29,8 @@ import { hostname } from 'node:os';
 import { assertRuntimeFiles, createRuntimeFilesCheck, SHIPPED_MANIFEST, type RuntimeFilesCheck } from '../agent/integrity';
 import { embeddedRuntimeEnv } from '../agent/runtime-env';
 import { createRuntimeConfigCheck, type RuntimeConfigCheck } from '../agent/runtime-config-check';
+import { OTLP_EXPORT_ENV } from '../telemetry/settings';
+import { externalRuntimeManagedWarnings } from '../agent/managed-config';
 
 export interface HeadlessOptions {
   env: Record<string, string | undefined>;
@@ -50,6 +53,8 @@ export interface HeadlessOptions {
   deviceServerLaunch?: DeviceServerLaunch;
   /** `npm run relay` on a laptop: the OS user at its terminal, an approver who signs in to /ui with a one-time link. */
   localOperator?: string;
+  /** Where opencode's managed configuration lives on this machine; default the platform's (/etc/opencode on Linux). */
+  opencodeManagedDir?: string;
 }
 
 export interface RunningRelay {
@@ -83,9 +88,10 @@ function teamDecisionKey(config: RelayConfig, scrubber: SecretScrubber | undefin
 /**
  * What the embedded runtime must not inherit: the relay's secrets, and the way past the device guard
  * (the device server's URL, its token, the inventory it runs on). Its agents reach devices through
- * the relay's `/device-mcp` only, where approvals and the timeline are enforced.
+ * the relay's `/device-mcp` only, where approvals and the timeline are enforced. Nor the OTLP
+ * exporter's endpoint and key: the relay's traces carry identifiers only, opencode's would not.
  */
-export const RUNTIME_OMIT_ENV: readonly string[] = [...SECRET_KEYS, 'TEAM_DECISION_KEY_FILE', 'DEVICE_MCP_URL', 'DEVICE_INVENTORY', 'DEVICE_SERVER_TOKEN'];
+export const RUNTIME_OMIT_ENV: readonly string[] = [...SECRET_KEYS, 'TEAM_DECISION_KEY_FILE', 'DEVICE_MCP_URL', 'DEVICE_INVENTORY', 'DEVICE_SERVER_TOKEN', ...OTLP_EXPORT_ENV];
 
 /** Where the embedded runtime's agents reach the relay's endpoints (`/mcp`, `/device-mcp`). */
 function localUrl(listenUrl: string, path: string): string {
@@ -162,7 +168,7 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
     extraChannels: opts.extraChannels,
     proxy,
     settingSources: opts.settingSources ?? settingSources([['environment', opts.env]]),
-    ...(team ? { team: team.coordinator } : {}),
+    ...(team ? { team: team.coordinator } : { quarantine: fileQuarantine(dataDir) }),
     ...(opts.deviceServerLaunch ? { deviceServerLaunch: opts.deviceServerLaunch } : {}),
     // The devices' credential variables (password_env …) are read from the relay's own settings.
     deviceServerEnv: opts.env,
@@ -206,6 +212,8 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
         { logger, timeouts: { headersMs: 5_000 }, proxy },
       );
       agent.attach(client);
+      // A runtime started without the relay's pin reads the machine's managed configuration: named while it is there.
+      offConfigCheck.push(relay.addStandingWarnings(() => externalRuntimeManagedWarnings(opts.opencodeManagedDir)));
       await watchConfig(client);
     } else {
       // And before each run: a file changed while the relay runs holds the queue (timeline, /health) until restored.

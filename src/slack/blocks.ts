@@ -71,6 +71,7 @@ export function approvalBlocks(a: ApprovalAsk): { text: string; blocks: Block[] 
         ['Alert', a.alert_def_id],
         ['Lines hash', a.lines_sha256.slice(0, 12)],
         ['Expires', a.expires_at],
+        ...(a.policy ? [['Policy', a.policy]] : []),
       ].map(([k, v]) => ({ type: 'mrkdwn', text: `*${k}*\n${escapeMrkdwn(v!)}` })),
     },
     section('*Commands to apply, exactly these, once*'),

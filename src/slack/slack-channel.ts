@@ -117,6 +117,7 @@ export function createSlackChannel(opts: SlackChannelOptions): SlackChannel {
     const result = await host.decide({ channel: SLACK_CHANNEL, incident_id: v.incident_id, request_id: v.request_id, decision: v.decision, person: { id: person } });
     if (result.status === 'already_decided') await whisper(p.user.id, ack.alreadyDecided(result.incident, result.approval, who));
     else if (result.status === 'stale_request') await whisper(p.user.id, ack.staleCard(result.incident, who));
+    else if (result.status === 'recorded' || result.status === 'already_approved_by_you' || result.status === 'not_allowed_by_policy') await whisper(p.user.id, ack.policy(result.incident, result, who));
     else if (result.status !== 'accepted') await whisper(p.user.id, ack.noActive(v.incident_id, v.incident_id, who));
   }
 

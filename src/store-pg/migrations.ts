@@ -100,4 +100,69 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE confirms ADD COLUMN result_mac text;
     `,
   },
+  {
+    version: 5,
+    name: 'approval votes: approvals counted toward a policy requirement, once per person, on whichever relay',
+    sql: `
+      -- One row per person and request: a second approval by the same person conflicts and counts nothing.
+      CREATE TABLE approval_votes (
+        incident_id   text NOT NULL,
+        requested_at  text NOT NULL,
+        by_name       text NOT NULL,
+        channel       text NOT NULL,
+        voted_at      text NOT NULL,
+        received_by   text NOT NULL,
+        mac           text,
+        PRIMARY KEY (incident_id, requested_at, by_name)
+      );
+      -- How many were counted: raised in the same statement as the vote's insert, under its row lock,
+      -- so two approvals at the same moment on two relays are told 1 and 2, never 1 and 1.
+      CREATE TABLE approval_tallies (
+        incident_id   text NOT NULL,
+        requested_at  text NOT NULL,
+        given         integer NOT NULL,
+        PRIMARY KEY (incident_id, requested_at)
+      );
+    `,
+  },
+  {
+    version: 6,
+    name: 'quarantined devices: no change reaches them, on any relay, until a person clears them',
+    sql: `
+      -- One row per quarantined device (its name in lower case): the first quarantine stands until cleared.
+      CREATE TABLE quarantined_devices (
+        device_key    text PRIMARY KEY,
+        device        text NOT NULL,
+        reason        text NOT NULL,
+        since         text NOT NULL,
+        incident_id   text,
+        change_id     text
+      );
+    `,
+  },
+  {
+    version: 7,
+    name: 'outbox: pages and audit events, each sent by exactly one relay',
+    sql: `
+      -- One row per item to deliver (stream: 'pager', 'audit', ...); the key is its dedup key, so one is never sent twice.
+      CREATE TABLE outbox (
+        stream       text    NOT NULL,
+        key          text    NOT NULL,
+        kind         text    NOT NULL,
+        payload      jsonb   NOT NULL,
+        -- pending, then sent or failed (kept: a later enqueue of the same key is dropped).
+        state        text    NOT NULL DEFAULT 'pending',
+        attempts     integer NOT NULL DEFAULT 0,
+        not_before   timestamptz NOT NULL,
+        -- The relay sending it now, and until when: a dead relay's lease runs out and another takes it.
+        lease_owner  text,
+        lease_until  timestamptz,
+        last_error   text,
+        enqueued_at  timestamptz NOT NULL,
+        finished_at  timestamptz,
+        PRIMARY KEY (stream, key)
+      );
+      CREATE INDEX outbox_due ON outbox (stream, not_before) WHERE state = 'pending';
+    `,
+  },
 ];

@@ -21,6 +21,16 @@ export interface DecisionRow {
   mac: string | null;
 }
 
+/** One person's approval toward a request's requirement, as `approval_votes` holds it. */
+export interface VoteRow {
+  incident_id: string;
+  requested_at: string;
+  by_name: string;
+  channel: DecisionChannel;
+  voted_at: string;
+  mac: string | null;
+}
+
 /** Who holds a relay id now, when another start asks for it. */
 export interface RelayIdHolder {
   name: string;
@@ -160,6 +170,31 @@ export function teamRepository(db: Queryable) {
           WHERE i.owner = $1 AND i.state = 'awaiting_approval' AND i.doc->'approval_request'->>'requested_at' = d.requested_at`,
         [relayId],
       );
+      return res.rows;
+    },
+
+    /**
+     * Counts one person's approval, once: the vote's insert and the tally's raise are one statement,
+     * so the tally is raised only for a new vote and two votes at once are serialized on the tally row.
+     * `given` is the count with this vote; null when this person's vote was counted already.
+     */
+    async recordVote(row: VoteRow & { received_by: string }): Promise<number | null> {
+      const res = await db.query<{ given: number }>(
+        `WITH vote AS (
+           INSERT INTO approval_votes (incident_id, requested_at, by_name, channel, voted_at, received_by, mac)
+           VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING RETURNING 1
+         )
+         INSERT INTO approval_tallies (incident_id, requested_at, given) SELECT $1, $2, 1 FROM vote
+         ON CONFLICT (incident_id, requested_at) DO UPDATE SET given = approval_tallies.given + 1
+         RETURNING given`,
+        [row.incident_id, row.requested_at, row.by_name, row.channel, row.voted_at, row.received_by, row.mac],
+      );
+      return res.rows[0]?.given ?? null;
+    },
+
+    /** The votes counted for a request, in the order they were cast. */
+    async votesFor(incidentId: string, requestedAt: string): Promise<VoteRow[]> {
+      const res = await db.query<VoteRow>('SELECT * FROM approval_votes WHERE incident_id = $1 AND requested_at = $2 ORDER BY voted_at, by_name', [incidentId, requestedAt]);
       return res.rows;
     },
 

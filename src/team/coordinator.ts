@@ -19,7 +19,7 @@ import { teamRepository } from '../store-pg/team-repository';
 /** Advisory-lock keys (any fixed numbers, one per purpose; the new-incident lock's is in new-incident-lock.ts). */
 
 /** What a person did on some relay that the owner of the incident applies: decide a request, or keep a change. */
-export type HumanActionKind = 'decision' | 'confirm';
+export type HumanActionKind = 'decision' | 'confirm' | 'vote';
 export { NEW_INCIDENT_LOCK } from './new-incident-lock';
 /** Held by the relay that keeps every operator channel's socket (Webex, Slack); the same key Webex alone used before. */
 export const CHANNELS_LEADER_LOCK = 0x7765_6278;

@@ -24,6 +24,16 @@ export interface SealedDecision {
   comment: string | null;
 }
 
+/** What a vote row's MAC covers: the request and its lines as the owner holds them, who approved, where and when. */
+export interface SealedVote {
+  incident_id: string;
+  request_id: string;
+  lines_sha256: string;
+  by_name: string;
+  channel: string;
+  voted_at: string;
+}
+
 /** What a confirm row's MAC covers: the change (and the lines approved for it), who confirmed and when. */
 export interface SealedConfirm {
   incident_id: string;
@@ -43,6 +53,7 @@ export interface SealedConfirmResult {
 
 export interface DecisionSeal {
   decision(row: SealedDecision): string;
+  vote(row: SealedVote): string;
   confirm(row: SealedConfirm): string;
   confirmResult(row: SealedConfirmResult): string;
   /** Whether `given` (a row's `mac`, possibly missing) is the MAC expected: compared in constant time. */
@@ -55,6 +66,7 @@ export function createDecisionSeal(key: string): DecisionSeal {
   const mac = (parts: readonly (string | null)[]) => createHmac('sha256', key).update(JSON.stringify(parts)).digest('base64url');
   return {
     decision: (r) => mac(['fault-relay/decision/v1', r.incident_id, r.request_id, r.lines_sha256, r.decision, r.by_name, r.decided_at, r.channel, r.comment]),
+    vote: (r) => mac(['fault-relay/vote/v1', r.incident_id, r.request_id, r.lines_sha256, 'APPROVED', r.by_name, r.voted_at, r.channel]),
     confirm: (r) => mac(['fault-relay/confirm/v1', r.incident_id, r.change_id, r.lines_sha256, 'CONFIRM', r.by_name, r.requested_at]),
     // Canonical JSON: the database (jsonb) gives the answer back with its keys in its own order.
     confirmResult: (r) => mac(['fault-relay/confirm-result/v1', r.incident_id, r.change_id, r.applied_at, canonicalJson(r.result ?? null)]),

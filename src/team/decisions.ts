@@ -10,7 +10,6 @@ import type { DecisionRow } from '../store-pg/team-repository';
 import type { ApprovalRequest } from '../incidents/model';
 import type { ForgedRows } from './forged-rows';
 
-
 /** Where a decision recorded by one relay is announced to the relay that runs the incident. */
 export const DECISION_CHANNEL = 'fault_relay_decisions';
 
@@ -21,8 +20,10 @@ export const DECISION_CHANNEL = 'fault_relay_decisions';
  * at once when that is this relay, else when told by NOTIFY. Only a human channel reaches here:
  * the run's own relay decides nothing on the model's word, exactly as on the laptop.
  */
-export function createTeamDecisions(deps: { team: TeamCoordinator; approvals: Pick<Approvals, 'decide' | 'acknowledge'>; incidents: Pick<Incidents, 'get'>; forged: ForgedRows; logger: Logger }) {
+export function createTeamDecisions(deps: { team: TeamCoordinator; approvals: Pick<Approvals, 'decide' | 'acknowledge'>; incidents: Pick<Incidents, 'get'>; forged: ForgedRows; logger: Logger; syncVotes?: (incidentId: string) => Promise<void> }) {
   const { team, approvals, incidents, forged, logger } = deps;
+  // Approvals counted on other relays reach this copy of the request before a decision is applied to it.
+  const syncVotes = deps.syncVotes ?? (async () => {});
   const repo = team.repo;
   /** The MAC a row for `request` must carry: the request and its lines as this relay holds them, the row's own words. */
   const macFor = (row: Pick<DecisionRow, 'incident_id' | 'decision' | 'by_name' | 'decided_at' | 'channel' | 'comment'>, request: ApprovalRequest) =>
@@ -33,6 +34,7 @@ export function createTeamDecisions(deps: { team: TeamCoordinator; approvals: Pi
     const request = incidents.get(row.incident_id)?.approval_request;
     if (!request || request.requested_at !== row.requested_at) return;
     if (!verified(row, request)) return forged.report('decision', row.incident_id, row.requested_at, row.mac, true);
+    await syncVotes(row.incident_id);
     const result = approvals.decide(row.incident_id, row.decision, { id: row.by_name }, row.channel, row.comment ?? undefined, request.request_id);
     // A no-op unless the decision came from an operator channel (only those leave `acknowledged_at` empty).
     if (result.status === 'accepted') await approvals.acknowledge(row.incident_id).catch(() => {});
@@ -91,6 +93,7 @@ export function createTeamDecisions(deps: { team: TeamCoordinator; approvals: Pi
         throw new StoreUnavailableError(`the decision could not be recorded: the incident database is not reachable: ${databaseErrorMessage(error)}`);
       }
       if (team.owns(incidentId)) {
+        await syncVotes(incidentId);
         const local = approvals.decide(incidentId, decision, actor, channel, reason, request.request_id);
         // This decision won in the database; the owner may already have applied it from its own NOTIFY.
         // Its caller is told it won, never 409 about itself.

@@ -4,6 +4,7 @@ import { loadArtifactGroup } from '../artifacts/load';
 import type { ArtifactGroup } from '../artifacts/validate';
 import type { Clock } from '../clock';
 import type { Incidents } from '../incidents/service';
+import type { ChangeRecord } from '../incidents/change';
 import { createConfirmedApply } from './confirmed-apply';
 import { capturedOnDevice, planPostCheck, type NoPostCheck, type PostCheckPlan } from './post-check';
 
@@ -18,6 +19,7 @@ export interface ConfirmedApplySetup {
   owns?(incidentId: string): boolean;
   tell?(incidentId: string, markdown: string): void;
   maxPaceS?: number;
+  ended?(incidentId: string, change: ChangeRecord): Promise<void>;
 }
 
 /** Confirmed apply over the incidents' own RAWs: their post-checks and confirm windows, each group read once. */

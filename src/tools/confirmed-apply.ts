@@ -3,7 +3,9 @@ import type { ChangeStatus, DeviceTools } from '../artifacts/device-tools';
 import type { Clock } from '../clock';
 import { changeOutcomeText, endingOfReason, nextChangeState, type ChangeEnding, type ChangeEvent, type ChangeRecord } from '../incidents/change';
 import type { Incidents } from '../incidents/service';
+import { newestFirst } from '../incidents/store';
 import type { NoPostCheck, PostCheckPlan } from './post-check';
+import { inIncidentSpan } from '../telemetry/incident-trace';
 
 export interface ConfirmedApplyDeps {
   incidents: Incidents;
@@ -18,6 +20,8 @@ export interface ConfirmedApplyDeps {
   maxPaceS?: number;
   /** A notice on every operator channel. */
   tell?(incidentId: string, markdown: string): void;
+  /** Told of every change that ended (the quarantine reads a rollback that failed). */
+  ended?(incidentId: string, change: ChangeRecord): Promise<void>;
 }
 
 export type ConfirmResult =
@@ -67,6 +71,7 @@ export function createConfirmedApply(deps: ConfirmedApplyDeps) {
     incidents.record(incidentId, type, extra.detail && next.state === 'rolled_back' ? `${text} (${extra.detail})` : text, { change_id: change.change_id, device: change.device, state: next.state, reason: ending, ...(extra.person ? { by: extra.person } : {}) });
     logger.info({ incident_id: incidentId, change_id: change.change_id, state: next.state, ending }, 'provisional change settled');
     deps.tell?.(incidentId, `**${incidentId}**: ${text}.`);
+    deps.ended?.(incidentId, ended).catch((error: unknown) => logger.error({ incident_id: incidentId, change_id: change.change_id, err: error }, 'what follows the end of a change failed'));
     return ended;
   }
 
@@ -77,7 +82,14 @@ export function createConfirmedApply(deps: ConfirmedApplyDeps) {
     return settle(incidentId, status.state === 'rolled_back' ? 'rolled_back' : 'rollback_failed', endingOfReason(status.reason), status.detail ? { detail: status.detail } : {});
   }
 
-  async function confirm(incidentId: string, ending: 'post_check' | 'person', person?: string): Promise<ConfirmResult> {
+  /** The change's steps as spans under the incident's trace; the device server's calls carry it on. */
+  const traced = <T>(incidentId: string, name: string, work: () => Promise<T>) => inIncidentSpan(incidents.get(incidentId), name, {}, work);
+
+  function confirm(incidentId: string, ending: 'post_check' | 'person', person?: string): Promise<ConfirmResult> {
+    return traced(incidentId, 'change.confirm', () => confirmNow(incidentId, ending, person));
+  }
+
+  async function confirmNow(incidentId: string, ending: 'post_check' | 'person', person?: string): Promise<ConfirmResult> {
     const change = current(incidentId);
     if (!change) return { ok: false, code: 'no_change', message: `${incidentId} has no applied change to confirm` };
     if (change.state !== 'pending') return { ok: false, code: 'not_pending', message: `the change on ${change.device} was already ${changeOutcomeText(change)}; nothing to confirm`, change };
@@ -97,9 +109,13 @@ export function createConfirmedApply(deps: ConfirmedApplyDeps) {
     }
   }
 
-  async function rollback(incidentId: string, ending: ChangeEnding, why: string): Promise<void> {
+  function rollback(incidentId: string, ending: ChangeEnding, why: string, tries = 0): Promise<void> {
+    return traced(incidentId, 'change.rollback', () => rollbackNow(incidentId, ending, why, tries));
+  }
+
+  async function rollbackNow(incidentId: string, ending: ChangeEnding, why: string, tries: number): Promise<void> {
     const change = current(incidentId);
-    if (change?.state !== 'pending') return;
+    if (change?.state !== 'pending' || stopped) return;
     try {
       const status = await upstream.rollbackChange(change.device, change.change_id, why);
       if (!adopt(incidentId, status)) logger.error({ incident_id: incidentId, change_id: change.change_id }, 'rollback answered with the change still pending');
@@ -107,12 +123,18 @@ export function createConfirmedApply(deps: ConfirmedApplyDeps) {
       const after = current(incidentId);
       if (after && after.ended_by === 'requested' && ending !== 'requested') incidents.update(incidentId, () => ({ change: { ...after, ended_by: ending } }));
     } catch (error) {
-      incidents.record(incidentId, 'device.change_error', `Could not roll back the change on ${change.device} (${(error as Error).message}); the device tool server rolls it back by itself at ${change.deadline}`);
+      if (tries === 0) incidents.record(incidentId, 'device.change_error', `Could not roll back the change on ${change.device} (${(error as Error).message}); asking again, and the device tool server rolls it back by itself at ${change.deadline}`);
+      // A device tool server that went away is started again by the relay: the rollback is asked of it then.
+      if (tries + 1 < STATUS_TRIES) clock.setTimeout(() => void serial(incidentId, () => rollback(incidentId, ending, why, tries + 1)), STATUS_RETRY_MS);
     }
   }
 
   /** The RAW's post-check, on the device, by the relay: confirm when it passes, roll back when every attempt fails. */
-  async function postCheck(incidentId: string): Promise<void> {
+  function postCheck(incidentId: string): Promise<void> {
+    return traced(incidentId, 'change.post_check', () => postCheckNow(incidentId));
+  }
+
+  async function postCheckNow(incidentId: string): Promise<void> {
     const plan = await deps.plan(incidentId).catch((error: unknown) => ({ reason: `the RAW could not be read (${(error as Error).message})` }));
     const change = current(incidentId);
     if (!change || change.state !== 'pending') return;
@@ -196,9 +218,10 @@ export function createConfirmedApply(deps: ConfirmedApplyDeps) {
     },
     /** After a restart: the deadlines of this relay's changes still pending; the post-check runs again. */
     recover(): void {
-      for (const incident of incidents.list()) {
-        if (incident.change?.state !== 'pending' || !owns(incident.incident_id)) continue;
+      const pending = [...incidents.values()].filter((i) => i.change?.state === 'pending' && owns(i.incident_id));
+      for (const incident of pending.sort(newestFirst)) {
         const { incident_id: id, change } = incident;
+        if (!change) continue;
         armDeadline(id, change);
         // A device tool server that restarted with the relay (DEVICE_INVENTORY) has already rolled back what
         // its journal held: take its word first, so the incident says so now and no post-check runs on a

@@ -9,6 +9,9 @@ import type { Incidents } from '../incidents/service';
 import { checkExec } from './device-policy';
 import { NOTHING_SENT_KINDS } from '../devices/errors';
 import type { ConfirmedApply } from './confirmed-apply';
+import { quarantineLine, type QuarantineEntry } from '../quarantine/entry';
+import { traceToolCalls } from '../telemetry/traced-tools';
+import { approvedFingerprint, mismatchOf, recordMatch, recordMismatch } from './fingerprint-check';
 
 export interface DeviceGuardDeps {
   incidents: Incidents;
@@ -29,6 +32,8 @@ export interface DeviceGuardDeps {
    * person, else the device tool server puts the configuration back (src/tools/confirmed-apply.ts).
    */
   confirmed?: { within(incidentId: string): Promise<number>; started: ConfirmedApply['started'] };
+  /** The device's quarantine now: no configuration reaches a quarantined device, whatever was approved. */
+  quarantined?(device: string): Promise<QuarantineEntry | undefined>;
   logger: Logger;
 }
 
@@ -53,16 +58,26 @@ function nothingWasSent(error: unknown): boolean {
  */
 export function createDeviceGuardServer(deps: DeviceGuardDeps): McpServer {
   const { incidents, upstream, logger } = deps;
-  const server = new McpServer(
+  const server = traceToolCalls(new McpServer(
     { name: 'fault-relay-device-guard', version: '1.0.0' },
     { instructions: 'Device tools behind the fault relay: exec_cli for read-only show commands, config_cli for approved configuration only.' },
-  );
+  ), incidents.get);
 
   const refuse = (incidentId: string, tool: string, reason: string, detail: Record<string, unknown>) => {
     // An invented incident id has no timeline to write to; the log keeps the attempt.
     if (incidents.get(incidentId)) incidents.record(incidentId, 'device.refused', `${tool} refused: ${reason}`, { tool, reason, ...detail });
     logger.warn({ incident_id: incidentId, tool, ...detail }, `device call refused: ${reason}`);
     return err(`REFUSED by the relay's device guard: ${reason}`);
+  };
+
+  /** Why the device takes no configuration now, if it does not: quarantined, or its quarantine could not be read. */
+  const quarantineOf = async (target: string): Promise<string | undefined> => {
+    try {
+      const q = await deps.quarantined?.(target);
+      return q ? `${quarantineLine(q)}. Nothing was sent; an approver clears the device (POST /devices/${target}/clear, the tray or /ui) once it has been checked` : undefined;
+    } catch (error) {
+      return `the quarantined devices could not be read (${(error as Error).message}): nothing was sent to ${target}; try again`;
+    }
   };
 
   server.registerTool(
@@ -111,8 +126,11 @@ export function createDeviceGuardServer(deps: DeviceGuardDeps): McpServer {
       annotations: { readOnlyHint: false, destructiveHint: true },
     },
     async ({ incident_id, device, commands }) => {
-      if (!incidents.get(incident_id)) return refuse(incident_id, 'config_cli', `unknown incident ${incident_id}`, { device, commands });
+      const incident = incidents.get(incident_id);
+      if (!incident) return refuse(incident_id, 'config_cli', `unknown incident ${incident_id}`, { device, commands });
       if (!upstream) return refuse(incident_id, 'config_cli', 'no device tool server is configured on the relay (DEVICE_MCP_URL or DEVICE_INVENTORY)', { device, commands });
+      const held = await quarantineOf(incident.device_hostname);
+      if (held) return refuse(incident_id, 'config_cli', held, { device, commands });
       // Claimed before the device is called: of concurrent calls, exactly one gets here.
       const claimed = deps.approvals.claim(incident_id, device, commands);
       if (!claimed.ok) return refuse(incident_id, 'config_cli', claimed.reason, { device, commands });
@@ -125,6 +143,9 @@ export function createDeviceGuardServer(deps: DeviceGuardDeps): McpServer {
         }
       }
       const sha = incidents.get(incident_id)?.approval_request?.lines_sha256 ?? '';
+      // The device must still be as previewed: the server compares before the first line (NSO's no-overwrite).
+      const expected = approvedFingerprint(incidents.get(incident_id));
+      const expect = expected ? { expectConfigSha256: expected } : {};
       // What is sent is the approval's, never the model's strings: the incident's own device and the
       // lines exactly as the human approved them (the model's lines only had to hash the same).
       const target = claimed.claim.device;
@@ -132,9 +153,10 @@ export function createDeviceGuardServer(deps: DeviceGuardDeps): McpServer {
       try {
         const confirmed = deps.confirmed;
         const within = confirmed ? await confirmed.within(incident_id) : undefined;
-        const applied = confirmed && within !== undefined ? await upstream.configProvisional(target, lines, within) : { output: await upstream.configCli(target, lines), change: undefined };
+        const applied = confirmed && within !== undefined ? await upstream.configProvisional(target, lines, within, expect) : { output: await upstream.configCli(target, lines, expect), change: undefined };
         const output = applied.output;
         claimed.claim.applied(output);
+        if (expected) recordMatch(incidents, incident_id, target, expected, applied.change?.before_sha256);
         incidents.record(incident_id, 'device.config_applied', `Applied on ${target} (lines ${shortHash(sha)}): ${lines.join(' / ')}`, { device: target, commands: lines, output: excerpt(output, 20_000) });
         logger.info({ incident_id, device: target, lines: lines.length }, 'approved configuration applied');
         if (confirmed && applied.change && within !== undefined) confirmed.started(incident_id, applied.change, within);
@@ -145,6 +167,12 @@ export function createDeviceGuardServer(deps: DeviceGuardDeps): McpServer {
             : output,
         );
       } catch (error) {
+        const mismatch = expected ? mismatchOf(error, target, expected) : undefined;
+        if (mismatch) {
+          claimed.claim.voided('the device configuration changed since the preview');
+          logger.warn({ incident_id, device: target }, 'approved change not applied: the device changed since its preview');
+          return err(recordMismatch(incidents, incident_id, mismatch));
+        }
         const message = (error as Error).message;
         const reached = !nothingWasSent(error);
         if (reached) claimed.claim.failed(message);

@@ -10,7 +10,9 @@ import type { Incidents } from '../incidents/service';
 import type { Clock } from '../clock';
 import type { IncidentEvent } from '../incidents/state';
 import { previewBeforeApproval, type PreviewConfig } from './approval-preview';
+import { quarantineLine, type QuarantineEntry } from '../quarantine/entry';
 import { CHANGE_WORDS_TITLE, changeWords, withoutConfigClaims } from '../incidents/outcome-words';
+import { traceToolCalls } from '../telemetry/traced-tools';
 
 /** The incident event each outcome the agent reports is (src/incidents/state.ts). */
 const OUTCOME_EVENT = { resolved: 'resolve', escalated: 'escalate', failed: 'fail' } as const satisfies Record<string, IncidentEvent>;
@@ -24,6 +26,8 @@ export interface RelayToolsDeps {
   logger: Logger;
   /** The device tools' dry run; without it approval requests carry no preview. */
   preview?: PreviewConfig;
+  /** The device's quarantine as last read: every notice about a quarantined device says so. */
+  quarantined?(device: string): QuarantineEntry | undefined;
 }
 
 const text = (value: unknown): CallToolResult => ({
@@ -46,10 +50,10 @@ export const WAIT_MAX_S = 50;
  */
 export function createRelayToolsServer(deps: RelayToolsDeps): McpServer {
   const { incidents, approvals, channels, logger, clock } = deps;
-  const server = new McpServer(
+  const server = traceToolCalls(new McpServer(
     { name: 'fault-relay', version: '1.0.0' },
     { instructions: 'Operator channel of the fault relay: notify the room, request approvals, report the outcome, wait between RAW steps.' },
-  );
+  ), incidents.get);
 
   server.registerTool(
     'notify',
@@ -71,7 +75,8 @@ export function createRelayToolsServer(deps: RelayToolsDeps): McpServer {
       const record = kind === 'final' ? `**${CHANGE_WORDS_TITLE}:** ${changeWords(incident)}` : undefined;
       incidents.record(incident_id, `notify.${kind}`, (record ? `${said}\n\n${record}` : said).slice(0, 2000), { kind });
       if (channels.length === 0) return text({ posted: false, recorded: true, note: 'No operator room is configured; the message is in the incident timeline.' });
-      const header = `**${incident_id}** · ${kind}${record ? `\n\n${record}` : ''}`;
+      const held = deps.quarantined?.(incident.device_hostname);
+      const header = `**${incident_id}** · ${kind}${held ? `\n\n⛔ ${quarantineLine(held)}` : ''}${record ? `\n\n${record}` : ''}`;
       const results = await Promise.allSettled(channels.map((c) => c.tell(header, { label: AGENT_MESSAGE_LABEL, text: said })));
       const failed = results.flatMap((r, i) => (r.status === 'rejected' ? [`${channels[i]!.name}: ${(r.reason as Error).message}`] : []));
       if (failed.length === 0) return text({ posted: true, recorded: true });

@@ -53,6 +53,7 @@ describe.skipIf(NO_FRR)('preview_config on real FRR routers (parser-checked, pre
       removed: ['router bgp 65001 > neighbor 10.0.0.2 shutdown'],
       problems: [],
       rollback: { method: 'restore', lines: ['router bgp 65001', ' neighbor 10.0.0.2 shutdown'] },
+      fingerprint: { sha256: expect.stringMatching(/^[0-9a-f]{64}$/), source: 'running-config' },
     });
 
     const added = await tools.previewConfig('R1', ['router bgp 65001', 'neighbor 10.0.0.2 description to-R2', 'no neighbor 10.0.0.2 shutdown']);

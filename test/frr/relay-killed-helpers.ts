@@ -96,7 +96,19 @@ export async function untilIncident(relay: RelayProcess, id: string, ok: (i: Inc
  * (Established); its 6 attempts 10 s apart keep the first relay from settling it before the kill.
  */
 export async function appliedThenKilled(opts: { confirmWithinS: number; mode: 'detached' | 'in-process'; killGroup?: boolean }) {
+  const { first, ...k } = await appliedPending(opts);
+  await (opts.killGroup ? first.killGroup() : first.stop('SIGKILL'));
+  // Killed before anything settled the change: on the router, and pending in the relay's journal.
+  expect(await k.lab.vtysh('R1', 'show running-config')).toContain('neighbor 10.0.0.2 shutdown');
+  expect(JSON.parse(readFileSync(k.entryFile, 'utf8'))).toMatchObject({ change_id: k.change.change_id, device: 'R1', lines: shutdownR2, deadline: k.change.deadline });
+  expect(existsSync(k.outcomeFile)).toBe(false);
+  return k;
+}
+
+/** The same incident and change, with the first relay still running (`first`). */
+export async function appliedPending(opts: { confirmWithinS: number; mode: 'detached' | 'in-process'; commands?: string[] }) {
   const { confirmWithinS } = opts;
+  const commands = opts.commands ?? shutdownR2;
   const lab = await frrLabForTest();
   const agentUrl = await stubRuntime();
   const dataDir = tempDir('fault-relay-killed-data-');
@@ -132,25 +144,20 @@ export async function appliedThenKilled(opts: { confirmWithinS: number; mode: 'd
   const id = alert.json.incident_id;
   await untilIncident(first, id, (i) => i.state === 'running', 'running');
   const tools = await connectMcp(`${first.url}/mcp`, TOOLS_TOKEN);
-  const asked = await tools.call('request_approval', { incident_id: id, summary: 'shut R1 down towards R2', device: 'R1', commands: shutdownR2 });
+  const asked = await tools.call('request_approval', { incident_id: id, summary: 'change R1 towards R2', device: 'R1', commands });
   expect(asked.json?.status, asked.text).toBe('pending');
   const decided = await api(`${first.url}/incidents/${id}/decision`, { method: 'POST', token: ana.token, body: { request_id: asked.json?.request_id, decision: 'APPROVED' } });
   expect(decided.status).toBe(200);
   const device = await connectMcp(`${first.url}/device-mcp`, TOOLS_TOKEN);
-  const applied = await device.call('config_cli', { incident_id: id, device: 'R1', commands: shutdownR2 });
+  const applied = await device.call('config_cli', { incident_id: id, device: 'R1', commands });
   expect(applied.isError, applied.text).toBe(false);
   expect(applied.text).toMatch(/provisional until/);
   const change = (await untilIncident(first, id, (i) => i.change?.state === 'pending', 'holding a pending change')).change!;
   await Promise.all([tools.close(), device.close()].map((p) => p.catch(() => undefined)));
 
-  await (opts.killGroup ? first.killGroup() : first.stop('SIGKILL'));
-  // Killed before anything settled the change: on the router, and pending in the relay's journal.
-  expect(await lab.vtysh('R1', 'show running-config')).toContain('neighbor 10.0.0.2 shutdown');
   const entryFile = join(journal, `pending-${change.change_id}.json`);
   const outcomeFile = join(journal, `outcome-${change.change_id}.json`);
-  expect(JSON.parse(readFileSync(entryFile, 'utf8'))).toMatchObject({ change_id: change.change_id, device: 'R1', lines: shutdownR2, deadline: change.deadline });
-  expect(existsSync(outcomeFile)).toBe(false);
-  return { lab, relay, id, change, before, entryFile, outcomeFile, ana, journal, deviceServer, logDir: env.RELAY_LOG_DIR, env };
+  return { first, lab, relay, id, change, before, entryFile, outcomeFile, ana, journal, deviceServer, logDir: env.RELAY_LOG_DIR, env };
 }
 
 

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ROLLBACK_GRACE_S } from '../../src/artifacts/device-tools';
 import { waitForSession } from '../../src/frr-lab/bgp-state';
 import { NO_FRR } from './frr-available';
 import { alive, api, appliedThenKilled, serverFilesLeft, untilGone, untilIncident, type Incident, type Killed } from './relay-killed-helpers';
@@ -57,6 +58,8 @@ describe.skipIf(NO_FRR)('the relay killed -9 with a provisional change pending (
     const outcome = JSON.parse(readFileSync(k.outcomeFile, 'utf8')) as { status: Record<string, string>; at: string };
     expect(outcome.status).toMatchObject({ change_id: k.change.change_id, state: 'rolled_back', reason: 'deadline', detail: expect.stringContaining('matches the one before') });
     expect(Date.parse(outcome.at)).toBeGreaterThanOrEqual(Date.parse(k.change.deadline));
+    // Read back by the deadline plus the grace the device server promises, from the journal's own times.
+    expect(Date.parse(outcome.at)).toBeLessThanOrEqual(Date.parse(k.change.deadline) + ROLLBACK_GRACE_S * 1000);
     expect(existsSync(k.entryFile)).toBe(false);
     // Nothing left running or naming it.
     expect(serverFilesLeft(k.journal)).toEqual([]);

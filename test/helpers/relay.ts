@@ -10,6 +10,7 @@ import type { IncidentStore } from '../../src/incidents/store';
 import type { DeviceTools } from '../../src/artifacts/device-tools';
 import type { ProxySettings } from '../../src/net/proxy';
 import { testLogDir } from './log-dir';
+import type { QuarantineBackend } from '../../src/quarantine/entry';
 
 export const silent = pino({ level: 'silent' });
 
@@ -27,6 +28,8 @@ export async function relayForTest(opts: {
   extraChannels?: () => string[];
   proxy?: ProxySettings;
   postCheckPaceS?: number;
+  /** Where quarantined devices are kept (a data folder's file, to restart on); default memory. */
+  quarantine?: QuarantineBackend;
 }) {
   // No spare session unless a test asks: most count the sessions their alerts make (spares: test/relay/spare-session.test.ts).
   const config = loadConfig({ AGENT_URL: 'http://127.0.0.1:1', AGENT_SERVER_PASSWORD: 'pw', RELAY_LOG_DIR: testLogDir(), AGENT_SPARE_SESSION: 'off', ...opts.env });
@@ -45,6 +48,7 @@ export async function relayForTest(opts: {
     extraChannels: opts.extraChannels,
     proxy: opts.proxy,
     ...(opts.postCheckPaceS !== undefined ? { postCheckPaceS: opts.postCheckPaceS } : {}),
+    ...(opts.quarantine ? { quarantine: opts.quarantine } : {}),
   });
 }
 

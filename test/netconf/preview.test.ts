@@ -57,6 +57,8 @@ describe.skipIf(NO_NETCONF)('preview_config on a real netconfd (candidate dry ru
       problems: [],
       // Applied as a confirmed commit, the device itself reverts to the configuration before unless confirmed.
       rollback: { method: 'device_reverts', lines: [] },
+      // The running datastore it was computed against: the change is committed only on that one.
+      fingerprint: { sha256: expect.stringMatching(/^[0-9a-f]{64}$/), source: 'netconf-running' },
     });
     expect(preview.added).toHaveLength(2);
 

@@ -17,7 +17,7 @@ afterEach(async () => {
 /** The shipped policy in a folder of the test's own (so a test may edit it), a relay with a live channel, pinned at `at`. */
 async function start(at: string) {
   const dir = tempDir('fault-relay-policy-gate-');
-  for (const f of ['policy.yaml', 'change-records.yaml']) copyFileSync(resolve(import.meta.dirname, '../..', f), join(dir, f));
+  for (const f of ['policy.yaml', 'change-records.yaml', 'maintenance-windows.ics']) copyFileSync(resolve(import.meta.dirname, '../..', f), join(dir, f));
   const relay: Relay = await relayForTest({
     agent: createStubRuntime(),
     clock: manualClock(at),

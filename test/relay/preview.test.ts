@@ -71,6 +71,8 @@ describe('a preview on every approval', () => {
       removed: [SHUT],
       problems: [],
       rollback: { method: 'restore', lines: ['router bgp 65001', ' neighbor 10.0.0.2 shutdown'] },
+      // The configuration it was computed against: the change is applied only on that one.
+      fingerprint: { sha256: expect.stringMatching(/^[0-9a-f]{64}$/), source: 'running-config' },
     });
 
     const texts = cardText(cards[0]!);

@@ -1,7 +1,7 @@
 import { onTestFinished } from 'vitest';
 import type { Clock } from '../../src/clock';
 import { loadConfig } from '../../src/config/load';
-import { createRelay, type Relay } from '../../src/relay/create-relay';
+import { createRelay, type Relay, type RelayDeps } from '../../src/relay/create-relay';
 import type { TeamCoordinator } from '../../src/team/coordinator';
 import { readDecisionKey } from '../../src/team/decision-seal';
 import { openTeamStore } from '../../src/team/open';
@@ -26,14 +26,14 @@ export interface TeamMember {
 /** A team relay on `url` with its own stub runtime, as start-headless makes one (minus HTTP listening). */
 export async function teamMember(
   url: string,
-  opts: { relayId?: string; leaseMs?: number; heartbeatMs?: number; lockWaitMs?: number; queryTimeoutMs?: number; retryMs?: number; clock?: Clock; env?: Record<string, string> } = {},
+  opts: { relayId?: string; leaseMs?: number; heartbeatMs?: number; lockWaitMs?: number; queryTimeoutMs?: number; retryMs?: number; clock?: Clock; env?: Record<string, string>; relay?: Pick<RelayDeps, 'deviceTools' | 'postCheckPaceS'> } = {},
 ): Promise<TeamMember> {
   // No spare session unless a test asks: most count the sessions their alerts make.
   const config = loadConfig({ AGENT_URL: 'http://127.0.0.1:1', AGENT_SERVER_PASSWORD: 'pw', DATABASE_URL: url, TEAM_DECISION_KEY, RELAY_LOG_DIR: testLogDir(), AGENT_SPARE_SESSION: 'off', ...opts.env });
   const { store, coordinator: team } = await openTeamStore({ url, retention: config.INCIDENT_RETENTION, leaseMs: opts.leaseMs ?? 10_000, logger: silent, decisionKey: readDecisionKey(config), ...(opts.relayId ? { relayId: opts.relayId } : {}), ...(opts.heartbeatMs ? { heartbeatMs: opts.heartbeatMs } : {}), ...(opts.lockWaitMs ? { lockWaitMs: opts.lockWaitMs } : {}), ...(opts.queryTimeoutMs ? { queryTimeoutMs: opts.queryTimeoutMs } : {}), ...(opts.retryMs ? { retryBaseMs: opts.retryMs, retryMaxMs: opts.retryMs } : {}) });
   const agent = createStubRuntime();
   // The engineers' trays are the approval channel a team relay asks (their decisions come over the API).
-  const relay = await createRelay({ config, store, agent, logger: silent, team, retryBaseMs: 50, deliveryWaitMs: 2_000, extraChannels: () => ['desktop'], ...(opts.clock ? { clock: opts.clock } : {}) });
+  const relay = await createRelay({ config, store, agent, logger: silent, team, retryBaseMs: 50, deliveryWaitMs: 2_000, extraChannels: () => ['desktop'], ...(opts.clock ? { clock: opts.clock } : {}), ...opts.relay });
   await team.start();
   let gone = false;
   const member: TeamMember = {

@@ -8,6 +8,8 @@ import { NetconfRpcError } from './rpc-error';
 import { NetconfSession } from './session';
 import { configDifference, missingFrom, sameConfig } from './verify';
 import { pretty, type XmlElement } from './xml';
+import { checkFingerprint, type SeenConfigs } from '../config-fingerprint';
+import { leafLines } from './preview';
 
 /** A confirmed commit the device holds until it is confirmed, cancelled, or its timer reverts it. */
 export interface PendingCommit {
@@ -33,6 +35,8 @@ export class NetconfDevice {
     readonly entry: NetconfDeviceEntry,
     private readonly knownHostsPath: string,
     private readonly logger?: Logger,
+    /** The datastores previews read, for the summary of a fingerprint mismatch. */
+    private readonly seen?: SeenConfigs,
   ) {}
 
   private get name() {
@@ -69,7 +73,7 @@ export class NetconfDevice {
    * until then, so no other manager edits it meanwhile. A failure at any step cancels what was
    * committed, discards the candidate, releases the lock, and reads running back.
    */
-  async change(lines: string[], confirmTimeoutS?: number): Promise<string> {
+  async change(lines: string[], confirmTimeoutS?: number, expectSha256?: string): Promise<string> {
     const fragment = approvedFragment(this.name, lines);
     await this.settleExpired();
     if (this.pending) {
@@ -85,6 +89,8 @@ export class NetconfDevice {
       await lock(s, 'candidate');
       locked = true;
       before = await getConfig(s, 'running');
+      // Read under the lock, so nobody else commits between this check and the change.
+      if (expectSha256) checkFingerprint(this.name, expectSha256, leafLines(before), this.seen);
       // Leftovers of an earlier unlocked edit are not part of what was approved: start from running.
       await discardChanges(s);
       await editCandidate(s, this.name, fragment.text);
@@ -105,6 +111,11 @@ export class NetconfDevice {
         .filter(Boolean)
         .join('\n');
     } catch (error) {
+      if (error instanceof DeviceError && error.kind === 'fingerprint_mismatch') {
+        // Nothing was edited: the lock is released and the refusal goes out as it is (its detail with it).
+        await unlock(s, 'candidate').catch(() => {});
+        throw error;
+      }
       throw await this.undo(s, error, { before, committed, locked });
     }
   }

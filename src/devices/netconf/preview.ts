@@ -1,5 +1,6 @@
 import type { ConfigPreview } from '../../artifacts/config-preview';
 import { DeviceError } from '../errors';
+import { configSha256 } from '../../artifacts/config-fingerprint';
 import { approvedFragment } from './fragment';
 import type { NetconfDeviceEntry } from './inventory';
 import { discardChanges, editCandidate, getConfig, lock, unlock, validateCandidate } from './operations';
@@ -34,7 +35,7 @@ const why = (error: unknown) => (error instanceof NetconfRpcError || error insta
  * device's words. A lock held elsewhere (a confirmed commit waiting for its decision) is an error:
  * the device could not be asked, which is not a refusal.
  */
-export async function previewNetconf(entry: NetconfDeviceEntry, knownHostsPath: string, lines: string[]): Promise<ConfigPreview> {
+export async function previewNetconf(entry: NetconfDeviceEntry, knownHostsPath: string, lines: string[], remember: (lines: string[]) => string = configSha256): Promise<ConfigPreview> {
   const device = entry.name;
   const answer = (p: Omit<ConfigPreview, 'device' | 'method'>): ConfigPreview => ({ device, method: 'candidate', ...p });
   let fragment: ReturnType<typeof approvedFragment>;
@@ -61,7 +62,8 @@ export async function previewNetconf(entry: NetconfDeviceEntry, knownHostsPath: 
         return answer({ accepted: false, added: [], removed: [], problems: [why(error)] });
       }
       const candidate = new Set(leafLines(await getConfig(s, 'candidate')));
-      const running = new Set(leafLines(await getConfig(s, 'running')));
+      const runningLines = leafLines(await getConfig(s, 'running'));
+      const running = new Set(runningLines);
       return answer({
         accepted: true,
         added: [...candidate].filter((l) => !running.has(l)),
@@ -69,6 +71,8 @@ export async function previewNetconf(entry: NetconfDeviceEntry, knownHostsPath: 
         problems: [],
         // Applied as a confirmed commit: unless confirmed, the device itself goes back to running as read here.
         rollback: { method: 'device_reverts', lines: [] },
+        // The datastore as leaf lines: the change is committed only on this one (netconf/device.ts).
+        fingerprint: { sha256: remember(runningLines), source: 'netconf-running' },
       });
     } finally {
       await discardChanges(s).catch(() => {});

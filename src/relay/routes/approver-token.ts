@@ -3,6 +3,9 @@ import type { Operator, OperatorDirectory } from '../../operators/operators';
 import { HttpError } from '../errors';
 import type { UiSession } from '../ui-session';
 
+/** What only approvers do, by the action's name. */
+const ONLY_APPROVERS: Record<string, string> = { Decisions: 'decide', Confirms: 'confirm changes', Acknowledgements: 'acknowledge incidents', 'Clearing a quarantined device': 'clear a quarantined device' };
+
 /**
  * The person behind a human action over the API (a decision, a confirm): their own token, approvers
  * only. The runtime never holds such a token, so nothing the model can call gets past this.
@@ -18,6 +21,6 @@ export function approverOf(request: FastifyRequest, operators: OperatorDirectory
   if (!operator) {
     throw new HttpError(401, 'unauthorized', 'Missing or unknown personal token: send Authorization: Bearer <your token>.', undefined, { 'WWW-Authenticate': 'Bearer realm="fault-relay"' });
   }
-  if (operator.role !== 'approver') throw new HttpError(403, 'not_an_approver', `${operator.email} is a viewer: only approvers ${action === 'Decisions' ? 'decide' : 'confirm changes'}.`);
+  if (operator.role !== 'approver') throw new HttpError(403, 'not_an_approver', `${operator.email} is a viewer: only approvers ${ONLY_APPROVERS[action] ?? 'confirm changes'}.`);
   return operator;
 }

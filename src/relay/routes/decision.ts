@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { DecideFn } from '../../approvals/approvals';
+import type { DecideFn, DecideResult } from '../../approvals/approvals';
+import { policyNotice, standingWords } from '../../approvals/standing';
 import type { OperatorDirectory } from '../../operators/operators';
 import { HttpError } from '../errors';
 import { approverOf } from './approver-token';
@@ -29,7 +30,13 @@ export const decisionRoutes: FastifyPluginAsyncZod<{ approvals: { decide: Decide
       const result = await opts.approvals.decide(request.params.incident_id, decision, { id: operator.email, display: operator.name }, channel, comment, request_id);
       switch (result.status) {
         case 'accepted':
-          return reply.code(200).send({ status: 'accepted', incident_id: request.params.incident_id, request_id, decision, by: result.approval.by, channel });
+          return reply.code(200).send({ status: 'accepted', incident_id: request.params.incident_id, request_id, decision, by: result.approval.by, channel, ...(result.standing ? { standing: standingWords(result.standing), given: result.standing.given, needed: result.standing.needed } : {}) });
+        case 'recorded':
+        case 'already_approved_by_you':
+        case 'not_allowed_by_policy': {
+          const answer = policyAnswer(result);
+          return reply.code(answer.code).send(answer.body);
+        }
         case 'stale_request':
           return reply.code(409).send(staleRequestBody(result.request_id, result.pending_request_id));
         case 'unknown_incident':
@@ -48,6 +55,18 @@ export const decisionRoutes: FastifyPluginAsyncZod<{ approvals: { decide: Decide
     },
   );
 };
+
+/**
+ * A decision under the change policy's requirement that did not decide the request: 202 counted
+ * ("recorded: 1 of 2"), 409 `already_approved_by_you`, 403 `not_allowed_by_policy` naming the rule.
+ */
+export function policyAnswer(result: Extract<DecideResult, { status: 'recorded' | 'already_approved_by_you' | 'not_allowed_by_policy' }>): { code: 202 | 403 | 409; body: object } {
+  const message = policyNotice(result);
+  if (result.status === 'not_allowed_by_policy') return { code: 403, body: { error: { code: 'not_allowed_by_policy', message: `${message[0]!.toUpperCase()}${message.slice(1)}`, details: { rule: result.rule, groups: result.groups } } } };
+  const standing = { standing: standingWords(result.standing), given: result.standing.given, needed: result.standing.needed };
+  if (result.status === 'already_approved_by_you') return { code: 409, body: { error: { code: 'already_approved_by_you', message: `You approved this request already; it counts once: ${standing.standing}. Nothing changed.` }, ...standing } };
+  return { code: 202, body: { status: 'recorded', incident_id: result.incident.incident_id, request_id: result.incident.approval_request?.request_id, message: `Your approval ${message.replace(/^your approval /, '')}`, ...standing } };
+}
 
 /** 409 for a decision on a request that is not the pending one: names the request it was for, and the one pending. */
 export function staleRequestBody(requestId: string, pendingRequestId: string | null) {

@@ -4,9 +4,10 @@ import { buildEvidenceBundle } from '../../incidents/evidence-bundle';
 import { renderEvidenceMarkdown } from '../../incidents/evidence-markdown';
 import type { Incidents } from '../../incidents/service';
 import { HttpError } from '../errors';
+import { principalOf } from '../auth';
 
 export interface EvidenceRoutesOptions {
-  incidents: Pick<Incidents, 'get' | 'loadTimeline'>;
+  incidents: Pick<Incidents, 'get' | 'loadTimeline' | 'record'>;
   /** The relay's secret scrubber: its own secrets never leave in a bundle. */
   scrub?: (text: string) => string;
   now: () => Date;
@@ -38,6 +39,10 @@ export const evidenceRoutes: FastifyPluginAsyncZod<EvidenceRoutesOptions> = asyn
       const timeline = await opts.incidents.loadTimeline(incident.incident_id);
       const bundle = buildEvidenceBundle({ incident, timeline, now: opts.now(), ...(opts.scrub ? { scrub: opts.scrub } : {}) });
       const { format } = request.query;
+      // On the timeline (and so in the audit stream) with the hash of exactly this copy: a copy found later is matched to its trail.
+      const principal = principalOf(request);
+      const by = principal?.kind === 'operator' ? principal.operator.email : principal?.kind === 'secret' ? 'WEBHOOK_SECRET' : 'local';
+      opts.incidents.record(incident.incident_id, 'evidence.exported', `Evidence bundle exported (${format}) by ${by}: sha256 ${bundle.manifest.content_sha256.slice(0, 12)}`, { by, format, sha256: bundle.manifest.content_sha256 });
       reply
         .header('cache-control', 'no-store')
         .header('x-content-type-options', 'nosniff')

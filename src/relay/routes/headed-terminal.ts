@@ -6,7 +6,8 @@ import { readTypedAnswer } from '../../approvals/typed-decision';
 import type { Incident } from '../../incidents/model';
 import type { Incidents } from '../../incidents/service';
 import { HttpError } from '../errors';
-import { staleRequestBody } from './decision';
+import { policyAnswer, staleRequestBody } from './decision';
+import { policyNotice, standingWords } from '../../approvals/standing';
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
 const params = z.object({ incident_id: z.string().min(1).max(64) });
@@ -108,7 +109,15 @@ export const headedTerminalRoutes: FastifyPluginAsyncZod<HeadedTerminalDeps> = a
     const result = await opts.decide(incident.incident_id, answer.decision, { id: `${user ?? 'operator'} (terminal)` }, 'terminal', answer.reason, pending.request_id);
     switch (result.status) {
       case 'accepted':
-        return { status: 'accepted', incident_id: incident.incident_id, request_id: pending.request_id, decision: answer.decision };
+        return { status: 'accepted', incident_id: incident.incident_id, request_id: pending.request_id, decision: answer.decision, ...(result.standing ? { standing: standingWords(result.standing) } : {}) };
+      case 'recorded':
+      case 'already_approved_by_you':
+      case 'not_allowed_by_policy': {
+        // Said in the terminal too: the operator reads there whether their word counted.
+        await opts.tell(incident, `Fault Relay: ${policyNotice(result)}`).catch(() => undefined);
+        const policy = policyAnswer(result);
+        return reply.code(policy.code).send(policy.body);
+      }
       case 'stale_request':
         return reply.code(409).send(staleRequestBody(result.request_id, result.pending_request_id));
       case 'already_decided': {

@@ -5,6 +5,7 @@ import { bearerGuard } from '../auth';
 import type { UiSession } from '../ui-session';
 import type { ModelStatus } from '../../agent/model-check';
 import type { StoreCheck } from '../../incidents/store';
+import type { QuarantineEntry } from '../../quarantine/entry';
 
 export interface HealthRouteOptions {
   agent: AgentRuntime;
@@ -29,12 +30,15 @@ export interface HealthRouteOptions {
   channels?: () => string[];
   /** Approvers whose tray follows the relay right now (only with OPERATORS_FILE). */
   approversOnline?: () => string[];
+  /** Quarantined devices: /health is degraded with a reason naming each. */
+  quarantine?: { reasons(): string[]; list(): QuarantineEntry[] };
 }
 
 export const healthRoutes: FastifyPluginAsync<HealthRouteOptions> = async (app, opts) => {
   // Open on purpose: load balancers and the tray poll it. It carries no secret.
   app.get('/health', async () => {
-    const blocked = (await opts.blockers?.()) ?? [];
+    const blocked = [...((await opts.blockers?.()) ?? []), ...(opts.quarantine?.reasons() ?? [])];
+    const quarantined = opts.quarantine?.list() ?? [];
     return {
       status: blocked.length > 0 ? 'degraded' : 'ok',
       ...(blocked.length > 0 ? { reasons: blocked } : {}),
@@ -43,13 +47,14 @@ export const healthRoutes: FastifyPluginAsync<HealthRouteOptions> = async (app, 
       mode: opts.mode,
       approval_channels: opts.channels?.() ?? [],
       warnings: opts.warnings?.() ?? [],
+      ...(quarantined.length ? { quarantined_devices: quarantined.map(({ device, since, reason, incident_id }) => ({ device, since, reason, incident_id })) } : {}),
     };
   });
 
   app.register(async (deep) => {
     deep.addHook('onRequest', bearerGuard(opts.webhookSecret, 'WEBHOOK_SECRET', opts.uiSession, opts.readers));
     deep.get('/health/deep', async (_request, reply) => {
-      const result = await deepHealth({ agent: opts.agent, deviceProbe: opts.deviceProbe, messaging: opts.messaging, eventStream: opts.eventStream, model: opts.model, warnings: opts.warnings, store: opts.store, ...(opts.blockers ? { blockers: opts.blockers } : {}) });
+      const result = await deepHealth({ agent: opts.agent, deviceProbe: opts.deviceProbe, messaging: opts.messaging, eventStream: opts.eventStream, model: opts.model, warnings: opts.warnings, store: opts.store, ...(opts.blockers ? { blockers: opts.blockers } : {}), ...(opts.quarantine ? { quarantined: () => opts.quarantine!.list() } : {}) });
       const presence = opts.approversOnline ? { approvers_online: opts.approversOnline() } : {};
       return reply.code(result.status === 'ok' ? 200 : 503).send({ ...result, approval_channels: opts.channels?.() ?? [], ...presence });
     });

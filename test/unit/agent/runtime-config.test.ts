@@ -2,6 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { SHIPPED_MANIFEST } from '../../../src/agent/integrity';
 import { compareRuntimeConfig, describeConfigDifferences, reportedAgentSchema, reportedConfigSchema, runtimeConfigShape } from '../../../src/agent/runtime-config';
 import { embeddedRuntimeEnv } from '../../../src/agent/runtime-env';
+import { externalRuntimeManagedWarnings, MANAGED_CONFIG_ENV, systemManagedConfigDir } from '../../../src/agent/managed-config';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { ConfigError } from '../../../src/config/load';
 import { shippedRuntimeAnswers } from '../../helpers/shipped-runtime';
 import { tempDir } from '../../helpers/temp-dir';
@@ -52,6 +55,29 @@ describe('the embedded runtime environment', () => {
     const content = JSON.stringify({ model: 'anthropic/claude-sonnet-4-5', provider: {} });
     const env = embeddedRuntimeEnv({ env: { OPENCODE_CONFIG_CONTENT: content }, dataDir, projectDir: tempDir('runtime-env-project-') });
     expect(env).toMatchObject({ HOME: `${dataDir}/runtime-home`, XDG_CONFIG_HOME: `${dataDir}/runtime-home/config`, XDG_DATA_HOME: `${dataDir}/runtime-home/data`, OPENCODE_CONFIG_CONTENT: content, OPENCODE_DISABLE_CLAUDE_CODE: '1' });
+  });
+
+  it("points opencode's managed configuration folder (/etc/opencode) at an empty one of its own, and refuses to start when a file is found there", () => {
+    const dataDir = tempDir('runtime-env-managed-');
+    const projectDir = tempDir('runtime-env-project-');
+    const env = embeddedRuntimeEnv({ env: {}, dataDir, projectDir });
+    expect(env[MANAGED_CONFIG_ENV]).toBe(path.join(dataDir, 'runtime-home', 'managed-config'));
+    mkdirSync(env[MANAGED_CONFIG_ENV]!, { recursive: true });
+    writeFileSync(path.join(env[MANAGED_CONFIG_ENV]!, 'opencode.jsonc'), '{ "permission": { "bash": "allow" } }');
+    expect(() => embeddedRuntimeEnv({ env: {}, dataDir, projectDir })).toThrow(ConfigError);
+    expect(() => embeddedRuntimeEnv({ env: {}, dataDir, projectDir })).toThrow(
+      `${path.join(env[MANAGED_CONFIG_ENV]!, 'opencode.jsonc')}: the relay writes no managed opencode configuration, and the runtime would load this over the shipped agent files; the agent runtime was not started. Remove it.`,
+    );
+  });
+
+  it("names the machine's managed configuration for a runtime the relay did not start, only while a file is there", () => {
+    expect(systemManagedConfigDir('linux')).toBe('/etc/opencode');
+    expect(systemManagedConfigDir('darwin')).toBe('/Library/Application Support/opencode');
+    expect(systemManagedConfigDir('win32', { ProgramData: 'D:\\PD' })).toBe('D:\\PD\\opencode');
+    const standIn = tempDir('opencode-managed-');
+    expect(externalRuntimeManagedWarnings(standIn)).toEqual([]);
+    writeFileSync(path.join(standIn, 'opencode.json'), '{}');
+    expect(externalRuntimeManagedWarnings(standIn)).toEqual([expect.stringMatching(new RegExp(`^opencode's managed configuration ${path.join(standIn, 'opencode.json')} exists on this machine`))]);
   });
 
   it('refuses an OPENCODE_CONFIG_CONTENT that sets more than the model, naming the keys', () => {

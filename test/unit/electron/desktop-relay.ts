@@ -1,3 +1,4 @@
+import type { Clock } from '../../../src/clock';
 import { createMemoryBackend, createPersistentStore } from '../../../src/incidents/persistent-store';
 import { loadConfig } from '../../../src/config/load';
 import { createRelay, type Relay } from '../../../src/relay/create-relay';
@@ -5,10 +6,10 @@ import { ad000002, silent } from '../../helpers/relay';
 import { createStubRuntime } from '../../helpers/stub-runtime';
 
 /** A real in-memory relay with the tray as its live approval channel, as main.ts wires it. */
-export async function desktopRelay(): Promise<Relay> {
-  const config = loadConfig({ AGENT_URL: 'http://127.0.0.1:1', AGENT_SERVER_PASSWORD: 'pw', RELAY_LOG_DIR: '/nonexistent-fault-relay-logs' });
+export async function desktopRelay(env: Record<string, string> = {}, clock?: Clock): Promise<Relay> {
+  const config = loadConfig({ AGENT_URL: 'http://127.0.0.1:1', AGENT_SERVER_PASSWORD: 'pw', RELAY_LOG_DIR: '/nonexistent-fault-relay-logs', ...env });
   const store = createPersistentStore({ backend: createMemoryBackend(), retention: config.INCIDENT_RETENTION, logger: silent });
-  return createRelay({ config, store, agent: createStubRuntime(), logger: silent, extraChannels: () => ['desktop'], retryBaseMs: 50 });
+  return createRelay({ config, store, agent: createStubRuntime(), logger: silent, extraChannels: () => ['desktop'], retryBaseMs: 50, ...(clock ? { clock } : {}) });
 }
 
 /** An incident whose run has started, as after a Splunk alert. */

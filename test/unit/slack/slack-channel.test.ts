@@ -27,7 +27,7 @@ afterEach(async () => {
   await fake?.stop();
 });
 
-async function setUp(opts: { allowed?: (p: { slackId: string; email?: string }) => boolean; result?: 'accepted' | 'already_decided' } = {}) {
+async function setUp(opts: { allowed?: (p: { slackId: string; email?: string }) => boolean; result?: 'accepted' | 'already_decided' | 'recorded' } = {}) {
   fake = await startSlackFake({ ...IDS, users: { U0ALICE: 'alice@example.net', U0MALLORY: 'mallory@example.net' } });
   const clock = createManualClock();
   const decisions: { decision: ChannelDecision; ackedFirst: boolean }[] = [];
@@ -47,6 +47,10 @@ async function setUp(opts: { allowed?: (p: { slackId: string; email?: string }) 
       const incident = { incident_id: 'INC-1', device_hostname: 'R1' } as Incident;
       if (opts.result === 'already_decided') {
         return { status: 'already_decided', incident, approval: { decision: 'DENIED', by: 'bob', channel: 'api', at: '2026-01-01T00:00:00Z' } as never };
+      }
+      if (opts.result === 'recorded') {
+        const requirement = { rule: 'SC-BGP-01 in freeze year-end', groups: ['change-manager', 'tier2'], count: 2, reason: '', policy_sha256: '' };
+        return { status: 'recorded', incident: { ...incident, approval_request: { requirement, votes: [{ by: 'alice@example.net', channel: 'slack', at: '' }] } } as Incident, standing: { given: 1, needed: 2 } };
       }
       return { status: 'accepted', incident, approval: {} as never };
     },
@@ -110,6 +114,19 @@ describe('Slack operator channel (Socket Mode)', () => {
     t.click({ user: 'U0ALICE', value: value('APPROVED') });
     await fake.until(() => fake.ephemerals.length === 1);
     expect(fake.ephemerals[0]!.text).toMatch(/already DENIED by bob/);
+  });
+
+  it('tells the person their approval counted toward the policy rule, and how far it is', async () => {
+    const t = await setUp({ result: 'recorded' });
+    t.click({ user: 'U0ALICE', value: value('APPROVED') });
+    await fake.until(() => fake.ephemerals.length === 1);
+    expect(fake.ephemerals[0]!.text).toContain('recorded: 1 of 2 (SC-BGP-01 in freeze year-end: 2 approvals from change-manager, tier2 — 1 given, by alice@example.net)');
+  });
+
+  it('shows the policy rule and its progress with the lines', async () => {
+    await setUp();
+    const { message_id } = await channel.ask({ ...ASK, policy: 'SC-BGP-01 in freeze year-end: 2 approvals from change-manager, tier2 — none given yet' });
+    expect(JSON.stringify(fake.messages.find((x) => x.ts === message_id)!.blocks)).toContain('*Policy*\\nSC-BGP-01 in freeze year-end: 2 approvals from change-manager, tier2 — none given yet');
   });
 
   it('acknowledges by updating the approval message: the buttons give way to the outcome', async () => {

@@ -1,0 +1,102 @@
+import type { Logger } from 'pino';
+import type { Clock } from '../clock';
+import type { Bus } from '../events/bus';
+import type { RelayEvents } from '../incidents/events';
+import { isTerminal, type Incident } from '../incidents/model';
+import type { Incidents } from '../incidents/service';
+import { quarantineLine, type QuarantineEntry } from '../quarantine/entry';
+import { quarantineReason } from '../quarantine/service';
+import { sameDevice } from './claim';
+import type { ApprovalRequestInput, RequestResult } from './types';
+
+export interface DeviceGateDeps {
+  incidents: Incidents;
+  bus: Bus<RelayEvents>;
+  clock: Clock;
+  logger: Logger;
+  /** The device's quarantine now (read from where every relay keeps them). */
+  quarantined?(device: string): Promise<QuarantineEntry | undefined>;
+  tellRoom(incidentId: string, markdown: string): void;
+  /** Asks again, once the change it waited for is over. */
+  ask(input: ApprovalRequestInput): Promise<RequestResult>;
+}
+
+interface Held {
+  input: ApprovalRequestInput;
+  waitingFor: { incident_id: string; change_id: string };
+}
+
+/**
+ * What the device itself allows before any card: a quarantined device gets no card (the run ends
+ * escalated with the quarantine's reason, as the policy gate does), and a device with another
+ * incident's change still provisional gets its request held, shown as waiting for that change, and
+ * asked when that change is confirmed or rolled back.
+ */
+export function createDeviceGate(deps: DeviceGateDeps) {
+  const { incidents, clock, logger } = deps;
+  const held = new Map<string, Held>();
+
+  function escalate(incident: Incident, reason: string, device: string): RequestResult {
+    const at = clock.now().toISOString();
+    const summary = `Escalated: ${reason}. No card was posted and nothing was applied; an approver clears the device (POST /devices/${device}/clear, the tray or /ui) once it has been checked.`;
+    incidents.record(incident.incident_id, 'approval.quarantined', summary, { device, reason });
+    incidents.transition(incident.incident_id, 'escalate', () => ({ outcome: { kind: 'escalated', summary, at } }));
+    logger.warn({ incident_id: incident.incident_id, device }, 'approval refused: the device is quarantined; no card posted');
+    deps.tellRoom(incident.incident_id, `⛔ **${incident.incident_id}** on \`${device}\`: ${summary}`);
+    return { status: 'escalated_quarantined', device, reason };
+  }
+
+  /** Another incident's change still provisional on this device, if any. */
+  const pendingOn = (incident: Incident) =>
+    incidents.list().find((other) => other.incident_id !== incident.incident_id && other.change?.state === 'pending' && sameDevice(other.change.device, incident.device_hostname));
+
+  /** A hold's change ended: quarantine-worthy means escalate now, whatever the store has caught up with; else ask. */
+  async function resume(incidentId: string, h: Held): Promise<void> {
+    held.delete(incidentId);
+    const incident = incidents.get(incidentId);
+    if (!incident || isTerminal(incident.state) || incident.state !== 'running') return;
+    const first = incidents.get(h.waitingFor.incident_id)?.change;
+    const reason = first && first.change_id === h.waitingFor.change_id ? quarantineReason(h.waitingFor.incident_id, first) : undefined;
+    if (reason) {
+      escalate(incident, quarantineLine({ device: incident.device_hostname, since: first!.ended_at ?? clock.now().toISOString(), reason }), incident.device_hostname);
+      return;
+    }
+    incidents.record(incidentId, 'approval.unheld', `${h.waitingFor.incident_id}'s change ${h.waitingFor.change_id} on ${incident.device_hostname} is over: this request is asked now`, { waiting_for_incident: h.waitingFor.incident_id, waiting_for_change: h.waitingFor.change_id });
+    await deps.ask(h.input);
+  }
+
+  const offUpdated = deps.bus.subscribe('incident.updated', ({ incident }) => {
+    for (const [id, h] of [...held]) {
+      if (h.waitingFor.incident_id === incident.incident_id) {
+        const change = incidents.get(incident.incident_id)?.change;
+        if (change?.change_id === h.waitingFor.change_id && change.state === 'pending') continue;
+        void resume(id, h).catch((error: unknown) => logger.error({ incident_id: id, err: error }, 'a held approval request could not be asked'));
+      } else if (id === incident.incident_id && isTerminal(incident.state)) held.delete(id);
+    }
+  });
+
+  return {
+    /** Undefined: the request goes on to the policy and the channels. */
+    async gate(incident: Incident, input: ApprovalRequestInput): Promise<RequestResult | undefined> {
+      const device = incident.device_hostname;
+      const q = await deps.quarantined?.(device);
+      if (q) return escalate(incident, quarantineLine(q), device);
+      const busy = pendingOn(incident);
+      if (!busy?.change) return undefined;
+      const waitingFor = { incident_id: busy.incident_id, change_id: busy.change.change_id };
+      held.set(incident.incident_id, { input, waitingFor });
+      const message = `Held: ${device} has change ${waitingFor.change_id} of ${waitingFor.incident_id} provisional until ${busy.change.deadline}; this request is asked when that change is confirmed or rolled back`;
+      incidents.record(incident.incident_id, 'approval.held', message, { device, waiting_for_incident: waitingFor.incident_id, waiting_for_change: waitingFor.change_id, commands: input.commands });
+      logger.info({ incident_id: incident.incident_id, device, waiting_for: waitingFor }, 'approval request held behind a provisional change');
+      return {
+        status: 'held',
+        device,
+        waiting_for: { ...waitingFor, deadline: busy.change.deadline },
+        note: 'The relay asks the operators itself once that change is over (no need to call request_approval again): stop and wait for the HUMAN OPERATOR RESPONSE.',
+      };
+    },
+    /** Which request of `incidentId` is held, and for what (the /ui and the tray read the timeline's `approval.held`). */
+    heldFor: (incidentId: string) => held.get(incidentId)?.waitingFor,
+    stop: () => offUpdated(),
+  };
+}

@@ -1,0 +1,72 @@
+import type { TimelineEntry } from '../incidents/model';
+
+/**
+ * Which timeline entries are audit events (src/audit/derive.ts says what each becomes), and how far
+ * an incident's have got, read from the timeline alone: the relay and the renderer (tray, /ui) share
+ * this file, so it imports nothing that runs only in Node.
+ */
+const AUDITED = new Set([
+  'approval.decided',
+  'approval.expired',
+  'approval.skipped',
+  'approval.vote',
+  'incident.acknowledged',
+  'device.config_applied',
+  'device.config_failed',
+  'device.config_interrupted',
+  'device.change_confirmed',
+  'device.change_rolled_back',
+  'policy.verdict',
+  'policy.escalated',
+  'policy.rechecked',
+  'page.sent',
+  'page.failed',
+  'evidence.exported',
+]);
+
+export const isAuditedEntry = (entry: Pick<TimelineEntry, 'type'> & Record<string, unknown>): boolean =>
+  AUDITED.has(entry.type) || (entry.type === 'state.changed' && entry.to === 'escalated');
+
+/** What the relay writes on the incident's timeline as its audit events reach a sink, or do not. */
+export const AUDIT_PROGRESS = { delivered: 'audit.delivered', failed: 'audit.failed', waiting: 'audit.waiting' } as const;
+
+export interface AuditView {
+  /** Audit events the incident's timeline holds. */
+  events: number;
+  /** Per sink that has reported on this incident: delivered, refused for good, or waiting (and why). */
+  sinks: { sink: string; delivered: number; failed: number; waiting: string | null }[];
+  /** `sent`: every event reached every sink that reported; `failed`: one was refused for good. */
+  state: 'none' | 'pending' | 'sent' | 'failed';
+}
+
+const ids = (entry: TimelineEntry): string[] => (Array.isArray(entry.ids) ? (entry.ids as unknown[]).filter((i): i is string => typeof i === 'string') : []);
+
+export function auditViewOf(timeline: readonly TimelineEntry[]): AuditView {
+  const events = timeline.filter(isAuditedEntry).length;
+  const bySink = new Map<string, { delivered: Set<string>; failed: Set<string>; waiting: string | null }>();
+  for (const entry of timeline) {
+    if (entry.type !== AUDIT_PROGRESS.delivered && entry.type !== AUDIT_PROGRESS.failed && entry.type !== AUDIT_PROGRESS.waiting) continue;
+    const sink = typeof entry.sink === 'string' ? entry.sink : 'unknown';
+    const s = bySink.get(sink) ?? { delivered: new Set<string>(), failed: new Set<string>(), waiting: null };
+    bySink.set(sink, s);
+    if (entry.type === AUDIT_PROGRESS.waiting) s.waiting = typeof entry.reason === 'string' ? entry.reason : 'waiting';
+    else {
+      for (const id of ids(entry)) (entry.type === AUDIT_PROGRESS.delivered ? s.delivered : s.failed).add(id);
+      if (entry.type === AUDIT_PROGRESS.delivered) s.waiting = null;
+    }
+  }
+  const sinks = [...bySink].map(([sink, s]) => ({ sink, delivered: s.delivered.size, failed: s.failed.size, waiting: s.delivered.size + s.failed.size >= events ? null : s.waiting }));
+  const state: AuditView['state'] =
+    sinks.length === 0 ? (events === 0 ? 'none' : 'pending') : sinks.some((s) => s.failed > 0) ? 'failed' : sinks.every((s) => s.delivered >= events) ? 'sent' : 'pending';
+  return { events, sinks, state };
+}
+
+/** One line for a person: "Audit: 6 events delivered (splunk_hec, syslog)". */
+export function auditLine(view: AuditView): string | null {
+  if (view.sinks.length === 0) return null;
+  const names = view.sinks.map((s) => s.sink).join(', ');
+  if (view.state === 'sent') return `Audit: ${view.events} event${view.events === 1 ? '' : 's'} delivered (${names})`;
+  if (view.state === 'failed') return `Audit: refused by ${view.sinks.filter((s) => s.failed > 0).map((s) => `${s.sink} (${s.failed})`).join(', ')}`;
+  const waiting = view.sinks.filter((s) => s.delivered < view.events);
+  return `Audit: waiting for ${waiting.map((s) => `${s.sink} (${view.events - s.delivered} of ${view.events}${s.waiting ? `: ${s.waiting}` : ''})`).join(', ')}`;
+}

@@ -1,0 +1,136 @@
+import { hostname } from 'node:os';
+import { resolve } from 'node:path';
+import type { Logger } from 'pino';
+import { Gauge, type Registry } from 'prom-client';
+import type { Clock } from '../clock';
+import type { RelayConfig } from '../config/schema';
+import type { Bus } from '../events/bus';
+import type { RelayEvents } from '../incidents/events';
+import type { ProxySettings } from '../net/proxy';
+import { openFileOutboxStore } from '../outbox/file-store';
+import { createPgOutboxStore } from '../outbox/pg-store';
+import type pg from 'pg';
+import type { OutboxStore } from '../outbox/types';
+import type { OperatorsFileLog } from '../operators/operators';
+import { createAuditStream, type AuditStreamDeps } from './audit-stream';
+import { relayEvent } from './derive';
+import { auditSendersFrom } from './from-config';
+
+export interface AuditSetupDeps {
+  config: RelayConfig;
+  incidents: AuditStreamDeps['incidents'];
+  bus: Bus<RelayEvents>;
+  clock: Clock;
+  logger: Logger;
+  scrub?: (text: string) => string;
+  proxy?: ProxySettings;
+  /** A team relay: its name, and the database whose outbox table every relay of the team shares. */
+  team?: { pool: pg.Pool; relayId: string };
+  /** Whether this relay owns the incident: on a team only the owner derives its events (one copy each). */
+  owns?: (incidentId: string) => boolean;
+  /** `/metrics`: the backlog per sink is read from the outboxes at scrape time. */
+  registry?: Registry;
+  /** Where the relay's standing warnings are gathered for /health: the stream adds its own. */
+  warningsTo?: Set<() => string[]>;
+  /** Where the batches are kept; default: the team's table, else a file per sink in RELAY_DATA_DIR. */
+  openStore?: (name: string) => OutboxStore;
+}
+
+/** A failed authentication as the relay saw it: the route's pattern (never the URL: a sign-in link carries its token), method, source. */
+export interface AuthFailure {
+  method: string;
+  route: string;
+  ip: string;
+  code: string;
+}
+
+/**
+ * The relay's audit stream from its settings: no SIEM set, nothing is derived or stored. Also the
+ * events that are not an incident's: failed authentications and configuration reloads.
+ */
+export function setUpAudit(deps: AuditSetupDeps) {
+  const team = deps.team;
+  const relay = team?.relayId ?? hostname();
+  const { senders, close } = auditSendersFrom(deps.config, { clock: deps.clock, ...(deps.proxy ? { proxy: deps.proxy } : {}), host: relay });
+  const dataDir = resolve(deps.config.RELAY_DATA_DIR);
+  const stream = createAuditStream({
+    senders,
+    openStore: deps.openStore ?? ((name) => (team ? createPgOutboxStore(team.pool, name, team.relayId) : openFileOutboxStore(dataDir, name))),
+    ...(deps.owns ? { owns: deps.owns } : {}),
+    incidents: deps.incidents,
+    bus: deps.bus,
+    relay,
+    clock: deps.clock,
+    logger: deps.logger,
+    ...(deps.scrub ? { scrub: deps.scrub } : {}),
+  });
+  if (deps.registry && senders.length > 0) {
+    new Gauge({
+      name: 'fault_relay_audit_backlog',
+      help: 'Batches of audit events stored and not yet delivered, per SIEM sink.',
+      labelNames: ['sink'],
+      registers: [deps.registry],
+      collect() {
+        for (const s of stream.status()) this.set({ sink: s.sink }, s.backlog);
+      },
+    });
+    new Gauge({
+      name: 'fault_relay_audit_failed_batches',
+      help: 'Batches of audit events a sink refused for good (HTTP 400) or that ran out of tries since the relay started.',
+      labelNames: ['sink'],
+      registers: [deps.registry],
+      collect() {
+        for (const s of stream.status()) this.set({ sink: s.sink }, s.failed);
+      },
+    });
+  }
+  stream.start();
+  const now = () => deps.clock.now();
+  const audit = {
+    sinks: stream.sinks,
+    status: stream.status,
+    idle: stream.idle,
+    /** Standing warnings for /health: a sink that refused events (with its reason), or one that is behind. */
+    warnings(): string[] {
+      return stream.status().flatMap((s) => {
+        const e = s.last_error;
+        if (s.failed > 0) return [`Audit to ${s.sink}: ${s.failed} batch(es) of events not delivered and not tried again; last: ${e?.reason ?? 'refused'}`];
+        if (s.backlog > 0 && e) return [`Audit to ${s.sink}: ${s.backlog} batch(es) of events waiting to be delivered (${e.reason}); they are kept and tried again`];
+        return [];
+      });
+    },
+    authFailed(f: AuthFailure): void {
+      if (senders.length === 0) return;
+      stream.emit(relayEvent(relay, now(), { type: 'auth.failed', actor: null, channel: f.route.slice(0, 100), outcome: '401', detail: { method: f.method.slice(0, 10), route: f.route.slice(0, 200), source_ip: f.ip.slice(0, 64), code: f.code.slice(0, 60) } }));
+    },
+    configChanged(what: 'policy' | 'operators', facts: { file: string; sha256?: string; ok: boolean; operators?: number }): void {
+      if (senders.length === 0) return;
+      stream.emit(relayEvent(relay, now(), { type: 'config.changed', actor: 'relay', outcome: facts.ok ? 'reloaded' : 'refused', detail: { what, file: facts.file.slice(-200), sha256: facts.sha256 ?? null, operators: facts.operators ?? null } }));
+    },
+    async stop() {
+      await stream.stop();
+      await close();
+    },
+  };
+  deps.warningsTo?.add(audit.warnings);
+  return audit;
+}
+export type RelayAudit = ReturnType<typeof setUpAudit>;
+
+/**
+ * The operators file's log that also tells the audit stream of each reload; bound late, since the
+ * file is read before the stream exists (a broken file stops the relay before anything else).
+ */
+export function auditedOperatorsLog(logger: Pick<Logger, 'info' | 'error'>, file: string, audit: () => RelayAudit | undefined): OperatorsFileLog {
+  return {
+    info(obj, msg) {
+      logger.info(obj, msg);
+      const count = (obj as { operators?: unknown }).operators;
+      audit()?.configChanged('operators', { file, ok: true, ...(typeof count === 'number' ? { operators: count } : {}) });
+    },
+    error(obj, msg) {
+      logger.error(obj, msg);
+      audit()?.configChanged('operators', { file, ok: false });
+    },
+  };
+}

@@ -1,0 +1,17 @@
+import type { TeamCoordinator } from '../team/coordinator';
+import { pgQuarantine } from '../store-pg/quarantine-repository';
+import { memoryQuarantine, type QuarantineBackend } from './entry';
+import { createQuarantine, type QuarantineDeps } from './service';
+
+/**
+ * The relay's quarantines, read at start: the team's database for a team relay (every relay honours
+ * the same rows, read again with each heartbeat for /health), else the backend given (the laptop's
+ * data folder, from start-headless), else memory.
+ */
+export async function openQuarantine(opts: Omit<QuarantineDeps, 'backend'> & { backend?: QuarantineBackend; team?: TeamCoordinator }) {
+  const backend = opts.backend ?? (opts.team ? pgQuarantine(opts.team.pool) : memoryQuarantine());
+  const quarantine = createQuarantine({ ...opts, backend });
+  await quarantine.start();
+  const offBeat = opts.team?.onBeat(() => quarantine.refresh()) ?? (() => undefined);
+  return { ...quarantine, stop: () => void offBeat() };
+}

@@ -1,0 +1,137 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ROLLBACK_GRACE_S } from '../../src/artifacts/device-tools';
+import { waitForSession } from '../../src/frr-lab/bgp-state';
+import { NO_FRR } from './frr-available';
+import { alive, api, appliedPending, serverFilesLeft, supervisedServer, untilGone, untilIncident } from './relay-killed-helpers';
+import type { RelayProcess } from '../helpers/relay-process';
+import { SupervisedServerInfo, supervisedFiles } from '../../src/devices/supervised';
+
+/**
+ * The detached device server killed -9 while a relay is attached and a provisional change on real FRR
+ * waits for its confirm: the relay sees its `GET /attach` end and starts a new server on the same
+ * journal, which keeps the change's deadline. The relay stays up throughout.
+ */
+type Health = { status: string; reasons?: string[]; warnings: string[] };
+
+/** Asks /health until it says what is wanted; nothing is pushed to a test, so it polls, bounded. */
+async function untilHealth(relay: RelayProcess, ok: (h: Health) => boolean, what: string, timeoutMs = 150_000): Promise<Health> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const { json } = await api<Health>(`${relay.url}/health`);
+    if (ok(json)) return json;
+    if (Date.now() > until) throw new Error(`/health did not say ${what} within ${timeoutMs / 1000} s: ${JSON.stringify(json)}\n${relay.output.slice(-15).join('\n')}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** The server the state folder names once it is another than `pid` (the relay started it again). */
+async function untilReplaced(journal: string, pid: number, timeoutMs = 150_000): Promise<SupervisedServerInfo> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const info = SupervisedServerInfo.parse(JSON.parse(readFileSync(supervisedFiles(journal).info, 'utf8')));
+      if (info.pid !== pid) return info;
+    } catch {
+      // between the old server's files and the new one's
+    }
+    if (Date.now() > until) throw new Error(`no device server replaced pid ${pid} within ${timeoutMs / 1000} s`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+const restartNote = (from: number, to: number) => new RegExp(`^The device tool server went away at \\S+ \\(process ${from} is gone .*\\) and was started again at \\S+ \\(pid ${from} → ${to}\\)`);
+
+describe.skipIf(NO_FRR)('the detached device server killed -9 while a relay is attached (real FRR, npm run relay)', () => {
+  it('the relay starts it again at once; the new server keeps the change until its deadline and rolls it back, read back, within the promised grace after it', { timeout: 240_000 }, async () => {
+    const k = await appliedPending({ confirmWithinS: 40, mode: 'detached' });
+    const killed = k.deviceServer!;
+    process.kill(killed.pid, 'SIGKILL');
+    await untilGone(killed.pid);
+
+    const next = await untilReplaced(k.journal, killed.pid);
+    const replacement = supervisedServer(k.journal);
+    expect(replacement.pid).toBe(next.pid);
+    const health = await untilHealth(k.first, (h) => h.warnings.some((w) => w.includes('was started again')), 'the restart');
+    expect(health.status).toBe('ok');
+    expect(health.warnings).toContainEqual(expect.stringMatching(restartNote(killed.pid, next.pid)));
+    // The kill -9 left its lock behind; the new server took it over (its pid was dead).
+    expect(readFileSync(join(k.logDir, 'device-server.log'), 'utf8')).toMatch(new RegExp(`"stale_pid":${killed.pid}.*taken over`));
+
+    // Neither the relay nor a person confirms: the new server rolls back at the deadline, not at its start.
+    const settled = await untilIncident(k.first, k.id, (i) => i.change?.state !== 'pending', 'settled', 120_000);
+    expect(settled.change).toMatchObject({ change_id: k.change.change_id, state: 'rolled_back', ended_by: 'deadline' });
+    expect(await k.lab.vtysh('R1', 'show running-config')).toBe(k.before);
+    const entry = { deadline: k.change.deadline };
+    const outcome = JSON.parse(readFileSync(k.outcomeFile, 'utf8')) as { status: Record<string, string>; at: string };
+    expect(outcome.status).toMatchObject({ change_id: k.change.change_id, state: 'rolled_back', reason: 'deadline', detail: expect.stringContaining('matches the one before') });
+    // From the journal's own timestamps: put back and read back by the deadline plus the grace the product promises.
+    expect(Date.parse(outcome.at)).toBeGreaterThanOrEqual(Date.parse(entry.deadline));
+    expect(Date.parse(outcome.at)).toBeLessThanOrEqual(Date.parse(entry.deadline) + ROLLBACK_GRACE_S * 1000);
+    await waitForSession(k.lab.vtysh, 'R1', '10.0.0.2', 'Established');
+
+    await k.first.stop('SIGTERM');
+    await untilGone(replacement.pid);
+    expect(serverFilesLeft(k.journal)).toEqual([]);
+  });
+
+  it('after a kill the change is still pending on the new server (kept, not rolled back at its start): a person confirms it through the same relay', { timeout: 300_000 }, async () => {
+    const k = await appliedPending({ confirmWithinS: 3600, mode: 'detached' });
+    const killed = k.deviceServer!;
+    const killedAt = Date.now();
+    process.kill(killed.pid, 'SIGKILL');
+    const next = await untilReplaced(k.journal, killed.pid);
+    const replacement = supervisedServer(k.journal);
+    expect(next.pid).toBe(replacement.pid);
+    await untilHealth(k.first, (h) => h.warnings.some((w) => w.includes('was started again')), 'the restart');
+    expect(readFileSync(join(k.logDir, 'device-server.log'), 'utf8')).toContain('a pending change from the journal is kept until its deadline');
+
+    expect(await k.lab.vtysh('R1', 'show running-config')).toContain('neighbor 10.0.0.2 shutdown');
+    const confirmed = await api<{ status: string }>(`${k.first.url}/incidents/${k.id}/confirm`, { method: 'POST', token: k.ana.token, body: { change_id: k.change.change_id } });
+    expect(confirmed).toMatchObject({ status: 200, json: { status: 'confirmed' } });
+    const outcome = JSON.parse(readFileSync(k.outcomeFile, 'utf8')) as { status: Record<string, string>; at: string };
+    expect(outcome.status).toMatchObject({ change_id: k.change.change_id, state: 'confirmed' });
+    // Confirmed by the server started in place of the killed one.
+    expect(Date.parse(outcome.at)).toBeGreaterThan(killedAt);
+    expect(await k.lab.vtysh('R1', 'show running-config')).toContain('neighbor 10.0.0.2 shutdown');
+
+    await k.first.stop('SIGTERM');
+    await untilGone(replacement.pid);
+    expect(serverFilesLeft(k.journal)).toEqual([]);
+  });
+
+  it('starts that keep failing put a named reason on /health (degraded, backed off, no loop); once one succeeds the change the post-check failed is rolled back there, read back', { timeout: 300_000 }, async () => {
+    const k = await appliedPending({ confirmWithinS: 3600, mode: 'detached' });
+    const killed = k.deviceServer!;
+    // Every start from now on fails: the inventory no longer reads.
+    const inventory = readFileSync(k.env.DEVICE_INVENTORY, 'utf8');
+    writeFileSync(k.env.DEVICE_INVENTORY, 'devices: [not, an, inventory\n');
+    process.kill(killed.pid, 'SIGKILL');
+
+    const down = await untilHealth(k.first, (h) => h.warnings.some((w) => w.includes('starting it again')) || (h.reasons ?? []).length > 0, 'that it is down');
+    expect([...down.warnings, ...(down.reasons ?? [])]).toContainEqual(expect.stringContaining(`process ${killed.pid} is gone`));
+    const failing = await untilHealth(k.first, (h) => h.status === 'degraded' && (h.reasons ?? []).some((r) => r.startsWith('The device tool server cannot be started again')), 'that starts keep failing');
+    expect(failing.reasons).toContainEqual(expect.stringMatching(/^The device tool server cannot be started again: \d+ starts since \S+ failed \(last: the device tool server exited.* before it was ready; .*\); next try in \d+ s\./));
+    // Backed off, not looping: each start is logged, and there are few.
+    expect(k.first.output.filter((l) => l.includes('could not be started again')).length).toBeLessThanOrEqual(6);
+
+    writeFileSync(k.env.DEVICE_INVENTORY, inventory);
+    const next = await untilReplaced(k.journal, killed.pid);
+    const replacement = supervisedServer(k.journal);
+    const back = await untilHealth(k.first, (h) => h.status === 'ok' && h.warnings.some((w) => w.includes('was started again')), 'the restart');
+    expect(back.warnings).toContainEqual(expect.stringMatching(restartNote(killed.pid, next.pid)));
+
+    // The post-check fails (R1's session to R2 is shut): the relay has the new server roll it back.
+    const settled = await untilIncident(k.first, k.id, (i) => i.change?.state !== 'pending', 'settled', 150_000);
+    expect(settled.change).toMatchObject({ change_id: k.change.change_id, state: 'rolled_back', ended_by: 'post_check_failed' });
+    expect(await k.lab.vtysh('R1', 'show running-config')).toBe(k.before);
+    expect(JSON.parse(readFileSync(k.outcomeFile, 'utf8'))).toMatchObject({ status: { state: 'rolled_back', detail: expect.stringContaining('matches the one before') } });
+    await waitForSession(k.lab.vtysh, 'R1', '10.0.0.2', 'Established');
+
+    await k.first.stop('SIGTERM');
+    await untilGone(replacement.pid);
+    expect(alive(killed.pid)).toBe(false);
+    expect(serverFilesLeft(k.journal)).toEqual([]);
+  });
+});

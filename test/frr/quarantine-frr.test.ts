@@ -1,0 +1,76 @@
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDeviceServer, type RunningDeviceServer } from '../../src/devices/server';
+import { startFrrLab, type FrrLab } from '../../src/frr-lab/lab';
+import { untilIncident } from '../helpers/incident-waits';
+import { ana, quarantineRelay } from '../helpers/quarantine-relay';
+import { tempDir } from '../helpers/temp-dir';
+import { shutdownR2 } from './confirmed-apply-helpers';
+import { NO_FRR } from './frr-available';
+
+/**
+ * On real FRR routers: R1's sshd dies while a change is provisional, so its session is lost and the
+ * device tool server cannot get back in to put the configuration back. The rollback fails for real
+ * (the change stays on the router), and the relay quarantines R1 until an approver clears it.
+ */
+let lab: FrrLab;
+let server: RunningDeviceServer;
+
+beforeAll(async () => {
+  if (NO_FRR) return;
+  const base = tempDir('fault-relay-frr-quarantine-');
+  lab = await startFrrLab({ dir: join(base, 'lab'), routers: 2 });
+  server = await startDeviceServer({ inventoryPath: lab.inventoryPath, port: 0, stateDir: join(base, 'state') });
+});
+
+afterAll(async () => {
+  await server?.stop();
+  await lab?.stop();
+});
+
+describe.skipIf(NO_FRR)('a rollback that fails on a real router quarantines it', () => {
+  it('R1 loses its sshd in the confirm window: the change stays on it, rollback_failed, R1 quarantined; no card and no configuration until an approver clears it', { timeout: 180_000 }, async () => {
+    // The post-check's waits capped at 2 s: the sshd is gone long before the first one ends.
+    const t = await quarantineRelay({ deviceServer: { url: server.mcpUrl, token: server.token }, postCheckPaceS: 2 });
+    try {
+      const first = await t.fire('10.0.0.2');
+      expect((await t.ask(first, shutdownR2)).json).toMatchObject({ status: 'pending' });
+      t.relay.approvals.decide(first, 'APPROVED', { id: 'ana@example.net' }, 'desktop');
+      const applied = await t.device.call('config_cli', { incident_id: first, device: 'R1', commands: shutdownR2 });
+      expect(applied.isError, applied.text).toBe(false);
+      expect(t.relay.incidents.get(first)!.change?.state).toBe('pending');
+
+      // R1's sshd (its listener and every session under it) is killed: the router itself keeps running.
+      const port = lab.routers.find((r) => r.name === 'R1')!.ssh.split(':')[1]!;
+      const listener = Number(/pid=(\d+)/.exec(execFileSync('/usr/bin/ss', ['-Hltnp', `sport = :${port}`]).toString())?.[1]);
+      expect(listener).toBeGreaterThan(1);
+      // Its sessions are told to end (they take their privilege-separated children with them), and no listener is left to log in again.
+      const sessions = execFileSync('/usr/bin/pgrep', ['-P', String(listener)]).toString().split('\n').filter(Boolean).map(Number);
+      expect(sessions.length).toBeGreaterThan(0);
+      process.kill(listener, 'SIGKILL');
+      for (const pid of sessions) process.kill(pid, 'SIGTERM');
+
+      const ended = await untilIncident(t.relay, first, (_i, timeline) => timeline.some((e) => e.type === 'device.quarantined'));
+      expect(ended.change).toMatchObject({ state: 'rollback_failed', ended_by: 'session_lost' });
+      // The change is still on the router: nothing could put it back.
+      expect(await lab.vtysh('R1', 'show running-config')).toContain('neighbor 10.0.0.2 shutdown');
+      const health = await t.health();
+      expect(health.status).toBe('degraded');
+      expect(health.reasons?.join('\n')).toMatch(/^R1 is quarantined since \S+: change chg-\S+ of \S+: ROLLBACK FAILED \(the session to the device was lost\)/m);
+
+      // Another incident on R1: no card, escalated with the reason.
+      const second = await t.fire('10.0.0.3');
+      expect((await t.ask(second, ['router bgp 65001', 'no neighbor 10.0.0.2 shutdown'])).json).toMatchObject({ status: 'escalated_quarantined', device: 'R1' });
+      expect(t.relay.incidents.get(second)).toMatchObject({ state: 'escalated', approval_request: null });
+
+      // A person who checked the router clears it.
+      const cleared = await t.clear('R1', ana.token);
+      expect(cleared.statusCode, cleared.body).toBe(200);
+      expect(t.relay.incidents.timeline(first).find((e) => e.type === 'device.cleared')).toMatchObject({ device: 'R1', by: 'ana@example.net' });
+      expect((await t.health()).reasons ?? []).not.toEqual(expect.arrayContaining([expect.stringMatching(/quarantined/)]));
+    } finally {
+      await t.close();
+    }
+  });
+});

@@ -1,0 +1,96 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { QuarantineBackend } from '../../src/quarantine/entry';
+import { fileQuarantine } from '../../src/quarantine/file-backend';
+import { ana, quarantineRelay, REPAIR, vic } from '../helpers/quarantine-relay';
+import { tempDir } from '../helpers/temp-dir';
+
+/**
+ * A device whose change could not be put back is quarantined: no card and no configuration reach
+ * it, from any incident, until an approver clears it; /health names it; the quarantine outlives a
+ * restart of the relay.
+ */
+const open: { close(): Promise<unknown> }[] = [];
+afterEach(async () => {
+  for (const c of open.splice(0).reverse()) await c.close();
+});
+const start = async (opts: { quarantine?: QuarantineBackend } = {}) => {
+  const t = await quarantineRelay(opts);
+  open.push(t);
+  return t;
+};
+
+describe('quarantined devices', () => {
+  it('a rollback that fails quarantines the device: the next request gets no card and escalates; a viewer cannot clear it, an approver can', async () => {
+    const t = await start();
+    const first = await t.unrolled();
+    expect(t.relay.incidents.get(first)!.change).toMatchObject({ state: 'rollback_failed' });
+    const quarantined = t.relay.incidents.timeline(first).find((e) => e.type === 'device.quarantined')!;
+    expect(quarantined).toMatchObject({ device: 'R1', reason: expect.stringMatching(/ROLLBACK FAILED \(post-check failed\)/) });
+
+    const health = await t.health();
+    expect(health.status).toBe('degraded');
+    expect(health.reasons?.join('\n')).toMatch(/^R1 is quarantined since \S+: change chg-1 of /m);
+    expect(health.quarantined_devices).toEqual([expect.objectContaining({ device: 'R1', incident_id: first })]);
+
+    // A second incident on the device: its request is answered with the reason, no card, the run escalated.
+    const second = await t.fire('10.0.0.3');
+    const answer = await t.ask(second);
+    expect(answer.json).toMatchObject({ status: 'escalated_quarantined', device: 'R1', reason: expect.stringMatching(/^R1 is quarantined since .*ROLLBACK FAILED/) });
+    expect(t.relay.incidents.get(second)).toMatchObject({ state: 'escalated', approval_request: null });
+    const types = t.relay.incidents.timeline(second).map((e) => e.type);
+    expect(types).toContain('approval.quarantined');
+    expect(types).not.toContain('approval.requested');
+
+    // Clearing takes an approver's own token.
+    const anon = await t.clear('R1');
+    expect(anon.statusCode, anon.body).toBe(401);
+    const viewer = await t.clear('R1', vic.token);
+    expect(viewer.statusCode).toBe(403);
+    expect(viewer.json()).toMatchObject({ error: { code: 'not_an_approver', message: expect.stringMatching(/only approvers clear a quarantined device/) } });
+    expect((await t.clear('R1', 'tok')).statusCode).toBe(401);
+    const unknown = await t.clear('R9', ana.token);
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json()).toMatchObject({ error: { code: 'not_quarantined' } });
+    expect((await t.clear('R1;reboot', ana.token)).statusCode).toBe(400);
+    expect((await t.health()).status).toBe('degraded');
+
+    const cleared = await t.clear('r1', ana.token);
+    expect(cleared.statusCode, cleared.body).toBe(200);
+    expect(cleared.json()).toMatchObject({ status: 'cleared', device: 'R1', by: 'ana@example.net', was: { incident_id: first, change_id: 'chg-1' } });
+    expect(t.relay.incidents.timeline(first).find((e) => e.type === 'device.cleared')).toMatchObject({ device: 'R1', by: 'ana@example.net' });
+    expect(await t.health()).not.toHaveProperty('quarantined_devices');
+    expect((await t.clear('R1', ana.token)).statusCode).toBe(404);
+
+    // Cleared: a new incident on R1 is asked as before.
+    const third = await t.fire('10.0.0.4');
+    expect((await t.ask(third)).json).toMatchObject({ status: 'pending' });
+  });
+
+  it('an approval given before the quarantine applies nothing on the quarantined device', async () => {
+    const t = await start();
+    // Approved while the device is still clean; the other incident's rollback fails before it is applied.
+    const later = await t.fire('10.0.0.3');
+    expect((await t.ask(later)).json).toMatchObject({ status: 'pending' });
+    t.relay.approvals.decide(later, 'APPROVED', { id: 'ana@example.net' }, 'desktop');
+    await t.unrolled();
+    const refused = await t.device.call('config_cli', { incident_id: later, device: 'R1', commands: REPAIR });
+    expect(refused.isError).toBe(true);
+    expect(refused.text).toMatch(/REFUSED by the relay's device guard: R1 is quarantined since .*Nothing was sent/);
+    expect(t.relay.incidents.get(later)!.change).toBeNull();
+  });
+
+  it('the quarantine is kept in the data folder: a restarted relay still honours it', async () => {
+    const dir = tempDir('fault-relay-quarantine-data-');
+    const before = await quarantineRelay({ quarantine: fileQuarantine(dir) });
+    await before.unrolled();
+    await before.close();
+
+    const after = await start({ quarantine: fileQuarantine(dir) });
+    expect((await after.health()).reasons?.join('\n')).toMatch(/^R1 is quarantined since /m);
+    const id = await after.fire('10.0.0.3');
+    expect((await after.ask(id)).json).toMatchObject({ status: 'escalated_quarantined', device: 'R1' });
+    expect((await after.clear('R1', ana.token)).statusCode).toBe(200);
+    // Cleared in the file too: the next start has nothing quarantined.
+    expect(await fileQuarantine(dir).load()).toEqual([]);
+  });
+});

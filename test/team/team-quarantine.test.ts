@@ -1,0 +1,62 @@
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { buildSplunkAlert } from '../../src/alert/sample';
+import type { Relay } from '../../src/relay/create-relay';
+import { connectMcp } from '../helpers/mcp-client';
+import { noPostgres, testConnection, usePostgres } from '../helpers/postgres';
+import { unrollableDevice } from '../helpers/unrollable-device';
+import { approver, operatorsEnv } from './operators-fixture';
+import { teamMember, until } from './team-relays';
+
+/**
+ * A quarantine made on one team relay holds on every relay of the team: it is a row in the shared
+ * database, read before any card and any change, and cleared on any relay by an approver.
+ */
+const pg = usePostgres();
+const REPAIR = ['router bgp 65001', 'no neighbor 10.0.0.2 shutdown'];
+const post = (relay: Relay, neighbor: string) =>
+  relay.app.inject({ method: 'POST', url: '/fault-alert', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(buildSplunkAlert({ device: 'R1', neighbor })) });
+
+describe.skipIf(Boolean(noPostgres))('team relay: quarantined devices', () => {
+  it('a rollback that failed on relay A keeps relay B from asking for R1 until an approver clears it on B', async () => {
+    const url = await pg.freshDatabase();
+    const env = { RELAY_TOOLS_TOKEN: 'tok', ...operatorsEnv() };
+    const a = await teamMember(url, { env, relay: { deviceTools: unrollableDevice(), postCheckPaceS: 0 } });
+    const b = await teamMember(url, { env, relay: { deviceTools: unrollableDevice(), postCheckPaceS: 0 } });
+    const base = await a.relay.listen({ port: 0, host: '127.0.0.1' });
+    const device = await connectMcp(`${base}/device-mcp`, 'tok');
+    onTestFinished(() => device.close());
+
+    const first = (await post(a.relay, '10.0.0.2')).json().incident_id as string;
+    await until(a.relay, () => a.relay.incidents.get(first)?.state === 'running');
+    expect(await a.relay.approvals.request({ incident_id: first, device: 'R1', summary: 'unshut the neighbor', commands: REPAIR })).toMatchObject({ status: 'pending' });
+    a.relay.approvals.decide(first, 'APPROVED', { id: approver.email }, 'desktop');
+    const applied = await device.call('config_cli', { incident_id: first, device: 'R1', commands: REPAIR });
+    expect(applied.isError, applied.text).toBe(false);
+    await until(a.relay, () => a.relay.incidents.timeline(first).some((e) => e.type === 'device.quarantined'));
+
+    // In the shared database, for every relay.
+    const db = await testConnection(url);
+    onTestFinished(() => db.end());
+    const rows = await db.query('SELECT device, incident_id FROM quarantined_devices');
+    expect(rows.rows).toEqual([{ device: 'R1', incident_id: first }]);
+
+    // B's own incident on R1: no card, escalated with the quarantine's reason.
+    const second = (await post(b.relay, '10.0.0.3')).json().incident_id as string;
+    await until(b.relay, () => b.relay.incidents.get(second)?.state === 'running');
+    expect(b.team.owns(second)).toBe(true);
+    const refused = await b.relay.approvals.request({ incident_id: second, device: 'R1', summary: 'unshut the neighbor', commands: REPAIR });
+    expect(refused).toMatchObject({ status: 'escalated_quarantined', device: 'R1', reason: expect.stringMatching(/^R1 is quarantined since .*ROLLBACK FAILED/) });
+    expect(b.relay.incidents.get(second)).toMatchObject({ state: 'escalated', approval_request: null });
+    const health = (await b.relay.app.inject({ url: '/health' })).json() as { status: string; reasons: string[] };
+    expect(health.status).toBe('degraded');
+    expect(health.reasons.join('\n')).toMatch(/^R1 is quarantined since /m);
+
+    // Cleared on B by an approver: A asks for R1 again.
+    const cleared = await b.relay.app.inject({ method: 'POST', url: '/devices/R1/clear', headers: { authorization: `Bearer ${approver.token}` } });
+    expect(cleared.statusCode, cleared.body).toBe(200);
+    expect((await db.query('SELECT count(*)::int AS n FROM quarantined_devices')).rows[0]).toEqual({ n: 0 });
+    const third = (await post(a.relay, '10.0.0.4')).json().incident_id as string;
+    await until(a.relay, () => a.relay.incidents.get(third)?.state === 'running');
+    expect(await a.relay.approvals.request({ incident_id: third, device: 'R1', summary: 'unshut the neighbor', commands: REPAIR })).toMatchObject({ status: 'pending' });
+  });
+});
