@@ -5,6 +5,7 @@ import { policyNotice, standingWords } from '../src/approvals/standing';
 import type { DecideResult } from '../src/approvals/approvals';
 import { inboundAlertSchema } from '../src/alert/schema';
 import { changeOutcomeText } from '../src/incidents/change';
+import { HandlingRefused, runIncidentAction } from '../src/incidents/incident-handling';
 import { openAndRecent } from '../src/incidents/incident-pages';
 import { publicIncident, type Incident } from '../src/incidents/model';
 import type { DeepHealth } from '../src/relay/health-checks';
@@ -125,6 +126,16 @@ export function createDesktopApi(deps: DesktopApiDeps): RequestChannels {
     async clearDevice(device) {
       const lifted = await host.require().relay.quarantine.clear(device, deps.user);
       return lifted ? { status: 'cleared', device: lifted.device } : { status: 'refused', message: `${device} is not quarantined: there is nothing to clear` };
+    },
+    // As the tray's user, the OPERATORS_FILE person whose os_user this account is.
+    async incidentAction(incidentId, action) {
+      const { handling } = host.require().relay;
+      try {
+        return await runIncidentAction(handling, incidentId, handling.desktopActor(deps.user), action, 'tray');
+      } catch (error) {
+        if (error instanceof HandlingRefused) return { status: 'refused', message: error.message };
+        throw error;
+      }
     },
     getSettings: async () => deps.settings.fields(),
     async saveSettings(values) {

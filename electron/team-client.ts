@@ -1,4 +1,5 @@
 import { request } from 'undici';
+import { actionDoneWords, type IncidentAction, type IncidentActionOutcome } from '../src/incidents/incident-handling';
 import type { Logger } from 'pino';
 import { parseUiEvent, UI_EVENT_NAMES, type UiEventName } from '../renderer/bridge/ui-event-schema';
 import type { IncidentSummary, UiEvent } from '../renderer/bridge/contract';
@@ -154,6 +155,14 @@ export function createTeamClient(opts: { url: string; token: string; logger?: Lo
       const body = (await res.body.json().catch(() => ({}))) as { device?: string; error?: { message?: string } };
       if (res.statusCode === 200) return { ok: true, device: body.device ?? device };
       return { ok: false, message: body.error?.message ?? `the team relay answered ${res.statusCode}` };
+    },
+    /** `POST /incidents/:id/<kind>` as this person, from the tray: answered in the relay's words. */
+    async incidentAction(incidentId: string, action: IncidentAction): Promise<IncidentActionOutcome> {
+      const { kind, ...body } = action;
+      const res = await request(`${base}/incidents/${encodeURIComponent(incidentId)}/${kind}`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ ...body, channel: 'tray' }) });
+      const answer = (await res.body.json().catch(() => ({}))) as Record<string, unknown> & { error?: { message?: string } };
+      if (res.statusCode === 200 || res.statusCode === 202) return { status: 'done', message: actionDoneWords(action, answer) };
+      return { status: 'refused', message: answer.error?.message ?? `the team relay answered ${res.statusCode}` };
     },
     async stop(): Promise<void> {
       controller.abort();

@@ -58,6 +58,7 @@ export function createTeamDesktopApi(deps: { team: TeamClient; settings: Setting
       const r = await team.clearDevice(device);
       return r.ok ? { status: 'cleared', device: r.device } : { status: 'refused', message: r.message };
     },
+    incidentAction: (incidentId, action) => team.incidentAction(incidentId, action),
     getSettings: async () => deps.settings.fields(),
     saveSettings: async (values) => deps.settings.save(values),
   };

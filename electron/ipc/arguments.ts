@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DECISIONS } from '../../src/incidents/model';
 import { directPromptInputSchema } from '../../src/relay/routes/ui-schemas';
+import { incidentActionSchema } from '../../src/incidents/incident-handling';
 import type { ArgsOf, RequestChannel } from './contract';
 
 /** Incident ids end up in file names and log lines: `INC-20261121T100000Z-2` and the like. */
@@ -21,6 +22,7 @@ export const ipcArguments = {
   directPrompt: z.tuple([directPromptInputSchema]),
   copyText: z.tuple([z.string().max(1_000_000)]),
   confirmChange: z.tuple([incidentId, z.string().min(1).max(64)]),
+  incidentAction: z.tuple([incidentId, incidentActionSchema]),
   clearDevice: z.tuple([z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,252}$/, 'expected a device name such as R1')]),
   decide: z.tuple([incidentId, z.string().min(1).max(64), z.enum(DECISIONS), z.string().max(500).optional()]),
   getSettings: z.tuple([]),

@@ -50,6 +50,7 @@ export function createDesktopBridge(transport: RendererTransport): Bridge {
     copyText: (text) => call('copyText', text),
     confirmChange: (incidentId, changeId) => call('confirmChange', incidentId, changeId),
     clearDevice: (device) => call('clearDevice', device),
+    incidentAction: (incidentId, action) => call('incidentAction', incidentId, action),
     decide: (incidentId, requestId, decision, reason) => (reason === undefined ? call('decide', incidentId, requestId, decision) : call('decide', incidentId, requestId, decision, reason)),
     getSettings: () => call('getSettings'),
     saveSettings: (values) => call('saveSettings', values),

@@ -6,6 +6,7 @@ import type { SettingSource } from '../../src/config/setting-sources';
  */
 import type { ApprovalRequest, Approval, PublicIncident, TimelineEntry } from '../../src/incidents/model';
 import type { DeepHealth } from '../../src/relay/health-checks';
+import type { IncidentAction, IncidentActionOutcome } from '../../src/incidents/incident-handling';
 
 export type IncidentSummary = PublicIncident;
 export type IncidentDetail = PublicIncident & { timeline: TimelineEntry[] };
@@ -106,6 +107,8 @@ export interface Bridge {
   confirmChange(incidentId: string, changeId: string): Promise<ConfirmOutcome>;
   /** Clears a quarantined device (`POST /devices/:name/clear`), approvers only: its name as the relay shows it. */
   clearDevice(device: string): Promise<ClearOutcome>;
+  /** Acknowledge, assign, close or retry (`POST /incidents/:id/<kind>`), approvers only; answered in words. */
+  incidentAction(incidentId: string, action: IncidentAction): Promise<IncidentActionOutcome>;
   getSettings(): Promise<SettingField[]>;
   /** Validated by the relay's config schema; answers one line per problem, changes nothing on error. */
   saveSettings(values: Record<string, string>): Promise<{ ok: true; restartNeeded: boolean } | { ok: false; problems: string[] }>;

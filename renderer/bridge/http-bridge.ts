@@ -10,6 +10,7 @@ import {
   type SettingFieldBody,
 } from '../../src/relay/routes/ui-schemas';
 import type { ArtifactGroupView, Bridge, DirectPromptInput, SettingField, UiEvent } from './contract';
+import { actionDoneWords } from '../../src/incidents/incident-handling';
 import { incidentDetailSchema, incidentSummarySchema, parseUiEvent, UI_EVENT_NAMES } from './ui-event-schema';
 
 // The relay's schemas and the Bridge contract must describe the same shapes.
@@ -194,6 +195,18 @@ export function createHttpBridge(deps: HttpBridgeDeps): Bridge {
       const res = await deps.fetch(url(`/devices/${encodeURIComponent(device)}/clear`), { method: 'POST', headers: { accept: 'application/json' }, credentials: 'same-origin' });
       if (!res.ok) return { status: 'refused', message: await errorMessage(res) };
       return { status: 'cleared', device: z.object({ device: z.string() }).parse(await res.json()).device };
+    },
+    // The API's own routes, with the person's /ui session: the relay checks who they are and answers in words.
+    async incidentAction(incidentId, action) {
+      const { kind, ...body } = action;
+      const res = await deps.fetch(url(`/incidents/${encodeURIComponent(incidentId)}/${kind}`), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        body: JSON.stringify({ ...body, channel: 'ui' }),
+        credentials: 'same-origin',
+      });
+      if (!res.ok) return { status: 'refused', message: await errorMessage(res) };
+      return { status: 'done', message: actionDoneWords(action, (await res.json()) as Record<string, unknown>) };
     },
     getSettings: () => getJson('/ui/api/settings', z.array(settingFieldSchema)),
     saveSettings: () => Promise.reject(new Error(SETTINGS_READ_ONLY)),

@@ -10,6 +10,7 @@ import { mergeTimeline } from '../state/timeline-merge';
 import { utcStamp } from '../lib/format';
 import { ApprovalPanel } from './approval-panel';
 import { PagingPanel } from './paging-panel';
+import { IncidentActions } from './incident-actions';
 import { ChangePanel } from './change-panel';
 import { HeldPanel } from './held-panel';
 import { CHANGE_WORDS_TITLE, changeWords } from '../../src/incidents/outcome-words';
@@ -130,6 +131,7 @@ export function IncidentView(props: { bridge: Bridge; feed: LiveFeed; incidentId
       <ExportEvidence bridge={bridge} incidentId={incident.incident_id} />
       <AuditStatus timeline={timeline} />
       <PagingPanel timeline={timeline} />
+      <IncidentActions bridge={bridge} incident={incident} timeline={timeline} />
       <ApprovalPanel incident={incident} bridge={bridge} timeline={timeline} />
       <HeldPanel incident={incident} timeline={timeline} />
       <ChangePanel incident={incident} bridge={bridge} />

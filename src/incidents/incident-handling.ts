@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { SourcedAlert } from '../alert/source';
 import { isTerminal, type Incident, type TimelineEntry } from './model';
 import type { Incidents } from './service';
@@ -35,7 +36,7 @@ export function handlingOf(timeline: readonly TimelineEntry[]): Handling {
 /** Why an action cannot be taken, in words for the person who asked; `status` is the HTTP answer. */
 export class HandlingRefused extends Error {
   constructor(
-    readonly status: 404 | 409,
+    readonly status: 400 | 403 | 404 | 409,
     readonly code: string,
     message: string,
   ) {
@@ -65,8 +66,13 @@ export function retryAlertOf(incident: Incident): SourcedAlert {
  * team, close it with a reason once its run has ended, retry a run that failed or was escalated.
  * Each is one timeline entry, so every relay of a team, the tray and `/ui` see it at once.
  */
-export function createIncidentHandling(deps: { incidents: Incidents; intake: (alert: SourcedAlert) => Promise<{ incident_id: string; status: string }> }) {
-  const { incidents } = deps;
+export function createIncidentHandling(deps: {
+  incidents: Incidents;
+  intake: (alert: SourcedAlert) => Promise<{ incident_id: string; status: string }>;
+  /** The team (OPERATORS_FILE): who an incident can be assigned to, and who the tray's user is. */
+  people?: { byEmail(email: string): (Actor & { role: string }) | undefined; byOsUser?(account: string): (Actor & { role: string }) | undefined };
+}) {
+  const { incidents, people } = deps;
   const found = (id: string) => {
     const incident = incidents.get(id);
     if (!incident) throw new HandlingRefused(404, 'not_found', `No incident ${id}`);
@@ -77,7 +83,23 @@ export function createIncidentHandling(deps: { incidents: Incidents; intake: (al
     if (closed) throw new HandlingRefused(409, 'already_closed', `${incident.incident_id} was closed by ${closed.by} at ${closed.at}: ${closed.reason}`);
   };
   return {
-    assign(id: string, by: Actor, to: Actor) {
+    /** Takes the incident on: the escalation chain stops and the page is acknowledged. A second time names who took it first. */
+    acknowledge(id: string, by: Actor, channel: string) {
+      found(id);
+      const earlier = handlingOf(incidents.timeline(id)).acknowledged;
+      if (earlier) return { status: 'acknowledged' as const, incident_id: id, ...earlier, already: true };
+      const entry = incidents.record(id, 'incident.acknowledged', `Acknowledged by ${by.name} (${channel}): pages stop`, { by: by.name, channel });
+      return { status: 'acknowledged' as const, incident_id: id, by: by.name, channel, at: entry.at };
+    },
+    /** The tray's user as the team knows them (`os_user`); a viewer acts on nothing, an unlisted user by their account name. */
+    desktopActor(account: string): Actor {
+      const listed = people?.byOsUser?.(account);
+      if (listed?.role === 'viewer') throw new HandlingRefused(403, 'not_an_approver', `${listed.email} is a viewer: only approvers act on incidents.`);
+      return listed ?? { name: account, email: '' };
+    },
+    assign(id: string, by: Actor, email: string) {
+      const to = people?.byEmail(email);
+      if (!to) throw new HandlingRefused(400, 'unknown_person', `${email} is not in OPERATORS_FILE: assign an incident to someone on the team.`);
       const incident = found(id);
       open(incident);
       const entry = incidents.record(id, 'incident.assigned', `Assigned to ${to.name} by ${by.name}`, { to: to.name, to_email: to.email, by: by.name });
@@ -109,3 +131,45 @@ export function createIncidentHandling(deps: { incidents: Incidents; intake: (al
   };
 }
 export type IncidentHandling = ReturnType<typeof createIncidentHandling>;
+
+/** One thing a person does with an incident, as the tray and /ui send it: one definition for both. */
+export const incidentActionSchema = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('acknowledge') }),
+  z.strictObject({ kind: z.literal('assign'), to: z.email() }),
+  z.strictObject({ kind: z.literal('close'), reason: z.string().trim().min(1, 'say why it is closed').max(1000) }),
+  z.strictObject({ kind: z.literal('retry') }),
+]);
+export type IncidentAction = z.infer<typeof incidentActionSchema>;
+
+/** What the person is told after an action, in the relay's words. */
+export type IncidentActionOutcome = { status: 'done'; message: string } | { status: 'refused'; message: string };
+
+/** A done action in the relay's words, from the answer the API or the handling gave. */
+export function actionDoneWords(action: IncidentAction, answer: Record<string, unknown>): string {
+  const text = (key: string) => (typeof answer[key] === 'string' ? answer[key] : '');
+  switch (action.kind) {
+    case 'acknowledge':
+      return answer.already ? `Already acknowledged by ${text('by')}` : 'Acknowledged: pages stop';
+    case 'assign':
+      return `Assigned to ${text('to')}`;
+    case 'close':
+      return 'Closed';
+    case 'retry':
+      return answer.status === 'already_open' ? `The fault is already open as ${text('new_incident_id')}` : `Retried as ${text('new_incident_id')}`;
+  }
+}
+
+/** Runs an action as `by`, answering in words; a refusal is told, never thrown. */
+export async function runIncidentAction(handling: IncidentHandling, id: string, by: Actor, action: IncidentAction, channel: string): Promise<IncidentActionOutcome> {
+  try {
+    const answer =
+      action.kind === 'acknowledge' ? handling.acknowledge(id, by, channel)
+      : action.kind === 'assign' ? handling.assign(id, by, action.to)
+      : action.kind === 'close' ? handling.close(id, by, action.reason)
+      : await handling.retry(id, by);
+    return { status: 'done', message: actionDoneWords(action, answer) };
+  } catch (error) {
+    if (error instanceof HandlingRefused) return { status: 'refused', message: error.message };
+    throw error;
+  }
+}

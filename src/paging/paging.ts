@@ -132,6 +132,11 @@ export function createPaging(deps: PagingDeps) {
       chain.cancel(incidentId);
       follow(incident, 'acknowledge', 'person', `acknowledged by ${String(entry.by ?? 'someone')} (${String(entry.channel ?? 'api')})`);
     }
+    // A person closed a finished run: the page is resolved with their reason (their words, labelled).
+    if (entry.type === 'incident.closed') {
+      chain.cancel(incidentId);
+      follow(incident, 'resolve', 'closed', `closed by ${String(entry.by ?? 'someone')}: "${String(entry.reason ?? '')}"`);
+    }
   }
 
   let offWatch = () => {};

@@ -5,6 +5,7 @@ import { deviceRoutes } from './routes/devices';
 import type { Quarantine } from '../quarantine/service';
 import { decisionRoutes } from './routes/decision';
 import { incidentActionRoutes } from './routes/incident-actions';
+import type { IncidentHandling } from '../incidents/incident-handling';
 import type { SettingSource } from '../config/setting-sources';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
@@ -67,6 +68,8 @@ export interface AppDeps {
   agent: AgentRuntime;
   incidents: Incidents;
   intake: Intake;
+  /** What people do with an incident besides deciding: acknowledge, assign, close, retry. */
+  handling: IncidentHandling;
   /** Batch alert sources (`POST /alerts/<name>`: Alertmanager) and what takes their alerts. */
   alertSources?: Pick<AlertSources, 'sources' | 'accept'>;
   /** Creates headed incidents (the prompt copiers, `simulate --direct`). */
@@ -177,7 +180,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   if (deps.alertSources) await app.register(alertSourceRoutes, { ...deps.alertSources, webhookSecret: secret });
   // Its own authentication: a person's token, approvers only (WEBHOOK_SECRET is Splunk's, not a person's).
   await app.register(decisionRoutes, { approvals: deps.approvals, ...(deps.operators ? { operators: deps.operators } : {}), ...(uiSession ? { session: uiSession } : {}) });
-  await app.register(incidentActionRoutes, { incidents: deps.incidents, ...(deps.operators ? { operators: deps.operators } : {}), ...(uiSession ? { session: uiSession } : {}) });
+  await app.register(incidentActionRoutes, { handling: deps.handling, ...(deps.operators ? { operators: deps.operators } : {}), ...(uiSession ? { session: uiSession } : {}) });
   if (deps.quarantine) await app.register(deviceRoutes, { quarantine: deps.quarantine, ...(deps.operators ? { operators: deps.operators } : {}), ...(uiSession ? { session: uiSession } : {}) });
   await app.register(confirmRoutes, { ...(deps.confirmChange ? { confirm: deps.confirmChange } : {}), ...(deps.operators ? { operators: deps.operators } : {}), ...(uiSession ? { session: uiSession } : {}) });
   await app.register(async (scope) => {

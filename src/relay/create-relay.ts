@@ -37,6 +37,7 @@ import { createRunGate } from './run-gate';
 import { openQuarantine } from '../quarantine/open';
 import { openConfiguredPolicy } from './policy-setup';
 import { countedIntake } from './counted-intake';
+import { createIncidentHandling } from '../incidents/incident-handling';
 import { runBlockers, standingWarnings, storeWarnings } from './standing-warnings';
 import { createHeadedIntake } from './headed-intake';
 import { terminalQuestion } from '../approvals/terminal-question';
@@ -173,6 +174,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
   const strictAllowList = createStrictAllowList({ incidents, artifactsDir: join(resolve(config.RELAY_PROJECT_DIR), 'intelligence-artifacts'), logger });
   const metrics = createRelayMetrics({ bus, incidents, storeHealth: () => store.health(), ...(team ? { leading: () => team.leading() } : {}) });
   const counted = countedIntake(intake, alertSources, metrics);
+  const handling = createIncidentHandling({ incidents, intake, ...(operators ? { people: operators } : {}) });
   // The escalation chain and the pages follow incidents from one place (src/paging/), not from each call site.
   const paging = setUpPaging({ config, incidents, bus, clock, logger, owns, remind: approvals.tellRoom, steps: () => policy?.escalation() ?? [], proxy: deps.proxy, team: team ? { pool: team.pool, relayId: team.relayId } : undefined, registry: metrics.registry });
   laterWarnings.add(() => paging.warnings());
@@ -193,6 +195,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     agent,
     incidents,
     intake: counted.intake,
+    handling,
     alertSources: counted.sources,
     metrics,
     onAuthFailed: audit.authFailed,
@@ -258,6 +261,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
       return () => void laterWarnings.delete(source);
     },
     startHeaded,
+    handling,
     onCardSubmission,
     toolsToken,
     terminalSecret,

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { AgentRuntime } from '../agent/types';
+import type { IncidentHandling } from '../incidents/incident-handling';
 import type { Approvals, DecideFn } from '../approvals/approvals';
 import type { OperatorChannel } from '../approvals/operator-channel';
 import type { OperatorRoom } from '../messaging/webex-channel';
@@ -97,6 +98,8 @@ export interface Relay {
   addStandingWarnings(source: () => string[]): () => void;
   /** Creates a headed incident and its prompt (the tray's and the UI's prompt copiers). */
   startHeaded: HeadedIntake;
+  /** What people do with an incident besides deciding (the tray uses it as the API's routes do). */
+  handling: IncidentHandling;
   /** Feed Webex card submissions here. */
   onCardSubmission(sub: CardSubmission): Promise<void>;
   /** What the agents' runtime needs to reach the relay's tools. */

@@ -4,7 +4,7 @@ import { HttpError } from '../errors';
 import type { UiSession } from '../ui-session';
 
 /** What only approvers do, by the action's name. */
-const ONLY_APPROVERS: Record<string, string> = { Decisions: 'decide', Confirms: 'confirm changes', Acknowledgements: 'acknowledge incidents', 'Clearing a quarantined device': 'clear a quarantined device' };
+const ONLY_APPROVERS: Record<string, string> = { Decisions: 'decide', Confirms: 'confirm changes', Acknowledgements: 'acknowledge incidents', Assignments: 'assign incidents', 'Closing incidents': 'close incidents', Retries: 'retry runs', 'Clearing a quarantined device': 'clear a quarantined device' };
 
 /**
  * The person behind a human action over the API (a decision, a confirm): their own token, approvers

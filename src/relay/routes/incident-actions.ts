@@ -1,39 +1,76 @@
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { OperatorDirectory } from '../../operators/operators';
-import type { Incidents } from '../../incidents/service';
-import { HttpError } from '../errors';
+import { HandlingRefused, type IncidentHandling } from '../../incidents/incident-handling';
+import { errorBodySchema, HttpError } from '../errors';
 import { approverOf } from './approver-token';
 import type { UiSession } from '../ui-session';
 
-/** Where a person acknowledged from: the API (their token), /ui (their session) or the tray. */
-const bodySchema = z.strictObject({ channel: z.enum(['api', 'ui', 'tray']).optional() }).optional();
+/** Where a person acted from: the API (their token), /ui (their session) or the tray. */
+const channelSchema = z.enum(['api', 'ui', 'tray']).optional();
+const params = z.object({ incident_id: z.string().min(1).max(64) });
+const errors = { 400: errorBodySchema, 401: errorBodySchema, 403: errorBodySchema, 404: errorBodySchema, 409: errorBodySchema };
+const base = { incident_id: z.string(), by: z.string() };
+const acknowledged = z.object({ status: z.literal('acknowledged'), ...base, channel: z.string(), at: z.string(), already: z.boolean().optional() });
+const assigned = z.object({ status: z.literal('assigned'), ...base, to: z.string(), to_email: z.string(), at: z.string() });
+const closed = z.object({ status: z.literal('closed'), ...base, reason: z.string(), at: z.string() });
+const retried = z.object({ status: z.enum(['retried', 'already_open']), ...base, new_incident_id: z.string() });
 
-/** Who acknowledged an incident first, from its timeline; undefined while nobody has. */
-export function acknowledgementOf(timeline: readonly { type: string; at: string; by?: unknown; channel?: unknown }[]) {
-  const entry = timeline.find((e) => e.type === 'incident.acknowledged');
-  return entry ? { by: String(entry.by ?? ''), channel: String(entry.channel ?? ''), at: entry.at } : undefined;
-}
+const refusedAsHttp = (error: unknown): never => {
+  if (error instanceof HandlingRefused) throw new HttpError(error.status, error.code, error.message);
+  throw error;
+};
 
 /**
- * `POST /incidents/:id/acknowledge`: a person takes an incident on, with their own token (approvers
- * only) or their /ui session. The timeline says `incident.acknowledged` {by, channel}; the
- * escalation chain stops and the page is acknowledged on the pager (src/paging/ follows the
- * timeline). A second acknowledgement answers who took it first.
+ * What a person does with an incident besides deciding its approval, with their own token
+ * (approvers only; viewers 403) or their /ui session. Each is one timeline entry every relay, the
+ * tray and /ui see: `incident.acknowledged` (the escalation chain stops and the page is
+ * acknowledged; a second acknowledgement answers who took it first), `incident.assigned` (to a
+ * person in OPERATORS_FILE), `incident.closed` (a finished run, with a reason), `incident.retried`
+ * (a failed or escalated run, started again as a new incident from the same fault).
  */
-export const incidentActionRoutes: FastifyPluginAsyncZod<{ incidents: Incidents; operators?: OperatorDirectory; session?: UiSession }> = async (app, opts) => {
+export const incidentActionRoutes: FastifyPluginAsyncZod<{ handling: IncidentHandling; operators?: OperatorDirectory; session?: UiSession }> = async (app, opts) => {
+  const { handling } = opts;
+  const person = (request: Parameters<typeof approverOf>[0], action: string) => approverOf(request, opts.operators, action, opts.session);
+  const channelOf = (request: { headers: { authorization?: string } }, given?: string) => given ?? (request.headers.authorization ? 'api' : 'ui');
+
+  app.post('/incidents/:incident_id/acknowledge', { schema: { params, body: z.strictObject({ channel: channelSchema }).optional(), response: { 200: acknowledged, ...errors } } }, async (request) => {
+    const operator = person(request, 'Acknowledgements');
+    try {
+      return handling.acknowledge(request.params.incident_id, operator, channelOf(request, request.body?.channel));
+    } catch (error) {
+      return refusedAsHttp(error);
+    }
+  });
+
+  app.post('/incidents/:incident_id/assign', { schema: { params, body: z.strictObject({ to: z.email(), channel: channelSchema }), response: { 200: assigned, ...errors } } }, async (request) => {
+    const operator = person(request, 'Assignments');
+    try {
+      return handling.assign(request.params.incident_id, operator, request.body.to);
+    } catch (error) {
+      return refusedAsHttp(error);
+    }
+  });
+
   app.post(
-    '/incidents/:incident_id/acknowledge',
-    { schema: { params: z.object({ incident_id: z.string().min(1).max(64) }), body: bodySchema } },
-    async (request, reply) => {
-      const operator = approverOf(request, opts.operators, 'Acknowledgements', opts.session);
-      const { incident_id } = request.params;
-      if (!opts.incidents.get(incident_id)) throw new HttpError(404, 'not_found', `No incident ${incident_id}`);
-      const earlier = acknowledgementOf(opts.incidents.timeline(incident_id));
-      if (earlier) return reply.code(200).send({ status: 'acknowledged', incident_id, ...earlier, already: true });
-      const channel = request.body?.channel ?? (request.headers.authorization ? 'api' : 'ui');
-      const entry = opts.incidents.record(incident_id, 'incident.acknowledged', `Acknowledged by ${operator.name} (${channel}): pages stop`, { by: operator.name, channel });
-      return reply.code(200).send({ status: 'acknowledged', incident_id, by: operator.name, channel, at: entry.at });
+    '/incidents/:incident_id/close',
+    { schema: { params, body: z.strictObject({ reason: z.string().trim().min(1, 'say why it is closed').max(1000), channel: channelSchema }), response: { 200: closed, ...errors } } },
+    async (request) => {
+      const operator = person(request, 'Closing incidents');
+      try {
+        return handling.close(request.params.incident_id, operator, request.body.reason);
+      } catch (error) {
+        return refusedAsHttp(error);
+      }
     },
   );
+
+  app.post('/incidents/:incident_id/retry', { schema: { params, body: z.strictObject({ channel: channelSchema }).optional(), response: { 202: retried, ...errors } } }, async (request, reply) => {
+    const operator = person(request, 'Retries');
+    try {
+      return reply.code(202).send(await handling.retry(request.params.incident_id, operator));
+    } catch (error) {
+      return refusedAsHttp(error);
+    }
+  });
 };

@@ -68,6 +68,17 @@ describe('IPC handlers', () => {
     expect(await handlers.decide(ours, id, rid, 'DENIED')).toMatchObject({ status: 'already_decided', by: 'oncall-jane', channel: 'desktop', decision: 'APPROVED' });
   });
 
+  it('acts on an incident as the tray user, refusing what the relay refuses and a malformed action', async () => {
+    const { r, handlers } = await setUp();
+    const id = await awaitingApproval(r);
+    expect(await handlers.incidentAction(ours, id, { kind: 'acknowledge' })).toEqual({ status: 'done', message: 'Acknowledged: pages stop' });
+    expect(r.incidents.timeline(id).filter((e) => e.type === 'incident.acknowledged')).toMatchObject([{ by: 'oncall-jane', channel: 'tray' }]);
+    expect(await handlers.incidentAction(ours, id, { kind: 'close', reason: 'handled' })).toEqual({ status: 'refused', message: expect.stringMatching(/awaiting approval: a run still going cannot be closed/) });
+    // No OPERATORS_FILE: nobody to assign to.
+    expect(await handlers.incidentAction(ours, id, { kind: 'assign', to: 'bo@example.net' })).toEqual({ status: 'refused', message: expect.stringMatching(/not in OPERATORS_FILE/) });
+    await expect(handlers.incidentAction(ours, id, { kind: 'close' })).rejects.toThrow(/incidentAction/);
+  });
+
   it.each([
     ['another page', { url: 'https://evil.example/index.html', parent: null }],
     ['another file', { url: 'file:///tmp/index.html', parent: null }],
