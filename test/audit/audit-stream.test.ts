@@ -137,7 +137,7 @@ describe('the audit stream to Splunk HEC', () => {
   it('a reload of the policy or the operators file is one event each, naming the file and what is in force', async () => {
     hec = await startFakeHec({ token: HEC_TOKEN });
     const dir = tempDir('fault-relay-audit-policy-');
-    for (const f of ['policy.yaml', 'change-records.yaml']) copyFileSync(resolve(import.meta.dirname, '../..', f), join(dir, f));
+    for (const f of ['policy.yaml', 'change-records.yaml', 'maintenance-windows.ics']) copyFileSync(resolve(import.meta.dirname, '../..', f), join(dir, f));
     const operators = operatorsFile();
     relay = await relayForTest({
       agent: createStubRuntime(),

@@ -1,4 +1,6 @@
-import { copyFileSync } from 'node:fs';
+import { copyFileSync, writeFileSync } from 'node:fs';
+import { stringify } from 'yaml';
+import { newToken } from '../../src/operators/operators';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildSplunkAlert } from '../../src/alert/sample';
@@ -33,6 +35,12 @@ const neighbor = () => {
   return r.ok ? r.output : r.error;
 };
 
+function operatorsIn(dir: string): string {
+  const file = join(dir, 'operators.yaml');
+  writeFileSync(file, stringify({ operators: [{ name: 'Ana Ruiz', email: 'ana@example.net', role: 'approver', os_user: 'ana', groups: ['tier1', 'tier2'], token_sha256: newToken().sha256 }] }));
+  return file;
+}
+
 /** A relay on the lab with the shipped policy, pinned at `at`; an incident on R1 whose repair is approved. */
 async function approvedAt(at: string, vrf?: string) {
   // The lab's neighbor is in the global table whatever VRF the alert names: the policy reads the alert.
@@ -43,7 +51,7 @@ async function approvedAt(at: string, vrf?: string) {
   const relay: Relay = await relayForTest({
     agent: createStubRuntime(),
     clock,
-    env: { DEVICE_MCP_URL: lab.mcpUrl, RELAY_TOOLS_TOKEN: 'tok', POLICY_FILE: join(dir, 'policy.yaml') },
+    env: { DEVICE_MCP_URL: lab.mcpUrl, RELAY_TOOLS_TOKEN: 'tok', POLICY_FILE: join(dir, 'policy.yaml'), OPERATORS_FILE: operatorsIn(dir) },
     extraChannels: () => ['desktop'],
   });
   const url = await relay.listen({ port: 0, host: '127.0.0.1' });
@@ -54,7 +62,8 @@ async function approvedAt(at: string, vrf?: string) {
   const id = (await relay.app.inject({ method: 'POST', url: '/fault-alert', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(alert) })).json().incident_id as string;
   const ask = () => tools.call('request_approval', { incident_id: id, summary: 'admin down', device: 'R1', commands: REPAIR });
   expect((await ask()).json).toMatchObject({ status: 'pending' });
-  await relay.approvals.decide(id, 'APPROVED', { id: 'ana@example.net' }, 'desktop');
+  // The tray's user, an approver in every group the shipped policy names: one approval meets any rule here.
+  expect(await relay.decide(id, 'APPROVED', { id: 'ana' }, 'desktop')).toMatchObject({ status: 'accepted' });
   const apply = () => device.call('config_cli', { incident_id: id, device: 'R1', commands: REPAIR });
   const types = () => relay.incidents.timeline(id).map((e) => e.type);
   const entries = (type: string) => relay.incidents.timeline(id).filter((e) => e.type === type);
@@ -127,7 +136,7 @@ describe('no-overwrite: the device must be the one the preview read', () => {
     expect((await t.ask()).json).toMatchObject({ status: 'pending' });
     const now = t.relay.incidents.get(t.id)!.approval_request!.preview!.fingerprint!.sha256;
     expect(now).toBe(mismatch!.now_sha256);
-    await t.relay.approvals.decide(t.id, 'APPROVED', { id: 'ana@example.net' }, 'desktop');
+    expect(await t.relay.decide(t.id, 'APPROVED', { id: 'ana' }, 'desktop')).toMatchObject({ status: 'accepted' });
     expect((await t.apply()).isError).toBe(false);
     expect(neighbor()).not.toMatch(/Administratively shut down/);
     expect(t.entries('change.fingerprint_checked')).toEqual([expect.objectContaining({ device: 'R1', before_sha256: now, now_sha256: now, match: true })]);
