@@ -8,12 +8,13 @@
 import { parseArgs } from 'node:util';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir, userInfo } from 'node:os';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { DecisionChannel } from '../src/approvals/lifecycle';
 import { createInterface } from 'node:readline';
 import pino from 'pino';
 import { agentLogPath, REMEDIATION_VARIANTS, type RemediationVariant } from '../src/demo/brain';
+import { DEMO_OPERATOR, demoPolicy } from '../src/demo/demo-policy';
 import { startDemoStack, type DemoStack } from '../src/demo/demo-stack';
 import { formatTimelineEntry } from '../src/demo/timeline-format';
 import { changeOutcomeText } from '../src/incidents/change';
@@ -108,11 +109,15 @@ const interrupted = () => {
 process.on('SIGINT', interrupted);
 process.on('SIGTERM', () => void shutdown(143, false));
 
+// The shipped change policy decides, on a clock pinned outside its freeze and windows.
+const policy = demoPolicy(projectDir, dataDir);
 try {
   if (args.frr) frr = await startFrrDemo(dataDir, out);
   stack = await startDemoStack({
     // The relay's guard is the only caller the device server accepts: its token goes to the relay's settings, not the runtime's.
-    ...(frr ? { deviceMcpUrl: frr.devices.mcpUrl, relayEnv: { DEVICE_MCP_TOKEN: frr.devices.token } } : {}),
+    ...(frr ? { deviceMcpUrl: frr.devices.mcpUrl } : {}),
+    relayEnv: { ...policy.env, ...(frr ? { DEVICE_MCP_TOKEN: frr.devices.token } : {}) },
+    clock: policy.clock,
     projectDir,
     dataDir,
     logger,
@@ -139,6 +144,8 @@ if (frr) {
 out(`  relay    ${relay.url}  (runtime ${relay.embedded?.endpoint.url ?? 'external'})`);
 if (stack!.model) out(`  model    ${stack!.model.baseURL}  (scripted)`);
 out(`  data     ${dataDir}  (temporary: relay store, opencode home, relay.log)`);
+out(`  policy   ${policy.env.POLICY_FILE}  (you decide as ${DEMO_OPERATOR.email}, an approver in every group it names)`);
+out(`  ${policy.notice}`);
 out(`  logs     ${path.join(projectDir, 'logs', 'troubleshooting')}`);
 out();
 try {
@@ -174,8 +181,10 @@ relay.relay.bus.subscribe('approval.requested', ({ incident, request }) => {
     out();
     (held ?? []).forEach(out);
     held = undefined;
-    const result = relay.relay.approvals.decide(incident.incident_id, decision, { id: userInfo().username }, channel);
-    if (result.status !== 'accepted') out(`  ! the relay did not take the decision: ${result.status}`);
+    // Through the relay's one decide, as the policy's approver: the policy counts who decided.
+    void Promise.resolve(relay.relay.decide(incident.incident_id, decision, { id: DEMO_OPERATOR.email }, channel)).then((result) => {
+      if (result.status !== 'accepted') out(`  ! the relay did not take the decision: ${result.status}`);
+    }, (error: Error) => out(`  ! the relay refused the decision: ${error.message}`));
   };
   if (decisionWanted) return decide(decisionWanted, 'command line');
   held = [];

@@ -12,3 +12,12 @@ export const systemClock: Clock = {
     return { cancel: () => clearTimeout(t) };
   },
 };
+
+/**
+ * A clock that reads `start` at once and then moves with real time; its timers are real. For a demo
+ * or an eval whose verdicts must not depend on the day it runs (a freeze, a change window).
+ */
+export function clockStartingAt(start: Date): Clock {
+  const offset = start.getTime() - Date.now();
+  return { now: () => new Date(Date.now() + offset), setTimeout: systemClock.setTimeout };
+}

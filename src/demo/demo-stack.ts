@@ -1,4 +1,5 @@
 import path from 'node:path';
+import type { Clock } from '../clock';
 import type { Logger } from 'pino';
 import { request } from 'undici';
 import { z } from 'zod';
@@ -33,6 +34,8 @@ export interface DemoStackOptions {
   deviceMcpUrl?: string;
   /** Extra relay settings (e.g. REMEDIATION_MODE). */
   relayEnv?: Record<string, string>;
+  /** The relay's clock (the demo and the eval pin it, so the change policy's verdict does not depend on the day). */
+  clock?: Clock;
 }
 
 export interface DemoStack {
@@ -97,6 +100,7 @@ export async function startDemoStack(opts: DemoStackOptions): Promise<DemoStack>
       port: 0,
       runtimeEnv,
       extraChannels: () => channels,
+      ...(opts.clock ? { clock: opts.clock } : {}),
       // The relay's post-check waits as long as the scripted agent's own checks do.
       ...(opts.maxSleepS !== undefined ? { postCheckPaceS: opts.maxSleepS } : {}),
     });

@@ -3,6 +3,7 @@ import type { RawTestCase } from '../artifacts/schema-test-case';
 import type { ArtifactGroup } from '../artifacts/validate';
 import { isTerminal, type Incident, type TimelineEntry } from '../incidents/model';
 import type { RunningRelay } from '../relay/start-headless';
+import { DEMO_OPERATOR } from '../demo/demo-policy';
 import { alertPayload } from './alert-payload';
 import { judge, type EvalCase } from './scorecard';
 import { configClaims } from '../incidents/outcome-words';
@@ -76,7 +77,10 @@ export async function runCase(input: CaseRunInput): Promise<EvalCase> {
     answered.add(request.requested_at);
     // A case that expects no approval is answered DENIED: asking at all is the agent's mistake, scored below.
     const decision = tc.approval === 'APPROVED' ? 'APPROVED' : 'DENIED';
-    relay.relay.approvals.decide(id, decision, { id: 'eval-operator', display: 'scripted human (npm run eval)' }, input.channel, `test case: ${tc.approval}`, request.request_id || undefined);
+    // Through the relay's one decide, as the policy's approver: the policy counts who decided.
+    Promise.resolve(relay.relay.decide(id, decision, { id: DEMO_OPERATOR.email, display: 'scripted human (npm run eval)' }, input.channel, `test case: ${tc.approval}`, request.request_id || undefined)).catch((error: unknown) =>
+      relay.relay.incidents.record(id, 'eval.decision_refused', `The scripted human's decision was refused: ${(error as Error).message}`),
+    );
   });
   const timeline = relay.relay.incidents.timeline(id);
   const of = (type: string) => timeline.filter((e) => e.type === type);

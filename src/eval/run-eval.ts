@@ -5,6 +5,7 @@ import { runTestCase } from '../artifacts/raw-test-runner';
 import { forFrr, type RawTestCase } from '../artifacts/schema-test-case';
 import type { ArtifactGroup } from '../artifacts/validate';
 import type { RemediationVariant } from '../demo/brain';
+import { demoPolicy } from '../demo/demo-policy';
 import { startDemoStack, type DemoStack } from '../demo/demo-stack';
 import { runCase } from './case-run';
 import { startEvalFrr, type EvalFrr } from './frr';
@@ -49,6 +50,9 @@ export async function startEval(opts: EvalOptions): Promise<EvalSession> {
   let variant: RemediationVariant = opts.model.kind === 'scripted' ? opts.model.variant : 'faithful';
   const frr: EvalFrr | undefined = opts.frr ? await startEvalFrr(opts.dataDir) : undefined;
   let stack: DemoStack;
+  // Scored under the shipped change policy, on a clock pinned outside its freeze and windows.
+  const policy = demoPolicy(opts.projectDir, opts.dataDir);
+  opts.logger.info(policy.notice.replace(/^clock\s+/, 'eval clock '));
   try {
     stack = await startDemoStack({
       projectDir: opts.projectDir,
@@ -63,7 +67,9 @@ export async function startEval(opts: EvalOptions): Promise<EvalSession> {
       approvalChannels: [CHANNEL],
       variantFor: () => variant,
       ...(opts.model.kind === 'runtime' ? { realModel: opts.model.model } : {}),
-      ...(frr ? { deviceMcpUrl: frr.devices.mcpUrl, relayEnv: { DEVICE_MCP_TOKEN: frr.devices.token } } : {}),
+      ...(frr ? { deviceMcpUrl: frr.devices.mcpUrl } : {}),
+      relayEnv: { ...policy.env, ...(frr ? { DEVICE_MCP_TOKEN: frr.devices.token } : {}) },
+      clock: policy.clock,
     });
     await stack.toolsConnected(120_000);
   } catch (error) {
