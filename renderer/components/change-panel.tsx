@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { RelayAnswer } from './relay-answer';
 import { changeOutcomeText } from '../../src/incidents/change';
 import type { Bridge, IncidentSummary } from '../bridge/contract';
 import { utcStamp } from '../lib/format';
@@ -38,11 +39,7 @@ export function ChangePanel({ incident, bridge }: { incident: IncidentSummary; b
           {busy ? 'Confirming…' : 'Keep this change'}
         </button>
       ) : null}
-      {answer ? (
-        <p className={answer.ok ? 'ok-text' : 'error-text'} role={answer.ok ? 'status' : 'alert'}>
-          {answer.text}
-        </p>
-      ) : null}
+      <RelayAnswer answer={answer} />
     </section>
   );
 }

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { RelayAnswer } from './relay-answer';
 import { handlingOf, type IncidentAction } from '../../src/incidents/incident-handling';
 import { isTerminal, type TimelineEntry } from '../../src/incidents/model';
 import type { Bridge, IncidentSummary } from '../bridge/contract';
@@ -72,11 +73,7 @@ export function IncidentActions({ bridge, incident, timeline }: { bridge: Bridge
           ) : null}
         </div>
       ) : null}
-      {answer ? (
-        <p className={answer.ok ? 'ok-text' : 'error-text'} role={answer.ok ? 'status' : 'alert'}>
-          {answer.text}
-        </p>
-      ) : null}
+      <RelayAnswer answer={answer} />
     </section>
   );
 }

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { RelayAnswer } from './relay-answer';
 import type { QuarantineEntry } from '../../src/quarantine/entry';
 import type { Bridge } from '../bridge/contract';
 import { utcStamp } from '../lib/format';
@@ -42,11 +43,7 @@ export function QuarantinePanel({ bridge, devices, onCleared }: { bridge: Bridge
           </li>
         ))}
       </ul>
-      {answer ? (
-        <p className={answer.ok ? 'ok-text' : 'error-text'} role={answer.ok ? 'status' : 'alert'}>
-          {answer.text}
-        </p>
-      ) : null}
+      <RelayAnswer answer={answer} />
     </section>
   );
 }
