@@ -1,7 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { join } from 'node:path';
+import { fakePagerDuty } from '../fakes/pagers';
+import { startFakeHec } from '../fakes/splunk-hec';
+import { tempDir } from '../helpers/temp-dir';
+import { ad000002 } from '../helpers/relay';
 import { createAgentClient } from '../../src/agent/client';
 import { createWebexBot, type WebexBot } from '../../src/messaging/webex-bot';
 import { proxyFor, proxySettingsFromEnv } from '../../src/net/proxy';
@@ -102,5 +107,27 @@ describe('HTTPS_PROXY / HTTP_PROXY / NO_PROXY', () => {
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({ path: '/servicesNS/admin/search/saved/searches', auth: 'Bearer splunk-token-1' });
     expect(p.seen).toEqual([`splunk.test:${splunk.port}`]);
+  });
+
+  it('pages and audit events reach PagerDuty and Splunk HEC behind the proxy', async () => {
+    const p = await proxy();
+    const pd = await fakePagerDuty('pd-key-behind-the-proxy');
+    const pdPort = new URL(pd.url).port;
+    const hec = await startFakeHec({ token: 'hec-token-behind-the-proxy' });
+    stops.push(() => hec.close());
+    const agent = createStubRuntime();
+    // No model: the run fails at once, which pages and is audited.
+    agent.model = null;
+    const relay = await relayForTest({
+      agent,
+      env: { PAGERDUTY_ROUTING_KEY: 'pd-key-behind-the-proxy', PAGERDUTY_URL: `http://pagerduty.test:${pdPort}`, SPLUNK_HEC_URL: `http://splunk-hec.test:${hec.port}`, SPLUNK_HEC_TOKEN: 'hec-token-behind-the-proxy', RELAY_DATA_DIR: join(tempDir('fault-relay-proxy-'), 'data') },
+      proxy: proxySettingsFromEnv({ HTTP_PROXY: p.url }),
+    });
+    stops.push(() => relay.close());
+    const id = (await relay.app.inject({ method: 'POST', url: '/fault-alert', payload: ad000002() })).json<{ incident_id: string }>().incident_id;
+    await pd.untilAccepted(1);
+    expect(pd.accepted[0]).toMatchObject({ event_action: 'trigger', dedup_key: id });
+    await vi.waitFor(() => expect(hec.indexed.size).toBeGreaterThan(0), { timeout: 30_000, interval: 50 });
+    expect(new Set(p.seen)).toEqual(new Set([`pagerduty.test:${pdPort}`, `splunk-hec.test:${hec.port}`]));
   });
 });
