@@ -10,7 +10,14 @@ import { linesSha256 } from './lines';
 /** The gate's answer: the change is refused (escalated or denied, no card), or asked with this requirement. */
 export type PolicyGateResult = { refused: RequestResult } | { requirement: ApprovalRequirement };
 
-export function createPolicyGate(deps: { policy: Pick<RelayPolicy, 'verdict' | 'current'>; incidents: Incidents; clock: Clock; logger: Logger; tellRoom(incidentId: string, markdown: string): void }) {
+export function createPolicyGate(deps: {
+  policy: Pick<RelayPolicy, 'verdict' | 'current'>;
+  incidents: Incidents;
+  clock: Clock;
+  logger: Logger;
+  tellRoom(incidentId: string, markdown: string): void;
+  approversIn: (groups: readonly string[]) => number;
+}) {
   const { policy, incidents, clock, logger, tellRoom } = deps;
   /**
    * The policy's verdict, before any card: a change it does not allow by card (escalate, deny, or
@@ -21,11 +28,17 @@ export function createPolicyGate(deps: { policy: Pick<RelayPolicy, 'verdict' | '
     const verdict = policy.verdict(incident, input.commands, clock.now());
     const { sha256 } = policy.current();
     const unasked = verdict.kind === 'approve' && live.length === 0;
-    if (verdict.kind === 'approve' && !unasked) {
+    // A card nobody listed may approve would only wait for its expiry: the rule's owner is told now.
+    const unstaffed = verdict.kind === 'approve' && !unasked && deps.approversIn(verdict.groups) < verdict.count;
+    if (verdict.kind === 'approve' && !unasked && !unstaffed) {
       incidents.record(incident.incident_id, 'policy.verdict', `Policy ${verdict.rule}: ${verdict.reason}`, { rule: verdict.rule, groups: verdict.groups, count: verdict.count, policy_sha256: sha256, lines_sha256: linesSha256(input.commands) });
       return { requirement: { rule: verdict.rule, groups: verdict.groups, count: verdict.count, reason: verdict.reason, policy_sha256: sha256 } };
     }
-    const reason = unasked ? `${verdict.rule} needs ${verdict.reason}, and no approval channel is live to ask them` : verdict.reason;
+    const reason = unasked
+      ? `${verdict.rule} needs ${verdict.reason}, and no approval channel is live to ask them`
+      : unstaffed
+        ? `${verdict.rule} needs ${verdict.reason}, and OPERATORS_FILE lists ${deps.approversIn(verdict.groups)} approver(s) in those groups`
+        : verdict.reason;
     const owner = verdict.kind === 'escalate' ? verdict.owner : undefined;
     const at = clock.now().toISOString();
     const summary = `Escalated by the change policy (${verdict.rule}): ${reason}.${owner ? ` Escalate to ${owner}.` : ''} No card was posted and nothing was applied.`;

@@ -113,6 +113,8 @@ export interface ApprovalsOptions {
   owns?: Owns;
   /** The change policy in force (POLICY_FILE): its verdict comes before any card. */
   policy?: Pick<RelayPolicy, 'verdict' | 'current'>;
+  /** How many approvers OPERATORS_FILE lists in any of these groups: a rule nobody can meet is escalated, not asked. */
+  approversIn?: (groups: readonly string[]) => number;
   /** The device's quarantine now (src/quarantine): a quarantined device gets no card. */
   quarantined?(device: string): Promise<QuarantineEntry | undefined>;
 }

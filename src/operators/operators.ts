@@ -86,6 +86,8 @@ export interface OperatorDirectory {
   byOsUser?(account: string): Operator | undefined;
   /** How many approvers are listed right now: with one, the API is a live approval channel. */
   approvers(): number;
+  /** How many approvers are in at least one of these groups right now: who can meet a policy rule. */
+  approversIn?(groups: readonly string[]): number;
   readonly size: number;
 }
 
@@ -105,6 +107,7 @@ export function createOperatorDirectory(operators: readonly Operator[]): Operato
     bySlackId: (userId) => operators.find((op) => op.slack_user_id === userId),
     byOsUser: (account) => operators.find((op) => op.os_user === account),
     approvers: () => operators.filter((op) => op.role === 'approver').length,
+    approversIn: (groups) => operators.filter((op) => op.role === 'approver' && (op.groups ?? []).some((g) => groups.includes(g))).length,
   };
 }
 
@@ -154,6 +157,7 @@ export function openOperatorsFile(path: string, log?: OperatorsFileLog): Operato
     bySlackId: (userId) => fresh().bySlackId?.(userId),
     byOsUser: (account) => fresh().byOsUser?.(account),
     approvers: () => fresh().approvers(),
+    approversIn: (groups) => fresh().approversIn?.(groups) ?? 0,
     get size() {
       return fresh().size;
     },

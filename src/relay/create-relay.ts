@@ -131,7 +131,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     channels,
     // Approvers in OPERATORS_FILE decide over the API and from their trays: a live channel, never unattended.
     extraChannels: () => [...(operators && operators.approvers() > 0 ? ['api'] : []), ...(deps.extraChannels?.() ?? [])],
-    ...(operators ? { approversOnline: () => presence.approvers() } : {}),
+    ...(operators ? { approversOnline: () => presence.approvers(), approversIn: (groups: readonly string[]) => operators.approversIn?.(groups) ?? 0 } : {}),
     ttlMs: config.APPROVAL_TTL,
     owns,
     whenUnattended: config.APPROVAL_WHEN_UNATTENDED,

@@ -66,7 +66,9 @@ export function withOperator(base: OperatorDirectory | undefined, extra: Operato
     byToken: (token) => base?.byToken(token),
     byEmail: (email) => (mine(email) ? extra : base?.byEmail(email)),
     bySlackId: (userId) => base?.bySlackId?.(userId),
+    byOsUser: (account) => base?.byOsUser?.(account),
     approvers: () => (base?.approvers() ?? 0) + 1,
+    approversIn: (groups) => (base?.approversIn?.(groups) ?? 0) + ((extra.groups ?? []).some((g) => groups.includes(g)) ? 1 : 0),
     get size() {
       return (base?.size ?? 0) + 1;
     },

@@ -1,5 +1,7 @@
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { stringify } from 'yaml';
+import { newToken } from '../../src/operators/operators';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Relay } from '../../src/relay/create-relay';
 import { connectMcp } from '../helpers/mcp-client';
@@ -15,13 +17,15 @@ afterEach(async () => {
 });
 
 /** The shipped policy in a folder of the test's own (so a test may edit it), a relay with a live channel, pinned at `at`. */
-async function start(at: string) {
+async function start(at: string, groups: string[] = ['tier1']) {
   const dir = tempDir('fault-relay-policy-gate-');
   for (const f of ['policy.yaml', 'change-records.yaml', 'maintenance-windows.ics']) copyFileSync(resolve(import.meta.dirname, '../..', f), join(dir, f));
+  // One approver, in these groups: whether anyone can meet the rule is part of the verdict.
+  writeFileSync(join(dir, 'operators.yaml'), stringify({ operators: [{ name: 'Ana Ruiz', email: 'ana@example.net', role: 'approver', groups, token_sha256: newToken().sha256 }] }));
   const relay: Relay = await relayForTest({
     agent: createStubRuntime(),
     clock: manualClock(at),
-    env: { RELAY_TOOLS_TOKEN: 'tok', POLICY_FILE: join(dir, 'policy.yaml') },
+    env: { RELAY_TOOLS_TOKEN: 'tok', POLICY_FILE: join(dir, 'policy.yaml'), OPERATORS_FILE: join(dir, 'operators.yaml') },
     extraChannels: () => ['desktop'],
   });
   const url = await relay.listen({ port: 0, host: '127.0.0.1' });
@@ -51,6 +55,14 @@ describe('the change policy, enforced before any card', () => {
     expect((await t.ask(id)).json).toMatchObject({ status: 'pending' });
     const verdict = t.relay.incidents.timeline(id).find((e) => e.type === 'policy.verdict');
     expect(verdict?.message).toMatch(/SC-BGP-01: 1 approval from tier1, tier2/);
+  });
+
+  it('a rule nobody listed can meet is escalated at once, not asked on a card that could only expire', async () => {
+    const t = await start('2026-11-28T12:00:00.000Z', ['change-manager']);
+    const id = await t.fire();
+    expect((await t.ask(id)).json).toMatchObject({ status: 'escalated_by_policy', rule: 'SC-BGP-01', reason: expect.stringMatching(/OPERATORS_FILE lists 0 approver\(s\) in those groups/) });
+    expect(t.relay.incidents.get(id)).toMatchObject({ state: 'escalated', approval_request: null });
+    expect(t.relay.incidents.timeline(id).map((e) => e.type)).not.toContain('approval.requested');
   });
 
   it('an edit that does not load keeps the last good policy, and /health says so', async () => {
