@@ -13,7 +13,8 @@
  */
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
-import { createMcpDeviceTools, DeviceToolError } from '../src/artifacts/device-tools';
+import { DeviceToolError } from '../src/artifacts/device-contract';
+import { createMcpDeviceTools } from '../src/artifacts/mcp-device-tools';
 import { createLabAdminClient, LabAdminError } from '../src/lab/admin-client';
 import { FAULT_ALIASES, FAULT_KINDS } from '../src/lab/faults';
 import { InventoryError } from '../src/lab/inventory';

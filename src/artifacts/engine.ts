@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { systemClock, type Clock } from './clock';
-import { DeviceToolError, type DeviceTools } from './device-tools';
+import { DeviceToolError, type DeviceTools } from './device-contract';
 import { evaluateExpectations, runCaptures, type ExpectationResult } from './expectations';
 import type { FaultSignature } from './schema-fs';
 import type { CheckStep, RawStep, RepairActionWorkflow, RepairStep } from './schema-raw';

@@ -1,5 +1,5 @@
 import { systemClock, type Clock } from './clock';
-import { DeviceToolError, type DeviceTools, WITHOUT_PROVISIONAL } from './device-tools';
+import { DeviceToolError, type DeviceTools, WITHOUT_PROVISIONAL } from './device-contract';
 import { runRaw, type ApprovalRequest, type RunRawResult } from './engine';
 import { compareRun, scriptedApprover, type CaseResult } from './raw-test-runner';
 import { forFrr, type RawTestCase } from './schema-test-case';

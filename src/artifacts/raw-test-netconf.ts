@@ -1,4 +1,4 @@
-import type { DeviceTools } from './device-tools';
+import type { DeviceTools } from './device-contract';
 import { runRaw, type ApprovalRequest, type RunRawResult } from './engine';
 import { cappedClock, countingTools } from './raw-test-frr';
 import { compareRun, scriptedApprover, type CaseResult } from './raw-test-runner';

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { createLab } from '../lab/lab';
 import { DEFAULT_INVENTORY_PATH, loadInventory } from '../lab/inventory';
 import { createVirtualClock } from './clock';
-import { createLabDeviceTools } from './device-tools';
+import { createLabDeviceTools } from '../lab/lab-device-tools';
 import { runRaw, type ApprovalRequest, type RunRawResult } from './engine';
 import type { RawTestCase } from './schema-test-case';
 import type { ArtifactGroup } from './validate';

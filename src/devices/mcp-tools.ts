@@ -1,6 +1,6 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { CONFIRM_WITHIN_S, type ChangeStatus } from '../artifacts/device-tools';
+import { CONFIRM_WITHIN_S, type ChangeStatus } from '../artifacts/device-contract';
 import type { DeviceService } from './device-service';
 import { DeviceError } from './errors';
 import { registerPreviewTool } from '../artifacts/config-preview-tool';

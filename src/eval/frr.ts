@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { DeviceToolError } from '../artifacts/device-tools';
+import { DeviceToolError } from '../artifacts/device-contract';
 import { runRaw } from '../artifacts/engine';
 import { systemClock } from '../artifacts/clock';
 import type { RawTestCase } from '../artifacts/schema-test-case';

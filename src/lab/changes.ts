@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Clock } from '../artifacts/clock';
-import { CONFIRM_WITHIN_S, type ChangeStatus } from '../artifacts/device-tools';
+import { CONFIRM_WITHIN_S, type ChangeStatus } from '../artifacts/device-contract';
 import type { Device, DeviceConfig } from './device';
 import { normalisedConfigLines, type FingerprintMismatch } from '../artifacts/config-fingerprint';
 import { checkFingerprint, type SeenConfigs } from '../devices/config-fingerprint';

@@ -1,6 +1,6 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { CONFIRM_WITHIN_S } from '../artifacts/device-tools';
+import { CONFIRM_WITHIN_S } from '../artifacts/device-contract';
 import { SHA256_HEX } from '../artifacts/config-fingerprint';
 import type { ChangeResult } from './changes';
 import type { Lab } from './lab';

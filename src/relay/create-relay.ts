@@ -12,7 +12,7 @@ import { createRelayToolsServer } from '../tools/relay-tools';
 import { setUpConfirmedApply } from '../tools/confirmed-apply-setup';
 import { createTeamConfirms } from '../team/confirms';
 import { createDeviceGuardServer } from '../tools/device-guard';
-import { createMcpDeviceTools } from '../artifacts/device-tools';
+import { createMcpDeviceTools } from '../artifacts/mcp-device-tools';
 import { createStrictAllowList } from '../tools/strict-allow-list';
 import { join, resolve } from 'node:path';
 import { followRuntime } from './runtime-follow';

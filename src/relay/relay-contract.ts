@@ -5,7 +5,7 @@ import type { IncidentHandling } from '../incidents/incident-handling';
 import type { Approvals, DecideFn } from '../approvals/approvals';
 import type { OperatorChannel } from '../approvals/operator-channel';
 import type { OperatorRoom } from '../messaging/webex-channel';
-import type { DeviceTools } from '../artifacts/device-tools';
+import type { DeviceTools } from '../artifacts/device-contract';
 import type { Clock } from '../clock';
 import type { ConfirmFn } from './routes/confirm';
 import type { RelayConfig } from '../config/schema';

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { DeviceTools } from '../artifacts/device-tools';
+import type { DeviceTools } from '../artifacts/device-contract';
 import { loadArtifactGroup } from '../artifacts/load';
 import type { ArtifactGroup } from '../artifacts/validate';
 import type { Clock } from '../clock';

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { ChangeStatus, DeviceTools } from '../artifacts/device-tools';
+import type { ChangeStatus, DeviceTools } from '../artifacts/device-contract';
 import type { Clock } from '../clock';
 import { changeOutcomeText, endingOfReason, nextChangeState, type ChangeEnding, type ChangeEvent, type ChangeRecord } from '../incidents/change';
 import type { Incidents } from '../incidents/service';

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { Approvals } from '../approvals/approvals';
 import { shortHash } from '../approvals/lines';
-import { DeviceToolError, type DeviceTools } from '../artifacts/device-tools';
+import { DeviceToolError, type DeviceTools } from '../artifacts/device-contract';
 import type { Incidents } from '../incidents/service';
 import { checkExec } from './device-policy';
 import { NOTHING_SENT_KINDS } from '../devices/errors';

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ChangeStatus } from '../../src/artifacts/device-tools';
+import { ChangeStatus } from '../../src/artifacts/device-contract';
 import { waitForSession } from '../../src/frr-lab/bgp-state';
 import { connectMcp } from '../helpers/mcp-client';
 import { tempDir } from '../helpers/temp-dir';

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ChangeStatus } from '../../src/artifacts/device-tools';
+import { ChangeStatus } from '../../src/artifacts/device-contract';
 import { startDeviceServer, type RunningDeviceServer } from '../../src/devices/server';
 import { waitForSession } from '../../src/frr-lab/bgp-state';
 import { startFrrLab, type FrrLab } from '../../src/frr-lab/lab';

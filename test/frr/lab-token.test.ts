@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { createMcpDeviceTools, DeviceToolError } from '../../src/artifacts/device-tools';
+import { DeviceToolError } from '../../src/artifacts/device-contract';
+import { createMcpDeviceTools } from '../../src/artifacts/mcp-device-tools';
 import { repoRoot } from '../helpers/opencode';
 import { NO_FRR } from './frr-available';
 

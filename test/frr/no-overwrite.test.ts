@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildSplunkAlert } from '../../src/alert/sample';
-import { createMcpDeviceTools, type McpDeviceTools } from '../../src/artifacts/device-tools';
+import { createMcpDeviceTools, type McpDeviceTools } from '../../src/artifacts/mcp-device-tools';
 import { startDeviceServer, type RunningDeviceServer } from '../../src/devices/server';
 import { startFrrLab, type FrrLab } from '../../src/frr-lab/lab';
 import { buildEvidenceBundle } from '../../src/incidents/evidence-bundle';

@@ -7,7 +7,7 @@ import { createMemoryBackend, createPersistentStore } from '../../src/incidents/
 import { createRelay } from '../../src/relay/create-relay';
 import type { Clock } from '../../src/clock';
 import type { IncidentStore } from '../../src/incidents/store';
-import type { DeviceTools } from '../../src/artifacts/device-tools';
+import type { DeviceTools } from '../../src/artifacts/device-contract';
 import type { ProxySettings } from '../../src/net/proxy';
 import { testLogDir } from './log-dir';
 import type { QuarantineBackend } from '../../src/quarantine/entry';

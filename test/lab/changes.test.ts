@@ -1,7 +1,9 @@
 import { pino } from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createVirtualClock, type VirtualClock } from '../../src/artifacts/clock';
-import { createLabDeviceTools, createMcpDeviceTools, DeviceToolError, type McpDeviceTools } from '../../src/artifacts/device-tools';
+import { DeviceToolError } from '../../src/artifacts/device-contract';
+import { createMcpDeviceTools, type McpDeviceTools } from '../../src/artifacts/mcp-device-tools';
+import { createLabDeviceTools } from '../../src/lab/lab-device-tools';
 import { startLab, type RunningLab } from '../../src/lab/server';
 
 let running: RunningLab;

@@ -3,7 +3,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { pino } from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createVirtualClock, type VirtualClock } from '../../src/artifacts/clock';
-import { createMcpDeviceTools, DeviceToolError, type McpDeviceTools } from '../../src/artifacts/device-tools';
+import { DeviceToolError } from '../../src/artifacts/device-contract';
+import { createMcpDeviceTools, type McpDeviceTools } from '../../src/artifacts/mcp-device-tools';
 import { runRaw } from '../../src/artifacts/engine';
 import { loadArtifactGroup } from '../../src/artifacts/load';
 import { extractFromLogLine } from '../../src/artifacts/variables';

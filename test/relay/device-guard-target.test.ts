@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { DeviceToolError, type DeviceTools, WITHOUT_PROVISIONAL } from '../../src/artifacts/device-tools';
+import { DeviceToolError, type DeviceTools, WITHOUT_PROVISIONAL } from '../../src/artifacts/device-contract';
 import { withProvisional } from '../helpers/provisional-stand-in';
 import type { Relay } from '../../src/relay/create-relay';
 import { buildSplunkAlert } from '../../src/alert/sample';

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createLabDeviceTools } from '../../src/artifacts/device-tools';
+import { createLabDeviceTools } from '../../src/lab/lab-device-tools';
 import { startLab } from '../../src/lab/server';
 import type { Relay } from '../../src/relay/create-relay';
 import { connectMcp } from '../helpers/mcp-client';

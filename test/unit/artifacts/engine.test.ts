@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createVirtualClock, type VirtualClock } from '../../../src/artifacts/clock';
-import { createLabDeviceTools, type DeviceTools, WITHOUT_PROVISIONAL } from '../../../src/artifacts/device-tools';
+import { type DeviceTools, WITHOUT_PROVISIONAL } from '../../../src/artifacts/device-contract';
+import { createLabDeviceTools } from '../../../src/lab/lab-device-tools';
 import { runRaw, type ApprovalRequest } from '../../../src/artifacts/engine';
 import { loadArtifactGroup, rawReadOnlyCommands, type ArtifactGroup } from '../../../src/artifacts/load';
 import { loadInventory, type Inventory } from '../../../src/lab/inventory';

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createVirtualClock } from '../../../src/artifacts/clock';
-import { WITHOUT_PROVISIONAL, type DeviceTools } from '../../../src/artifacts/device-tools';
+import { WITHOUT_PROVISIONAL, type DeviceTools } from '../../../src/artifacts/device-contract';
 import { runRaw } from '../../../src/artifacts/engine';
 import { loadArtifactGroup } from '../../../src/artifacts/load';
 import { repoRoot } from '../../helpers/opencode';

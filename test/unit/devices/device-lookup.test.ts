@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createMcpDeviceTools, DeviceToolError } from '../../../src/artifacts/device-tools';
+import { DeviceToolError } from '../../../src/artifacts/device-contract';
+import { createMcpDeviceTools } from '../../../src/artifacts/mcp-device-tools';
 import { DeviceService } from '../../../src/devices/device-service';
 import { DeviceError, NOTHING_SENT_KINDS } from '../../../src/devices/errors';
 import { parseInventory, type Inventory } from '../../../src/devices/inventory';

@@ -1,6 +1,7 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMcpDeviceTools, DeviceToolError } from '../../../src/artifacts/device-tools';
+import { DeviceToolError } from '../../../src/artifacts/device-contract';
+import { createMcpDeviceTools } from '../../../src/artifacts/mcp-device-tools';
 import { allowedHostHeaders, bearerMatches, startDeviceServer, type RunningDeviceServer } from '../../../src/devices/server';
 import { tempDir } from '../../helpers/temp-dir';
 import { startFakeDevice, type FakeDevice } from './fake-device';
