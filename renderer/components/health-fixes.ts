@@ -1,5 +1,5 @@
 /**
- * The spec's "diagnostics by symptom" table (README, Troubleshooting): what to check and what
+ * The spec's "diagnostics by symptom" table (docs/operating.md, Troubleshooting): what to check and what
  * to fix, shown next to the check that points at it.
  */
 export interface Diagnosis {

@@ -4,7 +4,7 @@ import { ConfigPreview } from '../artifacts/config-preview';
 import type { DecideResult } from './types';
 
 /**
- * The `OperatorChannel` port (ARCHITECTURE.md, "Seams"): where people are asked, told and heard.
+ * The `OperatorChannel` port (docs/channels.md): where people are asked, told and heard.
  * Webex and Slack are adapters; each owns its payloads (cards, blocks), its ids and its check of
  * who may decide. The approvals module knows a list of channels by name, never a product.
  */

@@ -6,7 +6,7 @@ export { ROLLBACK_TITLE, rollbackLines } from './rollback-text';
 
 /**
  * What a change's lines would do to the live device, computed before anyone is asked to approve
- * them (issue #21, point 4). Read-only: computing it never changes the device. How it was made:
+ * them. Read-only: computing it never changes the device. How it was made:
  * preview-method.ts.
  */
 export const ConfigPreviewMethod = z.enum(PREVIEW_METHODS);

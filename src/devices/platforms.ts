@@ -30,7 +30,7 @@ export interface Platform {
   /** A line meaning the device refused a configuration line (any refusal, not only syntax). */
   configError: RegExp;
   rollback: RollbackStrategy;
-  /** The README's words on what a failed change leaves behind. */
+  /** What a failed change leaves behind, in the words docs/real-routers.md uses. */
   guarantee: string;
   /** Advice when a command uses something this platform lacks. */
   hints: Array<{ test: RegExp; say: string }>;

@@ -106,8 +106,7 @@ function requestOf(incident: Incident, scrub: (s: string) => string): Content['a
   const request = incident.approval_request;
   if (!request) return null;
   const lines = request.commands.map((l) => redactText(l, scrub));
-  // The schema of the request is growing a preview (issue #21 point 4): read it when it is there.
-  const preview = (request as Record<string, unknown>).preview;
+  const preview = request.preview;
   return {
     request_id: request.request_id,
     summary: redactText(request.summary, scrub).text,

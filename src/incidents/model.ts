@@ -68,7 +68,7 @@ export const approvalRequestSchema = z.object({
     /** Headed runs: when the relay itself wrote the question into the operator's terminal session. */
     terminal_shown_at: z.string().nullable().default(null),
     /**
-     * The dry run of the lines on the live device, computed before anyone was asked (issue #21 point 4);
+     * The dry run of the lines on the live device, computed before anyone was asked;
      * null without device tools. Absent on records from before it existed: read as "no preview".
      */
     preview: ConfigPreview.nullable().optional(),

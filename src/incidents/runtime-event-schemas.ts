@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 /**
  * The `properties` of the runtime events the live timeline reads (opencode 1.18.33, recorded in
- * `/work/shared/notes/agent-runtime.md` §3). Only the fields used are named; the rest passes
+ * `docs/opencode-runtime.md` §3). Only the fields used are named; the rest passes
  * through, so a newer runtime that adds fields keeps working.
  */
 

@@ -9,7 +9,7 @@ export type PreviewConfig = (device: string, commands: string[]) => Promise<Conf
 export type PreviewOutcome = { ok: true; preview: ConfigPreview | null } | { ok: false; refusal: string };
 
 /**
- * The dry run before an approval is requested (issue #21, point 4), always on the incident's own
+ * The dry run before an approval is requested, always on the incident's own
  * device. A refusal ends the request here: nobody is asked to approve lines the device refuses, the
  * agent is told why and the timeline records it. A device that cannot be asked (unreachable, a
  * server without `preview_config`) is not a refusal: the request goes on without a preview and the

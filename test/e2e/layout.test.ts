@@ -170,7 +170,7 @@ describe.skipIf(!CHROMIUM)('the triage UI at 3 a.m., from a phone to a 4K monito
     expect(await page.getByLabel('Progress').textContent()).toMatch(/^approval \d+m( \d+s)? left · step 2\/8 validate_neighbor_state · (\d+m( \d+s)?|\d+s) elapsed$/);
     await approval.getByText(/sent to tray/).waitFor();
     expect(await approval.getByLabel('Rollback', { exact: true }).textContent()).toBe('router bgp 65001\n neighbor 10.0.0.2 shutdown');
-    // Beside the lines, the lab's dry run of them (issue #21 point 4).
+    // Beside the lines, the lab's dry run of them.
     expect(await approval.getByLabel('Would change').textContent()).toBe('- router bgp 65001 > neighbor 10.0.0.2 shutdown');
     await page.getByRole('tab', { name: /Timeline/ }).click().catch(() => undefined);
     const timeline = page.getByRole('list', { name: 'Timeline' });

@@ -9,7 +9,7 @@ import { relayForTest, silent } from '../helpers/relay';
 import { createStubRuntime } from '../helpers/stub-runtime';
 
 /**
- * Issue #21 point 4: before an approval is requested the relay dry-runs the lines on the incident's
+ * Before an approval is requested the relay dry-runs the lines on the incident's
  * device (here the simulated lab over MCP, as a real device tool server is reached), refuses what the
  * device refuses, and shows what the lines would change beside them.
  */

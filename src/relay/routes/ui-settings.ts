@@ -2,7 +2,7 @@ import { configSchema, SECRET_KEYS, type RelayConfig } from '../../config/schema
 import { valueInForce, type SettingSource } from '../../config/setting-sources';
 import type { SettingFieldBody } from './ui-schemas';
 
-/** What each variable means, as the README's configuration table says; shown beside its field. */
+/** What each variable means, as docs/configuration.md's table says; shown beside its field. */
 export const SETTING_DESCRIPTIONS: Record<keyof RelayConfig, string> = {
   AGENT_URL: 'Base URL of an opencode server started elsewhere; unset: the relay runs its own.',
   AGENT_SERVER_USERNAME: 'Basic-auth user for the agent runtime.',

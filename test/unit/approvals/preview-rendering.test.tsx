@@ -9,7 +9,7 @@ import type { Incident } from '../../../src/incidents/model';
 import { buildApprovalCard } from '../../../src/messaging/approval-card';
 import { approvalBlocks } from '../../../src/slack/blocks';
 
-/** Issue #21 point 4: every channel shows the dry run beside the lines, or says there is none. */
+/** Every channel shows the dry run beside the lines, or says there is none. */
 const commands = ['router bgp 65001', 'no neighbor 10.0.0.2 shutdown'];
 const preview: ConfigPreview = {
   device: 'R1',

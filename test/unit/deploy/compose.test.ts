@@ -20,7 +20,7 @@ function inSubnet(address: string, cidr: string): boolean {
   return Math.floor(n(address) / size) === Math.floor(n(base) / size);
 }
 
-// Checked here because no container engine runs in the test suite (README: the images are checked by hand).
+// Checked here because no container engine runs in the test suite (docs/team-relay.md: the images are checked by hand).
 describe('compose.yaml: the relays behind nginx', () => {
   it('trust exactly nginx\'s fixed address as their proxy, in a form the relay accepts', () => {
     const front = compose.services.front!.networks?.default?.ipv4_address;
