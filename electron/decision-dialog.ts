@@ -1,8 +1,8 @@
-import { visibleLines } from '../src/approvals/visible-text';
-import { AGENT_SUMMARY_LABEL, quotedPlain } from '../src/approvals/inert-text';
+import { visibleLines } from '../src/core/approvals/visible-text';
+import { AGENT_SUMMARY_LABEL, quotedPlain } from '../src/core/approvals/inert-text';
 import type { MessageBoxOptions } from 'electron';
-import type { Decision, Incident } from '../src/incidents/model';
-import { shortHash } from '../src/approvals/lines';
+import type { Decision, Incident } from '../src/core/incidents/model';
+import { shortHash } from '../src/core/approvals/lines';
 
 /**
  * The confirmation behind the tray's Approve… / Deny…: the exact commands, and Cancel as the

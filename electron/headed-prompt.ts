@@ -1,6 +1,6 @@
 import type { DirectPromptInput } from '../renderer/bridge/contract';
-import { SEARCH_METADATA_KEYS } from '../src/alert/schema';
-import type { PublicIncident } from '../src/incidents/model';
+import { SEARCH_METADATA_KEYS } from '../src/adapters/alert-sources/schema';
+import type { PublicIncident } from '../src/core/incidents/model';
 
 const NOT_RESULT_FIELDS: ReadonlySet<string> = new Set([...SEARCH_METADATA_KEYS, 'device_name']);
 

@@ -1,7 +1,7 @@
-import type { Clock } from '../src/clock';
+import type { Clock } from '../src/core/clock';
 import type { DeepHealth } from '../src/relay/health-checks';
 import type { TrayHealth } from './tray-state';
-import { quarantineLine } from '../src/quarantine/entry';
+import { quarantineLine } from '../src/core/quarantine/entry';
 
 /** The first failing check, in words that say what to look at. */
 export function trayHealthOf(health: DeepHealth): TrayHealth {

@@ -1,16 +1,16 @@
-import { shortHash } from '../src/approvals/lines';
-import { requestRequirementLine } from '../src/approvals/standing';
-import { visibleLines } from '../src/approvals/visible-text';
-import { quotedPlain } from '../src/approvals/inert-text';
-import { previewShort } from '../src/artifacts/config-preview';
+import { shortHash } from '../src/core/approvals/lines';
+import { requestRequirementLine } from '../src/core/approvals/standing';
+import { visibleLines } from '../src/core/approvals/visible-text';
+import { quotedPlain } from '../src/core/approvals/inert-text';
+import { previewShort } from '../src/runbooks/config-preview';
 import type { NotificationConstructorOptions } from 'electron';
 import type { Logger } from 'pino';
 import type { DecideOutcome } from '../renderer/bridge/contract';
-import type { Actor } from '../src/approvals/approvals';
-import type { Bus } from '../src/events/bus';
-import type { RelayEvents } from '../src/incidents/events';
-import { isTerminal, type Decision } from '../src/incidents/model';
-import type { ApprovalRequest, PublicIncident } from '../src/incidents/model';
+import type { Actor } from '../src/core/approvals/approvals';
+import type { Bus } from '../src/core/events/bus';
+import type { RelayEvents } from '../src/core/incidents/events';
+import { isTerminal, type Decision } from '../src/core/incidents/model';
+import type { ApprovalRequest, PublicIncident } from '../src/core/incidents/model';
 
 /** The part of Electron's Notification this module uses; tests pass a fake class. */
 export interface NotificationLike {

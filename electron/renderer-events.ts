@@ -1,6 +1,6 @@
 import type { UiEvent } from '../renderer/bridge/contract';
-import type { Bus } from '../src/events/bus';
-import type { RelayEvents } from '../src/incidents/events';
+import type { Bus } from '../src/core/events/bus';
+import type { RelayEvents } from '../src/core/incidents/events';
 
 const FOR_THE_UI: ReadonlySet<string> = new Set(['incident.created', 'incident.updated', 'incident.timeline', 'approval.requested', 'approval.decided']);
 

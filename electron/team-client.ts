@@ -1,11 +1,11 @@
 import { request } from 'undici';
-import { actionDoneWords, type IncidentAction, type IncidentActionOutcome } from '../src/incidents/incident-handling';
+import { actionDoneWords, type IncidentAction, type IncidentActionOutcome } from '../src/core/incidents/incident-handling';
 import type { Logger } from 'pino';
 import { parseUiEvent, UI_EVENT_NAMES, type UiEventName } from '../renderer/bridge/ui-event-schema';
 import type { IncidentSummary, UiEvent } from '../renderer/bridge/contract';
-import { jitteredBackoff, wait } from '../src/backoff';
-import { systemClock } from '../src/clock';
-import { createSseParser } from '../src/net/sse';
+import { jitteredBackoff, wait } from '../src/core/backoff';
+import { systemClock } from '../src/core/clock';
+import { createSseParser } from '../src/adapters/net/sse';
 
 /** What the team relay answered to a decision, in words for the engineer. */
 export type TeamDecision =

@@ -1,8 +1,8 @@
 import type { DecideOutcome, IncidentDetail, IncidentSummary } from '../renderer/bridge/contract';
 import type { DeepHealth } from '../src/relay/health-checks';
 import { artifactGroupViews } from '../src/relay/routes/ui-artifacts';
-import { evidenceBundleSchema } from '../src/incidents/evidence-bundle';
-import { renderEvidenceMarkdown } from '../src/incidents/evidence-markdown';
+import { evidenceBundleSchema } from '../src/core/incidents/evidence-bundle';
+import { renderEvidenceMarkdown } from '../src/core/incidents/evidence-markdown';
 import type { RequestChannels } from './ipc/contract';
 import type { Settings } from './settings';
 import type { TeamClient, TeamDecision } from './team-client';

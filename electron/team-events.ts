@@ -1,6 +1,6 @@
 import type { UiEvent } from '../renderer/bridge/contract';
-import type { Bus } from '../src/events/bus';
-import type { RelayEvents } from '../src/incidents/events';
+import type { Bus } from '../src/core/events/bus';
+import type { RelayEvents } from '../src/core/incidents/events';
 
 /**
  * The team relay's stream, republished as the in-process relay's bus events, so the tray, the

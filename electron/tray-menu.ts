@@ -1,5 +1,5 @@
 import type { MenuItemConstructorOptions } from 'electron';
-import type { Decision } from '../src/incidents/model';
+import type { Decision } from '../src/core/incidents/model';
 import type { TrayStatus } from './tray-state';
 
 export interface PendingApproval {

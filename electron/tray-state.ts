@@ -1,5 +1,5 @@
-import type { Incident, IncidentState } from '../src/incidents/model';
-import { progressLine } from '../src/incidents/progress-line';
+import type { Incident, IncidentState } from '../src/core/incidents/model';
+import { progressLine } from '../src/core/incidents/progress-line';
 
 export const TRAY_STATES = ['idle', 'running', 'awaiting_approval', 'degraded'] as const;
 export type TrayState = (typeof TRAY_STATES)[number];

@@ -1,7 +1,7 @@
 import type { MenuItemConstructorOptions } from 'electron';
-import type { Bus } from '../src/events/bus';
-import type { RelayEvents } from '../src/incidents/events';
-import type { Incident, IncidentState } from '../src/incidents/model';
+import type { Bus } from '../src/core/events/bus';
+import type { RelayEvents } from '../src/core/incidents/events';
+import type { Incident, IncidentState } from '../src/core/incidents/model';
 import { buildTrayMenu, type TrayMenuActions, type TrayMenuModel } from './tray-menu';
 import { trayStatus, type TrayHealth, type TrayState, type TrayStatus } from './tray-state';
 

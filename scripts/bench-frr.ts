@@ -10,12 +10,12 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DeviceService } from '../src/devices/device-service';
-import { loadInventory } from '../src/devices/inventory';
-import { waitForSession } from '../src/frr-lab/bgp-state';
-import { frrLabUnavailable, run } from '../src/frr-lab/host';
-import { startFrrLab } from '../src/frr-lab/lab';
-import { startWatcher } from '../src/frr-lab/watcher';
+import { DeviceService } from '../src/adapters/devices/device-service';
+import { loadInventory } from '../src/adapters/devices/inventory';
+import { waitForSession } from '../harness/frr-lab/bgp-state';
+import { frrLabUnavailable, run } from '../harness/frr-lab/host';
+import { startFrrLab } from '../harness/frr-lab/lab';
+import { startWatcher } from '../harness/frr-lab/watcher';
 import { benchConfirmedApply } from './bench/frr-confirm';
 
 const missing = frrLabUnavailable();

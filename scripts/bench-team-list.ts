@@ -13,11 +13,11 @@ import { createTeamClient } from '../electron/team-client';
 import { filterIncidents, NO_FILTER } from '../renderer/state/incident-filter';
 import { sortIncidents } from '../renderer/state/incidents-state';
 import { loadConfig } from '../src/config/load';
-import { NO_APPLICATION, type Incident } from '../src/incidents/model';
-import { createMemoryBackend, createPersistentStore } from '../src/incidents/persistent-store';
-import { newToken } from '../src/operators/operators';
+import { NO_APPLICATION, type Incident } from '../src/core/incidents/model';
+import { createMemoryBackend, createPersistentStore } from '../src/core/incidents/persistent-store';
+import { newToken } from '../src/core/operators/operators';
 import { createRelay } from '../src/relay/create-relay';
-import { createDeferredRuntime } from '../src/agent/deferred';
+import { createDeferredRuntime } from '../src/adapters/agent/deferred';
 
 const logger = pino({ level: 'silent' });
 const dir = mkdtempSync(join(tmpdir(), 'fault-relay-bench-team-'));

@@ -7,10 +7,10 @@
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { request } from 'undici';
-import { loadArtifactGroup } from '../src/artifacts/load';
-import { forFrr, type RawTestCase } from '../src/artifacts/schema-test-case';
-import type { ArtifactGroup } from '../src/artifacts/validate';
-import { alertPayload } from '../src/eval/alert-payload';
+import { loadArtifactGroup } from '../src/runbooks/load';
+import { forFrr, type RawTestCase } from '../src/runbooks/schema-test-case';
+import type { ArtifactGroup } from '../src/runbooks/validate';
+import { alertPayload } from '../harness/eval/alert-payload';
 
 export interface DemoCase {
   group: ArtifactGroup;

@@ -4,13 +4,13 @@
  * is what the router's own log line becomes.
  */
 import path from 'node:path';
-import { startDeviceServer, type RunningDeviceServer } from '../src/devices/server';
-import { sessionState, waitForSession } from '../src/frr-lab/bgp-state';
-import { frrLabUnavailable } from '../src/frr-lab/host';
-import { startFrrLab, type FrrLab } from '../src/frr-lab/lab';
-import { startWatcher } from '../src/frr-lab/watcher';
-import type { RawTestCase } from '../src/artifacts/schema-test-case';
-import { applyFrrFault, resetFrrLab } from '../src/frr-lab/faults';
+import { startDeviceServer, type RunningDeviceServer } from '../src/adapters/devices/server';
+import { sessionState, waitForSession } from '../harness/frr-lab/bgp-state';
+import { frrLabUnavailable } from '../harness/frr-lab/host';
+import { startFrrLab, type FrrLab } from '../harness/frr-lab/lab';
+import { startWatcher } from '../harness/frr-lab/watcher';
+import type { RawTestCase } from '../src/runbooks/schema-test-case';
+import { applyFrrFault, resetFrrLab } from '../harness/frr-lab/faults';
 
 export interface FrrDemo {
   lab: FrrLab;

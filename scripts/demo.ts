@@ -10,16 +10,16 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { DecisionChannel } from '../src/approvals/lifecycle';
+import type { DecisionChannel } from '../src/core/approvals/lifecycle';
 import { createInterface } from 'node:readline';
 import pino from 'pino';
-import { agentLogPath, REMEDIATION_VARIANTS, type RemediationVariant } from '../src/demo/brain';
-import { DEMO_OPERATOR, demoPolicy } from '../src/demo/demo-policy';
-import { startDemoStack, type DemoStack } from '../src/demo/demo-stack';
-import { formatTimelineEntry } from '../src/demo/timeline-format';
-import { changeOutcomeText } from '../src/incidents/change';
-import { isTerminal, type Incident } from '../src/incidents/model';
-import { createLogger } from '../src/log/logger';
+import { agentLogPath, REMEDIATION_VARIANTS, type RemediationVariant } from '../harness/demo/brain';
+import { DEMO_OPERATOR, demoPolicy } from '../harness/demo/demo-policy';
+import { startDemoStack, type DemoStack } from '../harness/demo/demo-stack';
+import { formatTimelineEntry } from '../harness/demo/timeline-format';
+import { changeOutcomeText } from '../src/core/incidents/change';
+import { isTerminal, type Incident } from '../src/core/incidents/model';
+import { createLogger } from '../src/adapters/log/logger';
 import { cli, type Fail } from './cli';
 import { startFrrDemo, type FrrDemo } from './demo-frr';
 import { demoCase, postCaseAlert } from './demo-case';
@@ -77,7 +77,7 @@ const scripted = args.model === undefined;
 out('Fault Relay demo');
 out(
   scripted
-    ? '  The model is SCRIPTED: a local fake LLM plays the agents by the book (src/demo/brain). The agents, opencode,\n' +
+    ? '  The model is SCRIPTED: a local fake LLM plays the agents by the book (harness/demo/brain). The agents, opencode,\n' +
         '  the relay, its device guard, the KB and the device lab are the real product.\n' +
         '  A real model is one line away: "model": "<provider>/<model>" in opencode.json (or OPENCODE_CONFIG_CONTENT),\n' +
         '  then npm run relay; or here: npm run demo -- --model anthropic/claude-sonnet-4-5'

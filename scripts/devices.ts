@@ -11,13 +11,13 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
-import { DeviceError } from '../src/devices/errors';
-import { scanHostKey } from '../src/devices/host-key-scan';
-import { findDevice, InventoryError, loadInventory } from '../src/devices/inventory';
-import { checkHostKey, fingerprint, keyType, trustHostKey } from '../src/devices/known-hosts';
-import { DEFAULT_DEVICE_SERVER_PORT, generateDeviceServerToken, MIN_DEVICE_SERVER_TOKEN_LENGTH, startDeviceServer } from '../src/devices/server';
-import { supervisedMain } from '../src/devices/supervised';
-import { relayEnvLines, writeTokenFile } from '../src/devices/token-file';
+import { DeviceError } from '../src/adapters/devices/errors';
+import { scanHostKey } from '../src/adapters/devices/host-key-scan';
+import { findDevice, InventoryError, loadInventory } from '../src/adapters/devices/inventory';
+import { checkHostKey, fingerprint, keyType, trustHostKey } from '../src/adapters/devices/known-hosts';
+import { DEFAULT_DEVICE_SERVER_PORT, generateDeviceServerToken, MIN_DEVICE_SERVER_TOKEN_LENGTH, startDeviceServer } from '../src/adapters/devices/server';
+import { supervisedMain } from '../src/adapters/devices/supervised';
+import { relayEnvLines, writeTokenFile } from '../src/adapters/devices/token-file';
 import { cli } from './cli';
 
 const HELP = `usage:
@@ -72,7 +72,7 @@ async function trust(name: string, inventoryPath: string): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  // Started by the relay or the tray as their dead-man's switch (src/devices/supervised.ts).
+  // Started by the relay or the tray as their dead-man's switch (src/adapters/devices/supervised.ts).
   if (values.supervised) {
     return supervisedMain(process.argv.slice(2), pino({ level: process.env.LOG_LEVEL ?? 'info' }), (code) => process.exit(code));
   }

@@ -10,9 +10,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
-import { REMEDIATION_VARIANTS } from '../src/demo/brain';
-import { caseLine, parseModelSpec, startEval, totalsText, writeEvalFiles, type EvalSession } from '../src/eval';
-import { createLogger } from '../src/log/logger';
+import { REMEDIATION_VARIANTS } from '../harness/demo/brain';
+import { caseLine, parseModelSpec, startEval, totalsText, writeEvalFiles, type EvalSession } from '../harness/eval';
+import { createLogger } from '../src/adapters/log/logger';
 import { cli, type Fail } from './cli';
 
 const HELP = `Usage: npm run eval -- --model <provider/model> [options]

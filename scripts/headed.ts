@@ -6,12 +6,12 @@
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { userInfo } from 'node:os';
-import { startTerminalProxy } from '../src/headed/terminal-proxy';
+import { startTerminalProxy } from '../src/relay/headed/terminal-proxy';
 import { parseArgs } from 'node:util';
 import { request } from 'undici';
-import { resolveOpencodeBinary } from '../src/agent/opencode-binary';
-import { createRuntimeTmpdir } from '../src/agent/runtime-tmpdir';
-import { buildSplunkAlert } from '../src/alert/sample';
+import { resolveOpencodeBinary } from '../src/adapters/agent/opencode-binary';
+import { createRuntimeTmpdir } from '../src/adapters/agent/runtime-tmpdir';
+import { buildSplunkAlert } from '../src/adapters/alert-sources/sample';
 import { readRuntimeAttach, type RuntimeAttach } from '../src/relay/runtime-attach-file';
 import { headedResponseSchema, type HeadedResponse } from '../src/relay/routes/headed';
 import { cli } from './cli';

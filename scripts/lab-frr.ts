@@ -5,14 +5,14 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { pino } from 'pino';
-import { generateDeviceServerToken, startDeviceServer } from '../src/devices/server';
-import { relayEnvLines, writeTokenFile } from '../src/devices/token-file';
-import { frrLabUnavailable } from '../src/frr-lab/host';
-import { attachFrrLab, startFrrLab, stateFileIn, type FrrLabRouter } from '../src/frr-lab/lab';
-import { applyFrrFault, resetFrrLab } from '../src/frr-lab/faults';
-import { parseFaultSpec } from '../src/lab/faults';
-import { sweepAllLabs, teardownLab } from '../src/frr-lab/teardown';
-import { startWatcher } from '../src/frr-lab/watcher';
+import { generateDeviceServerToken, startDeviceServer } from '../src/adapters/devices/server';
+import { relayEnvLines, writeTokenFile } from '../src/adapters/devices/token-file';
+import { frrLabUnavailable } from '../harness/frr-lab/host';
+import { attachFrrLab, startFrrLab, stateFileIn, type FrrLabRouter } from '../harness/frr-lab/lab';
+import { applyFrrFault, resetFrrLab } from '../harness/frr-lab/faults';
+import { parseFaultSpec } from '../harness/ios-lab/faults';
+import { sweepAllLabs, teardownLab } from '../harness/frr-lab/teardown';
+import { startWatcher } from '../harness/frr-lab/watcher';
 import type { Fail } from './cli';
 
 export interface FrrLabArgs {
@@ -106,7 +106,7 @@ export async function frrLabCli(args: FrrLabArgs, fail: Fail): Promise<void> {
       if (a.error) console.log(`    → ${a.error}`);
     },
   });
-  console.log(relay ? `  watching the routers' logs; the faults of src/frr-lab/detectors.ts are posted to ${relay}/fault-alert` : '  watching the routers\' logs (pass --relay URL to post alerts)');
+  console.log(relay ? `  watching the routers' logs; the faults of harness/frr-lab/detectors.ts are posted to ${relay}/fault-alert` : '  watching the routers\' logs (pass --relay URL to post alerts)');
   console.log('  Ctrl-C stops the lab and removes everything it made');
   let stopping = false;
   const stop = () => {

@@ -5,9 +5,9 @@
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { startNetconfLab, netconfStateFileIn } from '../src/netconf-lab/lab';
-import { netconfLabUnavailable } from '../src/netconf-lab/plan';
-import { teardownNetconfLab } from '../src/netconf-lab/teardown';
+import { startNetconfLab, netconfStateFileIn } from '../harness/netconf-lab/lab';
+import { netconfLabUnavailable } from '../harness/netconf-lab/plan';
+import { teardownNetconfLab } from '../harness/netconf-lab/teardown';
 import type { Fail } from './cli';
 
 export interface NetconfLabArgs {

@@ -1,6 +1,6 @@
 /**
  * The device lab.
- *   npm run lab [-- --port 4310 --host 127.0.0.1 --inventory src/lab/inventory.yaml --converge-delay-ms 4000]
+ *   npm run lab [-- --port 4310 --host 127.0.0.1 --inventory harness/ios-lab/inventory.yaml --converge-delay-ms 4000]
  *   npm run lab -- inject AD000002 --device R1 --neighbor 10.0.0.2 [--vrf CUST-A]
  *   npm run lab -- inject AD000003 --device R1 --interface GigabitEthernet2
  *   npm run lab -- inject bgp_peer_unreachable|interface_link_down|device_unreachable --device R1 …
@@ -13,12 +13,12 @@
  */
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
-import { DeviceToolError } from '../src/artifacts/device-contract';
-import { createMcpDeviceTools } from '../src/artifacts/mcp-device-tools';
-import { createLabAdminClient, LabAdminError } from '../src/lab/admin-client';
-import { FAULT_ALIASES, FAULT_KINDS } from '../src/lab/faults';
-import { InventoryError } from '../src/lab/inventory';
-import { DEFAULT_LAB_PORT, startLab } from '../src/lab/server';
+import { DeviceToolError } from '../src/core/changes/device-contract';
+import { createMcpDeviceTools } from '../src/adapters/device-tools/mcp-device-tools';
+import { createLabAdminClient, LabAdminError } from '../harness/ios-lab/admin-client';
+import { FAULT_ALIASES, FAULT_KINDS } from '../harness/ios-lab/faults';
+import { InventoryError } from '../harness/ios-lab/inventory';
+import { DEFAULT_LAB_PORT, startLab } from '../harness/ios-lab/server';
 import { cli } from './cli';
 import { frrLabCli } from './lab-frr';
 import { netconfLabCli } from './lab-netconf';

@@ -6,7 +6,7 @@
  */
 import { relative } from 'node:path';
 import { parseArgs } from 'node:util';
-import { DRAFT_VERSION, scaffoldGroup, ScaffoldError } from '../src/artifacts/scaffold';
+import { DRAFT_VERSION, scaffoldGroup, ScaffoldError } from '../src/runbooks/scaffold';
 import { cli, type Fail } from './cli';
 
 const HELP = `Usage: npm run artifacts:new -- AD000004 [options]

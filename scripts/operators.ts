@@ -5,7 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 import { stringify } from 'yaml';
-import { newToken, OPERATOR_ROLES } from '../src/operators/operators';
+import { newToken, OPERATOR_ROLES } from '../src/core/operators/operators';
 import { cli } from './cli';
 
 const HELP = 'usage: npm run operators -- token --name "Ana Ruiz" --email ana@example.net [--role approver|viewer]';

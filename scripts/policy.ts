@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { inventoryFacts } from '../src/devices/inventory-lookup';
-import { evaluatePolicy } from '../src/policy/evaluate';
-import { describeProblem, loadPolicy } from '../src/policy/load';
-import { staffingWarnings } from '../src/policy/staffing';
-import { loadOperators, OperatorsError } from '../src/operators/operators';
-import { instantOf } from '../src/policy/zoned-time';
+import { inventoryFacts } from '../src/adapters/devices/inventory-lookup';
+import { evaluatePolicy } from '../src/core/policy/evaluate';
+import { describeProblem, loadPolicy } from '../src/core/policy/load';
+import { staffingWarnings } from '../src/core/policy/staffing';
+import { loadOperators, OperatorsError } from '../src/core/operators/operators';
+import { instantOf } from '../src/core/policy/zoned-time';
 
 /**
  * `npm run policy -- check [file] [--operators operators.yaml]`: validates a policy as the relay would load it;

@@ -11,17 +11,17 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
-import { formatIssue } from '../src/artifacts/validate';
-import { ArtifactValidationError, listArtifactGroups, loadArtifactGroup } from '../src/artifacts/load';
-import { runGroupTestsOnFrr } from '../src/artifacts/raw-test-frr';
-import { runGroupTestsOnNetconf } from '../src/artifacts/raw-test-netconf';
-import { runGroupTests, toJUnit, toSummaryMarkdown, type CaseResult } from '../src/artifacts/raw-test-runner';
-import { DeviceService } from '../src/devices/device-service';
-import { loadInventory } from '../src/devices/inventory';
-import { frrLabUnavailable } from '../src/frr-lab/host';
-import { startFrrLab } from '../src/frr-lab/lab';
-import { startNetconfLab } from '../src/netconf-lab/lab';
-import { netconfLabUnavailable } from '../src/netconf-lab/plan';
+import { formatIssue } from '../src/runbooks/validate';
+import { ArtifactValidationError, listArtifactGroups, loadArtifactGroup } from '../src/runbooks/load';
+import { runGroupTestsOnFrr } from '../harness/raw-tests/raw-test-frr';
+import { runGroupTestsOnNetconf } from '../harness/raw-tests/raw-test-netconf';
+import { runGroupTests, toJUnit, toSummaryMarkdown, type CaseResult } from '../harness/raw-tests/raw-test-runner';
+import { DeviceService } from '../src/adapters/devices/device-service';
+import { loadInventory } from '../src/adapters/devices/inventory';
+import { frrLabUnavailable } from '../harness/frr-lab/host';
+import { startFrrLab } from '../harness/frr-lab/lab';
+import { startNetconfLab } from '../harness/netconf-lab/lab';
+import { netconfLabUnavailable } from '../harness/netconf-lab/plan';
 
 /**
  * A lab started in a temporary folder, with the SSH device service on its inventory; `stop` removes all

@@ -4,7 +4,7 @@
  *   npm run simulate -- [--api URL] [--device R1] [--neighbor 10.0.0.2] [--count N] [--direct] [--mode strict]
  */
 import { parseArgs } from 'node:util';
-import { buildSplunkAlert } from '../src/alert/sample';
+import { buildSplunkAlert } from '../src/adapters/alert-sources/sample';
 import { cli, type Fail } from './cli';
 import { relayPoster } from './relay-post';
 

@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { formatIssue, GROUP_ID, validateArtifactGroupDir, validateArtifactTree, type ArtifactGroup, type ValidationIssue } from '../src/artifacts/validate';
+import { formatIssue, GROUP_ID, validateArtifactGroupDir, validateArtifactTree, type ArtifactGroup, type ValidationIssue } from '../src/runbooks/validate';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,

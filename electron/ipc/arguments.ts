@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { DECISIONS } from '../../src/incidents/model';
+import { DECISIONS } from '../../src/core/incidents/model';
 import { directPromptInputSchema } from '../../src/relay/routes/ui-schemas';
-import { incidentActionSchema } from '../../src/incidents/incident-handling';
+import { incidentActionSchema } from '../../src/core/incidents/incident-handling';
 import type { ArgsOf, RequestChannel } from './contract';
 
 /** Incident ids end up in file names and log lines: `INC-20261121T100000Z-2` and the like. */

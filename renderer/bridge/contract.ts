@@ -4,9 +4,9 @@ import type { SettingSource } from '../../src/config/setting-sources';
  * over typed IPC (electron/preload), the headless relay's read-only /ui over HTTP.
  * Shapes come from the relay's own zod schemas; nothing here is written twice.
  */
-import type { ApprovalRequest, Approval, PublicIncident, TimelineEntry } from '../../src/incidents/model';
+import type { ApprovalRequest, Approval, PublicIncident, TimelineEntry } from '../../src/core/incidents/model';
 import type { DeepHealth } from '../../src/relay/health-checks';
-import type { IncidentAction, IncidentActionOutcome } from '../../src/incidents/incident-handling';
+import type { IncidentAction, IncidentActionOutcome } from '../../src/core/incidents/incident-handling';
 
 export type IncidentSummary = PublicIncident;
 export type IncidentDetail = PublicIncident & { timeline: TimelineEntry[] };

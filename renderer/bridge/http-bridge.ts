@@ -10,7 +10,7 @@ import {
   type SettingFieldBody,
 } from '../../src/relay/routes/ui-schemas';
 import type { ArtifactGroupView, Bridge, DirectPromptInput, SettingField, UiEvent } from './contract';
-import { actionDoneWords } from '../../src/incidents/incident-handling';
+import { actionDoneWords } from '../../src/core/incidents/incident-handling';
 import { incidentDetailSchema, incidentSummarySchema, parseUiEvent, UI_EVENT_NAMES } from './ui-event-schema';
 
 // The relay's schemas and the Bridge contract must describe the same shapes.

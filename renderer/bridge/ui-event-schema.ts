@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { approvalRequestSchema, approvalSchema, incidentSchema, incidentStateSchema, timelineEntrySchema } from '../../src/incidents/model';
+import { approvalRequestSchema, approvalSchema, incidentSchema, incidentStateSchema, timelineEntrySchema } from '../../src/core/incidents/model';
 import type { UiEvent } from './contract';
 
 /** An incident as `/sessions` and `/events` show it: the relay's schema without its bookkeeping. */

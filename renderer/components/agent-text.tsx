@@ -1,4 +1,4 @@
-import { visibleText } from '../../src/approvals/inert-text';
+import { visibleText } from '../../src/core/approvals/inert-text';
 
 /**
  * Text the agent wrote, as text: no Markdown or HTML is read in it, every hidden or control character

@@ -1,14 +1,14 @@
 import { useState } from 'react';
-import type { TimelineEntry } from '../../src/incidents/model';
+import type { TimelineEntry } from '../../src/core/incidents/model';
 import type { Bridge, DecideOutcome, IncidentSummary } from '../bridge/contract';
 import { utcStamp } from '../lib/format';
-import { visibleLines } from '../../src/approvals/visible-text';
-import { requestRequirementLine } from '../../src/approvals/standing';
-import { AGENT_SUMMARY_LABEL } from '../../src/approvals/inert-text';
+import { visibleLines } from '../../src/core/approvals/visible-text';
+import { requestRequirementLine } from '../../src/core/approvals/standing';
+import { AGENT_SUMMARY_LABEL } from '../../src/core/approvals/inert-text';
 import { AgentText } from './agent-text';
-import type { ConfigPreview } from '../../src/artifacts/config-preview';
-import { previewMethodText } from '../../src/artifacts/preview-method';
-import { ROLLBACK_TITLE, rollbackLines } from '../../src/artifacts/rollback-text';
+import type { ConfigPreview } from '../../src/runbooks/config-preview';
+import { previewMethodText } from '../../src/runbooks/preview-method';
+import { ROLLBACK_TITLE, rollbackLines } from '../../src/runbooks/rollback-text';
 
 function outcomeText(o: DecideOutcome): string {
   switch (o.status) {

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { RelayAnswer } from './relay-answer';
-import { changeOutcomeText } from '../../src/incidents/change';
+import { changeOutcomeText } from '../../src/core/incidents/change';
 import type { Bridge, IncidentSummary } from '../bridge/contract';
 import { utcStamp } from '../lib/format';
 import { useNow } from '../lib/use-now';

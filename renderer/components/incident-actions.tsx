@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { RelayAnswer } from './relay-answer';
-import { handlingOf, type IncidentAction } from '../../src/incidents/incident-handling';
-import { isTerminal, type TimelineEntry } from '../../src/incidents/model';
+import { handlingOf, type IncidentAction } from '../../src/core/incidents/incident-handling';
+import { isTerminal, type TimelineEntry } from '../../src/core/incidents/model';
 import type { Bridge, IncidentSummary } from '../bridge/contract';
 import { utcStamp } from '../lib/format';
 

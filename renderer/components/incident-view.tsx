@@ -1,9 +1,9 @@
-import { progressLine } from '../../src/incidents/progress-line';
-import { outcomeLabel } from '../../src/approvals/inert-text';
+import { progressLine } from '../../src/core/incidents/progress-line';
+import { outcomeLabel } from '../../src/core/approvals/inert-text';
 import { AgentText } from './agent-text';
 import { useNow } from '../lib/use-now';
 import { useEffect, useState } from 'react';
-import type { TimelineEntry } from '../../src/incidents/model';
+import type { TimelineEntry } from '../../src/core/incidents/model';
 import type { Bridge, IncidentDetail, IncidentSummary } from '../bridge/contract';
 import type { LiveFeed } from '../state/live-feed';
 import { mergeTimeline } from '../state/timeline-merge';
@@ -13,12 +13,12 @@ import { PagingPanel } from './paging-panel';
 import { IncidentActions } from './incident-actions';
 import { ChangePanel } from './change-panel';
 import { HeldPanel } from './held-panel';
-import { CHANGE_WORDS_TITLE, changeWords } from '../../src/incidents/outcome-words';
+import { CHANGE_WORDS_TITLE, changeWords } from '../../src/core/incidents/outcome-words';
 import { ExportEvidence } from './export-evidence';
 import { SessionLog } from './session-log';
 import { StateBadge } from './state-badge';
 import { Timeline } from './timeline';
-import { auditLine, auditViewOf } from '../../src/audit/audited-entries';
+import { auditLine, auditViewOf } from '../../src/adapters/audit/audited-entries';
 
 type Tab = 'timeline' | 'log' | 'alert';
 

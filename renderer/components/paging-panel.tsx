@@ -1,4 +1,4 @@
-import type { TimelineEntry } from '../../src/incidents/model';
+import type { TimelineEntry } from '../../src/core/incidents/model';
 import { utcStamp } from '../lib/format';
 
 const PAGER_WORDS: Record<string, string> = { pagerduty: 'PagerDuty', opsgenie: 'Opsgenie', remind: 'the operator channels' };

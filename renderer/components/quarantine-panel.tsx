@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { RelayAnswer } from './relay-answer';
-import type { QuarantineEntry } from '../../src/quarantine/entry';
+import type { QuarantineEntry } from '../../src/core/quarantine/entry';
 import type { Bridge } from '../bridge/contract';
 import { utcStamp } from '../lib/format';
 

@@ -1,4 +1,4 @@
-import type { TimelineEntry } from '../../src/incidents/model';
+import type { TimelineEntry } from '../../src/core/incidents/model';
 
 export type EntryKind = 'alert' | 'state' | 'runtime' | 'agent' | 'tool' | 'message' | 'notify' | 'approval' | 'outcome' | 'device' | 'warning' | 'error';
 

@@ -1,4 +1,4 @@
-import type { TimelineEntry } from '../../src/incidents/model';
+import type { TimelineEntry } from '../../src/core/incidents/model';
 import { clockTime } from '../lib/format';
 import { AgentText } from './agent-text';
 import { groupTimeline, type TimelineRow } from '../state/timeline-group';

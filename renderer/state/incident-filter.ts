@@ -1,5 +1,5 @@
 import type { IncidentSummary } from '../bridge/contract';
-import { matchesIncidentQuery, OUTCOME_KINDS } from '../../src/incidents/incident-query';
+import { matchesIncidentQuery, OUTCOME_KINDS } from '../../src/core/incidents/incident-query';
 
 /**
  * The list's filters, as pure functions: which incidents an engineer sees for a state group, a device

@@ -1,4 +1,4 @@
-import type { TimelineEntry } from '../../src/incidents/model';
+import type { TimelineEntry } from '../../src/core/incidents/model';
 
 /** One row of the timeline: an entry, or a tool call with its start and end together. */
 export type TimelineRow =

@@ -1,4 +1,4 @@
-import type { TimelineEntry } from '../../src/incidents/model';
+import type { TimelineEntry } from '../../src/core/incidents/model';
 
 const keyOf = (e: TimelineEntry) => `${e.at}|${e.type}|${e.message}`;
 

@@ -5,11 +5,11 @@
  *   failed change → rolled back          provisional apply of a change the post-check fails, rollback, read back
  */
 import { join } from 'node:path';
-import { loadArtifactGroup } from '../../src/artifacts/load';
-import type { DeviceService } from '../../src/devices/device-service';
-import { waitForSession } from '../../src/frr-lab/bgp-state';
-import type { FrrLab } from '../../src/frr-lab/lab';
-import { planPostCheck, type PostCheckPlan } from '../../src/tools/post-check';
+import { loadArtifactGroup } from '../../src/runbooks/load';
+import type { DeviceService } from '../../src/adapters/devices/device-service';
+import { waitForSession } from '../../harness/frr-lab/bgp-state';
+import type { FrrLab } from '../../harness/frr-lab/lab';
+import { planPostCheck, type PostCheckPlan } from '../../src/core/changes/post-check';
 
 const REPS = 10;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;

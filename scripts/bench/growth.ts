@@ -8,12 +8,12 @@
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { Pool } from 'undici';
-import type { RuntimeEndpoint } from '../../src/agent/types';
-import { createAgentClient } from '../../src/agent/client';
-import { buildSplunkAlert } from '../../src/alert/sample';
+import type { RuntimeEndpoint } from '../../src/core/agent-runtime';
+import { createAgentClient } from '../../src/adapters/agent/client';
+import { buildSplunkAlert } from '../../src/adapters/alert-sources/sample';
 import { loadConfig } from '../../src/config/load';
-import { createFileBackends } from '../../src/incidents/file-backend';
-import { createPersistentStore } from '../../src/incidents/persistent-store';
+import { createFileBackends } from '../../src/core/incidents/file-backend';
+import { createPersistentStore } from '../../src/core/incidents/persistent-store';
 import { createRelay } from '../../src/relay/create-relay';
 import { fmt, ms, pct, takeTurns } from './stats';
 import { fillArchive, readAndParse } from './stored';

@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { request } from 'undici';
-import { findFreePort } from '../../src/agent/free-port';
+import { findFreePort } from '../../src/adapters/agent/free-port';
 
 export interface RelayProcess {
   url: string;

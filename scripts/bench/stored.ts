@@ -1,9 +1,9 @@
 /** A files store holding many finished incidents, as the relay would have written it, and what reading it costs at the least. */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createFileBackends } from '../../src/incidents/file-backend';
-import { NO_APPLICATION, type Incident } from '../../src/incidents/model';
-import { incidentStamp } from '../../src/incidents/store-load';
+import { createFileBackends } from '../../src/core/incidents/file-backend';
+import { NO_APPLICATION, type Incident } from '../../src/core/incidents/model';
+import { incidentStamp } from '../../src/core/incidents/store-load';
 import { ms } from './stats';
 
 /** `count` finished incidents, written (and sealed) as the files store keeps its archive. */

@@ -9,9 +9,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { buildSplunkAlert } from '../../src/alert/sample';
-import { newToken } from '../../src/operators/operators';
-import type { LocalPostgres } from '../../src/store-pg/local-server';
+import { buildSplunkAlert } from '../../src/adapters/alert-sources/sample';
+import { newToken } from '../../src/core/operators/operators';
+import type { LocalPostgres } from '../../src/adapters/store-pg/local-server';
 import { fmt, pct, within } from './stats';
 import { benchMember, until, type BenchMember } from './team-member';
 

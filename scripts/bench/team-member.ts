@@ -6,9 +6,9 @@
 import pino from 'pino';
 import { loadConfig } from '../../src/config/load';
 import { createRelay, type Relay } from '../../src/relay/create-relay';
-import type { SharedIncidentStore } from '../../src/store-pg/pg-store';
-import type { TeamCoordinator } from '../../src/team/coordinator';
-import { openTeamStore } from '../../src/team/open';
+import type { SharedIncidentStore } from '../../src/adapters/store-pg/pg-store';
+import type { TeamCoordinator } from '../../src/adapters/team/coordinator';
+import { openTeamStore } from '../../src/adapters/team/open';
 import { BENCH_DECISION_KEY } from './decision-key';
 import { createStubRuntime } from '../../test/helpers/stub-runtime';
 

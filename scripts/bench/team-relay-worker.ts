@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { loadConfig } from '../../src/config/load';
 import { createRelay } from '../../src/relay/create-relay';
-import { openTeamStore } from '../../src/team/open';
+import { openTeamStore } from '../../src/adapters/team/open';
 import { BENCH_DECISION_KEY } from './decision-key';
 import { createStubRuntime } from '../../test/helpers/stub-runtime';
 import { silent } from './team-member';

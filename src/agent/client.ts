@@ -3,8 +3,8 @@ import { reportedAgentSchema, reportedConfigSchema, runtimeConfigShape, type Run
 import { Pool, ProxyAgent, type Dispatcher } from 'undici';
 import { proxyFor, type ProxySettings } from '../net/proxy';
 import { z } from 'zod';
-import { jitteredBackoff, wait, type BackoffPolicy } from '../backoff';
-import { systemClock, type Clock } from '../clock';
+import { jitteredBackoff, wait, type BackoffPolicy } from '../../core/backoff';
+import { systemClock, type Clock } from '../../core/clock';
 import { createRedactor, statusError, transportError } from './runtime-errors';
 import { createSseParser } from '../net/sse';
 import {
@@ -16,7 +16,7 @@ import {
   type AgentRuntime,
   type RuntimeEndpoint,
   type RuntimeEvent,
-} from './types';
+} from '../../core/agent-runtime';
 
 /** The runtime client (kept as a name for callers that read sessions back). */
 export type AgentClient = AgentRuntime & {

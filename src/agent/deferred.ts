@@ -1,4 +1,4 @@
-import { AgentRuntimeError, type AgentRuntime } from './types';
+import { AgentRuntimeError, type AgentRuntime } from '../../core/agent-runtime';
 
 /**
  * A runtime handle that exists before the runtime does. The relay must listen

@@ -1,14 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import type { Logger } from 'pino';
-import { jitteredBackoff, type BackoffPolicy } from '../backoff';
-import { systemClock, type Clock } from '../clock';
+import { jitteredBackoff, type BackoffPolicy } from '../../core/backoff';
+import { systemClock, type Clock } from '../../core/clock';
 import { findFreePort } from './free-port';
 import { resolveOpencodeBinary } from './opencode-binary';
 import { spawnGuarded, type GuardedProcess } from './process-guard';
 import { createRuntimeTmpdir } from './runtime-tmpdir';
 import { createRedactor } from './runtime-errors';
-import type { RuntimeEndpoint } from './types';
+import type { RuntimeEndpoint } from '../../core/agent-runtime';
 
 export type EmbeddedState = 'starting' | 'ready' | 'restarting' | 'stopped';
 

@@ -1,5 +1,5 @@
 /**
- * `npm run runtime:manifest`: writes `src/agent/runtime-manifest.json` from the project's agent
+ * `npm run runtime:manifest`: writes `src/adapters/agent/runtime-manifest.json` from the project's agent
  * files and `opencode.json` as they are now, and what a runtime started on exactly those files
  * reports (its agents' permissions, plugins, instructions, MCP servers). Run it after an intended
  * change to one of them; the relay refuses runs while they differ from the committed manifest, and
@@ -9,12 +9,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
-import { demoRuntimeHome } from '../demo/runtime-home';
+import { demoRuntimeHome } from './runtime-home';
 import { createAgentClient } from './client';
 import { startEmbeddedRuntime } from './embedded';
 import { buildManifest } from './integrity';
 
-const projectDir = path.resolve(import.meta.dirname, '../..');
+const projectDir = path.resolve(import.meta.dirname, '../../..');
 const target = path.join(import.meta.dirname, 'runtime-manifest.json');
 buildManifest(projectDir);
 // A runtime of its own, away from the user's opencode folders and environment (as the relay starts it).

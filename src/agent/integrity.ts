@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, readdirSync, readFileSync, type BigIntStats } from 'node:fs';
 import path from 'node:path';
-import { ConfigError } from '../config/load';
+import { ConfigError } from '../../config/load';
 import shipped from './runtime-manifest.json';
 import { z } from 'zod';
 import { runtimeConfigShapeSchema, type RuntimeConfigShape } from './runtime-config';

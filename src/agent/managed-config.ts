@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { ConfigError } from '../config/load';
+import { ConfigError } from '../../config/load';
 
 /**
  * opencode's managed (system-wide) configuration. opencode 1.18.33 (read from its binary: ConfigManaged)

@@ -1,5 +1,5 @@
 import type { Clock } from '../clock';
-import type { AgentRuntime } from './types';
+import type { AgentRuntime } from '../agent-runtime';
 
 export const NO_MODEL_MESSAGE = 'no model configured: set `model` in opencode.json or OPENCODE_CONFIG_CONTENT';
 

@@ -1,6 +1,6 @@
 import path from 'node:path';
-import { ConfigError } from '../config/load';
-import { demoRuntimeHome } from '../demo/runtime-home';
+import { ConfigError } from '../../config/load';
+import { demoRuntimeHome } from './runtime-home';
 import { assertPinnedManagedConfigEmpty, pinnedManagedConfigDir } from './managed-config';
 
 /**

@@ -1,4 +1,4 @@
-import { AgentRuntimeError, type AgentErrorKind } from './types';
+import { AgentRuntimeError, type AgentErrorKind } from '../../core/agent-runtime';
 
 /**
  * Replaces every secret (and its basic-auth encodings) in a text. Error messages are built from

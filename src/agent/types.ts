@@ -83,7 +83,7 @@ export interface PromptInput {
   noReply?: boolean;
 }
 
-/** What the relay needs from the agent runtime. The real implementation is src/agent/client.ts. */
+/** What the relay needs from the agent runtime. The real implementation is src/adapters/agent/client.ts. */
 export interface AgentRuntime {
   readonly url: string;
   health(): Promise<RuntimeHealth>;

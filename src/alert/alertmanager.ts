@@ -1,7 +1,7 @@
-import { formatProblems } from '../artifacts/alert-formats';
-import { ruleKey } from '../artifacts/fault-key';
-import type { AlertmanagerDefinition } from '../artifacts/source-mappings';
-import { checkFormat } from '../artifacts/variables';
+import { formatProblems } from '../../runbooks/alert-formats';
+import { ruleKey } from '../../runbooks/fault-key';
+import type { AlertmanagerDefinition } from '../../runbooks/source-mappings';
+import { checkFormat } from '../../runbooks/variables';
 import { alertmanagerWebhookSchema, type AlertmanagerAlert } from './alertmanager-webhook';
 import { cap, instructionsWarning, keyOf, MAX_VAR_CHARS, type FieldSource, type NormalizedAlert } from './normalize';
 import { hostAsDevice, KB_QUERY_MODES, type KbQueryMode } from './schema';

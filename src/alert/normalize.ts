@@ -1,4 +1,4 @@
-import { patternValues, ruleFields, ruleKey, type FaultKeyRule } from '../artifacts/fault-key';
+import { patternValues, ruleFields, ruleKey, type FaultKeyRule } from '../../runbooks/fault-key';
 import { fieldsFromRaw } from './raw-fields';
 import { hostAsDevice, SEARCH_METADATA_KEYS, type InboundAlert, type KbQueryMode } from './schema';
 import { looksLikeInstructions } from './untrusted';

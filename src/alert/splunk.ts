@@ -1,5 +1,5 @@
-import { formatProblems, type AlertFormats, type FormatProblem } from '../artifacts/alert-formats';
-import type { FaultKeyRule } from '../artifacts/fault-key';
+import { formatProblems, type AlertFormats, type FormatProblem } from '../../runbooks/alert-formats';
+import type { FaultKeyRule } from '../../runbooks/fault-key';
 import { dedupKeyOf, normalizeAlert, type NormalizedAlert } from './normalize';
 import { inboundAlertSchema, type InboundAlert } from './schema';
 import type { AlertSource, BatchAlert } from './source';

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { AgentRuntimeError, type AgentRuntime } from '../agent/types';
+import { AgentRuntimeError, type AgentRuntime } from '../agent-runtime';
 import { jitteredBackoff } from '../backoff';
 import type { Clock } from '../clock';
 import type { Incidents } from '../incidents/service';

@@ -15,7 +15,7 @@ export type GateMove = (
   stateEvent?: IncidentEvent,
 ) => { ok: true; incident: Incident } | { ok: false; reason: string };
 
-/** The gate's one writer over the incidents (src/approvals/lifecycle.ts holds the table). */
+/** The gate's one writer over the incidents (src/core/approvals/lifecycle.ts holds the table). */
 export function createGateMove(incidents: Incidents): GateMove {
   /**
    * Moves the gate by one event of the table and stores the result with `patch`, in one
@@ -25,7 +25,7 @@ export function createGateMove(incidents: Incidents): GateMove {
     incidentId: string,
     event: GateEvent,
     patch: (cur: Incident) => IncidentChange,
-    /** The incident's own state event that goes with this step (src/incidents/state.ts), if any. */
+    /** The incident's own state event that goes with this step (src/core/incidents/state.ts), if any. */
     stateEvent?: IncidentEvent,
   ): { ok: true; incident: Incident } | { ok: false; reason: string } {
     const current = incidents.get(incidentId);

@@ -17,7 +17,7 @@ export type ApplicationStatus = z.infer<typeof applicationStatusSchema>;
 /**
  * Where a decision came from. Only humans' channels can produce APPROVED; `ttl` and `unattended` are the relay's own.
  * The relay's own sources are listed here; operator channels (Webex, Slack …) are adapters the relay
- * registers at start (src/approvals/operator-channel.ts), so the domain stores their name as a checked
+ * registers at start (src/core/approvals/operator-channel.ts), so the domain stores their name as a checked
  * string instead of listing products. Records written by earlier versions (`webex`) still parse.
  */
 export const BUILT_IN_DECISION_CHANNELS = ['desktop', 'terminal', 'api', 'ui', 'ttl', 'unattended', 'command line', 'test'] as const;

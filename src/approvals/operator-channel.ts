@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Approval, Incident } from '../incidents/model';
-import { ConfigPreview } from '../artifacts/config-preview';
+import { ConfigPreview } from '../../runbooks/config-preview';
 import type { DecideResult } from './types';
 
 /**
@@ -12,7 +12,7 @@ import type { DecideResult } from './types';
 /**
  * A channel's name, as stored in `approval.channel` and shown in the timeline. Lower-case and
  * without spaces so it can never be mistaken for one of the relay's own decision sources
- * (`command line`, `ttl` …, src/approvals/lifecycle.ts), which are checked first.
+ * (`command line`, `ttl` …, src/core/approvals/lifecycle.ts), which are checked first.
  */
 export const operatorChannelNameSchema = z.string().regex(/^[a-z][a-z0-9-]{1,31}$/, 'a lower-case channel name');
 
@@ -32,7 +32,7 @@ export const approvalAskSchema = z.object({
   evidence: z.array(z.object({ command: z.string(), lines: z.array(z.string()) })),
   /** What the lines would change on the live device (a dry run); null or absent: no preview was possible. */
   preview: ConfigPreview.nullable().optional(),
-  /** The change policy's rule and how far its approvals are (src/approvals/standing.ts); absent without a policy. */
+  /** The change policy's rule and how far its approvals are (src/core/approvals/standing.ts); absent without a policy. */
   policy: z.string().min(1).optional(),
 });
 export type ApprovalAsk = z.infer<typeof approvalAskSchema>;
@@ -88,7 +88,7 @@ export interface ChannelHost {
   pending(): Incident[];
 }
 
-/** Text someone else wrote, and the relay's label for it (src/approvals/inert-text.ts). */
+/** Text someone else wrote, and the relay's label for it (src/core/approvals/inert-text.ts). */
 export interface QuotedText {
   label: string;
   text: string;

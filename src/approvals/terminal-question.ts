@@ -4,7 +4,7 @@ import { shortHash } from './lines';
 import { requestRequirementLine } from './standing';
 import { visibleLines } from './visible-text';
 import { AGENT_SUMMARY_LABEL, quotedPlain } from './inert-text';
-import { previewLines, ROLLBACK_TITLE, rollbackLines } from '../artifacts/config-preview';
+import { previewLines, ROLLBACK_TITLE, rollbackLines } from '../../runbooks/config-preview';
 
 /**
  * Enough of each output to judge in a terminal without pushing the question off the screen; the whole

@@ -1,7 +1,7 @@
 import type { RelayPolicy } from '../policy/relay-policy';
 import type { QuarantineEntry } from '../quarantine/entry';
 import type { Logger } from 'pino';
-import type { AgentRuntime } from '../agent/types';
+import type { AgentRuntime } from '../agent-runtime';
 import type { Clock } from '../clock';
 import type { Bus } from '../events/bus';
 import type { RelayEvents } from '../incidents/events';
@@ -10,7 +10,7 @@ import type { Incidents } from '../incidents/service';
 import type { Owns } from '../incidents/ownership';
 import type { DecisionChannel } from './lifecycle';
 import type { OperatorChannel } from './operator-channel';
-import type { ConfigPreview } from '../artifacts/config-preview';
+import type { ConfigPreview } from '../../runbooks/config-preview';
 import type { Standing } from './standing';
 
 /** The approval lifecycle's contract: what channels, the guard and the agents' tools see of it. */
@@ -109,12 +109,12 @@ export interface ApprovalsOptions {
   agentName?: string;
   clock: Clock;
   logger: Logger;
-  /** Team relays: only the owner arms timers, expires, supersedes and forwards (src/incidents/ownership.ts). */
+  /** Team relays: only the owner arms timers, expires, supersedes and forwards (src/core/incidents/ownership.ts). */
   owns?: Owns;
   /** The change policy in force (POLICY_FILE): its verdict comes before any card. */
   policy?: Pick<RelayPolicy, 'verdict' | 'current'>;
   /** How many approvers OPERATORS_FILE lists in any of these groups: a rule nobody can meet is escalated, not asked. */
   approversIn?: (groups: readonly string[]) => number;
-  /** The device's quarantine now (src/quarantine): a quarantined device gets no card. */
+  /** The device's quarantine now (src/core/quarantine): a quarantined device gets no card. */
   quarantined?(device: string): Promise<QuarantineEntry | undefined>;
 }

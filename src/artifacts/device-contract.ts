@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ConfigPreview } from './config-preview';
+import { ConfigPreview } from '../../runbooks/config-preview';
 
 /**
  * A provisional change's life: it stays `pending` until confirmed, and the device tool server puts

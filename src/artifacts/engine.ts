@@ -1,14 +1,14 @@
 import type { Logger } from 'pino';
-import { systemClock, type Clock } from './clock';
-import { DeviceToolError, type DeviceTools } from './device-contract';
-import { evaluateExpectations, runCaptures, type ExpectationResult } from './expectations';
-import type { FaultSignature } from './schema-fs';
-import type { CheckStep, RawStep, RepairActionWorkflow, RepairStep } from './schema-raw';
-import { renderTemplate, TemplateError } from './template';
-import { checkFormat, resolveFaultVariables } from './variables';
-import { FormatError } from './formats';
-import { renderCommand } from './render-command';
-import { platformOf, stepForPlatform } from './variants';
+import { systemClock, type Clock } from '../../src/runbooks/clock';
+import { DeviceToolError, type DeviceTools } from '../../src/core/changes/device-contract';
+import { evaluateExpectations, runCaptures, type ExpectationResult } from '../../src/runbooks/expectations';
+import type { FaultSignature } from '../../src/runbooks/schema-fs';
+import type { CheckStep, RawStep, RepairActionWorkflow, RepairStep } from '../../src/runbooks/schema-raw';
+import { renderTemplate, TemplateError } from '../../src/runbooks/template';
+import { checkFormat, resolveFaultVariables } from '../../src/runbooks/variables';
+import { FormatError } from '../../src/runbooks/formats';
+import { renderCommand } from '../../src/runbooks/render-command';
+import { platformOf, stepForPlatform } from '../../src/runbooks/variants';
 
 export type Decision = 'APPROVED' | 'DENIED';
 export type RunOutcome = 'resolved' | 'escalated' | 'failed';

@@ -1,7 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ConfigPreview } from './config-preview';
-import { ChangeStatus, DeviceToolError, type ApplyExpect, type DeviceToolName, type DeviceTools } from './device-contract';
+import { ConfigPreview } from '../../runbooks/config-preview';
+import { ChangeStatus, DeviceToolError, type ApplyExpect, type DeviceToolName, type DeviceTools } from '../../core/changes/device-contract';
 
 export interface McpDeviceTools extends DeviceTools {
   close(): Promise<void>;

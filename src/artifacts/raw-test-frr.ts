@@ -1,11 +1,11 @@
-import { systemClock, type Clock } from './clock';
-import { DeviceToolError, type DeviceTools, WITHOUT_PROVISIONAL } from './device-contract';
+import { systemClock, type Clock } from '../../src/runbooks/clock';
+import { DeviceToolError, type DeviceTools, WITHOUT_PROVISIONAL } from '../../src/core/changes/device-contract';
 import { runRaw, type ApprovalRequest, type RunRawResult } from './engine';
 import { compareRun, scriptedApprover, type CaseResult } from './raw-test-runner';
-import { forFrr, type RawTestCase } from './schema-test-case';
-import type { ArtifactGroup } from './validate';
-import type { DeviceService } from '../devices/device-service';
-import { DeviceError } from '../devices/errors';
+import { forFrr, type RawTestCase } from '../../src/runbooks/schema-test-case';
+import type { ArtifactGroup } from '../../src/runbooks/validate';
+import type { DeviceService } from '../../src/adapters/devices/device-service';
+import { DeviceError } from '../../src/adapters/devices/errors';
 import { applyFrrFault, resetFrrLab } from '../frr-lab/faults';
 import type { FrrLab } from '../frr-lab/lab';
 
@@ -39,7 +39,7 @@ export function countingTools(service: DeviceService) {
   return { tools, changes: () => changes };
 }
 
-/** Puts every session back up, then builds the case's faults as real configuration (src/frr-lab/faults.ts). */
+/** Puts every session back up, then builds the case's faults as real configuration (harness/frr-lab/faults.ts). */
 async function prepare(lab: FrrLab, tc: RawTestCase): Promise<string | undefined> {
   await resetFrrLab(lab);
   for (const fault of tc.lab.faults) {

@@ -1,14 +1,14 @@
-import type { DeviceTools } from './device-contract';
+import type { DeviceTools } from '../../src/core/changes/device-contract';
 import { runRaw, type ApprovalRequest, type RunRawResult } from './engine';
 import { cappedClock, countingTools } from './raw-test-frr';
 import { compareRun, scriptedApprover, type CaseResult } from './raw-test-runner';
-import type { RawTestCase } from './schema-test-case';
-import type { ArtifactGroup } from './validate';
-import type { DeviceService } from '../devices/device-service';
+import type { RawTestCase } from '../../src/runbooks/schema-test-case';
+import type { ArtifactGroup } from '../../src/runbooks/validate';
+import type { DeviceService } from '../../src/adapters/devices/device-service';
 import type { NetconfLab } from '../netconf-lab/lab';
 import { LAB_NS } from '../netconf-lab/plan';
 
-/** The one neighbor of the lab's startup configuration (src/netconf-lab/plan.ts STARTUP_CONFIG). */
+/** The one neighbor of the lab's startup configuration (harness/netconf-lab/plan.ts STARTUP_CONFIG). */
 const LAB_NEIGHBOR = '10.0.0.2';
 
 /** The lab's state for a case, as a fragment a person could approve: the neighbor shut or not. */

@@ -1,12 +1,12 @@
 import { resolve } from 'node:path';
 import type { Logger } from 'pino';
-import { createLab } from '../lab/lab';
-import { DEFAULT_INVENTORY_PATH, loadInventory } from '../lab/inventory';
-import { createVirtualClock } from './clock';
-import { createLabDeviceTools } from '../lab/lab-device-tools';
+import { createLab } from '../ios-lab/lab';
+import { DEFAULT_INVENTORY_PATH, loadInventory } from '../ios-lab/inventory';
+import { createVirtualClock } from '../../src/runbooks/clock';
+import { createLabDeviceTools } from '../ios-lab/lab-device-tools';
 import { runRaw, type ApprovalRequest, type RunRawResult } from './engine';
-import type { RawTestCase } from './schema-test-case';
-import type { ArtifactGroup } from './validate';
+import type { RawTestCase } from '../../src/runbooks/schema-test-case';
+import type { ArtifactGroup } from '../../src/runbooks/validate';
 
 export interface CaseResult {
   group: string;

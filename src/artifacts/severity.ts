@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { SEVERITIES, type Severity } from '../incidents/model';
+import { SEVERITIES, type Severity } from '../core/incidents/model';
 
 const isSeverity = (v: unknown): v is Severity => typeof v === 'string' && (SEVERITIES as readonly string[]).includes(v);
 

@@ -1,4 +1,4 @@
-import { configClaims } from '../incidents/outcome-words';
+import { configClaims } from '../core/incidents/outcome-words';
 import type { RepairActionWorkflow } from './schema-raw';
 import type { IssueSink } from './validate-issues';
 import type { YamlSource } from './yaml-source';
@@ -7,7 +7,7 @@ import type { YamlSource } from './yaml-source';
  * A terminal step's summary says what was found and what is left to do, never what became of the
  * configuration: the relay says that from its change record (confirmed, rolled back and why,
  * rollback failed), and a runbook's "the configuration change remains in place" once stood beside a
- * change the relay had rolled back (src/incidents/outcome-words.ts finds such claims).
+ * change the relay had rolled back (src/core/incidents/outcome-words.ts finds such claims).
  */
 export function checkOutcomeText(raw: RepairActionWorkflow, src: YamlSource, sink: IssueSink): void {
   raw.steps.forEach((s, i) => {

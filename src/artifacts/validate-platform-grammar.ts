@@ -1,6 +1,6 @@
-import { DeviceError } from '../devices/errors';
-import { approvedFragment } from '../devices/netconf/fragment';
-import { grammarProblem, PLATFORM } from '../devices/platforms';
+import { DeviceError } from '../adapters/devices/errors';
+import { approvedFragment } from '../adapters/devices/netconf/fragment';
+import { grammarProblem, PLATFORM } from '../adapters/devices/platforms';
 import { renderBothWays, safeRender, templateVariablesSafe } from './render-variants';
 import type { RawStep, RepairActionWorkflow } from './schema-raw';
 import type { IssueSink } from './validate-issues';

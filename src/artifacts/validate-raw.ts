@@ -1,4 +1,4 @@
-import { checkReadOnlyCommand } from '../tools/read-only-command';
+import { checkReadOnlyCommand } from './read-only-command';
 import { namedGroups, REGEX_FLAGS } from './expectations';
 import { FILE_NAMES } from './group-files';
 import { stepStrings, TERMINAL, transitions } from './raw-step-parts';

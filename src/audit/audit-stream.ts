@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import type { Clock } from '../clock';
-import type { Bus } from '../events/bus';
-import type { RelayEvents } from '../incidents/events';
-import type { Incident, TimelineEntry } from '../incidents/model';
+import type { Clock } from '../../core/clock';
+import type { Bus } from '../../core/events/bus';
+import type { RelayEvents } from '../../core/incidents/events';
+import type { Incident, TimelineEntry } from '../../core/incidents/model';
 import { createOutbox, type Outbox, type OutboxStore, type SendResult, type StoredItem } from '../outbox/outbox';
 import { AUDIT_PROGRESS, isAuditedEntry } from './audited-entries';
 import { auditEventOf } from './derive';

@@ -1,7 +1,7 @@
-import type { TimelineEntry } from '../incidents/model';
+import type { TimelineEntry } from '../../core/incidents/model';
 
 /**
- * Which timeline entries are audit events (src/audit/derive.ts says what each becomes), and how far
+ * Which timeline entries are audit events (src/adapters/audit/derive.ts says what each becomes), and how far
  * an incident's have got, read from the timeline alone: the relay and the renderer (tray, /ui) share
  * this file, so it imports nothing that runs only in Node.
  */

@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { linesSha256 } from '../approvals/lines';
-import { buildEvidenceBundle } from '../incidents/evidence-bundle';
-import { canonicalJson } from '../incidents/evidence-manifest';
-import type { Incident, TimelineEntry } from '../incidents/model';
+import { linesSha256 } from '../../core/approvals/lines';
+import { buildEvidenceBundle } from '../../core/incidents/evidence-bundle';
+import { canonicalJson } from '../../core/incidents/evidence-manifest';
+import type { Incident, TimelineEntry } from '../../core/incidents/model';
 import { isAuditedEntry } from './audited-entries';
 import { auditEventSchema, type AuditEvent, type AuditType } from './schema';
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import type { Clock } from '../clock';
-import type { RelayConfig } from '../config/schema';
+import type { Clock } from '../../core/clock';
+import type { RelayConfig } from '../../config/schema';
 import { createProxyDispatchers, NO_PROXY_SETTINGS, type ProxySettings } from '../net/proxy';
 import type { AuditSender } from './sender';
 import { createSplunkHecSender } from './splunk-hec';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { request, type Dispatcher } from 'undici';
-import { wait } from '../backoff';
-import type { Clock } from '../clock';
+import { wait } from '../../core/backoff';
+import type { Clock } from '../../core/clock';
 import type { AuditEvent } from './schema';
 import { retryAfterMs, type AuditSender, type BatchResult } from './sender';
 

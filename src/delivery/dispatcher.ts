@@ -1,14 +1,14 @@
 import type { Logger } from 'pino';
-import { AgentRuntimeError, type AgentRuntime } from '../agent/types';
+import { AgentRuntimeError, type AgentRuntime } from '../agent-runtime';
 import type { Clock } from '../clock';
 import type { Incidents } from '../incidents/service';
 import type { Incident } from '../incidents/model';
 import { createRunQueue } from './run-queue';
 import { jitteredBackoff } from '../backoff';
-import type { ModelCheck } from '../agent/model-check';
+import type { ModelCheck } from './model-check';
 import type { SpareSession } from './spare-session';
 import { alreadyPrompted, findEarlierSession, sessionTitle } from './earlier-session';
-import { inIncidentSpan } from '../telemetry/incident-trace';
+import { inIncidentSpan } from '../../adapters/telemetry/incident-trace';
 
 /** While runs are held, how often the hold is looked at again: a restored file lets them go by itself. */
 const HOLD_RECHECK_MS = 2_000;

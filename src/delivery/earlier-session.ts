@@ -1,4 +1,4 @@
-import type { AgentRuntime } from '../agent/types';
+import type { AgentRuntime } from '../agent-runtime';
 import type { Incident } from '../incidents/model';
 import { isSpareTitle } from './spare-session';
 

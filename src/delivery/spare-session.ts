@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { Logger } from 'pino';
-import type { AgentRuntime } from '../agent/types';
+import type { AgentRuntime } from '../agent-runtime';
 
 /** What a session made ready ahead of time is called in the runtime (its terminal lists it so). */
 export const SPARE_TITLE_PREFIX = 'Fault Relay: ready for the next alert';

@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { stringify } from 'yaml';
-import { clockStartingAt, type Clock } from '../clock';
-import { newToken } from '../operators/operators';
+import { clockStartingAt, type Clock } from '../../src/core/clock';
+import { newToken } from '../../src/core/operators/operators';
 
 /**
  * A Monday morning, outside the shipped policy's year-end freeze, its change records and its

@@ -1,14 +1,14 @@
 import path from 'node:path';
-import type { Clock } from '../clock';
+import type { Clock } from '../../src/core/clock';
 import type { Logger } from 'pino';
 import { request } from 'undici';
 import { z } from 'zod';
-import { listArtifactGroups, loadArtifactGroup } from '../artifacts/load';
-import type { ArtifactGroup } from '../artifacts/validate';
-import { startLab, type RunningLab } from '../lab/server';
-import { startHeadlessRelay, type RunningRelay } from '../relay/start-headless';
+import { listArtifactGroups, loadArtifactGroup } from '../../src/runbooks/load';
+import type { ArtifactGroup } from '../../src/runbooks/validate';
+import { startLab, type RunningLab } from '../ios-lab/server';
+import { startHeadlessRelay, type RunningRelay } from '../../src/relay/start-headless';
 import { createDemoBrain, type RemediationTask, type RemediationVariant } from './brain';
-import { demoRuntimeHome } from './runtime-home';
+import { demoRuntimeHome } from '../../src/adapters/agent/runtime-home';
 import { scriptedProviderConfig, startScriptedModel, type Script, type ScriptedModel } from './scripted-model';
 
 export interface DemoStackOptions {

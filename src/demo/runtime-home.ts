@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { MANAGED_CONFIG_ENV, pinnedManagedConfigDir } from '../agent/managed-config';
+import { MANAGED_CONFIG_ENV, pinnedManagedConfigDir } from './managed-config';
 
 /**
  * opencode runs `npm install @opencode-ai/plugin` in every config folder without node_modules

@@ -1,5 +1,5 @@
-import { visibleText } from '../approvals/inert-text';
-import type { TimelineEntry } from '../incidents/model';
+import { visibleText } from '../../src/core/approvals/inert-text';
+import type { TimelineEntry } from '../../src/core/incidents/model';
 
 /** The first line of a message, with control characters written out: an escape sequence the model wrote never reaches the terminal. */
 const first = (text: string, max = 110) => {

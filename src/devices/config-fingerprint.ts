@@ -1,5 +1,5 @@
-import { configSha256, MISMATCH_LINES, type FingerprintMismatch } from '../artifacts/config-fingerprint';
-import { redactDeviceSecrets } from '../incidents/evidence-redact';
+import { configSha256, MISMATCH_LINES, type FingerprintMismatch } from '../../runbooks/config-fingerprint';
+import { redactDeviceSecrets } from '../../core/incidents/evidence-redact';
 import { describeDifference } from './config-diff';
 import { DeviceError } from './errors';
 

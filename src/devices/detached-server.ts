@@ -5,7 +5,7 @@ import { dirname, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import type { Logger } from 'pino';
-import { SECRET_KEYS } from '../config/schema';
+import { SECRET_KEYS } from '../../config/schema';
 import { readHolder, StateDirLockedError } from './state-lock';
 import { RESUME_FLAG, SUPERVISED_FLAG, SupervisedServerInfo, SupervisedServerRefusal, supervisedFiles } from './supervised';
 
@@ -18,7 +18,7 @@ export interface DeviceServerLaunch {
   cwd?: string;
 }
 
-const projectRoot = resolve(import.meta.dirname, '../..');
+const projectRoot = resolve(import.meta.dirname, '../../..');
 
 /** `node --import tsx scripts/devices.ts --supervised`, from this checkout. */
 export function nodeDeviceServerLaunch(): DeviceServerLaunch {

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { checkReadOnlyCommand } from '../tools/read-only-command';
+import { checkReadOnlyCommand } from '../../runbooks/read-only-command';
 import { changeInSession, changeWithSnapshot, lineAt, restoreConfig } from './cli-change';
 import { DeviceError, NOTHING_SENT_KINDS } from './errors';
 import { deviceKey, type DeviceEntry, type Inventory } from './inventory';
@@ -8,10 +8,10 @@ import { grammarProblem, PLATFORM, type Platform } from './platforms';
 import { ChangeJournal } from './pending-changes';
 import { ProvisionalChanges } from './provisional';
 import { previewOn } from './preview';
-import type { ConfigPreview } from '../artifacts/config-preview';
+import type { ConfigPreview } from '../../runbooks/config-preview';
 import { ShellSession } from './shell-session';
 import { checkFingerprint, SeenConfigs } from './config-fingerprint';
-import { normalisedConfigLines } from '../artifacts/config-fingerprint';
+import { normalisedConfigLines } from '../../runbooks/config-fingerprint';
 
 /** Lines the server sends itself around a change, or that leave the CLI: a change that contains them would break out of it. */
 const CONTROL_LINES = /^(configure(\s+\S+)*|conf(\s+t)?|commit|abort|quit|logout|write(\s+.*)?|copy\s+.*|reload.*|do\s+.*)$/i;

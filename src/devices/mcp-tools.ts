@@ -1,10 +1,10 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { CONFIRM_WITHIN_S, type ChangeStatus } from '../artifacts/device-contract';
+import { CONFIRM_WITHIN_S, type ChangeStatus } from '../../core/changes/device-contract';
 import type { DeviceService } from './device-service';
 import { DeviceError } from './errors';
-import { registerPreviewTool } from '../artifacts/config-preview-tool';
-import { SHA256_HEX } from '../artifacts/config-fingerprint';
+import { registerPreviewTool } from '../../runbooks/config-preview-tool';
+import { SHA256_HEX } from '../../runbooks/config-fingerprint';
 
 /**
  * The tools the relay's device guard forwards to and the simulated lab serves, on real devices:

@@ -1,7 +1,7 @@
 import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { ChangeStatus } from '../artifacts/device-contract';
+import { ChangeStatus } from '../../core/changes/device-contract';
 
 /** What the server must know to put a device back after a crash: written before the first line is sent. */
 export const JournalEntry = z.object({

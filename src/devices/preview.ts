@@ -1,5 +1,5 @@
-import type { ConfigPreview } from '../artifacts/config-preview';
-import { runningConfigFingerprint } from '../artifacts/config-fingerprint';
+import type { ConfigPreview } from '../../runbooks/config-preview';
+import { runningConfigFingerprint } from '../../runbooks/config-fingerprint';
 import { DeviceError } from './errors';
 import type { NetconfDevice } from './netconf/device';
 import { previewNetconf } from './netconf/preview';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
-import { CONFIRM_WITHIN_S, ROLLBACK_GRACE_S, type ChangeStatus } from '../artifacts/device-contract';
+import { CONFIRM_WITHIN_S, ROLLBACK_GRACE_S, type ChangeStatus } from '../../core/changes/device-contract';
 import { DeviceError } from './errors';
 import { deviceKey } from './inventory';
 import type { NetconfDevice } from './netconf/device';

@@ -1,4 +1,4 @@
-import type { RawTestCase } from '../artifacts/schema-test-case';
+import type { RawTestCase } from '../../src/runbooks/schema-test-case';
 
 /**
  * A test case's alert as a Splunk webhook would post it: the saved search's envelope, the

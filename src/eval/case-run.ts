@@ -1,12 +1,12 @@
 import { request } from 'undici';
-import type { RawTestCase } from '../artifacts/schema-test-case';
-import type { ArtifactGroup } from '../artifacts/validate';
-import { isTerminal, type Incident, type TimelineEntry } from '../incidents/model';
-import type { RunningRelay } from '../relay/start-headless';
+import type { RawTestCase } from '../../src/runbooks/schema-test-case';
+import type { ArtifactGroup } from '../../src/runbooks/validate';
+import { isTerminal, type Incident, type TimelineEntry } from '../../src/core/incidents/model';
+import type { RunningRelay } from '../../src/relay/start-headless';
 import { DEMO_OPERATOR } from '../demo/demo-policy';
 import { alertPayload } from './alert-payload';
 import { judge, type EvalCase } from './scorecard';
-import { configClaims } from '../incidents/outcome-words';
+import { configClaims } from '../../src/core/incidents/outcome-words';
 import { runTokens } from './tokens';
 
 export interface CaseRunInput {

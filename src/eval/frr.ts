@@ -1,11 +1,11 @@
 import path from 'node:path';
-import { DeviceToolError } from '../artifacts/device-contract';
-import { runRaw } from '../artifacts/engine';
-import { systemClock } from '../artifacts/clock';
-import type { RawTestCase } from '../artifacts/schema-test-case';
-import type { ArtifactGroup } from '../artifacts/validate';
-import { DeviceError } from '../devices/errors';
-import { startDeviceServer, type RunningDeviceServer } from '../devices/server';
+import { DeviceToolError } from '../../src/core/changes/device-contract';
+import { runRaw } from '../raw-tests/engine';
+import { systemClock } from '../../src/runbooks/clock';
+import type { RawTestCase } from '../../src/runbooks/schema-test-case';
+import type { ArtifactGroup } from '../../src/runbooks/validate';
+import { DeviceError } from '../../src/adapters/devices/errors';
+import { startDeviceServer, type RunningDeviceServer } from '../../src/adapters/devices/server';
 import { applyFrrFault, resetFrrLab } from '../frr-lab/faults';
 import { frrLabUnavailable } from '../frr-lab/host';
 import { startFrrLab, type FrrLab } from '../frr-lab/lab';

@@ -1,9 +1,9 @@
 import path from 'node:path';
 import type { Logger } from 'pino';
-import { listArtifactGroups, loadArtifactGroup } from '../artifacts/load';
-import { runTestCase } from '../artifacts/raw-test-runner';
-import { forFrr, type RawTestCase } from '../artifacts/schema-test-case';
-import type { ArtifactGroup } from '../artifacts/validate';
+import { listArtifactGroups, loadArtifactGroup } from '../../src/runbooks/load';
+import { runTestCase } from '../raw-tests/raw-test-runner';
+import { forFrr, type RawTestCase } from '../../src/runbooks/schema-test-case';
+import type { ArtifactGroup } from '../../src/runbooks/validate';
 import type { RemediationVariant } from '../demo/brain';
 import { demoPolicy } from '../demo/demo-policy';
 import { startDemoStack, type DemoStack } from '../demo/demo-stack';

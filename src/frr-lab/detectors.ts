@@ -1,4 +1,4 @@
-import { savedSearchEnvelope } from '../alert/sample';
+import { savedSearchEnvelope } from '../../src/adapters/alert-sources/sample';
 import { isAdminDown, parseAdjChange, type AdjChange } from './adjchange';
 import { INTERFACE_ADMIN_DOWN, interfaceCameUp } from './detectors-interface';
 import { REMOTE_AS_MISMATCH } from './detectors-remote-as';

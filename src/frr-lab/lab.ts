@@ -4,7 +4,7 @@ import { chownSync, existsSync, mkdirSync, openSync, closeSync, readdirSync, rea
 import { connect } from 'node:net';
 import { join, resolve } from 'node:path';
 import { stringify } from 'yaml';
-import { findFreePort } from '../agent/free-port';
+import { findFreePort } from '../../src/adapters/agent/free-port';
 import { LAB_LOGIN_USER, writeLabAccounts } from './accounts';
 import { HostCommandError, frrLabUnavailable, ipCommand, LabPrerequisiteError, run } from './host';
 import { LabStateFile, processStartTime } from './state';

@@ -1,4 +1,4 @@
-import type { FaultSpec } from '../lab/faults';
+import type { FaultSpec } from '../ios-lab/faults';
 import type { FrrLabRouter, FrrLabRouters } from './lab';
 import { logFileOf, type LabRouter } from './topology';
 

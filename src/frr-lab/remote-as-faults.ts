@@ -1,5 +1,5 @@
-import type { FaultSpec } from '../lab/faults';
-import { mistypedAs } from '../lab/remote-as-fault';
+import type { FaultSpec } from '../ios-lab/faults';
+import { mistypedAs } from '../ios-lab/remote-as-fault';
 import type { FrrLabRouter, FrrLabRouters } from './lab';
 
 /**

@@ -13,7 +13,7 @@ export interface WatchEvent {
   error?: string;
 }
 
-/** One alert the watcher sent (or tried to), for any alert definition in src/frr-lab/detectors.ts. */
+/** One alert the watcher sent (or tried to), for any alert definition in harness/frr-lab/detectors.ts. */
 export interface AlertEvent {
   router: string;
   detection: Detection;

@@ -1,5 +1,5 @@
 import { linesSha256 } from '../approvals/lines';
-import { ConfigPreview, rollbackLines } from '../artifacts/config-preview';
+import { ConfigPreview, rollbackLines } from '../../runbooks/config-preview';
 import type { Incident, TimelineEntry } from './model';
 import { redactDeep, redactText } from './evidence-redact';
 import { policyOf } from './evidence-policy';

@@ -2,7 +2,7 @@ import type { DeviceOutput, EvidenceBundle } from './evidence-bundle';
 import type { EvidencePolicy } from './evidence-policy';
 import { AGENT_SUMMARY_LABEL, labelledQuote, outcomeLabel } from '../approvals/inert-text';
 import { fenceFor, incidentFacts, table } from './markdown-parts';
-import { ROLLBACK_TITLE } from '../artifacts/config-preview';
+import { ROLLBACK_TITLE } from '../../runbooks/config-preview';
 
 /** A fenced block no backtick run in the content can close early. */
 function fenced(text: string, info = ''): string {

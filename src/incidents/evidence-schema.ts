@@ -10,7 +10,7 @@ import { outcomeSchema } from './model';
  */
 export const EVIDENCE_FORMAT = 'fault-relay-evidence/1';
 
-/** The relay keeps this much of a show output (the guard, src/tools/device-guard.ts, and the post-check). */
+/** The relay keeps this much of a show output (the guard, src/adapters/device-tools/device-guard.ts, and the post-check). */
 export const GUARD_EXEC_LIMIT = 20_000;
 
 export const deviceOutputSchema = z.object({
@@ -73,7 +73,7 @@ export const evidenceBundleSchema = z.object({
       lines: z.array(z.string()),
       /** As recorded when the approval was asked: what every channel showed and the guard checked. */
       lines_sha256: z.string(),
-      /** Recomputed here from the recorded lines (src/approvals/lines.ts): equal unless the record was altered. */
+      /** Recomputed here from the recorded lines (src/core/approvals/lines.ts): equal unless the record was altered. */
       lines_sha256_matches: z.boolean(),
       lines_redacted: z.boolean(),
       /** The agent's proposed rollback: its claim, never run by the relay. */

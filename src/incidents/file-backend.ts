@@ -133,7 +133,7 @@ export async function writeListInChunks(path: string, key: string, items: readon
  * The incident index as one JSON object per file (`<name>.json`, the layout `conf` and
  * electron-store use, so either's files read as they are). Every `set` rewrites the file
  * through `replaceFileDurably`; a file that cannot be read is an error, never an empty store.
- * A list written with a stamp is sealed (src/incidents/file-seal.ts): `sealOf` tells a reader
+ * A list written with a stamp is sealed (src/core/incidents/file-seal.ts): `sealOf` tells a reader
  * the file is, byte for byte, what this backend wrote with that stamp.
  */
 export function createFileBackend(dataDir: string, name: string): KeyValueBackend & { path: string } {

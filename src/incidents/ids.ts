@@ -5,7 +5,7 @@ export const HEADED_PREFIX = 'HEADED-';
  * `INC-yyyymmddThhmmssZ` (or `HEADED-…`), then `-2`, `-3` … when several arrive in the same second.
  *
  * A team relay passes its `tag` (`r` and a number the database gives each relay start, see
- * src/store-pg/migrations.ts): `INC-yyyymmddThhmmssZ-r7`, then `-r7-2` … Two relays on one
+ * src/adapters/store-pg/migrations.ts): `INC-yyyymmddThhmmssZ-r7`, then `-r7-2` … Two relays on one
  * database never share a tag, so they never make the same id, whatever their clocks say; the
  * `-2` counter only has to be unique within this relay, which `taken` (its memory) sees whole.
  * The tag starts with a letter so it never reads as the laptop's `-2`.

@@ -11,7 +11,7 @@ interface Position {
   incident_id: string;
 }
 
-/** Newest first, ties by id: the order `list()` has (src/incidents/store.ts). */
+/** Newest first, ties by id: the order `list()` has (src/core/incidents/store.ts). */
 const newer = (a: Position, b: Position) => (b.created_at.localeCompare(a.created_at) || b.incident_id.localeCompare(a.incident_id)) < 0;
 
 /**

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { storedTraceSchema } from '../telemetry/stored-trace';
+import { storedTraceSchema } from './stored-trace';
 import { changeRecordSchema } from './change';
-import { ConfigPreview } from '../artifacts/config-preview';
+import { ConfigPreview } from '../../runbooks/config-preview';
 import { applicationStatusSchema, approvalStatusSchema, decisionChannelSchema } from '../approvals/lifecycle';
 
 export const INCIDENT_STATES = [
@@ -40,7 +40,7 @@ export type ApprovalVote = z.infer<typeof approvalVoteSchema>;
 /** What the agent asked the operator to approve, exactly, and where that approval stands. */
 export const approvalRequestSchema = z.object({
     /**
-     * This request's own id (src/approvals/request-id.ts): every channel shows it and sends it back
+     * This request's own id (src/core/approvals/request-id.ts): every channel shows it and sends it back
      * with a decision, so a click on an old card or a stale window never decides a newer request.
      * Empty only on records from before it existed.
      */
@@ -56,10 +56,10 @@ export const approvalRequestSchema = z.object({
     card_message_id: z.string().optional(),
     /** Each operator channel's own id of the message that asked (channel name → id): the adapters read theirs. */
     channel_messages: z.record(z.string(), z.string()).optional(),
-    /** The gate's state (src/approvals/lifecycle.ts); records from before it existed read as pending. */
+    /** The gate's state (src/core/approvals/lifecycle.ts); records from before it existed read as pending. */
     status: approvalStatusSchema.default('pending'),
     /**
-     * SHA-256 of the canonical lines (src/approvals/lines.ts): shown to the human with the lines,
+     * SHA-256 of the canonical lines (src/core/approvals/lines.ts): shown to the human with the lines,
      * checked by the device guard. Empty only on records from before it existed.
      */
     lines_sha256: z.string().default(''),
@@ -131,7 +131,7 @@ export const SEVERITIES = ['critical', 'major', 'minor', 'warning', 'info'] as c
 export type Severity = (typeof SEVERITIES)[number];
 
 const fieldSourceSchema = z.enum(['result', 'result.device_name', 'result.host', '_raw', 'label', 'absent']);
-/** Where the alert's key fields came from (src/alert/normalize.ts): shown so an engineer can judge them. */
+/** Where the alert's key fields came from (src/adapters/alert-sources/normalize.ts): shown so an engineer can judge them. */
 // An FS's own key fields (key_fields, e.g. interface) beside the BGP three.
 export const fieldSourcesSchema = z.object({ device_hostname: fieldSourceSchema, neighbor_ip: fieldSourceSchema, vrf_name: fieldSourceSchema }).catchall(fieldSourceSchema);
 
@@ -158,7 +158,7 @@ export const incidentSchema = z.object({
   approval_request: approvalRequestSchema.nullable().default(null),
   approval: approvalSchema.nullable(),
   application: applicationSchema.default(NO_APPLICATION),
-  /** The applied change while it is provisional, and how it ended (src/incidents/change.ts). */
+  /** The applied change while it is provisional, and how it ended (src/core/incidents/change.ts). */
   change: changeRecordSchema.nullable().default(null),
   outcome: outcomeSchema.nullable(),
   /** The exact prompt the run gets (relay) or the operator pasted (headed); dropped when the incident ends. */

@@ -109,7 +109,7 @@ export function createPersistentStore(opts: PersistentStoreOptions): IncidentSto
     batch = undefined;
     const body = (b?.lines.join('') ?? '') + extra;
     if (!body) return;
-    // A log begun afresh says first which record format its lines are in (src/incidents/store-replay.ts).
+    // A log begun afresh says first which record format its lines are in (src/core/incidents/store-replay.ts).
     const text = logBytes === 0 ? `${JSON.stringify({ stamp } satisfies HeaderLine)}\n${body}` : body;
     try {
       log!.append(text);

@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
-import type { AgentRuntime } from '../agent/types';
-import type { Clock } from '../clock';
+import type { AgentRuntime } from '../../core/agent-runtime';
+import type { Clock } from '../../core/clock';
 import type { RuntimeEventMapper } from './runtime-events';
-import type { Incidents } from './service';
-import type { Owns } from './ownership';
+import type { Incidents } from '../../core/incidents/service';
+import type { Owns } from '../../core/incidents/ownership';
 
 /** Entries that start a turn of the agent (the run is expected to end again after them). */
 const TURN_START = new Set(['prompt.sent', 'approval.forwarded']);

@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
-import type { Clock } from '../clock';
-import { isTerminal } from './model';
+import type { Clock } from '../../core/clock';
+import { isTerminal } from '../../core/incidents/model';
 import type { RuntimePart } from './runtime-event-schemas';
 import type { Action, SessionMemory } from './runtime-event-sessions';
-import type { Incidents } from './service';
+import type { Incidents } from '../../core/incidents/service';
 
 /** Longest excerpt of model text, tool output or error a timeline entry carries. */
 export const EXCERPT_CHARS = 500;

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import type { AgentRuntime } from '../agent/types';
-import { systemClock, type Clock } from '../clock';
+import type { AgentRuntime } from '../../core/agent-runtime';
+import { systemClock, type Clock } from '../../core/clock';
 import type { RuntimeEventMapper } from './runtime-events';
 
 export interface FollowerStatus {

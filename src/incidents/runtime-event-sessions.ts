@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
-import { AgentRuntimeError, type AgentRuntime } from '../agent/types';
-import type { Incident } from './model';
-import type { Owns } from './ownership';
-import type { Incidents } from './service';
+import { AgentRuntimeError, type AgentRuntime } from '../../core/agent-runtime';
+import type { Incident } from '../../core/incidents/model';
+import type { Owns } from '../../core/incidents/ownership';
+import type { Incidents } from '../../core/incidents/service';
 
 /** How many sessions, messages and seen keys are remembered; old ones are forgotten first. */
 const MEMORY = 20_000;

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { z } from 'zod';
-import type { AgentRuntime, RuntimeEvent } from '../agent/types';
-import { systemClock, type Clock } from '../clock';
+import type { AgentRuntime, RuntimeEvent } from '../../core/agent-runtime';
+import { systemClock, type Clock } from '../../core/clock';
 import { createEventActions } from './runtime-event-actions';
 import {
   messageUpdatedSchema,
@@ -12,8 +12,8 @@ import {
   sessionStatusSchema,
 } from './runtime-event-schemas';
 import { createSessionMemory, createSessionRouter, type Action } from './runtime-event-sessions';
-import type { Incidents } from './service';
-import type { Owns } from './ownership';
+import type { Incidents } from '../../core/incidents/service';
+import type { Owns } from '../../core/incidents/ownership';
 
 // Callers import the mapper, its excerpts and the follower from here; the parts live beside it.
 export { EXCERPT_CHARS, excerpt } from './runtime-event-actions';
@@ -27,7 +27,7 @@ export interface RuntimeEventMapperDeps {
   clock?: Clock;
   /** A root session failed and its incident is now `failed`: the caller tells the room. */
   onSessionFailed?: (incidentId: string, message: string) => void;
-  /** Team relays: events about an incident another relay owns write nothing here (src/incidents/ownership.ts). */
+  /** Team relays: events about an incident another relay owns write nothing here (src/core/incidents/ownership.ts). */
   owns?: Owns;
 }
 

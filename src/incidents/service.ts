@@ -1,16 +1,16 @@
 import type { Logger } from 'pino';
-import type { NormalizedAlert } from '../alert/source';
-import { buildAgentPrompt, renderPromptText } from '../alert/prompt';
+import type { NormalizedAlert } from '../../adapters/alert-sources/source';
+import { buildAgentPrompt, renderPromptText } from '../../adapters/alert-sources/prompt';
 import type { Bus } from '../events/bus';
 import type { Clock } from '../clock';
 import type { RelayEvents } from './events';
 import { HEADED_PREFIX, incidentIdFor } from './ids';
 import { isTerminal, NO_APPLICATION, publicIncident, type Incident, type Severity, type TimelineEntry } from './model';
 import type { IncidentStore } from './store';
-import { openIncidentTrace } from '../telemetry/incident-trace';
+import { openIncidentTrace } from '../../adapters/telemetry/incident-trace';
 import { IncidentStateError, nextState, type IncidentEvent } from './state';
 
-/** What `update` may change: anything but the state, which only `transition` moves (src/incidents/state.ts). */
+/** What `update` may change: anything but the state, which only `transition` moves (src/core/incidents/state.ts). */
 export type IncidentChange = Partial<Omit<Incident, 'state' | 'incident_id' | 'created_at' | 'updated_at'>> & { state?: never };
 
 export type NewIncident = Omit<

@@ -1,6 +1,6 @@
 import { AGENT_SUMMARY_LABEL, labelledQuote, outcomeLabel } from '../approvals/inert-text';
 import { fenceFor, incidentFacts, table } from './markdown-parts';
-import { ROLLBACK_TITLE, rollbackLines } from '../artifacts/config-preview';
+import { ROLLBACK_TITLE, rollbackLines } from '../../runbooks/config-preview';
 import { CHANGE_WORDS_TITLE, changeWords } from './outcome-words';
 import type { Incident, TimelineEntry } from './model';
 

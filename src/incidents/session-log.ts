@@ -15,7 +15,7 @@ export interface SessionLogWriterDeps {
   /** `RELAY_LOG_DIR`; logs go to `<logDir>/troubleshooting/`. */
   logDir: string;
   logger: Logger;
-  /** Team relays: only the owner writes an incident's log (src/incidents/ownership.ts). */
+  /** Team relays: only the owner writes an incident's log (src/core/incidents/ownership.ts). */
   owns?: Owns;
 }
 

@@ -1,8 +1,8 @@
 import type { IncidentState } from './model';
 
 /**
- * The incident's `state` as data, beside the gate's table (src/approvals/lifecycle.ts). Only
- * `Incidents.transition` (src/incidents/service.ts) moves it, by one of these events; `update`
+ * The incident's `state` as data, beside the gate's table (src/core/approvals/lifecycle.ts). Only
+ * `Incidents.transition` (src/core/incidents/service.ts) moves it, by one of these events; `update`
  * cannot touch `state` at all. An event not allowed from the current state is refused, so a late
  * or repeated signal (a second outcome, a takeover of a finished run, a decision after expiry)
  * never moves a run backwards or out of a terminal state.

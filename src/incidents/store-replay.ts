@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { incidentSchema, isTerminal, timelineEntrySchema, type Incident, type TimelineEntry } from './model';
 
-/** What a lazy write changes (src/relay/intake.ts, src/tools/run-progress.ts), as a repeats-log line holds it. */
+/** What a lazy write changes (src/relay/intake.ts, src/adapters/agent-tools/run-progress.ts), as a repeats-log line holds it. */
 export interface LazyLine {
   i: string;
   n: number;

@@ -51,7 +51,7 @@ export interface IncidentStore {
   probe?(): Promise<StoreCheck>;
   /**
    * Team relays: this relay's tag, unique among the relays on the database, carried by the ids
-   * of the incidents it creates (src/incidents/ids.ts) so no two relays make the same id.
+   * of the incidents it creates (src/core/incidents/ids.ts) so no two relays make the same id.
    */
   readonly idTag?: string;
   /** Ids not in memory that a new incident must not take (the database holds them, or did). */
@@ -73,7 +73,7 @@ export class StoreUnavailableError extends Error {
 /** The part of `conf` / `electron-store` the store uses, so either can be passed in. */
 export interface KeyValueBackend {
   get(key: string): unknown;
-  /** `stamp`: the files backend seals a list with it (src/incidents/file-seal.ts); others ignore it. */
+  /** `stamp`: the files backend seals a list with it (src/core/incidents/file-seal.ts); others ignore it. */
   set(key: string, value: unknown, stamp?: string): void;
   /** Replaces the whole file with `{key: list}` without blocking the event loop for long (the files backend); the bytes written. */
   setList?(key: string, list: readonly unknown[], stamp?: string): Promise<number>;

@@ -3,7 +3,7 @@ import { projectRoot, resolveVaultDir } from './vault-dir';
 import { createWikiQuery, KbQueryError } from './wiki-query';
 import { KbVaultError } from './vault';
 
-// `npx tsx src/kb/query-cli.ts "<query>" [--depth quick|standard|deep]`: what the agents would read.
+// `npx tsx src/runbooks/kb/query-cli.ts "<query>" [--depth quick|standard|deep]`: what the agents would read.
 const { values, positionals } = parseArgs({ options: { depth: { type: 'string', short: 'd' } }, allowPositionals: true });
 try {
   const answer = await createWikiQuery({ vaultDir: resolveVaultDir(process.env, projectRoot) }).query({

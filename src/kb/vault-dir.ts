@@ -6,5 +6,5 @@ export function resolveVaultDir(env: NodeJS.ProcessEnv, projectRoot: string): st
   return configured ? path.resolve(configured) : path.join(projectRoot, 'kb');
 }
 
-/** The project folder, from this file's place in `src/kb/`. */
-export const projectRoot = path.resolve(import.meta.dirname, '../..');
+/** The project folder, from this file's place in `src/runbooks/kb/`. */
+export const projectRoot = path.resolve(import.meta.dirname, '../../..');

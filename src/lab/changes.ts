@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { Clock } from '../artifacts/clock';
-import { CONFIRM_WITHIN_S, type ChangeStatus } from '../artifacts/device-contract';
+import type { Clock } from '../../src/runbooks/clock';
+import { CONFIRM_WITHIN_S, type ChangeStatus } from '../../src/core/changes/device-contract';
 import type { Device, DeviceConfig } from './device';
-import { normalisedConfigLines, type FingerprintMismatch } from '../artifacts/config-fingerprint';
-import { checkFingerprint, type SeenConfigs } from '../devices/config-fingerprint';
-import { DeviceError } from '../devices/errors';
+import { normalisedConfigLines, type FingerprintMismatch } from '../../src/runbooks/config-fingerprint';
+import { checkFingerprint, type SeenConfigs } from '../../src/adapters/devices/config-fingerprint';
+import { DeviceError } from '../../src/adapters/devices/errors';
 import { labRunningConfig } from './preview';
 
 export type ChangeResult = { ok: true; change: ChangeStatus } | { ok: false; error: string };

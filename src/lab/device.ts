@@ -1,4 +1,4 @@
-import type { Clock } from '../artifacts/clock';
+import type { Clock } from '../../src/runbooks/clock';
 import { inSubnet } from './ios-format';
 import type { InventoryDevice } from './inventory';
 import { maxPrefixLogs, neighborConfigFault } from './neighbor-faults';

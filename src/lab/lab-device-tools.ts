@@ -1,6 +1,6 @@
 import type { Lab } from './lab';
 import { labPreview } from './preview';
-import { DeviceToolError, settled, type ApplyExpect, type DeviceTools } from '../artifacts/device-contract';
+import { DeviceToolError, settled, type ApplyExpect, type DeviceTools } from '../../src/core/changes/device-contract';
 
 /** Over the lab object, in process: fast and deterministic for tests and `raw:test`. */
 export function createLabDeviceTools(lab: Lab): DeviceTools {

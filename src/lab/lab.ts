@@ -1,8 +1,8 @@
-import { checkReadOnlyCommand } from '../tools/read-only-command';
+import { checkReadOnlyCommand } from '../../src/runbooks/read-only-command';
 import type { Logger } from 'pino';
-import type { Clock } from '../artifacts/clock';
+import type { Clock } from '../../src/runbooks/clock';
 import { createLabChanges, type ChangeResult, type ProvisionalResult } from './changes';
-import { systemClock } from '../artifacts/clock';
+import { systemClock } from '../../src/runbooks/clock';
 import { parseCommand, resolveInterfaceName, splitPipe } from './cli-parser';
 import { applyConfigLines } from './config-mode';
 import { Network, neighborKey, type Device } from './device';
@@ -12,7 +12,7 @@ import { offeredPrefixes } from './neighbor-faults';
 import { injectRemoteAsMismatch } from './remote-as-fault';
 import { injectOspfPassive, logOspfChanges, ospfAdjacencies } from './ospf';
 import type { Inventory } from './inventory';
-import { SeenConfigs } from '../devices/config-fingerprint';
+import { SeenConfigs } from '../../src/adapters/devices/config-fingerprint';
 
 export type CliResult = { ok: true; output: string } | { ok: false; error: string };
 

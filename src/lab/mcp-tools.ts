@@ -1,10 +1,10 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { CONFIRM_WITHIN_S } from '../artifacts/device-contract';
-import { SHA256_HEX } from '../artifacts/config-fingerprint';
+import { CONFIRM_WITHIN_S } from '../../src/core/changes/device-contract';
+import { SHA256_HEX } from '../../src/runbooks/config-fingerprint';
 import type { ChangeResult } from './changes';
 import type { Lab } from './lab';
-import { registerPreviewTool } from '../artifacts/config-preview-tool';
+import { registerPreviewTool } from '../../src/runbooks/config-preview-tool';
 import { labPreview } from './preview';
 
 const changeAnswer = (r: ChangeResult) =>

@@ -5,7 +5,7 @@ import { inSubnet, prefixLengthToMask, shortInterfaceName } from './ios-format';
 /**
  * OSPF in the simulated lab, enough for the OSPF runbooks (AD000005): process 1 runs area 0.0.0.0 on
  * every global-table point-to-point link (the /30s between the routers; loopbacks and VRF interfaces
- * stay out), as the FRR lab does (src/frr-lab/ospf.ts). The only OSPF configuration a change can make is
+ * stay out), as the FRR lab does (harness/frr-lab/ospf.ts). The only OSPF configuration a change can make is
  * `passive-interface` (kept on the interface's config, so drafts and rollbacks carry it). Adjacencies
  * are not timed: a link is Full whenever both ends are up, in OSPF and sending hellos, so a show after a
  * repair reads the settled state, as the RAW's wait and retries expect of a real router.

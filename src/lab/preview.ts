@@ -1,7 +1,7 @@
-import type { ConfigPreview } from '../artifacts/config-preview';
-import { normalisedConfigLines } from '../artifacts/config-fingerprint';
+import type { ConfigPreview } from '../../src/runbooks/config-preview';
+import { normalisedConfigLines } from '../../src/runbooks/config-fingerprint';
 import type { Device } from './device';
-import { groupsAsLines, parseRunningConfig, restoreCommands } from '../devices/config-diff';
+import { groupsAsLines, parseRunningConfig, restoreCommands } from '../../src/adapters/devices/config-diff';
 import { applyConfigLines } from './config-mode';
 import type { Lab } from './lab';
 import { runningConfigLines } from './show-system';

@@ -1,6 +1,6 @@
 import pino, { type Logger } from 'pino';
-import { splitUserinfo } from '../config/load';
-import { SECRET_KEYS } from '../config/schema';
+import { splitUserinfo } from '../../config/load';
+import { SECRET_KEYS } from '../../config/schema';
 import { decodeFully, type SecretScrubber } from './secret-scrubber';
 
 /** Paths whose values never reach a log line, wherever they appear. */

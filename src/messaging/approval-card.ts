@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { visibleLines } from '../approvals/visible-text';
-import { AGENT_SUMMARY_LABEL, labelledQuote, visibleText } from '../approvals/inert-text';
-import { ConfigPreview, previewLines, ROLLBACK_TITLE, rollbackLines } from '../artifacts/config-preview';
+import { visibleLines } from '../../../core/approvals/visible-text';
+import { AGENT_SUMMARY_LABEL, labelledQuote, visibleText } from '../../../core/approvals/inert-text';
+import { ConfigPreview, previewLines, ROLLBACK_TITLE, rollbackLines } from '../../../runbooks/config-preview';
 import { FAULT_APPROVAL_KEYWORD, type AdaptiveCard, type FaultApprovalData } from './schemas';
 
 export const approvalCardInputSchema = z.object({
@@ -13,13 +13,13 @@ export const approvalCardInputSchema = z.object({
   commands: z.array(z.string().min(1)).min(1),
   artifact_ref: z.string().min(1).optional(),
   expires_at: z.string().min(1).optional(),
-  /** SHA-256 of the lines (src/approvals/lines.ts): the card shows its first 12 characters. */
+  /** SHA-256 of the lines (src/core/approvals/lines.ts): the card shows its first 12 characters. */
   lines_sha256: z.string().min(12).optional(),
-  /** What the agents read on the device before asking (src/approvals/evidence.ts). */
+  /** What the agents read on the device before asking (src/core/approvals/evidence.ts). */
   evidence: z.array(z.object({ command: z.string(), lines: z.array(z.string()) })).optional(),
   /** The dry run of the lines on the live device; null or absent: the card says no preview is available. */
   preview: ConfigPreview.nullable().optional(),
-  /** The change policy's rule and how far its approvals are (src/approvals/standing.ts); absent without a policy. */
+  /** The change policy's rule and how far its approvals are (src/core/approvals/standing.ts); absent without a policy. */
   policy: z.string().min(1).optional(),
 });
 export type ApprovalCardInput = z.infer<typeof approvalCardInputSchema>;

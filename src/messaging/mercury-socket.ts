@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import WebSocket from 'ws';
 import { inboundFrameSchema, type InboundFrame } from './schemas';
-import type { Clock } from '../clock';
+import type { Clock } from '../../../core/clock';
 
 const FORCE_CLOSE_MS = 2_000;
 

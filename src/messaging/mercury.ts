@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { MercuryOpenError, openMercurySocket, type MercurySocket, type OpenFailure } from './mercury-socket';
 import type { ConnectableDevice, InboundFrame } from './schemas';
-import type { Clock } from '../clock';
+import type { Clock } from '../../../core/clock';
 import { WebexApiError } from './webex-http';
 
 /** What to do after a socket closed or failed to open. */

@@ -12,11 +12,11 @@ import {
   type MessagingStatus,
   type ServiceCatalog,
 } from './schemas';
-import { systemClock, type Clock } from '../clock';
+import { systemClock, type Clock } from '../../../core/clock';
 import { discoverServices } from './u2c';
 import { createDeviceManager, type DeviceManager } from './wdm';
 import { createWebexHttp, WebexApiError } from './webex-http';
-import { createProxyDispatchers, NO_PROXY_SETTINGS, proxyFor, tunnelAgent, type ProxySettings } from '../net/proxy';
+import { createProxyDispatchers, NO_PROXY_SETTINGS, proxyFor, tunnelAgent, type ProxySettings } from '../../net/proxy';
 
 export type { CardSubmission, MessagingStatus } from './schemas';
 

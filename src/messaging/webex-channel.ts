@@ -1,9 +1,9 @@
-import { storableText } from '../incidents/storable-text';
+import { storableText } from '../../../core/incidents/storable-text';
 import type { Logger } from 'pino';
-import type { Incident } from '../incidents/model';
-import type { ChannelConnection, ChannelHost, OperatorChannel } from '../approvals/operator-channel';
-import { ack } from '../approvals/wording';
-import { labelledQuote } from '../approvals/inert-text';
+import type { Incident } from '../../../core/incidents/model';
+import type { ChannelConnection, ChannelHost, OperatorChannel } from '../../../core/approvals/operator-channel';
+import { ack } from '../../../core/approvals/wording';
+import { labelledQuote } from '../../../core/approvals/inert-text';
 import { approvalFallbackMarkdown, buildApprovalCard } from './approval-card';
 import { sameHydraObject } from './hydra-id';
 import { faultApprovalDataSchema, type AdaptiveCard, type CardSubmission, type MessagingStatus } from './schemas';

@@ -1,7 +1,7 @@
 import { request, type Dispatcher } from 'undici';
 import type { z } from 'zod';
-import { jitteredBackoff } from '../backoff';
-import { systemClock, type Clock } from '../clock';
+import { jitteredBackoff } from '../../../core/backoff';
+import { systemClock, type Clock } from '../../../core/clock';
 import { apiErrorBodySchema } from './schemas';
 
 /**

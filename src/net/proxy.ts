@@ -2,7 +2,7 @@ import { Agent as HttpAgent, type AgentOptions } from 'node:http';
 import { connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { ProxyAgent, type Dispatcher } from 'undici';
-import { isLoopbackHost } from '../config/schema';
+import { isLoopbackHost } from '../../config/schema';
 
 /**
  * Corporate proxies, as every other tool reads them: HTTPS_PROXY / HTTP_PROXY / NO_PROXY (either

@@ -4,7 +4,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync
 import { connect } from 'node:net';
 import { join, resolve } from 'node:path';
 import { stringify } from 'yaml';
-import { findFreePort } from '../agent/free-port';
+import { findFreePort } from '../../src/adapters/agent/free-port';
 import { LAB_LOGIN_USER, writeLabAccounts } from '../frr-lab/accounts';
 import { HostCommandError, ipCommand, LabPrerequisiteError, run } from '../frr-lab/host';
 import { LabStateFile, processStartTime } from '../frr-lab/state';

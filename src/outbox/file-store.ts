@@ -1,7 +1,7 @@
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { appendWhole } from '../incidents/append-file';
-import { replaceFileDurably } from '../incidents/file-backend';
+import { appendWhole } from '../../core/incidents/append-file';
+import { replaceFileDurably } from '../../core/incidents/file-backend';
 import type { OutboxItem, OutboxStore, Outcome, StoredItem } from './types';
 
 /** Finished keys remembered for dedup once the file is compacted; older ones are forgotten. */

@@ -31,8 +31,8 @@
  *   after the restart: give receivers an idempotency key (PagerDuty `dedup_key`, Opsgenie `alias`).
  */
 import type { Logger } from 'pino';
-import { jitteredBackoff, wait, type BackoffPolicy } from '../backoff';
-import { systemClock, type Clock } from '../clock';
+import { jitteredBackoff, wait, type BackoffPolicy } from '../../core/backoff';
+import { systemClock, type Clock } from '../../core/clock';
 import type { OutboxItem, OutboxStore, Outcome, SendResult, StoredItem } from './types';
 
 export type { OutboxItem, OutboxStore, SendResult, StoredItem } from './types';

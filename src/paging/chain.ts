@@ -1,6 +1,6 @@
-import type { Clock } from '../clock';
-import { isTerminal, type Incident } from '../incidents/model';
-import type { EscalationStep } from '../policy/schema';
+import type { Clock } from '../../core/clock';
+import { isTerminal, type Incident } from '../../core/incidents/model';
+import type { EscalationStep } from '../../core/policy/schema';
 
 export interface ChainDeps {
   clock: Clock;

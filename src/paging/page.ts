@@ -1,5 +1,5 @@
-import { REQUEST_ID_PATTERN } from '../approvals/request-id';
-import type { Incident, Severity } from '../incidents/model';
+import { REQUEST_ID_PATTERN } from '../../core/approvals/request-id';
+import type { Incident, Severity } from '../../core/incidents/model';
 
 export const PAGERS = ['pagerduty', 'opsgenie'] as const;
 export type PagerName = (typeof PAGERS)[number];

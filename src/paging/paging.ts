@@ -1,12 +1,12 @@
 import type { Logger } from 'pino';
-import type { Clock } from '../clock';
-import type { Bus } from '../events/bus';
-import type { RelayEvents } from '../incidents/events';
-import { isTerminal, type Incident, type TimelineEntry } from '../incidents/model';
-import type { Owns } from '../incidents/ownership';
-import type { Incidents } from '../incidents/service';
+import type { Clock } from '../../core/clock';
+import type { Bus } from '../../core/events/bus';
+import type { RelayEvents } from '../../core/incidents/events';
+import { isTerminal, type Incident, type TimelineEntry } from '../../core/incidents/model';
+import type { Owns } from '../../core/incidents/ownership';
+import type { Incidents } from '../../core/incidents/service';
 import type { OutboxItem } from '../outbox/types';
-import type { EscalationStep } from '../policy/schema';
+import type { EscalationStep } from '../../core/policy/schema';
 import { createChainTimers } from './chain';
 import { PAGER_LABELS, pageFor, shownDevice, type Page, type PagerName, type PageStep } from './page';
 

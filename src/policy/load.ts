@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { celEnv, parse, plan } from '@bufbuild/cel';
 import type { z } from 'zod';
-import { parseYamlSource, type PathSegment, type YamlSource } from '../artifacts/yaml-source';
+import { parseYamlSource, type PathSegment, type YamlSource } from '../../runbooks/yaml-source';
 import { recordWindow, type ChangeWindow } from './change-windows';
 import { parseCalendar } from './ical-windows';
 import { changeRecordsSchema, policySchema, type Policy } from './schema';

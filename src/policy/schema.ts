@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { duration } from '../config/schema';
+import { duration } from '../../config/schema';
 
 /** `HH:MM-HH:MM` in the policy's time zone; a window that ends before it starts crosses midnight. */
 const HOURS = /^([01]\d|2[0-3]):([0-5]\d)-([01]\d|2[0-3]):([0-5]\d)$/;
@@ -71,7 +71,7 @@ export const policySchema = z.strictObject({
   /** Change records (YAML) and recurring maintenance windows (iCalendar, `.ics`), relative to the policy file. */
   change_records: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional(),
   classes: z.array(policyClassSchema).default([]),
-  /** For a request nobody answers: remind the channels, then page (src/paging/). */
+  /** For a request nobody answers: remind the channels, then page (src/adapters/paging/). */
   escalation: escalationSchema.default({ steps: [] }),
 });
 export type Policy = z.infer<typeof policySchema>;

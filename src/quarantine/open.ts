@@ -1,7 +1,7 @@
-import type { TeamCoordinator } from '../team/coordinator';
-import { pgQuarantine } from '../store-pg/quarantine-repository';
-import { memoryQuarantine, type QuarantineBackend } from './entry';
-import { createQuarantine, type QuarantineDeps } from './service';
+import type { TeamCoordinator } from '../adapters/team/coordinator';
+import { pgQuarantine } from '../adapters/store-pg/quarantine-repository';
+import { memoryQuarantine, type QuarantineBackend } from '../core/quarantine/entry';
+import { createQuarantine, type QuarantineDeps } from '../core/quarantine/service';
 
 /**
  * The relay's quarantines, read at start: the team's database for a team relay (every relay honours

@@ -1,13 +1,13 @@
 import { join, resolve } from 'node:path';
 import type { Logger } from 'pino';
-import type { AgentRuntime } from '../agent/types';
-import { createAlertmanagerSource } from '../alert/alertmanager';
-import type { AlertSource, BatchAnswer, SourceBatch } from '../alert/source';
-import { createAlertmanagerDefinitions } from '../artifacts/source-mappings';
+import type { AgentRuntime } from '../core/agent-runtime';
+import { createAlertmanagerSource } from '../adapters/alert-sources/alertmanager';
+import type { AlertSource, BatchAnswer, SourceBatch } from '../adapters/alert-sources/source';
+import { createAlertmanagerDefinitions } from '../runbooks/source-mappings';
 import type { RelayConfig } from '../config/schema';
-import type { Bus } from '../events/bus';
-import type { RelayEvents } from '../incidents/events';
-import type { Incidents } from '../incidents/service';
+import type { Bus } from '../core/events/bus';
+import type { RelayEvents } from '../core/incidents/events';
+import type { Incidents } from '../core/incidents/service';
 import type { Intake } from './intake';
 import { recordResolvedAtSource, startResolvedNotices } from './resolved-at-source';
 

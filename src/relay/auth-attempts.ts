@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Clock } from '../clock';
+import type { Clock } from '../core/clock';
 import { offeredCredential } from './auth';
 import { HttpError } from './errors';
 

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
-import type { OperatorDirectory } from '../operators/operators';
+import type { OperatorDirectory } from '../core/operators/operators';
 import { HttpError } from './errors';
 import { UI_COOKIE, UI_LOGIN_PATH, readCookie, type Principal, type UiSession } from './ui-session';
 

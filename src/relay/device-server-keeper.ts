@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
-import type { AttachedDeviceServer } from '../devices/detached-server';
+import type { AttachedDeviceServer } from '../adapters/devices/detached-server';
 
 /**
  * Waits between starts of a device server that went away: the first at once (a pending change's

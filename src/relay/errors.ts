@@ -3,8 +3,8 @@ import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { findUnstorableJson } from '../incidents/storable-text';
-import { StoreUnavailableError } from '../incidents/store';
+import { findUnstorableJson } from '../core/incidents/storable-text';
+import { StoreUnavailableError } from '../core/incidents/store';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 
 export const errorBodySchema = z.object({

@@ -1,10 +1,10 @@
 import type { Logger } from 'pino';
-import { normalizeAlert } from '../alert/normalize';
-import { parsePromptText, renderPromptText } from '../alert/prompt';
-import type { InboundAlert } from '../alert/schema';
-import type { Incident } from '../incidents/model';
-import { newIncidentFrom, type Incidents } from '../incidents/service';
-import { isTerminal } from '../incidents/model';
+import { normalizeAlert } from '../adapters/alert-sources/normalize';
+import { parsePromptText, renderPromptText } from '../adapters/alert-sources/prompt';
+import type { InboundAlert } from '../adapters/alert-sources/schema';
+import type { Incident } from '../core/incidents/model';
+import { newIncidentFrom, type Incidents } from '../core/incidents/service';
+import { isTerminal } from '../core/incidents/model';
 import { HttpError } from './errors';
 
 /** A headed run: its incident and prompt; `joined` when the fault's open incident was answered instead of a new one. */

@@ -1,9 +1,9 @@
 import { request } from 'undici';
-import type { QuarantineEntry } from '../quarantine/entry';
-import { AgentRuntimeError, type AgentRuntime } from '../agent/types';
-import type { ModelStatus } from '../agent/model-check';
-import type { StoreCheck } from '../incidents/store';
-import type { ChannelHealth, OperatorChannel } from '../approvals/operator-channel';
+import type { QuarantineEntry } from '../core/quarantine/entry';
+import { AgentRuntimeError, type AgentRuntime } from '../core/agent-runtime';
+import type { ModelStatus } from '../core/delivery/model-check';
+import type { StoreCheck } from '../core/incidents/store';
+import type { ChannelHealth, OperatorChannel } from '../core/approvals/operator-channel';
 
 /**
  * One operator channel on /health/deep, from its own status through the port. `standby`: a team

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import type { Logger } from 'pino';
-import type { SourcedAlert } from '../alert/source';
-import type { Clock } from '../clock';
-import type { Dispatcher } from '../delivery/dispatcher';
-import type { Incident } from '../incidents/model';
-import { newIncidentFrom, type Incidents } from '../incidents/service';
-import { StoreUnavailableError } from '../incidents/store';
+import type { SourcedAlert } from '../adapters/alert-sources/source';
+import type { Clock } from '../core/clock';
+import type { Dispatcher } from '../core/delivery/dispatcher';
+import type { Incident } from '../core/incidents/model';
+import { newIncidentFrom, type Incidents } from '../core/incidents/service';
+import { StoreUnavailableError } from '../core/incidents/store';
 import { HttpError } from './errors';
 
 export const acceptedResponseSchema = z.object({
@@ -65,7 +65,7 @@ export function createIntake(opts: IntakeOptions) {
    */
   const refusedCreations = new Set<string>();
 
-  /** A firing alert from any source (src/alert/source.ts): its key decides repeat or new incident. */
+  /** A firing alert from any source (src/adapters/alert-sources/source.ts): its key decides repeat or new incident. */
   return async function accept(alert: SourcedAlert): Promise<AcceptedResponse> {
     const key = alert.dedup_key;
     const open = incidents.findOpen(key);

@@ -2,12 +2,12 @@
 import { resolve } from 'node:path';
 import { userInfo } from 'node:os';
 import { ConfigError } from '../config/load';
-import { createLogger, secretsOf, syncStdout } from '../log/logger';
-import { humanConsoleDestination, logFilePath } from '../log/console';
-import { createSecretScrubber } from '../log/secret-scrubber';
+import { createLogger, secretsOf, syncStdout } from '../adapters/log/logger';
+import { humanConsoleDestination, logFilePath } from '../adapters/log/console';
+import { createSecretScrubber } from '../adapters/log/secret-scrubber';
 import { startHeadlessRelay } from './start-headless';
-import { otlpHeaderValues } from '../telemetry/settings';
-import { startTelemetry } from '../telemetry/sdk';
+import { otlpHeaderValues } from '../adapters/telemetry/settings';
+import { startTelemetry } from '../adapters/telemetry/sdk';
 
 // Secret values never reach a log line, whatever carries them; generated ones are added as they are made.
 const scrubber = createSecretScrubber();

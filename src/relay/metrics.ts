@@ -1,8 +1,8 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { Bus } from '../events/bus';
-import type { RelayEvents } from '../incidents/events';
-import { INCIDENT_STATES, type Incident } from '../incidents/model';
-import type { StoreHealth } from '../incidents/store';
+import type { Bus } from '../core/events/bus';
+import type { RelayEvents } from '../core/incidents/events';
+import { INCIDENT_STATES, type Incident } from '../core/incidents/model';
+import type { StoreHealth } from '../core/incidents/store';
 
 /** What an alert sender was answered: the 202's status, or why there was no 202. */
 export type AlertAnswer = 'accepted' | 'queued' | 'duplicate' | 'resolved' | 'refused' | 'invalid';

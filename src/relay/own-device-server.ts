@@ -1,8 +1,8 @@
 import { join, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import type { RelayConfig } from '../config/schema';
-import { nodeDeviceServerLaunch, openDetachedDeviceServer, type DeviceServerLaunch } from '../devices/detached-server';
-import { startDeviceServer } from '../devices/server';
+import { nodeDeviceServerLaunch, openDetachedDeviceServer, type DeviceServerLaunch } from '../adapters/devices/detached-server';
+import { startDeviceServer } from '../adapters/devices/server';
 import { keepDeviceServer, type DeviceServerEndpoint } from './device-server-keeper';
 
 /** The device tool server a relay with DEVICE_INVENTORY runs for itself: where its guard's client and /health/deep reach it. */

@@ -1,8 +1,8 @@
 import { resolve } from 'node:path';
 import type { Logger } from 'pino';
 import type { RelayConfig } from '../config/schema';
-import { inventoryFacts } from '../devices/inventory-lookup';
-import { openRelayPolicy, type RelayPolicy } from '../policy/relay-policy';
+import { inventoryFacts } from '../adapters/devices/inventory-lookup';
+import { openRelayPolicy, type RelayPolicy } from '../core/policy/relay-policy';
 
 /**
  * The change policy POLICY_FILE names, with the inventory's platform and tags of each device; none

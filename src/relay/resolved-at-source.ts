@@ -1,10 +1,10 @@
 import type { Logger } from 'pino';
-import type { AgentRuntime } from '../agent/types';
-import type { BatchAlert } from '../alert/source';
-import type { Bus } from '../events/bus';
-import type { RelayEvents } from '../incidents/events';
-import { isTerminal, type Incident, type TimelineEntry } from '../incidents/model';
-import type { Incidents } from '../incidents/service';
+import type { AgentRuntime } from '../core/agent-runtime';
+import type { BatchAlert } from '../adapters/alert-sources/source';
+import type { Bus } from '../core/events/bus';
+import type { RelayEvents } from '../core/incidents/events';
+import { isTerminal, type Incident, type TimelineEntry } from '../core/incidents/model';
+import type { Incidents } from '../core/incidents/service';
 
 /** The timeline line of a sender saying the fault cleared, and the lines about telling the run. */
 export const RESOLVED_AT_SOURCE = 'alert.resolved';

@@ -1,4 +1,4 @@
-import type { ModelCheck } from '../agent/model-check';
+import type { ModelCheck } from '../core/delivery/model-check';
 
 /**
  * Whether a run may start now, for every path that starts one: the dispatcher's deliveries and a

@@ -1,13 +1,13 @@
 import type { Logger } from 'pino';
-import type { AgentRuntime } from '../agent/types';
-import type { ModelCheck } from '../agent/model-check';
-import type { Clock } from '../clock';
-import type { Bus } from '../events/bus';
-import type { RelayEvents } from '../incidents/events';
-import type { Owns } from '../incidents/ownership';
-import { createRunReconciler } from '../incidents/reconcile-runs';
-import { createRuntimeEventMapper, startRuntimeEventFollower } from '../incidents/runtime-events';
-import type { Incidents } from '../incidents/service';
+import type { AgentRuntime } from '../core/agent-runtime';
+import type { ModelCheck } from '../core/delivery/model-check';
+import type { Clock } from '../core/clock';
+import type { Bus } from '../core/events/bus';
+import type { RelayEvents } from '../core/incidents/events';
+import type { Owns } from '../core/incidents/ownership';
+import { createRunReconciler } from '../adapters/agent/reconcile-runs';
+import { createRuntimeEventMapper, startRuntimeEventFollower } from '../adapters/agent/runtime-events';
+import type { Incidents } from '../core/incidents/service';
 
 /**
  * The runtime's event stream, followed for the relay's incidents: what the agents do becomes

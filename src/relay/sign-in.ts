@@ -1,5 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Operator, OperatorDirectory } from '../operators/operators';
+import type { Operator, OperatorDirectory } from '../core/operators/operators';
 
 /** Where a local operator's e-mail lives: a reserved name, so no OPERATORS_FILE entry or mail system can hold it. */
 const LOCAL_DOMAIN = 'this-laptop.invalid';

@@ -1,5 +1,5 @@
-import type { ModelCheck, ModelStatus } from '../agent/model-check';
-import type { StoreHealth } from '../incidents/store';
+import type { ModelCheck, ModelStatus } from '../core/delivery/model-check';
+import type { StoreHealth } from '../core/incidents/store';
 
 /**
  * What stays wrong until someone changes the configuration: shown on `/health`, in `/ui` and

@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual, createHash } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
-import type { Clock } from '../clock';
-import type { Operator, OperatorDirectory } from '../operators/operators';
+import type { Clock } from '../core/clock';
+import type { Operator, OperatorDirectory } from '../core/operators/operators';
 import type { SignInLinks } from './sign-in';
 
 /** Cookie that stands in for the bearer in a browser: EventSource and page loads cannot send headers. */

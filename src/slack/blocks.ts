@@ -1,9 +1,9 @@
-import type { Approval, Incident } from '../incidents/model';
-import type { ApprovalAsk } from '../approvals/operator-channel';
-import { visibleLines } from '../approvals/visible-text';
-import { AGENT_SUMMARY_LABEL, visibleText } from '../approvals/inert-text';
-import { ack } from '../approvals/wording';
-import { previewLines, ROLLBACK_TITLE, rollbackLines } from '../artifacts/config-preview';
+import type { Approval, Incident } from '../../../core/incidents/model';
+import type { ApprovalAsk } from '../../../core/approvals/operator-channel';
+import { visibleLines } from '../../../core/approvals/visible-text';
+import { AGENT_SUMMARY_LABEL, visibleText } from '../../../core/approvals/inert-text';
+import { ack } from '../../../core/approvals/wording';
+import { previewLines, ROLLBACK_TITLE, rollbackLines } from '../../../runbooks/config-preview';
 import type { ButtonValue } from './schemas';
 
 export const APPROVE_ACTION = 'fault_approval_approve';

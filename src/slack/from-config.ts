@@ -1,9 +1,9 @@
 import { resolve } from 'node:path';
 import type { Logger } from 'pino';
-import type { Clock } from '../clock';
-import type { RelayConfig } from '../config/schema';
-import type { ProxySettings } from '../net/proxy';
-import { openOperatorsFile } from '../operators/operators';
+import type { Clock } from '../../../core/clock';
+import type { RelayConfig } from '../../../config/schema';
+import type { ProxySettings } from '../../net/proxy';
+import { openOperatorsFile } from '../../../core/operators/operators';
 import { createSlackChannel, type SlackChannel } from './slack-channel';
 
 /**

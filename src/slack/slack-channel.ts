@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
-import type { ChannelHealth, ChannelHost, OperatorChannel } from '../approvals/operator-channel';
-import { ack } from '../approvals/wording';
-import { systemClock, type Clock } from '../clock';
-import { createProxyDispatchers, NO_PROXY_SETTINGS, proxyFor, tunnelAgent, type ProxySettings } from '../net/proxy';
+import type { ChannelHealth, ChannelHost, OperatorChannel } from '../../../core/approvals/operator-channel';
+import { ack } from '../../../core/approvals/wording';
+import { systemClock, type Clock } from '../../../core/clock';
+import { createProxyDispatchers, NO_PROXY_SETTINGS, proxyFor, tunnelAgent, type ProxySettings } from '../../net/proxy';
 import { approvalBlocks, decidedBlocks, escapeMrkdwn, quotedBlocks } from './blocks';
 import { blockActionsSchema, buttonValueSchema, connectionsOpenSchema, postedMessageSchema, userInfoSchema, type Envelope, type SlackStatus } from './schemas';
 import { createSocketMode } from './socket-mode';

@@ -1,7 +1,7 @@
 import type { Agent } from 'node:http';
 import WebSocket from 'ws';
 import type { Logger } from 'pino';
-import type { Clock } from '../clock';
+import type { Clock } from '../../../core/clock';
 import { disconnectFrameSchema, envelopeSchema, helloFrameSchema, type Envelope } from './schemas';
 import { SlackApiError } from './web-api';
 

@@ -1,5 +1,5 @@
 import { request, type Dispatcher } from 'undici';
-import type { Clock } from '../clock';
+import type { Clock } from '../../../core/clock';
 import { webApiAnswerSchema } from './schemas';
 
 export class SlackApiError extends Error {

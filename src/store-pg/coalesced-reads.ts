@@ -1,4 +1,4 @@
-import type { Incident } from '../incidents/model';
+import type { Incident } from '../../core/incidents/model';
 
 interface Waiter<C> {
   ids: ReadonlySet<string>;

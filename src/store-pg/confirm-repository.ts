@@ -14,7 +14,7 @@ export interface ConfirmRow {
   /** The owner's answer (a ConfirmResult as JSON), once applied. */
   result: unknown;
   applied_at: string | null;
-  /** HMAC under the relays' decision key (src/team/decision-seal.ts); null on rows written without one. */
+  /** HMAC under the relays' decision key (src/adapters/team/decision-seal.ts); null on rows written without one. */
   mac: string | null;
   /** The owner's HMAC over its answer (result and applied_at). */
   result_mac: string | null;

@@ -1,8 +1,8 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
-import { jitteredBackoff } from '../backoff';
-import type { Incident, TimelineEntry } from '../incidents/model';
-import { StoreUnavailableError } from '../incidents/store';
+import { jitteredBackoff } from '../../core/backoff';
+import type { Incident, TimelineEntry } from '../../core/incidents/model';
+import { StoreUnavailableError } from '../../core/incidents/store';
 import { databaseErrorMessage } from './database';
 import { commitOnce } from './commit-once';
 import { batchSize, isRefusedWrite, mergeUnits, splitBatch, unitIncident, WriteRefusedError, type SetAside } from './isolate';

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
-import type { Incident, TimelineEntry } from '../incidents/model';
-import type { IncidentStore } from '../incidents/store';
+import type { Incident, TimelineEntry } from '../../core/incidents/model';
+import type { IncidentStore } from '../../core/incidents/store';
 
 /* The team store's contract (pg-store.ts makes it): what the relay and its coordinator call. */
 

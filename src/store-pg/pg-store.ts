@@ -1,12 +1,12 @@
-import { relayTag } from '../incidents/ids';
-import { isTerminal, type Incident, type TimelineEntry } from '../incidents/model';
-import { newestFirst, StoreUnavailableError, type StoreHealth } from '../incidents/store';
+import { relayTag } from '../../core/incidents/ids';
+import { isTerminal, type Incident, type TimelineEntry } from '../../core/incidents/model';
+import { newestFirst, StoreUnavailableError, type StoreHealth } from '../../core/incidents/store';
 import { databaseErrorMessage } from './database';
 import { coalescedReads } from './coalesced-reads';
 import { countOnly, createRepeatCounts } from './repeat-counts';
 import { createJournal } from './journal';
 import type { SetAside } from './isolate';
-import { escapedText } from '../incidents/storable-text';
+import { escapedText } from '../../core/incidents/storable-text';
 import { loadIndex, readEntry, readIncidents, readRow, readTimeline, readTimelines, takeRelayNumber } from './repository';
 import type { Batch, Written } from './write-batch';
 import type { PgStoreOptions, RemoteChange, SharedIncidentStore } from './pg-store-types';

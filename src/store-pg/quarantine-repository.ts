@@ -1,4 +1,4 @@
-import { QuarantineEntry, quarantineKey, type QuarantineBackend } from '../quarantine/entry';
+import { QuarantineEntry, quarantineKey, type QuarantineBackend } from '../../core/quarantine/entry';
 import type { Queryable } from './team-repository';
 
 /** The team's quarantines (`quarantined_devices`): every relay reads the same rows before any change. */

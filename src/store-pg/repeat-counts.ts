@@ -1,4 +1,4 @@
-import type { Incident } from '../incidents/model';
+import type { Incident } from '../../core/incidents/model';
 import type { RemoteChange } from './pg-store';
 
 /** Whether `next` differs from `previous` only in what any relay may write: the count and the last sighting. */

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { incidentSchema, timelineEntrySchema, type Incident, type TimelineEntry } from '../incidents/model';
+import { incidentSchema, timelineEntrySchema, type Incident, type TimelineEntry } from '../../core/incidents/model';
 
 /**
  * The team store's reads of PostgreSQL, in one place: what a relay loads at start, what it reads
@@ -32,7 +32,7 @@ export const readEntry = (entry: unknown): TimelineEntry | undefined => {
   return parsed.success ? parsed.data : undefined;
 };
 
-/** This start's tag (src/incidents/ids.ts): a number no other start of any relay on the database gets. */
+/** This start's tag (src/core/incidents/ids.ts): a number no other start of any relay on the database gets. */
 export async function takeRelayNumber(pool: pg.Pool): Promise<string> {
   const res = await pool.query<{ n: string }>("SELECT nextval('relay_tags')::text AS n");
   return res.rows[0]?.n as string;

@@ -1,6 +1,6 @@
 import pg from 'pg';
-import type { DecisionChannel } from '../approvals/lifecycle';
-import type { Decision } from '../incidents/model';
+import type { DecisionChannel } from '../../core/approvals/lifecycle';
+import type { Decision } from '../../core/incidents/model';
 
 /**
  * The team's SQL on the `relays`, `incidents` (ownership) and `decisions` tables, in one place:
@@ -17,7 +17,7 @@ export interface DecisionRow {
   channel: DecisionChannel;
   comment: string | null;
   decided_at: string;
-  /** HMAC under the relays' decision key (src/team/decision-seal.ts); null on rows written without one. */
+  /** HMAC under the relays' decision key (src/adapters/team/decision-seal.ts); null on rows written without one. */
   mac: string | null;
 }
 

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { TERMINAL_STATES, type Incident, type TimelineEntry } from '../incidents/model';
+import { TERMINAL_STATES, type Incident, type TimelineEntry } from '../../core/incidents/model';
 
 /**
  * Where every relay on the database hears of a change: `{ r: writer relay, i: incident ids to read

@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
-import type { Incidents } from '../incidents/service';
-import { StoreUnavailableError } from '../incidents/store';
+import type { Incidents } from '../../core/incidents/service';
+import { StoreUnavailableError } from '../../core/incidents/store';
 import { confirmRepository, type ConfirmRow } from '../store-pg/confirm-repository';
 import { databaseErrorMessage } from '../store-pg/database';
-import type { ConfirmResult } from '../tools/confirmed-apply';
+import type { ConfirmResult } from '../../core/changes/confirmed-apply';
 import { DECISION_CHANNEL } from './decisions';
 import type { TeamCoordinator } from './coordinator';
 import type { ForgedRows } from './forged-rows';
@@ -19,7 +19,7 @@ const POLL_MS = 200;
 export function createTeamConfirms(deps: {
   team: TeamCoordinator;
   incidents: Pick<Incidents, 'get'>;
-  /** The owner's own confirm (src/tools/confirmed-apply.ts). */
+  /** The owner's own confirm (src/core/changes/confirmed-apply.ts). */
   confirmLocally(incidentId: string, changeId: string, person: string): Promise<ConfirmResult>;
   logger: Logger;
   forged: ForgedRows;

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import pg from 'pg';
 import type { Logger } from 'pino';
-import { jitteredBackoff } from '../backoff';
-import type { Incident } from '../incidents/model';
+import { jitteredBackoff } from '../../core/backoff';
+import type { Incident } from '../../core/incidents/model';
 import { databaseErrorMessage } from '../store-pg/database';
 import type { DecisionSeal } from './decision-seal';
 import { DECISION_CHANNEL } from './decisions';
@@ -249,7 +249,7 @@ export function createTeamCoordinator(opts: TeamOptions) {
     },
     pool,
     seal: opts.seal,
-    /** The team's SQL (src/store-pg/team-repository.ts) on this relay's pool. */
+    /** The team's SQL (src/adapters/store-pg/team-repository.ts) on this relay's pool. */
     repo,
     owns: (incidentId: string) => store.ownerOf(incidentId) === me,
 

@@ -1,8 +1,8 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { ConfigError } from '../config/load';
-import { DECISION_KEY_MIN_CHARS, type RelayConfig } from '../config/schema';
-import { canonicalJson } from '../incidents/evidence-manifest';
+import { ConfigError } from '../../config/load';
+import { DECISION_KEY_MIN_CHARS, type RelayConfig } from '../../config/schema';
+import { canonicalJson } from '../../core/incidents/evidence-manifest';
 
 /**
  * Decisions and confirms cross the team database from the relay that took them to the relay that

@@ -1,13 +1,13 @@
 import type { Logger } from 'pino';
-import type { Approvals, DecideResult } from '../approvals/approvals';
-import type { DecisionChannel } from '../approvals/lifecycle';
-import type { Decision } from '../incidents/model';
-import type { Incidents } from '../incidents/service';
-import { StoreUnavailableError } from '../incidents/store';
+import type { Approvals, DecideResult } from '../../core/approvals/approvals';
+import type { DecisionChannel } from '../../core/approvals/lifecycle';
+import type { Decision } from '../../core/incidents/model';
+import type { Incidents } from '../../core/incidents/service';
+import { StoreUnavailableError } from '../../core/incidents/store';
 import { databaseErrorMessage } from '../store-pg/database';
 import type { TeamCoordinator } from './coordinator';
 import type { DecisionRow } from '../store-pg/team-repository';
-import type { ApprovalRequest } from '../incidents/model';
+import type { ApprovalRequest } from '../../core/incidents/model';
 import type { ForgedRows } from './forged-rows';
 
 /** Where a decision recorded by one relay is announced to the relay that runs the incident. */

@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
-import type { AgentRuntime } from '../agent/types';
-import type { Clock } from '../clock';
-import type { Dispatcher } from '../delivery/dispatcher';
-import type { Incidents } from '../incidents/service';
+import type { AgentRuntime } from '../../core/agent-runtime';
+import type { Clock } from '../../core/clock';
+import type { Dispatcher } from '../../core/delivery/dispatcher';
+import type { Incidents } from '../../core/incidents/service';
 import type { TeamCoordinator } from './coordinator';
 
 /** A change was sent to the device (or its sending began): a run that did this is never started again. */

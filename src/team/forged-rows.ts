@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Incidents } from '../incidents/service';
+import type { Incidents } from '../../core/incidents/service';
 
 export type SealedKind = 'decision' | 'confirm';
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
-import { StoreUnavailableError } from '../incidents/store';
+import { StoreUnavailableError } from '../../core/incidents/store';
 import { databaseErrorMessage, holdConnection, isDriverTimeout } from '../store-pg/database';
 import type { RemoteChange, SharedIncidentStore } from '../store-pg/pg-store';
 import { teamRepository } from '../store-pg/team-repository';
@@ -48,7 +48,7 @@ export function createNewIncidentLock(opts: { pool: pg.Pool; store: SharedIncide
         // The pool's statement timeout is for the hot paths; this wait has its own, and both are the server's.
         // The raised statement timeout stays for the COMMIT below (no round trip to set it back): the
         // driver's timeout still ends it, and closes the connection with the lock.
-        // Ids carry the relay's tag (src/incidents/ids.ts): only the fault's open incident needs reading.
+        // Ids carry the relay's tag (src/core/incidents/ids.ts): only the fault's open incident needs reading.
         begun = true;
         const open = await teamRepository(client).lockFault(newIncidentLockKey(dedupKey), dedupKey, lockWaitMs, lockWaitMs + 5_000);
         if (open.length) emit(await store.refresh(open));

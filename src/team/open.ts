@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
-import { ConfigError } from '../config/load';
+import { ConfigError } from '../../config/load';
 import { createPool, databaseErrorMessage, describeDatabaseUrl, migrate } from '../store-pg/database';
 import { createPgStore, type SharedIncidentStore } from '../store-pg/pg-store';
 import { createTeamCoordinator, newRelayId, type TeamCoordinator } from './coordinator';

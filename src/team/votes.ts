@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
-import type { Approvals } from '../approvals/approvals';
-import type { CountVote } from '../approvals/policy-decide';
-import { StoreUnavailableError } from '../incidents/store';
-import type { ApprovalRequest } from '../incidents/model';
-import type { Incidents } from '../incidents/service';
+import type { Approvals } from '../../core/approvals/approvals';
+import type { CountVote } from '../../core/approvals/policy-decide';
+import { StoreUnavailableError } from '../../core/incidents/store';
+import type { ApprovalRequest } from '../../core/incidents/model';
+import type { Incidents } from '../../core/incidents/service';
 import { databaseErrorMessage } from '../store-pg/database';
 import type { VoteRow } from '../store-pg/team-repository';
 import type { TeamCoordinator } from './coordinator';

@@ -1,6 +1,6 @@
-import type { Bus } from '../events/bus';
-import type { RelayEvents } from '../incidents/events';
-import type { Incident } from '../incidents/model';
+import type { Bus } from '../../core/events/bus';
+import type { RelayEvents } from '../../core/incidents/events';
+import type { Incident } from '../../core/incidents/model';
 import { recordIncidentSpan, TRACE_ATTRIBUTES } from './incident-trace';
 import { tracingActive } from './sdk';
 

@@ -1,6 +1,6 @@
 import { context, createContextKey, createTraceState, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type SpanContext } from '@opentelemetry/api';
 import { tracingActive } from './sdk';
-import type { StoredTrace } from './stored-trace';
+import type { StoredTrace } from '../../core/incidents/stored-trace';
 
 /** The span attributes this relay sets: identifiers only, never a configuration line or a secret. */
 export const TRACE_ATTRIBUTES = {

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
-import type { ConfigPreview } from '../artifacts/config-preview';
-import { sameDevice } from '../approvals/claim';
-import type { Incidents } from '../incidents/service';
+import type { ConfigPreview } from '../../runbooks/config-preview';
+import { sameDevice } from '../../core/approvals/claim';
+import type { Incidents } from '../../core/incidents/service';
 
 /** The device tools' dry run, injected by the relay (src/relay/create-relay.ts): the domain imports no device server. */
 export type PreviewConfig = (device: string, commands: string[]) => Promise<ConfigPreview>;

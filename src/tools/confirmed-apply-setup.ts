@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
-import type { DeviceTools } from '../artifacts/device-contract';
-import { loadArtifactGroup } from '../artifacts/load';
-import type { ArtifactGroup } from '../artifacts/validate';
+import type { DeviceTools } from './device-contract';
+import { loadArtifactGroup } from '../../runbooks/load';
+import type { ArtifactGroup } from '../../runbooks/validate';
 import type { Clock } from '../clock';
 import type { Incidents } from '../incidents/service';
 import type { ChangeRecord } from '../incidents/change';

@@ -1,11 +1,11 @@
 import type { Logger } from 'pino';
-import type { ChangeStatus, DeviceTools } from '../artifacts/device-contract';
+import type { ChangeStatus, DeviceTools } from './device-contract';
 import type { Clock } from '../clock';
 import { changeOutcomeText, endingOfReason, nextChangeState, type ChangeEnding, type ChangeEvent, type ChangeRecord } from '../incidents/change';
 import type { Incidents } from '../incidents/service';
 import { newestFirst } from '../incidents/store';
 import type { NoPostCheck, PostCheckPlan } from './post-check';
-import { inIncidentSpan } from '../telemetry/incident-trace';
+import { inIncidentSpan } from '../../adapters/telemetry/incident-trace';
 
 export interface ConfirmedApplyDeps {
   incidents: Incidents;
@@ -14,7 +14,7 @@ export interface ConfirmedApplyDeps {
   plan(incidentId: string): Promise<PostCheckPlan | NoPostCheck>;
   clock: Clock;
   logger: Logger;
-  /** A team relay acts only on its own incidents (src/incidents/ownership.ts). */
+  /** A team relay acts only on its own incidents (src/core/incidents/ownership.ts). */
   owns?(incidentId: string): boolean;
   /** Caps the RAW's waits and retry intervals, in seconds (a demo or a test need not wait 10 s). */
   maxPaceS?: number;

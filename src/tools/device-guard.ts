@@ -2,16 +2,16 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import type { Approvals } from '../approvals/approvals';
-import { shortHash } from '../approvals/lines';
-import { DeviceToolError, type DeviceTools } from '../artifacts/device-contract';
-import type { Incidents } from '../incidents/service';
+import type { Approvals } from '../../core/approvals/approvals';
+import { shortHash } from '../../core/approvals/lines';
+import { DeviceToolError, type DeviceTools } from '../../core/changes/device-contract';
+import type { Incidents } from '../../core/incidents/service';
 import { checkExec } from './device-policy';
 import { NOTHING_SENT_KINDS } from '../devices/errors';
-import type { ConfirmedApply } from './confirmed-apply';
-import { quarantineLine, type QuarantineEntry } from '../quarantine/entry';
+import type { ConfirmedApply } from '../../core/changes/confirmed-apply';
+import { quarantineLine, type QuarantineEntry } from '../../core/quarantine/entry';
 import { traceToolCalls } from '../telemetry/traced-tools';
-import { approvedFingerprint, mismatchOf, recordMatch, recordMismatch } from './fingerprint-check';
+import { approvedFingerprint, mismatchOf, recordMatch, recordMismatch } from '../../core/changes/fingerprint-check';
 
 export interface DeviceGuardDeps {
   incidents: Incidents;
@@ -29,7 +29,7 @@ export interface DeviceGuardDeps {
   durable?(): Promise<void>;
   /**
    * Confirmed apply: every change goes on provisionally and is confirmed by the post-check or a
-   * person, else the device tool server puts the configuration back (src/tools/confirmed-apply.ts).
+   * person, else the device tool server puts the configuration back (src/core/changes/confirmed-apply.ts).
    */
   confirmed?: { within(incidentId: string): Promise<number>; started: ConfirmedApply['started'] };
   /** The device's quarantine now: no configuration reaches a quarantined device, whatever was approved. */

@@ -1,8 +1,8 @@
-import type { Incident } from '../incidents/model';
-import { isTerminal } from '../incidents/model';
-import { checkReadOnlyCommand } from './read-only-command';
+import type { Incident } from '../../core/incidents/model';
+import { isTerminal } from '../../core/incidents/model';
+import { checkReadOnlyCommand } from '../../runbooks/read-only-command';
 
-export { isReadOnlyCommand } from './read-only-command';
+export { isReadOnlyCommand } from '../../runbooks/read-only-command';
 
 /** Whitespace and case differences are not differences for a show command. */
 export const normalizeLine = (line: string) => line.trim().replace(/\s+/g, ' ').toLowerCase();

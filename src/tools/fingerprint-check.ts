@@ -1,5 +1,5 @@
-import { FingerprintMismatch } from '../artifacts/config-fingerprint';
-import { DeviceToolError } from '../artifacts/device-contract';
+import { FingerprintMismatch } from '../../runbooks/config-fingerprint';
+import { DeviceToolError } from './device-contract';
 import type { Incident } from '../incidents/model';
 import type { Incidents } from '../incidents/service';
 import { redactDeviceSecrets } from '../incidents/evidence-redact';

@@ -1,9 +1,9 @@
-import { describeExpectation, evaluateExpectations, runCaptures } from '../artifacts/expectations';
-import type { Expectation, RawStep, RepairActionWorkflow } from '../artifacts/schema-raw';
-import { FormatError } from '../artifacts/formats';
-import { capturedNames, renderCommand } from '../artifacts/render-command';
-import type { TemplateVars } from '../artifacts/template';
-import { platformOf, stepForPlatform } from '../artifacts/variants';
+import { describeExpectation, evaluateExpectations, runCaptures } from '../../runbooks/expectations';
+import type { Expectation, RawStep, RepairActionWorkflow } from '../../runbooks/schema-raw';
+import { FormatError } from '../../runbooks/formats';
+import { capturedNames, renderCommand } from '../../runbooks/render-command';
+import type { TemplateVars } from '../../runbooks/template';
+import { platformOf, stepForPlatform } from '../../runbooks/variants';
 import type { TimelineEntry } from '../incidents/model';
 
 /**

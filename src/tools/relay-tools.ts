@@ -2,19 +2,19 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Logger } from 'pino';
-import { ApprovalError, type Approvals } from '../approvals/approvals';
-import type { OperatorChannel } from '../approvals/operator-channel';
-import { AGENT_MESSAGE_LABEL } from '../approvals/inert-text';
-import { isTerminal } from '../incidents/model';
-import type { Incidents } from '../incidents/service';
-import type { Clock } from '../clock';
-import type { IncidentEvent } from '../incidents/state';
-import { previewBeforeApproval, type PreviewConfig } from './approval-preview';
-import { quarantineLine, type QuarantineEntry } from '../quarantine/entry';
-import { CHANGE_WORDS_TITLE, changeWords, withoutConfigClaims } from '../incidents/outcome-words';
+import { ApprovalError, type Approvals } from '../../core/approvals/approvals';
+import type { OperatorChannel } from '../../core/approvals/operator-channel';
+import { AGENT_MESSAGE_LABEL } from '../../core/approvals/inert-text';
+import { isTerminal } from '../../core/incidents/model';
+import type { Incidents } from '../../core/incidents/service';
+import type { Clock } from '../../core/clock';
+import type { IncidentEvent } from '../../core/incidents/state';
+import { previewBeforeApproval, type PreviewConfig } from '../device-tools/approval-preview';
+import { quarantineLine, type QuarantineEntry } from '../../core/quarantine/entry';
+import { CHANGE_WORDS_TITLE, changeWords, withoutConfigClaims } from '../../core/incidents/outcome-words';
 import { traceToolCalls } from '../telemetry/traced-tools';
 
-/** The incident event each outcome the agent reports is (src/incidents/state.ts). */
+/** The incident event each outcome the agent reports is (src/core/incidents/state.ts). */
 const OUTCOME_EVENT = { resolved: 'resolve', escalated: 'escalate', failed: 'fail' } as const satisfies Record<string, IncidentEvent>;
 
 export interface RelayToolsDeps {

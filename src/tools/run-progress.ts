@@ -1,10 +1,10 @@
 import type { Logger } from 'pino';
-import { loadArtifactGroup } from '../artifacts/load';
-import type { RawStep, RepairActionWorkflow } from '../artifacts/schema-raw';
-import { renderTemplate } from '../artifacts/template';
-import type { ArtifactGroup } from '../artifacts/validate';
-import { platformOf, stepForPlatform } from '../artifacts/variants';
-import type { Incidents } from '../incidents/service';
+import { loadArtifactGroup } from '../../runbooks/load';
+import type { RawStep, RepairActionWorkflow } from '../../runbooks/schema-raw';
+import { renderTemplate } from '../../runbooks/template';
+import type { ArtifactGroup } from '../../runbooks/validate';
+import { platformOf, stepForPlatform } from '../../runbooks/variants';
+import type { Incidents } from '../../core/incidents/service';
 
 /** The steps a run takes when everything goes as expected, first to the resolve step. */
 export function mainPath(raw: RepairActionWorkflow): string[] {

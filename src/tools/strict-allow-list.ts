@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
-import { loadArtifactGroup, rawReadOnlyCommands } from '../artifacts/load';
-import type { ArtifactGroup } from '../artifacts/validate';
-import type { Incidents } from '../incidents/service';
+import { loadArtifactGroup, rawReadOnlyCommands } from '../../runbooks/load';
+import type { ArtifactGroup } from '../../runbooks/validate';
+import type { Incidents } from '../../core/incidents/service';
 
 /**
  * The read-only commands a strict run may use: the RAW's commands rendered with the

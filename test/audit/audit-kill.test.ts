@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { request } from 'undici';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
-import { findFreePort } from '../../src/agent/free-port';
-import { auditEventSchema } from '../../src/audit/schema';
+import { findFreePort } from '../../src/adapters/agent/free-port';
+import { auditEventSchema } from '../../src/adapters/audit/schema';
 import { startFakeHec } from '../fakes/splunk-hec';
 import { spawnRelay } from '../helpers/relay-process';
 import { noRsyslog, startRsyslog } from '../helpers/rsyslog-process';

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { relayEvent } from '../../src/audit/derive';
-import { auditEventSchema, type AuditEvent } from '../../src/audit/schema';
-import { createSplunkHecSender } from '../../src/audit/splunk-hec';
-import { createSyslogSender, parseSyslogUrl, type SyslogTarget } from '../../src/audit/syslog';
-import { systemClock } from '../../src/clock';
+import { relayEvent } from '../../src/adapters/audit/derive';
+import { auditEventSchema, type AuditEvent } from '../../src/adapters/audit/schema';
+import { createSplunkHecSender } from '../../src/adapters/audit/splunk-hec';
+import { createSyslogSender, parseSyslogUrl, type SyslogTarget } from '../../src/adapters/audit/syslog';
+import { systemClock } from '../../src/core/clock';
 import { readFileSync } from 'node:fs';
 import { startFakeHec, type FakeHec } from '../fakes/splunk-hec';
 import { makeTestCa, noRsyslog, noRsyslogTls, startRsyslog } from '../helpers/rsyslog-process';

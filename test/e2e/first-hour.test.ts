@@ -1,8 +1,8 @@
 import { rmSync } from 'node:fs';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inboundAlertSchema } from '../../src/alert/schema';
-import { buildSplunkAlert } from '../../src/alert/sample';
+import { inboundAlertSchema } from '../../src/adapters/alert-sources/schema';
+import { buildSplunkAlert } from '../../src/adapters/alert-sources/sample';
 import { createSignInLinks, localOperator } from '../../src/relay/sign-in';
 import { connectMcp } from '../helpers/mcp-client';
 import { CHROMIUM, NO_CHROMIUM_REASON, openBrowser, type TestBrowser } from './helpers/browser';

@@ -1,6 +1,6 @@
 import path from 'node:path';
-import { extractJson, readConversation, agentOf, taskIdOf, type Conversation } from '../../src/demo/brain/conversation';
-import { toolNames, type ChatRequest, type Script, type Step } from '../../src/demo/scripted-model';
+import { extractJson, readConversation, agentOf, taskIdOf, type Conversation } from '../../harness/demo/brain/conversation';
+import { toolNames, type ChatRequest, type Script, type Step } from '../../harness/demo/scripted-model';
 
 /**
  * A model that plays the incident agents as an attacker would: through the real agent

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { onTestFinished } from 'vitest';
-import { ChangeStatus } from '../../src/artifacts/device-contract';
+import { ChangeStatus } from '../../src/core/changes/device-contract';
 import { repoRoot } from '../helpers/opencode';
 
 /** The change every confirmed-apply test makes on R1: its session to R2 goes administratively down. */

@@ -1,12 +1,12 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROLLBACK_GRACE_S } from '../../src/artifacts/device-contract';
-import { waitForSession } from '../../src/frr-lab/bgp-state';
+import { ROLLBACK_GRACE_S } from '../../src/core/changes/device-contract';
+import { waitForSession } from '../../harness/frr-lab/bgp-state';
 import { NO_FRR } from './frr-available';
 import { alive, api, appliedPending, serverFilesLeft, supervisedServer, untilGone, untilIncident } from './relay-killed-helpers';
 import type { RelayProcess } from '../helpers/relay-process';
-import { SupervisedServerInfo, supervisedFiles } from '../../src/devices/supervised';
+import { SupervisedServerInfo, supervisedFiles } from '../../src/adapters/devices/supervised';
 
 /**
  * The detached device server killed -9 while a relay is attached and a provisional change on real FRR

@@ -1,4 +1,4 @@
-import { frrLabUnavailable } from '../../src/frr-lab/host';
+import { frrLabUnavailable } from '../../harness/frr-lab/host';
 
 /** Why the real-router tier is skipped here (one line), or undefined when it runs. */
 export const NO_FRR = frrLabUnavailable();

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { onTestFinished } from 'vitest';
-import { startFrrLab, type FrrLab } from '../../src/frr-lab/lab';
+import { startFrrLab, type FrrLab } from '../../harness/frr-lab/lab';
 
 /**
  * An FRR lab for one test, removed when the test finishes however it ends (a timeout too: a `finally`

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { DeviceToolError } from '../../src/artifacts/device-contract';
-import { createMcpDeviceTools } from '../../src/artifacts/mcp-device-tools';
+import { DeviceToolError } from '../../src/core/changes/device-contract';
+import { createMcpDeviceTools } from '../../src/adapters/device-tools/mcp-device-tools';
 import { repoRoot } from '../helpers/opencode';
 import { NO_FRR } from './frr-available';
 

@@ -1,10 +1,10 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildSplunkAlert } from '../../src/alert/sample';
-import { createMcpDeviceTools, type McpDeviceTools } from '../../src/artifacts/mcp-device-tools';
-import { startDeviceServer, type RunningDeviceServer } from '../../src/devices/server';
-import { startFrrLab, type FrrLab } from '../../src/frr-lab/lab';
-import { buildEvidenceBundle } from '../../src/incidents/evidence-bundle';
+import { buildSplunkAlert } from '../../src/adapters/alert-sources/sample';
+import { createMcpDeviceTools, type McpDeviceTools } from '../../src/adapters/device-tools/mcp-device-tools';
+import { startDeviceServer, type RunningDeviceServer } from '../../src/adapters/devices/server';
+import { startFrrLab, type FrrLab } from '../../harness/frr-lab/lab';
+import { buildEvidenceBundle } from '../../src/core/incidents/evidence-bundle';
 import { connectMcp } from '../helpers/mcp-client';
 import { relayForTest } from '../helpers/relay';
 import { createStubRuntime } from '../helpers/stub-runtime';

@@ -1,10 +1,10 @@
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { runCaptures } from '../../src/artifacts/expectations';
-import { loadArtifactGroup } from '../../src/artifacts/load';
-import { DeviceService } from '../../src/devices/device-service';
-import { loadInventory } from '../../src/devices/inventory';
-import { planPostCheck, type PostCheckPlan } from '../../src/tools/post-check';
+import { runCaptures } from '../../src/runbooks/expectations';
+import { loadArtifactGroup } from '../../src/runbooks/load';
+import { DeviceService } from '../../src/adapters/devices/device-service';
+import { loadInventory } from '../../src/adapters/devices/inventory';
+import { planPostCheck, type PostCheckPlan } from '../../src/core/changes/post-check';
 import { repoRoot } from '../helpers/opencode';
 import { NO_FRR } from './frr-available';
 import { frrLabForTest } from './lab-for-test';

@@ -1,17 +1,17 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMcpDeviceTools, type McpDeviceTools } from '../../src/artifacts/mcp-device-tools';
-import { startDeviceServer, type RunningDeviceServer } from '../../src/devices/server';
-import { startFrrLab, type FrrLab } from '../../src/frr-lab/lab';
-import { buildSplunkAlert } from '../../src/alert/sample';
-import { terminalQuestion } from '../../src/approvals/terminal-question';
-import type { AdaptiveCard } from '../../src/messaging/schemas';
+import { createMcpDeviceTools, type McpDeviceTools } from '../../src/adapters/device-tools/mcp-device-tools';
+import { startDeviceServer, type RunningDeviceServer } from '../../src/adapters/devices/server';
+import { startFrrLab, type FrrLab } from '../../harness/frr-lab/lab';
+import { buildSplunkAlert } from '../../src/adapters/alert-sources/sample';
+import { terminalQuestion } from '../../src/core/approvals/terminal-question';
+import type { AdaptiveCard } from '../../src/adapters/channels/webex/schemas';
 import { connectMcp } from '../helpers/mcp-client';
 import { relayForTest } from '../helpers/relay';
 import { createStubRuntime } from '../helpers/stub-runtime';
 import { tempDir } from '../helpers/temp-dir';
 import { NO_FRR } from './frr-available';
-import { parseRunningConfig } from '../../src/devices/config-diff';
+import { parseRunningConfig } from '../../src/adapters/devices/config-diff';
 
 /**
  * The preview on real FRR 8.4 routers through the SSH device tool server: FRR has no dry run on the

@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDeviceServer, type RunningDeviceServer } from '../../src/devices/server';
-import { startFrrLab, type FrrLab } from '../../src/frr-lab/lab';
+import { startDeviceServer, type RunningDeviceServer } from '../../src/adapters/devices/server';
+import { startFrrLab, type FrrLab } from '../../harness/frr-lab/lab';
 import { untilIncident } from '../helpers/incident-waits';
 import { ana, quarantineRelay } from '../helpers/quarantine-relay';
 import { tempDir } from '../helpers/temp-dir';

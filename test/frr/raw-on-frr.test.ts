@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { loadArtifactGroup } from '../../src/artifacts/load';
-import { runGroupTestsOnFrr } from '../../src/artifacts/raw-test-frr';
-import { DeviceService } from '../../src/devices/device-service';
-import { loadInventory } from '../../src/devices/inventory';
+import { loadArtifactGroup } from '../../src/runbooks/load';
+import { runGroupTestsOnFrr } from '../../harness/raw-tests/raw-test-frr';
+import { DeviceService } from '../../src/adapters/devices/device-service';
+import { loadInventory } from '../../src/adapters/devices/inventory';
 import { repoRoot } from '../helpers/opencode';
 import { GROUP_ON_FRR_TIMEOUT_MS, NO_FRR } from './frr-available';
 import { frrLabForTest } from './lab-for-test';

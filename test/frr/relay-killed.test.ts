@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROLLBACK_GRACE_S } from '../../src/artifacts/device-contract';
-import { waitForSession } from '../../src/frr-lab/bgp-state';
+import { ROLLBACK_GRACE_S } from '../../src/core/changes/device-contract';
+import { waitForSession } from '../../harness/frr-lab/bgp-state';
 import { NO_FRR } from './frr-available';
 import { alive, api, appliedThenKilled, serverFilesLeft, untilGone, untilIncident, type Incident, type Killed } from './relay-killed-helpers';
 

@@ -1,6 +1,6 @@
 import { request } from 'undici';
-import type { AgentClient } from '../../src/agent/client';
-import type { RuntimeEndpoint, RuntimeEvent } from '../../src/agent/types';
+import type { AgentClient } from '../../src/adapters/agent/client';
+import type { RuntimeEndpoint, RuntimeEvent } from '../../src/core/agent-runtime';
 
 /** A rule as opencode's `GET /agent` lists it, after merging its defaults, opencode.json and the agent file. */
 export interface Rule {

@@ -1,7 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { findFreePort } from '../../src/agent/free-port';
+import { findFreePort } from '../../src/adapters/agent/free-port';
 import { atExit } from './at-exit';
 import { waitUntil } from './opencode';
 import { tempDir } from './temp-dir';

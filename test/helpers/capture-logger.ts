@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { pino, type Logger } from 'pino';
-import { REDACT_PATHS, requestSerializer } from '../../src/log/logger';
+import { REDACT_PATHS, requestSerializer } from '../../src/adapters/log/logger';
 
 /** A real pino logger (with the relay's redaction) whose lines the test can read. */
 export function captureLogger(): { logger: Logger; lines: string[]; text(): string } {

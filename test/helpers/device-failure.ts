@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { DeviceError } from '../../src/devices/errors';
+import { DeviceError } from '../../src/adapters/devices/errors';
 
 /** The DeviceError a device call must fail with (a call that succeeds fails the test). */
 export async function failure(work: Promise<unknown>): Promise<DeviceError> {

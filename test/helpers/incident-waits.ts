@@ -1,4 +1,4 @@
-import type { Incident, TimelineEntry } from '../../src/incidents/model';
+import type { Incident, TimelineEntry } from '../../src/core/incidents/model';
 import type { Relay } from '../../src/relay/create-relay';
 
 /** Resolves once `holds` is true for the incident, re-checked on each of its timeline events. */

@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pino, type Logger } from 'pino';
 import { atExit } from './at-exit';
-import { startEmbeddedRuntime, type EmbeddedRuntime } from '../../src/agent/embedded';
-import { demoRuntimeHome } from '../../src/demo/runtime-home';
-import type { RuntimeEndpoint } from '../../src/agent/types';
-import { createAgentClient, type AgentClientOptions } from '../../src/agent/client';
+import { startEmbeddedRuntime, type EmbeddedRuntime } from '../../src/adapters/agent/embedded';
+import { demoRuntimeHome } from '../../src/adapters/agent/runtime-home';
+import type { RuntimeEndpoint } from '../../src/core/agent-runtime';
+import { createAgentClient, type AgentClientOptions } from '../../src/adapters/agent/client';
 
 export const repoRoot = path.resolve(import.meta.dirname, '../..');
 

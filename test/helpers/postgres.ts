@@ -1,6 +1,6 @@
 import { afterAll, beforeAll } from 'vitest';
 import pg from 'pg';
-import { findPostgresBin, startLocalPostgres, type LocalPostgres } from '../../src/store-pg/local-server';
+import { findPostgresBin, startLocalPostgres, type LocalPostgres } from '../../src/adapters/store-pg/local-server';
 import { atExit } from './at-exit';
 
 /** Why PostgreSQL tests cannot run here, or undefined when they can (CI installs it: .ci/run). */

@@ -1,6 +1,6 @@
-import { normalizeAlert } from '../../src/alert/normalize';
-import { buildAgentPrompt, renderPromptText } from '../../src/alert/prompt';
-import { inboundAlertSchema } from '../../src/alert/schema';
+import { normalizeAlert } from '../../src/adapters/alert-sources/normalize';
+import { buildAgentPrompt, renderPromptText } from '../../src/adapters/alert-sources/prompt';
+import { inboundAlertSchema } from '../../src/adapters/alert-sources/schema';
 
 /** The prompt the relay sends for an alert body under an incident id: what a copied headed prompt must equal. */
 export function promptFor(alertBody: unknown, incidentId: string, mode: 'strict' | 'hybrid'): string {

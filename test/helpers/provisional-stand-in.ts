@@ -1,4 +1,4 @@
-import { DeviceToolError, type ChangeStatus, type DeviceTools } from '../../src/artifacts/device-contract';
+import { DeviceToolError, type ChangeStatus, type DeviceTools } from '../../src/core/changes/device-contract';
 
 /**
  * The provisional half of DeviceTools over a stand-in's own `configCli`: the change is applied by it

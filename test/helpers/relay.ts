@@ -1,16 +1,16 @@
 import pino, { type Logger } from 'pino';
-import type { OperatorRoom } from '../../src/messaging/webex-channel';
-import type { OperatorChannel } from '../../src/approvals/operator-channel';
+import type { OperatorRoom } from '../../src/adapters/channels/webex/webex-channel';
+import type { OperatorChannel } from '../../src/core/approvals/operator-channel';
 import { loadConfig } from '../../src/config/load';
-import type { AgentRuntime } from '../../src/agent/types';
-import { createMemoryBackend, createPersistentStore } from '../../src/incidents/persistent-store';
+import type { AgentRuntime } from '../../src/core/agent-runtime';
+import { createMemoryBackend, createPersistentStore } from '../../src/core/incidents/persistent-store';
 import { createRelay } from '../../src/relay/create-relay';
-import type { Clock } from '../../src/clock';
-import type { IncidentStore } from '../../src/incidents/store';
-import type { DeviceTools } from '../../src/artifacts/device-contract';
-import type { ProxySettings } from '../../src/net/proxy';
+import type { Clock } from '../../src/core/clock';
+import type { IncidentStore } from '../../src/core/incidents/store';
+import type { DeviceTools } from '../../src/core/changes/device-contract';
+import type { ProxySettings } from '../../src/adapters/net/proxy';
 import { testLogDir } from './log-dir';
-import type { QuarantineBackend } from '../../src/quarantine/entry';
+import type { QuarantineBackend } from '../../src/core/quarantine/entry';
 
 export const silent = pino({ level: 'silent' });
 

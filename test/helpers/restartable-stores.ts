@@ -1,10 +1,10 @@
 import { join } from 'node:path';
 import { onTestFinished } from 'vitest';
-import { createFileBackends } from '../../src/incidents/file-backend';
-import { createPersistentStore } from '../../src/incidents/persistent-store';
-import type { IncidentStore } from '../../src/incidents/store';
-import { createPool, migrate } from '../../src/store-pg/database';
-import { createPgStore } from '../../src/store-pg/pg-store';
+import { createFileBackends } from '../../src/core/incidents/file-backend';
+import { createPersistentStore } from '../../src/core/incidents/persistent-store';
+import type { IncidentStore } from '../../src/core/incidents/store';
+import { createPool, migrate } from '../../src/adapters/store-pg/database';
+import { createPgStore } from '../../src/adapters/store-pg/pg-store';
 import { noPostgres, type usePostgres } from './postgres';
 import { silent } from './relay';
 import { tempDir } from './temp-dir';

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { AgentRuntimeError } from '../../src/agent/types';
+import { AgentRuntimeError } from '../../src/core/agent-runtime';
 
 /** Awaits a call that must fail with an AgentRuntimeError, and returns that error. */
 export async function runtimeFailure(p: Promise<unknown>): Promise<AgentRuntimeError> {

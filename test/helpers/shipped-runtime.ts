@@ -1,4 +1,4 @@
-import { SHIPPED_MANIFEST } from '../../src/agent/integrity';
+import { SHIPPED_MANIFEST } from '../../src/adapters/agent/integrity';
 
 /**
  * What a runtime on exactly the shipped files answers to `GET /agent` and `GET /config` (from the

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll } from 'vitest';
-import { startLab } from '../../src/lab/server';
+import { startLab } from '../../harness/ios-lab/server';
 import { silent } from './relay';
 
 export type SimulatedLab = Awaited<ReturnType<typeof startLab>>;

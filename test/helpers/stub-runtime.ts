@@ -1,4 +1,4 @@
-import { AgentRuntimeError, type AgentRuntime, type Session } from '../../src/agent/types';
+import { AgentRuntimeError, type AgentRuntime, type Session } from '../../src/core/agent-runtime';
 
 /**
  * A runtime whose availability the test controls, for route and dispatcher logic.

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { newToken } from '../../src/operators/operators';
+import { newToken } from '../../src/core/operators/operators';
 import type { Relay } from '../../src/relay/create-relay';
 import { relayForTest } from './relay';
 import { createStubRuntime } from './stub-runtime';

@@ -1,4 +1,4 @@
-import { DeviceToolError, type ChangeStatus, type DeviceTools } from '../../src/artifacts/device-contract';
+import { DeviceToolError, type ChangeStatus, type DeviceTools } from '../../src/core/changes/device-contract';
 
 /**
  * A device tool server stand-in whose neighbor never comes up (every post-check fails) and whose

@@ -1,8 +1,8 @@
 import { beforeAll, beforeEach } from 'vitest';
-import { createVirtualClock, type VirtualClock } from '../../src/artifacts/clock';
-import { loadArtifactGroup, type ArtifactGroup } from '../../src/artifacts/load';
-import { loadInventory, type Inventory } from '../../src/lab/inventory';
-import { createLab, type CliResult, type Lab } from '../../src/lab/lab';
+import { createVirtualClock, type VirtualClock } from '../../src/runbooks/clock';
+import { loadArtifactGroup, type ArtifactGroup } from '../../src/runbooks/load';
+import { loadInventory, type Inventory } from '../../harness/ios-lab/inventory';
+import { createLab, type CliResult, type Lab } from '../../harness/ios-lab/lab';
 
 /** A command's output; a test that expected one fails on the lab's error. */
 export const cliOutput = (r: CliResult) => {

@@ -3,16 +3,16 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildSplunkAlert } from '../../src/alert/sample';
-import { startDemoStack, type DemoStack } from '../../src/demo/demo-stack';
+import { buildSplunkAlert } from '../../src/adapters/alert-sources/sample';
+import { startDemoStack, type DemoStack } from '../../harness/demo/demo-stack';
 import { createAdversary, MISLEADING_ROLLBACK, REPAIR } from '../fakes/adversarial-model';
-import { terminalQuestion } from '../../src/approvals/terminal-question';
+import { terminalQuestion } from '../../src/core/approvals/terminal-question';
 import { repoRoot } from '../helpers/opencode';
 import { silent } from '../helpers/relay';
 import { untilIncident } from '../helpers/incident-waits';
 import { runtimeAttachPath } from '../../src/relay/runtime-attach-file';
-import { readConversation, agentOf } from '../../src/demo/brain/conversation';
-import { toolNames } from '../../src/demo/scripted-model';
+import { readConversation, agentOf } from '../../harness/demo/brain/conversation';
+import { toolNames } from '../../harness/demo/scripted-model';
 
 /**
  * The approval gate and the runtime's own files against a model that tries every bypass it can

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgentClient, type AgentClient } from '../../src/agent/client';
-import type { RuntimeEvent } from '../../src/agent/types';
+import { createAgentClient, type AgentClient } from '../../src/adapters/agent/client';
+import type { RuntimeEvent } from '../../src/core/agent-runtime';
 import {
   finishingScript,
   scriptedProviderConfig,

@@ -1,8 +1,8 @@
 import { cpSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AgentClient } from '../../src/agent/client';
-import { compareRuntimeFiles } from '../../src/agent/integrity';
+import { type AgentClient } from '../../src/adapters/agent/client';
+import { compareRuntimeFiles } from '../../src/adapters/agent/integrity';
 import { scriptedProviderConfig, startScriptedModel, textOf, toolNames, type ChatRequest, type ScriptedModel, type Step } from '../fakes/scripted-model';
 import { startRelayToolsStub } from '../fakes/relay-tools-stub';
 import { decide, getJson, untilIdle, type AgentInfo } from '../helpers/agent-permissions';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Incident } from '../../src/incidents/model';
+import type { Incident } from '../../src/core/incidents/model';
 import type { Relay } from '../../src/relay/create-relay';
 import { RESOLVED_AT_SOURCE, RUN_TOLD } from '../../src/relay/resolved-at-source';
 import { noAlertmanager, startAlertmanager } from '../helpers/alertmanager-process';

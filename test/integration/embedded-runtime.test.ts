@@ -8,10 +8,10 @@ import path from 'node:path';
 import { pino } from 'pino';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AgentClient } from '../../src/agent/client';
-import { startEmbeddedRuntime, type EmbeddedRuntime, type EmbeddedState } from '../../src/agent/embedded';
-import { createRuntimeTmpdir } from '../../src/agent/runtime-tmpdir';
-import { AgentRuntimeError } from '../../src/agent/types';
+import { type AgentClient } from '../../src/adapters/agent/client';
+import { startEmbeddedRuntime, type EmbeddedRuntime, type EmbeddedState } from '../../src/adapters/agent/embedded';
+import { createRuntimeTmpdir } from '../../src/adapters/agent/runtime-tmpdir';
+import { AgentRuntimeError } from '../../src/core/agent-runtime';
 import { isolatedOpencodeEnv, isProcessAlive, repoRoot, waitUntil, observerClient } from '../helpers/opencode';
 
 // One embedded runtime (real opencode) for the file; the tests run in order on it.
@@ -103,7 +103,7 @@ describe('embedded opencode runtime', () => {
   });
 
   it('leaves no orphan when the relay process itself is SIGKILLed', async () => {
-    const embeddedModule = pathToFileURL(path.join(repoRoot, 'src/agent/embedded.ts')).href;
+    const embeddedModule = pathToFileURL(path.join(repoRoot, 'src/adapters/agent/embedded.ts')).href;
     const env = isolatedOpencodeEnv(repoRoot);
     const code = `
       const { startEmbeddedRuntime } = await import(${JSON.stringify(embeddedModule)});

@@ -5,10 +5,10 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildSplunkAlert, type SampleAlertInput } from '../../src/alert/sample';
-import { agentLogPath, type RemediationVariant } from '../../src/demo/brain';
-import { startDemoStack, type DemoStack } from '../../src/demo/demo-stack';
-import { isTerminal } from '../../src/incidents/model';
+import { buildSplunkAlert, type SampleAlertInput } from '../../src/adapters/alert-sources/sample';
+import { agentLogPath, type RemediationVariant } from '../../harness/demo/brain';
+import { startDemoStack, type DemoStack } from '../../harness/demo/demo-stack';
+import { isTerminal } from '../../src/core/incidents/model';
 import { silent } from '../helpers/relay';
 import { untilIncident } from '../helpers/incident-waits';
 import { repoRoot, waitUntil } from '../helpers/opencode';
@@ -16,7 +16,7 @@ import { repoRoot, waitUntil } from '../helpers/opencode';
 /**
  * The whole seed flow on the real parts: opencode with the repository's agents, the relay with
  * its guard and approvals, the KB over stdio, the device lab; only the model is scripted
- * (src/demo/brain). Each alert names its own neighbor, so the scripted fault-remediation can be
+ * (harness/demo/brain). Each alert names its own neighbor, so the scripted fault-remediation can be
  * told per incident to misbehave.
  */
 

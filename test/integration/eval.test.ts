@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { agentLogPath } from '../../src/demo/brain';
-import { startEval, type EvalCase, type EvalReport, type EvalSession } from '../../src/eval';
+import { agentLogPath } from '../../harness/demo/brain';
+import { startEval, type EvalCase, type EvalReport, type EvalSession } from '../../harness/eval';
 import { silent } from '../helpers/relay';
 import { repoRoot } from '../helpers/opencode';
 

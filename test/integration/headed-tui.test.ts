@@ -3,9 +3,9 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agentLogPath } from '../../src/demo/brain';
-import { isTerminal } from '../../src/incidents/model';
-import { startDemoStack, type DemoStack } from '../../src/demo/demo-stack';
+import { agentLogPath } from '../../harness/demo/brain';
+import { isTerminal } from '../../src/core/incidents/model';
+import { startDemoStack, type DemoStack } from '../../harness/demo/demo-stack';
 import { observerClient, repoRoot, waitUntil } from '../helpers/opencode';
 import { silent } from '../helpers/relay';
 

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { spawnGuarded } from '../../src/agent/process-guard';
+import { spawnGuarded } from '../../src/adapters/agent/process-guard';
 import { isProcessAlive, waitUntil } from '../helpers/opencode';
 import { tempDir } from '../helpers/temp-dir';
 

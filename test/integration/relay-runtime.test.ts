@@ -5,13 +5,13 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { type AgentClient } from '../../src/agent/client';
-import { startEmbeddedRuntime, type EmbeddedRuntime } from '../../src/agent/embedded';
+import { type AgentClient } from '../../src/adapters/agent/client';
+import { startEmbeddedRuntime, type EmbeddedRuntime } from '../../src/adapters/agent/embedded';
 import { scriptedProviderConfig, startScriptedModel, type ScriptedModel } from '../fakes/scripted-model';
 import { isolatedOpencodeEnv, observerClient } from '../helpers/opencode';
-import { findFreePort } from '../../src/agent/free-port';
-import { parsePromptText } from '../../src/alert/prompt';
-import { buildSplunkAlert } from '../../src/alert/sample';
+import { findFreePort } from '../../src/adapters/agent/free-port';
+import { parsePromptText } from '../../src/adapters/alert-sources/prompt';
+import { buildSplunkAlert } from '../../src/adapters/alert-sources/sample';
 import { repoRoot, spawnRelay, type RelayProcess } from '../helpers/relay-process';
 import { silent } from '../helpers/relay';
 

@@ -3,9 +3,9 @@ import { cpSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } f
 import path from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RuntimeFilesError } from '../../src/agent/integrity';
-import { buildSplunkAlert } from '../../src/alert/sample';
-import { startDemoStack, type DemoStack } from '../../src/demo/demo-stack';
+import { RuntimeFilesError } from '../../src/adapters/agent/integrity';
+import { buildSplunkAlert } from '../../src/adapters/alert-sources/sample';
+import { startDemoStack, type DemoStack } from '../../harness/demo/demo-stack';
 import { untilIncident } from '../helpers/incident-waits';
 import { repoRoot } from '../helpers/opencode';
 import { silent } from '../helpers/relay';

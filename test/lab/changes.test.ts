@@ -1,10 +1,10 @@
 import { pino } from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createVirtualClock, type VirtualClock } from '../../src/artifacts/clock';
-import { DeviceToolError } from '../../src/artifacts/device-contract';
-import { createMcpDeviceTools, type McpDeviceTools } from '../../src/artifacts/mcp-device-tools';
-import { createLabDeviceTools } from '../../src/lab/lab-device-tools';
-import { startLab, type RunningLab } from '../../src/lab/server';
+import { createVirtualClock, type VirtualClock } from '../../src/runbooks/clock';
+import { DeviceToolError } from '../../src/core/changes/device-contract';
+import { createMcpDeviceTools, type McpDeviceTools } from '../../src/adapters/device-tools/mcp-device-tools';
+import { createLabDeviceTools } from '../../harness/ios-lab/lab-device-tools';
+import { startLab, type RunningLab } from '../../harness/ios-lab/server';
 
 let running: RunningLab;
 let clock: VirtualClock;

@@ -1,16 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { DeviceService } from '../../src/devices/device-service';
-import { DeviceError } from '../../src/devices/errors';
-import { loadInventory, type Inventory } from '../../src/devices/inventory';
-import { approvedFragment } from '../../src/devices/netconf/fragment';
-import { commit, discardChanges, editCandidate, getConfig, lock, unlock } from '../../src/devices/netconf/operations';
-import { NetconfSession } from '../../src/devices/netconf/session';
-import { missingFrom, sameConfig } from '../../src/devices/netconf/verify';
-import { child, elements, textOf, type XmlElement } from '../../src/devices/netconf/xml';
-import { connectSsh } from '../../src/devices/ssh-connect';
-import type { NetconfLab } from '../../src/netconf-lab/lab';
-import { LAB_NS } from '../../src/netconf-lab/plan';
-import { netconfLabLeftovers } from '../../src/netconf-lab/teardown';
+import { DeviceService } from '../../src/adapters/devices/device-service';
+import { DeviceError } from '../../src/adapters/devices/errors';
+import { loadInventory, type Inventory } from '../../src/adapters/devices/inventory';
+import { approvedFragment } from '../../src/adapters/devices/netconf/fragment';
+import { commit, discardChanges, editCandidate, getConfig, lock, unlock } from '../../src/adapters/devices/netconf/operations';
+import { NetconfSession } from '../../src/adapters/devices/netconf/session';
+import { missingFrom, sameConfig } from '../../src/adapters/devices/netconf/verify';
+import { child, elements, textOf, type XmlElement } from '../../src/adapters/devices/netconf/xml';
+import { connectSsh } from '../../src/adapters/devices/ssh-connect';
+import type { NetconfLab } from '../../harness/netconf-lab/lab';
+import { LAB_NS } from '../../harness/netconf-lab/plan';
+import { netconfLabLeftovers } from '../../harness/netconf-lab/teardown';
 import { NO_NETCONF, netconfLabForTests } from './netconf-lab-for-test';
 
 let lab: NetconfLab;

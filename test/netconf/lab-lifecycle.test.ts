@@ -3,8 +3,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { loadInventory } from '../../src/devices/inventory';
-import { netconfLabLeftovers, teardownNetconfLabSync } from '../../src/netconf-lab/teardown';
+import { loadInventory } from '../../src/adapters/devices/inventory';
+import { netconfLabLeftovers, teardownNetconfLabSync } from '../../harness/netconf-lab/teardown';
 import { repoRoot } from '../helpers/opencode';
 import { NO_NETCONF } from './netconf-lab-for-test';
 

@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { netconfLabUnavailable } from '../../src/netconf-lab/plan';
-import { startNetconfLab, type NetconfLab } from '../../src/netconf-lab/lab';
-import { teardownNetconfLabSync } from '../../src/netconf-lab/teardown';
+import { netconfLabUnavailable } from '../../harness/netconf-lab/plan';
+import { startNetconfLab, type NetconfLab } from '../../harness/netconf-lab/lab';
+import { teardownNetconfLabSync } from '../../harness/netconf-lab/teardown';
 import { atExit } from '../helpers/at-exit';
 
 /** Why the NETCONF tier is skipped here (one line), or undefined when it runs. */

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { DeviceService } from '../../src/devices/device-service';
-import { loadInventory, type Inventory } from '../../src/devices/inventory';
-import { getConfig, lock, unlock } from '../../src/devices/netconf/operations';
-import { NetconfSession } from '../../src/devices/netconf/session';
-import { sameConfig } from '../../src/devices/netconf/verify';
-import type { NetconfLab } from '../../src/netconf-lab/lab';
-import { LAB_NS } from '../../src/netconf-lab/plan';
+import { DeviceService } from '../../src/adapters/devices/device-service';
+import { loadInventory, type Inventory } from '../../src/adapters/devices/inventory';
+import { getConfig, lock, unlock } from '../../src/adapters/devices/netconf/operations';
+import { NetconfSession } from '../../src/adapters/devices/netconf/session';
+import { sameConfig } from '../../src/adapters/devices/netconf/verify';
+import type { NetconfLab } from '../../harness/netconf-lab/lab';
+import { LAB_NS } from '../../harness/netconf-lab/plan';
 import { NO_NETCONF, netconfLabForTests } from './netconf-lab-for-test';
 
 /**

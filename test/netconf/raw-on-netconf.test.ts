@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadArtifactGroup } from '../../src/artifacts/load';
-import { runGroupTestsOnNetconf } from '../../src/artifacts/raw-test-netconf';
-import { DeviceService } from '../../src/devices/device-service';
-import { loadInventory } from '../../src/devices/inventory';
-import type { NetconfLab } from '../../src/netconf-lab/lab';
-import { netconfLabLeftovers } from '../../src/netconf-lab/teardown';
+import { loadArtifactGroup } from '../../src/runbooks/load';
+import { runGroupTestsOnNetconf } from '../../harness/raw-tests/raw-test-netconf';
+import { DeviceService } from '../../src/adapters/devices/device-service';
+import { loadInventory } from '../../src/adapters/devices/inventory';
+import type { NetconfLab } from '../../harness/netconf-lab/lab';
+import { netconfLabLeftovers } from '../../harness/netconf-lab/teardown';
 import { NO_NETCONF, netconfLabForTests } from './netconf-lab-for-test';
 
 let lab: NetconfLab;

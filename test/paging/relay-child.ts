@@ -6,8 +6,8 @@
 import { join, resolve } from 'node:path';
 import pino from 'pino';
 import { loadConfig } from '../../src/config/load';
-import { createFileBackends } from '../../src/incidents/file-backend';
-import { createPersistentStore } from '../../src/incidents/persistent-store';
+import { createFileBackends } from '../../src/core/incidents/file-backend';
+import { createPersistentStore } from '../../src/core/incidents/persistent-store';
 import { createRelay } from '../../src/relay/create-relay';
 import { createStubRuntime } from '../helpers/stub-runtime';
 

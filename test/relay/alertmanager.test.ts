@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { parsePromptText } from '../../src/alert/prompt';
-import { batchAnswerSchema } from '../../src/alert/source';
+import { parsePromptText } from '../../src/adapters/alert-sources/prompt';
+import { batchAnswerSchema } from '../../src/adapters/alert-sources/source';
 import type { Relay } from '../../src/relay/create-relay';
 import { RESOLVED_AT_SOURCE, RUN_NOT_TOLD, RUN_TOLD } from '../../src/relay/resolved-at-source';
 import { amAlert, amWebhook, bgpLabels } from '../helpers/alertmanager';

@@ -1,11 +1,11 @@
 import { copyFileSync, writeFileSync } from 'node:fs';
 import { stringify } from 'yaml';
-import { newToken } from '../../src/operators/operators';
+import { newToken } from '../../src/core/operators/operators';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildSplunkAlert } from '../../src/alert/sample';
-import { buildEvidenceBundle } from '../../src/incidents/evidence-bundle';
-import { renderEvidenceMarkdown } from '../../src/incidents/evidence-markdown';
+import { buildSplunkAlert } from '../../src/adapters/alert-sources/sample';
+import { buildEvidenceBundle } from '../../src/core/incidents/evidence-bundle';
+import { renderEvidenceMarkdown } from '../../src/core/incidents/evidence-markdown';
 import type { Relay } from '../../src/relay/create-relay';
 import { connectMcp } from '../helpers/mcp-client';
 import { relayForTest } from '../helpers/relay';

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { usePostgres } from '../helpers/postgres';
 import { restartableStores } from '../helpers/restartable-stores';
-import type { ApplicationStatus, GateApproval } from '../../src/approvals/lifecycle';
+import type { ApplicationStatus, GateApproval } from '../../src/core/approvals/lifecycle';
 import type { Relay } from '../../src/relay/create-relay';
 import { ad000002, relayForTest } from '../helpers/relay';
 import { createStubRuntime } from '../helpers/stub-runtime';

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { CardSubmission } from '../../src/messaging/schemas';
+import type { CardSubmission } from '../../src/adapters/channels/webex/schemas';
 import type { Relay } from '../../src/relay/create-relay';
 import { ad000002, relayForTest } from '../helpers/relay';
 import { createStubRuntime } from '../helpers/stub-runtime';

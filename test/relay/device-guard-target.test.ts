@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { DeviceToolError, type DeviceTools, WITHOUT_PROVISIONAL } from '../../src/artifacts/device-contract';
+import { DeviceToolError, type DeviceTools, WITHOUT_PROVISIONAL } from '../../src/core/changes/device-contract';
 import { withProvisional } from '../helpers/provisional-stand-in';
 import type { Relay } from '../../src/relay/create-relay';
-import { buildSplunkAlert } from '../../src/alert/sample';
+import { buildSplunkAlert } from '../../src/adapters/alert-sources/sample';
 import { connectMcp } from '../helpers/mcp-client';
 import { createStubRuntime } from '../helpers/stub-runtime';
 import { relayForTest } from '../helpers/relay';

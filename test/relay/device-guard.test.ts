@@ -1,11 +1,11 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import type { IncidentStore } from '../../src/incidents/store';
-import { createPool, migrate } from '../../src/store-pg/database';
-import { createPgStore } from '../../src/store-pg/pg-store';
+import type { IncidentStore } from '../../src/core/incidents/store';
+import { createPool, migrate } from '../../src/adapters/store-pg/database';
+import { createPgStore } from '../../src/adapters/store-pg/pg-store';
 import { noPostgres, usePostgres } from '../helpers/postgres';
-import { startLab } from '../../src/lab/server';
+import { startLab } from '../../harness/ios-lab/server';
 import type { Relay } from '../../src/relay/create-relay';
-import { buildSplunkAlert } from '../../src/alert/sample';
+import { buildSplunkAlert } from '../../src/adapters/alert-sources/sample';
 import { connectMcp } from '../helpers/mcp-client';
 import { createStubRuntime } from '../helpers/stub-runtime';
 import { relayForTest, silent } from '../helpers/relay';

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
-import { buildSplunkAlert } from '../../src/alert/sample';
-import type { RunningDeviceServer } from '../../src/devices/server';
+import { buildSplunkAlert } from '../../src/adapters/alert-sources/sample';
+import type { RunningDeviceServer } from '../../src/adapters/devices/server';
 import { RUNTIME_OMIT_ENV, startHeadlessRelay } from '../../src/relay/start-headless';
 import { captureLogger } from '../helpers/capture-logger';
 import { connectMcp } from '../helpers/mcp-client';
@@ -15,8 +15,8 @@ import { startFakeDevice, type FakeDevice } from '../unit/devices/fake-device';
 // The relay starts its device server where the test cannot see it (that is the point); the test
 // keeps a handle on each one only to know which port and token must appear nowhere.
 const started = vi.hoisted(() => [] as RunningDeviceServer[]);
-vi.mock('../../src/devices/server', async (importOriginal) => {
-  const real = await importOriginal<typeof import('../../src/devices/server')>();
+vi.mock('../../src/adapters/devices/server', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../src/adapters/devices/server')>();
   return {
     ...real,
     startDeviceServer: async (...args: Parameters<typeof real.startDeviceServer>) => {

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { SupervisedServerInfo, supervisedFiles } from '../../src/devices/supervised';
+import { SupervisedServerInfo, supervisedFiles } from '../../src/adapters/devices/supervised';
 import { captureLogger } from '../helpers/capture-logger';
 import { relayForTest } from '../helpers/relay';
 import { createStubRuntime } from '../helpers/stub-runtime';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
-import type { RunningDeviceServer } from '../../src/devices/server';
+import type { RunningDeviceServer } from '../../src/adapters/devices/server';
 import { relayForTest } from '../helpers/relay';
 import { createStubRuntime } from '../helpers/stub-runtime';
 import { tempDir } from '../helpers/temp-dir';
@@ -7,8 +7,8 @@ import { startFakeDevice, type FakeDevice } from '../unit/devices/fake-device';
 
 // A handle on the server the relay starts, only to know which address must appear nowhere.
 const started = vi.hoisted(() => [] as RunningDeviceServer[]);
-vi.mock('../../src/devices/server', async (importOriginal) => {
-  const real = await importOriginal<typeof import('../../src/devices/server')>();
+vi.mock('../../src/adapters/devices/server', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../src/adapters/devices/server')>();
   return {
     ...real,
     startDeviceServer: async (...args: Parameters<typeof real.startDeviceServer>) => {

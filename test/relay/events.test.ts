@@ -1,8 +1,8 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Bus } from '../../src/events/bus';
-import type { RelayEvents } from '../../src/incidents/events';
+import type { Bus } from '../../src/core/events/bus';
+import type { RelayEvents } from '../../src/core/incidents/events';
 import { bearerGuard } from '../../src/relay/auth';
 import { installErrorHandler } from '../../src/relay/errors';
 import { eventsRoutes } from '../../src/relay/routes/events';

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Relay } from '../../src/relay/create-relay';
-import { buildSplunkAlert } from '../../src/alert/sample';
-import { linesSha256 } from '../../src/approvals/lines';
-import { evidenceBundleSchema, verifyEvidenceBundle } from '../../src/incidents/evidence-bundle';
+import { buildSplunkAlert } from '../../src/adapters/alert-sources/sample';
+import { linesSha256 } from '../../src/core/approvals/lines';
+import { evidenceBundleSchema, verifyEvidenceBundle } from '../../src/core/incidents/evidence-bundle';
 import { connectMcp } from '../helpers/mcp-client';
 import { createStubRuntime } from '../helpers/stub-runtime';
 import { relayForTest } from '../helpers/relay';

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createLabDeviceTools } from '../../src/lab/lab-device-tools';
-import { startLab } from '../../src/lab/server';
+import { createLabDeviceTools } from '../../harness/ios-lab/lab-device-tools';
+import { startLab } from '../../harness/ios-lab/server';
 import type { Relay } from '../../src/relay/create-relay';
 import { connectMcp } from '../helpers/mcp-client';
 import { ad000002, relayForTest, silent } from '../helpers/relay';

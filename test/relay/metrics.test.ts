@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { newToken } from '../../src/operators/operators';
+import { newToken } from '../../src/core/operators/operators';
 import type { Relay } from '../../src/relay/create-relay';
 import { amAlert, amWebhook } from '../helpers/alertmanager';
 import { ad000002, relayForTest } from '../helpers/relay';
@@ -66,7 +66,7 @@ describe('GET /metrics', () => {
     const request_id = r.incidents.get(id)!.approval_request!.request_id;
     const decided = await r.app.inject({ method: 'POST', url: `/incidents/${id}/decision`, headers: { authorization: `Bearer ${ana.token}` }, payload: { request_id, decision: 'APPROVED' } });
     expect(decided.statusCode, decided.body).toBe(200);
-    // What the device guard writes when it refuses a call (src/tools/device-guard.ts): the free-text reason becomes a fixed label.
+    // What the device guard writes when it refuses a call (src/adapters/device-tools/device-guard.ts): the free-text reason becomes a fixed label.
     r.incidents.record(id, 'device.refused', 'exec_cli refused: R9 is not this incident\'s device', { tool: 'exec_cli', reason: 'R9 is not this incident\'s device R1' });
 
     // A person's token reads it too, as /health/deep.

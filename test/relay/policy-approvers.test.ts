@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildEvidenceBundle, verifyEvidenceBundle } from '../../src/incidents/evidence-bundle';
-import { renderEvidenceMarkdown } from '../../src/incidents/evidence-markdown';
+import { buildEvidenceBundle, verifyEvidenceBundle } from '../../src/core/incidents/evidence-bundle';
+import { renderEvidenceMarkdown } from '../../src/core/incidents/evidence-markdown';
 import type { Relay } from '../../src/relay/create-relay';
 import { ad000002, relayForTest } from '../helpers/relay';
 import { people, policyPeopleEnv, TWO_PERSON_RULE, type Person } from '../helpers/policy-people';
@@ -106,9 +106,9 @@ describe('approvals under the change policy: who counts, and how many', () => {
   it('every channel\'s question shows the rule and the progress', async () => {
     const t = await pending();
     await t.decide(people.ana);
-    const { terminalQuestion } = await import('../../src/approvals/terminal-question');
+    const { terminalQuestion } = await import('../../src/core/approvals/terminal-question');
     expect(terminalQuestion(t.state())).toContain(`Policy: ${TWO_PERSON_RULE}: 2 approvals from change-manager, tier2 — 1 given, by ${people.ana.email}`);
-    const { progressLine } = await import('../../src/incidents/progress-line');
+    const { progressLine } = await import('../../src/core/incidents/progress-line');
     expect(progressLine(t.state(), new Date('2026-11-28T12:01:00Z'))).toContain(`${TWO_PERSON_RULE}: 1 of 2 approvals from change-manager, tier2`);
   });
 });

@@ -1,7 +1,7 @@
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { stringify } from 'yaml';
-import { newToken } from '../../src/operators/operators';
+import { newToken } from '../../src/core/operators/operators';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Relay } from '../../src/relay/create-relay';
 import { connectMcp } from '../helpers/mcp-client';

@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { buildSplunkAlert } from '../../src/alert/sample';
-import { terminalQuestion } from '../../src/approvals/terminal-question';
-import { startLab } from '../../src/lab/server';
-import type { AdaptiveCard } from '../../src/messaging/schemas';
+import { buildSplunkAlert } from '../../src/adapters/alert-sources/sample';
+import { terminalQuestion } from '../../src/core/approvals/terminal-question';
+import { startLab } from '../../harness/ios-lab/server';
+import type { AdaptiveCard } from '../../src/adapters/channels/webex/schemas';
 import type { Relay } from '../../src/relay/create-relay';
 import { connectMcp } from '../helpers/mcp-client';
 import { relayForTest, silent } from '../helpers/relay';

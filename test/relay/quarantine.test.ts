@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { QuarantineBackend } from '../../src/quarantine/entry';
-import { fileQuarantine } from '../../src/quarantine/file-backend';
+import type { QuarantineBackend } from '../../src/core/quarantine/entry';
+import { fileQuarantine } from '../../src/core/quarantine/file-backend';
 import { ana, quarantineRelay, REPAIR, vic } from '../helpers/quarantine-relay';
 import { tempDir } from '../helpers/temp-dir';
 

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Clock } from '../../src/clock';
+import type { Clock } from '../../src/core/clock';
 import type { Relay } from '../../src/relay/create-relay';
-import { WAIT_MAX_S } from '../../src/tools/relay-tools';
+import { WAIT_MAX_S } from '../../src/adapters/agent-tools/relay-tools';
 import { connectMcp } from '../helpers/mcp-client';
 import { ad000002, relayForTest } from '../helpers/relay';
 import { createStubRuntime } from '../helpers/stub-runtime';

@@ -1,7 +1,7 @@
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createRuntimeFilesCheck } from '../../src/agent/integrity';
+import { createRuntimeFilesCheck } from '../../src/adapters/agent/integrity';
 import type { Relay } from '../../src/relay/create-relay';
 import { ad000002, relayForTest } from '../helpers/relay';
 import { createStubRuntime } from '../helpers/stub-runtime';

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Relay } from '../../src/relay/create-relay';
-import { createSlackChannel, type SlackChannel } from '../../src/slack/slack-channel';
+import { createSlackChannel, type SlackChannel } from '../../src/adapters/channels/slack/slack-channel';
 import { startSlackFake, type SlackFake } from '../fakes/slack/slack-fake';
 import { ad000002, relayForTest, silent } from '../helpers/relay';
 import { createStubRuntime } from '../helpers/stub-runtime';
@@ -8,8 +8,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { loadConfig } from '../../src/config/load';
-import { newToken } from '../../src/operators/operators';
-import { createSlackFromConfig } from '../../src/slack/from-config';
+import { newToken } from '../../src/core/operators/operators';
+import { createSlackFromConfig } from '../../src/adapters/channels/slack/from-config';
 import { tempDir } from '../helpers/temp-dir';
 
 const IDS = { appToken: 'xapp-1-test', botToken: 'xoxb-test', appId: 'A0RELAY', teamId: 'T0OURS', channelId: 'C0OPS' };

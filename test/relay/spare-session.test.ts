@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import type { AgentRuntime } from '../../src/agent/types';
-import { localRelayTag, spareTitle } from '../../src/delivery/spare-session';
-import { createFileBackends } from '../../src/incidents/file-backend';
-import { createPersistentStore } from '../../src/incidents/persistent-store';
+import type { AgentRuntime } from '../../src/core/agent-runtime';
+import { localRelayTag, spareTitle } from '../../src/core/delivery/spare-session';
+import { createFileBackends } from '../../src/core/incidents/file-backend';
+import { createPersistentStore } from '../../src/core/incidents/persistent-store';
 import { ad000002, relayForTest, silent } from '../helpers/relay';
 import { createStubRuntime } from '../helpers/stub-runtime';
 import { tempDir } from '../helpers/temp-dir';

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { fieldsFromRaw } from '../../src/alert/raw-fields';
+import { fieldsFromRaw } from '../../src/adapters/alert-sources/raw-fields';
 import type { Relay } from '../../src/relay/create-relay';
 import { relayForTest } from '../helpers/relay';
 import { createStubRuntime } from '../helpers/stub-runtime';

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createWebexBot } from '../../src/messaging/webex-bot';
+import { createWebexBot } from '../../src/adapters/channels/webex/webex-bot';
 import type { Relay } from '../../src/relay/create-relay';
-import { createSlackChannel } from '../../src/slack/slack-channel';
+import { createSlackChannel } from '../../src/adapters/channels/slack/slack-channel';
 import { startSlackFake } from '../fakes/slack/slack-fake';
 import { newRoomId, startWebexFake } from '../fakes/webex';
 import { relayForTest, silent } from '../helpers/relay';

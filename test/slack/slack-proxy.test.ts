@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Incident } from '../../src/incidents/model';
-import { proxySettingsFromEnv } from '../../src/net/proxy';
-import { createSlackChannel } from '../../src/slack/slack-channel';
+import type { Incident } from '../../src/core/incidents/model';
+import { proxySettingsFromEnv } from '../../src/adapters/net/proxy';
+import { createSlackChannel } from '../../src/adapters/channels/slack/slack-channel';
 import { startConnectProxy } from '../fakes/connect-proxy';
 import { startSlackFake } from '../fakes/slack/slack-fake';
 import { silent } from '../helpers/relay';

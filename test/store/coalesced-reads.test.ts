@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Incident } from '../../src/incidents/model';
-import { coalescedReads } from '../../src/store-pg/coalesced-reads';
+import type { Incident } from '../../src/core/incidents/model';
+import { coalescedReads } from '../../src/adapters/store-pg/coalesced-reads';
 import { incident } from './store-contract';
 
 /** A read the test lets finish: what it was asked for, and its answer on release. */

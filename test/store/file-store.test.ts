@@ -1,8 +1,8 @@
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { createFileBackends } from '../../src/incidents/file-backend';
-import { createPersistentStore } from '../../src/incidents/persistent-store';
+import { createFileBackends } from '../../src/core/incidents/file-backend';
+import { createPersistentStore } from '../../src/core/incidents/persistent-store';
 import { silent } from '../helpers/relay';
 import { tempDir } from '../helpers/temp-dir';
 import { describeStoreContract, incident } from './store-contract';

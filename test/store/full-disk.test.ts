@@ -3,8 +3,8 @@ import { closeSync, openSync, readFileSync, readdirSync, rmSync, writeSync } fro
 import { join } from 'node:path';
 import { request } from 'undici';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
-import { buildSplunkAlert } from '../../src/alert/sample';
-import { createFileBackend, DiskWriteError } from '../../src/incidents/file-backend';
+import { buildSplunkAlert } from '../../src/adapters/alert-sources/sample';
+import { createFileBackend, DiskWriteError } from '../../src/core/incidents/file-backend';
 import { spawnRelay, type RelayProcess } from '../helpers/relay-process';
 import { tempDir } from '../helpers/temp-dir';
 

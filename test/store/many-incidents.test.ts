@@ -1,10 +1,10 @@
 import { readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createFileBackends } from '../../src/incidents/file-backend';
-import type { Incident } from '../../src/incidents/model';
-import { createPersistentStore } from '../../src/incidents/persistent-store';
-import type { IncidentStore } from '../../src/incidents/store';
+import { createFileBackends } from '../../src/core/incidents/file-backend';
+import type { Incident } from '../../src/core/incidents/model';
+import { createPersistentStore } from '../../src/core/incidents/persistent-store';
+import type { IncidentStore } from '../../src/core/incidents/store';
 import { silent } from '../helpers/relay';
 import { tempDir } from '../helpers/temp-dir';
 import { incident } from './store-contract';

@@ -1,8 +1,8 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
-import type { Incident } from '../../src/incidents/model';
-import { StoreUnavailableError } from '../../src/incidents/store';
-import { createPool, migrate } from '../../src/store-pg/database';
-import { createPgStore, type SharedIncidentStore } from '../../src/store-pg/pg-store';
+import type { Incident } from '../../src/core/incidents/model';
+import { StoreUnavailableError } from '../../src/core/incidents/store';
+import { createPool, migrate } from '../../src/adapters/store-pg/database';
+import { createPgStore, type SharedIncidentStore } from '../../src/adapters/store-pg/pg-store';
 import { captureLogger } from '../helpers/capture-logger';
 import { noPostgres, testConnection, untilDatabase, usePostgres } from '../helpers/postgres';
 import { silent } from '../helpers/relay';

@@ -1,7 +1,7 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { StoreUnavailableError } from '../../src/incidents/store';
-import { createPool, migrate } from '../../src/store-pg/database';
-import { createPgStore } from '../../src/store-pg/pg-store';
+import { StoreUnavailableError } from '../../src/core/incidents/store';
+import { createPool, migrate } from '../../src/adapters/store-pg/database';
+import { createPgStore } from '../../src/adapters/store-pg/pg-store';
 import { captureLogger } from '../helpers/capture-logger';
 import { noPostgres, testConnection, usePostgres } from '../helpers/postgres';
 import { silent } from '../helpers/relay';

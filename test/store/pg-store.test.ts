@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { createPool, migrate } from '../../src/store-pg/database';
-import { createPgStore } from '../../src/store-pg/pg-store';
+import { createPool, migrate } from '../../src/adapters/store-pg/database';
+import { createPgStore } from '../../src/adapters/store-pg/pg-store';
 import { silent } from '../helpers/relay';
 import { endRelayConnections, noPostgres, testConnection, untilDatabase, usePostgres } from '../helpers/postgres';
 import { describeStoreContract, incident } from './store-contract';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { StoreUnavailableError } from '../../src/incidents/store';
-import { MIGRATIONS } from '../../src/store-pg/migrations';
+import { StoreUnavailableError } from '../../src/core/incidents/store';
+import { MIGRATIONS } from '../../src/adapters/store-pg/migrations';
 
 const pg = usePostgres();
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createPool } from '../../src/store-pg/database';
+import { createPool } from '../../src/adapters/store-pg/database';
 import { silent } from '../helpers/relay';
 import { noPostgres, testConnection, usePostgres } from '../helpers/postgres';
 

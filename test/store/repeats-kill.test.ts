@@ -1,13 +1,13 @@
 import { request } from 'undici';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { buildSplunkAlert } from '../../src/alert/sample';
+import { buildSplunkAlert } from '../../src/adapters/alert-sources/sample';
 import { spawnRelay } from '../helpers/relay-process';
 import { tempDir } from '../helpers/temp-dir';
 
 /**
  * The laptop relay's files store under kill -9: every repeat it answered 202 is counted after the
  * restart. The index is rewritten at most every second; what keeps the repeats in between is the
- * repeats log, written before each answer (src/incidents/persistent-store.ts).
+ * repeats log, written before each answer (src/core/incidents/persistent-store.ts).
  */
 const auth = { authorization: 'Bearer splunk-secret' };
 const REPEATS = 400;

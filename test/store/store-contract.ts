@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { NO_APPLICATION, type Incident } from '../../src/incidents/model';
-import type { IncidentStore } from '../../src/incidents/store';
+import { NO_APPLICATION, type Incident } from '../../src/core/incidents/model';
+import type { IncidentStore } from '../../src/core/incidents/store';
 
 export const incident = (n: number, state: Incident['state'] = 'queued', extra: Partial<Incident> = {}): Incident => {
   const at = new Date(Date.UTC(2026, 10, 21, 10, 0, n)).toISOString();

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { buildSplunkAlert } from '../../src/alert/sample';
-import { confirmRepository } from '../../src/store-pg/confirm-repository';
-import { createTeamConfirms } from '../../src/team/confirms';
-import { createForgedRows } from '../../src/team/forged-rows';
-import type { TeamCoordinator } from '../../src/team/coordinator';
-import type { ConfirmResult } from '../../src/tools/confirmed-apply';
+import { buildSplunkAlert } from '../../src/adapters/alert-sources/sample';
+import { confirmRepository } from '../../src/adapters/store-pg/confirm-repository';
+import { createTeamConfirms } from '../../src/adapters/team/confirms';
+import { createForgedRows } from '../../src/adapters/team/forged-rows';
+import type { TeamCoordinator } from '../../src/adapters/team/coordinator';
+import type { ConfirmResult } from '../../src/core/changes/confirmed-apply';
 import { silent } from '../helpers/relay';
 import { noPostgres, usePostgres } from '../helpers/postgres';
 import { teamMember } from './team-relays';

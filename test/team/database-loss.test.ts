@@ -1,10 +1,10 @@
 import type { Client } from 'pg';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import type { Relay } from '../../src/relay/create-relay';
-import { dedupKeyOf } from '../../src/alert/normalize';
-import { inboundAlertSchema } from '../../src/alert/schema';
-import { WEBEX_LEADER_LOCK } from '../../src/team/coordinator';
-import { NEW_INCIDENT_LOCK, newIncidentLockKey } from '../../src/team/new-incident-lock';
+import { dedupKeyOf } from '../../src/adapters/alert-sources/normalize';
+import { inboundAlertSchema } from '../../src/adapters/alert-sources/schema';
+import { WEBEX_LEADER_LOCK } from '../../src/adapters/team/coordinator';
+import { NEW_INCIDENT_LOCK, newIncidentLockKey } from '../../src/adapters/team/new-incident-lock';
 import { ad000002 } from '../helpers/relay';
 import { endRelayConnections, noPostgres, testConnection, untilDatabase, usePostgres } from '../helpers/postgres';
 import { teamMember } from './team-relays';

@@ -1,11 +1,11 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { dedupKeyOf } from '../../src/alert/normalize';
-import { inboundAlertSchema } from '../../src/alert/schema';
+import { dedupKeyOf } from '../../src/adapters/alert-sources/normalize';
+import { inboundAlertSchema } from '../../src/adapters/alert-sources/schema';
 import type { Relay } from '../../src/relay/create-relay';
-import { NEW_INCIDENT_LOCK, newIncidentLockKey } from '../../src/team/new-incident-lock';
+import { NEW_INCIDENT_LOCK, newIncidentLockKey } from '../../src/adapters/team/new-incident-lock';
 import { ad000002 } from '../helpers/relay';
 import { noPostgres, testConnection, untilDatabase, usePostgres } from '../helpers/postgres';
-import { teamRepository } from '../../src/store-pg/team-repository';
+import { teamRepository } from '../../src/adapters/store-pg/team-repository';
 import { teamMember } from './team-relays';
 
 /**

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { newToken } from '../../src/operators/operators';
+import { newToken } from '../../src/core/operators/operators';
 import { tempDir } from '../helpers/temp-dir';
 
 export const approver = { ...newToken(), email: 'ana@example.net' };

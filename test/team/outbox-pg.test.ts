@@ -1,7 +1,7 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { createOutbox, type StoredItem } from '../../src/outbox/outbox';
-import { createPgOutboxStore } from '../../src/outbox/pg-store';
-import { createPool, migrate } from '../../src/store-pg/database';
+import { createOutbox, type StoredItem } from '../../src/adapters/outbox/outbox';
+import { createPgOutboxStore } from '../../src/adapters/outbox/pg-store';
+import { createPool, migrate } from '../../src/adapters/store-pg/database';
 import { noPostgres, usePostgres } from '../helpers/postgres';
 import { silent } from '../helpers/relay';
 

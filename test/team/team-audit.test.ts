@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { auditViewOf } from '../../src/audit/audited-entries';
-import { auditEventSchema } from '../../src/audit/schema';
+import { auditViewOf } from '../../src/adapters/audit/audited-entries';
+import { auditEventSchema } from '../../src/adapters/audit/schema';
 import { startFakeHec } from '../fakes/splunk-hec';
 import { ad000002 } from '../helpers/relay';
 import { noPostgres, usePostgres } from '../helpers/postgres';

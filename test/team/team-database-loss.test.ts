@@ -1,10 +1,10 @@
 import type { Client } from 'pg';
 import { Agent, request } from 'undici';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { buildSplunkAlert } from '../../src/alert/sample';
-import { dedupKeyOf } from '../../src/alert/normalize';
-import { inboundAlertSchema } from '../../src/alert/schema';
-import { NEW_INCIDENT_LOCK, newIncidentLockKey } from '../../src/team/new-incident-lock';
+import { buildSplunkAlert } from '../../src/adapters/alert-sources/sample';
+import { dedupKeyOf } from '../../src/adapters/alert-sources/normalize';
+import { inboundAlertSchema } from '../../src/adapters/alert-sources/schema';
+import { NEW_INCIDENT_LOCK, newIncidentLockKey } from '../../src/adapters/team/new-incident-lock';
 import { endRelayConnections, noPostgres, testConnection, untilDatabase, usePostgres } from '../helpers/postgres';
 import type { RelayProcess } from '../helpers/relay-process';
 import { auth, teamRelay } from './team-process';

@@ -1,7 +1,7 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { ConfigError } from '../../src/config/load';
 import { RUNTIME_OMIT_ENV } from '../../src/relay/start-headless';
-import { createDecisionSeal } from '../../src/team/decision-seal';
+import { createDecisionSeal } from '../../src/adapters/team/decision-seal';
 import { ad000002 } from '../helpers/relay';
 import { noPostgres, testConnection, usePostgres } from '../helpers/postgres';
 import { teamRelay } from './team-process';

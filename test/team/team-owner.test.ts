@@ -53,7 +53,7 @@ describe.skipIf(Boolean(noPostgres))('team relay: one owner per incident', () =>
     const lines = (await a.store.loadTimeline(id)).length;
     // An event about A's session reaching B's mapper (relays sharing one runtime, or a late one after a
     // takeover), wired as createRelay wires it: ownership from the team.
-    const mapped = await import('../../src/incidents/runtime-events');
+    const mapped = await import('../../src/adapters/agent/runtime-events');
     const mapper = mapped.createRuntimeEventMapper({
       incidents: b.relay.incidents,
       agent: { getSession: async () => ({ id: sessionId }) as never },

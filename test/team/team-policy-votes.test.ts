@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { systemClock, type Clock } from '../../src/clock';
+import { systemClock, type Clock } from '../../src/core/clock';
 import type { Relay } from '../../src/relay/create-relay';
 import { ad000002 } from '../helpers/relay';
 import { people, policyPeopleEnv, type Person } from '../helpers/policy-people';

@@ -1,9 +1,9 @@
 import { request } from 'undici';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { buildSplunkAlert } from '../../src/alert/sample';
+import { buildSplunkAlert } from '../../src/adapters/alert-sources/sample';
 import { noPostgres, usePostgres } from '../helpers/postgres';
 import { auth, teamRelay } from './team-process';
-import { createSseParser } from '../../src/net/sse';
+import { createSseParser } from '../../src/adapters/net/sse';
 import { newRoomId, startWebexFake } from '../fakes/webex';
 
 const pg = usePostgres();

@@ -1,5 +1,5 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { buildSplunkAlert } from '../../src/alert/sample';
+import { buildSplunkAlert } from '../../src/adapters/alert-sources/sample';
 import type { Relay } from '../../src/relay/create-relay';
 import { connectMcp } from '../helpers/mcp-client';
 import { noPostgres, testConnection, usePostgres } from '../helpers/postgres';

@@ -3,7 +3,7 @@ import type { Relay } from '../../src/relay/create-relay';
 import { ad000002 } from '../helpers/relay';
 import { noPostgres, usePostgres } from '../helpers/postgres';
 import { teamMember, until } from './team-relays';
-import { MIGRATIONS } from '../../src/store-pg/migrations';
+import { MIGRATIONS } from '../../src/adapters/store-pg/migrations';
 
 const pg = usePostgres();
 

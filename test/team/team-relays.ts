@@ -1,11 +1,11 @@
 import { onTestFinished } from 'vitest';
-import type { Clock } from '../../src/clock';
+import type { Clock } from '../../src/core/clock';
 import { loadConfig } from '../../src/config/load';
 import { createRelay, type Relay, type RelayDeps } from '../../src/relay/create-relay';
-import type { TeamCoordinator } from '../../src/team/coordinator';
-import { readDecisionKey } from '../../src/team/decision-seal';
-import { openTeamStore } from '../../src/team/open';
-import type { SharedIncidentStore } from '../../src/store-pg/pg-store';
+import type { TeamCoordinator } from '../../src/adapters/team/coordinator';
+import { readDecisionKey } from '../../src/adapters/team/decision-seal';
+import { openTeamStore } from '../../src/adapters/team/open';
+import type { SharedIncidentStore } from '../../src/adapters/store-pg/pg-store';
 import { silent } from '../helpers/relay';
 import { createStubRuntime } from '../helpers/stub-runtime';
 import { testLogDir } from '../helpers/log-dir';

@@ -1,6 +1,6 @@
 import type { Client } from 'pg';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { systemClock, type Clock } from '../../src/clock';
+import { systemClock, type Clock } from '../../src/core/clock';
 import type { Relay } from '../../src/relay/create-relay';
 import { ad000002 } from '../helpers/relay';
 import { noPostgres, testConnection, usePostgres } from '../helpers/postgres';

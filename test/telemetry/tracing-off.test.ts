@@ -1,6 +1,6 @@
 import { trace } from '@opentelemetry/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTelemetry, tracingActive } from '../../src/telemetry/sdk';
+import { startTelemetry, tracingActive } from '../../src/adapters/telemetry/sdk';
 import { startOtlpReceiver, type OtlpReceiver } from '../helpers/otlp-receiver';
 import { ad000002, relayForTest } from '../helpers/relay';
 import { createStubRuntime } from '../helpers/stub-runtime';

@@ -1,25 +1,32 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ALLOWED } from '../../eslint-rules/layers.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const doc = readFileSync(join(root, 'ARCHITECTURE.md'), 'utf8');
+const dirs = (rel: string): string[] => readdirSync(join(root, rel), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => `${rel}/${d.name}`);
 
-describe('ARCHITECTURE.md is the map of src/', () => {
-  it('names every folder of src/ in its table, and only folders that exist', () => {
-    const folders = readdirSync(join(root, 'src'), { withFileTypes: true })
-      .filter((d) => d.isDirectory())
-      .map((d) => d.name)
-      .sort();
-    const described = [...doc.matchAll(/^\| `src\/([a-z0-9-]+)\/` \|/gm)].map((m) => m[1]!).sort();
+/** The folders the map must name: each layer's concerns, each channel, each part of the dev harness. */
+function foldersToDescribe(): string[] {
+  const layers = dirs('src');
+  const concerns = layers.filter((l) => l !== 'src/config').flatMap(dirs);
+  const channels = concerns.filter((c) => c === 'src/adapters/channels').flatMap(dirs);
+  return [...layers, ...concerns.filter((c) => c !== 'src/adapters/channels'), ...channels, ...dirs('harness')].map((d) => `${d}/`).sort();
+}
+
+describe('ARCHITECTURE.md is the map of the tree', () => {
+  it('names every folder of src/ and harness/ in its tables, and only folders that exist', () => {
+    const folders = foldersToDescribe();
+    const described = [...doc.matchAll(/^\| `((?:src|harness)\/[a-z0-9/-]+\/)` \|/gm)].map((m) => m[1]!).sort();
     expect(folders.filter((f) => !described.includes(f))).toEqual([]);
-    expect(described.filter((f) => !folders.includes(f))).toEqual([]);
+    expect(described.filter((f) => !existsSync(join(root, f)))).toEqual([]);
   });
 
-  it('puts every folder of src/ in exactly one layer', () => {
+  it('gives every layer folder of src/ one row in the layers table, as the lint rule knows them', () => {
     const layerRows = doc.split('## Layers')[1]!.split('## Folders')[0]!;
-    const inLayers = [...layerRows.matchAll(/`([a-z0-9-]+)`(?!\.ts)/g)].map((m) => m[1]!);
-    const folders = readdirSync(join(root, 'src'), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
-    for (const f of folders) expect(inLayers.filter((x) => x === f), f).toHaveLength(1);
+    for (const layer of dirs('src')) expect(layerRows.match(new RegExp(`\\| \`${layer}/\` \\|`, 'g')), layer).toHaveLength(1);
+    const lintLayers = Object.keys(ALLOWED);
+    expect(lintLayers).toEqual(expect.arrayContaining(['core', 'adapters', 'runbooks', 'relay', 'config', 'harness']));
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createOperatorDirectory, newToken, OperatorsError, parseOperators } from '../../src/operators/operators';
+import { createOperatorDirectory, newToken, OperatorsError, parseOperators } from '../../src/core/operators/operators';
 
 const error = (text: string) => {
   try {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { createBus } from '../../src/events/bus';
-import type { RelayEvents } from '../../src/incidents/events';
-import type { Incident, PublicIncident } from '../../src/incidents/model';
+import { createBus } from '../../src/core/events/bus';
+import type { RelayEvents } from '../../src/core/incidents/events';
+import type { Incident, PublicIncident } from '../../src/core/incidents/model';
 import { createRelayMetrics, refusalReason } from '../../src/relay/metrics';
 
 /** Only what the metrics read of an incident: its state and its approval. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { OTLP_EXPORT_ENV, otlpHeaderValues, tracingWanted } from '../../src/telemetry/settings';
-import { redactedQuery, safeRequestPath } from '../../src/telemetry/http-attributes';
+import { OTLP_EXPORT_ENV, otlpHeaderValues, tracingWanted } from '../../src/adapters/telemetry/settings';
+import { redactedQuery, safeRequestPath } from '../../src/adapters/telemetry/http-attributes';
 import { RUNTIME_OMIT_ENV } from '../../src/relay/start-headless';
 
 describe('tracing settings (OTEL_*)', () => {

@@ -1,10 +1,10 @@
-import { evaluateExpectations, runCaptures } from '../../artifacts/expectations';
-import type { RawStep } from '../../artifacts/schema-raw';
-import { renderTemplate } from '../../artifacts/template';
-import { platformOf, stepForPlatform } from '../../artifacts/variants';
-import type { ArtifactGroup } from '../../artifacts/validate';
-import { normalizeLine } from '../../tools/device-policy';
-import { WAIT_MAX_S } from '../../tools/relay-tools';
+import { evaluateExpectations, runCaptures } from '../../../src/runbooks/expectations';
+import type { RawStep } from '../../../src/runbooks/schema-raw';
+import { renderTemplate } from '../../../src/runbooks/template';
+import { platformOf, stepForPlatform } from '../../../src/runbooks/variants';
+import type { ArtifactGroup } from '../../../src/runbooks/validate';
+import { normalizeLine } from '../../../src/adapters/device-tools/device-policy';
+import { WAIT_MAX_S } from '../../../src/adapters/agent-tools/relay-tools';
 import type { Step } from '../scripted-model';
 import type { Conversation, ToolExchange } from './conversation';
 import { ESCALATE_WITHOUT_DEVICE, OPERATOR_RESPONSE, operatorResponseSchema, readTask, remediationTaskSchema, type RemediationTask } from './messages';

@@ -1,8 +1,8 @@
 import path from 'node:path';
-import { rawReadOnlyCommands } from '../../artifacts/load';
-import type { ArtifactGroup } from '../../artifacts/validate';
-import { resolveFaultVariables } from '../../artifacts/variables';
-import { agentPromptSchema } from '../../alert/prompt';
+import { rawReadOnlyCommands } from '../../../src/runbooks/load';
+import type { ArtifactGroup } from '../../../src/runbooks/validate';
+import { resolveFaultVariables } from '../../../src/runbooks/variables';
+import { agentPromptSchema } from '../../../src/adapters/alert-sources/prompt';
 import type { Step } from '../scripted-model';
 import { extractJson, type Conversation } from './conversation';
 

@@ -1,4 +1,4 @@
-import type { ArtifactGroup } from '../../artifacts/validate';
+import type { ArtifactGroup } from '../../../src/runbooks/validate';
 import { toolNames, type ChatRequest, type Script, type Step } from '../scripted-model';
 import { agentOf, readConversation, workingDirectory } from './conversation';
 import { planFaultRemediation, type RemediationVariant } from './fault-remediation';

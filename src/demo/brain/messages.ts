@@ -29,7 +29,7 @@ export const remediationTaskSchema = z.object({
 });
 export type RemediationTask = z.infer<typeof remediationTaskSchema>;
 
-/** The relay's HUMAN OPERATOR RESPONSE body (`src/approvals/human-response.ts`), the fields a brain uses. */
+/** The relay's HUMAN OPERATOR RESPONSE body (`src/core/approvals/human-response.ts`), the fields a brain uses. */
 export const operatorResponseSchema = z.looseObject({
   incident_id: z.string(),
   decision: z.enum(['APPROVED', 'DENIED']),

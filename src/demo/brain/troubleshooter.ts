@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
-import { agentPromptSchema, type AgentPrompt } from '../../alert/prompt';
+import { agentPromptSchema, type AgentPrompt } from '../../../src/adapters/alert-sources/prompt';
 import type { Step } from '../scripted-model';
 import { extractJson, taskAnswer, taskIdOf, type Conversation, type ToolExchange } from './conversation';
 import {

@@ -1,6 +1,6 @@
-import type { ConfigPreview } from '../../artifacts/config-preview';
+import type { ConfigPreview } from '../../../runbooks/config-preview';
 import { DeviceError } from '../errors';
-import { configSha256 } from '../../artifacts/config-fingerprint';
+import { configSha256 } from '../../../runbooks/config-fingerprint';
 import { approvedFragment } from './fragment';
 import type { NetconfDeviceEntry } from './inventory';
 import { discardChanges, editCandidate, getConfig, lock, unlock, validateCandidate } from './operations';

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { batchAnswerSchema, type AlertSource } from '../../alert/source';
+import { batchAnswerSchema, type AlertSource } from '../../adapters/alert-sources/source';
 import type { BatchIntake } from '../alert-sources';
 import { errorBodySchema } from '../errors';
 import { guardAlertSenders } from './alert-sender';

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { Operator, OperatorDirectory } from '../../operators/operators';
+import type { Operator, OperatorDirectory } from '../../core/operators/operators';
 import { HttpError } from '../errors';
 import type { UiSession } from '../ui-session';
 

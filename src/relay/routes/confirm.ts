@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { OperatorDirectory } from '../../operators/operators';
-import type { ConfirmResult } from '../../tools/confirmed-apply';
-import { changeOutcomeText } from '../../incidents/change';
+import type { OperatorDirectory } from '../../core/operators/operators';
+import type { ConfirmResult } from '../../core/changes/confirmed-apply';
+import { changeOutcomeText } from '../../core/incidents/change';
 import { HttpError } from '../errors';
 import { approverOf } from './approver-token';
 import type { UiSession } from '../ui-session';

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { DecideFn, DecideResult } from '../../approvals/approvals';
-import { policyNotice, standingWords } from '../../approvals/standing';
-import type { OperatorDirectory } from '../../operators/operators';
+import type { DecideFn, DecideResult } from '../../core/approvals/approvals';
+import { policyNotice, standingWords } from '../../core/approvals/standing';
+import type { OperatorDirectory } from '../../core/operators/operators';
 import { HttpError } from '../errors';
 import { approverOf } from './approver-token';
 import type { UiSession } from '../ui-session';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { OperatorDirectory } from '../../operators/operators';
-import type { Quarantine } from '../../quarantine/service';
+import type { OperatorDirectory } from '../../core/operators/operators';
+import type { Quarantine } from '../../core/quarantine/service';
 import { HttpError } from '../errors';
 import { approverOf } from './approver-token';
 import type { UiSession } from '../ui-session';

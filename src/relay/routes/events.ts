@@ -1,11 +1,11 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Logger } from 'pino';
-import { systemClock, type Clock } from '../../clock';
-import type { Bus } from '../../events/bus';
-import type { RelayEvents } from '../../incidents/events';
-import { openAndRecent } from '../../incidents/incident-pages';
-import { publicIncident } from '../../incidents/model';
-import type { Incidents } from '../../incidents/service';
+import { systemClock, type Clock } from '../../core/clock';
+import type { Bus } from '../../core/events/bus';
+import type { RelayEvents } from '../../core/incidents/events';
+import { openAndRecent } from '../../core/incidents/incident-pages';
+import { publicIncident } from '../../core/incidents/model';
+import type { Incidents } from '../../core/incidents/service';
 import { principalOf } from '../auth';
 import type { Presence } from '../presence';
 

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { buildEvidenceBundle } from '../../incidents/evidence-bundle';
-import { renderEvidenceMarkdown } from '../../incidents/evidence-markdown';
-import type { Incidents } from '../../incidents/service';
+import { buildEvidenceBundle } from '../../core/incidents/evidence-bundle';
+import { renderEvidenceMarkdown } from '../../core/incidents/evidence-markdown';
+import type { Incidents } from '../../core/incidents/service';
 import { HttpError } from '../errors';
 import { principalOf } from '../auth';
 

@@ -1,8 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Logger } from 'pino';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { InvalidAlertError, splunkAlert, splunkSource } from '../../alert/splunk';
-import type { FaultKeyRules } from '../../artifacts/fault-key';
+import { InvalidAlertError, splunkAlert, splunkSource } from '../../adapters/alert-sources/splunk';
+import type { FaultKeyRules } from '../../runbooks/fault-key';
 import { errorBodySchema, HttpError } from '../errors';
 import { serializerCompiler } from 'fastify-type-provider-zod';
 import { acceptedResponseSchema, type AcceptedResponse, type Intake } from '../intake';

@@ -1,13 +1,13 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { DecideFn } from '../../approvals/approvals';
-import { readTypedAnswer } from '../../approvals/typed-decision';
-import type { Incident } from '../../incidents/model';
-import type { Incidents } from '../../incidents/service';
+import type { DecideFn } from '../../core/approvals/approvals';
+import { readTypedAnswer } from '../../core/approvals/typed-decision';
+import type { Incident } from '../../core/incidents/model';
+import type { Incidents } from '../../core/incidents/service';
 import { HttpError } from '../errors';
 import { policyAnswer, staleRequestBody } from './decision';
-import { policyNotice, standingWords } from '../../approvals/standing';
+import { policyNotice, standingWords } from '../../core/approvals/standing';
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
 const params = z.object({ incident_id: z.string().min(1).max(64) });

@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { FastifyReply } from 'fastify';
-import { normalizeAlert } from '../../alert/normalize';
-import { inboundAlertSchema, type InboundAlert } from '../../alert/schema';
-import { InvalidAlertError } from '../../alert/splunk';
-import { formatProblems, type AlertFormats } from '../../artifacts/alert-formats';
+import { normalizeAlert } from '../../adapters/alert-sources/normalize';
+import { inboundAlertSchema, type InboundAlert } from '../../adapters/alert-sources/schema';
+import { InvalidAlertError } from '../../adapters/alert-sources/splunk';
+import { formatProblems, type AlertFormats } from '../../runbooks/alert-formats';
 import type { HeadedIntake, HeadedStart } from '../headed-intake';
 import { HttpError } from '../errors';
 

@@ -1,11 +1,11 @@
 import type { FastifyPluginAsync } from 'fastify';
-import type { AgentRuntime } from '../../agent/types';
+import type { AgentRuntime } from '../../core/agent-runtime';
 import { deepHealth, type DeviceProbe, type EventStreamHealth, type MessagingHealth } from '../health-checks';
 import { bearerGuard } from '../auth';
 import type { UiSession } from '../ui-session';
-import type { ModelStatus } from '../../agent/model-check';
-import type { StoreCheck } from '../../incidents/store';
-import type { QuarantineEntry } from '../../quarantine/entry';
+import type { ModelStatus } from '../../core/delivery/model-check';
+import type { StoreCheck } from '../../core/incidents/store';
+import type { QuarantineEntry } from '../../core/quarantine/entry';
 
 export interface HealthRouteOptions {
   agent: AgentRuntime;

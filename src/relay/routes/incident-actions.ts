@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { OperatorDirectory } from '../../operators/operators';
-import { HandlingRefused, type IncidentHandling } from '../../incidents/incident-handling';
+import type { OperatorDirectory } from '../../core/operators/operators';
+import { HandlingRefused, type IncidentHandling } from '../../core/incidents/incident-handling';
 import { errorBodySchema, HttpError } from '../errors';
 import { approverOf } from './approver-token';
 import type { UiSession } from '../ui-session';

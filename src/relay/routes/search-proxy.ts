@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { Agent, request as undiciRequest } from 'undici';
-import { createProxyDispatchers, NO_PROXY_SETTINGS, type ProxySettings } from '../../net/proxy';
+import { createProxyDispatchers, NO_PROXY_SETTINGS, type ProxySettings } from '../../adapters/net/proxy';
 import { bearerGuard } from '../auth';
 import { HttpError } from '../errors';
 import { checkedUpstreamPath } from './search-path';

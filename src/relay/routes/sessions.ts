@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { Incidents } from '../../incidents/service';
-import { publicIncident } from '../../incidents/model';
-import { decodeCursor, finishedPage, MAX_ARCHIVE_PAGE, openAndRecent } from '../../incidents/incident-pages';
-import { incidentQuerySchema, isEmptyQuery, matchesIncidentQuery } from '../../incidents/incident-query';
+import type { Incidents } from '../../core/incidents/service';
+import { publicIncident } from '../../core/incidents/model';
+import { decodeCursor, finishedPage, MAX_ARCHIVE_PAGE, openAndRecent } from '../../core/incidents/incident-pages';
+import { incidentQuerySchema, isEmptyQuery, matchesIncidentQuery } from '../../core/incidents/incident-query';
 import { HttpError } from '../errors';
 
 /** The largest timeline page: a long run's detail stays a few hundred kilobytes per request. */

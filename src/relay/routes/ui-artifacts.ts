@@ -1,4 +1,4 @@
-import { listArtifactGroups, loadArtifactGroup, type ArtifactGroup } from '../../artifacts/load';
+import { listArtifactGroups, loadArtifactGroup, type ArtifactGroup } from '../../runbooks/load';
 import type { ArtifactGroupViewBody } from './ui-schemas';
 
 type Variable = ArtifactGroupViewBody['variables'][number];

@@ -1,2 +1,2 @@
 // The scripted model is product code now (`npm run demo` runs on it); tests keep this import path.
-export * from '../../../src/demo/scripted-model';
+export * from '../../../harness/demo/scripted-model';

@@ -1,5 +1,5 @@
 /**
- * Hydra ids as Webex issues them. Written apart from `src/messaging/hydra-id.ts` on purpose:
+ * Hydra ids as Webex issues them. Written apart from `src/adapters/channels/webex/hydra-id.ts` on purpose:
  * a fake that shared the product's encoder would agree with the product's bugs.
  */
 export function hydraId(type: string, uuid: string, cluster = 'us'): string {

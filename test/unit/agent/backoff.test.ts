@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { jitteredBackoff, wait } from '../../../src/backoff';
-import type { Clock } from '../../../src/clock';
+import { jitteredBackoff, wait } from '../../../src/core/backoff';
+import type { Clock } from '../../../src/core/clock';
 
 describe('jittered backoff', () => {
   it('doubles from the base up to the cap', () => {

@@ -1,8 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createAgentClient } from '../../../src/agent/client';
-import type { RuntimeEvent } from '../../../src/agent/types';
+import { createAgentClient } from '../../../src/adapters/agent/client';
+import type { RuntimeEvent } from '../../../src/core/agent-runtime';
 import { runtimeFailure } from '../../helpers/runtime-failure';
 
 // Failure modes the real runtime will not produce on demand (5xx, hangs, broken events) come

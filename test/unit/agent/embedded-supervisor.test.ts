@@ -2,8 +2,8 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Clock } from '../../../src/clock';
-import { startEmbeddedRuntime, type EmbeddedRuntime, type EmbeddedState } from '../../../src/agent/embedded';
+import type { Clock } from '../../../src/core/clock';
+import { startEmbeddedRuntime, type EmbeddedRuntime, type EmbeddedState } from '../../../src/adapters/agent/embedded';
 import { isProcessAlive, waitUntil } from '../../helpers/opencode';
 
 // The supervisor's decisions (when to restart, how to stop, what to log) tested with a stand-in

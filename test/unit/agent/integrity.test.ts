@@ -2,9 +2,9 @@ import { appendFileSync, cpSync, mkdirSync, readFileSync, rmSync, statSync, syml
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { assertRuntimeFiles, buildManifest, compareRuntimeFiles, createRuntimeFilesCheck, describeDifferences, RuntimeFilesError, SHIPPED_MANIFEST } from '../../../src/agent/integrity';
+import { assertRuntimeFiles, buildManifest, compareRuntimeFiles, createRuntimeFilesCheck, describeDifferences, RuntimeFilesError, SHIPPED_MANIFEST } from '../../../src/adapters/agent/integrity';
 import { ConfigError } from '../../../src/config/load';
-import { WAIT_MAX_S } from '../../../src/tools/relay-tools';
+import { WAIT_MAX_S } from '../../../src/adapters/agent-tools/relay-tools';
 import { tempDir } from '../../helpers/temp-dir';
 
 const repoRoot = path.resolve(import.meta.dirname, '../../..');
@@ -24,7 +24,7 @@ const files = (dir: string) => compareRuntimeFiles(dir).map((d) => d.file);
 
 describe('the committed runtime manifest', () => {
   it('matches the agent files and opencode.json in the repository (after changing one, run npm run runtime:manifest)', () => {
-    expect(compareRuntimeFiles(repoRoot), 'run `npm run runtime:manifest` and commit src/agent/runtime-manifest.json').toEqual([]);
+    expect(compareRuntimeFiles(repoRoot), 'run `npm run runtime:manifest` and commit src/adapters/agent/runtime-manifest.json').toEqual([]);
     expect(Object.keys(SHIPPED_MANIFEST.files)).toEqual(expect.arrayContaining(['opencode.json', '.opencode/agent/fault-remediation.md', '.opencode/agent/network-troubleshooter.md']));
     expect(Object.keys(SHIPPED_MANIFEST.files).filter((f) => /plugins?\/|tools?\//.test(f))).toEqual([]);
   });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { createModelCheck, NO_MODEL_MESSAGE } from '../../../src/agent/model-check';
-import type { AgentRuntime } from '../../../src/agent/types';
-import type { Clock } from '../../../src/clock';
+import { createModelCheck, NO_MODEL_MESSAGE } from '../../../src/core/delivery/model-check';
+import type { AgentRuntime } from '../../../src/core/agent-runtime';
+import type { Clock } from '../../../src/core/clock';
 
 /** A runtime whose config answers only when the test says, and a clock the test moves. */
 function setup() {

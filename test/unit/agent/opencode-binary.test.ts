@@ -3,7 +3,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { resolveOpencodeBinary } from '../../../src/agent/opencode-binary';
+import { resolveOpencodeBinary } from '../../../src/adapters/agent/opencode-binary';
 
 const tmp: string[] = [];
 afterEach(() => tmp.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));

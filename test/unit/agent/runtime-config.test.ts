@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { SHIPPED_MANIFEST } from '../../../src/agent/integrity';
-import { compareRuntimeConfig, describeConfigDifferences, reportedAgentSchema, reportedConfigSchema, runtimeConfigShape } from '../../../src/agent/runtime-config';
-import { embeddedRuntimeEnv } from '../../../src/agent/runtime-env';
-import { externalRuntimeManagedWarnings, MANAGED_CONFIG_ENV, systemManagedConfigDir } from '../../../src/agent/managed-config';
+import { SHIPPED_MANIFEST } from '../../../src/adapters/agent/integrity';
+import { compareRuntimeConfig, describeConfigDifferences, reportedAgentSchema, reportedConfigSchema, runtimeConfigShape } from '../../../src/adapters/agent/runtime-config';
+import { embeddedRuntimeEnv } from '../../../src/adapters/agent/runtime-env';
+import { externalRuntimeManagedWarnings, MANAGED_CONFIG_ENV, systemManagedConfigDir } from '../../../src/adapters/agent/managed-config';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError } from '../../../src/config/load';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createRedactor, kindOfStatus, kindOfTransportError, statusError, transportError } from '../../../src/agent/runtime-errors';
+import { createRedactor, kindOfStatus, kindOfTransportError, statusError, transportError } from '../../../src/adapters/agent/runtime-errors';
 
 describe('runtime error mapping', () => {
   it('maps HTTP statuses to kinds the relay acts on', () => {

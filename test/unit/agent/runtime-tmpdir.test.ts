@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createRuntimeTmpdir } from '../../../src/agent/runtime-tmpdir';
+import { createRuntimeTmpdir } from '../../../src/adapters/agent/runtime-tmpdir';
 
 const bases: string[] = [];
 afterEach(() => {

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { createAlertmanagerSource } from '../../../src/alert/alertmanager';
-import { alertmanagerWebhookSchema } from '../../../src/alert/alertmanager-webhook';
-import { normalizeAlert } from '../../../src/alert/normalize';
-import { inboundAlertSchema } from '../../../src/alert/schema';
-import { splunkAlert, splunkSource } from '../../../src/alert/splunk';
-import { createAlertmanagerDefinitions, type AlertmanagerDefinition } from '../../../src/artifacts/source-mappings';
+import { createAlertmanagerSource } from '../../../src/adapters/alert-sources/alertmanager';
+import { alertmanagerWebhookSchema } from '../../../src/adapters/alert-sources/alertmanager-webhook';
+import { normalizeAlert } from '../../../src/adapters/alert-sources/normalize';
+import { inboundAlertSchema } from '../../../src/adapters/alert-sources/schema';
+import { splunkAlert, splunkSource } from '../../../src/adapters/alert-sources/splunk';
+import { createAlertmanagerDefinitions, type AlertmanagerDefinition } from '../../../src/runbooks/source-mappings';
 import { amAlert, amWebhook, bgpLabels } from '../../helpers/alertmanager';
 import { ad000002, silent } from '../../helpers/relay';
 

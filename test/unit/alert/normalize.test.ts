@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { dedupKeyOf, normalizeAlert } from '../../../src/alert/normalize';
-import { buildAgentPrompt, parsePromptText, renderPromptText } from '../../../src/alert/prompt';
-import { inboundAlertSchema } from '../../../src/alert/schema';
+import { dedupKeyOf, normalizeAlert } from '../../../src/adapters/alert-sources/normalize';
+import { buildAgentPrompt, parsePromptText, renderPromptText } from '../../../src/adapters/alert-sources/prompt';
+import { inboundAlertSchema } from '../../../src/adapters/alert-sources/schema';
 import { ad000002 } from '../../helpers/relay';
 
 const norm = (body: unknown) => normalizeAlert(inboundAlertSchema.parse(body));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { labelledQuote, markdownCell, quotedMarkdown, visibleText } from '../../../src/approvals/inert-text';
+import { labelledQuote, markdownCell, quotedMarkdown, visibleText } from '../../../src/core/approvals/inert-text';
 
 /** What a Markdown reader takes for a line: CR, LF and CRLF all end one. */
 const lines = (markdown: string) => markdown.split(/\r\n|\r|\n/);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { APPLICATION_STATUSES, APPROVAL_STATUSES, GATE_EVENTS, TRANSITIONS, transition, type GateApproval } from '../../../src/approvals/lifecycle';
+import { APPLICATION_STATUSES, APPROVAL_STATUSES, GATE_EVENTS, TRANSITIONS, transition, type GateApproval } from '../../../src/core/approvals/lifecycle';
 
 const phases = (['none', ...APPROVAL_STATUSES] as GateApproval[]).flatMap((approval) => APPLICATION_STATUSES.map((application) => ({ approval, application })));
 

@@ -3,13 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { ApprovalPanel } from '../../../renderer/components/approval-panel';
 import { Timeline } from '../../../renderer/components/timeline';
 import type { Bridge, IncidentSummary } from '../../../renderer/bridge/contract';
-import type { ApprovalAsk } from '../../../src/approvals/operator-channel';
-import { terminalQuestion } from '../../../src/approvals/terminal-question';
-import type { Incident, TimelineEntry } from '../../../src/incidents/model';
-import { approvalFallbackMarkdown, buildApprovalCard } from '../../../src/messaging/approval-card';
-import { approvalBlocks, decidedBlocks } from '../../../src/slack/blocks';
-import { ack } from '../../../src/approvals/wording';
-import type { Approval } from '../../../src/incidents/model';
+import type { ApprovalAsk } from '../../../src/core/approvals/operator-channel';
+import { terminalQuestion } from '../../../src/core/approvals/terminal-question';
+import type { Incident, TimelineEntry } from '../../../src/core/incidents/model';
+import { approvalFallbackMarkdown, buildApprovalCard } from '../../../src/adapters/channels/webex/approval-card';
+import { approvalBlocks, decidedBlocks } from '../../../src/adapters/channels/slack/blocks';
+import { ack } from '../../../src/core/approvals/wording';
+import type { Approval } from '../../../src/core/incidents/model';
 
 /** A summary that forges the relay's own structure: an outcome heading behind a bare CR, our "Commands" header, a code block. */
 const FORGED_SUMMARY = [

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { namedDecide } from '../../../src/approvals/named-decide';
-import type { Actor, DecideFn } from '../../../src/approvals/types';
-import { createOperatorDirectory, newToken } from '../../../src/operators/operators';
+import { namedDecide } from '../../../src/core/approvals/named-decide';
+import type { Actor, DecideFn } from '../../../src/core/approvals/types';
+import { createOperatorDirectory, newToken } from '../../../src/core/operators/operators';
 
 const operators = createOperatorDirectory([
   { name: 'Ana Ruiz', email: 'ana@example.net', role: 'approver', slack_user_id: 'U0ANA', os_user: 'aruiz', token_sha256: newToken().sha256 },

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { pendingRequest } from '../../../src/approvals/pending-request';
-import { policyDecide, type CountVote } from '../../../src/approvals/policy-decide';
-import { policyNotice, requirementLine, standingWords } from '../../../src/approvals/standing';
-import type { Actor, DecideFn } from '../../../src/approvals/types';
-import { createVoteRecorder } from '../../../src/approvals/votes';
-import type { ApprovalRequirement } from '../../../src/incidents/model';
-import { staffingWarnings } from '../../../src/policy/staffing';
-import { parseOperators, newToken } from '../../../src/operators/operators';
-import { policySchema } from '../../../src/policy/schema';
+import { pendingRequest } from '../../../src/core/approvals/pending-request';
+import { policyDecide, type CountVote } from '../../../src/core/approvals/policy-decide';
+import { policyNotice, requirementLine, standingWords } from '../../../src/core/approvals/standing';
+import type { Actor, DecideFn } from '../../../src/core/approvals/types';
+import { createVoteRecorder } from '../../../src/core/approvals/votes';
+import type { ApprovalRequirement } from '../../../src/core/incidents/model';
+import { staffingWarnings } from '../../../src/core/policy/staffing';
+import { parseOperators, newToken } from '../../../src/core/operators/operators';
+import { policySchema } from '../../../src/core/policy/schema';
 import { inMemoryIncidents, manualClock } from '../incidents/in-memory-incidents';
 
 const TWO: ApprovalRequirement = { rule: 'SC-BGP-01 in freeze year-end', groups: ['change-manager', 'tier2'], count: 2, reason: '2 approvals', policy_sha256: 'a'.repeat(64) };

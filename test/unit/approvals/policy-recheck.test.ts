@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { createGateMove } from '../../../src/approvals/gate-move';
-import { pendingRequest } from '../../../src/approvals/pending-request';
-import { createPolicyRecheck } from '../../../src/approvals/policy-recheck';
-import type { Verdict } from '../../../src/policy/schema';
+import { createGateMove } from '../../../src/core/approvals/gate-move';
+import { pendingRequest } from '../../../src/core/approvals/pending-request';
+import { createPolicyRecheck } from '../../../src/core/approvals/policy-recheck';
+import type { Verdict } from '../../../src/core/policy/schema';
 import { silent } from '../../helpers/relay';
 import { inMemoryIncidents, manualClock } from '../incidents/in-memory-incidents';
 

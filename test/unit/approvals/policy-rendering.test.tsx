@@ -2,13 +2,13 @@ import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
 import { ApprovalPanel } from '../../../renderer/components/approval-panel';
 import type { Bridge, IncidentSummary } from '../../../renderer/bridge/contract';
-import type { ApprovalAsk } from '../../../src/approvals/operator-channel';
-import { requestRequirementLine } from '../../../src/approvals/standing';
-import { terminalQuestion } from '../../../src/approvals/terminal-question';
-import type { Incident } from '../../../src/incidents/model';
-import { progressLine } from '../../../src/incidents/progress-line';
-import { buildApprovalCard } from '../../../src/messaging/approval-card';
-import { approvalBlocks } from '../../../src/slack/blocks';
+import type { ApprovalAsk } from '../../../src/core/approvals/operator-channel';
+import { requestRequirementLine } from '../../../src/core/approvals/standing';
+import { terminalQuestion } from '../../../src/core/approvals/terminal-question';
+import type { Incident } from '../../../src/core/incidents/model';
+import { progressLine } from '../../../src/core/incidents/progress-line';
+import { buildApprovalCard } from '../../../src/adapters/channels/webex/approval-card';
+import { approvalBlocks } from '../../../src/adapters/channels/slack/blocks';
 
 /** Every channel shows the change policy's rule and how far its approvals are, in the same words. */
 const LINE = 'SC-BGP-01 in freeze year-end: 2 approvals from change-manager, tier2 — 1 given, by ana@example.com';

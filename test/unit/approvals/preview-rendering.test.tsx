@@ -2,12 +2,12 @@ import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
 import { ApprovalPanel } from '../../../renderer/components/approval-panel';
 import type { Bridge, IncidentSummary } from '../../../renderer/bridge/contract';
-import type { ApprovalAsk } from '../../../src/approvals/operator-channel';
-import { terminalQuestion } from '../../../src/approvals/terminal-question';
-import type { ConfigPreview } from '../../../src/artifacts/config-preview';
-import type { Incident } from '../../../src/incidents/model';
-import { buildApprovalCard } from '../../../src/messaging/approval-card';
-import { approvalBlocks } from '../../../src/slack/blocks';
+import type { ApprovalAsk } from '../../../src/core/approvals/operator-channel';
+import { terminalQuestion } from '../../../src/core/approvals/terminal-question';
+import type { ConfigPreview } from '../../../src/runbooks/config-preview';
+import type { Incident } from '../../../src/core/incidents/model';
+import { buildApprovalCard } from '../../../src/adapters/channels/webex/approval-card';
+import { approvalBlocks } from '../../../src/adapters/channels/slack/blocks';
 
 /** Every channel shows the dry run beside the lines, or says there is none. */
 const commands = ['router bgp 65001', 'no neighbor 10.0.0.2 shutdown'];

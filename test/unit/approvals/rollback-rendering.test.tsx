@@ -2,15 +2,15 @@ import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
 import { ApprovalPanel } from '../../../renderer/components/approval-panel';
 import type { Bridge, IncidentSummary } from '../../../renderer/bridge/contract';
-import type { ApprovalAsk } from '../../../src/approvals/operator-channel';
-import { terminalQuestion } from '../../../src/approvals/terminal-question';
-import type { ConfigPreview } from '../../../src/artifacts/config-preview';
-import { buildEvidenceBundle } from '../../../src/incidents/evidence-bundle';
-import { renderEvidenceMarkdown } from '../../../src/incidents/evidence-markdown';
-import { incidentSchema, type Incident } from '../../../src/incidents/model';
-import { renderSessionLog } from '../../../src/incidents/session-log-markdown';
-import { buildApprovalCard } from '../../../src/messaging/approval-card';
-import { approvalBlocks } from '../../../src/slack/blocks';
+import type { ApprovalAsk } from '../../../src/core/approvals/operator-channel';
+import { terminalQuestion } from '../../../src/core/approvals/terminal-question';
+import type { ConfigPreview } from '../../../src/runbooks/config-preview';
+import { buildEvidenceBundle } from '../../../src/core/incidents/evidence-bundle';
+import { renderEvidenceMarkdown } from '../../../src/core/incidents/evidence-markdown';
+import { incidentSchema, type Incident } from '../../../src/core/incidents/model';
+import { renderSessionLog } from '../../../src/core/incidents/session-log-markdown';
+import { buildApprovalCard } from '../../../src/adapters/channels/webex/approval-card';
+import { approvalBlocks } from '../../../src/adapters/channels/slack/blocks';
 
 /**
  * The rollback a person is shown is what the relay will do: the one the device tool server computed

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { readTypedAnswer } from '../../../src/approvals/typed-decision';
-import { newRequestId, REQUEST_ID_PATTERN } from '../../../src/approvals/request-id';
+import { readTypedAnswer } from '../../../src/core/approvals/typed-decision';
+import { newRequestId, REQUEST_ID_PATTERN } from '../../../src/core/approvals/request-id';
 
 describe('a typed decision in the terminal', () => {
   it('is exactly APPROVED or DENIED, optionally with ": reason" or " - reason"', () => {

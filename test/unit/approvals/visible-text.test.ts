@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { visibleLine, visibleLines } from '../../../src/approvals/visible-text';
-import { terminalQuestion } from '../../../src/approvals/terminal-question';
-import { buildApprovalCard } from '../../../src/messaging/approval-card';
-import type { Incident } from '../../../src/incidents/model';
+import { visibleLine, visibleLines } from '../../../src/core/approvals/visible-text';
+import { terminalQuestion } from '../../../src/core/approvals/terminal-question';
+import { buildApprovalCard } from '../../../src/adapters/channels/webex/approval-card';
+import type { Incident } from '../../../src/core/incidents/model';
 
 describe('lines as the device receives them', () => {
   it('leaves plain ASCII alone, indentation and all', () => {

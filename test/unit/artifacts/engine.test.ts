@@ -1,11 +1,11 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createVirtualClock, type VirtualClock } from '../../../src/artifacts/clock';
-import { type DeviceTools, WITHOUT_PROVISIONAL } from '../../../src/artifacts/device-contract';
-import { createLabDeviceTools } from '../../../src/lab/lab-device-tools';
-import { runRaw, type ApprovalRequest } from '../../../src/artifacts/engine';
-import { loadArtifactGroup, rawReadOnlyCommands, type ArtifactGroup } from '../../../src/artifacts/load';
-import { loadInventory, type Inventory } from '../../../src/lab/inventory';
-import { createLab, type Lab } from '../../../src/lab/lab';
+import { createVirtualClock, type VirtualClock } from '../../../src/runbooks/clock';
+import { type DeviceTools, WITHOUT_PROVISIONAL } from '../../../src/core/changes/device-contract';
+import { createLabDeviceTools } from '../../../harness/ios-lab/lab-device-tools';
+import { runRaw, type ApprovalRequest } from '../../../harness/raw-tests/engine';
+import { loadArtifactGroup, rawReadOnlyCommands, type ArtifactGroup } from '../../../src/runbooks/load';
+import { loadInventory, type Inventory } from '../../../harness/ios-lab/inventory';
+import { createLab, type Lab } from '../../../harness/ios-lab/lab';
 
 let ad2: ArtifactGroup;
 let inventory: Inventory;

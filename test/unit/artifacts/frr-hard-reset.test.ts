@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createVirtualClock } from '../../../src/artifacts/clock';
-import { WITHOUT_PROVISIONAL, type DeviceTools } from '../../../src/artifacts/device-contract';
-import { runRaw } from '../../../src/artifacts/engine';
-import { loadArtifactGroup } from '../../../src/artifacts/load';
+import { createVirtualClock } from '../../../src/runbooks/clock';
+import { WITHOUT_PROVISIONAL, type DeviceTools } from '../../../src/core/changes/device-contract';
+import { runRaw } from '../../../harness/raw-tests/engine';
+import { loadArtifactGroup } from '../../../src/runbooks/load';
 import { repoRoot } from '../../helpers/opencode';
 
 /**

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadArtifactGroup, type ArtifactGroup } from '../../../src/artifacts/load';
-import { runGroupTests, runTestCase, toJUnit, toSummaryMarkdown } from '../../../src/artifacts/raw-test-runner';
+import { loadArtifactGroup, type ArtifactGroup } from '../../../src/runbooks/load';
+import { runGroupTests, runTestCase, toJUnit, toSummaryMarkdown } from '../../../harness/raw-tests/raw-test-runner';
 
 const run = promisify(execFile);
 const TSX = join('node_modules', '.bin', 'tsx');

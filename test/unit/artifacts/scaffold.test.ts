@@ -3,9 +3,9 @@ import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { scaffoldGroup, ScaffoldError } from '../../../src/artifacts/scaffold';
-import { formatIssue, validateArtifactGroupDir, validateArtifactTree } from '../../../src/artifacts/validate';
-import { loadVault } from '../../../src/kb/vault';
+import { scaffoldGroup, ScaffoldError } from '../../../src/runbooks/scaffold';
+import { formatIssue, validateArtifactGroupDir, validateArtifactTree } from '../../../src/runbooks/validate';
+import { loadVault } from '../../../src/runbooks/kb/vault';
 import { tempDir } from '../../helpers/temp-dir';
 
 const execFileP = promisify(execFile);

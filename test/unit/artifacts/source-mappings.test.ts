@@ -1,8 +1,8 @@
 import { cp, readFile, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createAlertmanagerDefinitions } from '../../../src/artifacts/source-mappings';
-import { formatIssue, validateArtifactGroupDir } from '../../../src/artifacts/validate';
+import { createAlertmanagerDefinitions } from '../../../src/runbooks/source-mappings';
+import { formatIssue, validateArtifactGroupDir } from '../../../src/runbooks/validate';
 import { captureLogger } from '../../helpers/capture-logger';
 import { tempDir } from '../../helpers/temp-dir';
 

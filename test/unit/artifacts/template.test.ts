@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { renderTemplate, TemplateError, templateVariables } from '../../../src/artifacts/template';
+import { renderTemplate, TemplateError, templateVariables } from '../../../src/runbooks/template';
 
 describe('RAW templates', () => {
   it('fills variables and escapes for regexes on request', () => {

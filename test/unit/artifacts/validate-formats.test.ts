@@ -2,8 +2,8 @@ import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { anchorProblem } from '../../../src/artifacts/anchored-pattern';
-import { validateArtifactGroupDir } from '../../../src/artifacts/validate';
+import { anchorProblem } from '../../../src/runbooks/anchored-pattern';
+import { validateArtifactGroupDir } from '../../../src/runbooks/validate';
 
 /**
  * What the validator holds a RAW to so that alert text never becomes part of a command and device

@@ -2,8 +2,8 @@ import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { formatIssue, validateArtifactGroupDir } from '../../../src/artifacts/validate';
-import { stepForPlatform } from '../../../src/artifacts/variants';
+import { formatIssue, validateArtifactGroupDir } from '../../../src/runbooks/validate';
+import { stepForPlatform } from '../../../src/runbooks/variants';
 
 const ROOT = 'intelligence-artifacts';
 

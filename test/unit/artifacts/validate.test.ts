@@ -2,8 +2,8 @@ import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ArtifactValidationError, listArtifactGroups, loadArtifactGroup } from '../../../src/artifacts/load';
-import { formatIssue, validateArtifactGroupDir, validateArtifactTree } from '../../../src/artifacts/validate';
+import { ArtifactValidationError, listArtifactGroups, loadArtifactGroup } from '../../../src/runbooks/load';
+import { formatIssue, validateArtifactGroupDir, validateArtifactTree } from '../../../src/runbooks/validate';
 
 const ROOT = 'intelligence-artifacts';
 

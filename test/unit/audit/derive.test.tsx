@@ -1,12 +1,12 @@
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
 import { AuditStatus } from '../../../renderer/components/incident-view';
-import { linesSha256 } from '../../../src/approvals/lines';
-import { auditLine, auditViewOf } from '../../../src/audit/audited-entries';
-import { auditEventOf, entryEventId } from '../../../src/audit/derive';
-import { formatRfc5424, octetCounted } from '../../../src/audit/syslog';
-import { buildEvidenceBundle } from '../../../src/incidents/evidence-bundle';
-import { incidentSchema, type TimelineEntry } from '../../../src/incidents/model';
+import { linesSha256 } from '../../../src/core/approvals/lines';
+import { auditLine, auditViewOf } from '../../../src/adapters/audit/audited-entries';
+import { auditEventOf, entryEventId } from '../../../src/adapters/audit/derive';
+import { formatRfc5424, octetCounted } from '../../../src/adapters/audit/syslog';
+import { buildEvidenceBundle } from '../../../src/core/incidents/evidence-bundle';
+import { incidentSchema, type TimelineEntry } from '../../../src/core/incidents/model';
 
 const LINES = ['router bgp 65001', 'no neighbor 10.0.0.2 shutdown'];
 const SHA = linesSha256(LINES);

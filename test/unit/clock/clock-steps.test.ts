@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { watchClockSteps, type ClockStep } from '../../../src/clock-steps';
+import { watchClockSteps, type ClockStep } from '../../../src/core/clock-steps';
 
 describe('wall-clock steps', () => {
   it('reports a step beyond the tolerance, either way, and nothing for ordinary drift', () => {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../../src/config/load';
 import { describeConfig } from '../../../src/config/redact';
-import { readDecisionKey } from '../../../src/team/decision-seal';
+import { readDecisionKey } from '../../../src/adapters/team/decision-seal';
 
 describe('configuration', () => {
   it('has safe defaults: loopback, embedded runtime, strict mode', () => {

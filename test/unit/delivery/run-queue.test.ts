@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createRunQueue } from '../../../src/delivery/run-queue';
-import type { Incident } from '../../../src/incidents/model';
+import { createRunQueue } from '../../../src/core/delivery/run-queue';
+import type { Incident } from '../../../src/core/incidents/model';
 
 const at = (s: number) => `2026-11-21T10:00:${String(s).padStart(2, '0')}.000Z`;
 const note = (q: ReturnType<typeof createRunQueue>, incident_id: string, state: Incident['state'], created: number) => q.note({ incident_id, state, created_at: at(created) });

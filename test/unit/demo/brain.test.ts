@@ -1,14 +1,14 @@
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createVirtualClock } from '../../../src/artifacts/clock';
-import { loadArtifactGroup } from '../../../src/artifacts/load';
-import type { ArtifactGroup } from '../../../src/artifacts/validate';
-import { createDemoBrain, type RemediationVariant } from '../../../src/demo/brain';
-import { taskText } from '../../../src/demo/brain/messages';
-import type { ChatMessage, ChatRequest, Step } from '../../../src/demo/scripted-model';
-import { loadInventory } from '../../../src/lab/inventory';
-import type { FaultSpec } from '../../../src/lab/faults';
-import { createLab } from '../../../src/lab/lab';
+import { createVirtualClock } from '../../../src/runbooks/clock';
+import { loadArtifactGroup } from '../../../src/runbooks/load';
+import type { ArtifactGroup } from '../../../src/runbooks/validate';
+import { createDemoBrain, type RemediationVariant } from '../../../harness/demo/brain';
+import { taskText } from '../../../harness/demo/brain/messages';
+import type { ChatMessage, ChatRequest, Step } from '../../../harness/demo/scripted-model';
+import { loadInventory } from '../../../harness/ios-lab/inventory';
+import type { FaultSpec } from '../../../harness/ios-lab/faults';
+import { createLab } from '../../../harness/ios-lab/lab';
 
 /**
  * The scripted fault-remediation against the in-process lab on virtual time: its `relay_wait` moves

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { formatTimelineEntry } from '../../../src/demo/timeline-format';
-import type { TimelineEntry } from '../../../src/incidents/model';
+import { formatTimelineEntry } from '../../../harness/demo/timeline-format';
+import type { TimelineEntry } from '../../../src/core/incidents/model';
 
 describe('the demo terminal view', () => {
   it('shows a show command\'s whole output, indented under the command', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeDifference, parseRunningConfig, restoreCommands } from '../../../src/devices/config-diff';
+import { describeDifference, parseRunningConfig, restoreCommands } from '../../../src/adapters/devices/config-diff';
 
 const BEFORE = `Building configuration...
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { FingerprintMismatch, normalisedConfigLines, runningConfigFingerprint } from '../../../src/artifacts/config-fingerprint';
-import { checkFingerprint, SeenConfigs } from '../../../src/devices/config-fingerprint';
-import { DeviceError, NOTHING_SENT_KINDS } from '../../../src/devices/errors';
+import { FingerprintMismatch, normalisedConfigLines, runningConfigFingerprint } from '../../../src/runbooks/config-fingerprint';
+import { checkFingerprint, SeenConfigs } from '../../../src/adapters/devices/config-fingerprint';
+import { DeviceError, NOTHING_SENT_KINDS } from '../../../src/adapters/devices/errors';
 
 /** `show running-config` as FRR and IOS print it: the banner and comments move, the configuration does not. */
 const read = (banner: string, stamp: string, extra = '') => `${banner}\r\n\nCurrent configuration : ${1000 + extra.length} bytes\n! Last configuration change at ${stamp} by admin\n! NVRAM config last updated at ${stamp}\n!\nhostname R1   \n!\nrouter bgp 65001\n neighbor 10.0.0.2 remote-as 65002\n neighbor 10.0.0.2 shutdown\n${extra}!\nend\n`;

@@ -1,11 +1,11 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DeviceToolError } from '../../../src/artifacts/device-contract';
-import { createMcpDeviceTools } from '../../../src/artifacts/mcp-device-tools';
-import { DeviceService } from '../../../src/devices/device-service';
-import { DeviceError, NOTHING_SENT_KINDS } from '../../../src/devices/errors';
-import { parseInventory, type Inventory } from '../../../src/devices/inventory';
-import { startDeviceServer } from '../../../src/devices/server';
+import { DeviceToolError } from '../../../src/core/changes/device-contract';
+import { createMcpDeviceTools } from '../../../src/adapters/device-tools/mcp-device-tools';
+import { DeviceService } from '../../../src/adapters/devices/device-service';
+import { DeviceError, NOTHING_SENT_KINDS } from '../../../src/adapters/devices/errors';
+import { parseInventory, type Inventory } from '../../../src/adapters/devices/inventory';
+import { startDeviceServer } from '../../../src/adapters/devices/server';
 import { tempDir } from '../../helpers/temp-dir';
 import { HANG_UP_LINE, startFakeCliDevice, type FakeCliDevice } from './fake-cli-device';
 import { startFakeDevice, type FakeDevice } from './fake-device';

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Server, utils, type ServerChannel } from 'ssh2';
-import { parseInventory, type Inventory } from '../../../src/devices/inventory';
+import { parseInventory, type Inventory } from '../../../src/adapters/devices/inventory';
 
 export const FAKE_CLI_PASSWORD_ENV = 'FAULT_RELAY_FAKE_CLI_PASSWORD';
 

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
-import { parseInventory, type Inventory } from '../../../src/devices/inventory';
+import { parseInventory, type Inventory } from '../../../src/adapters/devices/inventory';
 
 /** The variable the fake device's inventory names for its password; set by `startFakeDevice`. */
 export const FAKE_DEVICE_PASSWORD_ENV = 'FAULT_RELAY_TEST_DEVICE_PASSWORD';

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { frrParserCheck } from '../../../src/devices/frr-dryrun';
+import { frrParserCheck } from '../../../src/adapters/devices/frr-dryrun';
 
 const hasVtysh = (() => {
   try {

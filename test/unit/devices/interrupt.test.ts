@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { DeviceService } from '../../../src/devices/device-service';
+import { DeviceService } from '../../../src/adapters/devices/device-service';
 import { tempDir } from '../../helpers/temp-dir';
 import { startFakeCliDevice, type FakeCliDevice } from './fake-cli-device';
 import { failure } from '../../helpers/device-failure';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { findDevice, InventoryError, parseInventory } from '../../../src/devices/inventory';
-import { grammarProblem, PLATFORM } from '../../../src/devices/platforms';
+import { findDevice, InventoryError, parseInventory } from '../../../src/adapters/devices/inventory';
+import { grammarProblem, PLATFORM } from '../../../src/adapters/devices/platforms';
 
 const device = (extra: string) => `devices:\n  - name: R1\n    host: 192.0.2.1\n    platform: frr\n    username: netops\n${extra}`;
 const error = (text: string) => {

@@ -2,7 +2,7 @@ import { createHmac, generateKeyPairSync } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkHostKey, fingerprint, trustHostKey } from '../../../src/devices/known-hosts';
+import { checkHostKey, fingerprint, trustHostKey } from '../../../src/adapters/devices/known-hosts';
 import { tempDir } from '../../helpers/temp-dir';
 
 /** An ssh-ed25519 wire blob: string "ssh-ed25519", string <32-byte key>. */

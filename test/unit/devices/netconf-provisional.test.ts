@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DeviceService } from '../../../src/devices/device-service';
-import { loadInventory, type Inventory } from '../../../src/devices/inventory';
-import type { NetconfLab } from '../../../src/netconf-lab/lab';
-import { LAB_NS } from '../../../src/netconf-lab/plan';
+import { DeviceService } from '../../../src/adapters/devices/device-service';
+import { loadInventory, type Inventory } from '../../../src/adapters/devices/inventory';
+import type { NetconfLab } from '../../../harness/netconf-lab/lab';
+import { LAB_NS } from '../../../harness/netconf-lab/plan';
 import { NO_NETCONF, netconfLabForTests } from '../../netconf/netconf-lab-for-test';
 
 let lab: NetconfLab;

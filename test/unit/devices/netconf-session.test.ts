@@ -1,10 +1,10 @@
 import { Duplex, PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { DeviceError } from '../../../src/devices/errors';
-import { Deframer, frame, type Framing } from '../../../src/devices/netconf/framing';
-import { NetconfRpcError } from '../../../src/devices/netconf/rpc-error';
-import { BASE_10, BASE_11, NetconfSession } from '../../../src/devices/netconf/session';
-import { attr, parseXml } from '../../../src/devices/netconf/xml';
+import { DeviceError } from '../../../src/adapters/devices/errors';
+import { Deframer, frame, type Framing } from '../../../src/adapters/devices/netconf/framing';
+import { NetconfRpcError } from '../../../src/adapters/devices/netconf/rpc-error';
+import { BASE_10, BASE_11, NetconfSession } from '../../../src/adapters/devices/netconf/session';
+import { attr, parseXml } from '../../../src/adapters/devices/netconf/xml';
 
 const NC = 'urn:ietf:params:xml:ns:netconf:base:1.0';
 

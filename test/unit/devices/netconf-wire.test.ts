@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { InventoryError, parseInventory } from '../../../src/devices/inventory';
-import { approvedFragment } from '../../../src/devices/netconf/fragment';
-import { Deframer, frame, FramingError } from '../../../src/devices/netconf/framing';
-import { missingFrom } from '../../../src/devices/netconf/verify';
-import { canonical, parseXml, serialize, XmlError } from '../../../src/devices/netconf/xml';
+import { InventoryError, parseInventory } from '../../../src/adapters/devices/inventory';
+import { approvedFragment } from '../../../src/adapters/devices/netconf/fragment';
+import { Deframer, frame, FramingError } from '../../../src/adapters/devices/netconf/framing';
+import { missingFrom } from '../../../src/adapters/devices/netconf/verify';
+import { canonical, parseXml, serialize, XmlError } from '../../../src/adapters/devices/netconf/xml';
 
 const NS = 'urn:example:bgp';
 

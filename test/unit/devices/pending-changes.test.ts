@@ -1,9 +1,9 @@
 import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ChangeJournal, type JournalEntry } from '../../../src/devices/pending-changes';
-import { parseInventory } from '../../../src/devices/inventory';
-import { startDeviceServer } from '../../../src/devices/server';
+import { ChangeJournal, type JournalEntry } from '../../../src/adapters/devices/pending-changes';
+import { parseInventory } from '../../../src/adapters/devices/inventory';
+import { startDeviceServer } from '../../../src/adapters/devices/server';
 import { captureLogger } from '../../helpers/capture-logger';
 import { connectMcp } from '../../helpers/mcp-client';
 import { tempDir } from '../../helpers/temp-dir';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { groupsAsLines, restorePaths } from '../../../src/devices/config-diff';
-import { predictConfig, predictDiff } from '../../../src/devices/preview-model';
+import { groupsAsLines, restorePaths } from '../../../src/adapters/devices/config-diff';
+import { predictConfig, predictDiff } from '../../../src/adapters/devices/preview-model';
 
 const RUNNING = `Building configuration...
 

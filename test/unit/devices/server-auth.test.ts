@@ -1,8 +1,8 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DeviceToolError } from '../../../src/artifacts/device-contract';
-import { createMcpDeviceTools } from '../../../src/artifacts/mcp-device-tools';
-import { allowedHostHeaders, bearerMatches, startDeviceServer, type RunningDeviceServer } from '../../../src/devices/server';
+import { DeviceToolError } from '../../../src/core/changes/device-contract';
+import { createMcpDeviceTools } from '../../../src/adapters/device-tools/mcp-device-tools';
+import { allowedHostHeaders, bearerMatches, startDeviceServer, type RunningDeviceServer } from '../../../src/adapters/devices/server';
 import { tempDir } from '../../helpers/temp-dir';
 import { startFakeDevice, type FakeDevice } from './fake-device';
 

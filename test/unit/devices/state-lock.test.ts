@@ -3,10 +3,10 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { lockStateDir, StateDirLockedError, stateLockFile } from '../../../src/devices/state-lock';
+import { lockStateDir, StateDirLockedError, stateLockFile } from '../../../src/adapters/devices/state-lock';
 import { tempDir } from '../../helpers/temp-dir';
 
-const module = resolve(import.meta.dirname, '../../../src/devices/state-lock.ts');
+const module = resolve(import.meta.dirname, '../../../src/adapters/devices/state-lock.ts');
 
 /** Another process that tries the folder's lock and says `locked` or `refused <pid>`, then holds on until killed. */
 function contender(dir: string): { child: ChildProcess; said: Promise<string> } {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isTrayDeviceServer, trayDeviceServerLaunch } from '../../../src/devices/tray-device-server';
+import { isTrayDeviceServer, trayDeviceServerLaunch } from '../../../src/adapters/devices/tray-device-server';
 
 describe('how the tray starts its detached device server', () => {
   it('runs its own executable with the device-server flag: the app folder first when unpackaged, the AppImage file when there is one', () => {

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { SupervisedServerInfo, supervisedFiles } from '../../../src/devices/supervised';
+import { SupervisedServerInfo, supervisedFiles } from '../../../src/adapters/devices/supervised';
 import { startFakeDevice } from '../devices/fake-device';
 // @ts-expect-error a plain .mjs build helper, shared with `npm start`
 import { bundleElectron } from '../../../electron/bundle.mjs';

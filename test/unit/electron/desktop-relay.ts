@@ -1,5 +1,5 @@
-import type { Clock } from '../../../src/clock';
-import { createMemoryBackend, createPersistentStore } from '../../../src/incidents/persistent-store';
+import type { Clock } from '../../../src/core/clock';
+import { createMemoryBackend, createPersistentStore } from '../../../src/core/incidents/persistent-store';
 import { loadConfig } from '../../../src/config/load';
 import { createRelay, type Relay } from '../../../src/relay/create-relay';
 import { ad000002, silent } from '../../helpers/relay';

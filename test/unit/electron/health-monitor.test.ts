@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createHealthMonitor, trayHealthOf } from '../../../electron/health-monitor';
 import { createRelayHost } from '../../../electron/relay-host';
 import { ConfigError } from '../../../src/config/load';
-import type { Clock } from '../../../src/clock';
+import type { Clock } from '../../../src/core/clock';
 import type { DeepHealth } from '../../../src/relay/health-checks';
 import type { RunningRelay } from '../../../src/relay/start-headless';
 import { silent } from '../../helpers/relay';

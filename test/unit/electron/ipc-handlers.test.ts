@@ -8,7 +8,7 @@ import { createSenderCheck } from '../../../electron/ipc/trusted-sender';
 import { createSecretStore } from '../../../electron/secrets';
 import { createSettings } from '../../../electron/settings';
 import { promptFor } from '../../helpers/prompt';
-import { buildSplunkAlert } from '../../../src/alert/sample';
+import { buildSplunkAlert } from '../../../src/adapters/alert-sources/sample';
 import { loadConfig } from '../../../src/config/load';
 import type { Relay } from '../../../src/relay/create-relay';
 import type { RunningRelay } from '../../../src/relay/start-headless';

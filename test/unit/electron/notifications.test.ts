@@ -1,6 +1,6 @@
 import { toDecideOutcome } from '../../../electron/desktop-api';
 import { fakeNotifications } from './fakes';
-import { linesSha256 } from '../../../src/approvals/lines';
+import { linesSha256 } from '../../../src/core/approvals/lines';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Relay } from '../../../src/relay/create-relay';
 import { createNotifier } from '../../../electron/notifications';

@@ -2,7 +2,7 @@ import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTeamClient, type TeamClient, type TeamStatus } from '../../../electron/team-client';
 import type { UiEvent } from '../../../renderer/bridge/contract';
-import { newToken } from '../../../src/operators/operators';
+import { newToken } from '../../../src/core/operators/operators';
 import type { Relay } from '../../../src/relay/create-relay';
 import { ad000002 } from '../../helpers/relay';
 import { team, teamRelayForTest } from '../../helpers/team-relay';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { caseLine, judge, parseModelSpec, toEvalJUnit, totalsOf, type EvalCase, type EvalReport } from '../../../src/eval';
+import { caseLine, judge, parseModelSpec, toEvalJUnit, totalsOf, type EvalCase, type EvalReport } from '../../../harness/eval';
 
 const LINES = ['interface GigabitEthernet2', 'no shutdown', 'end'];
 const row = (over: Partial<EvalCase> = {}): EvalCase => {

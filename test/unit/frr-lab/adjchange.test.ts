@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { alertResultSchema } from '../../../src/alert/schema';
-import { isAdminDown, parseAdjChange } from '../../../src/frr-lab/adjchange';
-import { detectFaults, splunkAlertForDetection } from '../../../src/frr-lab/detectors';
-import { bgpdConf, planRouters } from '../../../src/frr-lab/topology';
+import { alertResultSchema } from '../../../src/adapters/alert-sources/schema';
+import { isAdminDown, parseAdjChange } from '../../../harness/frr-lab/adjchange';
+import { detectFaults, splunkAlertForDetection } from '../../../harness/frr-lab/detectors';
+import { bgpdConf, planRouters } from '../../../harness/frr-lab/topology';
 
 const DOWN = '2026/11/23 17:18:10.643259 BGP: [PXVXG-TFNNT] %ADJCHANGE: neighbor 10.0.0.2(R2) in vrf default Down Admin. shutdown';
 const PEER = '2026/11/23 17:18:10.646275 BGP: [PXVXG-TFNNT] %ADJCHANGE: neighbor 10.0.0.1(R1) in vrf default Down BGP Notification received';

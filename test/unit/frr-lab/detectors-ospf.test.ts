@@ -1,11 +1,11 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { alertResultSchema } from '../../../src/alert/schema';
-import { loadArtifactGroup } from '../../../src/artifacts/load';
-import { extractFromLogLine } from '../../../src/artifacts/variables';
-import { parseAdjChange } from '../../../src/frr-lab/adjchange';
-import { createAlertThrottle, detectFaults, splunkAlertForDetection } from '../../../src/frr-lab/detectors';
-import { ospfAdjacencyFull } from '../../../src/frr-lab/detectors-ospf';
+import { alertResultSchema } from '../../../src/adapters/alert-sources/schema';
+import { loadArtifactGroup } from '../../../src/runbooks/load';
+import { extractFromLogLine } from '../../../src/runbooks/variables';
+import { parseAdjChange } from '../../../harness/frr-lab/adjchange';
+import { createAlertThrottle, detectFaults, splunkAlertForDetection } from '../../../harness/frr-lab/detectors';
+import { ospfAdjacencyFull } from '../../../harness/frr-lab/detectors-ospf';
 import { repoRoot } from '../../helpers/opencode';
 
 /**

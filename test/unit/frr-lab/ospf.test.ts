@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { linkSubnet, ospfdConf } from '../../../src/frr-lab/ospf';
-import { planRouters } from '../../../src/frr-lab/topology';
+import { linkSubnet, ospfdConf } from '../../../harness/frr-lab/ospf';
+import { planRouters } from '../../../harness/frr-lab/topology';
 
 describe('ospfd in the FRR lab', () => {
   it('runs area 0.0.0.0 on the link subnets only, point-to-point with fast timers, logging adjacency changes', () => {

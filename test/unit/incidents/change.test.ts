@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CHANGE_EVENTS, CHANGE_STATES, changeOutcomeText, endingOfReason, nextChangeState } from '../../../src/incidents/change';
+import { CHANGE_EVENTS, CHANGE_STATES, changeOutcomeText, endingOfReason, nextChangeState } from '../../../src/core/incidents/change';
 
 describe('a provisional change\'s states', () => {
   it('moves only from pending, once: every (state, event) pair', () => {

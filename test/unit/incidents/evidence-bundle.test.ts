@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { linesSha256 } from '../../../src/approvals/lines';
-import { buildEvidenceBundle, evidenceBundleSchema, verifyEvidenceBundle, type EvidenceBundle } from '../../../src/incidents/evidence-bundle';
-import { redactDeviceSecrets } from '../../../src/incidents/evidence-redact';
-import { renderEvidenceMarkdown } from '../../../src/incidents/evidence-markdown';
-import { incidentSchema, type TimelineEntry } from '../../../src/incidents/model';
-import { createSecretScrubber } from '../../../src/log/secret-scrubber';
+import { linesSha256 } from '../../../src/core/approvals/lines';
+import { buildEvidenceBundle, evidenceBundleSchema, verifyEvidenceBundle, type EvidenceBundle } from '../../../src/core/incidents/evidence-bundle';
+import { redactDeviceSecrets } from '../../../src/core/incidents/evidence-redact';
+import { renderEvidenceMarkdown } from '../../../src/core/incidents/evidence-markdown';
+import { incidentSchema, type TimelineEntry } from '../../../src/core/incidents/model';
+import { createSecretScrubber } from '../../../src/adapters/log/secret-scrubber';
 
 const LINES = ['router bgp 65001', 'no neighbor 10.0.0.2 shutdown'];
 const SHA = linesSha256(LINES);

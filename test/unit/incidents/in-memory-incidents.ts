@@ -1,8 +1,8 @@
-import { createBus } from '../../../src/events/bus';
-import type { Clock } from '../../../src/clock';
-import type { RelayEvents } from '../../../src/incidents/events';
-import { createMemoryBackend, createPersistentStore } from '../../../src/incidents/persistent-store';
-import { createIncidents } from '../../../src/incidents/service';
+import { createBus } from '../../../src/core/events/bus';
+import type { Clock } from '../../../src/core/clock';
+import type { RelayEvents } from '../../../src/core/incidents/events';
+import { createMemoryBackend, createPersistentStore } from '../../../src/core/incidents/persistent-store';
+import { createIncidents } from '../../../src/core/incidents/service';
 import { silent } from '../../helpers/relay';
 
 /** A clock the test moves by hand; timers fire only when `advance` passes them. */

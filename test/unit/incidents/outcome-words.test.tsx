@@ -5,11 +5,11 @@ import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
 import { Header } from '../../../renderer/components/incident-view';
 import type { IncidentSummary } from '../../../renderer/bridge/contract';
-import { formatIssue, validateArtifactGroupDir } from '../../../src/artifacts/validate';
-import type { ChangeRecord } from '../../../src/incidents/change';
-import { incidentSchema } from '../../../src/incidents/model';
-import { changeWords, configClaims, withoutConfigClaims } from '../../../src/incidents/outcome-words';
-import { renderSessionLog } from '../../../src/incidents/session-log-markdown';
+import { formatIssue, validateArtifactGroupDir } from '../../../src/runbooks/validate';
+import type { ChangeRecord } from '../../../src/core/incidents/change';
+import { incidentSchema } from '../../../src/core/incidents/model';
+import { changeWords, configClaims, withoutConfigClaims } from '../../../src/core/incidents/outcome-words';
+import { renderSessionLog } from '../../../src/core/incidents/session-log-markdown';
 
 /** What every runbook's "did not come up" outcome used to end with, while the relay had rolled the change back. */
 const SHIPPED = 'The maximum-prefix limit of neighbor 10.0.0.2 was raised to 120 on R1, but the session did not reach Established within the revalidation window; the peer side or the transport needs investigation. The configuration change remains in place.';

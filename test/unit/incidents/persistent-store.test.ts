@@ -2,10 +2,10 @@ import { appendFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createFileBackend, createFileBackends } from '../../../src/incidents/file-backend';
-import { NO_APPLICATION, type Incident } from '../../../src/incidents/model';
-import { createMemoryBackend, createPersistentStore } from '../../../src/incidents/persistent-store';
-import type { IncidentStore } from '../../../src/incidents/store';
+import { createFileBackend, createFileBackends } from '../../../src/core/incidents/file-backend';
+import { NO_APPLICATION, type Incident } from '../../../src/core/incidents/model';
+import { createMemoryBackend, createPersistentStore } from '../../../src/core/incidents/persistent-store';
+import type { IncidentStore } from '../../../src/core/incidents/store';
 import { silent } from '../../helpers/relay';
 
 const dirs: string[] = [];

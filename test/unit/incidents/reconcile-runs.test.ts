@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { AgentRuntime, SessionMessage } from '../../../src/agent/types';
-import { createRunReconciler } from '../../../src/incidents/reconcile-runs';
-import { createRuntimeEventMapper } from '../../../src/incidents/runtime-events';
+import type { AgentRuntime, SessionMessage } from '../../../src/core/agent-runtime';
+import { createRunReconciler } from '../../../src/adapters/agent/reconcile-runs';
+import { createRuntimeEventMapper } from '../../../src/adapters/agent/runtime-events';
 import { silent } from '../../helpers/relay';
 import { createStubRuntime } from '../../helpers/stub-runtime';
 import { inMemoryIncidents, manualClock } from './in-memory-incidents';

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { AgentRuntimeError, runtimeEventSchema, type AgentRuntime, type RuntimeEvent, type Session } from '../../../src/agent/types';
-import { createRuntimeEventMapper, startRuntimeEventFollower } from '../../../src/incidents/runtime-events';
+import { AgentRuntimeError, runtimeEventSchema, type AgentRuntime, type RuntimeEvent, type Session } from '../../../src/core/agent-runtime';
+import { createRuntimeEventMapper, startRuntimeEventFollower } from '../../../src/adapters/agent/runtime-events';
 import { silent } from '../../helpers/relay';
 import { inMemoryIncidents, manualClock } from './in-memory-incidents';
 

@@ -2,8 +2,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, w
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createRuntimeEventMapper } from '../../../src/incidents/runtime-events';
-import { createSessionLogWriter, type SessionLogWriter } from '../../../src/incidents/session-log';
+import { createRuntimeEventMapper } from '../../../src/adapters/agent/runtime-events';
+import { createSessionLogWriter, type SessionLogWriter } from '../../../src/core/incidents/session-log';
 import { silent } from '../../helpers/relay';
 import { inMemoryIncidents, manualClock } from './in-memory-incidents';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { INCIDENT_STATES, isTerminal, type Incident } from '../../../src/incidents/model';
-import { INCIDENT_EVENTS, INCIDENT_TRANSITIONS, IncidentStateError, nextState } from '../../../src/incidents/state';
+import { INCIDENT_STATES, isTerminal, type Incident } from '../../../src/core/incidents/model';
+import { INCIDENT_EVENTS, INCIDENT_TRANSITIONS, IncidentStateError, nextState } from '../../../src/core/incidents/state';
 import { inMemoryIncidents } from './in-memory-incidents';
 
 describe('the incident state table', () => {

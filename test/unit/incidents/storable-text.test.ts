@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { readTypedAnswer } from '../../../src/approvals/typed-decision';
-import { findUnstorableJson, findUnstorableText, storableText } from '../../../src/incidents/storable-text';
+import { readTypedAnswer } from '../../../src/core/approvals/typed-decision';
+import { findUnstorableJson, findUnstorableText, storableText } from '../../../src/core/incidents/storable-text';
 
 describe('text no store can hold', () => {
   it('is found in values and keys, at any depth, by its path', () => {

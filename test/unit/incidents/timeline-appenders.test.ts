@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createTimelineAppenders } from '../../../src/incidents/timeline-appenders';
+import { createTimelineAppenders } from '../../../src/core/incidents/timeline-appenders';
 import { tempDir } from '../../helpers/temp-dir';
 
 const openFiles = () => readdirSync('/proc/self/fd').length;

@@ -13,11 +13,11 @@ afterAll(async () => {
   temps.forEach((d) => rmSync(d, { recursive: true, force: true }));
 });
 
-/** The server started the way opencode.json starts it: `node --import tsx src/kb/stdio-server.ts` in the project folder. */
+/** The server started the way opencode.json starts it: `node --import tsx src/runbooks/kb/stdio-server.ts` in the project folder. */
 async function connect(env: Record<string, string> = {}) {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: ['--import', 'tsx', 'src/kb/stdio-server.ts'],
+    args: ['--import', 'tsx', 'src/runbooks/kb/stdio-server.ts'],
     cwd: repoRoot,
     env: { PATH: process.env.PATH ?? '', KB_LOG_LEVEL: 'silent', ...env },
     stderr: 'pipe',

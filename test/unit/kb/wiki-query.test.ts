@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KbVaultError, loadVault, type Vault } from '../../../src/kb/vault';
-import { createWikiQuery, DEPTH_CHAR_CAP, KbQueryError, queryVault } from '../../../src/kb/wiki-query';
+import { KbVaultError, loadVault, type Vault } from '../../../src/runbooks/kb/vault';
+import { createWikiQuery, DEPTH_CHAR_CAP, KbQueryError, queryVault } from '../../../src/runbooks/kb/wiki-query';
 
 const repoRoot = path.resolve(import.meta.dirname, '../../..');
 const demoVault = path.join(repoRoot, 'kb');
@@ -39,7 +39,7 @@ describe('the demo vault', () => {
   });
 
   it('describes every router of the lab with its AS number and BGP neighbors', () => {
-    const inventory = parseYaml(readFileSync(path.join(repoRoot, 'src/lab/inventory.yaml'), 'utf8')) as {
+    const inventory = parseYaml(readFileSync(path.join(repoRoot, 'harness/ios-lab/inventory.yaml'), 'utf8')) as {
       devices: { hostname: string; bgp: { as: number; neighbors: { address: string }[] } }[];
     };
     for (const device of inventory.devices) {

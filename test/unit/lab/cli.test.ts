@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createVirtualClock } from '../../../src/artifacts/clock';
-import { loadInventory, parseInventory, type Inventory } from '../../../src/lab/inventory';
-import { createLab, type CliResult, type Lab } from '../../../src/lab/lab';
+import { createVirtualClock } from '../../../src/runbooks/clock';
+import { loadInventory, parseInventory, type Inventory } from '../../../harness/ios-lab/inventory';
+import { createLab, type CliResult, type Lab } from '../../../harness/ios-lab/lab';
 
 let inventory: Inventory;
 let lab: Lab;

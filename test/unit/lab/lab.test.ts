@@ -1,10 +1,10 @@
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createVirtualClock, type VirtualClock } from '../../../src/artifacts/clock';
-import { loadArtifactGroup, type ArtifactGroup } from '../../../src/artifacts/load';
-import { extractFromLogLine } from '../../../src/artifacts/variables';
-import { parseFaultSpec } from '../../../src/lab/faults';
-import { loadInventory, type Inventory } from '../../../src/lab/inventory';
-import { createLab, LabError, type CliResult, type Lab } from '../../../src/lab/lab';
+import { createVirtualClock, type VirtualClock } from '../../../src/runbooks/clock';
+import { loadArtifactGroup, type ArtifactGroup } from '../../../src/runbooks/load';
+import { extractFromLogLine } from '../../../src/runbooks/variables';
+import { parseFaultSpec } from '../../../harness/ios-lab/faults';
+import { loadInventory, type Inventory } from '../../../harness/ios-lab/inventory';
+import { createLab, LabError, type CliResult, type Lab } from '../../../harness/ios-lab/lab';
 
 let inventory: Inventory;
 let ad2: ArtifactGroup;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { extractFromLogLine } from '../../../src/artifacts/variables';
-import { parseFaultSpec } from '../../../src/lab/faults';
-import type { Lab } from '../../../src/lab/lab';
+import { extractFromLogLine } from '../../../src/runbooks/variables';
+import { parseFaultSpec } from '../../../harness/ios-lab/faults';
+import type { Lab } from '../../../harness/ios-lab/lab';
 import { cliOutput, virtualLab } from '../../helpers/virtual-lab';
 
 const v = virtualLab('AD000005');

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { extractFromLogLine } from '../../../src/artifacts/variables';
-import { parseFaultSpec } from '../../../src/lab/faults';
-import { mistypedAs } from '../../../src/lab/remote-as-fault';
+import { extractFromLogLine } from '../../../src/runbooks/variables';
+import { parseFaultSpec } from '../../../harness/ios-lab/faults';
+import { mistypedAs } from '../../../harness/ios-lab/remote-as-fault';
 import { bgpState, cliOutput, virtualLab } from '../../helpers/virtual-lab';
 
 const v = virtualLab('AD000006');

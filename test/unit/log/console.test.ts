@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { humanLine } from '../../../src/log/console';
+import { humanLine } from '../../../src/adapters/log/console';
 import { createSignInLinks, localOperator, withOperator } from '../../../src/relay/sign-in';
 
 const line = (fields: Record<string, unknown>) => JSON.stringify({ level: 30, time: Date.UTC(2026, 10, 28, 22, 40, 1), pid: 7, hostname: 'h', app: 'fault-relay', ...fields });

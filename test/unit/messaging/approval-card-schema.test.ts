@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
-import { buildApprovalCard, CARD_MAX_BYTES, type ApprovalCardInput } from '../../../src/messaging/approval-card';
+import { buildApprovalCard, CARD_MAX_BYTES, type ApprovalCardInput } from '../../../src/adapters/channels/webex/approval-card';
 
 // The library's ES build imports extension-less paths Node cannot resolve; its UMD build parses fine without a DOM.
 const AC = createRequire(import.meta.url)('adaptivecards/dist/adaptivecards.js') as typeof import('adaptivecards');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { approvalFallbackMarkdown, buildApprovalCard } from '../../../src/messaging/approval-card';
-import { adaptiveCardSchema, faultApprovalDataSchema } from '../../../src/messaging/schemas';
+import { approvalFallbackMarkdown, buildApprovalCard } from '../../../src/adapters/channels/webex/approval-card';
+import { adaptiveCardSchema, faultApprovalDataSchema } from '../../../src/adapters/channels/webex/schemas';
 
 const input = {
   incident_id: 'INC-20250101T000000Z',

@@ -1,8 +1,8 @@
 import { EventEmitter } from 'node:events';
 import { Writable } from 'node:stream';
 import { pino, type Logger } from 'pino';
-import type { Clock } from '../../../src/clock';
-import type { CardSubmission, MessagingStatus } from '../../../src/messaging/schemas';
+import type { Clock } from '../../../src/core/clock';
+import type { CardSubmission, MessagingStatus } from '../../../src/adapters/channels/webex/schemas';
 
 /**
  * A clock whose timers fire only when the test says so: `advance(ms)` moves time, `fire(ms)`

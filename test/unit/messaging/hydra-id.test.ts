@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clusterForServiceUrl, decodeHydraId, encodeHydraId } from '../../../src/messaging/hydra-id';
+import { clusterForServiceUrl, decodeHydraId, encodeHydraId } from '../../../src/adapters/channels/webex/hydra-id';
 
 describe('hydra ids', () => {
   it('encodes like Webex: unpadded base64url of ciscospark://cluster/TYPE/uuid', () => {

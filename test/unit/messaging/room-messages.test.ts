@@ -1,8 +1,8 @@
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildApprovalCard } from '../../../src/messaging/approval-card';
-import { MARKDOWN_MAX_BYTES, splitMarkdown } from '../../../src/messaging/markdown-split';
-import { createWebexBot, type WebexBot } from '../../../src/messaging/webex-bot';
+import { buildApprovalCard } from '../../../src/adapters/channels/webex/approval-card';
+import { MARKDOWN_MAX_BYTES, splitMarkdown } from '../../../src/adapters/channels/webex/markdown-split';
+import { createWebexBot, type WebexBot } from '../../../src/adapters/channels/webex/webex-bot';
 import { newRoomId, startWebexFake, type WebexFake } from '../../fakes/webex';
 
 const TOKEN = 'room-messages-token';

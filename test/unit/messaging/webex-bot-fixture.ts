@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, expect } from 'vitest';
-import { buildApprovalCard } from '../../../src/messaging/approval-card';
-import { createWebexBot, type WebexBot, type WebexBotOptions } from '../../../src/messaging/webex-bot';
+import { buildApprovalCard } from '../../../src/adapters/channels/webex/approval-card';
+import { createWebexBot, type WebexBot, type WebexBotOptions } from '../../../src/adapters/channels/webex/webex-bot';
 import { newRoomId, startWebexFake, type WebexFake } from '../../fakes/webex';
 import { captureLogger, createManualClock, createProbe } from './helpers';
 

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildApprovalCard } from '../../../src/messaging/approval-card';
-import { MARKDOWN_MAX_BYTES } from '../../../src/messaging/markdown-split';
-import { createWebexBot, type WebexBot } from '../../../src/messaging/webex-bot';
-import { retryAfterMs } from '../../../src/messaging/webex-http';
+import { buildApprovalCard } from '../../../src/adapters/channels/webex/approval-card';
+import { MARKDOWN_MAX_BYTES } from '../../../src/adapters/channels/webex/markdown-split';
+import { createWebexBot, type WebexBot } from '../../../src/adapters/channels/webex/webex-bot';
+import { retryAfterMs } from '../../../src/adapters/channels/webex/webex-http';
 import { newRoomId, startWebexFake, type WebexFake } from '../../fakes/webex';
 import { captureLogger, createManualClock, createProbe } from './helpers';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createSseParser } from '../../../src/net/sse';
+import { createSseParser } from '../../../src/adapters/net/sse';
 
 const data = (events: { data: string }[]) => events.map((e) => e.data);
 

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { createOutbox, httpSendResult, type SendResult, type StoredItem } from '../../../src/outbox/outbox';
-import { openFileOutboxStore } from '../../../src/outbox/file-store';
+import { createOutbox, httpSendResult, type SendResult, type StoredItem } from '../../../src/adapters/outbox/outbox';
+import { openFileOutboxStore } from '../../../src/adapters/outbox/file-store';
 import { silent } from '../../helpers/relay';
 import { tempDir } from '../../helpers/temp-dir';
 import { manualClock } from '../incidents/in-memory-incidents';

@@ -1,7 +1,7 @@
-import type { Incident } from '../../../src/incidents/model';
+import type { Incident } from '../../../src/core/incidents/model';
 import { loadConfig } from '../../../src/config/load';
-import { setUpPaging } from '../../../src/paging/setup';
-import type { EscalationStep } from '../../../src/policy/schema';
+import { setUpPaging } from '../../../src/adapters/paging/setup';
+import type { EscalationStep } from '../../../src/core/policy/schema';
 import { onTestFinished } from 'vitest';
 import { fakeOpsgenie, fakePagerDuty } from '../../fakes/pagers';
 import { silent } from '../../helpers/relay';

@@ -2,10 +2,10 @@ import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { evaluatePolicy, type PolicyContext } from '../../../src/policy/evaluate';
-import { loadPolicy, type LoadedPolicy } from '../../../src/policy/load';
-import { openRelayPolicy } from '../../../src/policy/relay-policy';
-import type { Incident } from '../../../src/incidents/model';
+import { evaluatePolicy, type PolicyContext } from '../../../src/core/policy/evaluate';
+import { loadPolicy, type LoadedPolicy } from '../../../src/core/policy/load';
+import { openRelayPolicy } from '../../../src/core/policy/relay-policy';
+import type { Incident } from '../../../src/core/incidents/model';
 import { silent } from '../../helpers/relay';
 import { tempDir } from '../../helpers/temp-dir';
 

@@ -1,9 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { evaluatePolicy, type PolicyContext } from '../../../src/policy/evaluate';
-import { loadPolicy, type LoadedPolicy } from '../../../src/policy/load';
-import { instantOf } from '../../../src/policy/zoned-time';
+import { evaluatePolicy, type PolicyContext } from '../../../src/core/policy/evaluate';
+import { loadPolicy, type LoadedPolicy } from '../../../src/core/policy/load';
+import { instantOf } from '../../../src/core/policy/zoned-time';
 import { tempDir } from '../../helpers/temp-dir';
 
 const shipped = (): LoadedPolicy => {

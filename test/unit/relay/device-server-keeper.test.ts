@@ -1,6 +1,6 @@
 import { pino } from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { AttachedDeviceServer } from '../../../src/devices/detached-server';
+import type { AttachedDeviceServer } from '../../../src/adapters/devices/detached-server';
 import { FAILING_AFTER, keepDeviceServer, RESTART_BACKOFF_MS, STABLE_MS } from '../../../src/relay/device-server-keeper';
 
 /** A server the test can make go away; its pid is one no process has (so it reads as gone). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { TimelineEntry } from '../../../src/incidents/model';
+import type { TimelineEntry } from '../../../src/core/incidents/model';
 import { groupTimeline } from '../../../renderer/state/timeline-group';
 
 const e = (at: number, type: string, message: string, extra: Record<string, unknown> = {}): TimelineEntry => ({ at: new Date(Date.UTC(2026, 10, 24, 10, 0, 0, at)).toISOString(), type, message, ...extra });

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
-import type { ChannelDecision, ChannelHost } from '../../../src/approvals/operator-channel';
-import type { Incident } from '../../../src/incidents/model';
-import { createSlackChannel, type SlackChannel } from '../../../src/slack/slack-channel';
+import type { ChannelDecision, ChannelHost } from '../../../src/core/approvals/operator-channel';
+import type { Incident } from '../../../src/core/incidents/model';
+import { createSlackChannel, type SlackChannel } from '../../../src/adapters/channels/slack/slack-channel';
 import { startSlackFake, type SlackFake } from '../../fakes/slack/slack-fake';
 import { createManualClock } from '../messaging/helpers';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Incident } from '../../../src/incidents/model';
-import { createRepeatCounts } from '../../../src/store-pg/repeat-counts';
+import type { Incident } from '../../../src/core/incidents/model';
+import { createRepeatCounts } from '../../../src/adapters/store-pg/repeat-counts';
 
 /**
  * Two relays fold the same fault's repeats side by side. Each shows the database's total plus what it

@@ -1,9 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createLab } from '../../../src/lab/lab';
-import { loadInventory } from '../../../src/lab/inventory';
-import { checkFilterPattern, checkReadOnlyCommand, FILTER_MAX_LENGTH } from '../../../src/tools/read-only-command';
+import { createLab } from '../../../harness/ios-lab/lab';
+import { loadInventory } from '../../../harness/ios-lab/inventory';
+import { checkFilterPattern, checkReadOnlyCommand, FILTER_MAX_LENGTH } from '../../../src/runbooks/read-only-command';
 
 const ARTIFACTS = join(__dirname, '../../../intelligence-artifacts');
 

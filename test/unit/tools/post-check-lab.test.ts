@@ -1,11 +1,11 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createVirtualClock } from '../../../src/artifacts/clock';
-import { runCaptures } from '../../../src/artifacts/expectations';
-import { loadArtifactGroup } from '../../../src/artifacts/load';
-import { loadInventory } from '../../../src/lab/inventory';
-import { createLab } from '../../../src/lab/lab';
-import { planPostCheck, type PostCheckPlan } from '../../../src/tools/post-check';
+import { createVirtualClock } from '../../../src/runbooks/clock';
+import { runCaptures } from '../../../src/runbooks/expectations';
+import { loadArtifactGroup } from '../../../src/runbooks/load';
+import { loadInventory } from '../../../harness/ios-lab/inventory';
+import { createLab } from '../../../harness/ios-lab/lab';
+import { planPostCheck, type PostCheckPlan } from '../../../src/core/changes/post-check';
 
 const artifacts = join(__dirname, '../../../intelligence-artifacts');
 

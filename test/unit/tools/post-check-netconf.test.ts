@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadArtifactGroup } from '../../../src/artifacts/load';
-import { planPostCheck, type PostCheckPlan } from '../../../src/tools/post-check';
+import { loadArtifactGroup } from '../../../src/runbooks/load';
+import { planPostCheck, type PostCheckPlan } from '../../../src/core/changes/post-check';
 
 const artifacts = join(__dirname, '../../../intelligence-artifacts');
 

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadArtifactGroup, rawReadOnlyCommands } from '../../../src/artifacts/load';
-import { capturedOnDevice, planPostCheck, type PostCheckPlan } from '../../../src/tools/post-check';
+import { loadArtifactGroup, rawReadOnlyCommands } from '../../../src/runbooks/load';
+import { capturedOnDevice, planPostCheck, type PostCheckPlan } from '../../../src/core/changes/post-check';
 
 const artifacts = join(__dirname, '../../../intelligence-artifacts');
 const ESTABLISHED = 'BGP neighbor is 10.0.0.2,  remote AS 65002, external link\n  BGP state = Established, up for 00:00:05\n';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { checkReadOnlyCommand } from '../../../src/tools/read-only-command';
-import { createLab } from '../../../src/lab/lab';
-import { loadInventory } from '../../../src/lab/inventory';
+import { checkReadOnlyCommand } from '../../../src/runbooks/read-only-command';
+import { createLab } from '../../../harness/ios-lab/lab';
+import { loadInventory } from '../../../harness/ios-lab/inventory';
 
 const ACCEPTED = [
   'show version',

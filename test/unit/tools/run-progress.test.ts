@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadArtifactGroup } from '../../../src/artifacts/load';
-import { progressLine } from '../../../src/incidents/progress-line';
-import { mainPath, stepOfCall } from '../../../src/tools/run-progress';
+import { loadArtifactGroup } from '../../../src/runbooks/load';
+import { progressLine } from '../../../src/core/incidents/progress-line';
+import { mainPath, stepOfCall } from '../../../src/adapters/agent-tools/run-progress';
 import { repoRoot } from '../../helpers/opencode';
 
 describe('run progress', () => {
