@@ -1,4 +1,5 @@
 import tseslint from 'typescript-eslint';
+import { layersRule } from './eslint-rules/layers.js';
 
 const rawIpcWrappers = ['electron/ipc/main-ipc.ts', 'electron/ipc/preload-ipc.ts'];
 
@@ -26,22 +27,10 @@ export default tseslint.config(
     },
   },
   {
-    // Layering: the domain (incidents, approvals, the agents' tools) depends on ports, never on an
-    // adapter. Alert sources (src/alert/source.ts is the port), operator channels
-    // (src/approvals/operator-channel.ts), the device servers (the guard shares only the device-tool
-    // error contract, src/devices/errors.ts), the stores and the team's database are adapters.
-    files: ['src/incidents/**/*.ts', 'src/approvals/**/*.ts', 'src/tools/**/*.ts'],
-    rules: {
-      'no-restricted-imports': ['error', {
-        paths: [{ name: 'electron', message: 'src/ is plain Node: put Electron code in electron/.' }],
-        patterns: [
-          { group: ['**/alert/schema', '**/alert/splunk', '**/alert/alertmanager*', '**/alert/normalize'], message: 'The domain takes normalized alerts (src/alert/source.ts), not a sender\'s wire format.' },
-          { group: ['**/messaging/*', '**/slack/*'], message: 'The domain talks to people through the OperatorChannel port (src/approvals/operator-channel.ts), not a chat adapter.' },
-          { group: ['**/devices/*', '!**/devices/errors'], message: 'The domain reaches devices through the device-tool contract, not the SSH/NETCONF server.' },
-          { group: ['**/store-pg/*', '**/team/*', '**/relay/*'], message: 'The domain is wired by the relay; it imports no store backend, team or HTTP code.' },
-        ],
-      }],
-    },
+    // Layering: ARCHITECTURE.md's import direction, an allow-list per layer (eslint-rules/layers.js).
+    files: ['src/**/*.ts', 'src/**/*.tsx', 'harness/**/*.ts'],
+    plugins: { house: { rules: { layers: layersRule } } },
+    rules: { 'house/layers': 'error' },
   },
   {
     // Raw IPC only in the two typed wrappers.
