@@ -5,6 +5,7 @@ import { renderEvidenceMarkdown } from '../../incidents/evidence-markdown';
 import type { Incidents } from '../../incidents/service';
 import { HttpError } from '../errors';
 import { principalOf } from '../auth';
+import { entries } from '../../events/timeline-entries';
 
 export interface EvidenceRoutesOptions {
   incidents: Pick<Incidents, 'get' | 'loadTimeline' | 'record'>;
@@ -42,7 +43,7 @@ export const evidenceRoutes: FastifyPluginAsyncZod<EvidenceRoutesOptions> = asyn
       // On the timeline (and so in the audit stream) with the hash of exactly this copy: a copy found later is matched to its trail.
       const principal = principalOf(request);
       const by = principal?.kind === 'operator' ? principal.operator.email : principal?.kind === 'secret' ? 'WEBHOOK_SECRET' : 'local';
-      opts.incidents.record(incident.incident_id, 'evidence.exported', `Evidence bundle exported (${format}) by ${by}: sha256 ${bundle.manifest.content_sha256.slice(0, 12)}`, { by, format, sha256: bundle.manifest.content_sha256 });
+      opts.incidents.record(incident.incident_id, entries.evidenceExported, `Evidence bundle exported (${format}) by ${by}: sha256 ${bundle.manifest.content_sha256.slice(0, 12)}`, { by, format, sha256: bundle.manifest.content_sha256 });
       reply
         .header('cache-control', 'no-store')
         .header('x-content-type-options', 'nosniff')
