@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { DeviceToolError } from '../artifacts/device-tools';
 import { runRaw } from '../artifacts/engine';
-import { systemClock } from '../artifacts/clock';
+import { realTimeClock } from '../artifacts/clock';
 import type { RawTestCase } from '../artifacts/schema-test-case';
 import type { ArtifactGroup } from '../artifacts/validate';
 import { DeviceError } from '../devices/errors';
@@ -56,7 +56,7 @@ export async function startEvalFrr(dataDir: string): Promise<EvalFrr> {
           changeStatus: readOnly,
           previewConfig: readOnly,
         },
-        clock: { ...systemClock(), sleep: () => Promise.resolve() },
+        clock: { ...realTimeClock(), sleep: () => Promise.resolve() },
         approve: (req) => {
           lines.push(req.commands);
           return Promise.resolve('DENIED');
