@@ -9,6 +9,7 @@ import { judge, type EvalCase } from './scorecard';
 import { configClaims } from '../incidents/outcome-words';
 import { runTokens } from './tokens';
 import { entries, isEntry, type EntryDefinition } from '../events/timeline-entries';
+import { errorOf } from '../error-body';
 
 export interface CaseRunInput {
   relay: RunningRelay;
@@ -52,7 +53,8 @@ export async function runCase(input: CaseRunInput): Promise<EvalCase> {
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(alertPayload(group.alert_def_id, group.fs.title, tc, input.alertExtra)),
   });
-  const body = (await res.body.json().catch(() => ({}))) as { incident_id?: string; status?: string; error?: { message?: string } };
+  const answer: unknown = await res.body.json().catch(() => ({}));
+  const body = answer as { incident_id?: string; status?: string };
   if (!body.incident_id) {
     // The intake refused the alert: nothing ran, which the expectations score like any outcome.
     const row = {
@@ -66,7 +68,7 @@ export async function runCase(input: CaseRunInput): Promise<EvalCase> {
       config_applied: 0,
       wall_ms: performance.now() - started,
       tokens: { input: 0, output: 0, source: 'none' as const },
-      change_outcome: [`intake answered ${res.statusCode}: ${body.error?.message ?? JSON.stringify(body).slice(0, 200)}`],
+      change_outcome: [`intake answered ${res.statusCode}: ${errorOf(answer)?.message ?? JSON.stringify(body).slice(0, 200)}`],
     };
     return { ...row, failures: judge(row), passed: judge(row).length === 0 };
   }

@@ -6,6 +6,7 @@ import type { Incidents } from '../../incidents/service';
 import { HttpError } from '../errors';
 import { principalOf } from '../auth';
 import { entries } from '../../events/timeline-entries';
+import { answersAndErrors } from '../../error-body';
 
 export interface EvidenceRoutesOptions {
   incidents: Pick<Incidents, 'get' | 'loadTimeline' | 'record'>;
@@ -32,6 +33,7 @@ export const evidenceRoutes: FastifyPluginAsyncZod<EvidenceRoutesOptions> = asyn
       schema: {
         params: z.object({ incident_id: z.string().min(1).max(64) }),
         querystring: z.object({ format: z.enum(EVIDENCE_FORMATS).default(DEFAULT_EVIDENCE_FORMAT) }),
+        response: answersAndErrors,
       },
     },
     async (request, reply) => {

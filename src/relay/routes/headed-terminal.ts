@@ -9,6 +9,7 @@ import { HttpError } from '../errors';
 import { policyAnswer, staleRequestBody } from './decision';
 import { policyNotice, standingWords } from '../../approvals/standing';
 import { entries } from '../../events/timeline-entries';
+import { answersAndErrors } from '../../error-body';
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
 const params = z.object({ incident_id: z.string().min(1).max(64) });
@@ -60,7 +61,7 @@ export const headedTerminalRoutes: FastifyPluginAsyncZod<HeadedTerminalDeps> = a
     return incident;
   };
 
-  app.post('/headed/:incident_id/terminal', { schema: { params, body: bindBody } }, async (request) => {
+  app.post('/headed/:incident_id/terminal', { schema: { params, body: bindBody, response: answersAndErrors } }, async (request) => {
     const incident = headed(request.params.incident_id);
     const { session_id } = request.body;
     if (incident.session_id && incident.session_id !== session_id) {
@@ -77,7 +78,7 @@ export const headedTerminalRoutes: FastifyPluginAsyncZod<HeadedTerminalDeps> = a
   });
 
   // The operator left the terminal (Ctrl-C, a closed window): the run it started stops with it, and the timeline says why.
-  app.post('/headed/:incident_id/terminal/end', { schema: { params, body: bindBody } }, async (request) => {
+  app.post('/headed/:incident_id/terminal/end', { schema: { params, body: bindBody, response: answersAndErrors } }, async (request) => {
     const incident = headed(request.params.incident_id);
     const { session_id } = request.body;
     if (incident.session_id !== session_id) throw new HttpError(409, 'not_this_terminal', `${incident.incident_id} is not run in session ${session_id}: nothing stopped.`);
@@ -86,7 +87,7 @@ export const headedTerminalRoutes: FastifyPluginAsyncZod<HeadedTerminalDeps> = a
     return { status: 'ended', incident_id: incident.incident_id, session_id };
   });
 
-  app.post('/headed/:incident_id/terminal/input', { schema: { params, body: inputBody } }, async (request, reply) => {
+  app.post('/headed/:incident_id/terminal/input', { schema: { params, body: inputBody, response: answersAndErrors } }, async (request, reply) => {
     const incident = headed(request.params.incident_id);
     const { session_id, text, user } = request.body;
     if (incident.session_id !== session_id) throw new HttpError(409, 'not_this_terminal', `${incident.incident_id} is not run in session ${session_id}: nothing decided.`);
