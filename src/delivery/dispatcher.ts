@@ -10,7 +10,6 @@ import type { SpareSession } from './spare-session';
 import { alreadyPrompted, findEarlierSession, sessionTitle } from './earlier-session';
 import { inIncidentSpan } from '../telemetry/incident-trace';
 import { entries } from '../events/timeline-entries';
-import { errorText } from '../error-body';
 
 /** While runs are held, how often the hold is looked at again: a restored file lets them go by itself. */
 const HOLD_RECHECK_MS = 2_000;
@@ -38,7 +37,7 @@ export interface DispatcherOptions {
 /** A runtime error as it may be shown: the client's messages never carry credentials. */
 function describeError(error: unknown): string {
   if (error instanceof AgentRuntimeError) return `${error.kind}: ${error.message}`;
-  return errorText(error);
+  return error instanceof Error ? error.message : String(error);
 }
 
 /**

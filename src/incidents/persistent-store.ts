@@ -10,7 +10,6 @@ import { newBatch, type Batch } from './repeats-batch';
 import { readTimelineFile, replayRepeats, type HeaderLine, type LazyLine, type RecordLine } from './store-replay';
 import { incidentStamp, loadIndex } from './store-load';
 import { createTerminalOrder } from './terminal-order';
-import { errorText } from '../error-body';
 export { createMemoryBackend } from './memory-backend';
 
 const INDEX_KEY = 'incidents';
@@ -77,7 +76,7 @@ export function createPersistentStore(opts: PersistentStoreOptions): IncidentSto
   let diskError: string | undefined;
   let retryTimer: NodeJS.Timeout | null = null;
   const noteDiskError = (error: unknown) => {
-    const message = errorText(error);
+    const message = error instanceof Error ? error.message : String(error);
     if (diskError === undefined) logger.error({ err: error }, 'the data folder refused a write: alerts and decisions are answered 503 until it takes writes again');
     diskError = message;
     retryTimer ??= setTimeout(retry, RETRY_MS);
