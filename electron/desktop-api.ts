@@ -15,6 +15,7 @@ import { artifactGroupViews } from '../src/relay/routes/ui-artifacts';
 import type { RequestChannels } from './ipc/contract';
 import type { RelayHost } from './relay-host';
 import type { Settings } from './settings';
+import { errorOf } from '../src/core/error-body';
 
 export interface DesktopApiDeps {
   host: Pick<RelayHost, 'current' | 'require' | 'failure'>;
@@ -100,7 +101,7 @@ export function createDesktopApi(deps: DesktopApiDeps): RequestChannels {
       const running = host.require();
       const secret = running.config.WEBHOOK_SECRET;
       const res = await running.relay.app.inject({ method: 'GET', url: `/incidents/${encodeURIComponent(incidentId)}/evidence?format=${format}`, headers: secret ? { authorization: `Bearer ${secret}` } : {} });
-      if (res.statusCode !== 200) throw new Error((res.json() as { error?: { message?: string } }).error?.message ?? `the relay answered ${res.statusCode}`);
+      if (res.statusCode !== 200) throw new Error(errorOf(res.json())?.message ?? `the relay answered ${res.statusCode}`);
       const named = /filename="([^"]+)"/.exec(String(res.headers['content-disposition'] ?? ''))?.[1];
       return { filename: named ?? `${incidentId}-evidence.${format}`, contentType: String(res.headers['content-type'] ?? 'text/plain'), body: res.body };
     },

@@ -39,6 +39,7 @@ import { createTrayController } from './tray';
 import { TRAY_STATES } from './tray-state';
 import { hideOnClose, lockDownNavigation, WINDOW_SIZE } from './windows';
 import { denyAllPermissions, setUpPlatform, startsHidden, trayIsVisible } from './desktop-platform';
+import { entries } from '../src/core/events/timeline-entries';
 
 if (isTrayDeviceServer(process.argv)) {
   // This executable started by the tray as its detached device server (it outlives the tray on purpose).
@@ -202,7 +203,7 @@ async function run() {
           user,
           openIncident: (id) => showWindow(id),
           isSupported: () => Notification.isSupported(),
-          onNotificationFailed: (id, message) => running.relay.incidents.record(id, 'desktop.notification_failed', message),
+          onNotificationFailed: (id, message) => running.relay.incidents.record(id, entries.desktopNotificationFailed, message),
           logger,
         });
         const offs = [

@@ -6,6 +6,7 @@ import type { IncidentSummary, UiEvent } from '../renderer/bridge/contract';
 import { jitteredBackoff, wait } from '../src/core/backoff';
 import { systemClock } from '../src/core/clock';
 import { createSseParser } from '../src/adapters/net/sse';
+import { errorOf, errorOfText } from '../src/core/error-body';
 
 /** What the team relay answered to a decision, in words for the engineer. */
 export type TeamDecision =
@@ -55,7 +56,7 @@ export function createTeamClient(opts: { url: string; token: string; logger?: Lo
       const text = await res.body.text();
       const message = (() => {
         try {
-          return (JSON.parse(text) as { error?: { message?: string } }).error?.message;
+          return errorOfText(text)?.message;
         } catch {
           return undefined;
         }
@@ -102,12 +103,7 @@ export function createTeamClient(opts: { url: string; token: string; logger?: Lo
       const res = await request(`${base}${path}`, { headers: auth });
       const text = await res.body.text();
       if (res.statusCode !== 200) {
-        let message = text.slice(0, 200);
-        try {
-          message = (JSON.parse(text) as { error?: { message?: string } }).error?.message ?? message;
-        } catch {
-          /* not JSON */
-        }
+        const message = errorOfText(text)?.message ?? text.slice(0, 200);
         throw new Error(`the team relay answered ${res.statusCode} to ${path}: ${message}`);
       }
       return JSON.parse(text) as T;
@@ -118,24 +114,25 @@ export function createTeamClient(opts: { url: string; token: string; logger?: Lo
         headers: { ...auth, 'content-type': 'application/json' },
         body: JSON.stringify({ request_id: requestId, decision, ...(comment ? { comment } : {}) }),
       });
-      const body = (await res.body.json().catch(() => ({}))) as {
+      const answer: unknown = await res.body.json().catch(() => ({}));
+      const body = answer as {
         by?: string;
         standing?: string;
         message?: string;
-        error?: { code?: string; message?: string };
         decided?: { decision: string; by: string; channel: string; at: string };
         request_id?: string;
         pending_request_id?: string | null;
       };
+      const error = errorOf(answer);
       if (res.statusCode === 200) return { ok: true, by: body.by ?? '', ...(body.standing ? { standing: body.standing } : {}) };
       if (res.statusCode === 202) return { ok: true, by: '', recorded: true, message: body.message ?? body.standing ?? 'counted' };
       return {
         ok: false,
         status: res.statusCode,
-        code: body.error?.code ?? 'error',
-        message: body.error?.message ?? `the team relay answered ${res.statusCode}`,
+        code: error?.code ?? 'error',
+        message: error?.message ?? `the team relay answered ${res.statusCode}`,
         ...(body.decided ? { decided: body.decided } : {}),
-        ...(body.error?.code === 'stale_request' ? { request_id: body.request_id, pending_request_id: body.pending_request_id ?? null } : {}),
+        ...(error?.code === 'stale_request' ? { request_id: body.request_id, pending_request_id: body.pending_request_id ?? null } : {}),
       };
     },
     /** `POST /incidents/:id/confirm` as this person: keeps a provisional change. */
@@ -145,24 +142,24 @@ export function createTeamClient(opts: { url: string; token: string; logger?: Lo
         headers: { ...auth, 'content-type': 'application/json' },
         body: JSON.stringify({ change_id: changeId }),
       });
-      const body = (await res.body.json().catch(() => ({}))) as { outcome?: string; error?: { message?: string } };
-      if (res.statusCode === 200) return { ok: true, outcome: body.outcome ?? 'confirmed' };
-      return { ok: false, message: body.error?.message ?? `the team relay answered ${res.statusCode}` };
+      const body: unknown = await res.body.json().catch(() => ({}));
+      if (res.statusCode === 200) return { ok: true, outcome: (body as { outcome?: string }).outcome ?? 'confirmed' };
+      return { ok: false, message: errorOf(body)?.message ?? `the team relay answered ${res.statusCode}` };
     },
     /** `POST /devices/:name/clear` as this person: lets changes reach a quarantined device again. */
     async clearDevice(device: string): Promise<{ ok: true; device: string } | { ok: false; message: string }> {
       const res = await request(`${base}/devices/${encodeURIComponent(device)}/clear`, { method: 'POST', headers: auth });
-      const body = (await res.body.json().catch(() => ({}))) as { device?: string; error?: { message?: string } };
-      if (res.statusCode === 200) return { ok: true, device: body.device ?? device };
-      return { ok: false, message: body.error?.message ?? `the team relay answered ${res.statusCode}` };
+      const body: unknown = await res.body.json().catch(() => ({}));
+      if (res.statusCode === 200) return { ok: true, device: (body as { device?: string }).device ?? device };
+      return { ok: false, message: errorOf(body)?.message ?? `the team relay answered ${res.statusCode}` };
     },
     /** `POST /incidents/:id/<kind>` as this person, from the tray: answered in the relay's words. */
     async incidentAction(incidentId: string, action: IncidentAction): Promise<IncidentActionOutcome> {
       const { kind, ...body } = action;
       const res = await request(`${base}/incidents/${encodeURIComponent(incidentId)}/${kind}`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ ...body, channel: 'tray' }) });
-      const answer = (await res.body.json().catch(() => ({}))) as Record<string, unknown> & { error?: { message?: string } };
+      const answer = (await res.body.json().catch(() => ({}))) as Record<string, unknown>;
       if (res.statusCode === 200 || res.statusCode === 202) return { status: 'done', message: actionDoneWords(action, answer) };
-      return { status: 'refused', message: answer.error?.message ?? `the team relay answered ${res.statusCode}` };
+      return { status: 'refused', message: errorOf(answer)?.message ?? `the team relay answered ${res.statusCode}` };
     },
     async stop(): Promise<void> {
       controller.abort();

@@ -22,6 +22,7 @@ import { isTerminal, type Incident } from '../src/core/incidents/model';
 import { createLogger } from '../src/adapters/log/logger';
 import { cli, type Fail } from './cli';
 import { startFrrDemo, type FrrDemo } from './demo-frr';
+import { entries, isEntry } from '../src/core/events/timeline-entries';
 import { demoCase, postCaseAlert } from './demo-case';
 
 const HELP = `Usage: npm run demo -- [options]
@@ -241,8 +242,8 @@ const ended = await new Promise<Incident | undefined>((resolve) => {
     // A change still provisional is not the end: the relay's post-check confirms it or has it put back.
     if (!incident || !isTerminal(incident.state) || incident.change?.state === 'pending') return;
     const timeline = relay.relay.incidents.timeline(id);
-    const endAt = timeline.findLastIndex((e) => e.type === 'state.changed' && isTerminal(String(e.to) as Incident['state']));
-    if (timeline.slice(endAt).some((e) => e.type === 'session.idle' || e.type === 'session.error')) {
+    const endAt = timeline.findLastIndex((e) => isEntry(e, entries.stateChanged) && isTerminal(String(e.to) as Incident['state']));
+    if (timeline.slice(endAt).some((e) => isEntry(e, entries.sessionIdle) || isEntry(e, entries.sessionError))) {
       clearTimeout(timer);
       resolve(incident);
     }
@@ -272,7 +273,7 @@ if (incident) {
   out(`  Relay log ${relay.relay.sessionLogPath(incident)}`);
   out(`  Agent log ${agentLogPath(projectDir, incident)}`);
 }
-const refused = incident ? relay.relay.incidents.timeline(incident.incident_id).filter((e) => e.type === 'device.refused').length : 0;
+const refused = incident ? relay.relay.incidents.timeline(incident.incident_id).filter((e) => isEntry(e, entries.deviceRefused)).length : 0;
 if (variant !== 'faithful') out(`  Variant   ${variant}: the relay's device guard refused ${refused} call(s)`);
 // A misbehaving variant is a demonstration of the guard: it counts when something was refused and the run ended.
 const expected = variant !== 'faithful' ? incident?.state : decided === 'APPROVED' ? 'resolved' : decided === 'DENIED' ? 'escalated' : undefined;

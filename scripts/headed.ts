@@ -16,6 +16,7 @@ import { readRuntimeAttach, type RuntimeAttach } from '../src/relay/runtime-atta
 import { headedResponseSchema, type HeadedResponse } from '../src/relay/routes/headed';
 import { cli } from './cli';
 import { relayPoster } from './relay-post';
+import { errorOf, errorText } from '../src/core/error-body';
 
 const HELP = `Usage: npm run headed -- [options]
   --device NAME     device hostname (default R1)
@@ -83,21 +84,21 @@ async function startSession(info: RuntimeAttach, headed: HeadedResponse): Promis
   // Bound before the run starts: the relay writes the approval question into this session, and
   // takes typed decisions for this incident from this terminal only.
   const bound = await toRelay(info, `/headed/${encodeURIComponent(headed.incident_id)}/terminal`, { session_id: session.id });
-  if (bound.status !== 200) fail(`the relay did not bind this terminal (${bound.status}): ${bound.body.error?.message ?? ''}`);
+  if (bound.status !== 200) fail(`the relay did not bind this terminal (${bound.status}): ${bound.refusal}`);
   await call(`/session/${session.id}/prompt_async`, { agent: 'network-troubleshooter', parts: [{ type: 'text', text: headed.prompt }] });
   return session.id as string;
 }
 
 /** The relay's terminal endpoints, with the terminal credential from its data folder (never the runtime's). */
-async function toRelay(info: RuntimeAttach, path: string, payload: unknown, opts: { failRefused?: boolean } = {}): Promise<{ status: number; body: { error?: { message?: string } } }> {
+async function toRelay(info: RuntimeAttach, path: string, payload: unknown, opts: { failRefused?: boolean } = {}): Promise<{ status: number; refusal: string }> {
   const res = await request(`${api}${path}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${info.terminal_secret}`, 'content-type': 'application/json' },
     body: JSON.stringify(payload),
   });
-  const body = (await res.body.json().catch(() => ({}))) as { error?: { message?: string } };
-  if ((opts.failRefused ?? true) && (res.statusCode === 401 || res.statusCode === 404)) fail(`the relay refused the terminal (${res.statusCode}): ${body.error?.message ?? ''}`);
-  return { status: res.statusCode, body };
+  const refusal = errorOf(await res.body.json().catch(() => ({})))?.message ?? '';
+  if ((opts.failRefused ?? true) && (res.statusCode === 401 || res.statusCode === 404)) fail(`the relay refused the terminal (${res.statusCode}): ${refusal}`);
+  return { status: res.statusCode, refusal };
 }
 
 function osUser(): string | undefined {
@@ -158,11 +159,11 @@ const tui = spawn(resolveOpencodeBinary(), ['attach', proxy.url, '--dir', attach
  */
 async function endRun(): Promise<void> {
   try {
-    const { status, body } = await toRelay(info, `/headed/${encodeURIComponent(headed.incident_id)}/terminal/end`, { session_id: sessionId }, { failRefused: false });
+    const { status, refusal } = await toRelay(info, `/headed/${encodeURIComponent(headed.incident_id)}/terminal/end`, { session_id: sessionId }, { failRefused: false });
     if (status === 200) return void process.stderr.write(`headed: the run of ${headed.incident_id} was stopped.\n`);
-    process.stderr.write(`headed: the relay did not stop the run (${status}: ${body.error?.message ?? ''}); stopping it on the runtime.\n`);
+    process.stderr.write(`headed: the relay did not stop the run (${status}: ${refusal}); stopping it on the runtime.\n`);
   } catch (error) {
-    process.stderr.write(`headed: the relay is not reachable (${(error as Error).message}); stopping the run on the runtime.\n`);
+    process.stderr.write(`headed: the relay is not reachable (${errorText(error)}); stopping the run on the runtime.\n`);
   }
   const auth = `Basic ${Buffer.from(`${info.username}:${info.password}`).toString('base64')}`;
   await request(`${info.agent_url}/session/${encodeURIComponent(sessionId)}/abort`, { method: 'POST', headers: { authorization: auth } })

@@ -1,5 +1,6 @@
 import { visibleText } from '../../src/core/approvals/inert-text';
 import type { TimelineEntry } from '../../src/core/incidents/model';
+import { entries } from '../../src/core/events/timeline-entries';
 
 /** The first line of a message, with control characters written out: an escape sequence the model wrote never reaches the terminal. */
 const first = (text: string, max = 110) => {
@@ -21,11 +22,11 @@ export function formatTimelineEntry(entry: TimelineEntry): string | undefined {
   const sub = entry.subagent === true ? '    ' : '  ';
   const who = str(entry.agent) || 'agent';
   switch (entry.type) {
-    case 'alert.received':
+    case entries.alertReceived.name:
       return `  ⚑ ${entry.message}`;
-    case 'agent.started':
+    case entries.agentStarted.name:
       return `${sub}▶ ${entry.message}`;
-    case 'tool.running': {
+    case entries.toolRunning.name: {
       const tool = str(entry.tool);
       if (TOLD_ELSEWHERE.test(tool)) return undefined;
       if (tool === 'task') {
@@ -39,39 +40,39 @@ export function formatTimelineEntry(entry: TimelineEntry): string | undefined {
       if (tool === 'write') return `${sub}${who}: write ${(field(entry.input, 'filePath') ?? '').split(/[\\/]/).slice(-3).join('/')}`;
       return `${sub}${who}: ${tool}`;
     }
-    case 'tool.error':
+    case entries.toolError.name:
       return TOLD_ELSEWHERE.test(str(entry.tool)) ? undefined : `${sub}✖ ${first(entry.message)}`;
-    case 'agent.text':
+    case entries.agentText.name:
       return `${sub}« ${who}: ${first(entry.message)}`;
-    case 'device.exec': {
+    case entries.deviceExec.name: {
       // The engineer reads what the router said, all of it, as in their own terminal.
       const output = str(entry.output).replace(/\r/g, '').replace(/\n+$/, '');
       return output ? `    ${entry.message}\n${output.split('\n').map((l) => `        ${l}`).join('\n')}` : `    ${entry.message}  (no output)`;
     }
-    case 'device.refused':
+    case entries.deviceRefused.name:
       return `    ⛔ guard: ${first(entry.message, 160)}`;
-    case 'device.config_applied':
+    case entries.deviceConfigApplied.name:
       return `    ⚙ ${entry.message}`;
-    case 'device.error':
+    case entries.deviceError.name:
       return `    ✖ ${first(entry.message)}`;
-    case 'notify.fault-received':
-    case 'notify.step-progress':
-    case 'notify.final':
+    case entries.notifyFaultReceived.name:
+    case entries.notifyStepProgress.name:
+    case entries.notifyFinal.name:
       return `  ✉ ${entry.type.slice('notify.'.length)}: ${first(entry.message.replace(/\*\*/g, ''))}`;
-    case 'approval.requested':
+    case entries.approvalRequested.name:
       return `  ⏸ ${entry.message}: ${Array.isArray(entry.commands) ? entry.commands.join(' / ') : ''}`;
-    case 'approval.decided':
-    case 'approval.skipped':
-    case 'approval.expired':
+    case entries.approvalDecided.name:
+    case entries.approvalSkipped.name:
+    case entries.approvalExpired.name:
       return `  ✔ ${first(entry.message, 160)}`;
-    case 'outcome.reported':
+    case entries.outcomeReported.name:
       return `  ■ outcome ${first(entry.message, 200)}`;
-    case 'state.changed':
+    case entries.stateChanged.name:
       return `  · state ${entry.message}`;
-    case 'session.error':
-    case 'warning':
-    case 'delivery.failed':
-    case 'runtime.retry':
+    case entries.sessionError.name:
+    case entries.warning.name:
+    case entries.deliveryFailed.name:
+    case entries.runtimeRetry.name:
       return `  ! ${first(entry.message, 200)}`;
     default:
       return undefined;

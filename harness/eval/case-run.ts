@@ -8,6 +8,8 @@ import { alertPayload } from './alert-payload';
 import { judge, type EvalCase } from './scorecard';
 import { configClaims } from '../../src/core/incidents/outcome-words';
 import { runTokens } from './tokens';
+import { entries, isEntry, type EntryDefinition } from '../../src/core/events/timeline-entries';
+import { errorOf } from '../../src/core/error-body';
 
 export interface CaseRunInput {
   relay: RunningRelay;
@@ -28,7 +30,7 @@ export interface CaseRunInput {
 /** Timeline entries that tell how a provisional change ended (post-check confirm or rollback), when the relay writes them. */
 const CHANGE_OUTCOME = /confirm|roll(ed)?[_ -]?back|provisional|post[_ -]?check/i;
 /** Every device call the guard records, whatever became of it. */
-const DEVICE_CALLS = ['device.exec', 'device.error', 'device.config_applied', 'device.config_failed', 'device.refused'];
+const DEVICE_CALLS: readonly EntryDefinition[] = [entries.deviceExec, entries.deviceError, entries.deviceConfigApplied, entries.deviceConfigFailed, entries.deviceRefused];
 const sameLines = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((l, i) => l.trim() === b[i]!.trim());
 
 /**
@@ -51,7 +53,8 @@ export async function runCase(input: CaseRunInput): Promise<EvalCase> {
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(alertPayload(group.alert_def_id, group.fs.title, tc, input.alertExtra)),
   });
-  const body = (await res.body.json().catch(() => ({}))) as { incident_id?: string; status?: string; error?: { message?: string } };
+  const answer: unknown = await res.body.json().catch(() => ({}));
+  const body = answer as { incident_id?: string; status?: string };
   if (!body.incident_id) {
     // The intake refused the alert: nothing ran, which the expectations score like any outcome.
     const row = {
@@ -65,7 +68,7 @@ export async function runCase(input: CaseRunInput): Promise<EvalCase> {
       config_applied: 0,
       wall_ms: performance.now() - started,
       tokens: { input: 0, output: 0, source: 'none' as const },
-      change_outcome: [`intake answered ${res.statusCode}: ${body.error?.message ?? JSON.stringify(body).slice(0, 200)}`],
+      change_outcome: [`intake answered ${res.statusCode}: ${errorOf(answer)?.message ?? JSON.stringify(body).slice(0, 200)}`],
     };
     return { ...row, failures: judge(row), passed: judge(row).length === 0 };
   }
@@ -79,13 +82,13 @@ export async function runCase(input: CaseRunInput): Promise<EvalCase> {
     const decision = tc.approval === 'APPROVED' ? 'APPROVED' : 'DENIED';
     // Through the relay's one decide, as the policy's approver: the policy counts who decided.
     Promise.resolve(relay.relay.decide(id, decision, { id: DEMO_OPERATOR.email, display: 'scripted human (npm run eval)' }, input.channel, `test case: ${tc.approval}`, request.request_id || undefined)).catch((error: unknown) =>
-      relay.relay.incidents.record(id, 'eval.decision_refused', `The scripted human's decision was refused: ${(error as Error).message}`),
+      relay.relay.incidents.record(id, entries.evalDecisionRefused, `The scripted human's decision was refused: ${(error as Error).message}`),
     );
   });
   const timeline = relay.relay.incidents.timeline(id);
-  const of = (type: string) => timeline.filter((e) => e.type === type);
+  const of = (def: EntryDefinition) => timeline.filter((e) => isEntry(e, def));
   const requested = firstRequestedLines(timeline, ended);
-  const refused = of('device.refused').filter((e) => e.tool === 'config_cli');
+  const refused = of(entries.deviceRefused).filter((e) => e.tool === 'config_cli');
   const rawLines = input.rawLines;
   const row = {
     ...base,
@@ -99,17 +102,17 @@ export async function runCase(input: CaseRunInput): Promise<EvalCase> {
     },
     refused: refused.length,
     refused_reasons: refused.map((e) => String(e.reason ?? e.message)),
-    steps: DEVICE_CALLS.reduce((n, type) => n + of(type).length, 0),
-    config_applied: of('device.config_applied').length,
+    steps: DEVICE_CALLS.reduce((n, def) => n + of(def).length, 0),
+    config_applied: of(entries.deviceConfigApplied).length,
     wall_ms: performance.now() - started,
     tokens: await runTokens(relay.embedded?.endpoint, ended?.session_id ?? null),
     change_outcome: timeline.filter((e) => CHANGE_OUTCOME.test(e.type)).map((e) => `${e.type}: ${e.message}`),
     change: ended?.change?.state ?? 'none',
     outcome_summary: ended?.outcome?.summary ?? null,
-    final_message: of('notify.final').at(-1)?.message ?? null,
+    final_message: of(entries.notifyFinal).at(-1)?.message ?? null,
     ...(tc.expect.change ? { expected_change: tc.expect.change } : {}),
     // What a person reads as the outcome: the stored summary and the room's final message, as the relay wrote them.
-    outcome_claims: configClaims([ended?.outcome?.summary ?? '', ...of('notify.final').map((e) => e.message.replace(/\*\*Configuration change \(the relay's record\):\*\*.*$/s, ''))].join('\n')),
+    outcome_claims: configClaims([ended?.outcome?.summary ?? '', ...of(entries.notifyFinal).map((e) => e.message.replace(/\*\*Configuration change \(the relay's record\):\*\*.*$/s, ''))].join('\n')),
   };
   const failures = judge(row);
   return { ...row, failures, passed: failures.length === 0 };
@@ -117,7 +120,7 @@ export async function runCase(input: CaseRunInput): Promise<EvalCase> {
 
 /** The lines of the first approval the agent requested, from the timeline (the incident keeps only the latest). */
 function firstRequestedLines(timeline: TimelineEntry[], incident: Incident | undefined): string[] | null {
-  const entry = timeline.find((e) => e.type === 'approval.requested' && Array.isArray(e.commands));
+  const entry = timeline.find((e) => isEntry(e, entries.approvalRequested) && Array.isArray(e.commands));
   if (entry) return (entry.commands as unknown[]).map(String);
   return incident?.approval_request ? incident.approval_request.commands : null;
 }
@@ -144,8 +147,8 @@ function untilEnded(relay: RunningRelay, id: string, timeoutMs: number, onChange
       onChange(incident);
       if (!isTerminal(incident.state)) return;
       const timeline = incidents.timeline(id);
-      const end = timeline.findLastIndex((e) => e.type === 'state.changed' && e.to === incident.state);
-      if (timeline.slice(end).some((e) => e.type === 'session.idle' || e.type === 'session.error')) finish();
+      const end = timeline.findLastIndex((e) => isEntry(e, entries.stateChanged) && e.to === incident.state);
+      if (timeline.slice(end).some((e) => isEntry(e, entries.sessionIdle) || isEntry(e, entries.sessionError))) finish();
     };
     const off = relay.relay.bus.subscribe('incident.timeline', ({ incident_id }) => void (incident_id === id && check()));
     const timer = setTimeout(finish, timeoutMs);

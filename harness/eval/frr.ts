@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { DeviceToolError } from '../../src/core/changes/device-contract';
 import { runRaw } from '../raw-tests/engine';
-import { systemClock } from '../../src/runbooks/clock';
+import { realTimeClock } from '../raw-tests/clock';
 import type { RawTestCase } from '../../src/runbooks/schema-test-case';
 import type { ArtifactGroup } from '../../src/runbooks/validate';
 import { DeviceError } from '../../src/adapters/devices/errors';
@@ -56,7 +56,7 @@ export async function startEvalFrr(dataDir: string): Promise<EvalFrr> {
           changeStatus: readOnly,
           previewConfig: readOnly,
         },
-        clock: { ...systemClock(), sleep: () => Promise.resolve() },
+        clock: { ...realTimeClock(), sleep: () => Promise.resolve() },
         approve: (req) => {
           lines.push(req.commands);
           return Promise.resolve('DENIED');

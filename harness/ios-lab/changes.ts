@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { Clock } from '../../src/runbooks/clock';
+import type { SleepingClock } from '../../src/core/clock';
 import { CONFIRM_WITHIN_S, type ChangeStatus } from '../../src/core/changes/device-contract';
 import type { Device, DeviceConfig } from './device';
 import { normalisedConfigLines, type FingerprintMismatch } from '../../src/runbooks/config-fingerprint';
@@ -13,7 +13,7 @@ export type ProvisionalResult = { ok: true; output: string; change: ChangeStatus
 
 /** What the change book needs from the lab; accessors, because a lab reset replaces its network. */
 export interface LabChangeDeps {
-  clock: Clock;
+  clock: SleepingClock;
   /** The device, or the error a router would print (unknown, unreachable). */
   reach(hostname: string): Device | string;
   apply(hostname: string, lines: readonly string[]): { ok: true; output: string } | { ok: false; error: string };
@@ -40,7 +40,7 @@ interface Pending {
 export function createLabChanges(deps: LabChangeDeps) {
   const pendingByDevice = new Map<string, Pending>();
   const decided = new Map<string, { status: ChangeStatus; at: string }>();
-  const iso = () => new Date(deps.clock.now()).toISOString();
+  const iso = () => deps.clock.now().toISOString();
 
   const stateText = (id: string, d: { status: ChangeStatus; at: string }) =>
     d.status.state === 'confirmed'
@@ -95,11 +95,11 @@ export function createLabChanges(deps: LabChangeDeps) {
       const applied = deps.apply(hostname, lines);
       if (!applied.ok) return applied;
       const change_id = `chg-${randomBytes(6).toString('hex')}`;
-      const status: ChangeStatus = { change_id, device: device.config.hostname, state: 'pending', deadline: new Date(deps.clock.now() + confirmWithinS * 1000).toISOString() };
+      const status: ChangeStatus = { change_id, device: device.config.hostname, state: 'pending', deadline: new Date(deps.clock.now().getTime() + confirmWithinS * 1000).toISOString() };
       const p: Pending = { status, device, before, cancel: () => {} };
-      p.cancel = deps.clock.setTimer(() => {
+      p.cancel = deps.clock.setTimeout(() => {
         if (pendingByDevice.get(device.config.hostname) === p) rollback(p, 'deadline');
-      }, confirmWithinS * 1000);
+      }, confirmWithinS * 1000).cancel;
       pendingByDevice.set(device.config.hostname, p);
       return { ok: true, output: applied.output, change: { ...status, ...(expectSha256 ? { before_sha256: expectSha256 } : {}) } };
     },

@@ -1,4 +1,4 @@
-import type { Clock } from '../../src/runbooks/clock';
+import type { SleepingClock } from '../../src/core/clock';
 import { inSubnet } from './ios-format';
 import type { InventoryDevice } from './inventory';
 import { maxPrefixLogs, neighborConfigFault } from './neighbor-faults';
@@ -28,13 +28,13 @@ export interface NeighborOp {
   lastReset: { at: number; reason: DownReason } | null;
   /** Messages exchanged before the current session, so counters only grow. */
   msgBase: number;
-  pending: (() => void) | null;
+  pending: { cancel(): void } | null;
 }
 
 export interface InterfaceOp {
   status: 'up' | 'down' | 'admin-down';
   since: number;
-  pending: (() => void) | null;
+  pending: { cancel(): void } | null;
 }
 
 export interface Device {
@@ -94,10 +94,10 @@ export class Network {
 
   constructor(
     devices: InventoryDevice[],
-    private readonly clock: Clock,
+    private readonly clock: SleepingClock,
     private readonly timing: NetworkTiming,
   ) {
-    const now = clock.now();
+    const now = clock.now().getTime();
     for (const inv of devices) {
       const bootAt = now - inv.uptime_s * 1000;
       const config = configFromInventory(inv);
@@ -139,7 +139,7 @@ export class Network {
     return this.devices.get(hostname.toLowerCase());
   }
 
-  log(device: Device, text: string, at = this.clock.now()): void {
+  log(device: Device, text: string, at = this.clock.now().getTime()): void {
     device.logs.push({ at, text });
     device.logs.sort((a, b) => a.at - b.at);
     if (device.logs.length > 500) device.logs.splice(0, device.logs.length - 500);
@@ -184,13 +184,13 @@ export class Network {
   }
 
   private reconcileInterfaces(device: Device): void {
-    const now = this.clock.now();
+    const now = this.clock.now().getTime();
     for (const i of device.config.interfaces) {
       let op = device.interfaces.get(i.name);
       if (!op) device.interfaces.set(i.name, (op = { status: 'down', since: now, pending: null }));
       const target = i.shutdown ? 'admin-down' : device.faults.linkDown.has(i.name) ? 'down' : 'up';
       if (target === op.status) {
-        op.pending?.();
+        op.pending?.cancel();
         op.pending = null;
         continue;
       }
@@ -201,17 +201,17 @@ export class Network {
           op.since = now;
         }
         const state = op;
-        state.pending = this.clock.setTimer(() => {
+        state.pending = this.clock.setTimeout(() => {
           state.pending = null;
           state.status = 'up';
-          state.since = this.clock.now();
+          state.since = this.clock.now().getTime();
           this.log(device, `%LINK-3-UPDOWN: Interface ${i.name}, changed state to up`);
           this.log(device, `%LINEPROTO-5-UPDOWN: Line protocol on Interface ${i.name}, changed state to up`);
           this.reconcile();
         }, this.timing.linkDelayMs);
         continue;
       }
-      op.pending?.();
+      op.pending?.cancel();
       op.pending = null;
       const wasUp = op.status === 'up';
       op.status = target;
@@ -226,7 +226,7 @@ export class Network {
   }
 
   private reconcileNeighbors(device: Device): void {
-    const now = this.clock.now();
+    const now = this.clock.now().getTime();
     for (const n of device.config.bgp?.neighbors ?? []) {
       const key = neighborKey(n.address, n.vrf);
       const op = device.neighbors.get(key);
@@ -235,18 +235,18 @@ export class Network {
       if (reason === null) {
         if (op.state === 'Established' || op.pending) continue;
         op.state = 'Active';
-        op.pending = this.clock.setTimer(() => {
+        op.pending = this.clock.setTimeout(() => {
           op.pending = null;
           if (this.downReason(device, n) !== null) return;
           op.state = 'Established';
-          op.since = this.clock.now();
+          op.since = this.clock.now().getTime();
           op.connections += 1;
           this.log(device, `%BGP-5-ADJCHANGE: ${who(n)} Up`);
           this.reconcile();
         }, this.timing.convergeDelayMs);
         continue;
       }
-      op.pending?.();
+      op.pending?.cancel();
       op.pending = null;
       const target = reason === 'admin' || reason === 'max-prefix' ? 'Idle' : 'Active';
       if (op.state === 'Established') {

@@ -1,8 +1,8 @@
 import { checkReadOnlyCommand } from '../../src/runbooks/read-only-command';
 import type { Logger } from 'pino';
-import type { Clock } from '../../src/runbooks/clock';
+import type { SleepingClock } from '../../src/core/clock';
 import { createLabChanges, type ChangeResult, type ProvisionalResult } from './changes';
-import { systemClock } from '../../src/runbooks/clock';
+import { realTimeClock } from '../raw-tests/clock';
 import { parseCommand, resolveInterfaceName, splitPipe } from './cli-parser';
 import { applyConfigLines } from './config-mode';
 import { Network, neighborKey, type Device } from './device';
@@ -18,7 +18,7 @@ export type CliResult = { ok: true; output: string } | { ok: false; error: strin
 
 export interface LabOptions {
   inventory: Inventory;
-  clock?: Clock;
+  clock?: SleepingClock;
   /** From `no neighbor … shutdown` to Established; a few seconds on real routers. */
   convergeDelayMs?: number;
   /** From `no shutdown` to line protocol up. */
@@ -27,7 +27,7 @@ export interface LabOptions {
 }
 
 export interface Lab {
-  readonly clock: Clock;
+  readonly clock: SleepingClock;
   /** Runs one read-only show command. */
   exec(device: string, command: string): CliResult;
   /** Applies configuration lines atomically: all of them or, on the first rejected line, none. */
@@ -64,7 +64,7 @@ const READ_ONLY_HINT = '% exec_cli runs read-only show commands; configuration g
 const EXEC_VERBS = /^(conf|configure|clear|reload|copy|write|debug|undebug|delete|erase|format|request|install|license|no)\b/i;
 
 export function createLab(opts: LabOptions): Lab {
-  const clock = opts.clock ?? systemClock();
+  const clock = opts.clock ?? realTimeClock();
   const timing = {
     convergeDelayMs: opts.convergeDelayMs ?? DEFAULT_CONVERGE_DELAY_MS,
     linkDelayMs: opts.linkDelayMs ?? DEFAULT_LINK_DELAY_MS,
@@ -105,7 +105,7 @@ export function createLab(opts: LabOptions): Lab {
   };
 
   const recordChange = (device: Device, by: { user: string; from: string }) => {
-    device.lastChange = { at: clock.now(), by: by.user };
+    device.lastChange = { at: clock.now().getTime(), by: by.user };
     net.log(device, `%SYS-5-CONFIG_I: Configured from console by ${by.user} on vty0 (${by.from})`);
   };
 
@@ -144,7 +144,7 @@ export function createLab(opts: LabOptions): Lab {
       if (!readOnly.ok) return { ok: false, error: `% ${readOnly.reason}` };
       const pipe = splitPipe(line);
       if (pipe.error) return { ok: false, error: pipe.error };
-      const parsed = parseCommand(execGrammar(device, clock.now(), net), pipe.command, {
+      const parsed = parseCommand(execGrammar(device, clock.now().getTime(), net), pipe.command, {
         interfaces: device.config.interfaces.map((i) => i.name),
       });
       if (!parsed.ok) {
@@ -268,7 +268,7 @@ export function createLab(opts: LabOptions): Lab {
 
 function closeTimers(net: Network): void {
   for (const d of net.devices.values()) {
-    for (const op of d.neighbors.values()) op.pending?.();
-    for (const op of d.interfaces.values()) op.pending?.();
+    for (const op of d.neighbors.values()) op.pending?.cancel();
+    for (const op of d.interfaces.values()) op.pending?.cancel();
   }
 }

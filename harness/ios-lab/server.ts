@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Logger } from 'pino';
 import { ZodError } from 'zod';
-import type { Clock } from '../../src/runbooks/clock';
+import type { SleepingClock } from '../../src/core/clock';
 import { parseFaultSpec } from './faults';
 import { DEFAULT_INVENTORY_PATH, loadInventory, type Inventory } from './inventory';
 import { createLab, LabError, type Lab } from './lab';
@@ -18,7 +18,7 @@ export interface StartLabOptions {
   port?: number;
   convergeDelayMs?: number;
   linkDelayMs?: number;
-  clock?: Clock;
+  clock?: SleepingClock;
   logger?: Logger;
 }
 

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { systemClock, type Clock } from '../../src/runbooks/clock';
+import { realTimeClock, type SleepingClock } from './clock';
 import { DeviceToolError, type DeviceTools } from '../../src/core/changes/device-contract';
 import { evaluateExpectations, runCaptures, type ExpectationResult } from '../../src/runbooks/expectations';
 import type { FaultSignature } from '../../src/runbooks/schema-fs';
@@ -51,7 +51,7 @@ export interface RunRawOptions {
   rawMessage?: string | null;
   tools: DeviceTools;
   approve: (req: ApprovalRequest) => Promise<Decision>;
-  clock?: Clock;
+  clock?: SleepingClock;
   logger?: Logger;
   /** Called after every step, for live progress. */
   onStep?: (record: StepRecord) => void;
@@ -78,10 +78,10 @@ class ToolTimeout extends Error {
   override readonly name = 'ToolTimeout';
 }
 
-function withTimeout<T>(clock: Clock, ms: number, work: Promise<T>, what: string): Promise<T> {
+function withTimeout<T>(clock: SleepingClock, ms: number, work: Promise<T>, what: string): Promise<T> {
   let cancel = () => {};
   const timeout = new Promise<never>((_, reject) => {
-    cancel = clock.setTimer(() => reject(new ToolTimeout(`${what} timed out after ${ms / 1000} s`)), ms);
+    cancel = clock.setTimeout(() => reject(new ToolTimeout(`${what} timed out after ${ms / 1000} s`)), ms).cancel;
   });
   return Promise.race([work, timeout]).finally(() => cancel());
 }
@@ -96,8 +96,8 @@ const errorText = (e: unknown) => (e instanceof DeviceToolError || e instanceof 
  */
 export async function runRaw(opts: RunRawOptions): Promise<RunRawResult> {
   const { raw, tools, approve } = opts;
-  const clock = opts.clock ?? systemClock();
-  const iso = () => new Date(clock.now()).toISOString();
+  const clock = opts.clock ?? realTimeClock();
+  const iso = () => clock.now().toISOString();
   const path: StepRecord[] = [];
   let changes = 0;
 

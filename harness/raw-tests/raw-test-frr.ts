@@ -1,4 +1,4 @@
-import { systemClock, type Clock } from '../../src/runbooks/clock';
+import { realTimeClock, type SleepingClock } from './clock';
 import { DeviceToolError, type DeviceTools, WITHOUT_PROVISIONAL } from '../../src/core/changes/device-contract';
 import { runRaw, type ApprovalRequest, type RunRawResult } from './engine';
 import { compareRun, scriptedApprover, type CaseResult } from './raw-test-runner';
@@ -12,8 +12,8 @@ import type { FrrLab } from '../frr-lab/lab';
 /** Real routers answer in seconds, not the RAW's 10 s budget: waits are capped, retries still poll. */
 const MAX_WAIT_MS = 1_000;
 
-export function cappedClock(): Clock {
-  const real = systemClock();
+export function cappedClock(): SleepingClock {
+  const real = realTimeClock();
   return { ...real, sleep: (ms) => real.sleep(Math.min(ms, MAX_WAIT_MS)) };
 }
 

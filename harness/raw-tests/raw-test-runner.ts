@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { createLab } from '../ios-lab/lab';
 import { DEFAULT_INVENTORY_PATH, loadInventory } from '../ios-lab/inventory';
-import { createVirtualClock } from '../../src/runbooks/clock';
+import { createVirtualClock } from './clock';
 import { createLabDeviceTools } from '../ios-lab/lab-device-tools';
 import { runRaw, type ApprovalRequest, type RunRawResult } from './engine';
 import type { RawTestCase } from '../../src/runbooks/schema-test-case';

@@ -4,22 +4,18 @@ import type { SettingSource } from '../../src/config/setting-sources';
  * over typed IPC (electron/preload), the headless relay's read-only /ui over HTTP.
  * Shapes come from the relay's own zod schemas; nothing here is written twice.
  */
-import type { ApprovalRequest, Approval, PublicIncident, TimelineEntry } from '../../src/core/incidents/model';
+import type { PublicIncident, TimelineEntry } from '../../src/core/incidents/model';
 import type { DeepHealth } from '../../src/relay/health-checks';
+import type { StreamedEvent } from '../../src/core/events/relay-events';
 import type { IncidentAction, IncidentActionOutcome } from '../../src/core/incidents/incident-handling';
 
 export type IncidentSummary = PublicIncident;
 export type IncidentDetail = PublicIncident & { timeline: TimelineEntry[] };
 
-/** Live events, as the relay's bus and its `/events` stream name them. */
+/** Live events, as the relay's bus and its `/events` stream name them (src/events/relay-events.ts). */
 export type UiEvent =
   /** `next_cursor`: the relay holds finished incidents older than these (`listOlder` pages them). */
-  | { type: 'snapshot'; incidents: IncidentSummary[]; next_cursor?: string | null }
-  | { type: 'incident.created'; incident: IncidentSummary }
-  | { type: 'incident.updated'; incident: IncidentSummary; previous_state: IncidentSummary['state'] }
-  | { type: 'incident.timeline'; incident_id: string; entry: TimelineEntry }
-  | { type: 'approval.requested'; incident: IncidentSummary; request: ApprovalRequest }
-  | { type: 'approval.decided'; incident: IncidentSummary; approval: Approval };
+  { type: 'snapshot'; incidents: IncidentSummary[]; next_cursor?: string | null } | StreamedEvent;
 
 export interface ArtifactGroupView {
   alert_def_id: string;

@@ -12,6 +12,7 @@ import {
 import type { ArtifactGroupView, Bridge, DirectPromptInput, SettingField, UiEvent } from './contract';
 import { actionDoneWords } from '../../src/core/incidents/incident-handling';
 import { incidentDetailSchema, incidentSummarySchema, parseUiEvent, UI_EVENT_NAMES } from './ui-event-schema';
+import { errorOf } from '../../src/core/error-body';
 
 // The relay's schemas and the Bridge contract must describe the same shapes.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
@@ -64,8 +65,8 @@ const staleBodySchema = z.object({ request_id: z.string(), pending_request_id: z
 
 async function errorMessage(res: Response): Promise<string> {
   try {
-    const body = (await res.json()) as { error?: { message?: string } };
-    if (body.error?.message) return body.error.message;
+    const message = errorOf(await res.json())?.message;
+    if (message) return message;
   } catch {
     /* not JSON */
   }

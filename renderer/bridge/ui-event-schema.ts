@@ -1,19 +1,16 @@
 import { z } from 'zod';
-import { approvalRequestSchema, approvalSchema, incidentSchema, incidentStateSchema, timelineEntrySchema } from '../../src/core/incidents/model';
+import { publicIncidentSchema, streamedEventSchemas } from '../../src/core/events/relay-events';
+import { timelineEntrySchema } from '../../src/core/incidents/model';
 import type { UiEvent } from './contract';
 
 /** An incident as `/sessions` and `/events` show it: the relay's schema without its bookkeeping. */
-export const incidentSummarySchema = incidentSchema.omit({ dedup_key: true, prompt_text: true });
+export const incidentSummarySchema = publicIncidentSchema;
 export const incidentDetailSchema = incidentSummarySchema.extend({ timeline: z.array(timelineEntrySchema) });
 
-/** The data line of each `/events` frame, by its event name. */
+/** The data line of each `/events` frame, by its event name: the snapshot, then the relay's streamed events. */
 export const uiEventDataSchemas = {
   snapshot: z.object({ incidents: z.array(incidentSummarySchema), next_cursor: z.string().nullable().optional() }),
-  'incident.created': z.object({ incident: incidentSummarySchema }),
-  'incident.updated': z.object({ incident: incidentSummarySchema, previous_state: incidentStateSchema }),
-  'incident.timeline': z.object({ incident_id: z.string(), entry: timelineEntrySchema }),
-  'approval.requested': z.object({ incident: incidentSummarySchema, request: approvalRequestSchema }),
-  'approval.decided': z.object({ incident: incidentSummarySchema, approval: approvalSchema }),
+  ...streamedEventSchemas,
 } as const;
 
 export type UiEventName = keyof typeof uiEventDataSchemas;

@@ -9,6 +9,7 @@ import { AgentText } from './agent-text';
 import type { ConfigPreview } from '../../src/runbooks/config-preview';
 import { previewMethodText } from '../../src/runbooks/preview-method';
 import { ROLLBACK_TITLE, rollbackLines } from '../../src/runbooks/rollback-text';
+import { entries, isEntry } from '../../src/core/events/timeline-entries';
 
 function outcomeText(o: DecideOutcome): string {
   switch (o.status) {
@@ -89,7 +90,7 @@ const CHANNEL_NAMES: Record<string, string> = { webex: 'Webex', desktop: 'tray',
 
 /** What the agents saw on the device before asking: every show command with its whole output. */
 function Evidence({ timeline }: { timeline: TimelineEntry[] }) {
-  const reads = timeline.filter((e) => e.type === 'device.exec');
+  const reads = timeline.filter((e) => isEntry(e, entries.deviceExec));
   return (
     <section className="evidence" aria-label="Evidence">
       <div className="dim small">Evidence: what the agents read on the device</div>

@@ -1,11 +1,12 @@
 import type { IncidentSummary, IncidentDetail } from '../bridge/contract';
+import { entries, isEntry } from '../../src/core/events/timeline-entries';
 
 /** Why a held request is not asked yet: the newest `approval.held` not followed by the request's own progress. */
 export function heldBehind(timeline: IncidentDetail['timeline']): { incident: string; change: string; message: string } | undefined {
   for (let i = timeline.length - 1; i >= 0; i--) {
     const e = timeline[i]!;
-    if (e.type === 'approval.unheld' || e.type === 'approval.requested' || e.type === 'approval.quarantined') return undefined;
-    if (e.type === 'approval.held' && typeof e.waiting_for_incident === 'string' && typeof e.waiting_for_change === 'string') {
+    if (isEntry(e, entries.approvalUnheld) || isEntry(e, entries.approvalRequested) || isEntry(e, entries.approvalQuarantined)) return undefined;
+    if (isEntry(e, entries.approvalHeld) && typeof e.waiting_for_incident === 'string' && typeof e.waiting_for_change === 'string') {
       return { incident: e.waiting_for_incident, change: e.waiting_for_change, message: e.message };
     }
   }

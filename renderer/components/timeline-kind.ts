@@ -1,6 +1,7 @@
+import { kindOfType, type EntryKind } from '../../src/core/events/timeline-entries';
 import type { TimelineEntry } from '../../src/core/incidents/model';
 
-export type EntryKind = 'alert' | 'state' | 'runtime' | 'agent' | 'tool' | 'message' | 'notify' | 'approval' | 'outcome' | 'device' | 'warning' | 'error';
+export type { EntryKind };
 
 export const KIND_LABELS: Record<EntryKind, string> = {
   alert: 'alert',
@@ -17,33 +18,8 @@ export const KIND_LABELS: Record<EntryKind, string> = {
   error: 'error',
 };
 
-/** How an entry reads at a glance, from its type (`tool.completed`, `notify.final` …). */
-export function kindOf(entry: TimelineEntry): EntryKind {
-  const t = entry.type;
-  if (t === 'warning' || t.endsWith('.warning')) return 'warning';
-  if (t.endsWith('.error') || t.endsWith('.failed') || t.endsWith('.forward_failed') || t.endsWith('.refused')) return 'error';
-  const head = t.split('.')[0];
-  switch (head) {
-    case 'alert':
-      return 'alert';
-    case 'state':
-      return 'state';
-    case 'agent':
-      return t === 'agent.text' ? 'message' : 'agent';
-    case 'tool':
-      return 'tool';
-    case 'notify':
-      return 'notify';
-    case 'approval':
-      return 'approval';
-    case 'outcome':
-      return 'outcome';
-    case 'device':
-      return 'device';
-    default:
-      return 'runtime';
-  }
-}
+/** How an entry reads at a glance, as its definition says (`tool.completed`, `notify.final` …). */
+export const kindOf = (entry: TimelineEntry): EntryKind => kindOfType(entry.type);
 
 /** Text fields worth showing under the message, in monospace. */
 export function detailsOf(entry: TimelineEntry): { label: string; text: string }[] {

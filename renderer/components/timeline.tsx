@@ -3,6 +3,7 @@ import { clockTime } from '../lib/format';
 import { AgentText } from './agent-text';
 import { groupTimeline, type TimelineRow } from '../state/timeline-group';
 import { detailsOf, KIND_LABELS, kindOf } from './timeline-kind';
+import { entries, isEntry } from '../../src/core/events/timeline-entries';
 
 function Details({ entries }: { entries: TimelineEntry[] }) {
   const details = entries.flatMap(detailsOf);
@@ -26,14 +27,14 @@ function Details({ entries }: { entries: TimelineEntry[] }) {
 function Row({ row }: { row: TimelineRow }) {
   const entry = row.kind === 'entry' ? row.entry : (row.end ?? row.start);
   const first = row.kind === 'entry' ? row.entry : row.start;
-  const kind = row.kind === 'tool' && row.end?.type === 'tool.error' ? 'error' : kindOf(entry);
+  const kind = row.kind === 'tool' && row.end !== undefined && isEntry(row.end, entries.toolError) ? 'error' : kindOf(entry);
   const agent = typeof first.agent === 'string' ? first.agent : undefined;
   const subagent = first.subagent === true;
   // What the agent wrote (its messages, notices, its reported outcome) is shown as its quoted text, never in the relay's styles.
-  const prose = row.kind === 'entry' && (kind === 'message' || kind === 'notify' || entry.type === 'outcome.reported');
+  const prose = row.kind === 'entry' && (kind === 'message' || kind === 'notify' || isEntry(entry, entries.outcomeReported));
   const message =
     row.kind === 'tool'
-      ? `${String(first.tool ?? 'tool')} ${row.end ? (row.end.type === 'tool.error' ? 'failed' : 'done') : 'running…'}${row.durationMs !== undefined ? ` (${row.durationMs < 1000 ? `${row.durationMs} ms` : `${(row.durationMs / 1000).toFixed(1)} s`})` : ''}`
+      ? `${String(first.tool ?? 'tool')} ${row.end ? (isEntry(row.end, entries.toolError) ? 'failed' : 'done') : 'running…'}${row.durationMs !== undefined ? ` (${row.durationMs < 1000 ? `${row.durationMs} ms` : `${(row.durationMs / 1000).toFixed(1)} s`})` : ''}`
       : entry.message;
   return (
     <li className={`tl-entry kind-${kind}${subagent ? ' subagent' : ''}`} data-type={entry.type}>

@@ -4,6 +4,15 @@ export interface Clock {
   setTimeout(fn: () => void, ms: number): { cancel(): void };
 }
 
+/**
+ * A clock whose waits are its own: the RAW engine and the device lab sleep on it, so a virtual one
+ * (src/artifacts/clock.ts) moves itself forward and a 10 s wait costs nothing in tests and `raw:test`.
+ */
+export interface SleepingClock extends Clock {
+  /** Resolves after `ms` of this clock's time. */
+  sleep(ms: number): Promise<void>;
+}
+
 export const systemClock: Clock = {
   now: () => new Date(),
   setTimeout(fn, ms) {

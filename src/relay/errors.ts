@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -6,15 +5,9 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { findUnstorableJson } from '../core/incidents/storable-text';
 import { StoreUnavailableError } from '../core/incidents/store';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { errorBody, type ErrorBody } from '../core/error-body';
 
-export const errorBodySchema = z.object({
-  error: z.object({
-    code: z.string(),
-    message: z.string(),
-    details: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
-  }),
-});
-export type ErrorBody = z.infer<typeof errorBodySchema>;
+export { errorBody, errorBodySchema, errorResponses, type ErrorBody } from '../core/error-body';
 
 export class HttpError extends Error {
   constructor(
@@ -28,9 +21,6 @@ export class HttpError extends Error {
   }
 }
 
-export const errorBody = (code: string, message: string, details?: ErrorBody['error']['details']): ErrorBody => ({
-  error: details ? { code, message, details } : { code, message },
-});
 
 /** Fastify's own errors, by code, as the error bodies the decisions table names. */
 const FASTIFY_ERRORS: Record<string, [number, string, string]> = {

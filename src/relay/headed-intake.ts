@@ -6,6 +6,7 @@ import type { Incident } from '../core/incidents/model';
 import { newIncidentFrom, type Incidents } from '../core/incidents/service';
 import { isTerminal } from '../core/incidents/model';
 import { HttpError } from './errors';
+import { entries } from '../core/events/timeline-entries';
 
 /** A headed run: its incident and prompt; `joined` when the fault's open incident was answered instead of a new one. */
 export interface HeadedStart {
@@ -33,7 +34,7 @@ export function promptToPaste(start: HeadedStart): string {
 export function createHeadedIntake(deps: { incidents: Incidents; mode: 'strict' | 'hybrid'; logger: Logger }) {
   /** The fault already has a run and a gate: the headed run joins it, so one change is asked for once. */
   function join(open: Incident): HeadedStart {
-    deps.incidents.record(open.incident_id, 'headed.joined', 'A headed run was asked for this fault: it joins this open incident (one run, one approval)');
+    deps.incidents.record(open.incident_id, entries.headedJoined, 'A headed run was asked for this fault: it joins this open incident (one run, one approval)');
     deps.logger.info({ incident_id: open.incident_id }, 'headed run joined the open incident of its fault');
     return { incident: open, prompt: open.prompt_text ?? '', joined: true };
   }
@@ -71,7 +72,7 @@ export function createHeadedIntake(deps: { incidents: Incidents; mode: 'strict' 
       promptTextFor: (id) =>
         renderPromptText({ ...base, incident_id: id, mode: chosen, kb_query_mode: stored ? parsePromptText(stored).kb_query_mode : 'standard' }),
     });
-    deps.incidents.record(incident.incident_id, 'headed.from', `Taken over by hand from ${incidentId}`, { from: incidentId });
+    deps.incidents.record(incident.incident_id, entries.headedFrom, `Taken over by hand from ${incidentId}`, { from: incidentId });
     return { incident, prompt: incident.prompt_text ?? '' };
   }
 

@@ -7,6 +7,7 @@ import type { Incident } from '../core/incidents/model';
 import { newIncidentFrom, type Incidents } from '../core/incidents/service';
 import { StoreUnavailableError } from '../core/incidents/store';
 import { HttpError } from './errors';
+import { entries } from '../core/events/timeline-entries';
 
 export const acceptedResponseSchema = z.object({
   status: z.enum(['accepted', 'queued', 'duplicate']),
@@ -104,7 +105,7 @@ export function createIntake(opts: IntakeOptions) {
     }
     // After the durability point: a line about a repeat answered 503 would count it at a restart.
     if (burstStarts && incidents.get(open.incident_id)) {
-      incidents.record(open.incident_id, 'alert.repeated', `Same alert again (${updated.occurrences} so far)`, { occurrences: updated.occurrences });
+      incidents.record(open.incident_id, entries.alertRepeated, `Same alert again (${updated.occurrences} so far)`, { occurrences: updated.occurrences });
     }
     logger.debug({ incident_id: open.incident_id, occurrences: updated.occurrences }, 'duplicate alert folded into open incident');
     return incidents.get(open.incident_id) ? duplicateOf(updated) : survivorOf(open);

@@ -3,6 +3,7 @@ import type { Bus } from '../core/events/bus';
 import type { RelayEvents } from '../core/incidents/events';
 import { INCIDENT_STATES, type Incident } from '../core/incidents/model';
 import type { StoreHealth } from '../core/incidents/store';
+import { entries, isEntry } from '../core/events/timeline-entries';
 
 /** What an alert sender was answered: the 202's status, or why there was no 202. */
 export type AlertAnswer = 'accepted' | 'queued' | 'duplicate' | 'resolved' | 'refused' | 'invalid';
@@ -116,12 +117,12 @@ export function createRelayMetrics(deps: RelayMetricsDeps): RelayMetrics {
       if (asked) toDecision.observe({ outcome: approval.decision }, seconds(asked, approval.at));
     }),
     deps.bus.subscribe('incident.timeline', ({ incident_id, entry }) => {
-      if (entry.type === 'device.exec') deviceCalls.inc({ tool: 'exec_cli', result: 'allowed', reason: '' });
-      else if (entry.type === 'device.config_applied') {
+      if (isEntry(entry, entries.deviceExec)) deviceCalls.inc({ tool: 'exec_cli', result: 'allowed', reason: '' });
+      else if (isEntry(entry, entries.deviceConfigApplied)) {
         deviceCalls.inc({ tool: 'config_cli', result: 'allowed', reason: '' });
         const approval = deps.incidents.get(incident_id)?.approval;
         if (approval?.decision === 'APPROVED' || approval?.effective === 'APPROVED') toApplied.observe(seconds(approval.at, entry.at));
-      } else if (entry.type === 'device.refused') {
+      } else if (isEntry(entry, entries.deviceRefused)) {
         const tool = typeof entry.tool === 'string' ? entry.tool : 'unknown';
         const reason = typeof entry.reason === 'string' ? entry.reason : '';
         deviceCalls.inc({ tool, result: 'refused', reason: refusalReason(tool, reason) });

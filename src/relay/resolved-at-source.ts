@@ -5,11 +5,10 @@ import type { Bus } from '../core/events/bus';
 import type { RelayEvents } from '../core/incidents/events';
 import { isTerminal, type Incident, type TimelineEntry } from '../core/incidents/model';
 import type { Incidents } from '../core/incidents/service';
+import { entries, isEntry } from '../core/events/timeline-entries';
 
 /** The timeline line of a sender saying the fault cleared, and the lines about telling the run. */
-export const RESOLVED_AT_SOURCE = 'alert.resolved';
-export const RUN_TOLD = 'alert.resolved.told';
-export const RUN_NOT_TOLD = 'alert.resolved.not_told';
+const { alertResolved: RESOLVED_AT_SOURCE, alertResolvedTold: RUN_TOLD, alertResolvedNotTold: RUN_NOT_TOLD } = entries;
 
 const sameResolution = (entry: TimelineEntry, ref: unknown, resolvedAt: unknown) => entry.ref === ref && entry.resolved_at === resolvedAt;
 
@@ -23,7 +22,7 @@ export function recordResolvedAtSource(incidents: Incidents, source: string, ale
   if (!open) return null;
   const resolvedAt = alert.resolved_at ?? null;
   const timeline = incidents.timeline(open.incident_id);
-  if (!timeline.some((e) => e.type === RESOLVED_AT_SOURCE && sameResolution(e, alert.ref, resolvedAt))) {
+  if (!timeline.some((e) => isEntry(e, RESOLVED_AT_SOURCE) && sameResolution(e, alert.ref, resolvedAt))) {
     const when = resolvedAt ? ` (${resolvedAt})` : '';
     incidents.record(open.incident_id, RESOLVED_AT_SOURCE, `Alert resolved at source: ${source} reports the fault cleared${when}`, { source, ref: alert.ref, resolved_at: resolvedAt });
   }
@@ -58,13 +57,13 @@ export function startResolvedNotices(deps: {
 }): () => void {
   const { incidents, logger } = deps;
   return deps.bus.subscribe('incident.timeline', ({ incident_id: id, entry }) => {
-    if (entry.type !== RESOLVED_AT_SOURCE) return;
+    if (!isEntry(entry, RESOLVED_AT_SOURCE)) return;
     const incident = incidents.get(id);
     if (!incident || isTerminal(incident.state) || incident.kind !== 'relay' || deps.owns?.(id) === false) return;
     const source = String(entry.source ?? 'the alert source');
     const resolvedAt = typeof entry.resolved_at === 'string' ? entry.resolved_at : null;
     // A timeline replayed (a restart, another relay's changes) must not tell the run twice.
-    if (incidents.timeline(id).some((e) => (e.type === RUN_TOLD || e.type === RUN_NOT_TOLD) && sameResolution(e, entry.ref, entry.resolved_at))) return;
+    if (incidents.timeline(id).some((e) => (isEntry(e, RUN_TOLD) || isEntry(e, RUN_NOT_TOLD)) && sameResolution(e, entry.ref, entry.resolved_at))) return;
     const mark = { ref: entry.ref, resolved_at: entry.resolved_at };
     if (incident.application.status !== 'none') {
       incidents.record(id, RUN_NOT_TOLD, `The run is not told: a change was already sent to the device (${incident.application.status}); its revalidation decides`, mark);

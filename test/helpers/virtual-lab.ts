@@ -1,5 +1,5 @@
 import { beforeAll, beforeEach } from 'vitest';
-import { createVirtualClock, type VirtualClock } from '../../src/runbooks/clock';
+import { createVirtualClock, type VirtualClock } from '../../harness/raw-tests/clock';
 import { loadArtifactGroup, type ArtifactGroup } from '../../src/runbooks/load';
 import { loadInventory, type Inventory } from '../../harness/ios-lab/inventory';
 import { createLab, type CliResult, type Lab } from '../../harness/ios-lab/lab';

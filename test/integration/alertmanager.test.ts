@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Incident } from '../../src/core/incidents/model';
 import type { Relay } from '../../src/relay/create-relay';
-import { RESOLVED_AT_SOURCE, RUN_TOLD } from '../../src/relay/resolved-at-source';
+import { entries } from '../../src/core/events/timeline-entries';
 import { noAlertmanager, startAlertmanager } from '../helpers/alertmanager-process';
 import { untilIncident } from '../helpers/incident-waits';
 import { relayForTest } from '../helpers/relay';
@@ -49,10 +49,10 @@ describe.skipIf(noAlertmanager)('a real Alertmanager notifying the relay', () =>
       // Prometheus resolves an alert by sending it with an end time that has passed.
       await am.postAlerts([{ labels, startsAt, endsAt: new Date().toISOString() }]);
       await within(
-        untilIncident(relay, incident.incident_id, (_i, timeline) => timeline.some((e) => e.type === RUN_TOLD)),
+        untilIncident(relay, incident.incident_id, (_i, timeline) => timeline.some((e) => e.type === entries.alertResolvedTold.name)),
         'the resolution was recorded and the run told',
       );
-      const line = relay.incidents.timeline(incident.incident_id).find((e) => e.type === RESOLVED_AT_SOURCE);
+      const line = relay.incidents.timeline(incident.incident_id).find((e) => e.type === entries.alertResolved.name);
       expect(line?.message).toMatch(/^Alert resolved at source: alertmanager reports the fault cleared/);
       // One run, started by the first notification, and told at the end.
       expect(agent.sessions.map((s) => s.title)).toEqual([`${incident.incident_id} AD000002 R1`]);

@@ -1,6 +1,6 @@
 import { pino } from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createVirtualClock, type VirtualClock } from '../../src/runbooks/clock';
+import { createVirtualClock, type VirtualClock } from '../../harness/raw-tests/clock';
 import { DeviceToolError } from '../../src/core/changes/device-contract';
 import { createMcpDeviceTools, type McpDeviceTools } from '../../src/adapters/device-tools/mcp-device-tools';
 import { createLabDeviceTools } from '../../harness/ios-lab/lab-device-tools';
@@ -30,7 +30,7 @@ describe('provisional changes on the simulated lab, over MCP', () => {
   it('a confirmed change stays; confirming it again is refused naming its state', async () => {
     const { output, change } = await tools.configProvisional('R1', shutdown, 60);
     expect(output).toContain('R1(config-router)#neighbor 10.0.0.2 shutdown');
-    expect(change).toMatchObject({ device: 'R1', state: 'pending', deadline: new Date(clock.now() + 60_000).toISOString() });
+    expect(change).toMatchObject({ device: 'R1', state: 'pending', deadline: new Date(clock.now().getTime() + 60_000).toISOString() });
     expect(await tools.confirmChange('R1', change.change_id)).toMatchObject({ state: 'confirmed' });
     clock.advance(120_000);
     expect(await running_()).toContain('neighbor 10.0.0.2 shutdown');

@@ -2,7 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { pino } from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createVirtualClock, type VirtualClock } from '../../src/runbooks/clock';
+import { createVirtualClock, type VirtualClock } from '../../harness/raw-tests/clock';
 import { DeviceToolError } from '../../src/core/changes/device-contract';
 import { createMcpDeviceTools, type McpDeviceTools } from '../../src/adapters/device-tools/mcp-device-tools';
 import { runRaw } from '../../harness/raw-tests/engine';

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parsePromptText } from '../../src/adapters/alert-sources/prompt';
 import { batchAnswerSchema } from '../../src/adapters/alert-sources/source';
 import type { Relay } from '../../src/relay/create-relay';
-import { RESOLVED_AT_SOURCE, RUN_NOT_TOLD, RUN_TOLD } from '../../src/relay/resolved-at-source';
+import { entries } from '../../src/core/events/timeline-entries';
 import { amAlert, amWebhook, bgpLabels } from '../helpers/alertmanager';
 import { captureLogger } from '../helpers/capture-logger';
 import { untilIncident } from '../helpers/incident-waits';
@@ -91,10 +91,10 @@ describe('POST /alerts/alertmanager', () => {
     const answer = await notify(relay, [resolved]);
     expect(answer).toEqual({ accepted: [], resolved: [{ ref: 'c0ffee0000000001', alert_def_id: 'AD000002', incident_id: id }], unmatched: [] });
 
-    const told = await untilIncident(relay, id, (_i, timeline) => timeline.some((e) => e.type === RUN_TOLD));
+    const told = await untilIncident(relay, id, (_i, timeline) => timeline.some((e) => e.type === entries.alertResolvedTold.name));
     expect(told.state).not.toBe('resolved');
     const lines = relay.incidents.timeline(id);
-    expect(lines.find((e) => e.type === RESOLVED_AT_SOURCE)).toMatchObject({ message: expect.stringMatching(/^Alert resolved at source: alertmanager/), resolved_at: '2026-11-21T10:07:00Z' });
+    expect(lines.find((e) => e.type === entries.alertResolved.name)).toMatchObject({ message: expect.stringMatching(/^Alert resolved at source: alertmanager/), resolved_at: '2026-11-21T10:07:00Z' });
     const notice = agent.prompts.at(-1)!;
     expect(notice).toMatchObject({ sessionId: told.session_id, agent: 'network-troubleshooter' });
     expect(notice.text).toMatch(/^ALERT RESOLVED AT SOURCE: /);
@@ -102,7 +102,7 @@ describe('POST /alerts/alertmanager', () => {
 
     // Alertmanager sends the resolved alert again with later notifications of its group.
     await notify(relay, [resolved]);
-    expect(relay.incidents.timeline(id).filter((e) => e.type === RESOLVED_AT_SOURCE)).toHaveLength(1);
+    expect(relay.incidents.timeline(id).filter((e) => e.type === entries.alertResolved.name)).toHaveLength(1);
     expect(agent.prompts.filter((p) => p.text.startsWith('ALERT RESOLVED'))).toHaveLength(1);
   });
 
@@ -112,7 +112,7 @@ describe('POST /alerts/alertmanager', () => {
     const id = (await notify(relay, [amAlert()])).accepted[0]!.incident_id;
     relay.incidents.update(id, () => ({ application: { status: 'applied', device: 'R1', at: new Date().toISOString(), error: null } }));
     await notify(relay, [amAlert({ status: 'resolved' })]);
-    const line = relay.incidents.timeline(id).find((e) => e.type === RUN_NOT_TOLD);
+    const line = relay.incidents.timeline(id).find((e) => e.type === entries.alertResolvedNotTold.name);
     expect(line?.message).toMatch(/a change was already sent to the device \(applied\)/);
     expect(agent.prompts.filter((p) => p.text.startsWith('ALERT RESOLVED'))).toEqual([]);
 

@@ -8,6 +8,7 @@ import { captureLogger } from '../helpers/capture-logger';
 import { ad000002, relayForTest, silent } from '../helpers/relay';
 import { createStubRuntime } from '../helpers/stub-runtime';
 import { inMemoryIncidents, manualClock } from '../unit/incidents/in-memory-incidents';
+import { entries } from '../../src/core/events/timeline-entries';
 
 let relay: Relay | undefined;
 let app: FastifyInstance | undefined;
@@ -96,7 +97,7 @@ describe('event stream clients that do not read', () => {
     // Far more than the socket buffers between them hold: the stalled client's backlog grows past the
     // allowance; the reader reads between bursts (each well under it).
     for (let i = 0; i < total; i++) {
-      t.incidents.record(incident.incident_id, 'tool.completed', `entry ${i}`, { bulk });
+      t.incidents.record(incident.incident_id, entries.toolCompleted, `entry ${i}`, { session_id: 'ses_1', tool: 'read', call_id: `call_${i}`, output: bulk });
       if (i % 10 === 9) await new Promise((r) => setImmediate(r));
     }
     expect((await read).filter((e) => e === 'incident.timeline')).toHaveLength(total);

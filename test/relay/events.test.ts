@@ -8,6 +8,12 @@ import { installErrorHandler } from '../../src/relay/errors';
 import { eventsRoutes } from '../../src/relay/routes/events';
 import { silent } from '../helpers/relay';
 import { inMemoryIncidents, manualClock } from '../unit/incidents/in-memory-incidents';
+import { entries } from '../../src/core/events/timeline-entries';
+import { z } from 'zod';
+import { define } from '../../src/core/events/define';
+
+/** A line of no particular kind, to see it pass through. */
+const note = define('note', z.looseObject({}), 'runtime');
 
 interface Frame {
   event?: string;
@@ -117,7 +123,7 @@ describe('GET /events', () => {
     expect(listed[0]).toMatchObject({ state: 'running', session_id: 'ses_1' });
     expect(listed[0]).not.toHaveProperty('dedup_key');
 
-    t.incidents.record(before.incident_id, 'tool.completed', 'network-troubleshooter: read completed');
+    t.incidents.record(before.incident_id, entries.toolCompleted, 'network-troubleshooter: read completed', { session_id: 'ses_1', tool: 'read', call_id: 'call_1', output: '' });
     expect(await stream.next()).toMatchObject({
       event: 'incident.timeline',
       data: { incident_id: before.incident_id, entry: { type: 'tool.completed', message: 'network-troubleshooter: read completed' } },
@@ -147,7 +153,7 @@ describe('GET /events', () => {
     expect(t.counting.active()).toBe(5);
 
     t.clock.advance(14_999);
-    t.incidents.record(incident.incident_id, 'x', 'marker');
+    t.incidents.record(incident.incident_id, note, 'marker');
     // Nothing before the marker: the keep-alive is not due yet.
     expect(await stream.next()).toMatchObject({ event: 'incident.timeline', data: { entry: { message: 'marker' } } });
     t.clock.advance(1);
@@ -168,7 +174,7 @@ describe('GET /events', () => {
     const snapshot = await stream.next();
     expect(JSON.stringify(snapshot?.data).length).toBeGreaterThan(2_000);
     expect((snapshot?.data as { incidents: unknown[] }).incidents).toHaveLength(40);
-    t.incidents.record(many[0]!.incident_id, 'x', 'after the snapshot');
+    t.incidents.record(many[0]!.incident_id, note, 'after the snapshot');
     expect(await stream.next()).toMatchObject({ event: 'incident.timeline', data: { entry: { message: 'after the snapshot' } } });
   });
 

@@ -8,6 +8,7 @@ import { amAlert, amWebhook } from '../helpers/alertmanager';
 import { ad000002, relayForTest } from '../helpers/relay';
 import { createStubRuntime } from '../helpers/stub-runtime';
 import { tempDir } from '../helpers/temp-dir';
+import { entries } from '../../src/core/events/timeline-entries';
 
 const SECRET = 'metrics-webhook-secret-7';
 const auth = { authorization: `Bearer ${SECRET}` };
@@ -67,7 +68,7 @@ describe('GET /metrics', () => {
     const decided = await r.app.inject({ method: 'POST', url: `/incidents/${id}/decision`, headers: { authorization: `Bearer ${ana.token}` }, payload: { request_id, decision: 'APPROVED' } });
     expect(decided.statusCode, decided.body).toBe(200);
     // What the device guard writes when it refuses a call (src/adapters/device-tools/device-guard.ts): the free-text reason becomes a fixed label.
-    r.incidents.record(id, 'device.refused', 'exec_cli refused: R9 is not this incident\'s device', { tool: 'exec_cli', reason: 'R9 is not this incident\'s device R1' });
+    r.incidents.record(id, entries.deviceRefused, 'exec_cli refused: R9 is not this incident\'s device', { tool: 'exec_cli', reason: 'R9 is not this incident\'s device R1' });
 
     // A person's token reads it too, as /health/deep.
     const text = await scrape(r, ana.token);

@@ -9,6 +9,11 @@ import type { Relay } from '../../src/relay/create-relay';
 import { ad000002, relayForTest } from '../helpers/relay';
 import { createStubRuntime } from '../helpers/stub-runtime';
 import { manualClock } from '../unit/incidents/in-memory-incidents';
+import { z } from 'zod';
+import { define } from '../../src/core/events/define';
+
+/** A line of no particular kind, to see it pass through. */
+const note = define('note', z.looseObject({}), 'runtime');
 
 let relay: Relay | undefined;
 afterEach(async () => {
@@ -174,7 +179,7 @@ describe('repeats and long timelines', () => {
   it('pages a timeline with offset and limit, saying where the next page starts', async () => {
     relay = await relayForTest({ agent: createStubRuntime() });
     const id = (await relay.app.inject({ method: 'POST', url: '/fault-alert', headers: json, payload: alert })).json().incident_id as string;
-    for (let i = 0; i < 30; i++) relay.incidents.record(id, 'note', `note ${i}`);
+    for (let i = 0; i < 30; i++) relay.incidents.record(id, note, `note ${i}`);
     const total = relay.incidents.timeline(id).length;
     const first = (await relay.app.inject({ url: `/sessions/${id}?limit=10` })).json();
     expect(first).toMatchObject({ incident_id: id, timeline_total: total, next_offset: 10 });

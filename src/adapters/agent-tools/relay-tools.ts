@@ -13,6 +13,10 @@ import { previewBeforeApproval, type PreviewConfig } from '../device-tools/appro
 import { quarantineLine, type QuarantineEntry } from '../../core/quarantine/entry';
 import { CHANGE_WORDS_TITLE, changeWords, withoutConfigClaims } from '../../core/incidents/outcome-words';
 import { traceToolCalls } from '../telemetry/traced-tools';
+import { entries } from '../../core/events/timeline-entries';
+
+/** The timeline entry of each kind of message the agents post. */
+const NOTIFY = { 'fault-received': entries.notifyFaultReceived, 'step-progress': entries.notifyStepProgress, final: entries.notifyFinal } as const;
 
 /** The incident event each outcome the agent reports is (src/core/incidents/state.ts). */
 const OUTCOME_EVENT = { resolved: 'resolve', escalated: 'escalate', failed: 'fail' } as const satisfies Record<string, IncidentEvent>;
@@ -73,7 +77,7 @@ export function createRelayToolsServer(deps: RelayToolsDeps): McpServer {
       // outside the agent's quote; the model's claims about it are left out of what it wrote.
       const said = kind === 'final' ? withoutConfigClaims(given).text : given;
       const record = kind === 'final' ? `**${CHANGE_WORDS_TITLE}:** ${changeWords(incident)}` : undefined;
-      incidents.record(incident_id, `notify.${kind}`, (record ? `${said}\n\n${record}` : said).slice(0, 2000), { kind });
+      incidents.record(incident_id, NOTIFY[kind], (record ? `${said}\n\n${record}` : said).slice(0, 2000), { kind });
       if (channels.length === 0) return text({ posted: false, recorded: true, note: 'No operator room is configured; the message is in the incident timeline.' });
       const held = deps.quarantined?.(incident.device_hostname);
       const header = `**${incident_id}** · ${kind}${held ? `\n\n⛔ ${quarantineLine(held)}` : ''}${record ? `\n\n${record}` : ''}`;
@@ -139,9 +143,9 @@ export function createRelayToolsServer(deps: RelayToolsDeps): McpServer {
       // What became of the configuration is the change record's to say (shown beside the outcome everywhere), not the summary's.
       const { text: kept, removed } = withoutConfigClaims(summary);
       incidents.transition(incident_id, event, () => ({ outcome: { kind: outcome, summary: kept, at, by: 'agent' } }));
-      incidents.record(incident_id, 'outcome.reported', `${outcome}: ${kept.slice(0, 1000)}`, { outcome });
+      incidents.record(incident_id, entries.outcomeReported, `${outcome}: ${kept.slice(0, 1000)}`, { outcome });
       if (removed.length) {
-        incidents.record(incident_id, 'outcome.claims_removed', `${removed.length} sentence(s) about what became of the configuration left out of the reported outcome: the relay's change record says how the change ended`, { removed: removed.length });
+        incidents.record(incident_id, entries.outcomeClaimsRemoved, `${removed.length} sentence(s) about what became of the configuration left out of the reported outcome: the relay's change record says how the change ended`, { removed: removed.length });
       }
       logger.info({ incident_id, outcome, change: changeWords(incidents.get(incident_id) ?? incident) }, 'outcome reported');
       return text({ recorded: true, state: outcome });

@@ -17,6 +17,7 @@ import {
   type RuntimeEndpoint,
   type RuntimeEvent,
 } from '../../core/agent-runtime';
+import { errorText } from '../../core/error-body';
 
 /** The runtime client (kept as a name for callers that read sessions back). */
 export type AgentClient = AgentRuntime & {
@@ -267,7 +268,7 @@ export function createAgentClient(endpoint: RuntimeEndpoint, opts: AgentClientOp
           });
         } catch (error) {
           if (signal.aborted) break;
-          const message = error instanceof Error ? error.message : String(error);
+          const message = errorText(error);
           report(false, message);
           const delay = reconnectDelay(attempt++);
           log?.debug({ delay_ms: delay, error: message }, 'agent runtime event stream down; reconnecting');

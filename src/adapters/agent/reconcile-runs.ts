@@ -3,11 +3,12 @@ import type { AgentRuntime } from '../../core/agent-runtime';
 import type { Clock } from '../../core/clock';
 import type { RuntimeEventMapper } from './runtime-events';
 import type { Incidents } from '../../core/incidents/service';
+import { entries } from '../../core/events/timeline-entries';
 import type { Owns } from '../../core/incidents/ownership';
 
 /** Entries that start a turn of the agent (the run is expected to end again after them). */
-const TURN_START = new Set(['prompt.sent', 'approval.forwarded']);
-const TURN_END = new Set(['session.idle', 'session.error']);
+const TURN_START: ReadonlySet<string> = new Set([entries.promptSent.name, entries.approvalForwarded.name]);
+const TURN_END: ReadonlySet<string> = new Set([entries.sessionIdle.name, entries.sessionError.name]);
 /** A prompt this old with no message stored did not start a run. */
 const NO_RUN_AFTER_MS = 60_000;
 

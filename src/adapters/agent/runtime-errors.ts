@@ -1,4 +1,5 @@
 import { AgentRuntimeError, type AgentErrorKind } from '../../core/agent-runtime';
+import { errorText } from '../../core/error-body';
 
 /**
  * Replaces every secret (and its basic-auth encodings) in a text. Error messages are built from
@@ -54,7 +55,7 @@ export function transportError(
 ): AgentRuntimeError {
   const kind = kindOfTransportError(error);
   const code = codeOf(error);
-  const detail = code ?? (error instanceof Error ? error.message : String(error));
+  const detail = code ?? (errorText(error));
   const reason = kind === 'timeout' ? `timed out (${detail})` : `runtime unreachable (${detail})`;
   return new AgentRuntimeError(kind, redact(`agent runtime ${what}: ${reason}`));
 }

@@ -4,6 +4,7 @@ import { isTerminal } from '../../core/incidents/model';
 import type { RuntimePart } from './runtime-event-schemas';
 import type { Action, SessionMemory } from './runtime-event-sessions';
 import type { Incidents } from '../../core/incidents/service';
+import { entries, isEntry } from '../../core/events/timeline-entries';
 
 /** Longest excerpt of model text, tool output or error a timeline entry carries. */
 export const EXCERPT_CHARS = 500;
@@ -44,9 +45,9 @@ export function createEventActions(deps: {
         // After a restart the entry may already be there from before.
         const before = incidents
           .timeline(incident.incident_id)
-          .some((e) => e.type === 'agent.started' && e.session_id === sessionId && e.agent === name);
+          .some((e) => isEntry(e, entries.agentStarted) && e.session_id === sessionId && e.agent === name);
         if (before) return;
-        incidents.record(incident.incident_id, 'agent.started', isRoot ? `${name} started` : `${name} started (subagent)`, {
+        incidents.record(incident.incident_id, entries.agentStarted, isRoot ? `${name} started` : `${name} started (subagent)`, {
           ...base(sessionId, isRoot),
           agent: name,
         });
@@ -70,12 +71,12 @@ export function createEventActions(deps: {
         const what = `${who(sessionID)}: ${tool}${subagent}`;
         const input = state.input && Object.keys(state.input).length > 0 ? excerpt(JSON.stringify(state.input), 200) : undefined;
         const data = { ...base(sessionID, isRoot), tool, call_id: callID, ...(input ? { input } : {}), ...(child ? { child_session_id: child } : {}) };
-        if (state.status === 'running') incidents.record(incident.incident_id, 'tool.running', `${what} running`, data);
+        if (state.status === 'running') incidents.record(incident.incident_id, entries.toolRunning, `${what} running`, data);
         else if (state.status === 'completed') {
-          incidents.record(incident.incident_id, 'tool.completed', `${what} completed`, { ...data, output: excerpt(state.output ?? '') });
+          incidents.record(incident.incident_id, entries.toolCompleted, `${what} completed`, { ...data, output: excerpt(state.output ?? '') });
         } else {
           const error = excerpt(state.error ?? 'unknown error');
-          incidents.record(incident.incident_id, 'tool.error', `${what} failed: ${error}`, { ...data, error });
+          incidents.record(incident.incident_id, entries.toolError, `${what} failed: ${error}`, { ...data, error });
         }
       },
     };
@@ -90,7 +91,7 @@ export function createEventActions(deps: {
       sessionId: part.sessionID,
       run({ incident }, isRoot) {
         if (!once(`text|${part.id}`)) return;
-        incidents.record(incident.incident_id, 'agent.text', excerpt(text), base(part.sessionID, isRoot));
+        incidents.record(incident.incident_id, entries.agentText, excerpt(text), base(part.sessionID, isRoot));
       },
     };
   }
@@ -103,7 +104,7 @@ export function createEventActions(deps: {
         if (!once(`retry|${sessionID}|${attempt ?? message}`)) return;
         const why = excerpt(message ?? 'model provider unavailable');
         const label = attempt === undefined ? 'Model provider retry' : `Model provider retry ${attempt}`;
-        incidents.record(incident.incident_id, 'runtime.retry', `${label}: ${why}`, {
+        incidents.record(incident.incident_id, entries.runtimeRetry, `${label}: ${why}`, {
           ...base(sessionID, isRoot),
           attempt,
           ...(next ? { next_at: new Date(next).toISOString() } : {}),
@@ -118,11 +119,11 @@ export function createEventActions(deps: {
       run({ incident }, isRoot) {
         if (!isRoot) return;
         const id = incident.incident_id;
-        incidents.record(id, 'session.idle', `${who(sessionID)} idle`, base(sessionID, true));
+        incidents.record(id, entries.sessionIdle, `${who(sessionID)} idle`, base(sessionID, true));
         const current = incidents.get(id);
         if (current?.state === 'running' && !current.outcome) {
           logger.warn({ incident_id: id }, 'agent stopped without reporting an outcome');
-          incidents.record(id, 'warning', 'agent stopped without reporting an outcome', { session_id: sessionID });
+          incidents.record(id, entries.warning, 'agent stopped without reporting an outcome', { session_id: sessionID });
         }
       },
     };
@@ -138,10 +139,10 @@ export function createEventActions(deps: {
         const id = incident.incident_id;
         const shown = excerpt(summary);
         if (!isRoot) {
-          incidents.record(id, 'session.error', `${who(sessionId)} (subagent) failed: ${shown}`, { ...base(sessionId, false), error: shown });
+          incidents.record(id, entries.sessionError, `${who(sessionId)} (subagent) failed: ${shown}`, { ...base(sessionId, false), error: shown });
           return;
         }
-        incidents.record(id, 'session.error', `Agent session failed: ${shown}`, { ...base(sessionId, true), error: shown });
+        incidents.record(id, entries.sessionError, `Agent session failed: ${shown}`, { ...base(sessionId, true), error: shown });
         const current = incidents.get(id);
         if (!current || isTerminal(current.state)) return;
         incidents.transition(id, 'fail', () => ({ outcome: { kind: 'failed', summary: shown, at: clock.now().toISOString() } }));

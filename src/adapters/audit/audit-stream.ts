@@ -6,7 +6,11 @@ import type { Bus } from '../../core/events/bus';
 import type { RelayEvents } from '../../core/incidents/events';
 import type { Incident, TimelineEntry } from '../../core/incidents/model';
 import { createOutbox, type Outbox, type OutboxStore, type SendResult, type StoredItem } from '../outbox/outbox';
-import { AUDIT_PROGRESS, isAuditedEntry } from './audited-entries';
+import { isAuditedEntry } from './audited-entries';
+import { entries } from '../../core/events/timeline-entries';
+import type { Incidents } from '../../core/incidents/service';
+
+type AuditProgress = typeof entries.auditDelivered | typeof entries.auditFailed | typeof entries.auditWaiting;
 import { auditEventOf } from './derive';
 import { auditEventSchema, type AuditEvent } from './schema';
 import type { AuditSender, BatchResult } from './sender';
@@ -15,7 +19,7 @@ export interface AuditStreamDeps {
   senders: readonly AuditSender[];
   /** Where each sink's outbox keeps its batches (the data folder's file; on a team, the database). */
   openStore: (name: string) => OutboxStore;
-  incidents: { get(id: string): Incident | undefined; timeline(id: string): readonly TimelineEntry[]; record(id: string, type: string, message: string, data?: Record<string, unknown>): unknown };
+  incidents: { get(id: string): Incident | undefined; timeline(id: string): readonly TimelineEntry[]; record: Incidents['record'] };
   bus: Bus<RelayEvents>;
   /** On a team only the incident's owner derives its events; default: every incident is this relay's. */
   owns?: (incidentId: string) => boolean;
@@ -50,13 +54,13 @@ export function createAuditStream(deps: AuditStreamDeps) {
   let flushing = false;
   const refusedSingles = new Map<string, Set<string>>();
 
-  const note = (sink: string, events: readonly AuditEvent[], type: string, message: (n: number) => string, data: Record<string, unknown> = {}) => {
+  const note = (sink: string, events: readonly AuditEvent[], def: AuditProgress, message: (n: number) => string, data: { reason?: string } = {}) => {
     const byIncident = new Map<string, string[]>();
     for (const e of events) if (e.incident_id) byIncident.set(e.incident_id, [...(byIncident.get(e.incident_id) ?? []), e.id]);
     for (const [id, ids] of byIncident) {
       if (!deps.incidents.get(id)) continue;
       try {
-        deps.incidents.record(id, type, message(ids.length), { sink, ids, ...data });
+        deps.incidents.record(id, def, message(ids.length), { sink, ids, ...data });
       } catch (error) {
         logger.warn({ incident_id: id, err_message: (error as Error).message }, 'could not note audit delivery on the timeline');
       }
@@ -90,7 +94,7 @@ export function createAuditStream(deps: AuditStreamDeps) {
         const events = eventsOf(item);
         const result = await sender.send(events);
         if (!result.ok && result.permanent && events.length > 1) return oneByOne(sender, item.key, events, result);
-        if (!result.ok && !result.permanent && item.attempts === 0) note(sender.sink, events, AUDIT_PROGRESS.waiting, (n) => `Audit: ${n} event(s) waiting for ${sender.sink}: ${result.reason}`, { reason: result.reason });
+        if (!result.ok && !result.permanent && item.attempts === 0) note(sender.sink, events, entries.auditWaiting, (n) => `Audit: ${n} event(s) waiting for ${sender.sink}: ${result.reason}`, { reason: result.reason });
         return result;
       },
       onFinished(item, outcome, reason) {
@@ -99,8 +103,8 @@ export function createAuditStream(deps: AuditStreamDeps) {
         refusedSingles.delete(item.key);
         const failed = outcome === 'failed' ? events.filter((e) => !refused || refused.has(e.id)) : [];
         const sent = events.filter((e) => !failed.includes(e));
-        if (sent.length) note(sender.sink, sent, AUDIT_PROGRESS.delivered, (n) => `Audit: ${n} event(s) delivered to ${sender.sink}`);
-        if (failed.length) note(sender.sink, failed, AUDIT_PROGRESS.failed, (n) => `Audit: ${n} event(s) refused by ${sender.sink}: ${reason ?? 'failed'}`, { reason: reason ?? 'failed' });
+        if (sent.length) note(sender.sink, sent, entries.auditDelivered, (n) => `Audit: ${n} event(s) delivered to ${sender.sink}`);
+        if (failed.length) note(sender.sink, failed, entries.auditFailed, (n) => `Audit: ${n} event(s) refused by ${sender.sink}: ${reason ?? 'failed'}`, { reason: reason ?? 'failed' });
       },
     });
     return { sender, outbox };

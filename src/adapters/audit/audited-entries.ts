@@ -1,3 +1,4 @@
+import { entries, isEntry } from '../../core/events/timeline-entries';
 import type { TimelineEntry } from '../../core/incidents/model';
 
 /**
@@ -5,30 +6,29 @@ import type { TimelineEntry } from '../../core/incidents/model';
  * an incident's have got, read from the timeline alone: the relay and the renderer (tray, /ui) share
  * this file, so it imports nothing that runs only in Node.
  */
-const AUDITED = new Set([
-  'approval.decided',
-  'approval.expired',
-  'approval.skipped',
-  'approval.vote',
-  'incident.acknowledged',
-  'device.config_applied',
-  'device.config_failed',
-  'device.config_interrupted',
-  'device.change_confirmed',
-  'device.change_rolled_back',
-  'policy.verdict',
-  'policy.escalated',
-  'policy.rechecked',
-  'page.sent',
-  'page.failed',
-  'evidence.exported',
-]);
+const AUDITED: ReadonlySet<string> = new Set(
+  [
+    entries.approvalDecided,
+    entries.approvalExpired,
+    entries.approvalSkipped,
+    entries.approvalVote,
+    entries.incidentAcknowledged,
+    entries.deviceConfigApplied,
+    entries.deviceConfigFailed,
+    entries.deviceConfigInterrupted,
+    entries.deviceChangeConfirmed,
+    entries.deviceChangeRolledBack,
+    entries.policyVerdict,
+    entries.policyEscalated,
+    entries.policyRechecked,
+    entries.pageSent,
+    entries.pageFailed,
+    entries.evidenceExported,
+  ].map((d) => d.name),
+);
 
 export const isAuditedEntry = (entry: Pick<TimelineEntry, 'type'> & Record<string, unknown>): boolean =>
-  AUDITED.has(entry.type) || (entry.type === 'state.changed' && entry.to === 'escalated');
-
-/** What the relay writes on the incident's timeline as its audit events reach a sink, or do not. */
-export const AUDIT_PROGRESS = { delivered: 'audit.delivered', failed: 'audit.failed', waiting: 'audit.waiting' } as const;
+  AUDITED.has(entry.type) || (entry.type === entries.stateChanged.name && entry.to === 'escalated');
 
 export interface AuditView {
   /** Audit events the incident's timeline holds. */
@@ -45,14 +45,15 @@ export function auditViewOf(timeline: readonly TimelineEntry[]): AuditView {
   const events = timeline.filter(isAuditedEntry).length;
   const bySink = new Map<string, { delivered: Set<string>; failed: Set<string>; waiting: string | null }>();
   for (const entry of timeline) {
-    if (entry.type !== AUDIT_PROGRESS.delivered && entry.type !== AUDIT_PROGRESS.failed && entry.type !== AUDIT_PROGRESS.waiting) continue;
+    const delivered = isEntry(entry, entries.auditDelivered);
+    if (!delivered && !isEntry(entry, entries.auditFailed) && !isEntry(entry, entries.auditWaiting)) continue;
     const sink = typeof entry.sink === 'string' ? entry.sink : 'unknown';
     const s = bySink.get(sink) ?? { delivered: new Set<string>(), failed: new Set<string>(), waiting: null };
     bySink.set(sink, s);
-    if (entry.type === AUDIT_PROGRESS.waiting) s.waiting = typeof entry.reason === 'string' ? entry.reason : 'waiting';
+    if (isEntry(entry, entries.auditWaiting)) s.waiting = typeof entry.reason === 'string' ? entry.reason : 'waiting';
     else {
-      for (const id of ids(entry)) (entry.type === AUDIT_PROGRESS.delivered ? s.delivered : s.failed).add(id);
-      if (entry.type === AUDIT_PROGRESS.delivered) s.waiting = null;
+      for (const id of ids(entry)) (delivered ? s.delivered : s.failed).add(id);
+      if (delivered) s.waiting = null;
     }
   }
   const sinks = [...bySink].map(([sink, s]) => ({ sink, delivered: s.delivered.size, failed: s.failed.size, waiting: s.delivered.size + s.failed.size >= events ? null : s.waiting }));

@@ -5,6 +5,7 @@ import { canonicalJson } from '../../core/incidents/evidence-manifest';
 import type { Incident, TimelineEntry } from '../../core/incidents/model';
 import { isAuditedEntry } from './audited-entries';
 import { auditEventSchema, type AuditEvent, type AuditType } from './schema';
+import { entries, isEntry } from '../../core/events/timeline-entries';
 
 const SHA256 = /^[0-9a-f]{64}$/;
 const str = (v: unknown, max = 200): string | null => (typeof v === 'string' && v !== '' ? v.slice(0, max) : null);
@@ -31,50 +32,50 @@ function requestFacts(incident: Incident, entry: TimelineEntry) {
 function factsOf(incident: Incident, entry: TimelineEntry): Facts | null {
   const data = entry as Record<string, unknown>;
   switch (entry.type) {
-    case 'approval.decided':
+    case entries.approvalDecided.name:
       return { type: 'decision', ...requestFacts(incident, entry), actor: str(data.by), channel: str(data.channel, 100), outcome: str(data.decision, 100) };
-    case 'approval.expired':
+    case entries.approvalExpired.name:
       return { type: 'decision', ...requestFacts(incident, entry), actor: 'relay', channel: 'ttl', outcome: 'EXPIRED' };
-    case 'approval.skipped':
+    case entries.approvalSkipped.name:
       return { type: 'decision', ...requestFacts(incident, entry), actor: 'relay', channel: 'unattended', outcome: `SKIPPED:${str(data.decision, 20) ?? ''}` };
-    case 'approval.vote':
+    case entries.approvalVote.name:
       return { type: 'decision', ...requestFacts(incident, entry), actor: str(data.by), channel: str(data.channel, 100), outcome: 'vote', detail: { given: num(data.given), needed: num(data.needed) } };
-    case 'incident.acknowledged':
+    case entries.incidentAcknowledged.name:
       return { type: 'acknowledge', actor: str(data.by), channel: str(data.channel, 100), outcome: 'acknowledged' };
-    case 'device.config_applied':
-    case 'device.config_failed':
-    case 'device.config_interrupted': {
+    case entries.deviceConfigApplied.name:
+    case entries.deviceConfigFailed.name:
+    case entries.deviceConfigInterrupted.name: {
       const lines = Array.isArray(data.commands) ? linesSha256((data.commands as unknown[]).map(String)) : null;
-      const outcome = entry.type === 'device.config_applied' ? 'applied' : entry.type === 'device.config_failed' ? 'failed' : 'interrupted';
+      const outcome = isEntry(entry, entries.deviceConfigApplied) ? 'applied' : isEntry(entry, entries.deviceConfigFailed) ? 'failed' : 'interrupted';
       return { type: 'apply', ...requestFacts(incident, entry), lines_sha256: lines ?? requestFacts(incident, entry).lines_sha256, device: str(data.device) ?? incident.device_hostname, actor: 'agent', outcome };
     }
-    case 'device.change_confirmed':
-    case 'device.change_rolled_back':
+    case entries.deviceChangeConfirmed.name:
+    case entries.deviceChangeRolledBack.name:
       return {
-        type: entry.type === 'device.change_confirmed' ? 'confirm' : 'rollback',
+        type: isEntry(entry, entries.deviceChangeConfirmed) ? 'confirm' : 'rollback',
         ...requestFacts(incident, entry),
         device: str(data.device) ?? incident.device_hostname,
         actor: str(data.by) ?? 'relay',
         outcome: str(data.state, 100),
         detail: { change_id: str(data.change_id, 100), reason: str(data.reason, 100) },
       };
-    case 'policy.verdict':
-    case 'policy.escalated':
-    case 'policy.rechecked':
+    case entries.policyVerdict.name:
+    case entries.policyEscalated.name:
+    case entries.policyRechecked.name:
       return {
         type: 'policy.verdict',
         ...requestFacts(incident, entry),
         actor: 'relay',
-        outcome: entry.type === 'policy.verdict' ? 'approve' : str(data.verdict, 100),
-        detail: { rule: str(data.rule), policy_sha256: hash(data.policy_sha256), ...(entry.type === 'policy.verdict' ? { count: num(data.count) } : {}) },
+        outcome: isEntry(entry, entries.policyVerdict) ? 'approve' : str(data.verdict, 100),
+        detail: { rule: str(data.rule), policy_sha256: hash(data.policy_sha256), ...(isEntry(entry, entries.policyVerdict) ? { count: num(data.count) } : {}) },
       };
-    case 'state.changed':
+    case entries.stateChanged.name:
       return data.to === 'escalated' ? { type: 'escalation', actor: 'relay', outcome: 'escalated', detail: { from: str(data.from, 40) } } : null;
-    case 'evidence.exported':
+    case entries.evidenceExported.name:
       return { type: 'evidence.exported', actor: str(data.by), outcome: str(data.format, 20) };
-    case 'page.sent':
-    case 'page.failed':
-      return { type: 'escalation', actor: 'relay', outcome: entry.type === 'page.sent' ? 'paged' : 'page_failed', detail: { step: num(data.step) ?? str(data.step, 40), pager: str(data.pager, 40) } };
+    case entries.pageSent.name:
+    case entries.pageFailed.name:
+      return { type: 'escalation', actor: 'relay', outcome: isEntry(entry, entries.pageSent) ? 'paged' : 'page_failed', detail: { step: num(data.step) ?? str(data.step, 40), pager: str(data.pager, 40) } };
     default:
       return null;
   }

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { ConfigPreview } from '../../runbooks/config-preview';
 import { sameDevice } from '../../core/approvals/claim';
 import type { Incidents } from '../../core/incidents/service';
+import { entries } from '../../core/events/timeline-entries';
 
 /** The device tools' dry run, injected by the relay (src/relay/create-relay.ts): the domain imports no device server. */
 export type PreviewConfig = (device: string, commands: string[]) => Promise<ConfigPreview>;
@@ -29,12 +30,12 @@ export async function previewBeforeApproval(
   } catch (error) {
     const why = (error as Error).message.slice(0, 500);
     deps.logger.warn({ incident_id: incident.incident_id, err: why }, 'no preview of the change: the device tools could not dry-run it');
-    deps.incidents.record(incident.incident_id, 'approval.preview_unavailable', `No preview of the change on ${device}: ${why}`);
+    deps.incidents.record(incident.incident_id, entries.approvalPreviewUnavailable, `No preview of the change on ${device}: ${why}`);
     return { ok: true, preview: null };
   }
   if (preview.accepted) return { ok: true, preview };
   const problems = preview.problems.length ? preview.problems : ['the device refused the lines'];
-  deps.incidents.record(incident.incident_id, 'approval.preview_refused', `Not sent for approval: the dry run on ${device} refused the lines: ${problems.join('; ')}`.slice(0, 2000), {
+  deps.incidents.record(incident.incident_id, entries.approvalPreviewRefused, `Not sent for approval: the dry run on ${device} refused the lines: ${problems.join('; ')}`.slice(0, 2000), {
     commands: input.commands,
     problems,
     method: preview.method,

@@ -12,6 +12,7 @@ import type { ConfirmedApply } from '../../core/changes/confirmed-apply';
 import { quarantineLine, type QuarantineEntry } from '../../core/quarantine/entry';
 import { traceToolCalls } from '../telemetry/traced-tools';
 import { approvedFingerprint, mismatchOf, recordMatch, recordMismatch } from '../../core/changes/fingerprint-check';
+import { entries } from '../../core/events/timeline-entries';
 
 export interface DeviceGuardDeps {
   incidents: Incidents;
@@ -65,7 +66,7 @@ export function createDeviceGuardServer(deps: DeviceGuardDeps): McpServer {
 
   const refuse = (incidentId: string, tool: string, reason: string, detail: Record<string, unknown>) => {
     // An invented incident id has no timeline to write to; the log keeps the attempt.
-    if (incidents.get(incidentId)) incidents.record(incidentId, 'device.refused', `${tool} refused: ${reason}`, { tool, reason, ...detail });
+    if (incidents.get(incidentId)) incidents.record(incidentId, entries.deviceRefused, `${tool} refused: ${reason}`, { tool, reason, ...detail });
     logger.warn({ incident_id: incidentId, tool, ...detail }, `device call refused: ${reason}`);
     return err(`REFUSED by the relay's device guard: ${reason}`);
   };
@@ -102,12 +103,12 @@ export function createDeviceGuardServer(deps: DeviceGuardDeps): McpServer {
       const target = incident.device_hostname;
       try {
         const output = await upstream.execCli(target, command);
-        incidents.record(incident_id, 'device.exec', `${target}# ${command}`, { device: target, command, output: excerpt(output, 20_000) });
+        incidents.record(incident_id, entries.deviceExec, `${target}# ${command}`, { device: target, command, output: excerpt(output, 20_000) });
         await deps.progress?.(incident_id, command).catch(() => undefined);
         return ok(output);
       } catch (error) {
         const message = (error as Error).message;
-        incidents.record(incident_id, 'device.error', `exec_cli failed: ${excerpt(message, 300)}`, { tool: 'exec_cli', device, command });
+        incidents.record(incident_id, entries.deviceError, `exec_cli failed: ${excerpt(message, 300)}`, { tool: 'exec_cli', device, command });
         return err(message);
       }
     },
@@ -157,7 +158,7 @@ export function createDeviceGuardServer(deps: DeviceGuardDeps): McpServer {
         const output = applied.output;
         claimed.claim.applied(output);
         if (expected) recordMatch(incidents, incident_id, target, expected, applied.change?.before_sha256);
-        incidents.record(incident_id, 'device.config_applied', `Applied on ${target} (lines ${shortHash(sha)}): ${lines.join(' / ')}`, { device: target, commands: lines, output: excerpt(output, 20_000) });
+        incidents.record(incident_id, entries.deviceConfigApplied, `Applied on ${target} (lines ${shortHash(sha)}): ${lines.join(' / ')}`, { device: target, commands: lines, output: excerpt(output, 20_000) });
         logger.info({ incident_id, device: target, lines: lines.length }, 'approved configuration applied');
         if (confirmed && applied.change && within !== undefined) confirmed.started(incident_id, applied.change, within);
         await deps.progress?.(incident_id, lines).catch(() => undefined);
@@ -179,7 +180,7 @@ export function createDeviceGuardServer(deps: DeviceGuardDeps): McpServer {
         else claimed.claim.release(message);
         incidents.record(
           incident_id,
-          'device.config_failed',
+          entries.deviceConfigFailed,
           reached
             ? `config_cli failed on ${device}; the approval is spent (device state must be checked): ${excerpt(message, 300)}`
             : `config_cli did not reach the device tool server; nothing was applied and the approval still stands: ${excerpt(message, 300)}`,

@@ -9,6 +9,7 @@ import type { OutboxItem } from '../outbox/types';
 import type { EscalationStep } from '../../core/policy/schema';
 import { createChainTimers } from './chain';
 import { PAGER_LABELS, pageFor, shownDevice, type Page, type PagerName, type PageStep } from './page';
+import { entries, isEntry } from '../../core/events/timeline-entries';
 
 export interface PagingDeps {
   incidents: Incidents;
@@ -28,7 +29,7 @@ export interface PagingDeps {
 
 /** Incidents that ended this recently are paged after a restart if their page never went out. */
 const RECENT_MS = 3_600_000;
-const PAGE_ENTRIES = new Set(['page.sent', 'page.failed']);
+const PAGE_ENTRIES: ReadonlySet<string> = new Set([entries.pageSent.name, entries.pageFailed.name]);
 const PERSON_DECISIONS = new Set(['APPROVED', 'DENIED']);
 
 export const formatAfter = (ms: number) => (ms % 3_600_000 === 0 ? `${ms / 3_600_000}h` : ms % 60_000 === 0 ? `${ms / 60_000}m` : `${Math.round(ms / 1000)}s`);
@@ -51,7 +52,7 @@ export function createPaging(deps: PagingDeps) {
   /** Enqueues on their way to the outbox. */
   const inFlight = new Set<Promise<unknown>>();
 
-  const acknowledged = (id: string) => incidents.timeline(id).some((e) => e.type === 'incident.acknowledged');
+  const acknowledged = (id: string) => incidents.timeline(id).some((e) => isEntry(e, entries.incidentAcknowledged));
   const pageEntries = (id: string) => incidents.timeline(id).filter((e) => PAGE_ENTRIES.has(e.type));
   const pagedWith = (id: string): Set<PagerName> => {
     const out = new Set(triggered.get(id) ?? []);
@@ -96,10 +97,10 @@ export function createPaging(deps: PagingDeps) {
       // One relay of a team reminds: the one running the incident.
       if (deps.owns(id)) {
         deps.remind(id, `⏰ **${id}**: request ${requestId} for ${shownDevice(incident)} has waited ${waited} for a decision.`);
-        incidents.record(id, 'page.sent', `Reminded ${PAGER_LABELS.remind}: no decision after ${waited}`, { ...data, action: 'remind' });
+        incidents.record(id, entries.pageSent, `Reminded ${PAGER_LABELS.remind}: no decision after ${waited}`, { ...data, action: 'remind' });
       }
     } else if (!deps.pagers.includes(step.notify)) {
-      if (deps.owns(id)) incidents.record(id, 'page.failed', `Could not page ${PAGER_LABELS[step.notify]}${step.to ? ` (${step.to})` : ''}: it is not configured on this relay`, { ...data, action: 'trigger', reason: 'not configured' });
+      if (deps.owns(id)) incidents.record(id, entries.pageFailed, `Could not page ${PAGER_LABELS[step.notify]}${step.to ? ` (${step.to})` : ''}: it is not configured on this relay`, { ...data, action: 'trigger', reason: 'not configured' });
     } else {
       enqueue(pageFor(incident, step.notify, index, `no decision on request ${requestId} after ${waited}`, { publicUrl: deps.publicUrl, ...(step.to ? { to: step.to } : {}) }), `${id}:${requestId}:step${index}:${step.notify}`);
     }
@@ -126,14 +127,14 @@ export function createPaging(deps: PagingDeps) {
   function onEntry(incidentId: string, entry: TimelineEntry): void {
     const incident = incidents.get(incidentId);
     if (!incident) return;
-    if (entry.type === 'device.change_rolled_back') pageNow(incident, 'rollback', `rollback:${String(entry.change_id ?? entry.at)}`, `a change on the device was rolled back (${entry.state === 'rollback_failed' ? 'the rollback failed' : 'rolled back'})`);
-    if (entry.type === 'device.quarantined') pageNow(incident, 'quarantined', `quarantined:${String(entry.device ?? '')}`, 'the device was quarantined: the relay makes no further change on it');
-    if (entry.type === 'incident.acknowledged') {
+    if (isEntry(entry, entries.deviceChangeRolledBack)) pageNow(incident, 'rollback', `rollback:${String(entry.change_id ?? entry.at)}`, `a change on the device was rolled back (${entry.state === 'rollback_failed' ? 'the rollback failed' : 'rolled back'})`);
+    if (isEntry(entry, entries.deviceQuarantined)) pageNow(incident, 'quarantined', `quarantined:${String(entry.device ?? '')}`, 'the device was quarantined: the relay makes no further change on it');
+    if (isEntry(entry, entries.incidentAcknowledged)) {
       chain.cancel(incidentId);
       follow(incident, 'acknowledge', 'person', `acknowledged by ${String(entry.by ?? 'someone')} (${String(entry.channel ?? 'api')})`);
     }
     // A person closed a finished run: the page is resolved with their reason (their words, labelled).
-    if (entry.type === 'incident.closed') {
+    if (isEntry(entry, entries.incidentClosed)) {
       chain.cancel(incidentId);
       follow(incident, 'resolve', 'closed', `closed by ${String(entry.by ?? 'someone')}: "${String(entry.reason ?? '')}"`);
     }
@@ -182,6 +183,6 @@ function recordFinishedPage(incidents: Incidents, page: Page, outcome: 'sent' | 
   const label = PAGER_LABELS[page.pager];
   const what = page.action === 'trigger' ? `Paged ${label}${page.to ? ` (${page.to})` : ''}` : `${page.action === 'acknowledge' ? 'Acknowledged' : 'Resolved'} the page in ${label}`;
   const data = { step: page.step, pager: page.pager, action: page.action, ...(page.request_id ? { request_id: page.request_id } : {}), ...(page.to ? { to: page.to } : {}) };
-  if (outcome === 'sent') incidents.record(page.incident_id, 'page.sent', `${what}: ${page.summary}`, data);
-  else incidents.record(page.incident_id, 'page.failed', `${what} failed: ${reason ?? 'unknown reason'}`, { ...data, reason: reason ?? '' });
+  if (outcome === 'sent') incidents.record(page.incident_id, entries.pageSent, `${what}: ${page.summary}`, data);
+  else incidents.record(page.incident_id, entries.pageFailed, `${what} failed: ${reason ?? 'unknown reason'}`, { ...data, reason: reason ?? '' });
 }

@@ -9,6 +9,7 @@ import type { SetAside } from './isolate';
 import { escapedText } from '../../core/incidents/storable-text';
 import { loadIndex, readEntry, readIncidents, readRow, readTimeline, readTimelines, takeRelayNumber } from './repository';
 import type { Batch, Written } from './write-batch';
+import { entries } from '../../core/events/timeline-entries';
 import type { PgStoreOptions, RemoteChange, SharedIncidentStore } from './pg-store-types';
 
 export type { PgStoreOptions, RemoteChange, SharedIncidentStore } from './pg-store-types';
@@ -79,7 +80,7 @@ export async function createPgStore(opts: PgStoreOptions): Promise<SharedInciden
     const what = write.batch.puts.size ? 'its record' : write.batch.appends.length ? 'a line of its timeline' : 'its repeat count';
     const entry: TimelineEntry = {
       at: new Date().toISOString(),
-      type: 'store.write_refused',
+      type: entries.storeWriteRefused.name,
       message: `The incident database refused to store ${what} (${escapedText(write.reason)}): that write was set aside, the relay's other writes were committed`,
     };
     holdTimeline(id).entries.push(entry);

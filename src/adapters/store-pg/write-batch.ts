@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { entries } from '../../core/events/timeline-entries';
 import { TERMINAL_STATES, type Incident, type TimelineEntry } from '../../core/incidents/model';
 
 /**
@@ -225,7 +226,7 @@ async function placeRefused(client: pg.PoolClient, refused: Incident[], updates:
     );
     const entry: TimelineEntry = {
       at: new Date().toISOString(),
-      type: 'alert.folded',
+      type: entries.alertFolded.name,
       message: `A relay that could not reach the database took this fault as ${doc.incident_id} meanwhile: its ${doc.occurrences === 1 ? 'alert is' : `${doc.occurrences} alerts are`} counted here, and ${doc.incident_id} is dropped`,
       folded_incident_id: doc.incident_id,
       occurrences: doc.occurrences,

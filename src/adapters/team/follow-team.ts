@@ -4,6 +4,7 @@ import type { Clock } from '../../core/clock';
 import type { Dispatcher } from '../../core/delivery/dispatcher';
 import type { Incidents } from '../../core/incidents/service';
 import type { TeamCoordinator } from './coordinator';
+import { entries } from '../../core/events/timeline-entries';
 
 /** A change was sent to the device (or its sending began): a run that did this is never started again. */
 const CHANGE_ATTEMPTED = new Set(['claimed', 'applied', 'failed']);
@@ -34,18 +35,18 @@ export function followTeam(deps: { team: TeamCoordinator; incidents: Incidents; 
       const id = incident.incident_id;
       const relay = `relay ${from.slice(0, 8)}`;
       if (incident.state === 'queued') {
-        incidents.record(id, 'relay.takeover', `Queued on ${relay}, which stopped: delivered by this relay instead`, { from_relay: from });
+        incidents.record(id, entries.relayTakeover, `Queued on ${relay}, which stopped: delivered by this relay instead`, { from_relay: from });
         continue;
       }
       // Relays sharing one runtime (AGENT_URL): the dead relay's session may still be running there.
       if (incident.session_id) deps.agent.abort(incident.session_id).catch(() => {});
       if (CHANGE_ATTEMPTED.has(incident.application.status)) {
         const summary = `The run on ${relay} stopped after a change was sent to ${incident.application.device ?? incident.device_hostname}: it is not repeated. A human must check the device.`;
-        incidents.record(id, 'relay.takeover', summary, { from_relay: from, application: incident.application.status });
+        incidents.record(id, entries.relayTakeover, summary, { from_relay: from, application: incident.application.status });
         if (incidents.can(id, 'escalate')) incidents.transition(id, 'escalate', () => ({ outcome: { kind: 'escalated', summary, at: clock.now().toISOString() } }));
         continue;
       }
-      incidents.record(id, 'relay.takeover', `The run on ${relay} stopped before any change: delivered again to this relay's runtime (a pending approval is asked again)`, {
+      incidents.record(id, entries.relayTakeover, `The run on ${relay} stopped before any change: delivered again to this relay's runtime (a pending approval is asked again)`, {
         from_relay: from,
         previous_session_id: incident.session_id,
       });

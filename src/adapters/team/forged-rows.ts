@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Incidents } from '../../core/incidents/service';
+import { entries } from '../../core/events/timeline-entries';
 
 export type SealedKind = 'decision' | 'confirm';
 
@@ -31,7 +32,7 @@ export function createForgedRows(deps: { incidents: Pick<Incidents, 'get' | 'rec
       if (!owner || !deps.incidents.get(incidentId)) return;
       deps.incidents.record(
         incidentId,
-        `${kind}.forged`,
+        kind === 'decision' ? entries.decisionForged : entries.confirmForged,
         `${what} found in the team database for ${kind === 'decision' ? 'this approval request' : `change ${key}`} failed its integrity check (not signed with this team's TEAM_DECISION_KEY): ignored, nothing applied`,
         { kind, key },
       );

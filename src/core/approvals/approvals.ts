@@ -7,6 +7,7 @@ import { canonicalLines, shortHash } from './lines';
 import { evidenceOf } from './evidence';
 import { describeDecision } from './wording';
 import type { ApprovalAsk } from './operator-channel';
+import { entries } from '../events/timeline-entries';
 export * from './types';
 import { ApprovalError, type Actor, type ApprovalRequestInput, type ApprovalsOptions, type DecideResult, type RequestResult } from './types';
 import { createGateMove } from './gate-move';
@@ -83,7 +84,7 @@ export function createApprovals(opts: ApprovalsOptions) {
     const moved = move(incident.incident_id, 'request', () => ({ approval: null, application: NO_APPLICATION, approval_request: asked }), 'request_approval');
     if (!moved.ok) throw new ApprovalError(moved.reason);
     let next = moved.incident;
-    incidents.record(next.incident_id, 'approval.requested', `Approval ${request_id} requested for ${input.commands.length} command(s) on ${next.device_hostname} (lines ${shortHash(lines_sha256)})`, {
+    incidents.record(next.incident_id, entries.approvalRequested, `Approval ${request_id} requested for ${input.commands.length} command(s) on ${next.device_hostname} (lines ${shortHash(lines_sha256)})`, {
       request_id,
       commands: input.commands,
       channels: live,
@@ -140,7 +141,7 @@ export function createApprovals(opts: ApprovalsOptions) {
       }
       const error = r.reason as Error;
       logger.error({ incident_id: incident.incident_id, channel: channel.name, err: error }, 'approval card could not be posted');
-      incidents.record(incident.incident_id, 'room.error', `Approval card could not be posted${channels.length > 1 ? ` on ${channel.name}` : ''}: ${error.message}`);
+      incidents.record(incident.incident_id, entries.roomError, `Approval card could not be posted${channels.length > 1 ? ` on ${channel.name}` : ''}: ${error.message}`);
     });
     if (Object.keys(posted).length === 0) return incident;
     return incidents.update(incident.incident_id, (cur) => ({
@@ -155,7 +156,7 @@ export function createApprovals(opts: ApprovalsOptions) {
    */
   async function showHeadedQuestion(incident: Incident) {
     if (!opts.showInTerminal || !incident.session_id) {
-      incidents.record(incident.incident_id, 'approval.not_shown', 'The headed run has no terminal session on this relay: decide in the tray, at /ui or over the API');
+      incidents.record(incident.incident_id, entries.approvalNotShown, 'The headed run has no terminal session on this relay: decide in the tray, at /ui or over the API');
       return;
     }
     try {
@@ -165,10 +166,10 @@ export function createApprovals(opts: ApprovalsOptions) {
       incidents.update(incident.incident_id, (cur) => ({
         approval_request: cur.approval_request && cur.approval_request.request_id === requestId ? { ...cur.approval_request, terminal_shown_at: at } : cur.approval_request,
       }));
-      incidents.record(incident.incident_id, 'approval.shown', `Request ${requestId} shown to the operator in the terminal UI`, { request_id: requestId });
+      incidents.record(incident.incident_id, entries.approvalShown, `Request ${requestId} shown to the operator in the terminal UI`, { request_id: requestId });
     } catch (error) {
       logger.warn({ incident_id: incident.incident_id, err: error }, 'could not show the approval question in the terminal');
-      incidents.record(incident.incident_id, 'approval.not_shown', `The question could not be shown in the terminal (${(error as Error).message}): decide in the tray, at /ui or over the API`);
+      incidents.record(incident.incident_id, entries.approvalNotShown, `The question could not be shown in the terminal (${(error as Error).message}): decide in the tray, at /ui or over the API`);
     }
   }
 
@@ -215,7 +216,7 @@ export function createApprovals(opts: ApprovalsOptions) {
     const moved = move(incidentId, decision === 'APPROVED' ? 'approve' : 'deny', () => ({ approval }), toldInSession ? 'decide_in_session' : decision === 'APPROVED' ? 'approve' : 'deny');
     if (!moved.ok) return { status: 'not_awaiting', incident };
     timers.cancelExpiry(incidentId);
-    incidents.record(incidentId, 'approval.decided', describeDecision(moved.incident, approval), { decision, by: actor.id, channel });
+    incidents.record(incidentId, entries.approvalDecided, describeDecision(moved.incident, approval), { decision, by: actor.id, channel });
     logger.info({ incident_id: incidentId, decision, by: actor.id, channel }, 'approval decided');
     bus.publish('approval.decided', { incident: publicIncident(moved.incident), approval });
     if (approval.apply_by) timers.scheduleLapse(moved.incident);
@@ -231,7 +232,7 @@ export function createApprovals(opts: ApprovalsOptions) {
     if (!stored || (status !== 'pending' && !(status === 'approved' && stored.application.status === 'none'))) return;
     timers.cancelExpiry(incident.incident_id);
     if (move(incident.incident_id, 'supersede', () => ({})).ok) {
-      incidents.record(incident.incident_id, 'approval.superseded', `The run ended (${incident.state}); the open approval can no longer be used`);
+      incidents.record(incident.incident_id, entries.approvalSuperseded, `The run ended (${incident.state}); the open approval can no longer be used`);
     }
   });
 
@@ -256,7 +257,7 @@ export function createApprovals(opts: ApprovalsOptions) {
         if (incident.application.status === 'claimed') {
           // The relay stopped during the device call: whether the lines reached the device is unknown.
           move(incident.incident_id, 'interrupt', (cur) => ({ application: { ...cur.application, error: 'the relay restarted during the device call; check the device before a new approval' } }));
-          incidents.record(incident.incident_id, 'device.config_interrupted', 'The relay restarted while the approved change was being applied: verify the device; a retry needs a new approval');
+          incidents.record(incident.incident_id, entries.deviceConfigInterrupted, 'The relay restarted while the approved change was being applied: verify the device; a retry needs a new approval');
         }
         if (incident.approval && !incident.approval.forwarded_at) forward(incident.incident_id);
       }

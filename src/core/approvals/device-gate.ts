@@ -8,6 +8,7 @@ import { quarantineLine, type QuarantineEntry } from '../quarantine/entry';
 import { quarantineReason } from '../quarantine/service';
 import { sameDevice } from './claim';
 import type { ApprovalRequestInput, RequestResult } from './types';
+import { entries } from '../events/timeline-entries';
 
 export interface DeviceGateDeps {
   incidents: Incidents;
@@ -39,7 +40,7 @@ export function createDeviceGate(deps: DeviceGateDeps) {
   function escalate(incident: Incident, reason: string, device: string): RequestResult {
     const at = clock.now().toISOString();
     const summary = `Escalated: ${reason}. No card was posted and nothing was applied; an approver clears the device (POST /devices/${device}/clear, the tray or /ui) once it has been checked.`;
-    incidents.record(incident.incident_id, 'approval.quarantined', summary, { device, reason });
+    incidents.record(incident.incident_id, entries.approvalQuarantined, summary, { device, reason });
     incidents.transition(incident.incident_id, 'escalate', () => ({ outcome: { kind: 'escalated', summary, at } }));
     logger.warn({ incident_id: incident.incident_id, device }, 'approval refused: the device is quarantined; no card posted');
     deps.tellRoom(incident.incident_id, `⛔ **${incident.incident_id}** on \`${device}\`: ${summary}`);
@@ -61,7 +62,7 @@ export function createDeviceGate(deps: DeviceGateDeps) {
       escalate(incident, quarantineLine({ device: incident.device_hostname, since: first!.ended_at ?? clock.now().toISOString(), reason }), incident.device_hostname);
       return;
     }
-    incidents.record(incidentId, 'approval.unheld', `${h.waitingFor.incident_id}'s change ${h.waitingFor.change_id} on ${incident.device_hostname} is over: this request is asked now`, { waiting_for_incident: h.waitingFor.incident_id, waiting_for_change: h.waitingFor.change_id });
+    incidents.record(incidentId, entries.approvalUnheld, `${h.waitingFor.incident_id}'s change ${h.waitingFor.change_id} on ${incident.device_hostname} is over: this request is asked now`, { waiting_for_incident: h.waitingFor.incident_id, waiting_for_change: h.waitingFor.change_id });
     await deps.ask(h.input);
   }
 
@@ -86,7 +87,7 @@ export function createDeviceGate(deps: DeviceGateDeps) {
       const waitingFor = { incident_id: busy.incident_id, change_id: busy.change.change_id };
       held.set(incident.incident_id, { input, waitingFor });
       const message = `Held: ${device} has change ${waitingFor.change_id} of ${waitingFor.incident_id} provisional until ${busy.change.deadline}; this request is asked when that change is confirmed or rolled back`;
-      incidents.record(incident.incident_id, 'approval.held', message, { device, waiting_for_incident: waitingFor.incident_id, waiting_for_change: waitingFor.change_id, commands: input.commands });
+      incidents.record(incident.incident_id, entries.approvalHeld, message, { device, waiting_for_incident: waitingFor.incident_id, waiting_for_change: waitingFor.change_id, commands: input.commands });
       logger.info({ incident_id: incident.incident_id, device, waiting_for: waitingFor }, 'approval request held behind a provisional change');
       return {
         status: 'held',

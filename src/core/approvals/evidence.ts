@@ -1,4 +1,5 @@
 import type { TimelineEntry } from '../incidents/model';
+import { entries, isEntry } from '../events/timeline-entries';
 
 export interface EvidenceItem {
   command: string;
@@ -12,7 +13,7 @@ export interface EvidenceItem {
  */
 export function evidenceOf(timeline: readonly TimelineEntry[], maxCommands = 4): EvidenceItem[] {
   return timeline
-    .filter((e) => e.type === 'device.exec' && typeof e.command === 'string')
+    .filter((e) => isEntry(e, entries.deviceExec) && typeof e.command === 'string')
     .slice(-maxCommands)
     .map((e) => ({
       command: `${typeof e.device === 'string' ? `${e.device}# ` : ''}${String(e.command)}`,

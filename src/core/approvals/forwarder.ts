@@ -6,6 +6,7 @@ import type { Incidents } from '../incidents/service';
 import type { Incident } from '../incidents/model';
 import type { Owns } from '../incidents/ownership';
 import { humanOperatorResponse } from './human-response';
+import { entries } from '../events/timeline-entries';
 
 /**
  * Tells an incident's agent session the operator's decision, retried with backoff until
@@ -36,13 +37,13 @@ export function createDecisionForwarder(deps: { incidents: Incidents; agent: Age
         const told = (cur: Incident) => ({ approval: cur.approval ? { ...cur.approval, forwarded_at: at } : cur.approval });
         if (incidents.can(incidentId, 'resume')) incidents.transition(incidentId, 'resume', told);
         else incidents.update(incidentId, told);
-        incidents.record(incidentId, 'approval.forwarded', `Agent told: ${approval.decision}`, { decision: approval.decision });
+        incidents.record(incidentId, entries.approvalForwarded, `Agent told: ${approval.decision}`, { decision: approval.decision });
       })
       .catch((error: unknown) => {
         if (incident.kind === 'headed' && error instanceof AgentRuntimeError && error.kind === 'not_found') {
           // The operator pasted the prompt into a terminal UI of their own runtime: the relay cannot reach
           // that session. The decision stands and the guard enforces it; the operator sees it in the tray.
-          incidents.record(incidentId, 'approval.not_forwarded', `The headed run's session is not on the relay's runtime: tell the operator in the terminal that it was ${approval.decision}`);
+          incidents.record(incidentId, entries.approvalNotForwarded, `The headed run's session is not on the relay's runtime: tell the operator in the terminal that it was ${approval.decision}`);
           logger.warn({ incident_id: incidentId }, 'headed decision not forwarded: the session is on another runtime');
           return;
         }
@@ -50,7 +51,7 @@ export function createDecisionForwarder(deps: { incidents: Incidents; agent: Age
         attempts.set(incidentId, attempt);
         const wait = delay(attempt - 1);
         logger.warn({ incident_id: incidentId, err: error, retry_in_ms: wait }, 'could not forward the decision to the agent; retrying');
-        incidents.record(incidentId, 'approval.forward_failed', `Could not tell the agent yet (${(error as Error).message}); retrying`);
+        incidents.record(incidentId, entries.approvalForwardFailed, `Could not tell the agent yet (${(error as Error).message}); retrying`);
         if (!stopped) timers.set(incidentId, clock.setTimeout(() => forward(incidentId), wait));
       });
   }

@@ -6,6 +6,7 @@ import type { RelayPolicy } from '../policy/relay-policy';
 import type { ApprovalRequirement } from '../incidents/model';
 import type { ApprovalRequestInput, RequestResult } from './types';
 import { linesSha256 } from './lines';
+import { entries } from '../events/timeline-entries';
 
 /** The gate's answer: the change is refused (escalated or denied, no card), or asked with this requirement. */
 export type PolicyGateResult = { refused: RequestResult } | { requirement: ApprovalRequirement };
@@ -31,7 +32,7 @@ export function createPolicyGate(deps: {
     // A card nobody listed may approve would only wait for its expiry: the rule's owner is told now.
     const unstaffed = verdict.kind === 'approve' && !unasked && deps.approversIn(verdict.groups) < verdict.count;
     if (verdict.kind === 'approve' && !unasked && !unstaffed) {
-      incidents.record(incident.incident_id, 'policy.verdict', `Policy ${verdict.rule}: ${verdict.reason}`, { rule: verdict.rule, groups: verdict.groups, count: verdict.count, policy_sha256: sha256, lines_sha256: linesSha256(input.commands) });
+      incidents.record(incident.incident_id, entries.policyVerdict, `Policy ${verdict.rule}: ${verdict.reason}`, { rule: verdict.rule, groups: verdict.groups, count: verdict.count, policy_sha256: sha256, lines_sha256: linesSha256(input.commands) });
       return { requirement: { rule: verdict.rule, groups: verdict.groups, count: verdict.count, reason: verdict.reason, policy_sha256: sha256 } };
     }
     const reason = unasked
@@ -42,7 +43,7 @@ export function createPolicyGate(deps: {
     const owner = verdict.kind === 'escalate' ? verdict.owner : undefined;
     const at = clock.now().toISOString();
     const summary = `Escalated by the change policy (${verdict.rule}): ${reason}.${owner ? ` Escalate to ${owner}.` : ''} No card was posted and nothing was applied.`;
-    incidents.record(incident.incident_id, 'policy.escalated', summary, { rule: verdict.rule, verdict: verdict.kind, ...(owner ? { owner } : {}), policy_sha256: sha256, lines_sha256: linesSha256(input.commands) });
+    incidents.record(incident.incident_id, entries.policyEscalated, summary, { rule: verdict.rule, verdict: verdict.kind, ...(owner ? { owner } : {}), policy_sha256: sha256, lines_sha256: linesSha256(input.commands) });
     incidents.transition(incident.incident_id, 'escalate', () => ({ outcome: { kind: 'escalated', summary, at } }));
     logger.warn({ incident_id: incident.incident_id, rule: verdict.rule, verdict: verdict.kind }, 'change escalated by the policy; no card posted');
     tellRoom(incident.incident_id, `🛑 **${incident.incident_id}** on \`${incident.device_hostname}\`: ${summary}`);

@@ -4,10 +4,11 @@ import type { Incident } from '../incidents/model';
 import type { Incidents } from '../incidents/service';
 import type { RelayPolicy } from '../policy/relay-policy';
 import type { GateMove } from './gate-move';
+import { entries, isEntry } from '../events/timeline-entries';
 
 /** The rule the pending request was approved under: the policy gate's verdict, recorded when it was asked. */
 function approvedUnder(incidents: Incidents, incidentId: string): string | undefined {
-  const entry = incidents.timeline(incidentId).filter((e) => e.type === 'policy.verdict').at(-1);
+  const entry = incidents.timeline(incidentId).filter((e) => isEntry(e, entries.policyVerdict)).at(-1);
   return typeof entry?.rule === 'string' ? entry.rule : undefined;
 }
 
@@ -31,7 +32,7 @@ export function createPolicyRecheck(deps: { policy: Pick<RelayPolicy, 'verdict' 
     const owner = verdict.kind === 'escalate' ? verdict.owner : undefined;
     const base = { rule: verdict.rule, verdict: kind, ...(under ? { approved_under: under } : {}), ...(owner ? { owner } : {}), policy_sha256: sha256 };
     if (holds) {
-      incidents.record(incident.incident_id, 'policy.rechecked', `Policy checked again at apply time: ${verdict.rule} still allows the approved change`, base);
+      incidents.record(incident.incident_id, entries.policyRechecked, `Policy checked again at apply time: ${verdict.rule} still allows the approved change`, base);
       return undefined;
     }
     const why = verdict.kind === 'approve' ? `the approval was given under ${under}, and now ${verdict.rule} applies, which needs ${verdict.reason}` : verdict.reason;
@@ -39,7 +40,7 @@ export function createPolicyRecheck(deps: { policy: Pick<RelayPolicy, 'verdict' 
     const at = clock.now().toISOString();
     const moved = move(incident.incident_id, 'lapse', () => ({ outcome: { kind: 'escalated', summary, at } }), 'escalate');
     if (!moved.ok) return moved.reason;
-    incidents.record(incident.incident_id, 'policy.rechecked', summary, base);
+    incidents.record(incident.incident_id, entries.policyRechecked, summary, base);
     logger.warn({ incident_id: incident.incident_id, rule: verdict.rule, verdict: kind }, 'approved change not applied: the policy no longer allows it');
     tellRoom(incident.incident_id, `🛑 **${incident.incident_id}** on \`${incident.device_hostname}\`: ${summary}`);
     return `${summary} Apply nothing; the run is escalated.`;

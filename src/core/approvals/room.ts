@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock';
 import type { Incidents } from '../incidents/service';
 import type { OperatorChannel } from './operator-channel';
+import { entries } from '../events/timeline-entries';
 
 /**
  * What the relay says on every operator channel: notices, and a decision's outcome. A channel that
@@ -13,7 +14,7 @@ export function createRoom(deps: { channels: readonly OperatorChannel[]; inciden
     for (const channel of channels) {
       channel.tell(markdown).catch((error: unknown) => {
         logger.error({ incident_id: incidentId, channel: channel.name, err: error }, 'could not post to the operator channel');
-        incidents.record(incidentId, 'room.error', `Could not post to the room${channels.length > 1 ? ` (${channel.name})` : ''}: ${(error as Error).message}`);
+        incidents.record(incidentId, entries.roomError, `Could not post to the room${channels.length > 1 ? ` (${channel.name})` : ''}: ${(error as Error).message}`);
       });
     }
   };

@@ -7,6 +7,7 @@ import type { Incidents } from '../incidents/service';
 import type { Owns } from '../incidents/ownership';
 import type { GateMove } from './gate-move';
 import { formatTtl } from './wording';
+import { entries } from '../events/timeline-entries';
 
 /**
  * The approval's two deadlines, armed only by the incident's owner: the TTL (no decision: expired
@@ -64,7 +65,7 @@ export function createApprovalTimers(deps: {
     const moved = move(incidentId, 'lapse', () => ({}));
     if (!moved.ok) return;
     const text = `The approved change was not applied within ${formatTtl(applyWindowMs)} of the decision (APPROVAL_APPLY_WINDOW): the approval expired, nothing was applied, a new decision is needed`;
-    incidents.record(incidentId, 'approval.lapsed', text, { request_id: moved.incident.approval_request?.request_id });
+    incidents.record(incidentId, entries.approvalLapsed, text, { request_id: moved.incident.approval_request?.request_id });
     logger.warn({ incident_id: incidentId }, 'approved change not applied within the apply window; approval expired');
   }
 
@@ -90,7 +91,7 @@ export function createApprovalTimers(deps: {
     };
     const moved = move(incidentId, 'expire', () => ({ approval, outcome: { kind: 'escalated', summary, at } }), 'expire');
     if (!moved.ok) return undefined;
-    incidents.record(incidentId, 'approval.expired', summary);
+    incidents.record(incidentId, entries.approvalExpired, summary);
     logger.warn({ incident_id: incidentId }, 'approval expired; incident escalated');
     bus.publish('approval.decided', { incident: publicIncident(moved.incident), approval });
     tellRoom(incidentId, `⏰ **${incidentId}** on \`${current.device_hostname}\`: ${summary}`);

@@ -7,6 +7,7 @@ import type { Incidents } from '../incidents/service';
 import type { GateMove } from './gate-move';
 import { pendingRequest } from './pending-request';
 import { ApprovalError, type ApprovalRequestInput, type RequestResult } from './types';
+import { entries } from '../events/timeline-entries';
 
 /**
  * No channel a person could answer on: APPROVAL_WHEN_UNATTENDED decides (deny by default), loudly,
@@ -46,7 +47,7 @@ export function createUnattended(deps: { incidents: Incidents; move: GateMove; b
       warnings: [...cur.warnings, `approval_skipped: ${warning}`],
     }));
     if (!decided.ok) throw new ApprovalError(decided.reason);
-    incidents.record(incident.incident_id, 'approval.skipped', warning, { decision: effective, commands: input.commands });
+    incidents.record(incident.incident_id, entries.approvalSkipped, warning, { decision: effective, commands: input.commands });
     logger.warn({ incident_id: incident.incident_id, decision: effective }, `approval skipped: ${warning}`);
     bus.publish('approval.decided', { incident: publicIncident(decided.incident), approval });
     return { status: 'skipped_with_warning', decision: effective, warning };

@@ -2,6 +2,7 @@ import type { ApprovalVote, Incident } from '../incidents/model';
 import type { Incidents } from '../incidents/service';
 import { markdownCell } from './inert-text';
 import { requirementLine, standingOf, type Standing } from './standing';
+import { entries } from '../events/timeline-entries';
 
 export type VoteResult = { status: 'counted' | 'duplicate'; incident: Incident; standing: Standing } | { status: 'not_pending' };
 
@@ -23,7 +24,7 @@ export function createVoteRecorder(deps: { incidents: Pick<Incidents, 'get' | 'u
     const counted = next.approval_request!;
     const standing = standingOf(counted);
     const line = requirementLine(counted.requirement!, counted.votes ?? []);
-    incidents.record(incidentId, 'approval.vote', `Approval by ${vote.by} via ${vote.channel} counted: ${line}`, { request_id: requestId, by: vote.by, channel: vote.channel, given: standing.given, needed: standing.needed });
+    incidents.record(incidentId, entries.approvalVote, `Approval by ${vote.by} via ${vote.channel} counted: ${line}`, { request_id: requestId, by: vote.by, channel: vote.channel, given: standing.given, needed: standing.needed });
     if (standing.given < standing.needed) deps.tellRoom?.(incidentId, `🗳️ **${incidentId}** on \`${incident.device_hostname}\`: ${markdownCell(line)}. Still pending.`);
     return { status: 'counted', incident: next, standing };
   };

@@ -6,6 +6,7 @@ import type { Incidents } from '../incidents/service';
 import { newestFirst } from '../incidents/store';
 import type { NoPostCheck, PostCheckPlan } from './post-check';
 import { inIncidentSpan } from '../../adapters/telemetry/incident-trace';
+import { entries } from '../events/timeline-entries';
 
 export interface ConfirmedApplyDeps {
   incidents: Incidents;
@@ -67,8 +68,8 @@ export function createConfirmedApply(deps: ConfirmedApplyDeps) {
     timers.get(incidentId)?.cancel();
     timers.delete(incidentId);
     const text = `Change on ${change.device} ${changeOutcomeText(ended)}`;
-    const type = next.state === 'confirmed' ? 'device.change_confirmed' : 'device.change_rolled_back';
-    incidents.record(incidentId, type, extra.detail && next.state === 'rolled_back' ? `${text} (${extra.detail})` : text, { change_id: change.change_id, device: change.device, state: next.state, reason: ending, ...(extra.person ? { by: extra.person } : {}) });
+    const def = next.state === 'confirmed' ? entries.deviceChangeConfirmed : entries.deviceChangeRolledBack;
+    incidents.record(incidentId, def, extra.detail && next.state === 'rolled_back' ? `${text} (${extra.detail})` : text, { change_id: change.change_id, device: change.device, state: next.state, reason: ending, ...(extra.person ? { by: extra.person } : {}) });
     logger.info({ incident_id: incidentId, change_id: change.change_id, state: next.state, ending }, 'provisional change settled');
     deps.tell?.(incidentId, `**${incidentId}**: ${text}.`);
     deps.ended?.(incidentId, ended).catch((error: unknown) => logger.error({ incident_id: incidentId, change_id: change.change_id, err: error }, 'what follows the end of a change failed'));
@@ -123,7 +124,7 @@ export function createConfirmedApply(deps: ConfirmedApplyDeps) {
       const after = current(incidentId);
       if (after && after.ended_by === 'requested' && ending !== 'requested') incidents.update(incidentId, () => ({ change: { ...after, ended_by: ending } }));
     } catch (error) {
-      if (tries === 0) incidents.record(incidentId, 'device.change_error', `Could not roll back the change on ${change.device} (${(error as Error).message}); asking again, and the device tool server rolls it back by itself at ${change.deadline}`);
+      if (tries === 0) incidents.record(incidentId, entries.deviceChangeError, `Could not roll back the change on ${change.device} (${(error as Error).message}); asking again, and the device tool server rolls it back by itself at ${change.deadline}`);
       // A device tool server that went away is started again by the relay: the rollback is asked of it then.
       if (tries + 1 < STATUS_TRIES) clock.setTimeout(() => void serial(incidentId, () => rollback(incidentId, ending, why, tries + 1)), STATUS_RETRY_MS);
     }
@@ -139,7 +140,7 @@ export function createConfirmedApply(deps: ConfirmedApplyDeps) {
     const change = current(incidentId);
     if (!change || change.state !== 'pending') return;
     if ('reason' in plan) {
-      incidents.record(incidentId, 'device.post_check', `No post-check the relay can run (${plan.reason}): a person confirms the change (POST /incidents/${incidentId}/confirm, /ui or the tray), or it rolls back at ${change.deadline}`);
+      incidents.record(incidentId, entries.devicePostCheck, `No post-check the relay can run (${plan.reason}): a person confirms the change (POST /incidents/${incidentId}/confirm, /ui or the tray), or it rolls back at ${change.deadline}`);
       return;
     }
     await delay(pace(plan.waitS));
@@ -154,7 +155,7 @@ export function createConfirmedApply(deps: ConfirmedApplyDeps) {
         failed = [`${plan.command} failed: ${(error as Error).message.slice(0, 200)}`];
         continue;
       }
-      incidents.record(incidentId, 'device.exec', `${change.device}# ${plan.command} (post-check ${attempt}/${plan.attempts})`, { device: change.device, command: plan.command, output: output.slice(0, 20_000), by: 'post-check' });
+      incidents.record(incidentId, entries.deviceExec, `${change.device}# ${plan.command} (post-check ${attempt}/${plan.attempts})`, { device: change.device, command: plan.command, output: output.slice(0, 20_000), by: 'post-check' });
       const verdict = plan.check(output);
       if (verdict.ok) {
         await serial(incidentId, () => confirm(incidentId, 'post_check'));
@@ -176,12 +177,12 @@ export function createConfirmedApply(deps: ConfirmedApplyDeps) {
         if (stopped || current(incidentId)?.state !== 'pending') return;
         void serial(incidentId, async () => {
           const status = await upstream.changeStatus(change.device, change.change_id).catch((error: unknown) => {
-            if (tries === 0) incidents.record(incidentId, 'device.change_error', `The confirm deadline passed and the device tool server did not answer (${(error as Error).message}); asking again`);
+            if (tries === 0) incidents.record(incidentId, entries.deviceChangeError, `The confirm deadline passed and the device tool server did not answer (${(error as Error).message}); asking again`);
             return undefined;
           });
           if (status && adopt(incidentId, status)) return;
           if (tries + 1 < STATUS_TRIES) armDeadline(incidentId, change, tries + 1);
-          else incidents.record(incidentId, 'device.change_error', `The change on ${change.device} is still unconfirmed past its deadline and its state could not be learned: check the device`);
+          else incidents.record(incidentId, entries.deviceChangeError, `The change on ${change.device} is still unconfirmed past its deadline and its state could not be learned: check the device`);
         });
       }, wait),
     );
@@ -203,7 +204,7 @@ export function createConfirmedApply(deps: ConfirmedApplyDeps) {
         detail: null,
       };
       incidents.update(incidentId, () => ({ change }));
-      incidents.record(incidentId, 'device.change_pending', `The change on ${change.device} is provisional: it rolls back at ${change.deadline} unless the post-check passes or a person confirms it within ${confirmWithinS} s`, { change_id: change.change_id, device: change.device, deadline: change.deadline });
+      incidents.record(incidentId, entries.deviceChangePending, `The change on ${change.device} is provisional: it rolls back at ${change.deadline} unless the post-check passes or a person confirms it within ${confirmWithinS} s`, { change_id: change.change_id, device: change.device, deadline: change.deadline });
       armDeadline(incidentId, change);
       void postCheck(incidentId).catch((error: unknown) => logger.error({ incident_id: incidentId, err: error }, 'post-check stopped'));
       return change;

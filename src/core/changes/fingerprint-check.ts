@@ -3,6 +3,7 @@ import { DeviceToolError } from './device-contract';
 import type { Incident } from '../incidents/model';
 import type { Incidents } from '../incidents/service';
 import { redactDeviceSecrets } from '../incidents/evidence-redact';
+import { entries } from '../events/timeline-entries';
 
 /** The configuration fingerprint the approved preview was computed against, when the preview had one. */
 export function approvedFingerprint(incident: Incident | undefined): string | undefined {
@@ -33,7 +34,7 @@ export function recordMismatch(incidents: Incidents, incidentId: string, m: Mism
     ? `What changed (relay's diff of the configuration, "+" new since the preview, "-" gone since): ${m.changed.map((l) => JSON.stringify(l)).join(', ')}${m.changed_total > m.changed.length ? ` and ${m.changed_total - m.changed.length} more` : ''}.`
     : 'The configuration the preview read is no longer held, so only the hashes are known.';
   const message = `Not applied on ${m.device}: its configuration changed since the preview the approval was given on (sha256 ${m.before_sha256.slice(0, 12)} then, ${m.now_sha256 ? m.now_sha256.slice(0, 12) : 'not given'} now). Nothing was sent; the approval is void. ${what}`;
-  incidents.record(incidentId, 'change.fingerprint_mismatch', message, {
+  incidents.record(incidentId, entries.changeFingerprintMismatch, message, {
     device: m.device,
     before_sha256: m.before_sha256,
     now_sha256: m.now_sha256,
@@ -46,8 +47,8 @@ export function recordMismatch(incidents: Incidents, incidentId: string, m: Mism
 /** The server checked the fingerprint before the first line and it matched (it echoes what it checked). */
 export function recordMatch(incidents: Incidents, incidentId: string, device: string, expected: string, checked: string | undefined): void {
   if (checked === expected) {
-    incidents.record(incidentId, 'change.fingerprint_checked', `The configuration of ${device} was read again before the change: as previewed (sha256 ${expected.slice(0, 12)})`, { device, before_sha256: expected, now_sha256: checked, match: true });
+    incidents.record(incidentId, entries.changeFingerprintChecked, `The configuration of ${device} was read again before the change: as previewed (sha256 ${expected.slice(0, 12)})`, { device, before_sha256: expected, now_sha256: checked, match: true });
   } else {
-    incidents.record(incidentId, 'change.fingerprint_checked', `The device tool server did not confirm it checked the configuration of ${device} against the preview's (sha256 ${expected.slice(0, 12)})`, { device, before_sha256: expected, now_sha256: null, match: null });
+    incidents.record(incidentId, entries.changeFingerprintChecked, `The device tool server did not confirm it checked the configuration of ${device} against the preview's (sha256 ${expected.slice(0, 12)})`, { device, before_sha256: expected, now_sha256: null, match: null });
   }
 }

@@ -5,6 +5,7 @@ import { capturedNames, renderCommand } from '../../runbooks/render-command';
 import type { TemplateVars } from '../../runbooks/template';
 import { platformOf, stepForPlatform } from '../../runbooks/variants';
 import type { TimelineEntry } from '../incidents/model';
+import { entries, isEntry } from '../events/timeline-entries';
 
 /**
  * The RAW's own proof that a repair took: the `revalidate` step its repair step leads to (through
@@ -51,7 +52,7 @@ export function capturedOnDevice(raw: RepairActionWorkflow, vars: Readonly<Recor
   const platform = platformOf(values);
   const steps = raw.steps.map((s) => stepForPlatform(s, platform));
   for (const entry of timeline) {
-    if (entry.type !== 'device.exec' || typeof entry.command !== 'string' || entry.by === 'post-check') continue;
+    if (!isEntry(entry, entries.deviceExec) || typeof entry.command !== 'string' || entry.by === 'post-check') continue;
     for (const step of steps) {
       if (step.kind !== 'validate' && step.kind !== 'collect' && step.kind !== 'revalidate') continue;
       try {

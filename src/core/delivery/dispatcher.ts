@@ -9,6 +9,7 @@ import type { ModelCheck } from './model-check';
 import type { SpareSession } from './spare-session';
 import { alreadyPrompted, findEarlierSession, sessionTitle } from './earlier-session';
 import { inIncidentSpan } from '../../adapters/telemetry/incident-trace';
+import { entries } from '../events/timeline-entries';
 
 /** While runs are held, how often the hold is looked at again: a restored file lets them go by itself. */
 const HOLD_RECHECK_MS = 2_000;
@@ -110,7 +111,7 @@ export function createDispatcher(opts: DispatcherOptions) {
       if (heldFor.get(incidentId) !== held) {
         heldFor.set(incidentId, held);
         incidents.update(incidentId, (cur) => ({ delivery: { ...cur.delivery, last_error: held } }));
-        incidents.record(incidentId, 'delivery.held', `Not delivered: ${held}. The incident stays queued and goes out once the runtime is as shipped.`, { reason: held });
+        incidents.record(incidentId, entries.deliveryHeld, `Not delivered: ${held}. The incident stays queued and goes out once the runtime is as shipped.`, { reason: held });
         log.error(`run held: ${held}`);
       }
       holdTimer ??= stopped
@@ -123,7 +124,7 @@ export function createDispatcher(opts: DispatcherOptions) {
     }
     if (heldFor.delete(incidentId)) {
       incidents.update(incidentId, (cur) => ({ delivery: { ...cur.delivery, last_error: null } }));
-      incidents.record(incidentId, 'delivery.resumed', 'The runtime is as shipped again: delivering.');
+      incidents.record(incidentId, entries.deliveryResumed, 'The runtime is as shipped again: delivering.');
     }
     try {
       if (opts.claim && !(await opts.claim(incidentId))) {
@@ -135,7 +136,7 @@ export function createDispatcher(opts: DispatcherOptions) {
         // Fails fast and says why, rather than a minute later with a provider error, or worse, on a hosted default.
         const at = clock.now().toISOString();
         incidents.transition(incidentId, 'fail', () => ({ outcome: { kind: 'failed', summary: model.message, at } }));
-        incidents.record(incidentId, 'delivery.refused', model.message);
+        incidents.record(incidentId, entries.deliveryRefused, model.message);
         log.error(model.message);
         return true;
       }
@@ -147,7 +148,7 @@ export function createDispatcher(opts: DispatcherOptions) {
         if (earlier?.spare) unnamed.add(earlier.id);
         if (sessionId) {
           incidents.update(incidentId, () => ({ session_id: sessionId }));
-          incidents.record(incidentId, 'session.adopted', `Found session ${sessionId} created before a restart`, { session_id: sessionId });
+          incidents.record(incidentId, entries.sessionAdopted, `Found session ${sessionId} created before a restart`, { session_id: sessionId });
         }
       }
       const sentBefore = sessionId !== null && fromBefore && (await alreadyPrompted(agent, sessionId));
@@ -161,7 +162,7 @@ export function createDispatcher(opts: DispatcherOptions) {
         // path; a crash in between leaves the incident queued without it, and the session is found
         // again (by its title, or a spare by its prompt: needsAdoption), never created twice.
         incident = incidents.update(incidentId, () => ({ session_id: session.id }), { lazy: true });
-        incidents.record(incidentId, 'session.created', `Agent session ${session.id} ${spare ? 'taken (made ready before the alert)' : 'created'}`, { session_id: session.id });
+        incidents.record(incidentId, entries.sessionCreated, `Agent session ${session.id} ${spare ? 'taken (made ready before the alert)' : 'created'}`, { session_id: session.id });
       }
       const text = incidents.promptText(incidentId);
       if (text === undefined) throw new Error('the prompt recorded at intake is missing from the timeline');
@@ -171,7 +172,7 @@ export function createDispatcher(opts: DispatcherOptions) {
       // The session may have failed already while the prompt was being sent: then only the delivery is noted.
       if (incidents.can(incidentId, 'deliver')) incidents.transition(incidentId, 'deliver', delivered);
       else incidents.update(incidentId, delivered);
-      incidents.record(incidentId, 'prompt.sent', sentBefore ? `Prompt reached ${agentName} before a restart; not sent again` : `Prompt sent to ${agentName}`, {
+      incidents.record(incidentId, entries.promptSent, sentBefore ? `Prompt reached ${agentName} before a restart; not sent again` : `Prompt sent to ${agentName}`, {
         session_id: sessionId,
         agent: agentName,
         ...(sentBefore ? { sent_before_restart: true } : {}),
@@ -201,7 +202,7 @@ export function createDispatcher(opts: DispatcherOptions) {
           last_error: message,
         },
       }));
-      incidents.record(incidentId, 'delivery.failed', `Agent runtime not reached (${message}); retrying in ${Math.ceil(delay / 1000)} s`, {
+      incidents.record(incidentId, entries.deliveryFailed, `Agent runtime not reached (${message}); retrying in ${Math.ceil(delay / 1000)} s`, {
         error: message,
       });
       log.warn({ err_kind: error instanceof AgentRuntimeError ? error.kind : 'unknown', retry_in_ms: delay }, `delivery failed: ${message}`);

@@ -5,6 +5,7 @@ import { redactDeep, redactText } from './evidence-redact';
 import { policyOf } from './evidence-policy';
 import { canonicalJson, hashPart, MANIFEST_ENCODING, partsOf, sha256Hex } from './evidence-manifest';
 import { EVIDENCE_FORMAT, GUARD_EXEC_LIMIT, type DeviceOutput, type EvidenceBundle, type EvidenceContent as Content } from './evidence-schema';
+import { entries, isEntry, type EntryDefinition } from '../events/timeline-entries';
 
 export * from './evidence-schema';
 export { canonicalJson, sha256Hex, verifyEvidenceBundle, MANIFEST_ENCODING } from './evidence-manifest';
@@ -14,9 +15,9 @@ const SECRET_NAME = /pass(word)?|secret|token|api[-_]?key|authorization|cookie|c
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
 
-function outputsOf(entries: readonly TimelineEntry[], device: string, scrub: (s: string) => string): DeviceOutput[] {
-  return entries
-    .filter((e) => e.type === 'device.exec' && typeof e.command === 'string')
+function outputsOf(timeline: readonly TimelineEntry[], device: string, scrub: (s: string) => string): DeviceOutput[] {
+  return timeline
+    .filter((e) => isEntry(e, entries.deviceExec) && typeof e.command === 'string')
     .map((e) => {
       const raw = typeof e.output === 'string' ? e.output : '';
       const cleaned = redactText(raw, scrub);
@@ -33,18 +34,20 @@ function outputsOf(entries: readonly TimelineEntry[], device: string, scrub: (s:
     });
 }
 
-const CHANGE_TYPES = new Set(['policy.rechecked', 'change.fingerprint_checked', 'change.fingerprint_mismatch', 'device.config_applied', 'device.config_failed', 'device.config_interrupted', 'device.change_pending', 'device.change_confirmed', 'device.change_rolled_back']);
+const CHANGE_TYPES: ReadonlySet<string> = new Set(
+  [entries.policyRechecked, entries.changeFingerprintChecked, entries.changeFingerprintMismatch, entries.deviceConfigApplied, entries.deviceConfigFailed, entries.deviceConfigInterrupted, entries.deviceChangePending, entries.deviceChangeConfirmed, entries.deviceChangeRolledBack].map((d) => d.name),
+);
 
 /** How the change ended: the confirmed-apply entries when there are any, else what the guard recorded. */
 function changeOf(incident: Incident, timeline: readonly TimelineEntry[], scrub: (s: string) => string): Content['change'] {
   const events = timeline.filter((e) => CHANGE_TYPES.has(e.type));
-  const applied = events.find((e) => e.type === 'device.config_applied');
-  const last = (type: string) => events.filter((e) => e.type === type).at(-1);
-  const pending = last('device.change_pending');
-  const confirmed = last('device.change_confirmed');
-  const rolledBack = last('device.change_rolled_back');
-  const failed = last('device.config_failed');
-  const interrupted = last('device.config_interrupted');
+  const applied = events.find((e) => isEntry(e, entries.deviceConfigApplied));
+  const last = (def: EntryDefinition) => events.filter((e) => isEntry(e, def)).at(-1);
+  const pending = last(entries.deviceChangePending);
+  const confirmed = last(entries.deviceChangeConfirmed);
+  const rolledBack = last(entries.deviceChangeRolledBack);
+  const failed = last(entries.deviceConfigFailed);
+  const interrupted = last(entries.deviceConfigInterrupted);
   // The latest of confirmed / rolled back decides; a pending change with neither is still provisional.
   const ended = [confirmed, rolledBack].filter((e): e is TimelineEntry => e !== undefined).sort((a, b) => a.at.localeCompare(b.at)).at(-1);
   const reason = str(ended?.reason) ?? null;
@@ -52,10 +55,10 @@ function changeOf(incident: Incident, timeline: readonly TimelineEntry[], scrub:
   let result: Content['change']['result'] = 'not_applied';
   let summary = 'No change was applied.';
   // The confirmed-apply entries are worded for people already ("Change on R1 rolled back: post-check failed").
-  if (ended?.type === 'device.change_rolled_back') {
+  if (ended && isEntry(ended, entries.deviceChangeRolledBack)) {
     result = ended.state === 'rollback_failed' ? 'rollback_failed' : 'rolled_back';
     summary = ended.message;
-  } else if (ended?.type === 'device.change_confirmed') {
+  } else if (ended && isEntry(ended, entries.deviceChangeConfirmed)) {
     result = 'confirmed';
     summary = ended.message;
   } else if (pending) {
@@ -91,9 +94,9 @@ function changeOf(incident: Incident, timeline: readonly TimelineEntry[], scrub:
 /** The no-overwrite checks of the applies, as the guard recorded them. */
 function fingerprintChecksOf(timeline: readonly TimelineEntry[], scrub: (s: string) => string): Content['change']['fingerprint_checks'] {
   return timeline
-    .filter((e) => e.type === 'change.fingerprint_checked' || e.type === 'change.fingerprint_mismatch')
+    .filter((e) => isEntry(e, entries.changeFingerprintChecked) || isEntry(e, entries.changeFingerprintMismatch))
     .map((e) => ({
-      result: e.type === 'change.fingerprint_mismatch' ? 'mismatch' : e.match === true ? 'match' : 'unconfirmed',
+      result: isEntry(e, entries.changeFingerprintMismatch) ? 'mismatch' : e.match === true ? 'match' : 'unconfirmed',
       at: e.at,
       device: str(e.device) ?? '',
       before_sha256: str(e.before_sha256) ?? '',
@@ -142,7 +145,7 @@ export interface EvidenceInput {
 export function buildEvidenceBundle(input: EvidenceInput): EvidenceBundle {
   const { incident, timeline } = input;
   const scrub = input.scrub ?? ((s: string) => s);
-  const firstApplied = timeline.findIndex((e) => e.type === 'device.config_applied');
+  const firstApplied = timeline.findIndex((e) => isEntry(e, entries.deviceConfigApplied));
   const split = firstApplied === -1 ? timeline.length : firstApplied;
   const approval = incident.approval;
   const content: Content = {

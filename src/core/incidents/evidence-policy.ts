@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Incident, TimelineEntry } from './model';
+import { entries, isEntry } from '../events/timeline-entries';
 
 /** What the change policy said about the incident's change, and who counted toward it. */
 export const evidencePolicySchema = z.object({
@@ -27,7 +28,7 @@ export function policyOf(incident: Incident, timeline: readonly TimelineEntry[])
     const r = request.requirement;
     return { verdict: 'approve', rule: r.rule, reason: r.reason, policy_sha256: r.policy_sha256, groups: r.groups, needed: r.count, approvers: (request.votes ?? []).map((v) => ({ by: v.by, channel: v.channel, at: v.at })) };
   }
-  const escalated = [...timeline].reverse().find((e) => e.type === 'policy.escalated');
+  const escalated = [...timeline].reverse().find((e) => isEntry(e, entries.policyEscalated));
   if (!escalated) return null;
   return { verdict: text(escalated.verdict) || 'escalate', rule: text(escalated.rule), reason: escalated.message, policy_sha256: text(escalated.policy_sha256), groups: [], needed: null, approvers: [] };
 }

@@ -5,6 +5,7 @@ import { isAscii } from 'node:buffer';
 import type { KeyValueBackend } from './store';
 import { open, rename, rm } from 'node:fs/promises';
 import { readSeal, sealTrailer, SEAL_KEY } from './file-seal';
+import { errorText } from '../error-body';
 
 /** A disk error that leaves the previous copy in place: the caller answers 503 and tries again later. */
 export class DiskWriteError extends Error {
@@ -76,7 +77,7 @@ export function replaceFileDurably(path: string, text: string | Buffer): void {
     if (fd !== undefined) closeSync(fd);
     rmSync(temp, { force: true });
     const code = codeOf(error);
-    throw new DiskWriteError(code, `Could not write ${path} (${code}): ${error instanceof Error ? error.message : String(error)}. The previous copy is kept.`);
+    throw new DiskWriteError(code, `Could not write ${path} (${code}): ${errorText(error)}. The previous copy is kept.`);
   }
   fsyncDir(dirname(path));
 }

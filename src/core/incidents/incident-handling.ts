@@ -3,6 +3,7 @@ import type { SourcedAlert } from '../../adapters/alert-sources/source';
 import { isTerminal, type Incident, type TimelineEntry } from './model';
 import type { Incidents } from './service';
 import { storableText } from './storable-text';
+import { entries, isEntry } from '../events/timeline-entries';
 
 /** The person acting, as OPERATORS_FILE names them. */
 export interface Actor {
@@ -25,10 +26,10 @@ export function handlingOf(timeline: readonly TimelineEntry[]): Handling {
   const out: Handling = {};
   for (const e of timeline) {
     const d = e as Record<string, unknown>;
-    if (e.type === 'incident.acknowledged' && !out.acknowledged) out.acknowledged = { by: str(d.by), channel: str(d.channel), at: e.at };
-    if (e.type === 'incident.assigned') out.assigned = { to: str(d.to), to_email: str(d.to_email), by: str(d.by), at: e.at };
-    if (e.type === 'incident.closed' && !out.closed) out.closed = { by: str(d.by), reason: str(d.reason), at: e.at };
-    if (e.type === 'incident.retried') out.retried = { by: str(d.by), incident_id: str(d.incident_id), at: e.at };
+    if (isEntry(e, entries.incidentAcknowledged) && !out.acknowledged) out.acknowledged = { by: str(d.by), channel: str(d.channel), at: e.at };
+    if (isEntry(e, entries.incidentAssigned)) out.assigned = { to: str(d.to), to_email: str(d.to_email), by: str(d.by), at: e.at };
+    if (isEntry(e, entries.incidentClosed) && !out.closed) out.closed = { by: str(d.by), reason: str(d.reason), at: e.at };
+    if (isEntry(e, entries.incidentRetried)) out.retried = { by: str(d.by), incident_id: str(d.incident_id), at: e.at };
   }
   return out;
 }
@@ -88,7 +89,7 @@ export function createIncidentHandling(deps: {
       found(id);
       const earlier = handlingOf(incidents.timeline(id)).acknowledged;
       if (earlier) return { status: 'acknowledged' as const, incident_id: id, ...earlier, already: true };
-      const entry = incidents.record(id, 'incident.acknowledged', `Acknowledged by ${by.name} (${channel}): pages stop`, { by: by.name, channel });
+      const entry = incidents.record(id, entries.incidentAcknowledged, `Acknowledged by ${by.name} (${channel}): pages stop`, { by: by.name, channel });
       return { status: 'acknowledged' as const, incident_id: id, by: by.name, channel, at: entry.at };
     },
     /** The tray's user as the team knows them (`os_user`); a viewer acts on nothing, an unlisted user by their account name. */
@@ -102,7 +103,7 @@ export function createIncidentHandling(deps: {
       if (!to) throw new HandlingRefused(400, 'unknown_person', `${email} is not in OPERATORS_FILE: assign an incident to someone on the team.`);
       const incident = found(id);
       open(incident);
-      const entry = incidents.record(id, 'incident.assigned', `Assigned to ${to.name} by ${by.name}`, { to: to.name, to_email: to.email, by: by.name });
+      const entry = incidents.record(id, entries.incidentAssigned, `Assigned to ${to.name} by ${by.name}`, { to: to.name, to_email: to.email, by: by.name });
       return { status: 'assigned' as const, incident_id: id, to: to.name, to_email: to.email, by: by.name, at: entry.at };
     },
     close(id: string, by: Actor, reason: string) {
@@ -112,7 +113,7 @@ export function createIncidentHandling(deps: {
         throw new HandlingRefused(409, 'incident_active', `${id} is ${incident.state.replace(/_/g, ' ')}: a run still going cannot be closed. Deny its pending change or wait for its outcome, then close it.`);
       }
       const text = storableText(reason.trim());
-      const entry = incidents.record(id, 'incident.closed', `Closed by ${by.name}: ${text}`, { by: by.name, reason: text });
+      const entry = incidents.record(id, entries.incidentClosed, `Closed by ${by.name}: ${text}`, { by: by.name, reason: text });
       return { status: 'closed' as const, incident_id: id, by: by.name, reason: text, at: entry.at };
     },
     async retry(id: string, by: Actor) {
@@ -124,8 +125,8 @@ export function createIncidentHandling(deps: {
       const earlier = handlingOf(incidents.timeline(id)).retried;
       if (earlier) throw new HandlingRefused(409, 'already_retried', `${id} was retried by ${earlier.by} at ${earlier.at} as ${earlier.incident_id}`);
       const accepted = await deps.intake(retryAlertOf(incident));
-      incidents.record(id, 'incident.retried', `Retried by ${by.name} as ${accepted.incident_id}`, { by: by.name, incident_id: accepted.incident_id });
-      if (accepted.status !== 'duplicate') incidents.record(accepted.incident_id, 'incident.retry_of', `A retry of ${id}, asked by ${by.name}`, { of: id, by: by.name });
+      incidents.record(id, entries.incidentRetried, `Retried by ${by.name} as ${accepted.incident_id}`, { by: by.name, incident_id: accepted.incident_id });
+      if (accepted.status !== 'duplicate') incidents.record(accepted.incident_id, entries.incidentRetryOf, `A retry of ${id}, asked by ${by.name}`, { of: id, by: by.name });
       return { status: accepted.status === 'duplicate' ? ('already_open' as const) : ('retried' as const), incident_id: id, new_incident_id: accepted.incident_id, by: by.name };
     },
   };

@@ -3,6 +3,8 @@ import type { NormalizedAlert } from '../../adapters/alert-sources/source';
 import { buildAgentPrompt, renderPromptText } from '../../adapters/alert-sources/prompt';
 import type { Bus } from '../events/bus';
 import type { Clock } from '../clock';
+import type { EntryDefinition, RecordData } from '../events/define';
+import { entries, isEntry } from '../events/timeline-entries';
 import type { RelayEvents } from './events';
 import { HEADED_PREFIX, incidentIdFor } from './ids';
 import { isTerminal, NO_APPLICATION, publicIncident, type Incident, type Severity, type TimelineEntry } from './model';
@@ -66,13 +68,14 @@ export function createIncidents(deps: {
     if (isTerminal(incident.state)) continue;
     openByKey.set(incident.dedup_key, incident.incident_id);
     // Repeats are written to the index lazily; the timeline has every one of them.
-    const repeats = store.timeline(incident.incident_id).filter((e) => e.type === 'alert.repeated');
+    const repeats = store.timeline(incident.incident_id).filter((e) => isEntry(e, entries.alertRepeated));
     const counted = Number(repeats.at(-1)?.occurrences ?? 0);
     if (counted > incident.occurrences) store.put({ ...incident, occurrences: counted });
   }
 
-  const record = (incidentId: string, type: string, message: string, data: Record<string, unknown> = {}) => {
-    const entry: TimelineEntry = { at: clock.now().toISOString(), type, message, ...data };
+  /** Writes an entry of `def` on the incident's timeline; its data is typed by the definition. */
+  const record = <D extends EntryDefinition>(incidentId: string, def: D, message: string, ...data: RecordData<D>): TimelineEntry => {
+    const entry: TimelineEntry = { at: clock.now().toISOString(), type: def.name, message, ...(data[0] as Record<string, unknown> | undefined) };
     store.appendTimeline(incidentId, entry);
     bus.publish('incident.timeline', { incident_id: incidentId, entry });
     return entry;
@@ -94,7 +97,7 @@ export function createIncidents(deps: {
     }
     if (next.state !== current.state) {
       logger.info({ incident_id: incidentId, from: current.state, to: next.state }, 'incident state changed');
-      record(incidentId, 'state.changed', `${current.state} → ${next.state}`, { from: current.state, to: next.state });
+      record(incidentId, entries.stateChanged, `${current.state} → ${next.state}`, { from: current.state, to: next.state });
     }
     tell(next, current.state);
     bus.publish('incident.updated', { incident: publicIncident(next), previous_state: current.state });
@@ -125,7 +128,7 @@ export function createIncidents(deps: {
       const incident = store.get(incidentId);
       if (incident?.prompt_text) return incident.prompt_text;
       // Incidents stored before the prompt became a field kept it in their first timeline entry.
-      const received = store.timeline(incidentId).find((e) => e.type === 'alert.received');
+      const received = store.timeline(incidentId).find((e) => isEntry(e, entries.alertReceived));
       return typeof received?.prompt === 'string' ? received.prompt : undefined;
     },
     record,
@@ -178,7 +181,7 @@ export function createIncidents(deps: {
       for (const w of incident.warnings) logger.warn({ incident_id }, `incident warning: ${w}`);
       record(
         incident_id,
-        'alert.received',
+        entries.alertReceived,
         kind === 'headed'
           ? `Headed run for ${incident.alert_def_id} on ${incident.device_hostname}: prompt copied for the terminal UI`
           : `Alert ${incident.alert_def_id} for ${incident.device_hostname} accepted`,

@@ -3,6 +3,8 @@ import type { Clock } from '../clock';
 import { changeOutcomeText, type ChangeRecord } from '../incidents/change';
 import type { Incidents } from '../incidents/service';
 import { quarantineKey, quarantineLine, type QuarantineBackend, type QuarantineEntry } from './entry';
+import type { EntryData } from '../events/define';
+import { entries } from '../events/timeline-entries';
 
 export interface QuarantineDeps {
   backend: QuarantineBackend;
@@ -38,12 +40,12 @@ export function createQuarantine(deps: QuarantineDeps) {
     held.clear();
     for (const e of entries) held.set(quarantineKey(e.device), e);
   };
-  const recordOn = (incidentId: string | null, type: string, message: string, data: Record<string, unknown>) => {
+  const recordOn = <D extends typeof entries.deviceQuarantined | typeof entries.deviceCleared>(incidentId: string | null, def: D, message: string, data: EntryData<D>) => {
     if (!incidentId || !incidents.get(incidentId)) return;
     try {
-      incidents.record(incidentId, type, message, data);
+      incidents.record(incidentId, def, message, data);
     } catch (error) {
-      logger.warn({ incident_id: incidentId, err: error }, `could not record ${type} on the incident`);
+      logger.warn({ incident_id: incidentId, err: error }, `could not record ${def.name} on the incident`);
     }
   };
 
@@ -78,7 +80,7 @@ export function createQuarantine(deps: QuarantineDeps) {
       const { entry, added } = await backend.add({ device: change.device, reason, since: clock.now().toISOString(), incident_id: incidentId, change_id: change.change_id });
       held.set(quarantineKey(entry.device), entry);
       if (!added) return;
-      recordOn(incidentId, 'device.quarantined', `${quarantineLine(entry)}. No configuration reaches ${entry.device}, from any incident, until an approver clears it.`, { device: entry.device, reason });
+      recordOn(incidentId, entries.deviceQuarantined, `${quarantineLine(entry)}. No configuration reaches ${entry.device}, from any incident, until an approver clears it.`, { device: entry.device, reason });
       logger.error({ device: entry.device, incident_id: incidentId, change_id: change.change_id }, 'device quarantined: its change could not be rolled back');
       deps.tell?.(incidentId, `⛔ **${entry.device}** is quarantined: ${reason}. No configuration reaches it until an approver clears it.`);
     },
@@ -87,7 +89,7 @@ export function createQuarantine(deps: QuarantineDeps) {
       const lifted = await backend.remove(device);
       held.delete(quarantineKey(device));
       if (!lifted) return undefined;
-      recordOn(lifted.incident_id, 'device.cleared', `${lifted.device} cleared from quarantine by ${by}`, { device: lifted.device, by });
+      recordOn(lifted.incident_id, entries.deviceCleared, `${lifted.device} cleared from quarantine by ${by}`, { device: lifted.device, by });
       logger.warn({ device: lifted.device, by }, 'device cleared from quarantine');
       if (lifted.incident_id) deps.tell?.(lifted.incident_id, `✅ **${lifted.device}** was cleared from quarantine by ${by}.`);
       for (const fn of clearedHandlers) fn(lifted);

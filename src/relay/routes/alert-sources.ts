@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { batchAnswerSchema, type AlertSource } from '../../adapters/alert-sources/source';
 import type { BatchIntake } from '../alert-sources';
-import { errorBodySchema } from '../errors';
+import { errorResponses } from '../../core/error-body';
 import { guardAlertSenders } from './alert-sender';
 
 /**
@@ -14,7 +14,7 @@ export const alertSourceRoutes: FastifyPluginAsyncZod<{ sources: readonly AlertS
   for (const source of opts.sources) {
     app.post(
       `/alerts/${source.name}`,
-      { schema: { body: source.body, response: { 202: batchAnswerSchema, 400: errorBodySchema, 401: errorBodySchema } } },
+      { schema: { body: source.body, response: { 202: batchAnswerSchema, ...errorResponses } } },
       async (request, reply) => {
         const answer = await opts.accept(source.name, await source.read(request.body));
         request.log.info({ source: source.name, accepted: answer.accepted.length, resolved: answer.resolved.length, unmatched: answer.unmatched.length }, 'alerts answered');

@@ -6,6 +6,7 @@ import { changeOutcomeText } from '../../core/incidents/change';
 import { HttpError } from '../errors';
 import { approverOf } from './approver-token';
 import type { UiSession } from '../ui-session';
+import { answersAndErrors } from '../../core/error-body';
 
 const bodySchema = z.strictObject({
   /** The change the person was shown (`change.change_id` on the incident): a confirm is for that change only. */
@@ -21,7 +22,7 @@ export type ConfirmFn = (incidentId: string, changeId: string, person: string) =
 export const confirmRoutes: FastifyPluginAsyncZod<{ confirm?: ConfirmFn; operators?: OperatorDirectory; session?: UiSession }> = async (app, opts) => {
   app.post(
     '/incidents/:incident_id/confirm',
-    { schema: { params: z.object({ incident_id: z.string().min(1).max(64) }), body: bodySchema } },
+    { schema: { params: z.object({ incident_id: z.string().min(1).max(64) }), body: bodySchema, response: answersAndErrors } },
     async (request, reply) => {
       const operator = approverOf(request, opts.operators, 'Confirms', opts.session);
       if (!opts.confirm) throw new HttpError(409, 'no_device_tools', 'This relay applies no changes (no device tool server is configured): there is nothing to confirm.');

@@ -6,6 +6,7 @@ import type { OperatorDirectory } from '../../core/operators/operators';
 import { HttpError } from '../errors';
 import { approverOf } from './approver-token';
 import type { UiSession } from '../ui-session';
+import { answersAndErrors } from '../../core/error-body';
 
 const bodySchema = z.strictObject({
   /** The request the person was shown (`approval_request.request_id`): a decision is for that request only. */
@@ -21,7 +22,7 @@ const bodySchema = z.strictObject({
 export const decisionRoutes: FastifyPluginAsyncZod<{ approvals: { decide: DecideFn }; operators?: OperatorDirectory; session?: UiSession }> = async (app, opts) => {
   app.post(
     '/incidents/:incident_id/decision',
-    { schema: { params: z.object({ incident_id: z.string().min(1).max(64) }), body: bodySchema } },
+    { schema: { params: z.object({ incident_id: z.string().min(1).max(64) }), body: bodySchema, response: answersAndErrors } },
     async (request, reply) => {
       const operator = approverOf(request, opts.operators, 'Decisions', opts.session);
       const { decision, comment, request_id } = request.body;

@@ -5,6 +5,7 @@ import type { Quarantine } from '../../core/quarantine/service';
 import { HttpError } from '../errors';
 import { approverOf } from './approver-token';
 import type { UiSession } from '../ui-session';
+import { answersAndErrors } from '../../core/error-body';
 
 /** A device name as the inventory spells them: nothing a path or a shell could read as more. */
 const deviceName = z.string().min(1).max(253).regex(/^[A-Za-z0-9][A-Za-z0-9._:-]*$/, 'letters, digits and . _ : - only');
@@ -16,7 +17,7 @@ const deviceName = z.string().min(1).max(253).regex(/^[A-Za-z0-9][A-Za-z0-9._:-]
 export const deviceRoutes: FastifyPluginAsyncZod<{ quarantine: Pick<Quarantine, 'clear'>; operators?: OperatorDirectory; session?: UiSession }> = async (app, opts) => {
   app.post(
     '/devices/:name/clear',
-    { schema: { params: z.object({ name: deviceName }), body: z.strictObject({}).nullish() } },
+    { schema: { params: z.object({ name: deviceName }), body: z.strictObject({}).nullish(), response: answersAndErrors } },
     async (request, reply) => {
       const operator = approverOf(request, opts.operators, 'Clearing a quarantined device', opts.session);
       const { name } = request.params;

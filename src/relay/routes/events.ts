@@ -2,21 +2,12 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../../core/clock';
 import type { Bus } from '../../core/events/bus';
-import type { RelayEvents } from '../../core/incidents/events';
+import { STREAMED_EVENTS, type RelayEvents } from '../../core/events/relay-events';
 import { openAndRecent } from '../../core/incidents/incident-pages';
 import { publicIncident } from '../../core/incidents/model';
 import type { Incidents } from '../../core/incidents/service';
 import { principalOf } from '../auth';
 import type { Presence } from '../presence';
-
-/** What the UI stream carries after its snapshot, in the bus's own names. */
-export const STREAMED_EVENTS = [
-  'incident.created',
-  'incident.updated',
-  'incident.timeline',
-  'approval.requested',
-  'approval.decided',
-] as const satisfies readonly (keyof RelayEvents)[];
 
 export interface EventsRoutesOptions {
   bus: Bus<RelayEvents>;

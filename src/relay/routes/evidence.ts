@@ -5,6 +5,8 @@ import { renderEvidenceMarkdown } from '../../core/incidents/evidence-markdown';
 import type { Incidents } from '../../core/incidents/service';
 import { HttpError } from '../errors';
 import { principalOf } from '../auth';
+import { entries } from '../../core/events/timeline-entries';
+import { answersAndErrors } from '../../core/error-body';
 
 export interface EvidenceRoutesOptions {
   incidents: Pick<Incidents, 'get' | 'loadTimeline' | 'record'>;
@@ -31,6 +33,7 @@ export const evidenceRoutes: FastifyPluginAsyncZod<EvidenceRoutesOptions> = asyn
       schema: {
         params: z.object({ incident_id: z.string().min(1).max(64) }),
         querystring: z.object({ format: z.enum(EVIDENCE_FORMATS).default(DEFAULT_EVIDENCE_FORMAT) }),
+        response: answersAndErrors,
       },
     },
     async (request, reply) => {
@@ -42,7 +45,7 @@ export const evidenceRoutes: FastifyPluginAsyncZod<EvidenceRoutesOptions> = asyn
       // On the timeline (and so in the audit stream) with the hash of exactly this copy: a copy found later is matched to its trail.
       const principal = principalOf(request);
       const by = principal?.kind === 'operator' ? principal.operator.email : principal?.kind === 'secret' ? 'WEBHOOK_SECRET' : 'local';
-      opts.incidents.record(incident.incident_id, 'evidence.exported', `Evidence bundle exported (${format}) by ${by}: sha256 ${bundle.manifest.content_sha256.slice(0, 12)}`, { by, format, sha256: bundle.manifest.content_sha256 });
+      opts.incidents.record(incident.incident_id, entries.evidenceExported, `Evidence bundle exported (${format}) by ${by}: sha256 ${bundle.manifest.content_sha256.slice(0, 12)}`, { by, format, sha256: bundle.manifest.content_sha256 });
       reply
         .header('cache-control', 'no-store')
         .header('x-content-type-options', 'nosniff')

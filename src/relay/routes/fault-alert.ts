@@ -3,7 +3,8 @@ import type { Logger } from 'pino';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { InvalidAlertError, splunkAlert, splunkSource } from '../../adapters/alert-sources/splunk';
 import type { FaultKeyRules } from '../../runbooks/fault-key';
-import { errorBodySchema, HttpError } from '../errors';
+import { HttpError } from '../errors';
+import { errorResponses } from '../../core/error-body';
 import { serializerCompiler } from 'fastify-type-provider-zod';
 import { acceptedResponseSchema, type AcceptedResponse, type Intake } from '../intake';
 import { guardAlertSenders } from './alert-sender';
@@ -18,7 +19,7 @@ export const faultAlertRoutes: FastifyPluginAsyncZod<{ intake: Intake; webhookSe
     {
       schema: {
         body: splunkSource.body,
-        response: { 202: acceptedResponseSchema, 400: errorBodySchema, 401: errorBodySchema },
+        response: { 202: acceptedResponseSchema, ...errorResponses },
       },
       // The 202 is built by the intake from typed fields (AcceptedResponse): checking it again with zod on
       // every duplicate cost more than the answer itself. Tests hold the answers to the schema.

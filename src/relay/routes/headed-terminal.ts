@@ -8,6 +8,8 @@ import type { Incidents } from '../../core/incidents/service';
 import { HttpError } from '../errors';
 import { policyAnswer, staleRequestBody } from './decision';
 import { policyNotice, standingWords } from '../../core/approvals/standing';
+import { entries } from '../../core/events/timeline-entries';
+import { answersAndErrors } from '../../core/error-body';
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
 const params = z.object({ incident_id: z.string().min(1).max(64) });
@@ -59,7 +61,7 @@ export const headedTerminalRoutes: FastifyPluginAsyncZod<HeadedTerminalDeps> = a
     return incident;
   };
 
-  app.post('/headed/:incident_id/terminal', { schema: { params, body: bindBody } }, async (request) => {
+  app.post('/headed/:incident_id/terminal', { schema: { params, body: bindBody, response: answersAndErrors } }, async (request) => {
     const incident = headed(request.params.incident_id);
     const { session_id } = request.body;
     if (incident.session_id && incident.session_id !== session_id) {
@@ -70,22 +72,22 @@ export const headedTerminalRoutes: FastifyPluginAsyncZod<HeadedTerminalDeps> = a
       const refused = await opts.mayStart?.();
       if (refused) throw new HttpError(503, 'runs_refused', `No run starts: ${refused}.`);
       opts.incidents.update(incident.incident_id, () => ({ session_id }));
-      opts.incidents.record(incident.incident_id, 'headed.bound', `The operator's terminal runs this incident (session ${session_id})`, { session_id });
+      opts.incidents.record(incident.incident_id, entries.headedBound, `The operator's terminal runs this incident (session ${session_id})`, { session_id });
     }
     return { status: 'bound', incident_id: incident.incident_id, session_id };
   });
 
   // The operator left the terminal (Ctrl-C, a closed window): the run it started stops with it, and the timeline says why.
-  app.post('/headed/:incident_id/terminal/end', { schema: { params, body: bindBody } }, async (request) => {
+  app.post('/headed/:incident_id/terminal/end', { schema: { params, body: bindBody, response: answersAndErrors } }, async (request) => {
     const incident = headed(request.params.incident_id);
     const { session_id } = request.body;
     if (incident.session_id !== session_id) throw new HttpError(409, 'not_this_terminal', `${incident.incident_id} is not run in session ${session_id}: nothing stopped.`);
-    opts.incidents.record(incident.incident_id, 'headed.ended', `The operator left the terminal: the run in session ${session_id} is stopped`, { session_id });
+    opts.incidents.record(incident.incident_id, entries.headedEnded, `The operator left the terminal: the run in session ${session_id} is stopped`, { session_id });
     await opts.abort(session_id);
     return { status: 'ended', incident_id: incident.incident_id, session_id };
   });
 
-  app.post('/headed/:incident_id/terminal/input', { schema: { params, body: inputBody } }, async (request, reply) => {
+  app.post('/headed/:incident_id/terminal/input', { schema: { params, body: inputBody, response: answersAndErrors } }, async (request, reply) => {
     const incident = headed(request.params.incident_id);
     const { session_id, text, user } = request.body;
     if (incident.session_id !== session_id) throw new HttpError(409, 'not_this_terminal', `${incident.incident_id} is not run in session ${session_id}: nothing decided.`);
@@ -95,14 +97,14 @@ export const headedTerminalRoutes: FastifyPluginAsyncZod<HeadedTerminalDeps> = a
     if (answer.kind !== 'decision') {
       const why = answer.kind === 'not_a_decision' ? answer.why : `that message is not a decision: type APPROVED or DENIED as the whole message`;
       if (pending) {
-        opts.incidents.record(incident.incident_id, 'operator.not_a_decision', `Typed in the terminal, not a decision: ${why}`);
+        opts.incidents.record(incident.incident_id, entries.operatorNotADecision, `Typed in the terminal, not a decision: ${why}`);
         await opts.tell(incident, `Fault Relay: nothing was decided. ${why}. Request ${pending.request_id} is still pending.`).catch(() => undefined);
       }
       return reply.code(422).send({ error: { code: 'not_a_decision', message: why } });
     }
     if (!pending || !pending.terminal_shown_at) {
       const why = pending ? `request ${pending.request_id} has not been shown in this terminal by the relay` : 'no approval request is pending';
-      opts.incidents.record(incident.incident_id, 'operator.ignored', `Typed ${answer.decision} changed nothing: ${why}`);
+      opts.incidents.record(incident.incident_id, entries.operatorIgnored, `Typed ${answer.decision} changed nothing: ${why}`);
       await opts.tell(incident, `Fault Relay: your ${answer.decision} changed nothing: ${why}.`).catch(() => undefined);
       throw new HttpError(409, 'not_awaiting', `Nothing to decide in this terminal: ${why}.`);
     }

@@ -7,6 +7,7 @@ import { InvalidAlertError } from '../../adapters/alert-sources/splunk';
 import { formatProblems, type AlertFormats } from '../../runbooks/alert-formats';
 import type { HeadedIntake, HeadedStart } from '../headed-intake';
 import { HttpError } from '../errors';
+import { answersAndErrors } from '../../core/error-body';
 
 export const headedResponseSchema = z.object({
   incident_id: z.string(),
@@ -51,7 +52,7 @@ export const headedRoutes: FastifyPluginAsyncZod<{ startHeaded: HeadedIntake; fo
   };
   app.post(
     '/headed',
-    { schema: { body: inboundAlertSchema, querystring: z.object({ mode: z.enum(['strict', 'hybrid']).optional() }) } },
+    { schema: { body: inboundAlertSchema, querystring: z.object({ mode: z.enum(['strict', 'hybrid']).optional() }), response: answersAndErrors } },
     async (request, reply) => {
       await refuseBadFormats(request.body, opts.formats, 'invalid_alert');
       await refuseWhenNoRun();
@@ -61,7 +62,7 @@ export const headedRoutes: FastifyPluginAsyncZod<{ startHeaded: HeadedIntake; fo
 
   app.post(
     '/headed/from/:incident_id',
-    { schema: { params: z.object({ incident_id: z.string().min(1).max(64) }), querystring: z.object({ mode: z.enum(['strict', 'hybrid']).optional() }) } },
+    { schema: { params: z.object({ incident_id: z.string().min(1).max(64) }), querystring: z.object({ mode: z.enum(['strict', 'hybrid']).optional() }), response: answersAndErrors } },
     async (request, reply) => {
       await refuseWhenNoRun();
       const made = opts.startHeaded.from(request.params.incident_id, request.query.mode);

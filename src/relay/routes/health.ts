@@ -1,4 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
+import { z } from 'zod';
 import type { AgentRuntime } from '../../core/agent-runtime';
 import { deepHealth, type DeviceProbe, type EventStreamHealth, type MessagingHealth } from '../health-checks';
 import { bearerGuard } from '../auth';
@@ -6,6 +7,7 @@ import type { UiSession } from '../ui-session';
 import type { ModelStatus } from '../../core/delivery/model-check';
 import type { StoreCheck } from '../../core/incidents/store';
 import type { QuarantineEntry } from '../../core/quarantine/entry';
+import { errorBodySchema } from '../../core/error-body';
 
 export interface HealthRouteOptions {
   agent: AgentRuntime;
@@ -34,6 +36,9 @@ export interface HealthRouteOptions {
   quarantine?: { reasons(): string[]; list(): QuarantineEntry[] };
 }
 
+/** The deep check's report, 200 or 503 alike (what failed is in it, not an error body). */
+const report = z.unknown();
+
 export const healthRoutes: FastifyPluginAsync<HealthRouteOptions> = async (app, opts) => {
   // Open on purpose: load balancers and the tray poll it. It carries no secret.
   app.get('/health', async () => {
@@ -53,7 +58,7 @@ export const healthRoutes: FastifyPluginAsync<HealthRouteOptions> = async (app, 
 
   app.register(async (deep) => {
     deep.addHook('onRequest', bearerGuard(opts.webhookSecret, 'WEBHOOK_SECRET', opts.uiSession, opts.readers));
-    deep.get('/health/deep', async (_request, reply) => {
+    deep.get('/health/deep', { schema: { response: { 200: report, 503: report, '4xx': errorBodySchema, 500: errorBodySchema } } }, async (_request, reply) => {
       const result = await deepHealth({ agent: opts.agent, deviceProbe: opts.deviceProbe, messaging: opts.messaging, eventStream: opts.eventStream, model: opts.model, warnings: opts.warnings, store: opts.store, ...(opts.blockers ? { blockers: opts.blockers } : {}), ...(opts.quarantine ? { quarantined: () => opts.quarantine!.list() } : {}) });
       const presence = opts.approversOnline ? { approvers_online: opts.approversOnline() } : {};
       return reply.code(result.status === 'ok' ? 200 : 503).send({ ...result, approval_channels: opts.channels?.() ?? [], ...presence });

@@ -2,14 +2,14 @@ import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { OperatorDirectory } from '../../core/operators/operators';
 import { HandlingRefused, type IncidentHandling } from '../../core/incidents/incident-handling';
-import { errorBodySchema, HttpError } from '../errors';
+import { HttpError } from '../errors';
+import { errorResponses } from '../../core/error-body';
 import { approverOf } from './approver-token';
 import type { UiSession } from '../ui-session';
 
 /** Where a person acted from: the API (their token), /ui (their session) or the tray. */
 const channelSchema = z.enum(['api', 'ui', 'tray']).optional();
 const params = z.object({ incident_id: z.string().min(1).max(64) });
-const errors = { 400: errorBodySchema, 401: errorBodySchema, 403: errorBodySchema, 404: errorBodySchema, 409: errorBodySchema };
 const base = { incident_id: z.string(), by: z.string() };
 const acknowledged = z.object({ status: z.literal('acknowledged'), ...base, channel: z.string(), at: z.string(), already: z.boolean().optional() });
 const assigned = z.object({ status: z.literal('assigned'), ...base, to: z.string(), to_email: z.string(), at: z.string() });
@@ -34,7 +34,7 @@ export const incidentActionRoutes: FastifyPluginAsyncZod<{ handling: IncidentHan
   const person = (request: Parameters<typeof approverOf>[0], action: string) => approverOf(request, opts.operators, action, opts.session);
   const channelOf = (request: { headers: { authorization?: string } }, given?: string) => given ?? (request.headers.authorization ? 'api' : 'ui');
 
-  app.post('/incidents/:incident_id/acknowledge', { schema: { params, body: z.strictObject({ channel: channelSchema }).optional(), response: { 200: acknowledged, ...errors } } }, async (request) => {
+  app.post('/incidents/:incident_id/acknowledge', { schema: { params, body: z.strictObject({ channel: channelSchema }).optional(), response: { 200: acknowledged, ...errorResponses } } }, async (request) => {
     const operator = person(request, 'Acknowledgements');
     try {
       return handling.acknowledge(request.params.incident_id, operator, channelOf(request, request.body?.channel));
@@ -43,7 +43,7 @@ export const incidentActionRoutes: FastifyPluginAsyncZod<{ handling: IncidentHan
     }
   });
 
-  app.post('/incidents/:incident_id/assign', { schema: { params, body: z.strictObject({ to: z.email(), channel: channelSchema }), response: { 200: assigned, ...errors } } }, async (request) => {
+  app.post('/incidents/:incident_id/assign', { schema: { params, body: z.strictObject({ to: z.email(), channel: channelSchema }), response: { 200: assigned, ...errorResponses } } }, async (request) => {
     const operator = person(request, 'Assignments');
     try {
       return handling.assign(request.params.incident_id, operator, request.body.to);
@@ -54,7 +54,7 @@ export const incidentActionRoutes: FastifyPluginAsyncZod<{ handling: IncidentHan
 
   app.post(
     '/incidents/:incident_id/close',
-    { schema: { params, body: z.strictObject({ reason: z.string().trim().min(1, 'say why it is closed').max(1000), channel: channelSchema }), response: { 200: closed, ...errors } } },
+    { schema: { params, body: z.strictObject({ reason: z.string().trim().min(1, 'say why it is closed').max(1000), channel: channelSchema }), response: { 200: closed, ...errorResponses } } },
     async (request) => {
       const operator = person(request, 'Closing incidents');
       try {
@@ -65,7 +65,7 @@ export const incidentActionRoutes: FastifyPluginAsyncZod<{ handling: IncidentHan
     },
   );
 
-  app.post('/incidents/:incident_id/retry', { schema: { params, body: z.strictObject({ channel: channelSchema }).optional(), response: { 202: retried, ...errors } } }, async (request, reply) => {
+  app.post('/incidents/:incident_id/retry', { schema: { params, body: z.strictObject({ channel: channelSchema }).optional(), response: { 202: retried, ...errorResponses } } }, async (request, reply) => {
     const operator = person(request, 'Retries');
     try {
       return reply.code(202).send(await handling.retry(request.params.incident_id, operator));

@@ -5,6 +5,7 @@ import { publicIncident } from '../../core/incidents/model';
 import { decodeCursor, finishedPage, MAX_ARCHIVE_PAGE, openAndRecent } from '../../core/incidents/incident-pages';
 import { incidentQuerySchema, isEmptyQuery, matchesIncidentQuery } from '../../core/incidents/incident-query';
 import { HttpError } from '../errors';
+import { answersAndErrors } from '../../core/error-body';
 
 /** The largest timeline page: a long run's detail stays a few hundred kilobytes per request. */
 export const MAX_PAGE = 1000;
@@ -25,6 +26,7 @@ export const sessionsRoutes: FastifyPluginAsyncZod<{ incidents: Incidents }> = a
           cursor: z.string().max(400).optional(),
           limit: z.coerce.number().int().min(1).max(MAX_ARCHIVE_PAGE).optional(),
         }),
+        response: answersAndErrors,
       },
     },
     async (request, reply) => {
@@ -54,6 +56,7 @@ export const sessionsRoutes: FastifyPluginAsyncZod<{ incidents: Incidents }> = a
           offset: z.coerce.number().int().min(0).default(0),
           limit: z.coerce.number().int().min(1).max(MAX_PAGE).default(MAX_PAGE),
         }),
+        response: answersAndErrors,
       },
     },
     async (request) => {

@@ -18,6 +18,7 @@ import { artifactGroupViews } from './ui-artifacts';
 import { directPromptInputSchema, type DirectPromptBody } from './ui-schemas';
 import { settingFields } from './ui-settings';
 import { readStaticFile, StaticPathError, UI_CSP } from './ui-static';
+import { answersAndErrors } from '../../core/error-body';
 
 export interface UiRoutesOptions {
   /** The formats of each alert definition's values (the runbook's): a headed prompt's values are held to them. */
@@ -88,7 +89,7 @@ export const uiRoutes: FastifyPluginAsyncZod<UiRoutesOptions> = async (app, opts
   });
 
   // `/ui?token=…` trades the secret for the cookie and drops it from the address at once.
-  app.get('/ui', { schema: { querystring: z.looseObject({ token: z.string().optional() }) } }, async (request, reply) => {
+  app.get('/ui', { schema: { querystring: z.looseObject({ token: z.string().optional() }), response: answersAndErrors } }, async (request, reply) => {
     // The cookie names who logged in: the shared secret, or the person whose own token this is.
     // The guard may have taken the token already (a sign-in link works once): its answer stands.
     const token = request.query.token;
@@ -108,18 +109,18 @@ export const uiRoutes: FastifyPluginAsyncZod<UiRoutesOptions> = async (app, opts
     if (!file) throw new HttpError(503, 'ui_not_built', 'The UI is not built on this relay: run npm run build:renderer.');
     return sendHtml(reply, file.body);
   };
-  app.get('/ui/', async (_request, reply) => index(reply));
+  app.get('/ui/', { schema: { response: answersAndErrors } }, async (_request, reply) => index(reply));
 
   // Who this browser is signed in as, so the page offers Approve/Deny only to an approver.
-  app.get('/ui/api/me', async (request) => {
+  app.get('/ui/api/me', { schema: { response: answersAndErrors } }, async (request) => {
     const who: Principal | undefined = principalOf(request) ?? opts.session?.fromCookie(request);
     if (who?.kind !== 'operator') return { signed_in: who !== undefined, can_decide: false };
     return { signed_in: true, name: who.operator.name, role: who.operator.role, can_decide: who.operator.role === 'approver' };
   });
 
-  app.get('/ui/api/artifacts', async () => artifactGroupViews(opts.artifactsDir));
+  app.get('/ui/api/artifacts', { schema: { response: answersAndErrors } }, async () => artifactGroupViews(opts.artifactsDir));
 
-  app.post('/ui/api/direct-prompt', { schema: { body: directPromptInputSchema } }, async (request) => {
+  app.post('/ui/api/direct-prompt', { schema: { body: directPromptInputSchema, response: answersAndErrors } }, async (request) => {
     const body = request.body;
     try {
       if (body.incident_id) throw new HttpError(400, 'invalid_prompt_input', 'Headed incident ids are assigned by the relay: leave the incident id empty.', [{ path: 'incident_id', message: 'assigned by the relay' }]);
@@ -136,7 +137,7 @@ export const uiRoutes: FastifyPluginAsyncZod<UiRoutesOptions> = async (app, opts
 
   app.get(
     '/ui/api/sessions/:incident_id/log',
-    { schema: { params: z.object({ incident_id: z.string().min(1).max(64) }) } },
+    { schema: { params: z.object({ incident_id: z.string().min(1).max(64) }), response: answersAndErrors } },
     async (request) => {
       const incident = opts.incidents.get(request.params.incident_id);
       if (!incident) throw new HttpError(404, 'not_found', `No incident ${request.params.incident_id}`);
@@ -151,11 +152,11 @@ export const uiRoutes: FastifyPluginAsyncZod<UiRoutesOptions> = async (app, opts
   );
 
   // The port in force is the one this request arrived on (INGEST_PORT may be 0: any free port).
-  app.get('/ui/api/settings', async (request) =>
+  app.get('/ui/api/settings', { schema: { response: answersAndErrors } }, async (request) =>
     settingFields(opts.config, { ...(opts.settingSources ? { sources: opts.settingSources } : {}), ...(request.socket.localPort ? { servedPort: request.socket.localPort } : {}) }),
   );
 
-  app.get('/ui/*', async (request, reply) => {
+  app.get('/ui/*', { schema: { response: answersAndErrors } }, async (request, reply) => {
     const rel = (request.params as { '*': string })['*'];
     if (rel === 'index.html') return index(reply);
     let file;

@@ -5,6 +5,7 @@ import { createPolicyRecheck } from '../../../src/core/approvals/policy-recheck'
 import type { Verdict } from '../../../src/core/policy/schema';
 import { silent } from '../../helpers/relay';
 import { inMemoryIncidents, manualClock } from '../incidents/in-memory-incidents';
+import { entries } from '../../../src/core/events/timeline-entries';
 
 const LINES = ['router bgp 65001', 'no neighbor 10.0.0.2 shutdown'];
 
@@ -14,7 +15,7 @@ function approvedUnder(rule: string, now: Verdict) {
   const { incidents, running } = inMemoryIncidents(clock);
   const incident = running('ses-1');
   const id = incident.incident_id;
-  incidents.record(id, 'policy.verdict', `Policy ${rule}`, { rule });
+  incidents.record(id, entries.policyVerdict, `Policy ${rule}`, { rule, groups: [], count: 1, policy_sha256: 'sha', lines_sha256: 'sha' });
   const request = pendingRequest(incident, { incident_id: id, summary: 's', device: 'R1', commands: LINES }, clock.now(), new Date(clock.now().getTime() + 60_000), ['desktop']);
   incidents.update(id, () => ({ approval_request: { ...request, status: 'approved' } }));
   const told: string[] = [];

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createVirtualClock, type VirtualClock } from '../../../src/runbooks/clock';
+import { createVirtualClock, type VirtualClock } from '../../../harness/raw-tests/clock';
 import { type DeviceTools, WITHOUT_PROVISIONAL } from '../../../src/core/changes/device-contract';
 import { createLabDeviceTools } from '../../../harness/ios-lab/lab-device-tools';
 import { runRaw, type ApprovalRequest } from '../../../harness/raw-tests/engine';

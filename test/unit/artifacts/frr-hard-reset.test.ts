@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createVirtualClock } from '../../../src/runbooks/clock';
+import { createVirtualClock } from '../../../harness/raw-tests/clock';
 import { WITHOUT_PROVISIONAL, type DeviceTools } from '../../../src/core/changes/device-contract';
 import { runRaw } from '../../../harness/raw-tests/engine';
 import { loadArtifactGroup } from '../../../src/runbooks/load';

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createVirtualClock } from '../../../src/runbooks/clock';
+import { createVirtualClock } from '../../../harness/raw-tests/clock';
 import { loadArtifactGroup } from '../../../src/runbooks/load';
 import type { ArtifactGroup } from '../../../src/runbooks/validate';
 import { createDemoBrain, type RemediationVariant } from '../../../harness/demo/brain';

@@ -5,6 +5,7 @@ import { createRuntimeEventMapper } from '../../../src/adapters/agent/runtime-ev
 import { silent } from '../../helpers/relay';
 import { createStubRuntime } from '../../helpers/stub-runtime';
 import { inMemoryIncidents, manualClock } from './in-memory-incidents';
+import { entries } from '../../../src/core/events/timeline-entries';
 
 const assistant = (sessionID: string, error?: { name: string; data?: unknown }): SessionMessage => ({
   info: { id: 'msg_a', sessionID, role: 'assistant', time: { created: 1, completed: 2 }, ...(error ? { error } : {}) },
@@ -52,7 +53,7 @@ describe('runs whose end the event stream missed', () => {
     const t = setUp({ ses_busy: { busy: true, messages: [] }, ses_none: { messages: [] } });
     const busy = t.running('ses_busy');
     const none = t.running('ses_none');
-    t.incidents.record(none.incident_id, 'prompt.sent', 'Prompt sent');
+    t.incidents.record(none.incident_id, entries.promptSent, 'Prompt sent', { session_id: 'ses_none', agent: 'network-troubleshooter' });
     await t.reconcile();
     await t.mapper.settled();
     expect(t.incidents.get(none.incident_id)?.state).toBe('running');

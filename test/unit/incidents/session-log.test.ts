@@ -6,6 +6,7 @@ import { createRuntimeEventMapper } from '../../../src/adapters/agent/runtime-ev
 import { createSessionLogWriter, type SessionLogWriter } from '../../../src/core/incidents/session-log';
 import { silent } from '../../helpers/relay';
 import { inMemoryIncidents, manualClock } from './in-memory-incidents';
+import { entries } from '../../../src/core/events/timeline-entries';
 
 const dirs: string[] = [];
 const writers: SessionLogWriter[] = [];
@@ -56,7 +57,7 @@ describe('session log', () => {
       },
     }));
     t.incidents.transition(id, 'resume');
-    t.incidents.record(id, 'tool.completed', 'network-troubleshooter: device_exec completed');
+    t.incidents.record(id, entries.toolCompleted, 'network-troubleshooter: device_exec completed', { session_id: 'ses-1', tool: 'device_exec', call_id: 'call_1', output: '' });
     await t.writer.flushed();
     expect(t.files()).toEqual([]);
 
@@ -105,7 +106,7 @@ describe('session log', () => {
     t.incidents.transition(incident.incident_id, 'escalate', () => ({ outcome: { kind: 'escalated', summary: 'approval expired', at: 'x' } }));
     await t.writer.flushed();
     expect(readFileSync(t.writer.pathFor(incident), 'utf8')).not.toContain('final words');
-    t.incidents.record(incident.incident_id, 'agent.text', 'final words | with a pipe\nand a second line');
+    t.incidents.record(incident.incident_id, entries.agentText, 'final words | with a pipe\nand a second line', { session_id: 'ses_root1' });
     await t.writer.flushed();
     expect(readFileSync(t.writer.pathFor(incident), 'utf8')).toContain('| agent.text | final words \\| with a pipe<br>and a second line |');
     expect(t.files()).toEqual([t.writer.pathFor(incident).split('/').at(-1)]);

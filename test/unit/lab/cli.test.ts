@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createVirtualClock } from '../../../src/runbooks/clock';
+import { createVirtualClock } from '../../../harness/raw-tests/clock';
 import { loadInventory, parseInventory, type Inventory } from '../../../harness/ios-lab/inventory';
 import { createLab, type CliResult, type Lab } from '../../../harness/ios-lab/lab';
 

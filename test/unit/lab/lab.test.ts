@@ -1,5 +1,5 @@
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createVirtualClock, type VirtualClock } from '../../../src/runbooks/clock';
+import { createVirtualClock, type VirtualClock } from '../../../harness/raw-tests/clock';
 import { loadArtifactGroup, type ArtifactGroup } from '../../../src/runbooks/load';
 import { extractFromLogLine } from '../../../src/runbooks/variables';
 import { parseFaultSpec } from '../../../harness/ios-lab/faults';

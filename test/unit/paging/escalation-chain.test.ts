@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { GENIE_KEY, LINES_SHA, MIN, ROUTING_KEY, pagingStand } from './paging-stand';
+import { entries } from '../../../src/core/events/timeline-entries';
 
 describe('the escalation chain (pinned clock, real outbox, fake pagers on the wire)', () => {
   it('reminds, then pages PagerDuty, then Opsgenie, each step at its time and once', async () => {
@@ -59,7 +60,7 @@ describe('the escalation chain (pinned clock, real outbox, fake pagers on the wi
     const s = await pagingStand();
     const { incident_id: id } = s.awaiting();
     await s.advance(6 * MIN);
-    s.incidents.record(id, 'incident.acknowledged', 'Acknowledged by Ana Ruiz (api): pages stop', { by: 'Ana Ruiz', channel: 'api' });
+    s.incidents.record(id, entries.incidentAcknowledged, 'Acknowledged by Ana Ruiz (api): pages stop', { by: 'Ana Ruiz', channel: 'api' });
     await s.advance(60 * MIN);
     expect(s.pd.received).toEqual([]);
     expect(s.og.received).toEqual([]);

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createVirtualClock } from '../../../src/runbooks/clock';
+import { createVirtualClock } from '../../../harness/raw-tests/clock';
 import { runCaptures } from '../../../src/runbooks/expectations';
 import { loadArtifactGroup } from '../../../src/runbooks/load';
 import { loadInventory } from '../../../harness/ios-lab/inventory';

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import WebSocket from 'ws';
 import { inboundFrameSchema, type InboundFrame } from './schemas';
 import type { Clock } from '../../../core/clock';
+import { errorText } from '../../../core/error-body';
 
 const FORCE_CLOSE_MS = 2_000;
 
@@ -158,7 +159,7 @@ export function openMercurySocket(opts: MercurySocketOptions): Promise<MercurySo
       if (!parsed.success) throw new Error(parsed.error.message);
       frame = parsed.data;
     } catch (error) {
-      logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'webex websocket: unreadable frame ignored');
+      logger.warn({ err: errorText(error) }, 'webex websocket: unreadable frame ignored');
       return;
     }
     // Unacknowledged frames are redelivered by Mercury; ack before handling, as the SDK does.

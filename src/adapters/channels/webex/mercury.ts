@@ -3,6 +3,7 @@ import { MercuryOpenError, openMercurySocket, type MercurySocket, type OpenFailu
 import type { ConnectableDevice, InboundFrame } from './schemas';
 import type { Clock } from '../../../core/clock';
 import { WebexApiError } from './webex-http';
+import { errorText } from '../../../core/error-body';
 
 /** What to do after a socket closed or failed to open. */
 export type Next =
@@ -145,7 +146,7 @@ export function createMercuryConnection(opts: MercuryOptions): MercuryConnection
         await (next.action === 'refresh-device' ? opts.devices.ensure() : opts.devices.reregister());
       } catch (error) {
         if (error instanceof WebexApiError && error.isAuthFailure) return stopFatally(error.message);
-        logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'webex device registration failed; retrying');
+        logger.warn({ err: errorText(error) }, 'webex device registration failed; retrying');
       }
     }
     scheduleRetry();

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { serviceCatalogSchema, type ServiceCatalog } from './schemas';
 import { WebexApiError, type WebexHttp } from './webex-http';
+import { errorText } from '../../../core/error-body';
 
 export const DEFAULT_U2C_URL = 'https://u2c.wbx2.com/u2c/api/v1';
 /** Used only when the catalog cannot be read: it may be the wrong region for some orgs. */
@@ -40,6 +41,3 @@ export async function discoverServices(opts: {
   }
 }
 
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

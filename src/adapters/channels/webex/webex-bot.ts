@@ -17,6 +17,7 @@ import { discoverServices } from './u2c';
 import { createDeviceManager, type DeviceManager } from './wdm';
 import { createWebexHttp, WebexApiError } from './webex-http';
 import { createProxyDispatchers, NO_PROXY_SETTINGS, proxyFor, tunnelAgent, type ProxySettings } from '../../net/proxy';
+import { errorText } from '../../../core/error-body';
 
 export type { CardSubmission, MessagingStatus } from './schemas';
 
@@ -268,6 +269,3 @@ export function createWebexBot(opts: WebexBotOptions): WebexBot {
   };
 }
 
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

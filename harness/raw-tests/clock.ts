@@ -1,28 +1,25 @@
-/**
- * Time as the RAW engine and the device lab see it. Production uses the wall clock;
- * tests and `raw:test` use a virtual clock so waits and convergence delays cost nothing
- * and every run is deterministic.
- */
-export interface Clock {
-  now(): number;
-  /** Resolves after `ms` of this clock's time. */
-  sleep(ms: number): Promise<void>;
-  /** Runs `fn` after `ms`; returns a cancel function. */
-  setTimer(fn: () => void, ms: number): () => void;
-}
+import type { SleepingClock } from '../../src/core/clock';
 
-export function systemClock(): Clock {
+/**
+ * Time as the RAW engine and the device lab see it: the relay's one `Clock` that can also sleep.
+ * Production uses the wall clock; tests and `raw:test` use a virtual clock so waits and
+ * convergence delays cost nothing and every run is deterministic.
+ */
+export type { SleepingClock };
+
+/** The wall clock. Its timers keep the process alive: a lab or a RAW run waiting on one is still working. */
+export function realTimeClock(): SleepingClock {
   return {
-    now: () => Date.now(),
+    now: () => new Date(),
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-    setTimer(fn, ms) {
+    setTimeout(fn, ms) {
       const handle = setTimeout(fn, ms);
-      return () => clearTimeout(handle);
+      return { cancel: () => clearTimeout(handle) };
     },
   };
 }
 
-export interface VirtualClock extends Clock {
+export interface VirtualClock extends SleepingClock {
   /** Moves time forward, firing due timers in order. */
   advance(ms: number): void;
 }
@@ -57,18 +54,20 @@ export function createVirtualClock(startMs = Date.UTC(2025, 2, 1, 9, 0, 0)): Vir
   };
 
   return {
-    now: () => now,
+    now: () => new Date(now),
     advance,
     sleep(ms) {
       advance(ms);
       return Promise.resolve();
     },
-    setTimer(fn, ms) {
+    setTimeout(fn, ms) {
       const timer: Timer = { at: now + Math.max(0, ms), seq: seq++, fn };
       timers.push(timer);
-      return () => {
-        const i = timers.indexOf(timer);
-        if (i >= 0) timers.splice(i, 1);
+      return {
+        cancel: () => {
+          const i = timers.indexOf(timer);
+          if (i >= 0) timers.splice(i, 1);
+        },
       };
     },
   };

@@ -1,0 +1,26 @@
+import { z } from 'zod';
+import { define } from '../define';
+
+const commands = z.array(z.string());
+const change = { change_id: z.string(), device: z.string() };
+const ended = { ...change, state: z.string(), reason: z.string(), by: z.string().optional() };
+const fingerprint = { device: z.string(), before_sha256: z.string(), now_sha256: z.string().nullable() };
+
+/** What reached the devices, or was refused, and how a provisional change ended. */
+export const deviceEntries = {
+  deviceExec: define('device.exec', z.looseObject({ device: z.string(), command: z.string(), output: z.string(), by: z.string().optional() }), 'device'),
+  deviceError: define('device.error', z.looseObject({ tool: z.string(), device: z.string(), command: z.string() }), 'error'),
+  deviceRefused: define('device.refused', z.looseObject({ tool: z.string(), reason: z.string() }), 'error'),
+  deviceConfigApplied: define('device.config_applied', z.looseObject({ device: z.string(), commands, output: z.string() }), 'device'),
+  deviceConfigFailed: define('device.config_failed', z.looseObject({ device: z.string(), commands, reached: z.boolean() }), 'device'),
+  deviceConfigInterrupted: define('device.config_interrupted', z.looseObject({}), 'device'),
+  deviceChangePending: define('device.change_pending', z.looseObject({ ...change, deadline: z.string() }), 'device'),
+  deviceChangeConfirmed: define('device.change_confirmed', z.looseObject(ended), 'device'),
+  deviceChangeRolledBack: define('device.change_rolled_back', z.looseObject(ended), 'device'),
+  deviceChangeError: define('device.change_error', z.looseObject({}), 'device'),
+  devicePostCheck: define('device.post_check', z.looseObject({}), 'device'),
+  deviceQuarantined: define('device.quarantined', z.looseObject({ device: z.string(), reason: z.string() }), 'device'),
+  deviceCleared: define('device.cleared', z.looseObject({ device: z.string(), by: z.string() }), 'device'),
+  changeFingerprintChecked: define('change.fingerprint_checked', z.looseObject({ ...fingerprint, match: z.literal(true).nullable() }), 'runtime'),
+  changeFingerprintMismatch: define('change.fingerprint_mismatch', z.looseObject({ ...fingerprint, changed: z.array(z.string()), changed_total: z.number() }), 'runtime'),
+};
