@@ -35,6 +35,7 @@ import { createAlertSources } from './alert-sources';
 import { createModelCheck } from '../agent/model-check';
 import { createRunGate } from './run-gate';
 import { openQuarantine } from '../quarantine/open';
+import { pgHeldRequests } from '../store-pg/held-repository';
 import { openConfiguredPolicy } from './policy-setup';
 import { countedIntake } from './counted-intake';
 import { createIncidentHandling } from '../incidents/incident-handling';
@@ -123,6 +124,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
   const approvals = createApprovals({
     ...(policy ? { policy } : {}),
     quarantined: quarantine.check,
+    ...(deps.held ? { held: deps.held } : team ? { held: pgHeldRequests(team.pool) } : {}),
     incidents,
     agent,
     bus,
