@@ -78,6 +78,29 @@ export function createQuarantine(deps: QuarantineDeps) {
     }
   };
 
+  /** Quarantines the change's device, in the store when it takes it, here at once either way. */
+  async function quarantine(incidentId: string, change: ChangeRecord, reason: string): Promise<void> {
+    const wanted: QuarantineEntry = { device: change.device, reason, since: clock.now().toISOString(), incident_id: incidentId, change_id: change.change_id };
+    const key = quarantineKey(wanted.device);
+    let result: { entry: QuarantineEntry; added: boolean };
+    try {
+      result = await backend.add(wanted);
+    } catch (error) {
+      // Fail closed: quarantined here at once, and written as soon as the backend takes it.
+      const before = unwritten.get(key) ?? (held.get(key) ? undefined : { entry: wanted, error: (error as Error).message, tries: 1 });
+      if (before && !unwritten.has(key)) unwritten.set(key, before);
+      logger.error({ device: wanted.device, err: error }, 'the quarantine could not be written to the store; retrying, and this relay keeps the device quarantined meanwhile');
+      if (!retry && !stopped) retry = clock.setTimeout(() => void writeUnwritten(), backoff(0));
+      result = { entry: held.get(key) ?? wanted, added: before?.entry === wanted };
+    }
+    const { entry, added } = result;
+    held.set(key, entry);
+    if (!added) return;
+    recordOn(incidentId, 'device.quarantined', `${quarantineLine(entry)}. No configuration reaches ${entry.device}, from any incident, until an approver clears it.`, { device: entry.device, reason });
+    logger.error({ device: entry.device, incident_id: incidentId, change_id: change.change_id }, 'device quarantined: what its change left on it is not known');
+    deps.tell?.(incidentId, `⛔ **${entry.device}** is quarantined: ${reason}. No configuration reaches it until an approver clears it.`);
+  }
+
   return {
     async start(): Promise<void> {
       keep(await backend.load());
@@ -121,26 +144,11 @@ export function createQuarantine(deps: QuarantineDeps) {
     /** A change ended: quarantines its device when it could not be put back. */
     async afterChange(incidentId: string, change: ChangeRecord): Promise<void> {
       const reason = quarantineReason(incidentId, change);
-      if (!reason) return;
-      const wanted: QuarantineEntry = { device: change.device, reason, since: clock.now().toISOString(), incident_id: incidentId, change_id: change.change_id };
-      const key = quarantineKey(wanted.device);
-      let result: { entry: QuarantineEntry; added: boolean };
-      try {
-        result = await backend.add(wanted);
-      } catch (error) {
-        // Fail closed: quarantined here at once, and written as soon as the backend takes it.
-        const before = unwritten.get(key) ?? (held.get(key) ? undefined : { entry: wanted, error: (error as Error).message, tries: 1 });
-        if (before && !unwritten.has(key)) unwritten.set(key, before);
-        logger.error({ device: wanted.device, err: error }, 'the quarantine could not be written to the store; retrying, and this relay keeps the device quarantined meanwhile');
-        if (!retry && !stopped) retry = clock.setTimeout(() => void writeUnwritten(), backoff(0));
-        result = { entry: held.get(key) ?? wanted, added: before?.entry === wanted };
-      }
-      const { entry, added } = result;
-      held.set(key, entry);
-      if (!added) return;
-      recordOn(incidentId, 'device.quarantined', `${quarantineLine(entry)}. No configuration reaches ${entry.device}, from any incident, until an approver clears it.`, { device: entry.device, reason });
-      logger.error({ device: entry.device, incident_id: incidentId, change_id: change.change_id }, 'device quarantined: its change could not be rolled back');
-      deps.tell?.(incidentId, `⛔ **${entry.device}** is quarantined: ${reason}. No configuration reaches it until an approver clears it.`);
+      if (reason) await quarantine(incidentId, change, reason);
+    },
+    /** A change whose end the relay never learned (the device tool server silent past its deadline): what the device holds is not known. */
+    async unlearned(incidentId: string, change: ChangeRecord, why: string): Promise<void> {
+      await quarantine(incidentId, change, `the state of change ${change.change_id} of ${incidentId} was never learned (${why}): whether it was rolled back is not known`);
     },
     /** A person clears the device: answers the quarantine that was lifted, or undefined when there was none. */
     async clear(device: string, by: string): Promise<QuarantineEntry | undefined> {

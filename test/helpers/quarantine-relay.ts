@@ -7,6 +7,7 @@ import { newToken } from '../../src/operators/operators';
 import type { QuarantineBackend } from '../../src/quarantine/entry';
 import type { HeldRequests } from '../../src/approvals/held-requests';
 import type { IncidentStore } from '../../src/incidents/store';
+import type { Clock } from '../../src/clock';
 import type { Relay } from '../../src/relay/create-relay';
 import { untilIncident } from './incident-waits';
 import { connectMcp } from './mcp-client';
@@ -34,7 +35,7 @@ function operatorsFile(): string {
 }
 
 /** A relay with an approver and a viewer, over a device whose rollbacks fail (unless told) or a real device server; closed by `close()`. */
-export async function quarantineRelay(opts: { quarantine?: QuarantineBackend; held?: HeldRequests; store?: IncidentStore; device?: ReturnType<typeof unrollableDevice>; deviceServer?: { url: string; token: string }; postCheckPaceS?: number } = {}) {
+export async function quarantineRelay(opts: { quarantine?: QuarantineBackend; held?: HeldRequests; store?: IncidentStore; clock?: Clock; device?: ReturnType<typeof unrollableDevice>; deviceServer?: { url: string; token: string }; postCheckPaceS?: number } = {}) {
   const server = opts.deviceServer;
   const relay: Relay = await relayForTest({
     agent: createStubRuntime(),
@@ -45,6 +46,7 @@ export async function quarantineRelay(opts: { quarantine?: QuarantineBackend; he
     ...(opts.quarantine ? { quarantine: opts.quarantine } : {}),
     ...(opts.held ? { held: opts.held } : {}),
     ...(opts.store ? { store: opts.store } : {}),
+    ...(opts.clock ? { clock: opts.clock } : {}),
   });
   const url = await relay.listen({ port: 0, host: '127.0.0.1' });
   const tools = await connectMcp(`${url}/mcp`, 'tok');
