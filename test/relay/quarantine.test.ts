@@ -1,5 +1,4 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { QuarantineBackend } from '../../src/quarantine/entry';
 import { fileQuarantine } from '../../src/quarantine/file-backend';
 import { ana, quarantineRelay, REPAIR, vic } from '../helpers/quarantine-relay';
 import { DeviceToolError } from '../../src/artifacts/device-tools';
