@@ -79,7 +79,7 @@ export function createQuarantine(deps: QuarantineDeps) {
   };
 
   /** Quarantines the change's device, in the store when it takes it, here at once either way. */
-  async function quarantine(incidentId: string, change: ChangeRecord, reason: string): Promise<void> {
+  async function quarantine(incidentId: string, change: { device: string; change_id: string | null }, reason: string): Promise<void> {
     const wanted: QuarantineEntry = { device: change.device, reason, since: clock.now().toISOString(), incident_id: incidentId, change_id: change.change_id };
     const key = quarantineKey(wanted.device);
     let result: { entry: QuarantineEntry; added: boolean };
@@ -145,6 +145,10 @@ export function createQuarantine(deps: QuarantineDeps) {
     async afterChange(incidentId: string, change: ChangeRecord): Promise<void> {
       const reason = quarantineReason(incidentId, change);
       if (reason) await quarantine(incidentId, change, reason);
+    },
+    /** A change that failed part-way on the device and was not read back as put back: what the device holds is not known. */
+    async unsure(incidentId: string, device: string, why: string): Promise<void> {
+      await quarantine(incidentId, { device, change_id: null }, `a change of ${incidentId} failed part-way on ${device} and the device was not read back as before (${why}): its configuration is not known`);
     },
     /** A change whose end the relay never learned (the device tool server silent past its deadline): what the device holds is not known. */
     async unlearned(incidentId: string, change: ChangeRecord, why: string): Promise<void> {

@@ -228,7 +228,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
           strictAllowList,
           progress: runProgress,
           ...(confirmed ? { confirmed } : {}),
-          ...{ quarantined: quarantine.check, logger },
+          ...{ quarantined: quarantine.check, unsure: quarantine.unsure, logger },
           ...(store.writesBehind ? { durable: () => store.flush() } : {}),
         }),
     },

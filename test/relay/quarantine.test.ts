@@ -124,4 +124,34 @@ describe('quarantined devices', () => {
     expect((await t.ask(second)).json).toMatchObject({ status: 'escalated_quarantined', device: 'R1' });
     await untilIncident(t.relay, second, (i) => i.state === 'escalated');
   });
+
+  it.each([
+    ['the session broke mid-change and no new session could put it back', '[session_lost] R1: the change had begun when the session failed (R1: the SSH session closed); lines may have been applied: check the device', true],
+    ['the rollback after a refused line is incomplete', '[rejected] R1 refused line 2 of 2 "no neighbor 10.0.0.2 shutdown": % Unknown command. ROLLBACK INCOMPLETE: the running configuration still differs from before: neighbor 10.0.0.2 shutdown', true],
+    ['the session broke and a new one read the device back as before', '[session_lost] R1: the change was interrupted (R1: the SSH session closed). Rolled back on a new session: the running configuration matches the one before the change.', false],
+  ] as const)('a change that fails part-way (%s) quarantines the device unless it was read back as before', async (_what, message, quarantined) => {
+    const device = unrollableDevice();
+    const t = await start({
+      device: {
+        ...device,
+        configProvisional: async () => {
+          throw new DeviceToolError('config_cli', message);
+        },
+      },
+    });
+    const first = await t.fire('10.0.0.2');
+    expect((await t.ask(first)).json).toMatchObject({ status: 'pending' });
+    t.relay.approvals.decide(first, 'APPROVED', { id: 'ana@example.net' }, 'desktop');
+    const failed = await t.device.call('config_cli', { incident_id: first, device: 'R1', commands: REPAIR });
+    expect(failed.isError).toBe(true);
+    const entry = t.relay.incidents.timeline(first).find((e) => e.type === 'device.quarantined');
+    if (!quarantined) {
+      expect(entry).toBeUndefined();
+      expect((await t.health()).quarantined_devices).toBeUndefined();
+      return;
+    }
+    expect(entry?.reason).toMatch(new RegExp(`^a change of ${first} failed part-way on R1 and the device was not read back as before \\(\\[`));
+    const second = await t.fire('10.0.0.3');
+    expect((await t.ask(second)).json).toMatchObject({ status: 'escalated_quarantined', device: 'R1', reason: expect.stringMatching(/^R1 is quarantined since \S+: a change of /) });
+  });
 });
