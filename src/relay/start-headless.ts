@@ -15,8 +15,7 @@ import { WEBEX_CHANNEL } from '../messaging/webex-channel';
 import { createWebexBot, type WebexBot } from '../messaging/webex-bot';
 import { createSlackFromConfig } from '../slack/from-config';
 import { createRelay, type Relay } from './create-relay';
-import { fileQuarantine } from '../quarantine/file-backend';
-import { fileHeldRequests } from '../approvals/held-requests';
+import { dataFolderKeeps } from './data-folder-keeps';
 import type { DeviceServerLaunch } from '../devices/detached-server';
 import { createSignInLinks, localOperator } from './sign-in';
 import { removeRuntimeAttach, writeRuntimeAttach } from './runtime-attach-file';
@@ -169,7 +168,7 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
     extraChannels: opts.extraChannels,
     proxy,
     settingSources: opts.settingSources ?? settingSources([['environment', opts.env]]),
-    ...(team ? { team: team.coordinator } : { quarantine: fileQuarantine(dataDir), held: fileHeldRequests(dataDir) }),
+    ...(team ? { team: team.coordinator } : dataFolderKeeps(dataDir)),
     ...(opts.deviceServerLaunch ? { deviceServerLaunch: opts.deviceServerLaunch } : {}),
     // The devices' credential variables (password_env …) are read from the relay's own settings.
     deviceServerEnv: opts.env,
