@@ -116,3 +116,9 @@ export interface AgentRuntime {
   ): Promise<void>;
   close(): Promise<void>;
 }
+
+/** A runtime error as it may be shown: the client's messages never carry credentials. */
+export function describeRuntimeError(error: unknown): string {
+  if (error instanceof AgentRuntimeError) return `${error.kind}: ${error.message}`;
+  return error instanceof Error ? error.message : String(error);
+}

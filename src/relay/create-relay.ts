@@ -35,6 +35,7 @@ import { createAlertSources } from './alert-sources';
 import { createModelCheck } from '../core/delivery/model-check';
 import { createRunGate } from './run-gate';
 import { openQuarantine } from './open-quarantine';
+import { pgHeldRequests } from '../adapters/store-pg/held-repository';
 import { openConfiguredPolicy } from './policy-setup';
 import { countedIntake } from './counted-intake';
 import { createIncidentHandling } from '../core/incidents/incident-handling';
@@ -123,6 +124,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
   const approvals = createApprovals({
     ...(policy ? { policy } : {}),
     quarantined: quarantine.check,
+    ...(deps.held ? { held: deps.held } : team ? { held: pgHeldRequests(team.pool) } : {}),
     incidents,
     agent,
     bus,
@@ -166,7 +168,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
   const runProgress = createRunProgress({ incidents, artifactsDir: join(resolve(config.RELAY_PROJECT_DIR), 'intelligence-artifacts'), logger, now: () => clock.now() });
   // Every change goes on provisionally: confirmed by the RAW's post-check or a person, else put back.
   const confirmed = deviceTools
-    ? setUpConfirmedApply({ incidents, upstream: deviceTools, artifactsDir: join(resolve(config.RELAY_PROJECT_DIR), 'intelligence-artifacts'), defaultWithinS: config.CONFIRM_WITHIN_S, clock, logger, owns, tell: approvals.tellRoom, ended: quarantine.afterChange, ...(deps.postCheckPaceS !== undefined ? { maxPaceS: deps.postCheckPaceS } : {}) })
+    ? setUpConfirmedApply({ incidents, upstream: deviceTools, artifactsDir: join(resolve(config.RELAY_PROJECT_DIR), 'intelligence-artifacts'), defaultWithinS: config.CONFIRM_WITHIN_S, clock, logger, owns, tell: approvals.tellRoom, ended: quarantine.afterChange, unlearned: quarantine.unlearned, ...(deps.postCheckPaceS !== undefined ? { maxPaceS: deps.postCheckPaceS } : {}) })
     : undefined;
   // On a team a confirm, like a decision, is recorded first and applied by the incident's owner.
   const teamConfirms = deps.team && forged ? createTeamConfirms({ team: deps.team, incidents, logger, forged, confirmLocally: confirmed?.confirmByPerson ?? (async (id) => ({ ok: false, code: 'no_change', message: `${id} has no change this relay applied` })) }) : undefined;
@@ -226,7 +228,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
           strictAllowList,
           progress: runProgress,
           ...(confirmed ? { confirmed } : {}),
-          ...{ quarantined: quarantine.check, logger },
+          ...{ quarantined: quarantine.check, unsure: quarantine.unsure, logger },
           ...(store.writesBehind ? { durable: () => store.flush() } : {}),
         }),
     },

@@ -13,5 +13,11 @@ export async function openQuarantine(opts: Omit<QuarantineDeps, 'backend'> & { b
   const quarantine = createQuarantine({ ...opts, backend });
   await quarantine.start();
   const offBeat = opts.team?.onBeat(() => quarantine.refresh()) ?? (() => undefined);
-  return { ...quarantine, stop: () => void offBeat() };
+  return {
+    ...quarantine,
+    stop: () => {
+      offBeat();
+      quarantine.stop();
+    },
+  };
 }

@@ -24,6 +24,7 @@ import type { MessagingHealth } from './health-checks';
 import type { HeadedIntake } from './headed-intake';
 import type { SignInLinks } from './sign-in';
 import type { QuarantineBackend } from '../core/quarantine/entry';
+import type { HeldRequests } from '../core/approvals/held-requests';
 import type { Quarantine } from '../core/quarantine/service';
 
 /** What createRelay (create-relay.ts) takes and gives: the tray and the headless relay wire these. */
@@ -72,6 +73,8 @@ export interface RelayDeps {
   signIn?: SignInLinks;
   /** Where quarantined devices are kept; default: the team's database, else memory (start-headless gives the data folder). */
   quarantine?: QuarantineBackend;
+  /** Where requests held behind another change on their device are kept; default: the team's database, else memory (start-headless gives the data folder). */
+  held?: HeldRequests;
 }
 
 export interface Relay {

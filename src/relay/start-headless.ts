@@ -15,7 +15,7 @@ import { WEBEX_CHANNEL } from '../adapters/channels/webex/webex-channel';
 import { createWebexBot, type WebexBot } from '../adapters/channels/webex/webex-bot';
 import { createSlackFromConfig } from '../adapters/channels/slack/from-config';
 import { createRelay, type Relay } from './create-relay';
-import { fileQuarantine } from '../core/quarantine/file-backend';
+import { dataFolderKeeps } from './data-folder-keeps';
 import type { DeviceServerLaunch } from '../adapters/devices/detached-server';
 import { createSignInLinks, localOperator } from './sign-in';
 import { removeRuntimeAttach, writeRuntimeAttach } from './runtime-attach-file';
@@ -168,7 +168,7 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
     extraChannels: opts.extraChannels,
     proxy,
     settingSources: opts.settingSources ?? settingSources([['environment', opts.env]]),
-    ...(team ? { team: team.coordinator } : { quarantine: fileQuarantine(dataDir) }),
+    ...(team ? { team: team.coordinator } : dataFolderKeeps(dataDir)),
     ...(opts.deviceServerLaunch ? { deviceServerLaunch: opts.deviceServerLaunch } : {}),
     // The devices' credential variables (password_env …) are read from the relay's own settings.
     deviceServerEnv: opts.env,

@@ -5,6 +5,9 @@ import { stringify } from 'yaml';
 import { buildSplunkAlert } from '../../src/adapters/alert-sources/sample';
 import { newToken } from '../../src/core/operators/operators';
 import type { QuarantineBackend } from '../../src/core/quarantine/entry';
+import type { HeldRequests } from '../../src/core/approvals/held-requests';
+import type { IncidentStore } from '../../src/core/incidents/store';
+import type { Clock } from '../../src/core/clock';
 import type { Relay } from '../../src/relay/create-relay';
 import { untilIncident } from './incident-waits';
 import { connectMcp } from './mcp-client';
@@ -32,7 +35,7 @@ function operatorsFile(): string {
 }
 
 /** A relay with an approver and a viewer, over a device whose rollbacks fail (unless told) or a real device server; closed by `close()`. */
-export async function quarantineRelay(opts: { quarantine?: QuarantineBackend; device?: ReturnType<typeof unrollableDevice>; deviceServer?: { url: string; token: string }; postCheckPaceS?: number } = {}) {
+export async function quarantineRelay(opts: { quarantine?: QuarantineBackend; held?: HeldRequests; store?: IncidentStore; clock?: Clock; device?: ReturnType<typeof unrollableDevice>; deviceServer?: { url: string; token: string }; postCheckPaceS?: number } = {}) {
   const server = opts.deviceServer;
   const relay: Relay = await relayForTest({
     agent: createStubRuntime(),
@@ -41,6 +44,9 @@ export async function quarantineRelay(opts: { quarantine?: QuarantineBackend; de
     ...(server ? {} : { deviceTools: opts.device ?? unrollableDevice() }),
     postCheckPaceS: opts.postCheckPaceS ?? 0,
     ...(opts.quarantine ? { quarantine: opts.quarantine } : {}),
+    ...(opts.held ? { held: opts.held } : {}),
+    ...(opts.store ? { store: opts.store } : {}),
+    ...(opts.clock ? { clock: opts.clock } : {}),
   });
   const url = await relay.listen({ port: 0, host: '127.0.0.1' });
   const tools = await connectMcp(`${url}/mcp`, 'tok');

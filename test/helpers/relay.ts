@@ -7,6 +7,7 @@ import { createMemoryBackend, createPersistentStore } from '../../src/core/incid
 import { createRelay } from '../../src/relay/create-relay';
 import type { Clock } from '../../src/core/clock';
 import type { IncidentStore } from '../../src/core/incidents/store';
+import type { HeldRequests } from '../../src/core/approvals/held-requests';
 import type { DeviceTools } from '../../src/core/changes/device-contract';
 import type { ProxySettings } from '../../src/adapters/net/proxy';
 import { testLogDir } from './log-dir';
@@ -30,6 +31,8 @@ export async function relayForTest(opts: {
   postCheckPaceS?: number;
   /** Where quarantined devices are kept (a data folder's file, to restart on); default memory. */
   quarantine?: QuarantineBackend;
+  /** Where held approval requests are kept (a data folder's file or the team's table, to restart on); default memory. */
+  held?: HeldRequests;
 }) {
   // No spare session unless a test asks: most count the sessions their alerts make (spares: test/relay/spare-session.test.ts).
   const config = loadConfig({ AGENT_URL: 'http://127.0.0.1:1', AGENT_SERVER_PASSWORD: 'pw', RELAY_LOG_DIR: testLogDir(), AGENT_SPARE_SESSION: 'off', ...opts.env });
@@ -49,6 +52,7 @@ export async function relayForTest(opts: {
     proxy: opts.proxy,
     ...(opts.postCheckPaceS !== undefined ? { postCheckPaceS: opts.postCheckPaceS } : {}),
     ...(opts.quarantine ? { quarantine: opts.quarantine } : {}),
+    ...(opts.held ? { held: opts.held } : {}),
   });
 }
 

@@ -1,8 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { QuarantineBackend } from '../../src/core/quarantine/entry';
 import { fileQuarantine } from '../../src/core/quarantine/file-backend';
 import { ana, quarantineRelay, REPAIR, vic } from '../helpers/quarantine-relay';
+import { DeviceToolError } from '../../src/core/changes/device-contract';
+import { untilIncident } from '../helpers/incident-waits';
+import { waitUntil } from '../helpers/opencode';
 import { tempDir } from '../helpers/temp-dir';
+import { unrollableDevice } from '../helpers/unrollable-device';
+import { createManualClock } from '../unit/messaging/helpers';
 
 /**
  * A device whose change could not be put back is quarantined: no card and no configuration reach
@@ -13,7 +17,7 @@ const open: { close(): Promise<unknown> }[] = [];
 afterEach(async () => {
   for (const c of open.splice(0).reverse()) await c.close();
 });
-const start = async (opts: { quarantine?: QuarantineBackend } = {}) => {
+const start = async (opts: Parameters<typeof quarantineRelay>[0] = {}) => {
   const t = await quarantineRelay(opts);
   open.push(t);
   return t;
@@ -92,5 +96,62 @@ describe('quarantined devices', () => {
     expect((await after.clear('R1', ana.token)).statusCode).toBe(200);
     // Cleared in the file too: the next start has nothing quarantined.
     expect(await fileQuarantine(dir).load()).toEqual([]);
+  });
+
+  it('a change whose end the relay never learns (the device tool server silent past its deadline) quarantines the device, naming why', async () => {
+    const clock = createManualClock(Date.now());
+    // The post-check's read never answers, and the server answers no question about the change.
+    const device = unrollableDevice({ readsWaitFor: new Promise(() => undefined) });
+    const silentServer = (tool: 'change_status' | 'rollback_change') => async () => {
+      throw new DeviceToolError(tool, '[internal] the device tool server is not answering');
+    };
+    const t = await start({ device: { ...device, changeStatus: silentServer('change_status'), rollbackChange: silentServer('rollback_change') }, clock });
+    const first = await t.fire('10.0.0.2');
+    expect((await t.ask(first)).json).toMatchObject({ status: 'pending' });
+    t.relay.approvals.decide(first, 'APPROVED', { id: 'ana@example.net' }, 'desktop');
+    const applied = await t.device.call('config_cli', { incident_id: first, device: 'R1', commands: REPAIR });
+    expect(applied.isError, applied.text).toBe(false);
+
+    // Time passes on the relay's clock until it stops asking: its deadline, then every try after it.
+    await waitUntil(async () => {
+      clock.advance(60_000);
+      return t.relay.incidents.timeline(first).some((e) => e.type === 'device.quarantined');
+    }, 'the device is quarantined');
+    const quarantined = t.relay.incidents.timeline(first).find((e) => e.type === 'device.quarantined')!;
+    expect(quarantined.reason).toMatch(/^the state of change chg-1 of \S+ was never learned \(the device tool server did not answer \(.*not answering\)\): whether it was rolled back is not known$/);
+    expect((await t.health()).reasons?.join('\n')).toMatch(/^R1 is quarantined since \S+: the state of change chg-1 of .* was never learned/m);
+    const second = await t.fire('10.0.0.3');
+    expect((await t.ask(second)).json).toMatchObject({ status: 'escalated_quarantined', device: 'R1' });
+    await untilIncident(t.relay, second, (i) => i.state === 'escalated');
+  });
+
+  it.each([
+    ['the session broke mid-change and no new session could put it back', '[session_lost] R1: the change had begun when the session failed (R1: the SSH session closed); lines may have been applied: check the device', true],
+    ['the rollback after a refused line is incomplete', '[rejected] R1 refused line 2 of 2 "no neighbor 10.0.0.2 shutdown": % Unknown command. ROLLBACK INCOMPLETE: the running configuration still differs from before: neighbor 10.0.0.2 shutdown', true],
+    ['the session broke and a new one read the device back as before', '[session_lost] R1: the change was interrupted (R1: the SSH session closed). Rolled back on a new session: the running configuration matches the one before the change.', false],
+  ] as const)('a change that fails part-way (%s) quarantines the device unless it was read back as before', async (_what, message, quarantined) => {
+    const device = unrollableDevice();
+    const t = await start({
+      device: {
+        ...device,
+        configProvisional: async () => {
+          throw new DeviceToolError('config_cli', message);
+        },
+      },
+    });
+    const first = await t.fire('10.0.0.2');
+    expect((await t.ask(first)).json).toMatchObject({ status: 'pending' });
+    t.relay.approvals.decide(first, 'APPROVED', { id: 'ana@example.net' }, 'desktop');
+    const failed = await t.device.call('config_cli', { incident_id: first, device: 'R1', commands: REPAIR });
+    expect(failed.isError).toBe(true);
+    const entry = t.relay.incidents.timeline(first).find((e) => e.type === 'device.quarantined');
+    if (!quarantined) {
+      expect(entry).toBeUndefined();
+      expect((await t.health()).quarantined_devices).toBeUndefined();
+      return;
+    }
+    expect(entry?.reason).toMatch(new RegExp(`^a change of ${first} failed part-way on R1 and the device was not read back as before \\(\\[`));
+    const second = await t.fire('10.0.0.3');
+    expect((await t.ask(second)).json).toMatchObject({ status: 'escalated_quarantined', device: 'R1', reason: expect.stringMatching(/^R1 is quarantined since \S+: a change of /) });
   });
 });

@@ -2,7 +2,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { buildSplunkAlert } from '../../src/adapters/alert-sources/sample';
 import type { Relay } from '../../src/relay/create-relay';
 import { connectMcp } from '../helpers/mcp-client';
-import { noPostgres, testConnection, usePostgres } from '../helpers/postgres';
+import { noPostgres, testConnection, untilDatabase, usePostgres } from '../helpers/postgres';
 import { unrollableDevice } from '../helpers/unrollable-device';
 import { approver, operatorsEnv } from './operators-fixture';
 import { teamMember, until } from './team-relays';
@@ -58,5 +58,32 @@ describe.skipIf(Boolean(noPostgres))('team relay: quarantined devices', () => {
     const third = (await post(a.relay, '10.0.0.4')).json().incident_id as string;
     await until(a.relay, () => a.relay.incidents.get(third)?.state === 'running');
     expect(await a.relay.approvals.request({ incident_id: third, device: 'R1', summary: 'unshut the neighbor', commands: REPAIR })).toMatchObject({ status: 'pending' });
+  });
+
+  it("a request held behind another change on R1 is a row of held_requests until it is asked", async () => {
+    const url = await pg.freshDatabase();
+    const env = { RELAY_TOOLS_TOKEN: 'tok', ...operatorsEnv() };
+    const a = await teamMember(url, { env, relay: { deviceTools: unrollableDevice({ readsWaitFor: new Promise(() => undefined) }), postCheckPaceS: 0 } });
+    const base = await a.relay.listen({ port: 0, host: '127.0.0.1' });
+    const device = await connectMcp(`${base}/device-mcp`, 'tok');
+    onTestFinished(() => device.close());
+    const db = await testConnection(url);
+    onTestFinished(() => db.end());
+
+    const first = (await post(a.relay, '10.0.0.2')).json().incident_id as string;
+    await until(a.relay, () => a.relay.incidents.get(first)?.state === 'running');
+    expect(await a.relay.approvals.request({ incident_id: first, device: 'R1', summary: 'unshut the neighbor', commands: REPAIR })).toMatchObject({ status: 'pending' });
+    a.relay.approvals.decide(first, 'APPROVED', { id: approver.email }, 'desktop');
+    expect((await device.call('config_cli', { incident_id: first, device: 'R1', commands: REPAIR })).isError).toBe(false);
+    const change = a.relay.incidents.get(first)!.change!;
+
+    const second = (await post(a.relay, '10.0.0.3')).json().incident_id as string;
+    await until(a.relay, () => a.relay.incidents.get(second)?.state === 'running');
+    expect(await a.relay.approvals.request({ incident_id: second, device: 'R1', summary: 'unshut the neighbor', commands: REPAIR })).toMatchObject({ status: 'held' });
+    expect((await db.query('SELECT incident_id, waiting_for_incident, waiting_for_change FROM held_requests')).rows).toEqual([{ incident_id: second, waiting_for_incident: first, waiting_for_change: change.change_id }]);
+
+    expect(await a.relay.confirmChange!(first, change.change_id, approver.email)).toMatchObject({ ok: true });
+    await until(a.relay, () => a.relay.incidents.get(second)?.state === 'awaiting_approval');
+    await untilDatabase(db, 'SELECT count(*) = 0 AS ok FROM held_requests');
   });
 });

@@ -30,3 +30,17 @@ describe('ARCHITECTURE.md is the map of the tree', () => {
     expect(lintLayers).toEqual(expect.arrayContaining(['core', 'adapters', 'runbooks', 'relay', 'config', 'harness']));
   });
 });
+
+describe('files stay small', () => {
+  const code = (rel: string): string[] =>
+    readdirSync(join(root, rel), { withFileTypes: true }).flatMap((d) =>
+      d.isDirectory() ? code(`${rel}/${d.name}`) : /\.tsx?$/.test(d.name) ? [`${rel}/${d.name}`] : [],
+    );
+  it('no source file of the product, the tray, the harness or the scripts is over 300 lines', () => {
+    const long = ['src', 'harness', 'electron', 'renderer', 'scripts']
+      .flatMap(code)
+      .map((f) => [f, readFileSync(join(root, f), 'utf8').split('\n').length - 1] as const)
+      .filter(([, n]) => n > 300);
+    expect(long).toEqual([]);
+  });
+});

@@ -35,6 +35,8 @@ export interface DeviceGuardDeps {
   confirmed?: { within(incidentId: string): Promise<number>; started: ConfirmedApply['started'] };
   /** The device's quarantine now: no configuration reaches a quarantined device, whatever was approved. */
   quarantined?(device: string): Promise<QuarantineEntry | undefined>;
+  /** A change that reached the device and failed part-way, with no read-back showing it put back: what the device holds is not known (the quarantine). */
+  unsure?(incidentId: string, device: string, why: string): Promise<void>;
   logger: Logger;
 }
 
@@ -50,6 +52,21 @@ function nothingWasSent(error: unknown): boolean {
   if (!(error instanceof DeviceToolError)) return false;
   const kind = /^\[([a-z_]+)\]/.exec(error.message.trim())?.[1];
   return !error.reached || (kind !== undefined && (NOTHING_SENT_KINDS as ReadonlySet<string>).has(kind));
+}
+
+/** The device tool server's own closing words when it read the device back and found it as before. */
+const VERIFIED_END = /\. Rolled back(?: on a new session)?: the running configuration (?:was read back and )?matches the one before the change\.$/;
+
+/**
+ * A failed change that reached the device leaves it unknown when the session broke (or the server
+ * failed) and no read-back closed the message, or when the server says the rollback is incomplete.
+ * Anything it says that is not a clean verified rollback is taken as unknown: fail closed.
+ */
+function outcomeUnknown(message: string): boolean {
+  const text = message.trim();
+  const kind = /^\[([a-z_]+)\]/.exec(text)?.[1];
+  if (text.includes('ROLLBACK INCOMPLETE')) return true;
+  return (kind === 'session_lost' || kind === 'timeout' || kind === 'internal') && !VERIFIED_END.test(text);
 }
 
 /**
@@ -178,6 +195,9 @@ export function createDeviceGuardServer(deps: DeviceGuardDeps): McpServer {
         const reached = !nothingWasSent(error);
         if (reached) claimed.claim.failed(message);
         else claimed.claim.release(message);
+        if (reached && outcomeUnknown(message)) {
+          await deps.unsure?.(incident_id, target, excerpt(message, 300)).catch((e: unknown) => logger.error({ incident_id, device: target, err: e }, 'could not quarantine a device left in an unknown state'));
+        }
         incidents.record(
           incident_id,
           entries.deviceConfigFailed,

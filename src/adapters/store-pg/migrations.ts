@@ -165,4 +165,18 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX outbox_due ON outbox (stream, not_before) WHERE state = 'pending';
     `,
   },
+  {
+    version: 8,
+    name: 'held requests: a request waiting for another change on its device outlives a restart',
+    sql: `
+      -- One row per incident whose request_approval waits for another incident's provisional change.
+      CREATE TABLE held_requests (
+        incident_id           text PRIMARY KEY,
+        input                 jsonb NOT NULL,
+        waiting_for_incident  text NOT NULL,
+        waiting_for_change    text NOT NULL,
+        held_at               text NOT NULL
+      );
+    `,
+  },
 ];

@@ -49,7 +49,7 @@ export function createApprovals(opts: ApprovalsOptions) {
   const recheck = opts.policy ? createPolicyRecheck({ policy: opts.policy, incidents, move, clock, logger, tellRoom }) : undefined;
   const claim = createClaim({ incidents, move, timers, clock, logger, applyWindowMs, ...(recheck ? { recheck } : {}) });
   const policyGate = opts.policy ? createPolicyGate({ policy: opts.policy, incidents, clock, logger, tellRoom, approversIn: opts.approversIn ?? (() => 0) }) : undefined;
-  const deviceGate = createDeviceGate({ incidents, bus, clock, logger, tellRoom, ...(opts.quarantined ? { quarantined: opts.quarantined } : {}), ask: (input) => request(input) });
+  const deviceGate = createDeviceGate({ incidents, bus, clock, logger, tellRoom, owns, ...(opts.quarantined ? { quarantined: opts.quarantined } : {}), ...(opts.held ? { store: opts.held } : {}), ask: (input) => request(input) });
   const skipUnattended = createUnattended({ incidents, move, bus, clock, logger, whenUnattended: opts.whenUnattended, applyWindowMs });
 
   function validateRequest(input: ApprovalRequestInput): Incident {
@@ -250,6 +250,7 @@ export function createApprovals(opts: ApprovalsOptions) {
         .sort((a, b) => (b.approval_request?.requested_at ?? '').localeCompare(a.approval_request?.requested_at ?? '')),
     /** After a restart: TTL timers again, undelivered decisions sent, and interrupted applications settled. */
     recover() {
+      void deviceGate.recover().catch((error: unknown) => logger.error({ err: error }, 'the held approval requests could not be read'));
       // Another relay's incidents are its own to recover: a relay starting beside it arms nothing for them.
       for (const incident of incidents.open().filter((i) => owns(i.incident_id))) {
         if (incident.approval_request?.status === 'pending') timers.scheduleExpiry(incident);

@@ -7,6 +7,7 @@ import type { Incidents } from '../incidents/service';
 import { quarantineLine, type QuarantineEntry } from '../quarantine/entry';
 import { quarantineReason } from '../quarantine/service';
 import { sameDevice } from './claim';
+import { memoryHeldRequests, type HeldRequest, type HeldRequests } from './held-requests';
 import type { ApprovalRequestInput, RequestResult } from './types';
 import { entries } from '../events/timeline-entries';
 
@@ -20,6 +21,10 @@ export interface DeviceGateDeps {
   tellRoom(incidentId: string, markdown: string): void;
   /** Asks again, once the change it waited for is over. */
   ask(input: ApprovalRequestInput): Promise<RequestResult>;
+  /** Where held requests outlive a restart (the data folder, the team's database); default memory. */
+  store?: HeldRequests;
+  /** A team relay resumes only its own incidents' held requests. */
+  owns?(incidentId: string): boolean;
 }
 
 interface Held {
@@ -35,7 +40,13 @@ interface Held {
  */
 export function createDeviceGate(deps: DeviceGateDeps) {
   const { incidents, clock, logger } = deps;
+  const store = deps.store ?? memoryHeldRequests();
+  const owns = deps.owns ?? (() => true);
   const held = new Map<string, Held>();
+  const forget = (incidentId: string) => {
+    held.delete(incidentId);
+    void store.remove(incidentId).catch((error: unknown) => logger.error({ incident_id: incidentId, err: error }, 'a held request could not be removed from the store; it is skipped at the next start'));
+  };
 
   function escalate(incident: Incident, reason: string, device: string): RequestResult {
     const at = clock.now().toISOString();
@@ -54,6 +65,15 @@ export function createDeviceGate(deps: DeviceGateDeps) {
   /** A hold's change ended: quarantine-worthy means escalate now, whatever the store has caught up with; else ask. */
   async function resume(incidentId: string, h: Held): Promise<void> {
     held.delete(incidentId);
+    // Out of the store only once it is asked or escalated: a restart in between asks it again.
+    try {
+      await resumeNow(incidentId, h);
+    } finally {
+      forget(incidentId);
+    }
+  }
+
+  async function resumeNow(incidentId: string, h: Held): Promise<void> {
     const incident = incidents.get(incidentId);
     if (!incident || isTerminal(incident.state) || incident.state !== 'running') return;
     const first = incidents.get(h.waitingFor.incident_id)?.change;
@@ -66,13 +86,17 @@ export function createDeviceGate(deps: DeviceGateDeps) {
     await deps.ask(h.input);
   }
 
+  /** Asks a held request once the change it waits for is no longer pending. */
+  const resumeIfOver = (id: string, h: Held) => {
+    const change = incidents.get(h.waitingFor.incident_id)?.change;
+    if (change?.change_id === h.waitingFor.change_id && change.state === 'pending') return;
+    void resume(id, h).catch((error: unknown) => logger.error({ incident_id: id, err: error }, 'a held approval request could not be asked'));
+  };
+
   const offUpdated = deps.bus.subscribe('incident.updated', ({ incident }) => {
     for (const [id, h] of [...held]) {
-      if (h.waitingFor.incident_id === incident.incident_id) {
-        const change = incidents.get(incident.incident_id)?.change;
-        if (change?.change_id === h.waitingFor.change_id && change.state === 'pending') continue;
-        void resume(id, h).catch((error: unknown) => logger.error({ incident_id: id, err: error }, 'a held approval request could not be asked'));
-      } else if (id === incident.incident_id && isTerminal(incident.state)) held.delete(id);
+      if (h.waitingFor.incident_id === incident.incident_id) resumeIfOver(id, h);
+      else if (id === incident.incident_id && isTerminal(incident.state)) forget(id);
     }
   });
 
@@ -85,6 +109,10 @@ export function createDeviceGate(deps: DeviceGateDeps) {
       const busy = pendingOn(incident);
       if (!busy?.change) return undefined;
       const waitingFor = { incident_id: busy.incident_id, change_id: busy.change.change_id };
+      // Durable before the tool answers: a restart after "held" must still ask it.
+      const { preview, ...rest } = input;
+      const kept: HeldRequest = { incident_id: incident.incident_id, input: { ...rest, ...(preview ? { preview } : {}) }, waiting_for: waitingFor, held_at: clock.now().toISOString() };
+      await store.put(kept);
       held.set(incident.incident_id, { input, waitingFor });
       const message = `Held: ${device} has change ${waitingFor.change_id} of ${waitingFor.incident_id} provisional until ${busy.change.deadline}; this request is asked when that change is confirmed or rolled back`;
       incidents.record(incident.incident_id, entries.approvalHeld, message, { device, waiting_for_incident: waitingFor.incident_id, waiting_for_change: waitingFor.change_id, commands: input.commands });
@@ -95,6 +123,21 @@ export function createDeviceGate(deps: DeviceGateDeps) {
         waiting_for: { ...waitingFor, deadline: busy.change.deadline },
         note: 'The relay asks the operators itself once that change is over (no need to call request_approval again): stop and wait for the HUMAN OPERATOR RESPONSE.',
       };
+    },
+    /** After a restart: the held requests kept, asked at once when the change they wait for ended meanwhile. */
+    async recover(): Promise<void> {
+      for (const h of await store.load()) {
+        if (!owns(h.incident_id)) continue;
+        const incident = incidents.get(h.incident_id);
+        if (!incident || incident.state !== 'running') {
+          forget(h.incident_id);
+          continue;
+        }
+        const entry: Held = { input: h.input, waitingFor: h.waiting_for };
+        held.set(h.incident_id, entry);
+        logger.info({ incident_id: h.incident_id, waiting_for: h.waiting_for }, 'a held approval request is kept from before the restart');
+        resumeIfOver(h.incident_id, entry);
+      }
     },
     /** Which request of `incidentId` is held, and for what (the /ui and the tray read the timeline's `approval.held`). */
     heldFor: (incidentId: string) => held.get(incidentId)?.waitingFor,

@@ -11,6 +11,7 @@ import type { Owns } from '../incidents/ownership';
 import type { DecisionChannel } from './lifecycle';
 import type { OperatorChannel } from './operator-channel';
 import type { ConfigPreview } from '../../runbooks/config-preview';
+import type { HeldRequests } from './held-requests';
 import type { Standing } from './standing';
 
 /** The approval lifecycle's contract: what channels, the guard and the agents' tools see of it. */
@@ -115,6 +116,8 @@ export interface ApprovalsOptions {
   policy?: Pick<RelayPolicy, 'verdict' | 'current'>;
   /** How many approvers OPERATORS_FILE lists in any of these groups: a rule nobody can meet is escalated, not asked. */
   approversIn?: (groups: readonly string[]) => number;
-  /** The device's quarantine now (src/core/quarantine): a quarantined device gets no card. */
+  /** Where a request held behind another change on its device is kept across restarts (default: memory). */
+  held?: HeldRequests;
+  /** The device's quarantine now (src/quarantine): a quarantined device gets no card. */
   quarantined?(device: string): Promise<QuarantineEntry | undefined>;
 }

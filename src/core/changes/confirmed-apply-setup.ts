@@ -20,6 +20,7 @@ export interface ConfirmedApplySetup {
   tell?(incidentId: string, markdown: string): void;
   maxPaceS?: number;
   ended?(incidentId: string, change: ChangeRecord): Promise<void>;
+  unlearned?(incidentId: string, change: ChangeRecord, why: string): Promise<void>;
 }
 
 /** Confirmed apply over the incidents' own RAWs: their post-checks and confirm windows, each group read once. */

@@ -23,6 +23,8 @@ export interface ConfirmedApplyDeps {
   tell?(incidentId: string, markdown: string): void;
   /** Told of every change that ended (the quarantine reads a rollback that failed). */
   ended?(incidentId: string, change: ChangeRecord): Promise<void>;
+  /** Told of a change whose end was never learned: what its device holds is not known (the quarantine). */
+  unlearned?(incidentId: string, change: ChangeRecord, why: string): Promise<void>;
 }
 
 export type ConfirmResult =
@@ -168,7 +170,7 @@ export function createConfirmedApply(deps: ConfirmedApplyDeps) {
   }
 
   /** At the deadline the device tool server has rolled back by itself: learn what it did. */
-  function armDeadline(incidentId: string, change: ChangeRecord, tries = 0): void {
+  function armDeadline(incidentId: string, change: ChangeRecord, tries = 0, lastError = ''): void {
     timers.get(incidentId)?.cancel();
     const wait = tries === 0 ? Math.max(0, Date.parse(change.deadline) - clock.now().getTime()) + DEADLINE_GRACE_MS : STATUS_RETRY_MS;
     timers.set(
@@ -176,13 +178,17 @@ export function createConfirmedApply(deps: ConfirmedApplyDeps) {
       clock.setTimeout(() => {
         if (stopped || current(incidentId)?.state !== 'pending') return;
         void serial(incidentId, async () => {
-          const status = await upstream.changeStatus(change.device, change.change_id).catch((error: unknown) => {
-            if (tries === 0) incidents.record(incidentId, entries.deviceChangeError, `The confirm deadline passed and the device tool server did not answer (${(error as Error).message}); asking again`);
+          let error = lastError;
+          const status = await upstream.changeStatus(change.device, change.change_id).catch((e: unknown) => {
+            error = (e as Error).message.slice(0, 300);
+            if (tries === 0) incidents.record(incidentId, entries.deviceChangeError, `The confirm deadline passed and the device tool server did not answer (${error}); asking again`);
             return undefined;
           });
           if (status && adopt(incidentId, status)) return;
-          if (tries + 1 < STATUS_TRIES) armDeadline(incidentId, change, tries + 1);
-          else incidents.record(incidentId, entries.deviceChangeError, `The change on ${change.device} is still unconfirmed past its deadline and its state could not be learned: check the device`);
+          if (tries + 1 < STATUS_TRIES) return armDeadline(incidentId, change, tries + 1, error);
+          const why = status ? 'the device tool server still calls it pending' : `the device tool server did not answer (${error || 'no reason given'})`;
+          incidents.record(incidentId, entries.deviceChangeError, `The change on ${change.device} is still unconfirmed past its deadline and its state could not be learned (${why}): check the device`);
+          await deps.unlearned?.(incidentId, change, why).catch((e: unknown) => logger.error({ incident_id: incidentId, change_id: change.change_id, err: e }, 'could not quarantine a device whose change was never learned'));
         });
       }, wait),
     );

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { AgentRuntimeError, type AgentRuntime } from '../agent-runtime';
+import { AgentRuntimeError, describeRuntimeError, type AgentRuntime } from '../agent-runtime';
 import type { Clock } from '../clock';
 import type { Incidents } from '../incidents/service';
 import type { Incident } from '../incidents/model';
@@ -32,12 +32,6 @@ export interface DispatcherOptions {
   claim?: (incidentId: string) => Promise<boolean>;
   /** A session made ready before the alert: its delivery is then the prompt alone. */
   spare?: SpareSession;
-}
-
-/** A runtime error as it may be shown: the client's messages never carry credentials. */
-function describeError(error: unknown): string {
-  if (error instanceof AgentRuntimeError) return `${error.kind}: ${error.message}`;
-  return error instanceof Error ? error.message : String(error);
 }
 
 /**
@@ -81,7 +75,7 @@ export function createDispatcher(opts: DispatcherOptions) {
   /** Runtime calls made after a delivery (a spare's new name): `stop` waits for them. */
   const sideCalls = new Set<Promise<void>>();
   const onTheSide = (call: Promise<void>, what: string, incidentId: string) => {
-    const p = call.catch((error: unknown) => logger.warn({ incident_id: incidentId, err_kind: error instanceof AgentRuntimeError ? error.kind : 'unknown' }, `${what} failed: ${describeError(error)}`));
+    const p = call.catch((error: unknown) => logger.warn({ incident_id: incidentId, err_kind: error instanceof AgentRuntimeError ? error.kind : 'unknown' }, `${what} failed: ${describeRuntimeError(error)}`));
     sideCalls.add(p);
     void p.finally(() => sideCalls.delete(p));
   };
@@ -188,7 +182,7 @@ export function createDispatcher(opts: DispatcherOptions) {
     } catch (error) {
       failures += 1;
       const delay = retryDelay(failures - 1);
-      const message = describeError(error);
+      const message = describeRuntimeError(error);
       const lostSession = error instanceof AgentRuntimeError && error.kind === 'not_found';
       // A timed-out create may still have created the session: look for it before creating another.
       if (error instanceof AgentRuntimeError && error.kind === 'timeout') needsAdoption.add(incidentId);

@@ -50,7 +50,8 @@ export function evaluatePolicy(loaded: LoadedPolicy, ctx: PolicyContext): Verdic
       const f = c.in_freeze;
       if (!f) return { kind: 'escalate', rule: `${c.id} in freeze ${freeze.name}`, reason: `change freeze ${freeze.name} (${freeze.from} to ${freeze.to}): ${c.id} has no emergency path` };
       if (f.severities && !f.severities.includes(ctx.alert.severity ?? '')) {
-        return { kind: 'escalate', rule: `${c.id} in freeze ${freeze.name}`, reason: `change freeze ${freeze.name}: only ${f.severities.join(', ')} changes go through, this one is ${ctx.alert.severity || 'without a severity'}` };
+        // Those who could approve it as an emergency are whom to escalate to.
+        return { kind: 'escalate', rule: `${c.id} in freeze ${freeze.name}`, owner: `${f.groups.join(', ')} (the freeze's emergency approvers)`, reason: `change freeze ${freeze.name}: only ${f.severities.join(', ')} changes go through, this one is ${ctx.alert.severity || 'without a severity'}` };
       }
       return { kind: 'approve', rule: `${c.id} in freeze ${freeze.name}`, groups: f.groups, count: f.count, reason: `${f.count} approval${f.count > 1 ? 's' : ''} from ${f.groups.join(', ')} (freeze ${freeze.name})` };
     }
