@@ -6,6 +6,7 @@ import type { Dispatcher } from '../delivery/dispatcher';
 import type { Incident } from '../incidents/model';
 import { newIncidentFrom, type Incidents } from '../incidents/service';
 import { StoreUnavailableError } from '../incidents/store';
+import { traceRepeat } from '../telemetry/incident-trace';
 import { HttpError } from './errors';
 
 export const acceptedResponseSchema = z.object({
@@ -106,6 +107,8 @@ export function createIntake(opts: IntakeOptions) {
     if (burstStarts && incidents.get(open.incident_id)) {
       incidents.record(open.incident_id, 'alert.repeated', `Same alert again (${updated.occurrences} so far)`, { occurrences: updated.occurrences });
     }
+    // Every repeat, not only a burst's first: the incident's trace shows each request that brought one.
+    if (incidents.get(open.incident_id)) traceRepeat(updated);
     logger.debug({ incident_id: open.incident_id, occurrences: updated.occurrences }, 'duplicate alert folded into open incident');
     return incidents.get(open.incident_id) ? duplicateOf(updated) : survivorOf(open);
   }
