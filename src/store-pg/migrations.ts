@@ -165,4 +165,12 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX outbox_due ON outbox (stream, not_before) WHERE state = 'pending';
     `,
   },
+  {
+    version: 10,
+    name: 'outbox: how many events each item carries, for the backlog in events',
+    sql: `
+      -- An audit batch carries many events: /metrics counts the backlog in events, not batches.
+      ALTER TABLE outbox ADD COLUMN units integer NOT NULL DEFAULT 1;
+    `,
+  },
 ];
