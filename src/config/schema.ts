@@ -173,8 +173,8 @@ export const configSchema = z
     SPLUNK_HEC_ACK: z.enum(['on', 'off']).default('off'),
     /** The index the events go to; unset: the token's default index. */
     SPLUNK_HEC_INDEX: optionalString,
-    /** The audit stream as RFC 5424 syslog: tcp://host:port or tls://host:port. */
-    SYSLOG_URL: optionalString.pipe(z.string().regex(/^(tcp|tls):\/\/[^/\s]+:\d{1,5}\/?$/, 'expected tcp://host:port or tls://host:port').optional()),
+    /** The audit stream as RFC 5424 syslog: tcp://, tls://, or RELP (acknowledged) relp:// or relp+tls://, each host:port. */
+    SYSLOG_URL: optionalString.pipe(z.string().regex(/^(tcp|tls|relp|relp\+tls):\/\/[^/\s]+:\d{1,5}\/?$/, 'expected tcp://, tls://, relp:// or relp+tls:// with host:port').optional()),
     /** PEM file of the CA that signed the syslog receiver's certificate (tls:// only); unset: the system's CAs. */
     SYSLOG_CA_FILE: optionalString,
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

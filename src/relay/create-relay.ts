@@ -53,6 +53,7 @@ import { createForgedRows } from '../adapters/team/forged-rows';
 import { ownsEverything, type Owns } from '../core/incidents/ownership';
 import { auditedOperatorsLog, setUpAudit, type RelayAudit } from '../adapters/audit/setup';
 import { traceApprovalWaits } from '../adapters/telemetry/incident-events';
+import { traceChannelDecisions } from '../adapters/telemetry/traced-decisions';
 import { setUpPaging } from '../adapters/paging/setup';
 export type { Relay, RelayDeps } from './relay-contract';
 import type { Relay, RelayDeps } from './relay-contract';
@@ -154,7 +155,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
   // A listed person is recorded by their OPERATORS_FILE name on any channel; under a policy requirement only its groups count, each person once (in the team database on a team).
   const decide: DecideFn = namedDecide(policyDecide({ decide: teamDecisions ? teamDecisions.decide : approvals.decide, count: teamVotes?.count ?? countInIncident(approvals.vote), incidents, clock }), operators);
   // Every channel hands its people's decisions to the one `decide` above.
-  const host = createChannelHost({ approvals, decide, incidents, channels, logger });
+  const host = traceChannelDecisions(createChannelHost({ approvals, decide, incidents, channels, logger }), (id) => incidents.get(id));
   for (const channel of channels) channel.attach(host);
   const onCardSubmission = webex ? webex.onCardSubmission : async () => logger.warn('card submission ignored: no operator room configured');
   const follower = followRuntime({ incidents, agent, logger, clock, owns, bus, modelCheck, onSessionFailed: (id, message) => approvals.tellRoom(id, `❌ **${id}**: the agent session failed: ${message}`) });

@@ -6,6 +6,7 @@ import type { Dispatcher } from '../core/delivery/dispatcher';
 import type { Incident } from '../core/incidents/model';
 import { newIncidentFrom, type Incidents } from '../core/incidents/service';
 import { StoreUnavailableError } from '../core/incidents/store';
+import { traceRepeat } from '../adapters/telemetry/incident-trace';
 import { HttpError } from './errors';
 import { entries } from '../core/events/timeline-entries';
 
@@ -107,6 +108,8 @@ export function createIntake(opts: IntakeOptions) {
     if (burstStarts && incidents.get(open.incident_id)) {
       incidents.record(open.incident_id, entries.alertRepeated, `Same alert again (${updated.occurrences} so far)`, { occurrences: updated.occurrences });
     }
+    // Every repeat, not only a burst's first: the incident's trace shows each request that brought one.
+    if (incidents.get(open.incident_id)) traceRepeat(updated);
     logger.debug({ incident_id: open.incident_id, occurrences: updated.occurrences }, 'duplicate alert folded into open incident');
     return incidents.get(open.incident_id) ? duplicateOf(updated) : survivorOf(open);
   }

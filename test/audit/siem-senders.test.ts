@@ -143,8 +143,9 @@ describe.skipIf(noRsyslog)('RFC 5424 syslog to a real rsyslog', () => {
     }
   });
 
-  it('SYSLOG_URL is tcp:// or tls:// with a host and a port', () => {
-    expect(parseSyslogUrl('udp://h:514')).toEqual({ error: 'unsupported scheme udp: expected tcp:// or tls://' });
+  it('SYSLOG_URL is tcp://, tls://, relp:// or relp+tls:// with a host and a port', () => {
+    expect(parseSyslogUrl('udp://h:514')).toEqual({ error: 'unsupported scheme udp: expected tcp://, tls://, relp:// or relp+tls://' });
+    expect(parseSyslogUrl('relp://siem.example.net:2514')).toEqual({ protocol: 'relp', host: 'siem.example.net', port: 2514 });
     expect(parseSyslogUrl('tcp://h')).toHaveProperty('error');
     expect(parseSyslogUrl('tls://siem.example.net:6514')).toEqual({ protocol: 'tls', host: 'siem.example.net', port: 6514 });
   });

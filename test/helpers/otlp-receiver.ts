@@ -10,6 +10,8 @@ export interface ReceivedSpan {
   name: string;
   kind: number;
   attributes: Record<string, string | number | boolean>;
+  /** The span's links to spans elsewhere (another trace's request, say). */
+  links: { traceId: string; spanId: string }[];
   status: { code?: number; message?: string };
 }
 
@@ -19,7 +21,7 @@ const valueOf = (v: AnyValue): string | number | boolean => v.stringValue ?? (v.
 const attributesOf = (list: KeyValue[] | undefined) => Object.fromEntries((list ?? []).map((a) => [a.key, valueOf(a.value)]));
 
 interface ExportBody {
-  resourceSpans?: { resource?: { attributes?: KeyValue[] }; scopeSpans?: { spans?: (Omit<ReceivedSpan, 'service' | 'attributes'> & { attributes?: KeyValue[] })[] }[] }[];
+  resourceSpans?: { resource?: { attributes?: KeyValue[] }; scopeSpans?: { spans?: (Omit<ReceivedSpan, 'service' | 'attributes' | 'links'> & { attributes?: KeyValue[]; links?: { traceId: string; spanId: string }[] })[] }[] }[];
 }
 
 /**
@@ -44,7 +46,7 @@ export async function startOtlpReceiver(port = 0) {
         const body = JSON.parse(text) as ExportBody;
         for (const rs of body.resourceSpans ?? []) {
           const service = String(attributesOf(rs.resource?.attributes)['service.name'] ?? '');
-          for (const ss of rs.scopeSpans ?? []) for (const s of ss.spans ?? []) spans.push({ ...s, service, parentSpanId: s.parentSpanId ?? '', attributes: attributesOf(s.attributes), status: s.status ?? {} });
+          for (const ss of rs.scopeSpans ?? []) for (const s of ss.spans ?? []) spans.push({ ...s, service, parentSpanId: s.parentSpanId ?? '', attributes: attributesOf(s.attributes), links: (s.links ?? []).map((l) => ({ traceId: l.traceId, spanId: l.spanId })), status: s.status ?? {} });
         }
       }
       res.writeHead(200, { 'content-type': 'application/json' }).end('{}');

@@ -8,10 +8,12 @@ import { tempDir } from './temp-dir';
 
 const BINARY = '/usr/sbin/rsyslogd';
 const GTLS = '/usr/lib/x86_64-linux-gnu/rsyslog/lmnsd_gtls.so';
+const IMRELP = '/usr/lib/x86_64-linux-gnu/rsyslog/imrelp.so';
 
 /** Why the real-rsyslog tests cannot run here, or undefined when they can (CI installs it: .ci/run). */
 export const noRsyslog = existsSync(BINARY) && spawnSync(BINARY, ['-v'], { stdio: 'ignore' }).status === 0 ? undefined : 'rsyslog is not installed (apt-get install -y rsyslog rsyslog-gnutls): the syslog tests are skipped';
 export const noRsyslogTls = noRsyslog ?? (existsSync(GTLS) ? undefined : 'rsyslog-gnutls is not installed: the syslog-over-TLS test is skipped');
+export const noRsyslogRelp = noRsyslog ?? (existsSync(IMRELP) ? undefined : 'rsyslog-relp is not installed (apt-get install -y rsyslog-relp): the RELP tests are skipped');
 
 /** A test CA and a server certificate for 127.0.0.1 signed by it, made by openssl in a temp folder. */
 export function makeTestCa(dir: string) {
@@ -36,6 +38,10 @@ const accepts = (port: number) =>
 
 export interface LocalRsyslog {
   port: number;
+  /** Its folder (config, output): give it to a restarted rsyslog to keep writing the same file. */
+  dir: string;
+  /** kill -9: whatever it held and had not written is gone. */
+  kill(): Promise<void>;
   /** What rsyslog wrote, one received message per line in RFC 5424 form (its SyslogProtocol23 template). */
   lines(): string[];
   stop(): Promise<void>;
@@ -46,17 +52,21 @@ export interface LocalRsyslog {
  * loopback port, writing every message it receives to a file the test reads. Its config, work
  * folder, pid file and output are in a temp folder removed with the test.
  */
-export async function startRsyslog(opts: { tls?: { ca: string; cert: string; key: string }; port?: number } = {}): Promise<LocalRsyslog> {
+export async function startRsyslog(opts: { tls?: { ca: string; cert: string; key: string }; port?: number; relp?: boolean; dir?: string } = {}): Promise<LocalRsyslog> {
   if (noRsyslog) throw new Error(noRsyslog);
-  const dir = tempDir('rsyslog-');
+  if (opts.relp && !opts.port) throw new Error('imrelp needs a given port');
+  const dir = opts.dir ?? tempDir('rsyslog-');
   const out = join(dir, 'received.log');
   const portFile = join(dir, 'port');
   const tls = opts.tls;
+  // RELP (imrelp) answers once the message is handed on: a direct queue writes it to the file first.
+  const input = opts.relp
+    ? [`module(load="imrelp")`, `input(type="imrelp" address="127.0.0.1" port="${opts.port}" ruleset="audit")`]
+    : [`module(load="imtcp"${tls ? ' streamDriver.name="gtls" streamDriver.mode="1" streamDriver.authMode="anon"' : ''})`, `input(type="imtcp" address="127.0.0.1" port="${opts.port ?? 0}" listenPortFileName="${portFile}" ruleset="audit")`];
   const conf = [
     `global(workDirectory="${dir}"${tls ? ` defaultNetstreamDriver="gtls" defaultNetstreamDriverCAFile="${tls.ca}" defaultNetstreamDriverCertFile="${tls.cert}" defaultNetstreamDriverKeyFile="${tls.key}"` : ''})`,
-    `module(load="imtcp"${tls ? ' streamDriver.name="gtls" streamDriver.mode="1" streamDriver.authMode="anon"' : ''})`,
-    `input(type="imtcp" address="127.0.0.1" port="${opts.port ?? 0}" listenPortFileName="${portFile}" ruleset="audit")`,
-    `ruleset(name="audit") { action(type="omfile" file="${out}" template="RSYSLOG_SyslogProtocol23Format") }`,
+    ...input,
+    `ruleset(name="audit"${opts.relp ? ' queue.type="Direct"' : ''}) { action(type="omfile" file="${out}" template="RSYSLOG_SyslogProtocol23Format") }`,
     '',
   ].join('\n');
   writeFileSync(join(dir, 'rsyslog.conf'), conf);
@@ -80,6 +90,11 @@ export async function startRsyslog(opts: { tls?: { ca: string; cert: string; key
   );
   return {
     port: opts.port ?? Number(readFileSync(portFile, 'utf8')),
+    dir,
+    async kill() {
+      if (!gone) child.kill('SIGKILL');
+      await exited;
+    },
     lines: () => (existsSync(out) ? readFileSync(out, 'utf8').split('\n').filter(Boolean) : []),
     async stop() {
       if (!gone) child.kill('SIGTERM');

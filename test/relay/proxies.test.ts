@@ -14,6 +14,9 @@ import { startConnectProxy, type ConnectProxy } from '../fakes/connect-proxy';
 import { newRoomId, startWebexFake, type WebexFake } from '../fakes/webex';
 import { relayForTest, silent } from '../helpers/relay';
 import { createStubRuntime } from '../helpers/stub-runtime';
+import { startOtlpReceiver } from '../helpers/otlp-receiver';
+import { inIncidentSpan, TRACE_ATTRIBUTES } from '../../src/adapters/telemetry/incident-trace';
+import { startTelemetry } from '../../src/adapters/telemetry/sdk';
 
 /**
  * Every outbound connection through a real (local) corporate proxy. The services are named
@@ -129,5 +132,46 @@ describe('HTTPS_PROXY / HTTP_PROXY / NO_PROXY', () => {
     expect(pd.accepted[0]).toMatchObject({ event_action: 'trigger', dedup_key: id });
     await vi.waitFor(() => expect(hec.indexed.size).toBeGreaterThan(0), { timeout: 30_000, interval: 50 });
     expect(new Set(p.seen)).toEqual(new Set([`pagerduty.test:${pdPort}`, `splunk-hec.test:${hec.port}`]));
+  });
+
+  it('spans reach the OTLP collector through the proxy; with the collector in NO_PROXY they go direct, never through it', async () => {
+    const p = await proxy();
+    const receiver = await startOtlpReceiver();
+    stops.push(receiver.stop);
+    const port = new URL(receiver.url).port;
+    const env = { OTEL_EXPORTER_OTLP_ENDPOINT: `http://otlp.test:${port}`, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_SERVICE_NAME: 'fault-relay-proxied', OTEL_EXPORTER_OTLP_TIMEOUT: '5000', HTTP_PROXY: p.url };
+    const incidentSpans = (id: string) => receiver.spans.filter((s) => s.attributes[TRACE_ATTRIBUTES.incident] === id);
+    // The SDK reads its OTEL_* settings from the process's environment, as the relay's entry points give it.
+    const saved = { ...process.env };
+    stops.push(async () => {
+      for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];
+      Object.assign(process.env, saved);
+    });
+    Object.assign(process.env, env);
+
+    const proxied = await startTelemetry(process.env);
+    try {
+      await inIncidentSpan({ incident_id: 'INC-PROXIED-1', device_hostname: 'R1' }, 'deliver', {}, async () => undefined);
+      await proxied.flush();
+      await receiver.until(() => incidentSpans('INC-PROXIED-1').length > 0, 'the span sent through the proxy');
+    } finally {
+      await proxied.shutdown();
+    }
+    expect(incidentSpans('INC-PROXIED-1').map((s) => s.name)).toEqual(['deliver']);
+    expect(new Set(p.seen)).toEqual(new Set([`otlp.test:${port}`]));
+
+    // NO_PROXY names the collector: the exporter connects directly, and otlp.test resolves only at the proxy.
+    const seen = p.seen.length;
+    process.env.NO_PROXY = 'otlp.test';
+    const direct = await startTelemetry(process.env);
+    try {
+      await inIncidentSpan({ incident_id: 'INC-PROXIED-2', device_hostname: 'R1' }, 'deliver', {}, async () => undefined);
+      // Settles once the export was tried: directly, where the name does not resolve.
+      expect(String(await direct.flush().catch((error: unknown) => error))).toMatch(/ENOTFOUND otlp\.test/);
+    } finally {
+      await direct.shutdown();
+    }
+    expect(incidentSpans('INC-PROXIED-2')).toEqual([]);
+    expect(p.seen).toHaveLength(seen);
   });
 });

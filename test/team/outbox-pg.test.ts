@@ -63,5 +63,9 @@ describe.skipIf(noPostgres)('durable outbox on a team (PostgreSQL)', () => {
     await b.finish('k1', 'sent', undefined, new Date(t0.getTime() + 62_000));
     expect(await a.backlog()).toBe(0);
     expect(await a.add({ key: 'k1', kind: 'pagerduty', payload: {} }, t0)).toBe(false);
+    // A batch of events counts as its events in the backlog's units (migration 9).
+    await a.add({ key: 'batch-1', kind: 'splunk_hec', payload: {}, units: 7 }, t0);
+    await a.add({ key: 'page-1', kind: 'pagerduty', payload: {} }, t0);
+    expect([await a.backlog(), await a.backlogUnits()]).toEqual([2, 8]);
   });
 });

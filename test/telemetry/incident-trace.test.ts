@@ -13,6 +13,10 @@ import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../help
 import { ad000002, relayForTest, silent } from '../helpers/relay';
 import { createStubRuntime } from '../helpers/stub-runtime';
 import { tempDir } from '../helpers/temp-dir';
+import { createWebexBot, type WebexBot } from '../../src/adapters/channels/webex/webex-bot';
+import { createSlackChannel, type SlackChannel } from '../../src/adapters/channels/slack/slack-channel';
+import { startSlackFake } from '../fakes/slack/slack-fake';
+import { newRoomId, startWebexFake } from '../fakes/webex';
 
 /**
  * Tracing on (the standard OTEL_* variables, OTLP/HTTP JSON to a receiver in the test): an
@@ -48,6 +52,17 @@ async function spanOf(name: string, incidentId: string): Promise<ReceivedSpan> {
   await telemetry.flush();
   await receiver.until(() => named(name, incidentId).length > 0, `a ${name} span for ${incidentId}`);
   return named(name, incidentId)[0]!;
+}
+
+/**
+ * The incident's root span: the one its stored trace names. Incident ids start again with each
+ * test's fresh store, so a name and an id alone may find an earlier test's incident.
+ */
+async function rootOf(relay: Relay, incidentId: string): Promise<ReceivedSpan> {
+  const spanId = relay.incidents.get(incidentId)!.trace!.traceparent.split('-')[2];
+  await telemetry.flush();
+  await receiver.until(() => receiver.spans.some((s) => s.spanId === spanId), `the incident span of ${incidentId}`);
+  return receiver.spans.find((s) => s.spanId === spanId)!;
 }
 
 /** The span's parents in the receiver, nearest first. */
@@ -135,6 +150,88 @@ describe('incident traces', () => {
       expect(receiver.bodies.join('\n')).not.toContain('outbound-secret-3c');
     } finally {
       await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+
+  it('show every repeat of the alert: an alert.repeat span in the incident\'s trace, linked both ways to the repeat\'s own request', async () => {
+    const relay = await relayForTest({ agent: createStubRuntime() });
+    try {
+      const post = (trace: string, span: string) => relay.app.inject({ method: 'POST', url: '/fault-alert', headers: { 'content-type': 'application/json', traceparent: `00-${trace}-${span}-01` }, payload: JSON.stringify(ad000002()) });
+      const id = (await post(SENDER_TRACE, SENDER_SPAN)).json().incident_id as string;
+      const root = await rootOf(relay, id);
+      const repeatsOf = () => receiver.spans.filter((s) => s.name === 'alert.repeat' && s.parentSpanId === root.spanId);
+      // Two repeats, each from a sender's trace of its own.
+      const repeats = [['5a1ce5f1a9d84c0e9b2b1f0e3c4d5e6f', '1111111111111111'], ['6b2df6a2bae95d1fac3c2a1f4d5e6f70', '2222222222222222']] as const;
+      for (const [trace, span] of repeats) expect((await post(trace, span)).json()).toMatchObject({ status: 'duplicate', incident_id: id });
+      await telemetry.flush();
+      // Both repeats, and each repeat's request with the span that links it to the incident.
+      const linked = (trace: string) => receiver.spans.some((s) => s.traceId === trace && s.links.some((l) => l.traceId === SENDER_TRACE && l.spanId === root.spanId));
+      await receiver.until(() => repeatsOf().length === 2 && repeats.every(([trace, span]) => linked(trace) && receiver.spans.some((s) => s.traceId === trace && s.parentSpanId === span)), 'both repeats');
+      for (const [trace, span] of repeats) {
+        const request = receiver.spans.find((s) => s.traceId === trace && s.parentSpanId === span)!;
+        expect(request).toMatchObject({ name: 'request', attributes: { 'http.route': '/fault-alert' } });
+        // The repeat's request (in the sender's trace; its span or the handler's under it) leads to the incident …
+        const linking = receiver.spans.find((s) => s.traceId === trace && s.links.some((l) => l.traceId === SENDER_TRACE && l.spanId === root.spanId))!;
+        expect([linking, ...ancestors(linking)]).toContain(request);
+        expect(linking.attributes['fault_relay.incident.id']).toBe(id);
+        // … and the incident's trace shows the repeat, which leads back to that request.
+        const repeat = repeatsOf().find((s) => s.links.some((l) => l.spanId === linking.spanId))!;
+        expect(repeat).toMatchObject({ traceId: SENDER_TRACE, parentSpanId: root.spanId, links: [{ traceId: trace, spanId: linking.spanId }] });
+      }
+      expect(repeatsOf().map((s) => s.attributes['fault_relay.incident.occurrences']).sort()).toEqual([2, 3]);
+    } finally {
+      await relay.close();
+    }
+  });
+
+  it('give a decision from the Webex card (Mercury) and from Slack (Socket Mode) its own approval.decision span in the incident\'s trace', async () => {
+    const token = 'webex-bot-token-trace-1';
+    const roomId = newRoomId();
+    const webexFake = await startWebexFake({ token, roomId });
+    const ids = { appToken: 'xapp-1-trace', botToken: 'xoxb-trace', appId: 'A0RELAY', teamId: 'T0OURS', channelId: 'C0OPS' };
+    const slackFake = await startSlackFake({ ...ids, users: { U0ALICE: 'alice@example.net' } });
+    const slack: SlackChannel = createSlackChannel({ ...ids, apiUrl: slackFake.apiUrl, approver: (p) => p.email === 'alice@example.net', logger: silent });
+    const ref: { relay?: Relay } = {};
+    const bot: WebexBot = createWebexBot({ token, roomId, u2cUrl: webexFake.u2cUrl, apiUrl: webexFake.apiUrl, logger: silent, onCardSubmission: (sub) => ref.relay?.onCardSubmission(sub) });
+    const relay = (ref.relay = await relayForTest({ agent: createStubRuntime(), room: bot, channels: [slack], env: { MSG_BOT_TOKEN: token, MSG_ROOM_ID: roomId } }));
+    try {
+      await bot.start();
+      await slack.start();
+      const ask = async (device: string) => {
+        const res = await relay.app.inject({ method: 'POST', url: '/fault-alert', headers: { 'content-type': 'application/json', traceparent: `00-${SENDER_TRACE}-${SENDER_SPAN}-01` }, payload: JSON.stringify(ad000002({ system: device })) });
+        const id = res.json().incident_id as string;
+        expect(await relay.approvals.request({ incident_id: id, summary: 's', device, commands: LINES })).toMatchObject({ status: 'pending' });
+        return { id, request: relay.incidents.get(id)!.approval_request! };
+      };
+
+      // Webex: the card posted for the request, clicked by a person; the submission arrives over the websocket.
+      const byWebex = await ask('R1');
+      const card = webexFake.postedMessages(roomId).find((m) => m.id === byWebex.request.channel_messages?.webex)!;
+      webexFake.clickCardButton({ messageId: card.id, title: 'Approve', personEmail: 'alice@example.net' });
+      // Slack: the button of the message posted for the request, clicked over Socket Mode.
+      const bySlack = await ask('R2');
+      const message = slackFake.messages.find((m) => m.ts === bySlack.request.channel_messages?.slack)!;
+      const buttons = (message.blocks!.find((b) => b.type === 'actions') as { elements: { value: string }[] }).elements;
+      slackFake.click({ user: 'U0ALICE', value: buttons[1]!.value });
+
+      for (const [{ id, request }, channel, decision] of [[byWebex, 'webex', 'APPROVED'], [bySlack, 'slack', 'DENIED']] as const) {
+        const root = await rootOf(relay, id);
+        const ofRequest = () => named('approval.decision', id).find((s) => s.attributes['fault_relay.request.id'] === request.request_id);
+        await telemetry.flush();
+        await receiver.until(() => ofRequest() !== undefined, `the ${channel} decision's span`);
+        const span = ofRequest()!;
+        expect(span).toMatchObject({ traceId: root.traceId, parentSpanId: root.spanId });
+        expect(span.attributes).toMatchObject({ 'fault_relay.incident.id': id, 'fault_relay.request.id': request.request_id, 'fault_relay.approval.channel': channel, 'fault_relay.approval.decision': decision, 'fault_relay.approval.result': 'accepted' });
+        expect(relay.incidents.get(id)?.approval).toMatchObject({ decision, channel });
+      }
+      const exported = receiver.bodies.join('\n');
+      for (const secret of [LINES[1]!, 'alice@example.net', token, ids.botToken, ids.appToken]) expect(exported).not.toContain(secret);
+    } finally {
+      await slack.stop();
+      await relay.close();
+      await bot.stop();
+      await slackFake.stop();
+      await webexFake.stop();
     }
   });
 });

@@ -119,7 +119,7 @@ export function createAuditStream(deps: AuditStreamDeps) {
       for (let i = 0; i < events.length; i += sender.batchSize) {
         const batch = events.slice(i, i + sender.batchSize);
         const key = createHash('sha256').update(batch.map((e) => e.id).join(',')).digest('hex');
-        outbox.enqueue({ key, kind: sender.sink, payload: { events: batch } }).catch((error: unknown) => {
+        outbox.enqueue({ key, kind: sender.sink, payload: { events: batch }, units: batch.length }).catch((error: unknown) => {
           logger.error({ sink: sender.sink, err_message: (error as Error).message, events: batch.length }, 'audit events could not be stored for sending');
         });
       }

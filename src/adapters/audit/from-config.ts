@@ -5,13 +5,15 @@ import type { RelayConfig } from '../../config/schema';
 import { createProxyDispatchers, NO_PROXY_SETTINGS, type ProxySettings } from '../net/proxy';
 import type { AuditSender } from './sender';
 import { createSplunkHecSender } from './splunk-hec';
+import { createRelpSender } from './relp';
 import { createSyslogSender, parseSyslogUrl } from './syslog';
 
 type AuditConfig = Pick<RelayConfig, 'SPLUNK_HEC_URL' | 'SPLUNK_HEC_TOKEN' | 'SPLUNK_HEC_ACK' | 'SPLUNK_HEC_INDEX' | 'SYSLOG_URL' | 'SYSLOG_CA_FILE'>;
 
 /**
  * The SIEM senders the settings ask for: none, Splunk HEC, syslog, or both. HEC goes through the
- * corporate proxy like every outbound HTTP call; syslog is a plain TCP or TLS connection.
+ * corporate proxy like every outbound HTTP call; syslog is a plain TCP or TLS connection, with RELP's
+ * acknowledgements for relp:// and relp+tls://.
  * A CA file that cannot be read stops the relay at start, with the setting named.
  */
 export function auditSendersFrom(config: AuditConfig, opts: { clock: Clock; proxy?: ProxySettings; host?: string }): { senders: AuditSender[]; close(): Promise<void> } {
@@ -43,7 +45,8 @@ export function auditSendersFrom(config: AuditConfig, opts: { clock: Clock; prox
         throw new Error(`SYSLOG_CA_FILE cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
       }
     }
-    senders.push(createSyslogSender({ target, host, ...(ca ? { ca } : {}) }));
+    const options = { target, host, ...(ca ? { ca } : {}) };
+    senders.push(target.protocol === 'relp' || target.protocol === 'relp+tls' ? createRelpSender(options) : createSyslogSender(options));
   }
   return { senders, close: () => proxies.close() };
 }

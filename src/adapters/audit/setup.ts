@@ -67,7 +67,16 @@ export function setUpAudit(deps: AuditSetupDeps) {
   if (deps.registry && senders.length > 0) {
     new Gauge({
       name: 'fault_relay_audit_backlog',
-      help: 'Batches of audit events stored and not yet delivered, per SIEM sink.',
+      help: 'Audit events stored and not yet delivered, per SIEM sink.',
+      labelNames: ['sink'],
+      registers: [deps.registry],
+      collect() {
+        for (const s of stream.status()) this.set({ sink: s.sink }, s.backlog_units);
+      },
+    });
+    new Gauge({
+      name: 'fault_relay_audit_backlog_batches',
+      help: 'Batches (outbox items) those audit events wait in, per SIEM sink.',
       labelNames: ['sink'],
       registers: [deps.registry],
       collect() {
@@ -95,7 +104,7 @@ export function setUpAudit(deps: AuditSetupDeps) {
       return stream.status().flatMap((s) => {
         const e = s.last_error;
         if (s.failed > 0) return [`Audit to ${s.sink}: ${s.failed} batch(es) of events not delivered and not tried again; last: ${e?.reason ?? 'refused'}`];
-        if (s.backlog > 0 && e) return [`Audit to ${s.sink}: ${s.backlog} batch(es) of events waiting to be delivered (${e.reason}); they are kept and tried again`];
+        if (s.backlog > 0 && e) return [`Audit to ${s.sink}: ${s.backlog_units} event(s) in ${s.backlog} batch(es) waiting to be delivered (${e.reason}); they are kept and tried again`];
         return [];
       });
     },

@@ -49,22 +49,23 @@ export function formatRfc5424(event: AuditEvent, host: string, procId: number | 
 export const octetCounted = (message: string) => `${Buffer.byteLength(message, 'utf8')} ${message}`;
 
 export interface SyslogTarget {
-  protocol: 'tcp' | 'tls';
+  /** tcp/tls: RFC 5425/6587, delivered once written; relp/relp+tls: RELP, delivered once the receiver answers 200. */
+  protocol: 'tcp' | 'tls' | 'relp' | 'relp+tls';
   host: string;
   port: number;
 }
 
-/** `tcp://host:port` or `tls://host:port` (SYSLOG_URL). */
+/** `tcp://host:port`, `tls://host:port`, `relp://host:port` or `relp+tls://host:port` (SYSLOG_URL). */
 export function parseSyslogUrl(text: string): SyslogTarget | { error: string } {
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    return { error: 'expected tcp://host:port or tls://host:port' };
+    return { error: 'expected tcp://host:port, tls://host:port, relp://host:port or relp+tls://host:port' };
   }
   const protocol = url.protocol.replace(/:$/, '');
-  if (protocol !== 'tcp' && protocol !== 'tls') return { error: `unsupported scheme ${protocol}: expected tcp:// or tls://` };
-  if (!url.hostname || !url.port) return { error: 'expected a host and a port, as tcp://host:port or tls://host:port' };
+  if (protocol !== 'tcp' && protocol !== 'tls' && protocol !== 'relp' && protocol !== 'relp+tls') return { error: `unsupported scheme ${protocol}: expected tcp://, tls://, relp:// or relp+tls://` };
+  if (!url.hostname || !url.port) return { error: 'expected a host and a port, as tcp://host:port or relp://host:port' };
   return { protocol, host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port) };
 }
 
@@ -77,34 +78,42 @@ export interface SyslogOptions {
   connectTimeoutMs?: number;
 }
 
+/** A connection to the receiver (TLS for tls:// and relp+tls://), its later errors ending it quietly. */
+export function connectSyslog(opts: Pick<SyslogOptions, 'target' | 'ca' | 'connectTimeoutMs'>): Promise<Socket> {
+  return new Promise<Socket>((resolve, reject) => {
+    const { target } = opts;
+    const s: Socket =
+      target.protocol === 'tls' || target.protocol === 'relp+tls'
+        ? tlsConnect({ host: target.host, port: target.port, servername: target.host, ...(opts.ca ? { ca: opts.ca } : {}) }, () => done())
+        : tcpConnect({ host: target.host, port: target.port }, () => done());
+    const timer = setTimeout(() => s.destroy(new Error('connect timed out')), opts.connectTimeoutMs ?? 10_000);
+    const done = () => {
+      clearTimeout(timer);
+      s.off('error', fail);
+      s.on('error', () => s.destroy());
+      resolve(s);
+    };
+    const fail = (error: Error) => {
+      clearTimeout(timer);
+      reject(error);
+    };
+    s.once('error', fail);
+  });
+}
+
 /**
  * RFC 5424 over TCP (RFC 6587 octet counting) or TLS (RFC 5425), on one connection kept open and
- * made again after any error. A batch counts as sent once the socket has taken all of it.
+ * made again after any error. A batch counts as sent once the socket has taken all of it: delivered
+ * once written, so a receiver that dies holding what it read loses it (RELP, relp.ts, does not).
  */
 export function createSyslogSender(opts: SyslogOptions): AuditSender {
   const host = opts.host ?? hostname();
   let socket: Socket | undefined;
-  const connect = () =>
-    new Promise<Socket>((resolve, reject) => {
-      const { target } = opts;
-      const s: Socket =
-        target.protocol === 'tls'
-          ? tlsConnect({ host: target.host, port: target.port, servername: target.host, ...(opts.ca ? { ca: opts.ca } : {}) }, () => done())
-          : tcpConnect({ host: target.host, port: target.port }, () => done());
-      const timer = setTimeout(() => s.destroy(new Error('connect timed out')), opts.connectTimeoutMs ?? 10_000);
-      const done = () => {
-        clearTimeout(timer);
-        s.off('error', fail);
-        s.on('error', () => s.destroy());
-        s.on('close', () => void (socket === s && (socket = undefined)));
-        resolve(s);
-      };
-      const fail = (error: Error) => {
-        clearTimeout(timer);
-        reject(error);
-      };
-      s.once('error', fail);
-    });
+  const connect = async () => {
+    const s = await connectSyslog(opts);
+    s.on('close', () => void (socket === s && (socket = undefined)));
+    return s;
+  };
 
   return {
     sink: 'syslog',

@@ -67,37 +67,55 @@ export function createProxyDispatchers(settings: ProxySettings) {
 export type ProxyDispatchers = ReturnType<typeof createProxyDispatchers>;
 
 /**
+ * A socket to `host:port` through an HTTP proxy's CONNECT tunnel (plain: the caller adds TLS).
+ */
+export function openTunnel(proxy: string, host: string, port: number, done: (error: Error | null, socket?: Socket) => void): void {
+  let settled = false;
+  const callback = (error: Error | null, socket?: Socket) => {
+    if (settled) return;
+    settled = true;
+    socket?.off('error', onError);
+    done(error, socket);
+  };
+  const onError = (error: Error) => callback(error);
+  const proxyUrl = new URL(proxy);
+  const auth = proxyUrl.username ? `Proxy-Authorization: Basic ${Buffer.from(`${decodeURIComponent(proxyUrl.username)}:${decodeURIComponent(proxyUrl.password)}`).toString('base64')}\r\n` : '';
+  const socket = netConnect(Number(proxyUrl.port || 80), proxyUrl.hostname);
+  let buffered = '';
+  const onData = (chunk: Buffer) => {
+    buffered += chunk.toString('latin1');
+    const end = buffered.indexOf('\r\n\r\n');
+    if (end < 0) return;
+    socket.off('data', onData);
+    const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(buffered)?.[1] ?? 0);
+    if (status !== 200) {
+      socket.destroy();
+      return callback(new Error(`the proxy refused the tunnel to ${host}:${port} (HTTP ${status || 'no answer'})`));
+    }
+    callback(null, socket);
+  };
+  socket.on('data', onData);
+  socket.once('error', onError);
+  const target = host.includes(':') ? `[${host}]` : host;
+  socket.once('connect', () => socket.write(`CONNECT ${target}:${port} HTTP/1.1\r\nHost: ${target}:${port}\r\n${auth}\r\n`));
+}
+
+/**
  * An http.Agent that reaches its target through an HTTP proxy's CONNECT tunnel (then TLS for
  * wss/https): for the `ws` websocket, which does not use undici.
  */
 export function tunnelAgent(proxy: string, opts: AgentOptions = {}): HttpAgent {
-  const proxyUrl = new URL(proxy);
   const agent = new HttpAgent({ keepAlive: false, ...opts });
-  const auth = proxyUrl.username ? `Proxy-Authorization: Basic ${Buffer.from(`${decodeURIComponent(proxyUrl.username)}:${decodeURIComponent(proxyUrl.password)}`).toString('base64')}\r\n` : '';
   (agent as unknown as { createConnection: unknown }).createConnection = (
     options: { host?: string; hostname?: string; port?: number | string; servername?: string; protocol?: string; secureEndpoint?: boolean },
     callback: (error: Error | null, socket?: Socket) => void,
   ) => {
     const host = options.hostname ?? options.host ?? 'localhost';
-    const port = Number(options.port ?? 80);
-    const socket = netConnect(Number(proxyUrl.port || 80), proxyUrl.hostname);
-    let buffered = '';
-    const onData = (chunk: Buffer) => {
-      buffered += chunk.toString('latin1');
-      const end = buffered.indexOf('\r\n\r\n');
-      if (end < 0) return;
-      socket.off('data', onData);
-      const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(buffered)?.[1] ?? 0);
-      if (status !== 200) {
-        socket.destroy();
-        return callback(new Error(`the proxy refused the tunnel to ${host}:${port} (HTTP ${status || 'no answer'})`));
-      }
+    openTunnel(proxy, host, Number(options.port ?? 80), (error, socket) => {
+      if (error || !socket) return callback(error ?? new Error('no tunnel'));
       const secure = options.secureEndpoint || options.protocol === 'https:' || options.protocol === 'wss:';
       callback(null, secure ? (tlsConnect({ socket, servername: options.servername ?? host }) as unknown as Socket) : socket);
-    };
-    socket.on('data', onData);
-    socket.once('error', (error) => callback(error));
-    socket.once('connect', () => socket.write(`CONNECT ${host}:${port} HTTP/1.1\r\nHost: ${host}:${port}\r\n${auth}\r\n`));
+    });
     return undefined;
   };
   return agent;

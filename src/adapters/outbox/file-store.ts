@@ -10,7 +10,7 @@ const REMEMBERED_KEYS = 20_000;
 const COMPACT_AFTER_LINES = 2_000;
 
 type Line =
-  | { op: 'add'; key: string; kind: string; payload: unknown; at: string }
+  | { op: 'add'; key: string; kind: string; payload: unknown; at: string; units?: number }
   | { op: 'retry'; key: string; attempts: number; not_before: string; reason: string }
   | { op: 'done'; key: string; outcome: Outcome; reason?: string; at: string };
 
@@ -37,7 +37,7 @@ export function openFileOutboxStore(dataDir: string, name: string): OutboxStore 
       if (!line) continue;
       lines += 1;
       if (line.op === 'add' && !finished.has(line.key) && !pending.has(line.key)) {
-        pending.set(line.key, { key: line.key, kind: line.kind, payload: line.payload, attempts: 0, enqueued_at: line.at, not_before: 0 });
+        pending.set(line.key, { key: line.key, kind: line.kind, payload: line.payload, ...(line.units !== undefined ? { units: line.units } : {}), attempts: 0, enqueued_at: line.at, not_before: 0 });
       } else if (line.op === 'retry') {
         const item = pending.get(line.key);
         if (item) Object.assign(item, { attempts: line.attempts, not_before: Date.parse(line.not_before) });
@@ -61,7 +61,7 @@ export function openFileOutboxStore(dataDir: string, name: string): OutboxStore 
   function compact(): void {
     const keep = [...finished].slice(-REMEMBERED_KEYS).map((key) => JSON.stringify({ op: 'done', key, outcome: 'sent', at: '' }));
     for (const item of pending.values()) {
-      keep.push(JSON.stringify({ op: 'add', key: item.key, kind: item.kind, payload: item.payload, at: item.enqueued_at }));
+      keep.push(JSON.stringify({ op: 'add', key: item.key, kind: item.kind, payload: item.payload, at: item.enqueued_at, ...(item.units !== undefined ? { units: item.units } : {}) }));
       if (item.attempts > 0) keep.push(JSON.stringify({ op: 'retry', key: item.key, attempts: item.attempts, not_before: new Date(item.not_before).toISOString(), reason: '' }));
     }
     replaceFileDurably(path, keep.length ? `${keep.join('\n')}\n` : '');
@@ -72,7 +72,7 @@ export function openFileOutboxStore(dataDir: string, name: string): OutboxStore 
     async add(item: OutboxItem, now: Date): Promise<boolean> {
       if (pending.has(item.key) || finished.has(item.key)) return false;
       const at = now.toISOString();
-      write({ op: 'add', key: item.key, kind: item.kind, payload: item.payload, at });
+      write({ op: 'add', key: item.key, kind: item.kind, payload: item.payload, at, ...(item.units !== undefined ? { units: item.units } : {}) });
       pending.set(item.key, { ...item, attempts: 0, enqueued_at: at, not_before: 0 });
       return true;
     },
@@ -101,6 +101,11 @@ export function openFileOutboxStore(dataDir: string, name: string): OutboxStore 
     },
     async backlog(): Promise<number> {
       return pending.size;
+    },
+    async backlogUnits(): Promise<number> {
+      let units = 0;
+      for (const item of pending.values()) units += item.units ?? 1;
+      return units;
     },
     async nextDue(): Promise<Date | undefined> {
       let next: number | undefined;

@@ -14,7 +14,7 @@
  *   });
  *   outbox.start();
  *   await outbox.enqueue({ key: 'INC-1:page:0', kind: 'pagerduty', payload: {...} }); // stored (fsync / COMMIT) on return
- *   outbox.status();   // { backlog, sent, failed, last_error? } for /health and /metrics
+ *   outbox.status();   // { backlog, backlog_units, sent, failed, last_error? } for /health and /metrics
  *   await outbox.stop();
  *
  * Guarantees:
@@ -59,6 +59,8 @@ export interface OutboxOptions {
 export interface OutboxStatus {
   name: string;
   backlog: number;
+  /** What the backlog's items carry (their `units`: a batch's events). */
+  backlog_units: number;
   sent: number;
   failed: number;
   /** The last failure of a send (transient or not), without anything the item held. */
@@ -74,7 +76,7 @@ export function createOutbox(opts: OutboxOptions) {
   const maxRetryAfter = opts.maxRetryAfterMs ?? 10 * 60_000;
   const leaseMs = opts.leaseMs ?? 120_000;
   const pollMs = opts.pollMs ?? 2_000;
-  const counts = { sent: 0, failed: 0, backlog: 0 };
+  const counts = { sent: 0, failed: 0, backlog: 0, backlog_units: 0 };
   let lastError: OutboxStatus['last_error'];
   let running: Promise<void> | undefined;
   let stopping: AbortController | undefined;
@@ -86,6 +88,7 @@ export function createOutbox(opts: OutboxOptions) {
 
   const refreshBacklog = async () => {
     counts.backlog = await opts.store.backlog().catch(() => counts.backlog);
+    counts.backlog_units = await opts.store.backlogUnits().catch(() => counts.backlog_units);
   };
 
   async function deliver(item: StoredItem): Promise<void> {
@@ -153,6 +156,7 @@ export function createOutbox(opts: OutboxOptions) {
       const queued = await opts.store.add(item, clock.now());
       if (queued) {
         counts.backlog += 1;
+        counts.backlog_units += item.units ?? 1;
         poke();
       }
       return { queued };

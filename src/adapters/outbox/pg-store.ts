@@ -11,9 +11,9 @@ export function createPgOutboxStore(pool: pg.Pool, stream: string, relayId: stri
   return {
     async add(item: OutboxItem, now: Date): Promise<boolean> {
       const res = await pool.query(
-        `INSERT INTO outbox (stream, key, kind, payload, not_before, enqueued_at) VALUES ($1, $2, $3, $4, $5, $5)
+        `INSERT INTO outbox (stream, key, kind, payload, not_before, enqueued_at, units) VALUES ($1, $2, $3, $4, $5, $5, $6)
          ON CONFLICT (stream, key) DO NOTHING`,
-        [stream, item.key, item.kind, JSON.stringify(item.payload ?? null), now],
+        [stream, item.key, item.kind, JSON.stringify(item.payload ?? null), now, item.units ?? 1],
       );
       return (res.rowCount ?? 0) > 0;
     },
@@ -48,6 +48,10 @@ export function createPgOutboxStore(pool: pg.Pool, stream: string, relayId: stri
     },
     async backlog(): Promise<number> {
       const res = await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM outbox WHERE stream = $1 AND state = 'pending'`, [stream]);
+      return res.rows[0]?.n ?? 0;
+    },
+    async backlogUnits(): Promise<number> {
+      const res = await pool.query<{ n: number }>(`SELECT COALESCE(sum(units), 0)::int AS n FROM outbox WHERE stream = $1 AND state = 'pending'`, [stream]);
       return res.rows[0]?.n ?? 0;
     },
     async nextDue(): Promise<Date | undefined> {

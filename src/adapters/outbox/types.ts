@@ -11,6 +11,8 @@ export interface OutboxItem {
   kind: string;
   /** JSON-serialisable; stored as is, so never put a secret here (the sender adds credentials). */
   payload: unknown;
+  /** How many things the item carries (a batch's events), for the backlog's count; default 1. */
+  units?: number;
 }
 
 /** An item as the store hands it to the sender. */
@@ -42,6 +44,8 @@ export interface OutboxStore {
   retryAt(key: string, attempts: number, notBefore: Date, reason: string): Promise<void>;
   /** Items not yet finished. */
   backlog(): Promise<number>;
+  /** What the unfinished items carry, summed (their `units`). */
+  backlogUnits(): Promise<number>;
   /** When the next pending item is due (undefined: none pending that this store knows of). */
   nextDue(): Promise<Date | undefined>;
   close(): Promise<void>;

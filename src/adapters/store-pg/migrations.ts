@@ -179,4 +179,12 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 9,
+    name: 'outbox: how many events each item carries, for the backlog in events',
+    sql: `
+      -- An audit batch carries many events: /metrics counts the backlog in events, not batches.
+      ALTER TABLE outbox ADD COLUMN units integer NOT NULL DEFAULT 1;
+    `,
+  },
 ];

@@ -96,3 +96,23 @@ export function recordIncidentSpan(incident: TracedIncident, name: string, start
     .startSpan(name, { startTime: start, attributes: { ...incidentAttributes(incident), ...attributes } }, parentFor(incident))
     .end(end);
 }
+
+/**
+ * An alert folded into the open incident: an `alert.repeat` span in the incident's trace, linked to
+ * the request that brought it (which may be in the sender's own trace), and that request linked back
+ * to the incident, so either trace leads to the other.
+ */
+export function traceRepeat(incident: TracedIncident & { occurrences: number }): void {
+  if (!tracingActive() || !incident.trace) return;
+  const root = contextOf(incident.trace);
+  const request = trace.getActiveSpan();
+  const links = request ? [{ context: request.spanContext() }] : [];
+  tracer()
+    .startSpan('alert.repeat', { links, attributes: { ...incidentAttributes(incident), 'fault_relay.incident.occurrences': incident.occurrences } }, root)
+    .end();
+  const incidentSpan = trace.getSpanContext(root);
+  if (request && incidentSpan) {
+    request.addLink({ context: incidentSpan });
+    request.setAttribute(TRACE_ATTRIBUTES.incident, incident.incident_id);
+  }
+}

@@ -1,7 +1,8 @@
-import { trace } from '@opentelemetry/api';
+import { context, propagation, trace } from '@opentelemetry/api';
 import type { FastifyPluginCallback } from 'fastify';
 import { tracingWanted } from './settings';
 import { fastifyTracingOptions, undiciTracingOptions } from './http-attributes';
+import { proxiedTraceExporter } from './exporter';
 
 /** This process's tracing: started once, before the relay, by each entry point. */
 export interface Telemetry {
@@ -31,7 +32,8 @@ export const fastifyTracing = (): FastifyPluginCallback | undefined => fastifyPl
 /**
  * Starts the OpenTelemetry Node SDK when the standard variables ask for traces (see settings.ts);
  * otherwise nothing is loaded and nothing is sent. The SDK reads the OTLP endpoint, protocol,
- * headers, service name and sampler from the environment itself. Only traces: no metrics or logs
+ * headers, service name and sampler from the environment itself; the OTLP/HTTP exporter's
+ * connections follow the corporate proxy settings (exporter.ts). Only traces: no metrics or logs
  * exporter is set up (the relay's metrics are on /metrics).
  */
 export function startTelemetry(env: Readonly<Record<string, string | undefined>> = process.env): Promise<Telemetry> {
@@ -48,12 +50,15 @@ async function load(env: Readonly<Record<string, string | undefined>>): Promise<
     import('@opentelemetry/instrumentation-undici'),
     import('@opentelemetry/resources'),
   ]);
+  const traceExporter = await proxiedTraceExporter(env);
   const fastify = new FastifyOtelInstrumentation({ registerOnInitialization: false, ...fastifyTracingOptions });
+  const undici = new UndiciInstrumentation(undiciTracingOptions);
   const sdk = new NodeSDK({
     ...(env.OTEL_SERVICE_NAME ? {} : { serviceName: 'fault-relay' }),
     // No process or host detectors: a command line or environment is not the collector's business.
     resourceDetectors: [envDetector, serviceInstanceIdDetector],
-    instrumentations: [fastify, new UndiciInstrumentation(undiciTracingOptions)],
+    ...(traceExporter ? { traceExporter } : {}),
+    instrumentations: [fastify, undici],
     metricReaders: [],
     logRecordProcessors: [],
   });
@@ -67,6 +72,12 @@ async function load(env: Readonly<Record<string, string | undefined>>): Promise<
     },
     shutdown: async () => {
       await sdk.shutdown();
+      // Stopped for good: a later start (another configuration) registers afresh.
+      fastify.disable();
+      undici.disable();
+      trace.disable();
+      context.disable();
+      propagation.disable();
       current = INACTIVE;
       fastifyPlugin = undefined;
       starting = undefined;

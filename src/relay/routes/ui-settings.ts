@@ -61,7 +61,7 @@ export const SETTING_DESCRIPTIONS: Record<keyof RelayConfig, string> = {
   SPLUNK_HEC_TOKEN: 'Audit stream: the HEC token (sent as Authorization: Splunk <token>).',
   SPLUNK_HEC_ACK: 'Audit stream: on when the HEC token has indexer acknowledgement; an event counts as delivered once Splunk has indexed it.',
   SPLUNK_HEC_INDEX: 'Audit stream: the Splunk index; unset: the token\'s default.',
-  SYSLOG_URL: 'Audit stream as RFC 5424 syslog: tcp://host:port or tls://host:port.',
+  SYSLOG_URL: 'Audit stream as RFC 5424 syslog: tcp://host:port or tls://host:port (delivered once written), relp://host:port or relp+tls://host:port (delivered once rsyslog acknowledges).',
   SYSLOG_CA_FILE: 'Audit stream over tls://: PEM file of the CA that signed the receiver\'s certificate; unset: the system\'s CAs.',
   LOG_LEVEL: 'pino log level.',
   RELAY_CONSOLE: 'npm run relay: human lines on a terminal with the JSON log in RELAY_LOG_DIR/relay.log (auto on a TTY, or human), or JSON on standard output (json).',

@@ -109,4 +109,20 @@ describe('durable outbox on the laptop (append-only file)', () => {
     await outbox.idle();
     expect(outbox.status()).toMatchObject({ backlog: 0, sent: 2 });
   });
+
+  it('counts its backlog in what the items carry (a batch\'s events) as well as in items, across a restart', async () => {
+    const dir = tempDir('outbox-units-');
+    const receiver = scriptedReceiver([{ ok: false, permanent: false, reason: 'HTTP 503' }]);
+    const { outbox } = laptopOutbox(dir, receiver.send);
+    await outbox.enqueue({ key: 'batch-1', kind: 'splunk_hec', payload: {}, units: 5 });
+    await outbox.enqueue({ key: 'batch-2', kind: 'splunk_hec', payload: {}, units: 3 });
+    await outbox.enqueue({ key: 'page-1', kind: 'pagerduty', payload: {} });
+    expect(outbox.status()).toMatchObject({ backlog: 3, backlog_units: 9 });
+    await outbox.stop();
+    const reopened = openFileOutboxStore(dir, 'test');
+    expect([await reopened.backlog(), await reopened.backlogUnits()]).toEqual([3, 9]);
+    await reopened.finish('batch-1', 'sent', undefined, new Date());
+    expect([await reopened.backlog(), await reopened.backlogUnits()]).toEqual([2, 4]);
+    await reopened.close();
+  });
 });
