@@ -11,6 +11,7 @@ import type { DeviceTools } from '../../src/artifacts/device-tools';
 import type { ProxySettings } from '../../src/net/proxy';
 import { testLogDir } from './log-dir';
 import type { QuarantineBackend } from '../../src/quarantine/entry';
+import type { AddressBook } from '../../src/artifacts/plan-devices';
 
 export const silent = pino({ level: 'silent' });
 
@@ -30,6 +31,8 @@ export async function relayForTest(opts: {
   postCheckPaceS?: number;
   /** Where quarantined devices are kept (a data folder's file, to restart on); default memory. */
   quarantine?: QuarantineBackend;
+  /** Where a plan's other devices are found (the simulated lab's addresses). */
+  addressBook?: AddressBook;
 }) {
   // No spare session unless a test asks: most count the sessions their alerts make (spares: test/relay/spare-session.test.ts).
   const config = loadConfig({ AGENT_URL: 'http://127.0.0.1:1', AGENT_SERVER_PASSWORD: 'pw', RELAY_LOG_DIR: testLogDir(), AGENT_SPARE_SESSION: 'off', ...opts.env });
@@ -48,6 +51,7 @@ export async function relayForTest(opts: {
     extraChannels: opts.extraChannels,
     proxy: opts.proxy,
     ...(opts.postCheckPaceS !== undefined ? { postCheckPaceS: opts.postCheckPaceS } : {}),
+    ...(opts.addressBook ? { addressBook: opts.addressBook } : {}),
     ...(opts.quarantine ? { quarantine: opts.quarantine } : {}),
   });
 }
