@@ -6,6 +6,7 @@ import { planSha256 } from '../../src/approvals/plan-lines';
 import { createLabDeviceTools, DeviceToolError, type DeviceTools } from '../../src/artifacts/device-tools';
 import { labAddressBook, loadInventory } from '../../src/lab/inventory';
 import { startLab } from '../../src/lab/server';
+import { memoryQuarantine, type QuarantineBackend } from '../../src/quarantine/entry';
 import { untilIncident } from '../helpers/incident-waits';
 import { connectMcp } from '../helpers/mcp-client';
 import { relayForTest, silent } from '../helpers/relay';
@@ -42,7 +43,7 @@ const R1 = ['router bgp 65001', 'no neighbor 10.0.0.2 shutdown'];
 const R2 = ['router bgp 65002', 'neighbor 10.0.0.1 description R1-transit'];
 const PLAN = [{ device: 'R1', commands: R1 }, { device: 'R2', commands: R2 }];
 
-async function start(deviceTools?: DeviceTools) {
+async function start(deviceTools?: DeviceTools, quarantine?: QuarantineBackend) {
   const relay = await relayForTest({
     agent: createStubRuntime(),
     env: { RELAY_TOOLS_TOKEN: 'tok', RELAY_PROJECT_DIR: project },
@@ -50,6 +51,7 @@ async function start(deviceTools?: DeviceTools) {
     extraChannels: () => ['desktop'],
     postCheckPaceS: 0,
     addressBook: labAddressBook(await loadInventory()),
+    ...(quarantine ? { quarantine } : {}),
   });
   const url = await relay.listen({ port: 0, host: '127.0.0.1' });
   const device = await connectMcp(`${url}/device-mcp`, 'tok');
@@ -84,6 +86,15 @@ describe('a plan is refused before any card', () => {
     expect(refused).toMatchObject({ isError: true, text: expect.stringMatching(/the dry run on R2 refused its lines/) });
     expect(t.relay.incidents.get(t.id)).toMatchObject({ state: 'running', approval_request: null });
     expect(types(t)).not.toContain('approval.requested');
+  });
+
+  it('is escalated whole when one of its devices is quarantined, naming it', async () => {
+    const quarantine = memoryQuarantine();
+    await quarantine.add({ device: 'R2', reason: 'change chg-old of an earlier incident: ROLLBACK FAILED', since: new Date().toISOString(), incident_id: null, change_id: 'chg-old' });
+    const t = await start(undefined, quarantine);
+    expect((await t.ask(PLAN)).json).toMatchObject({ status: 'escalated_quarantined', device: 'R2' });
+    expect(t.relay.incidents.get(t.id)).toMatchObject({ state: 'escalated', approval_request: null });
+    expect(t.relay.incidents.get(t.id)!.outcome?.summary).toMatch(/the plan's device R2: R2 is quarantined/);
   });
 });
 
