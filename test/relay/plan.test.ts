@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { planSha256 } from '../../src/approvals/plan-lines';
+import { buildEvidenceBundle } from '../../src/incidents/evidence-bundle';
 import { createLabDeviceTools, DeviceToolError, type DeviceTools } from '../../src/artifacts/device-tools';
 import { labAddressBook, loadInventory } from '../../src/lab/inventory';
 import { startLab } from '../../src/lab/server';
@@ -137,5 +138,8 @@ describe('a plan on two routers', () => {
     expect(done.plan_changes!.map((c) => [c.device, c.state, c.ended_by])).toEqual([['R1', 'rolled_back', 'post_check_failed'], ['R2', 'rolled_back', 'post_check_failed']]);
     expect(entry(t, 'plan.rolled_back')).toMatchObject({ devices: ['R1', 'R2'], reason: 'post_check_failed' });
     expect({ R1: runningOf('R1'), R2: runningOf('R2') }).toEqual(before);
+    // The evidence says how the plan ended on both devices, and keeps its lines grouped by device.
+    const evidence = buildEvidenceBundle({ incident: done, timeline: t.relay.incidents.timeline(t.id), now: new Date() });
+    expect(JSON.stringify(evidence)).toMatch(/Plan REQ-\S+ rolled back \(post-check failed[^"]*R1 rolled back: post-check failed; R2 rolled back: post-check failed/);
   });
 });
