@@ -12,6 +12,7 @@ import { createRelayToolsServer } from '../adapters/agent-tools/relay-tools';
 import { setUpConfirmedApply } from '../core/changes/confirmed-apply-setup';
 import { createTeamConfirms } from '../adapters/team/confirms';
 import { createDeviceGuardServer } from '../adapters/device-tools/device-guard';
+import { inventoryAddressBook } from '../adapters/devices/inventory-lookup';
 import { createMcpDeviceTools } from '../adapters/device-tools/mcp-device-tools';
 import { createStrictAllowList } from '../adapters/device-tools/strict-allow-list';
 import { join, resolve } from 'node:path';
@@ -169,7 +170,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
   const runProgress = createRunProgress({ incidents, artifactsDir: join(resolve(config.RELAY_PROJECT_DIR), 'intelligence-artifacts'), logger, now: () => clock.now() });
   // Every change goes on provisionally: confirmed by the RAW's post-check or a person, else put back.
   const confirmed = deviceTools
-    ? setUpConfirmedApply({ incidents, upstream: deviceTools, artifactsDir: join(resolve(config.RELAY_PROJECT_DIR), 'intelligence-artifacts'), defaultWithinS: config.CONFIRM_WITHIN_S, clock, logger, owns, tell: approvals.tellRoom, ended: quarantine.afterChange, unlearned: quarantine.unlearned, ...(deps.postCheckPaceS !== undefined ? { maxPaceS: deps.postCheckPaceS } : {}) })
+    ? setUpConfirmedApply({ incidents, upstream: deviceTools, artifactsDir: join(resolve(config.RELAY_PROJECT_DIR), 'intelligence-artifacts'), defaultWithinS: config.CONFIRM_WITHIN_S, clock, logger, owns, tell: approvals.tellRoom, ended: quarantine.afterChange, unlearned: quarantine.unlearned, ...(deps.postCheckPaceS !== undefined ? { maxPaceS: deps.postCheckPaceS } : {}), addressBook: deps.addressBook ?? (config.DEVICE_INVENTORY ? inventoryAddressBook(config.DEVICE_INVENTORY) : undefined) })
     : undefined;
   // On a team a confirm, like a decision, is recorded first and applied by the incident's owner.
   const teamConfirms = deps.team && forged ? createTeamConfirms({ team: deps.team, incidents, logger, forged, confirmLocally: confirmed?.confirmByPerson ?? (async (id) => ({ ok: false, code: 'no_change', message: `${id} has no change this relay applied` })) }) : undefined;
@@ -220,7 +221,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     store: async () => (store.probe ? store.probe() : store.health()),
     ...(deviceServer ? { deviceProbe: () => httpDeviceProbe(`${deviceServer.endpoint().url}/health`)() } : {}),
     eventStream: () => follower.status(),
-    tools: { token: toolsToken, createServer: () => createRelayToolsServer({ incidents, approvals, channels, logger, clock, quarantined: quarantine.cached, ...(deviceTools ? { preview: (d, c) => deviceTools.previewConfig(d, c) } : {}) }) },
+    tools: { token: toolsToken, createServer: () => createRelayToolsServer({ incidents, approvals, channels, logger, clock, quarantined: quarantine.cached, planDevices: confirmed?.planDevices, ...(deviceTools ? { preview: (d, c) => deviceTools.previewConfig(d, c) } : {}) }) },
     deviceTools: {
       createServer: () => createDeviceGuardServer({
           incidents,
@@ -228,7 +229,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
           upstream: deviceTools,
           strictAllowList,
           progress: runProgress,
-          ...(confirmed ? { confirmed } : {}),
+          ...(confirmed ? { confirmed, planDevices: confirmed.planDevices } : {}),
           ...{ quarantined: quarantine.check, unsure: quarantine.unsure, logger },
           ...(store.writesBehind ? { durable: () => store.flush() } : {}),
         }),

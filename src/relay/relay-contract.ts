@@ -1,3 +1,4 @@
+import type { AddressBook } from '../runbooks/plan-devices';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { AgentRuntime } from '../core/agent-runtime';
@@ -53,6 +54,8 @@ export interface RelayDeps {
   deviceServerEnv?: NodeJS.ProcessEnv;
   /** Caps the RAW's waits and retry intervals in the relay's post-check, in seconds (demos, tests). */
   postCheckPaceS?: number;
+  /** Where a plan's other devices are found (the simulated lab's addresses); default: DEVICE_INVENTORY's `addresses`. */
+  addressBook?: AddressBook;
   /** Bearer for the agents' tool endpoint; RELAY_TOOLS_TOKEN, else generated for this run. */
   toolsToken?: string;
   /** The headed terminal's decision credential (npm run headed); generated when absent. */

@@ -12,6 +12,7 @@ import type { DeviceTools } from '../../src/core/changes/device-contract';
 import type { ProxySettings } from '../../src/adapters/net/proxy';
 import { testLogDir } from './log-dir';
 import type { QuarantineBackend } from '../../src/core/quarantine/entry';
+import type { AddressBook } from '../../src/runbooks/plan-devices';
 
 export const silent = pino({ level: 'silent' });
 
@@ -33,6 +34,8 @@ export async function relayForTest(opts: {
   quarantine?: QuarantineBackend;
   /** Where held approval requests are kept (a data folder's file or the team's table, to restart on); default memory. */
   held?: HeldRequests;
+  /** Where a plan's other devices are found (the simulated lab's addresses). */
+  addressBook?: AddressBook;
 }) {
   // No spare session unless a test asks: most count the sessions their alerts make (spares: test/relay/spare-session.test.ts).
   const config = loadConfig({ AGENT_URL: 'http://127.0.0.1:1', AGENT_SERVER_PASSWORD: 'pw', RELAY_LOG_DIR: testLogDir(), AGENT_SPARE_SESSION: 'off', ...opts.env });
@@ -51,6 +54,7 @@ export async function relayForTest(opts: {
     extraChannels: opts.extraChannels,
     proxy: opts.proxy,
     ...(opts.postCheckPaceS !== undefined ? { postCheckPaceS: opts.postCheckPaceS } : {}),
+    ...(opts.addressBook ? { addressBook: opts.addressBook } : {}),
     ...(opts.quarantine ? { quarantine: opts.quarantine } : {}),
     ...(opts.held ? { held: opts.held } : {}),
   });

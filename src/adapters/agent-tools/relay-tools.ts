@@ -10,6 +10,8 @@ import type { Incidents } from '../../core/incidents/service';
 import type { Clock } from '../../core/clock';
 import type { IncidentEvent } from '../../core/incidents/state';
 import { previewBeforeApproval, type PreviewConfig } from '../device-tools/approval-preview';
+import { preparePlan } from '../device-tools/plan-request';
+import type { FoundDevice } from '../../runbooks/plan-devices';
 import { quarantineLine, type QuarantineEntry } from '../../core/quarantine/entry';
 import { CHANGE_WORDS_TITLE, changeWords, withoutConfigClaims } from '../../core/incidents/outcome-words';
 import { traceToolCalls } from '../telemetry/traced-tools';
@@ -32,6 +34,8 @@ export interface RelayToolsDeps {
   preview?: PreviewConfig;
   /** The device's quarantine as last read: every notice about a quarantined device says so. */
   quarantined?(device: string): QuarantineEntry | undefined;
+  /** The other devices the incident's RAW lets a plan change (found from the alert and the inventory). */
+  planDevices?(incidentId: string): Promise<FoundDevice[]>;
 }
 
 const text = (value: unknown): CallToolResult => ({
@@ -98,14 +102,29 @@ export function createRelayToolsServer(deps: RelayToolsDeps): McpServer {
       inputSchema: {
         incident_id: incidentId,
         summary: z.string().min(1).max(4000).describe('What is wrong and what the change does, for the operator'),
-        device: z.string().min(1),
-        commands: z.array(z.string().min(1)).min(1).max(200).describe('Exact configuration lines, in order'),
+        device: z.string().min(1).optional(),
+        commands: z.array(z.string().min(1)).min(1).max(200).optional().describe('Exact configuration lines, in order'),
         rollback: z.array(z.string().min(1)).max(200).optional(),
         artifact_ref: z.string().max(300).optional().describe('The RAW step this change comes from'),
+        plan: z
+          .array(z.strictObject({ device: z.string().min(1).max(253), commands: z.array(z.string().min(1)).min(1).max(200), rollback: z.array(z.string().min(1)).max(200).optional() }))
+          .min(2)
+          .max(8)
+          .optional()
+          .describe("A change on several devices, approved once and applied on all or none: each device the incident's own or one its RAW names (instead of device, commands and rollback)"),
       },
     },
-    async (input) => {
+    async ({ plan, ...one }) => {
       try {
+        if (plan) {
+          if (one.device !== undefined || one.commands !== undefined || one.rollback !== undefined) return refuse('give either plan, or device and commands, not both');
+          const prepared = await preparePlan({ incidents, logger, preview: deps.preview, planDevices: deps.planDevices }, { ...one, plan });
+          if (!prepared.ok) return refuse(prepared.refusal);
+          const answer = await approvals.request(prepared.input);
+          return text(answer.status === 'pending' ? { ...answer, devices: prepared.input.plan!.map((e) => e.device) } : answer);
+        }
+        if (one.device === undefined || one.commands === undefined) return refuse('give device and commands (or plan, for a change on several devices)');
+        const input = { ...one, device: one.device, commands: one.commands };
         const dry = await previewBeforeApproval({ incidents, logger, preview: deps.preview }, input);
         if (!dry.ok) return refuse(dry.refusal);
         return text(await approvals.request({ ...input, preview: dry.preview }));

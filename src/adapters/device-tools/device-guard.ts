@@ -12,6 +12,9 @@ import type { ConfirmedApply } from '../../core/changes/confirmed-apply';
 import { quarantineLine, type QuarantineEntry } from '../../core/quarantine/entry';
 import { traceToolCalls } from '../telemetry/traced-tools';
 import { approvedFingerprint, mismatchOf, recordMatch, recordMismatch } from '../../core/changes/fingerprint-check';
+import type { PlanApply } from '../../core/changes/plan-apply';
+import { applyPlanCall } from './plan-guard';
+import type { FoundDevice } from '../../runbooks/plan-devices';
 import { entries } from '../../core/events/timeline-entries';
 
 export interface DeviceGuardDeps {
@@ -32,7 +35,9 @@ export interface DeviceGuardDeps {
    * Confirmed apply: every change goes on provisionally and is confirmed by the post-check or a
    * person, else the device tool server puts the configuration back (src/core/changes/confirmed-apply.ts).
    */
-  confirmed?: { within(incidentId: string): Promise<number>; started: ConfirmedApply['started'] };
+  confirmed?: { within(incidentId: string): Promise<number>; started: ConfirmedApply['started']; plans?: Pick<PlanApply, 'apply' | 'started'> };
+  /** The other devices the incident's RAW lets its plan read and change (found from the alert and the inventory). */
+  planDevices?(incidentId: string): Promise<FoundDevice[]>;
   /** The device's quarantine now: no configuration reaches a quarantined device, whatever was approved. */
   quarantined?(device: string): Promise<QuarantineEntry | undefined>;
   /** A change that reached the device and failed part-way, with no read-back showing it put back: what the device holds is not known (the quarantine). */
@@ -48,7 +53,7 @@ const excerpt = (s: string, n = 500) => (s.length > n ? `${s.slice(0, n)}…` : 
  * Refusals the device tool server gives before it sends anything to the device (an unknown name, a
  * line its grammar refuses, a host key or login that fails at connect): the approval still stands.
  */
-function nothingWasSent(error: unknown): boolean {
+export function nothingWasSent(error: unknown): boolean {
   if (!(error instanceof DeviceToolError)) return false;
   const kind = /^\[([a-z_]+)\]/.exec(error.message.trim())?.[1];
   return !error.reached || (kind !== undefined && (NOTHING_SENT_KINDS as ReadonlySet<string>).has(kind));
@@ -113,11 +118,14 @@ export function createDeviceGuardServer(deps: DeviceGuardDeps): McpServer {
     async ({ incident_id, device, command }) => {
       const incident = incidents.get(incident_id);
       if (!incident) return refuse(incident_id, 'exec_cli', `unknown incident ${incident_id}`, { device, command });
-      const verdict = checkExec({ incident, device, command, strictAllowList: incident.mode === 'strict' ? await deps.strictAllowList(incident_id) : [] });
+      // A device the RAW's plan found for this incident is read like the incident's own, under its inventory name.
+      const found = (await deps.planDevices?.(incident_id).catch(() => []) ?? []).find((f) => 'device' in f && f.device.toLowerCase() === device.trim().toLowerCase());
+      const on = found && 'device' in found ? { ...incident, device_hostname: found.device } : incident;
+      const verdict = checkExec({ incident: on, device, command, strictAllowList: incident.mode === 'strict' ? await deps.strictAllowList(incident_id) : [] });
       if (!verdict.allow) return refuse(incident_id, 'exec_cli', verdict.reason, { device, command });
       if (!upstream) return refuse(incident_id, 'exec_cli', 'no device tool server is configured on the relay (DEVICE_MCP_URL or DEVICE_INVENTORY)', { device, command });
-      // The incident's own device name is sent, never the model's spelling of it.
-      const target = incident.device_hostname;
+      // The device's own name is sent (the incident's, or the plan's as found), never the model's spelling of it.
+      const target = on.device_hostname;
       try {
         const output = await upstream.execCli(target, command);
         incidents.record(incident_id, entries.deviceExec, `${target}# ${command}`, { device: target, command, output: excerpt(output, 20_000) });
@@ -135,15 +143,23 @@ export function createDeviceGuardServer(deps: DeviceGuardDeps): McpServer {
     'config_cli',
     {
       title: 'Apply approved configuration lines',
-      description: 'Applies exactly the configuration lines the operator APPROVED for this incident, on its device, once.',
+      description: 'Applies exactly the configuration lines the operator APPROVED for this incident, on its device, once. For an approved plan, give `plan` (every device with its approved lines, in order) instead of device and commands: it goes on every device or on none.',
       inputSchema: {
         incident_id: z.string().min(1).max(64),
-        device: z.string().min(1).max(253),
-        commands: z.array(z.string().min(1).max(500)).min(1).max(200),
+        device: z.string().min(1).max(253).optional(),
+        commands: z.array(z.string().min(1).max(500)).min(1).max(200).optional(),
+        plan: z.array(z.strictObject({ device: z.string().min(1).max(253), commands: z.array(z.string().min(1).max(500)).min(1).max(200) })).min(2).max(8).optional(),
       },
       annotations: { readOnlyHint: false, destructiveHint: true },
     },
-    async ({ incident_id, device, commands }) => {
+    async ({ incident_id, device: given, commands: lines0, plan }) => {
+      if (plan) {
+        if (given !== undefined || lines0 !== undefined) return refuse(incident_id, 'config_cli', 'give either plan, or device and commands, not both', { plan: plan.map((e) => e.device) });
+        return applyPlanCall({ incidents, approvals: deps.approvals, upstream, plans: deps.confirmed?.plans, within: deps.confirmed?.within, durable: deps.durable, logger, refuse, quarantineOf, nothingWasSent }, incident_id, plan);
+      }
+      if (given === undefined || lines0 === undefined) return refuse(incident_id, 'config_cli', 'give device and commands (or plan, for an approved plan)', {});
+      const device = given;
+      const commands = lines0;
       const incident = incidents.get(incident_id);
       if (!incident) return refuse(incident_id, 'config_cli', `unknown incident ${incident_id}`, { device, commands });
       if (!upstream) return refuse(incident_id, 'config_cli', 'no device tool server is configured on the relay (DEVICE_MCP_URL or DEVICE_INVENTORY)', { device, commands });

@@ -4,6 +4,7 @@ import { isTerminal, type Incident } from '../incidents/model';
 import type { Incidents } from '../incidents/service';
 import type { GateMove } from './gate-move';
 import { linesSha256, shortHash } from './lines';
+import { planSha256, type PlanEntry } from './plan-lines';
 import type { createApprovalTimers } from './timers';
 import type { ClaimResult } from './types';
 import { formatTtl } from './wording';
@@ -26,7 +27,7 @@ export function createClaim(deps: {
    * The device guard's only way to apply configuration: the lines (by their hash) and the device
    * must be the approved ones, and the claim is stored before the device is called.
    */
-  return function claim(incidentId: string, device: string, commands: string[]): ClaimResult {
+  return function claim(incidentId: string, device: string, commands: string[], plan?: readonly PlanEntry[]): ClaimResult {
     const incident = incidents.get(incidentId);
     if (!incident) return { ok: false, reason: `unknown incident ${incidentId}` };
     if (isTerminal(incident.state)) return { ok: false, reason: `${incidentId} is already ${incident.state}; no configuration` };
@@ -35,7 +36,10 @@ export function createClaim(deps: {
       timers.lapse(incidentId);
       return { ok: false, reason: `the approval lapsed: it was not applied within ${formatTtl(applyWindowMs)} of the decision (APPROVAL_APPLY_WINDOW); request a new approval` };
     }
-    if (request && request.status === 'approved') {
+    if (request && request.status === 'approved' && (request.plan !== undefined || plan !== undefined)) {
+      const refused = planRefusal(request, plan) ?? deps.recheck?.(incident);
+      if (refused) return { ok: false, reason: refused };
+    } else if (request && request.status === 'approved') {
       if (!sameDevice(device, request.device)) return { ok: false, reason: `the approval covers ${request.device}, not ${device}` };
       const approvedHash = request.lines_sha256 || linesSha256(request.commands);
       if (linesSha256(commands) !== approvedHash) {
@@ -59,6 +63,7 @@ export function createClaim(deps: {
       claim: {
         device: request?.device ?? incident.device_hostname,
         commands: request?.commands ?? commands,
+        ...(request?.plan ? { plan: request.plan.map((e) => ({ device: e.device, commands: e.commands })) } : {}),
         applied: () => settle('applied', null),
         release: (why) => settle('release', why),
         failed: (why) => settle('fail', why),
@@ -70,4 +75,15 @@ export function createClaim(deps: {
       },
     };
   }
+}
+
+/** Why a plan's claim is refused: a plan against a one-device approval or the reverse, or other devices or lines than approved. */
+function planRefusal(request: NonNullable<Incident['approval_request']>, plan: readonly PlanEntry[] | undefined): string | undefined {
+  if (!request.plan) return `the approval covers one device (${request.device}), not a plan: call config_cli with device and commands`;
+  const approved = request.plan.map((e) => e.device).join(', ');
+  if (!plan) return `the approval is a plan for ${approved}: call config_cli with plan, every device's approved lines in order`;
+  if (planSha256(plan) !== request.lines_sha256) {
+    return `only the approved plan may be applied, every device with its lines verbatim and in order (plan ${shortHash(request.lines_sha256)} for ${approved})`;
+  }
+  return undefined;
 }

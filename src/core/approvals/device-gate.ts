@@ -58,9 +58,20 @@ export function createDeviceGate(deps: DeviceGateDeps) {
     return { status: 'escalated_quarantined', device, reason };
   }
 
-  /** Another incident's change still provisional on this device, if any. */
-  const pendingOn = (incident: Incident) =>
-    incidents.list().find((other) => other.incident_id !== incident.incident_id && other.change?.state === 'pending' && sameDevice(other.change.device, incident.device_hostname));
+  /** Another incident's change (alone or in a plan) still provisional on `device`, if any. */
+  const pendingOn = (incident: Incident, device: string) => {
+    for (const other of incidents.list()) {
+      if (other.incident_id === incident.incident_id) continue;
+      const change = [other.change, ...(other.plan_changes ?? [])].find((c) => c?.state === 'pending' && sameDevice(c.device, device));
+      if (change) return { incident_id: other.incident_id, change };
+    }
+    return undefined;
+  };
+  /** The change a hold waits for, as its incident has it now. */
+  const changeOf = (incidentId: string, changeId: string) => {
+    const other = incidents.get(incidentId);
+    return [other?.change, ...(other?.plan_changes ?? [])].find((c) => c?.change_id === changeId) ?? undefined;
+  };
 
   /** A hold's change ended: quarantine-worthy means escalate now, whatever the store has caught up with; else ask. */
   async function resume(incidentId: string, h: Held): Promise<void> {
@@ -76,20 +87,19 @@ export function createDeviceGate(deps: DeviceGateDeps) {
   async function resumeNow(incidentId: string, h: Held): Promise<void> {
     const incident = incidents.get(incidentId);
     if (!incident || isTerminal(incident.state) || incident.state !== 'running') return;
-    const first = incidents.get(h.waitingFor.incident_id)?.change;
-    const reason = first && first.change_id === h.waitingFor.change_id ? quarantineReason(h.waitingFor.incident_id, first) : undefined;
+    const first = changeOf(h.waitingFor.incident_id, h.waitingFor.change_id);
+    const reason = first ? quarantineReason(h.waitingFor.incident_id, first) : undefined;
     if (reason) {
-      escalate(incident, quarantineLine({ device: incident.device_hostname, since: first!.ended_at ?? clock.now().toISOString(), reason }), incident.device_hostname);
+      escalate(incident, quarantineLine({ device: first!.device, since: first!.ended_at ?? clock.now().toISOString(), reason }), first!.device);
       return;
     }
-    incidents.record(incidentId, entries.approvalUnheld, `${h.waitingFor.incident_id}'s change ${h.waitingFor.change_id} on ${incident.device_hostname} is over: this request is asked now`, { waiting_for_incident: h.waitingFor.incident_id, waiting_for_change: h.waitingFor.change_id });
+    incidents.record(incidentId, entries.approvalUnheld, `${h.waitingFor.incident_id}'s change ${h.waitingFor.change_id}${first ? ` on ${first.device}` : ''} is over: this request is asked now`, { waiting_for_incident: h.waitingFor.incident_id, waiting_for_change: h.waitingFor.change_id });
     await deps.ask(h.input);
   }
 
   /** Asks a held request once the change it waits for is no longer pending. */
   const resumeIfOver = (id: string, h: Held) => {
-    const change = incidents.get(h.waitingFor.incident_id)?.change;
-    if (change?.change_id === h.waitingFor.change_id && change.state === 'pending') return;
+    if (changeOf(h.waitingFor.incident_id, h.waitingFor.change_id)?.state === 'pending') return;
     void resume(id, h).catch((error: unknown) => logger.error({ incident_id: id, err: error }, 'a held approval request could not be asked'));
   };
 
@@ -103,11 +113,15 @@ export function createDeviceGate(deps: DeviceGateDeps) {
   return {
     /** Undefined: the request goes on to the policy and the channels. */
     async gate(incident: Incident, input: ApprovalRequestInput): Promise<RequestResult | undefined> {
-      const device = incident.device_hostname;
-      const q = await deps.quarantined?.(device);
-      if (q) return escalate(incident, quarantineLine(q), device);
-      const busy = pendingOn(incident);
-      if (!busy?.change) return undefined;
+      // A plan is held or escalated whole: one of its devices is enough.
+      const devices = input.plan ? input.plan.map((e) => e.device) : [incident.device_hostname];
+      for (const device of devices) {
+        const q = await deps.quarantined?.(device);
+        if (q) return escalate(incident, `${input.plan ? `the plan's device ${device}: ` : ''}${quarantineLine(q)}`, device);
+      }
+      const found = devices.map((d) => ({ device: d, busy: pendingOn(incident, d) })).find((x) => x.busy);
+      if (!found?.busy) return undefined;
+      const { device, busy } = found;
       const waitingFor = { incident_id: busy.incident_id, change_id: busy.change.change_id };
       // Durable before the tool answers: a restart after "held" must still ask it.
       const { preview, ...rest } = input;

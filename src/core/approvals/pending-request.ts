@@ -1,5 +1,6 @@
 import type { ApprovalRequest, Incident } from '../incidents/model';
 import { linesSha256 } from './lines';
+import { planSha256 } from './plan-lines';
 import { newRequestId } from './request-id';
 import type { ApprovalRequestInput } from './types';
 
@@ -20,8 +21,9 @@ export function pendingRequest(incident: Incident, input: ApprovalRequestInput, 
     requested_at: at.toISOString(),
     expires_at: expiresAt.toISOString(),
     status: 'pending',
-    lines_sha256: linesSha256(input.commands),
+    lines_sha256: input.plan ? planSha256(input.plan) : linesSha256(input.commands),
     channels,
     preview: input.preview ?? null,
+    ...(input.plan ? { plan: input.plan } : {}),
   };
 }

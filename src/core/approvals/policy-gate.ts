@@ -6,6 +6,7 @@ import type { RelayPolicy } from '../policy/relay-policy';
 import type { ApprovalRequirement } from '../incidents/model';
 import type { ApprovalRequestInput, RequestResult } from './types';
 import { linesSha256 } from './lines';
+import { requestVerdict } from './plan-verdict';
 import { entries } from '../events/timeline-entries';
 
 /** The gate's answer: the change is refused (escalated or denied, no card), or asked with this requirement. */
@@ -26,7 +27,7 @@ export function createPolicyGate(deps: {
    * posted anywhere. An allowed one is recorded with its requirement and goes on to the channels.
    */
   return function policyGate(incident: Incident, input: ApprovalRequestInput, live: string[]): PolicyGateResult {
-    const verdict = policy.verdict(incident, input.commands, clock.now());
+    const verdict = requestVerdict(policy, incident, input, clock.now());
     const { sha256 } = policy.current();
     const unasked = verdict.kind === 'approve' && live.length === 0;
     // A card nobody listed may approve would only wait for its expiry: the rule's owner is told now.

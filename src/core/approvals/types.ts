@@ -5,7 +5,7 @@ import type { AgentRuntime } from '../agent-runtime';
 import type { Clock } from '../clock';
 import type { Bus } from '../events/bus';
 import type { RelayEvents } from '../incidents/events';
-import type { Approval, Decision, Incident } from '../incidents/model';
+import type { Approval, Decision, Incident, PlanEntryRecord } from '../incidents/model';
 import type { Incidents } from '../incidents/service';
 import type { Owns } from '../incidents/ownership';
 import type { DecisionChannel } from './lifecycle';
@@ -25,6 +25,11 @@ export interface ApprovalRequestInput {
   artifact_ref?: string;
   /** The relay's own dry run of the lines (never the agent's): stored with the request, shown beside the lines. */
   preview?: ConfigPreview | null;
+  /**
+   * A change plan (plan-lines.ts): every device's lines, checked by the relay's tools first. Then
+   * `device` is the incident's, and `commands`/`preview` are the plan grouped by device.
+   */
+  plan?: PlanEntryRecord[];
 }
 
 export type RequestResult =
@@ -63,6 +68,8 @@ export interface Claim {
   /** What the device is sent: the incident's own device and the lines exactly as approved, never the caller's strings. */
   readonly device: string;
   readonly commands: readonly string[];
+  /** A plan's devices and lines exactly as approved, in order (absent for one device). */
+  readonly plan?: ReadonlyArray<{ readonly device: string; readonly commands: readonly string[] }>;
   /** The device call returned: the lines are on the device. */
   applied(output: string): void;
   /** The device tool server was never reached: nothing was applied, the approval may be used again. */

@@ -7,6 +7,9 @@ import type { Incidents } from '../incidents/service';
 import type { ChangeRecord } from '../incidents/change';
 import { createConfirmedApply } from './confirmed-apply';
 import { capturedOnDevice, planPostCheck, type NoPostCheck, type PostCheckPlan } from './post-check';
+import { findPlanDevices, type AddressBook, type FoundDevice } from '../../runbooks/plan-devices';
+import { createPlanApply } from './plan-apply';
+import { planChecks } from './plan-post-check';
 
 export interface ConfirmedApplySetup {
   incidents: Incidents;
@@ -21,6 +24,8 @@ export interface ConfirmedApplySetup {
   maxPaceS?: number;
   ended?(incidentId: string, change: ChangeRecord): Promise<void>;
   unlearned?(incidentId: string, change: ChangeRecord, why: string): Promise<void>;
+  /** Every device's addresses (the inventory's): where a plan's other devices are found. */
+  addressBook?: AddressBook;
 }
 
 /** Confirmed apply over the incidents' own RAWs: their post-checks and confirm windows, each group read once. */
@@ -43,9 +48,42 @@ export function setUpConfirmedApply(opts: ConfirmedApplySetup) {
     const vars = { ...incident.alert_vars, device_hostname: incident.device_hostname };
     return planPostCheck(g.raw, capturedOnDevice(g.raw, vars, opts.incidents.timeline(incidentId)));
   };
+  /** The devices the incident's RAW lets a plan change besides its own, found from its alert and the inventory. */
+  const planDevices = async (incidentId: string): Promise<FoundDevice[]> => {
+    const incident = opts.incidents.get(incidentId);
+    if (!incident) return [];
+    const g = await group(incident.alert_def_id);
+    return findPlanDevices(g.raw, { ...incident.alert_vars, device_hostname: incident.device_hostname }, incident.device_hostname, opts.addressBook);
+  };
   const supervisor = createConfirmedApply({ ...opts, plan });
+  const plans = createPlanApply({
+    ...opts,
+    async checks(incidentId) {
+      const incident = opts.incidents.get(incidentId);
+      if (!incident) return { reason: `unknown incident ${incidentId}` };
+      const g = await group(incident.alert_def_id);
+      const vars = capturedOnDevice(g.raw, { ...incident.alert_vars, device_hostname: incident.device_hostname }, opts.incidents.timeline(incidentId));
+      const roles = new Map((await planDevices(incidentId)).flatMap((f) => ('device' in f ? [[f.role, f.device] as const] : [])));
+      return planChecks(g.raw, vars, { own: incident.device_hostname, roles });
+    },
+  });
   return {
     ...supervisor,
+    planDevices,
+    plans,
+    /** A person's confirm: of the incident's plan when it has one (every device), else of its change. */
+    confirmByPerson(incidentId: string, changeId: string, person: string) {
+      if (!plans.has(incidentId)) return supervisor.confirmByPerson(incidentId, changeId, person);
+      return plans.confirmByPerson(incidentId, changeId, person).then((r) => (r.ok ? { ok: true as const, change: opts.incidents.get(incidentId)!.plan_changes![0]! } : { ok: false as const, code: 'not_pending' as const, message: r.message }));
+    },
+    recover(): void {
+      supervisor.recover();
+      plans.recover();
+    },
+    stop(): void {
+      supervisor.stop();
+      plans.stop();
+    },
     /** The repair step's confirm window, else the relay's setting. */
     async within(incidentId: string): Promise<number> {
       const p = await plan(incidentId).catch(() => undefined);

@@ -1,5 +1,5 @@
 import { describeExpectation, evaluateExpectations, runCaptures } from '../../runbooks/expectations';
-import type { Expectation, RawStep, RepairActionWorkflow } from '../../runbooks/schema-raw';
+import type { CheckStep, Expectation, RawStep, RepairActionWorkflow, RepairStep } from '../../runbooks/schema-raw';
 import { FormatError } from '../../runbooks/formats';
 import { capturedNames, renderCommand } from '../../runbooks/render-command';
 import type { TemplateVars } from '../../runbooks/template';
@@ -83,6 +83,14 @@ export function planPostCheck(raw: RepairActionWorkflow, vars: Readonly<Record<s
     step = byId.get(step.next);
   }
   if (!step || step.kind !== 'revalidate') return { reason: `the repair step's success path reaches no revalidate step` };
+  return checkOfStep(raw, repair, step, vars, waitS);
+}
+
+/** One revalidate step as the relay runs it after `repair`, with the values the run has (`vars`, as planPostCheck takes them). */
+export function checkOfStep(raw: RepairActionWorkflow, repair: RepairStep, step: CheckStep, vars: Readonly<Record<string, string | undefined>>, waitS: number): PostCheckPlan | NoPostCheck {
+  const captured = capturedNames(raw);
+  const values = rawVariables(raw, vars);
+  for (const [k, v] of Object.entries(vars)) if (v !== undefined && captured.has(k)) values[k] ??= v;
   let command: string;
   try {
     command = renderCommand(raw, step.action.command, values).trim();

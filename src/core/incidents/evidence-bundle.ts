@@ -74,6 +74,13 @@ function changeOf(incident: Incident, timeline: readonly TimelineEntry[], scrub:
     result = 'interrupted';
     summary = interrupted.message;
   }
+  // A plan's own entry says how it ended on every device at once ("Plan … rolled back: R1 …; R2 …").
+  const plan = timeline.filter((e) => e.type === 'plan.confirmed' || e.type === 'plan.rolled_back' || e.type === 'plan.failed').at(-1);
+  if (plan) {
+    const lost = Array.isArray(plan.results) && plan.results.some((r) => (r as { state?: unknown }).state === 'rollback_failed');
+    result = plan.type === 'plan.confirmed' ? 'confirmed' : plan.type === 'plan.failed' ? 'apply_failed' : lost ? 'rollback_failed' : 'rolled_back';
+    summary = plan.message;
+  }
   const changeEntry = ended ?? pending;
   return {
     result,

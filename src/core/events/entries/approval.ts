@@ -26,6 +26,7 @@ export const approvalEntries = {
   approvalQuarantined: define('approval.quarantined', z.looseObject({ device: z.string(), reason: z.string() }), 'approval'),
   approvalPreviewUnavailable: define('approval.preview_unavailable', z.looseObject({}), 'approval'),
   approvalPreviewRefused: define('approval.preview_refused', z.looseObject({ commands, problems: z.array(z.string()), method: z.string() }), 'approval'),
+  approvalPlanRefused: define('approval.plan_refused', z.looseObject({ devices: z.array(z.string()), reason: z.string() }), 'error'),
   policyVerdict: define('policy.verdict', z.looseObject({ ...policy, groups: z.array(z.string()), count: z.number(), lines_sha256: z.string() }), 'runtime'),
   policyEscalated: define('policy.escalated', z.looseObject({ ...policy, verdict: z.string(), owner: z.string().optional(), lines_sha256: z.string() }), 'runtime'),
   policyRechecked: define('policy.rechecked', z.looseObject({ ...policy, verdict: z.string(), approved_under: z.string().optional(), owner: z.string().optional() }), 'runtime'),

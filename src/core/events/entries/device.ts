@@ -11,7 +11,7 @@ export const deviceEntries = {
   deviceExec: define('device.exec', z.looseObject({ device: z.string(), command: z.string(), output: z.string(), by: z.string().optional() }), 'device'),
   deviceError: define('device.error', z.looseObject({ tool: z.string(), device: z.string(), command: z.string() }), 'error'),
   deviceRefused: define('device.refused', z.looseObject({ tool: z.string(), reason: z.string() }), 'error'),
-  deviceConfigApplied: define('device.config_applied', z.looseObject({ device: z.string(), commands, output: z.string() }), 'device'),
+  deviceConfigApplied: define('device.config_applied', z.looseObject({ device: z.string(), commands, output: z.string().optional() }), 'device'),
   deviceConfigFailed: define('device.config_failed', z.looseObject({ device: z.string(), commands, reached: z.boolean() }), 'device'),
   deviceConfigInterrupted: define('device.config_interrupted', z.looseObject({}), 'device'),
   deviceChangePending: define('device.change_pending', z.looseObject({ ...change, deadline: z.string() }), 'device'),
@@ -22,5 +22,9 @@ export const deviceEntries = {
   deviceQuarantined: define('device.quarantined', z.looseObject({ device: z.string(), reason: z.string() }), 'device'),
   deviceCleared: define('device.cleared', z.looseObject({ device: z.string(), by: z.string() }), 'device'),
   changeFingerprintChecked: define('change.fingerprint_checked', z.looseObject({ ...fingerprint, match: z.literal(true).nullable() }), 'runtime'),
+  planApplied: define('plan.applied', z.looseObject({ request_id: z.string(), devices: z.array(z.string()) }), 'device'),
+  planConfirmed: define('plan.confirmed', z.looseObject({ request_id: z.string(), devices: z.array(z.string()) }), 'device'),
+  planRolledBack: define('plan.rolled_back', z.looseObject({ request_id: z.string(), devices: z.array(z.string()) }), 'device'),
+  planFailed: define('plan.failed', z.looseObject({ request_id: z.string(), devices: z.array(z.string()) }), 'device'),
   changeFingerprintMismatch: define('change.fingerprint_mismatch', z.looseObject({ ...fingerprint, changed: z.array(z.string()), changed_total: z.number() }), 'runtime'),
 };

@@ -1,0 +1,146 @@
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { planSha256 } from '../../src/core/approvals/plan-lines';
+import { buildEvidenceBundle } from '../../src/core/incidents/evidence-bundle';
+import { DeviceToolError, type DeviceTools } from '../../src/core/changes/device-contract';
+import { createLabDeviceTools } from '../../harness/ios-lab/lab-device-tools';
+import { labAddressBook, loadInventory } from '../../harness/ios-lab/inventory';
+import { startLab } from '../../harness/ios-lab/server';
+import { memoryQuarantine, type QuarantineBackend } from '../../src/core/quarantine/entry';
+import { untilIncident } from '../helpers/incident-waits';
+import { connectMcp } from '../helpers/mcp-client';
+import { relayForTest, silent } from '../helpers/relay';
+import { buildSplunkAlert } from '../../src/adapters/alert-sources/sample';
+import { createStubRuntime } from '../helpers/stub-runtime';
+
+/**
+ * A repair that spans routers, on the simulated lab: one plan, approved once, applied on every device
+ * or on none, confirmed or rolled back together; a plan naming a device the RAW does not allow, a
+ * device twice, or lines a device's dry run refuses, is refused before anyone is asked.
+ */
+type Lab = Awaited<ReturnType<typeof startLab>>;
+let lab: Lab;
+let project: string;
+beforeAll(async () => {
+  lab = await startLab({ port: 0, host: '127.0.0.1', convergeDelayMs: 0, logger: silent });
+  // AD000002 with its BGP peer declared as a plan device, found by the neighbor address.
+  project = mkdtempSync(join(tmpdir(), 'fault-relay-plan-'));
+  cpSync('intelligence-artifacts', join(project, 'intelligence-artifacts'), { recursive: true });
+  const raw = join(project, 'intelligence-artifacts', 'AD000002', 'RAW.yaml');
+  writeFileSync(raw, readFileSync(raw, 'utf8').replace('\nsteps:\n', '\nplan_devices:\n  - { role: peer, description: The BGP peer, find: address_owner, input: neighbor_ip }\nsteps:\n'));
+});
+afterAll(async () => {
+  await lab?.stop();
+  rmSync(project, { recursive: true, force: true });
+});
+const open: { close(): Promise<unknown> }[] = [];
+afterEach(async () => {
+  for (const c of open.splice(0).reverse()) await c.close();
+  lab.lab.reset();
+});
+
+const R1 = ['router bgp 65001', 'no neighbor 10.0.0.2 shutdown'];
+const R2 = ['router bgp 65002', 'neighbor 10.0.0.1 description R1-transit'];
+const PLAN = [{ device: 'R1', commands: R1 }, { device: 'R2', commands: R2 }];
+
+async function start(deviceTools?: DeviceTools, quarantine?: QuarantineBackend) {
+  const relay = await relayForTest({
+    agent: createStubRuntime(),
+    env: { RELAY_TOOLS_TOKEN: 'tok', RELAY_PROJECT_DIR: project },
+    deviceTools: deviceTools ?? createLabDeviceTools(lab.lab),
+    extraChannels: () => ['desktop'],
+    postCheckPaceS: 0,
+    addressBook: labAddressBook(await loadInventory()),
+    ...(quarantine ? { quarantine } : {}),
+  });
+  const url = await relay.listen({ port: 0, host: '127.0.0.1' });
+  const device = await connectMcp(`${url}/device-mcp`, 'tok');
+  const tools = await connectMcp(`${url}/mcp`, 'tok');
+  open.push(relay, device, tools);
+  lab.lab.inject({ fault: 'bgp_neighbor_admin_down', device: 'R1', neighbor: '10.0.0.2' });
+  const id = (await relay.app.inject({ method: 'POST', url: '/fault-alert', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(buildSplunkAlert({ device: 'R1', neighbor: '10.0.0.2' })) })).json().incident_id as string;
+  const ask = (plan: unknown) => tools.call('request_approval', { incident_id: id, summary: 'unshut both ends', plan });
+  const approveAndApply = async (plan = PLAN) => {
+    expect((await ask(plan)).json).toMatchObject({ status: 'pending', devices: ['R1', 'R2'] });
+    relay.approvals.decide(id, 'APPROVED', { id: 'ana@example.net' }, 'desktop');
+    return device.call('config_cli', { incident_id: id, plan });
+  };
+  return { relay, device, tools, id, ask, approveAndApply };
+}
+const types = (t: Awaited<ReturnType<typeof start>>) => t.relay.incidents.timeline(t.id).map((e) => e.type);
+const entry = (t: Awaited<ReturnType<typeof start>>, type: string) => t.relay.incidents.timeline(t.id).find((e) => e.type === type);
+const runningOf = (device: string) => {
+  const r = lab.lab.exec(device, 'show running-config');
+  // The header says when and how long: the lines below it are the configuration.
+  return (r.ok ? r.output : r.error).split('\n').filter((l) => !/^(Current configuration|! Last configuration change)/.test(l)).join('\n');
+};
+
+describe('a plan is refused before any card', () => {
+  it('names a device the RAW does not allow, a device twice, or lines a device refuses, and says why', async () => {
+    const t = await start();
+    const outside = await t.ask([{ device: 'R1', commands: R1 }, { device: 'R3', commands: R2 }]);
+    expect(outside).toMatchObject({ isError: true, text: expect.stringMatching(/"R3" is not a device this plan may change: the RAW for AD000002 allows R1, R2/) });
+    const twice = await t.ask([{ device: 'R1', commands: R1 }, { device: 'r1', commands: R2 }]);
+    expect(twice).toMatchObject({ isError: true, text: expect.stringMatching(/R1 appears twice/) });
+    const refused = await t.ask([{ device: 'R1', commands: R1 }, { device: 'R2', commands: ['router bgp 65002', 'frobnicate the neighbor'] }]);
+    expect(refused).toMatchObject({ isError: true, text: expect.stringMatching(/the dry run on R2 refused its lines/) });
+    expect(t.relay.incidents.get(t.id)).toMatchObject({ state: 'running', approval_request: null });
+    expect(types(t)).not.toContain('approval.requested');
+  });
+
+  it('is escalated whole when one of its devices is quarantined, naming it', async () => {
+    const quarantine = memoryQuarantine();
+    await quarantine.add({ device: 'R2', reason: 'change chg-old of an earlier incident: ROLLBACK FAILED', since: new Date().toISOString(), incident_id: null, change_id: 'chg-old' });
+    const t = await start(undefined, quarantine);
+    expect((await t.ask(PLAN)).json).toMatchObject({ status: 'escalated_quarantined', device: 'R2' });
+    expect(t.relay.incidents.get(t.id)).toMatchObject({ state: 'escalated', approval_request: null });
+    expect(t.relay.incidents.get(t.id)!.outcome?.summary).toMatch(/the plan's device R2: R2 is quarantined/);
+  });
+});
+
+describe('a plan on two routers', () => {
+  it('is asked once with one hash over both devices, applied on both and confirmed together by the post-check', async () => {
+    const t = await start();
+    const applied = await t.approveAndApply();
+    expect(applied.isError, applied.text).toBe(false);
+    const request = t.relay.incidents.get(t.id)!.approval_request!;
+    expect(request.lines_sha256).toBe(planSha256(PLAN));
+    expect(request.commands).toEqual(['! device R1', ...R1, '! device R2', ...R2]);
+    expect(request.plan!.map((e) => [e.device, e.preview?.accepted])).toEqual([['R1', true], ['R2', true]]);
+    const done = await untilIncident(t.relay, t.id, (i) => (i.plan_changes ?? []).length === 2 && i.plan_changes!.every((c) => c.state !== 'pending'));
+    expect(done.plan_changes!.map((c) => c.state), JSON.stringify(t.relay.incidents.timeline(t.id).slice(-8).map((e) => e.message))).toEqual(['confirmed', 'confirmed']);
+    expect(done.plan_changes!.map((c) => c.device)).toEqual(['R1', 'R2']);
+    expect(entry(t, 'plan.applied')).toMatchObject({ request_id: request.request_id, devices: ['R1', 'R2'], lines_sha256: request.lines_sha256 });
+    expect(entry(t, 'plan.confirmed')).toMatchObject({ request_id: request.request_id, devices: ['R1', 'R2'], by: 'post_check' });
+    expect(runningOf('R2')).toContain('neighbor 10.0.0.1 description R1-transit');
+  });
+
+  it('when the second device fails, the first is put back and read back, and the incident names the device and why', async () => {
+    const real = createLabDeviceTools(lab.lab);
+    const failing: DeviceTools = { ...real, configProvisional: (d, c, s, o) => (d === 'R2' ? Promise.reject(new DeviceToolError('config_cli', '[rejected] R2 refused the line')) : real.configProvisional(d, c, s, o)) };
+    const t = await start(failing);
+    const before = runningOf('R1');
+    const applied = await t.approveAndApply();
+    expect(applied).toMatchObject({ isError: true, text: expect.stringMatching(/NOT applied: R2 refused or failed .*Put back and read back: R1 rolled back/) });
+    expect(entry(t, 'plan.failed')).toMatchObject({ devices: ['R1', 'R2'], failed_device: 'R2', reason: expect.stringContaining('R2 refused the line'), put_back: [expect.objectContaining({ device: 'R1', state: 'rolled_back' })] });
+    expect(runningOf('R1')).toBe(before);
+    expect(t.relay.incidents.get(t.id)!.plan_changes!.map((c) => c.state)).toEqual(['rolled_back']);
+  });
+
+  it('is rolled back on both devices when the post-check fails', async () => {
+    const t = await start();
+    const before = { R1: runningOf('R1'), R2: runningOf('R2') };
+    const plan = [{ device: 'R1', commands: ['router bgp 65001', 'neighbor 10.0.0.2 description still-shut'] }, { device: 'R2', commands: R2 }];
+    const applied = await t.approveAndApply(plan);
+    expect(applied.isError, applied.text).toBe(false);
+    const done = await untilIncident(t.relay, t.id, (i) => (i.plan_changes ?? []).length === 2 && i.plan_changes!.every((c) => c.state !== 'pending'));
+    expect(done.plan_changes!.map((c) => [c.device, c.state, c.ended_by])).toEqual([['R1', 'rolled_back', 'post_check_failed'], ['R2', 'rolled_back', 'post_check_failed']]);
+    expect(entry(t, 'plan.rolled_back')).toMatchObject({ devices: ['R1', 'R2'], reason: 'post_check_failed' });
+    expect({ R1: runningOf('R1'), R2: runningOf('R2') }).toEqual(before);
+    // The evidence says how the plan ended on both devices, and keeps its lines grouped by device.
+    const evidence = buildEvidenceBundle({ incident: done, timeline: t.relay.incidents.timeline(t.id), now: new Date() });
+    expect(JSON.stringify(evidence)).toMatch(/Plan REQ-\S+ rolled back \(post-check failed[^"]*R1 rolled back: post-check failed; R2 rolled back: post-check failed/);
+  });
+});
