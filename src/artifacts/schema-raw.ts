@@ -34,6 +34,25 @@ export const rawInputSchema = z.strictObject({
   default: z.string().optional(),
 });
 
+/** A plan device's role name (`peer`, `far_end`): declared under `plan_devices`, named by steps. */
+export const planRoleSchema = z.string().regex(/^[a-z][a-z0-9_]{0,31}$/, 'a role name in snake_case, e.g. far_end');
+
+/**
+ * How the relay finds a plan's extra device from the alert and the inventory, never from the model:
+ * `address_owner`: the inventory device one of whose `addresses` is the input's IPv4 value (the peer
+ * of a BGP session by its neighbor address); `link_peer`: the other inventory device with an address
+ * in the subnet of the incident device's interface the input names (the far end of a link).
+ */
+export const PLAN_DEVICE_LOOKUPS = ['address_owner', 'link_peer'] as const;
+export const planDeviceSchema = z.strictObject({
+  role: planRoleSchema,
+  description: z.string().min(1),
+  find: z.enum(PLAN_DEVICE_LOOKUPS),
+  /** The RAW input the lookup reads: format ipv4 for address_owner, interface for link_peer. */
+  input: variableNameSchema,
+});
+export type PlanDeviceDecl = z.infer<typeof planDeviceSchema>;
+
 const common = {
   id: stepIdSchema,
   description: z.string().min(1),
@@ -74,9 +93,24 @@ const checkVariant = z.strictObject({
 });
 const repairVariant = z.strictObject({ action: configAction.optional(), expect: z.array(expectationSchema).optional() });
 
+/**
+ * The same repair's lines on another device of the plan: one approval, one hash over every device's
+ * lines, applied on all of them or on none. `variants` are chosen by that device's own platform.
+ */
+export const planLinesSchema = z.strictObject({
+  device: planRoleSchema,
+  commands: z.array(z.string()).min(1),
+  variants: z.partialRecord(platformKey, z.strictObject({ commands: z.array(z.string()).min(1) })).optional(),
+});
+export type PlanLines = z.infer<typeof planLinesSchema>;
+
+/** A show command run on a plan device instead of the incident's own (absent: the incident's device). */
+const onDevice = { device: planRoleSchema.optional() };
+
 const checkStep = (kind: 'validate' | 'collect' | 'revalidate') =>
   z.strictObject({
     ...common,
+    ...onDevice,
     kind: z.literal(kind),
     action: execAction,
     timeout_s: z.number().positive().max(600).default(30),
@@ -105,6 +139,8 @@ export const repairStepSchema = z.strictObject({
    * revalidate step after this one) passes; otherwise the device is put back. Default: CONFIRM_WITHIN_S.
    */
   confirm_within_s: z.number().int().min(5).max(3600).optional(),
+  /** More devices in this repair's plan (the incident's own device takes `action`). */
+  plan: z.array(planLinesSchema).min(1).max(7).optional(),
   expect: z.array(expectationSchema).default([]),
   on_success: stepIdSchema,
   on_denied: stepIdSchema,
@@ -157,6 +193,8 @@ export const repairActionWorkflowSchema = z.strictObject({
   /** Platforms this workflow runs on; each step's command, as that platform gets it, must be in its grammar. */
   platforms: z.array(platformKey).min(1).default(['iosxe']),
   inputs: z.array(rawInputSchema).min(1),
+  /** The devices besides the incident's own that a plan may change, each found by the relay (schema above). */
+  plan_devices: z.array(planDeviceSchema).max(7).default([]),
   /** Steps run from the first; transitions name step ids. */
   steps: z.array(rawStepSchema).min(2),
 });

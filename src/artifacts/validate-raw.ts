@@ -9,6 +9,7 @@ import { templateVariables, TemplateError } from './template';
 import { checkCommandVariables, checkPostCheckPatterns } from './validate-anchors';
 import type { IssueSink } from './validate-issues';
 import { checkStepPlatforms } from './validate-platform-grammar';
+import { checkPlanDevices } from './validate-plan';
 import { stepForPlatform, variantPlatforms } from './variants';
 import type { PathSegment, YamlSource } from './yaml-source';
 
@@ -52,6 +53,7 @@ export function checkRaw(raw: RepairActionWorkflow, src: YamlSource, fs: FaultSi
   };
 
   checkTemplate(['device'], raw.device);
+  checkPlanDevices(raw, src, known, sink);
 
   const ids = new Map<string, number>();
   raw.steps.forEach((s, i) => {

@@ -27,3 +27,14 @@ export const deviceName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/, 
  * policy's rules read as `device.tags`, never used to reach the device.
  */
 export const deviceTags = z.record(z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,31}$/, 'a tag name (letters, digits, "_")'), z.string().max(200)).optional();
+
+const IPV4_PREFIX = /^(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)\/(?:[0-9]|[12]\d|3[0-2])$/;
+
+/**
+ * The device's interface addresses (interface name → address/length), as the team records them: how
+ * the relay finds the other devices of a repair plan from an alert (the far end of a link, the peer
+ * of a session by its neighbor address), never from the model. Never used to reach the device.
+ */
+export const deviceAddresses = z
+  .record(z.string().regex(/^[A-Za-z][A-Za-z0-9/.:-]{0,63}$/, 'an interface name'), z.string().regex(IPV4_PREFIX, 'an IPv4 address/length, e.g. 10.0.0.1/30'))
+  .optional();

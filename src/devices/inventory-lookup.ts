@@ -1,5 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
-import { findDevice, parseInventory } from './inventory';
+import type { AddressBook } from '../artifacts/plan-devices';
+import { findDevice, parseInventory, type Inventory } from './inventory';
 
 /** What the change policy may know of a device: its platform and the tags a team gave it, never how to reach it. */
 export interface DeviceFacts {
@@ -13,9 +14,19 @@ export interface DeviceFacts {
  */
 export function inventoryFacts(path: string | undefined): (name: string) => DeviceFacts | undefined {
   if (!path) return () => undefined;
-  let seen = -1;
-  let read: ReturnType<typeof parseInventory> | undefined;
+  const read = freshInventory(path);
   return (name) => {
+    const inventory = read();
+    const entry = inventory ? findDevice(inventory, name) : undefined;
+    return entry ? { platform: entry.platform, tags: entry.tags ?? {} } : undefined;
+  };
+}
+
+/** The inventory as the file is now, read again only when it changed; undefined while it does not load. */
+function freshInventory(path: string): () => Inventory | undefined {
+  let seen = -1;
+  let read: Inventory | undefined;
+  return () => {
     try {
       const mtime = statSync(path).mtimeMs;
       if (mtime !== seen) {
@@ -26,7 +37,12 @@ export function inventoryFacts(path: string | undefined): (name: string) => Devi
     } catch {
       return undefined;
     }
-    const entry = read ? findDevice(read, name) : undefined;
-    return entry ? { platform: entry.platform, tags: entry.tags ?? {} } : undefined;
+    return read;
   };
+}
+
+/** Every device's recorded addresses (an inventory that does not load lists none): plan devices are found in it. */
+export function inventoryAddressBook(path: string): AddressBook {
+  const read = freshInventory(path);
+  return { devices: () => [...(read()?.devices.values() ?? [])].map((d) => ({ name: d.name, addresses: d.addresses ?? {} })) };
 }

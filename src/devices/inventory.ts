@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
 import { z } from 'zod';
-import { credential, deviceName, deviceTags } from './inventory-fields';
+import { credential, deviceAddresses, deviceName, deviceTags } from './inventory-fields';
 import { NETCONF_PLATFORM_NAME, netconfDevice } from './netconf/inventory';
 
 /** Platforms reached through an interactive CLI session (a pty); see platforms.ts. */
@@ -21,6 +21,7 @@ const cliDevice = z.strictObject({
   /** Per-command limit; a command that does not bring the prompt back in time fails with `timeout`. */
   command_timeout_ms: z.number().int().min(100).max(600_000).default(20_000),
   tags: deviceTags,
+  addresses: deviceAddresses,
 }, { error: 'a device: {name, host, port?, platform, username, credential}' });
 
 /** The entry's shape follows its `platform`: a netconf device has its own fields (netconf/inventory.ts). */

@@ -279,7 +279,9 @@ function inventoryYaml(routers: FrrLabRouter[], keyFile: string, knownHosts: str
     known_hosts: knownHosts,
     devices: routers.map((r) => {
       const [host, port] = r.ssh.split(':');
-      return { name: r.name, host, port: Number(port), platform: 'frr', username: LAB_LOGIN_USER, credential: { key_file: keyFile } };
+      // Each link's address, so the relay finds a plan's far end or peer from the alert (artifacts/plan-devices.ts).
+      const addresses = Object.fromEntries(r.links.map((l) => [l.ifname, `${l.address}/30`]));
+      return { name: r.name, host, port: Number(port), platform: 'frr', username: LAB_LOGIN_USER, credential: { key_file: keyFile }, addresses };
     }),
   });
 }

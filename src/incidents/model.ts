@@ -37,6 +37,15 @@ export type ApprovalRequirement = z.infer<typeof approvalRequirementSchema>;
 export const approvalVoteSchema = z.object({ by: z.string(), name: z.string().optional(), channel: decisionChannelSchema, at: z.string() });
 export type ApprovalVote = z.infer<typeof approvalVoteSchema>;
 
+/** One device of a change plan: its lines, the agent's rollback, and the relay's dry run on it. */
+export const planEntrySchema = z.object({
+  device: z.string(),
+  commands: z.array(z.string()),
+  rollback: z.array(z.string()).default([]),
+  preview: ConfigPreview.nullable().default(null),
+});
+export type PlanEntryRecord = z.infer<typeof planEntrySchema>;
+
 /** What the agent asked the operator to approve, exactly, and where that approval stands. */
 export const approvalRequestSchema = z.object({
     /**
@@ -76,6 +85,11 @@ export const approvalRequestSchema = z.object({
     requirement: approvalRequirementSchema.nullable().optional(),
     /** The approvals counted toward the requirement so far, one per person, in the order they came (absent: none). */
     votes: z.array(approvalVoteSchema).optional(),
+    /**
+     * A change plan: the lines of every device, applied on all or on none (src/approvals/plan-lines.ts).
+     * Then `commands` and `preview` are the plan grouped by device, and `lines_sha256` is the plan's hash.
+     */
+    plan: z.array(planEntrySchema).optional(),
   });
 export type ApprovalRequest = z.infer<typeof approvalRequestSchema>;
 
@@ -160,6 +174,8 @@ export const incidentSchema = z.object({
   application: applicationSchema.default(NO_APPLICATION),
   /** The applied change while it is provisional, and how it ended (src/incidents/change.ts). */
   change: changeRecordSchema.nullable().default(null),
+  /** A plan's changes, one per device in plan order, settled together (src/tools/plan-apply.ts); absent without a plan. */
+  plan_changes: z.array(changeRecordSchema).optional(),
   outcome: outcomeSchema.nullable(),
   /** The exact prompt the run gets (relay) or the operator pasted (headed); dropped when the incident ends. */
   prompt_text: z.string().nullable().default(null),

@@ -91,3 +91,9 @@ export async function loadInventory(path = DEFAULT_INVENTORY_PATH): Promise<Inve
   }
   return parseInventory(text, path);
 }
+
+/** The simulated lab's interface addresses as the relay's inventory records them (devices/inventory-fields.ts). */
+export function labAddressBook(inventory: Inventory): { devices(): Array<{ name: string; addresses: Record<string, string> }> } {
+  const devices = inventory.devices.map((d) => ({ name: d.hostname, addresses: Object.fromEntries(d.interfaces.flatMap((i) => (i.ipv4 && !i.vrf ? [[i.name, i.ipv4]] : []))) }));
+  return { devices: () => devices };
+}

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { credential, deviceName, deviceTags } from '../inventory-fields';
+import { credential, deviceAddresses, deviceName, deviceTags } from '../inventory-fields';
 
 export const NETCONF_PLATFORM_NAME = 'netconf';
 
@@ -34,6 +34,7 @@ export const netconfDevice = z.strictObject(
     /** Seconds the device keeps a confirmed commit before reverting it unless confirmed (RFC 6241 `<confirm-timeout>`). */
     confirm_timeout_s: z.number().int().min(1).max(86_400).default(DEFAULT_CONFIRM_TIMEOUT_S),
     tags: deviceTags,
+    addresses: deviceAddresses,
   },
   { error: 'a netconf device: {name, host, port?, platform: netconf, username, credential, confirm_timeout_s?}' },
 );
