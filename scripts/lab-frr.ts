@@ -128,7 +128,7 @@ export async function frrLabCli(args: FrrLabArgs, fail: Fail): Promise<void> {
 
 /**
  * Builds a fault on a running FRR lab as real configuration, as a test case would (any definition the
- * lab reproduces: AD000002 … AD000007, or a fault kind), or clears every fault (`clear`: each session
+ * lab reproduces: AD000002 … AD000009, or a fault kind), or clears every fault (`clear`: each session
  * and adjacency back up).
  */
 async function faultCli(args: FrrLabArgs, out: string, fail: Fail): Promise<void> {
@@ -138,7 +138,7 @@ async function faultCli(args: FrrLabArgs, out: string, fail: Fail): Promise<void
   const lab = attachFrrLab(described.plan!);
   if (args.command === 'clear') {
     await resetFrrLab(lab);
-    console.log('every fault cleared: each BGP session Established, no passive or shut interface, no wrong remote-as');
+    console.log('every fault cleared: each BGP session Established, no passive or shut interface, no wrong remote-as, no password, every link at its MTU');
     return;
   }
   let spec;

@@ -38,6 +38,9 @@ export interface EvalSession {
   stop(): Promise<void>;
 }
 
+/** Why a runbook whose repair is a plan over several devices is skipped by the eval (see runOne). */
+export const PLAN_NOT_SCORED = 'a repair planned over several devices (plan_devices): the eval scores it once the relay applies plans';
+
 /** The decision channel of the scripted human; counted as live, so approvals are asked, not skipped as unattended. */
 const CHANNEL = 'eval';
 
@@ -105,6 +108,10 @@ export async function startEval(opts: EvalOptions): Promise<EvalSession> {
     // On FRR the case's `frr:` names (its interfaces, faults) replace the simulated lab's.
     const tc = frr ? forFrr(written) : written;
     const skip = (reason: string) => skippedRow(group, tc, file, platform, reason);
+    // The scripted agent and the relay's tools take a repair over several devices as one plan only once
+    // the relay approves and applies plans (request_approval / config_cli with `plan`); until then such a
+    // runbook is scored by its RAW tests (npm run raw:test), not here.
+    if (group.raw.plan_devices.length > 0) return skip(PLAN_NOT_SCORED);
     let rawLines: string[];
     if (frr) {
       if (!tc.platforms.includes('frr')) return skip('not marked for FRR (platforms)');

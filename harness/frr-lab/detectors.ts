@@ -3,6 +3,7 @@ import { isAdminDown, parseAdjChange, type AdjChange } from './adjchange';
 import { INTERFACE_ADMIN_DOWN, interfaceCameUp } from './detectors-interface';
 import { REMOTE_AS_MISMATCH } from './detectors-remote-as';
 import { OSPF_ADJACENCY_LOST, ospfAdjacencyFull, type OspfDetectContext } from './detectors-ospf';
+import { OSPF_MTU_MISMATCH } from './detectors-mismatch';
 
 /**
  * How the FRR lab's "Splunk" recognises each alert definition in a router's own log: one detector per
@@ -91,6 +92,9 @@ export const DETECTORS: readonly Detector[] = [
   REMOTE_AS_MISMATCH,
   // AD000005 from ospfd's adjacency change (detectors-ospf.ts).
   OSPF_ADJACENCY_LOST,
+  // AD000008 from ospfd refusing the far end's larger database description (detectors-mismatch.ts); AD000009
+  // is no single line's alert: the watcher's quiet-window search (silentResetSearch) posts it.
+  OSPF_MTU_MISMATCH,
 ];
 
 /** Every definition a log line is an alert of (normally none, at most one). */

@@ -5,6 +5,7 @@ import { applyRemoteAsMismatch, resetRemoteAs } from './remote-as-faults';
 import type { FrrLabRouters } from './lab';
 import { applyOspfFault, resetOspfFaults } from './ospf';
 import { applyPeerUnreachable, resetPeerUnreachable } from './unreachable-fault';
+import { applyMtuMismatch, applyPasswordMismatch, resetMtuMismatch, resetPasswords } from './mismatch-faults';
 
 /**
  * The lab faults (harness/ios-lab/faults.ts) built as real FRR configuration, and the way back to a clean lab
@@ -18,6 +19,7 @@ export async function resetFrrLab(lab: FrrLabRouters): Promise<void> {
   await resetInterfaceFaults(lab);
   await resetPeerUnreachable(lab);
   await resetRemoteAs(lab);
+  await resetPasswords(lab);
   for (const r of lab.routers) {
     const peers = r.links.map((l) => l.peerAddress);
     await lab.vtysh(r.name, 'configure terminal', `router bgp ${r.as}`, ...peers.map((p) => `no neighbor ${p} shutdown`), 'end');
@@ -33,7 +35,9 @@ export async function resetFrrLab(lab: FrrLabRouters): Promise<void> {
     }
   }
   await waitForEstablished(lab.routers, lab.vtysh);
-  // No passive interface left, every adjacency Full again (ospf.ts).
+  // Every link at the lab's MTU with the check on (mismatch-faults.ts), then no passive interface left,
+  // every adjacency Full again (ospf.ts).
+  await resetMtuMismatch(lab);
   await resetOspfFaults(lab);
 }
 
@@ -86,6 +90,10 @@ export async function applyFrrFault(lab: FrrLabRouters, fault: FaultSpec): Promi
       return applyPeerUnreachable(lab, router, fault);
     case 'ospf_interface_passive':
       return applyOspfFault(lab, router, fault);
+    case 'ospf_mtu_mismatch':
+      return applyMtuMismatch(lab, router, fault);
+    case 'bgp_password_mismatch':
+      return applyPasswordMismatch(lab, router, fault);
     default:
       return `fault ${fault.fault} has no FRR form in this lab`;
   }

@@ -1,5 +1,5 @@
 import { parseCommand, type GrammarNode } from './cli-parser';
-import type { ConfigNeighbor, DeviceConfig } from './device';
+import type { ConfigInterface, ConfigNeighbor, DeviceConfig } from './device';
 import { ospfConfigNodes } from './ospf';
 
 /**
@@ -65,6 +65,10 @@ function neighborNodes(config: DeviceConfig, vrf: string | undefined, negate: bo
             negate
               ? { keyword: 'update-source', run: (a) => withNeighbor(a, (n) => delete n.update_source), children: [{ param: { name: 'if', kind: 'word' }, run: (a) => withNeighbor(a, (n) => delete n.update_source) }] }
               : { keyword: 'update-source', children: [{ param: { name: 'if', kind: 'word' }, run: (a) => withNeighbor(a, (n) => (n.update_source = a.if!)) }] },
+            // TCP MD5 (AD000009): `password [0|7] KEY`; the lab keeps the key as typed, as IOS without password-encryption shows it.
+            negate
+              ? { keyword: 'password', run: (a) => withNeighbor(a, (n) => delete n.password), children: [{ param: { name: 'key', kind: 'rest' }, run: (a) => withNeighbor(a, (n) => delete n.password) }] }
+              : { keyword: 'password', children: [{ param: { name: 'key', kind: 'rest' }, run: (a) => withNeighbor(a, (n) => (n.password = a.key!.replace(/^[07] (?=\S)/, ''))) }] },
             negate
               ? { keyword: 'maximum-prefix', run: (a) => withNeighbor(a, (n) => delete n.maximum_prefix) }
               : {
@@ -76,6 +80,16 @@ function neighborNodes(config: DeviceConfig, vrf: string | undefined, negate: bo
       ],
     },
   ];
+}
+
+/** `ip ospf mtu-ignore` on an interface (AD000008's repair): OSPF stops comparing the neighbor's MTU. */
+const ospfMtuIgnore = (run: () => Outcome): Node => ({ keyword: 'ip', children: [{ keyword: 'ospf', children: [{ keyword: 'mtu-ignore', run }] }] });
+
+function setMtu(i: ConfigInterface, mtu: number): Outcome {
+  if (!Number.isInteger(mtu) || mtu < 576 || mtu > 9216) return { error: '% Invalid input detected: mtu range is 576-9216' };
+  if (mtu === 1500) delete i.mtu;
+  else i.mtu = mtu;
+  return {};
 }
 
 const ospfNodes = (config: DeviceConfig) => ospfConfigNodes<Outcome>(config, () => ({ mode: { name: 'config-router-ospf' } }), (error) => ({ error }), () => ({}));
@@ -149,11 +163,15 @@ function grammarFor(mode: Mode, config: DeviceConfig): Node[] {
       return [
         { keyword: 'shutdown', run: () => ((target().shutdown = true), {}) },
         { keyword: 'description', children: [{ param: { name: 'text', kind: 'rest' }, run: (a) => ((target().description = a.text!), {}) }] },
+        { keyword: 'mtu', children: [{ param: { name: 'mtu', kind: 'number' }, run: (a) => setMtu(target(), Number(a.mtu)) }] },
+        ospfMtuIgnore(() => ((target().ospf_mtu_ignore = true), {})),
         {
           keyword: 'no',
           children: [
             { keyword: 'shutdown', run: () => ((target().shutdown = false), {}) },
             { keyword: 'description', run: () => (delete target().description, {}) },
+            { keyword: 'mtu', run: () => (delete target().mtu, {}), children: [{ param: { name: 'mtu', kind: 'number' }, run: () => (delete target().mtu, {}) }] },
+            ospfMtuIgnore(() => (delete target().ospf_mtu_ignore, {})),
           ],
         },
         ...exitNodes({ name: 'config' }),

@@ -7,12 +7,12 @@ import { maxPrefixLogs, neighborConfigFault } from './neighbor-faults';
 export interface DeviceConfig {
   hostname: string;
   vrfs: { name: string; rd: string }[];
-  interfaces: { name: string; description?: string; ipv4?: string; vrf?: string; shutdown: boolean; mac?: string; ospf_passive?: boolean }[];
+  interfaces: { name: string; description?: string; ipv4?: string; vrf?: string; shutdown: boolean; mac?: string; ospf_passive?: boolean; mtu?: number; ospf_mtu_ignore?: boolean }[];
   bgp?: {
     as: number;
     router_id: string;
     networks: string[];
-    neighbors: { address: string; remote_as: number; description?: string; vrf?: string; shutdown: boolean; maximum_prefix?: number; update_source?: string }[];
+    neighbors: { address: string; remote_as: number; description?: string; vrf?: string; shutdown: boolean; maximum_prefix?: number; update_source?: string; password?: string }[];
   };
 }
 export type ConfigNeighbor = NonNullable<DeviceConfig['bgp']>['neighbors'][number];
@@ -171,6 +171,7 @@ export class Network {
     const peer = this.peer(device, n);
     if (peer) {
       if (peer.neighbor.shutdown) return 'peer-closed';
+      if ((peer.neighbor.password ?? '') !== (n.password ?? '')) return 'hold-timer'; // TCP MD5 keys differ (password-fault.ts)
       const far = this.connectedInterface(peer.device, peer.neighbor);
       if (far && peer.device.interfaces.get(far.name)?.status !== 'up') return 'hold-timer';
     }

@@ -11,6 +11,8 @@ export const FAULT_ALIASES: Record<string, FaultKind> = {
   AD000007: 'bgp_update_source_missing',
   AD000006: 'bgp_remote_as_mismatch',
   AD000005: 'ospf_interface_passive',
+  AD000008: 'ospf_mtu_mismatch',
+  AD000009: 'bgp_password_mismatch',
 };
 
 const device = z.string().min(1);
@@ -29,12 +31,22 @@ export const faultSpecSchema = z.discriminatedUnion('fault', [
   z.strictObject({ fault: z.literal('bgp_update_source_missing'), device, neighbor, vrf }),
   /** `neighbor X remote-as N` names an AS the peer does not have (a typo, a renumbered peer): OPEN rejected 2/2 (AD000006). */
   z.strictObject({ fault: z.literal('bgp_remote_as_mismatch'), device, neighbor, vrf }),
+  /**
+   * `neighbor X password` set (or changed) on this router only: the TCP MD5 signatures of the two ends
+   * disagree, every segment is dropped by the receiving kernel and the session never comes back (AD000009).
+   */
+  z.strictObject({ fault: z.literal('bgp_password_mismatch'), device, neighbor, vrf }),
   /** The peer stops answering (its side is broken); the session sits in Active. */
   z.strictObject({ fault: z.literal('bgp_peer_unreachable'), device, neighbor, vrf }),
   /** Someone configured `shutdown` on an interface: the AD000003 fault. */
   z.strictObject({ fault: z.literal('interface_admin_down'), device, interface: z.string().min(1) }),
   /** `passive-interface IF` under OSPF: the link stays up, hellos stop, the adjacency is lost (AD000005). */
   z.strictObject({ fault: z.literal('ospf_interface_passive'), device, interface: z.string().min(1) }),
+  /**
+   * The interface's MTU lowered on this router only (1500 → 1400): OSPF's database description packets
+   * from the far end are refused as too large, and the adjacency stays in ExStart (AD000008).
+   */
+  z.strictObject({ fault: z.literal('ospf_mtu_mismatch'), device, interface: z.string().min(1) }),
   /** Loss of light / cable pulled: link down without any configuration change. */
   z.strictObject({ fault: z.literal('interface_link_down'), device, interface: z.string().min(1) }),
   /** The management plane does not answer; every tool call to the device times out. */

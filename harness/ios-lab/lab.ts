@@ -10,7 +10,8 @@ import { execGrammar } from './exec-commands';
 import type { FaultSpec } from './faults';
 import { offeredPrefixes } from './neighbor-faults';
 import { injectRemoteAsMismatch } from './remote-as-fault';
-import { injectOspfPassive, logOspfChanges, ospfAdjacencies } from './ospf';
+import { injectOspfMtuMismatch, injectOspfPassive, logOspfChanges, ospfAdjacencies } from './ospf';
+import { injectPasswordMismatch } from './password-fault';
 import type { Inventory } from './inventory';
 import { SeenConfigs } from '../../src/adapters/devices/config-fingerprint';
 
@@ -220,6 +221,12 @@ export function createLab(opts: LabOptions): Lab {
           what = `${host}: interface ${i.name} administratively shut down`;
           break;
         }
+        case 'ospf_mtu_mismatch':
+          what = injectOspfMtuMismatch(net, device, interfaceFor(device, fault.interface), () => recordChange(device, { user: 'netops', from: '192.0.2.50' }));
+          break;
+        case 'bgp_password_mismatch':
+          what = injectPasswordMismatch(net, device, findNeighbor(device, fault.neighbor, fault.vrf), () => recordChange(device, { user: 'netops', from: '192.0.2.50' }));
+          break;
         case 'ospf_interface_passive':
           what = injectOspfPassive(net, device, interfaceFor(device, fault.interface), () => recordChange(device, { user: 'netops', from: '192.0.2.50' }));
           break;

@@ -32,17 +32,32 @@ function peerOf(net: Network, device: Device, i: ConfigInterface): { device: Dev
 const linkUp = (d: Device, i: ConfigInterface) => d.interfaces.get(i.name)?.status === 'up';
 const sendsHellos = (d: Device, i: ConfigInterface) => linkUp(d, i) && !i.ospf_passive;
 
-/** The Full neighbor on an interface, if any. */
-function fullNeighbor(net: Network, device: Device, i: ConfigInterface) {
+/** The neighbor an interface exchanges hellos with (both ends up, in OSPF, not passive), if any. */
+function helloNeighbor(net: Network, device: Device, i: ConfigInterface) {
   const peer = peerOf(net, device, i);
   return peer && sendsHellos(device, i) && sendsHellos(peer.device, peer.iface) ? peer : undefined;
 }
 
+export const interfaceMtu = (i: ConfigInterface) => i.mtu ?? 1500;
+
+/**
+ * Whether `i` refuses its neighbor's database description (AD000008): the neighbor's MTU is larger and
+ * `ip ospf mtu-ignore` is not set. Either end refusing keeps the adjacency in EXSTART.
+ */
+const refusesDbd = (i: ConfigInterface, other: ConfigInterface) => interfaceMtu(other) > interfaceMtu(i) && !i.ospf_mtu_ignore;
+
+/** The Full neighbor on an interface, if any. */
+function fullNeighbor(net: Network, device: Device, i: ConfigInterface) {
+  const peer = helloNeighbor(net, device, i);
+  return peer && !refusesDbd(i, peer.iface) && !refusesDbd(peer.iface, i) ? peer : undefined;
+}
+
 function showNeighbor(net: Network, device: Device): string {
   const rows = ospfInterfaces(device.config).flatMap((i) => {
-    const p = fullNeighbor(net, device, i);
+    const p = helloNeighbor(net, device, i);
     if (!p) return [];
-    return [`${ospfRouterId(p.device).padEnd(15)}   0   FULL/  -        00:00:35    ${p.iface.ipv4!.split('/')[0]!.padEnd(15)} ${i.name}`];
+    const state = fullNeighbor(net, device, i) ? 'FULL/  -   ' : 'EXSTART/  -';
+    return [`${ospfRouterId(p.device).padEnd(15)}   0   ${state}     00:00:35    ${p.iface.ipv4!.split('/')[0]!.padEnd(15)} ${i.name}`];
   });
   return ['', 'Neighbor ID     Pri   State           Dead Time   Address         Interface', ...rows].join('\n');
 }
@@ -62,6 +77,7 @@ function showInterface(net: Network, device: Device, name: string): string {
   const status = device.interfaces.get(i.name)?.status;
   const head = status === 'admin-down' ? 'is administratively down, line protocol is down' : status === 'up' ? 'is up, line protocol is up' : 'is down, line protocol is down';
   const full = fullNeighbor(net, device, i) ? 1 : 0;
+  const seen = helloNeighbor(net, device, i) ? 1 : 0;
   return [
     `${i.name} ${head} `,
     `  Internet Address ${i.ipv4}, Interface ID ${Number(i.name.replace(/\D/g, '')) + 6}, Area ${OSPF_AREA}`,
@@ -70,7 +86,7 @@ function showInterface(net: Network, device: Device, name: string): string {
     `  Transmit Delay is 1 sec, State ${status === 'up' ? 'POINT_TO_POINT' : 'DOWN'}`,
     '  Timer intervals configured, Hello 10, Dead 40, Wait 40, Retransmit 5',
     i.ospf_passive ? '    No Hellos (Passive interface) ' : '    Hello due in 00:00:04',
-    `  Neighbor Count is ${full}, Adjacent neighbor count is ${full} `,
+    `  Neighbor Count is ${seen}, Adjacent neighbor count is ${full} `,
   ].join('\n');
 }
 
@@ -157,7 +173,10 @@ export function logOspfChanges(net: Network, before: Set<string>): void {
       if (!peer) continue;
       const nbr = `%OSPF-5-ADJCHG: Process ${OSPF_PROCESS}, Nbr ${ospfRouterId(peer.device)} on ${i.name}`;
       if (now.has(key)) net.log(d, `${nbr} from LOADING to FULL, Loading Done`);
-      else net.log(d, `${nbr} from FULL to DOWN, Neighbor Down: ${sendsHellos(d, i) ? 'Dead timer expired' : 'Interface down or detached'}`);
+      else if (helloNeighbor(net, d, i)) {
+        // Hellos still flow: the database exchange is what fails. Only the end refusing the larger DBD logs it.
+        if (refusesDbd(i, peer.iface)) net.log(d, `${nbr} from EXSTART to DOWN, Neighbor Down: Too many retransmissions`);
+      } else net.log(d, `${nbr} from FULL to DOWN, Neighbor Down: ${sendsHellos(d, i) ? 'Dead timer expired' : 'Interface down or detached'}`);
     }
   }
 }
@@ -170,4 +189,14 @@ export function injectOspfPassive(net: Network, device: Device, i: ConfigInterfa
   record();
   logOspfChanges(net, before);
   return `${device.config.hostname}: passive-interface ${i.name} under router ospf ${OSPF_PROCESS}; the adjacency over it is lost`;
+}
+
+/** The AD000008 fault: the interface's MTU lowered on one end of a link, so that end refuses the far end's DBD. */
+export function injectOspfMtuMismatch(net: Network, device: Device, i: ConfigInterface, record: () => void): string {
+  if (!ospfInterfaces(device.config).includes(i)) throw new Error(`${i.name} on ${device.config.hostname} does not run OSPF in the lab`);
+  const before = ospfAdjacencies(net);
+  i.mtu = 1400;
+  record();
+  logOspfChanges(net, before);
+  return `${device.config.hostname}: mtu 1400 on ${i.name}, the far end keeps 1500; the adjacency over it sticks in EXSTART`;
 }

@@ -83,7 +83,7 @@ export function showInterfaces(device: Device, now: number, only?: string): stri
       if (i.description) lines.push(`  Description: ${i.description}`);
       if (i.ipv4) lines.push(`  Internet address is ${i.ipv4}`);
       lines.push(
-        loop ? '  MTU 1514 bytes, BW 8000000 Kbit/sec, DLY 5000 usec, ' : '  MTU 1500 bytes, BW 1000000 Kbit/sec, DLY 10 usec, ',
+        loop ? '  MTU 1514 bytes, BW 8000000 Kbit/sec, DLY 5000 usec, ' : `  MTU ${i.mtu ?? 1500} bytes, BW 1000000 Kbit/sec, DLY 10 usec, `,
         '     reliability 255/255, txload 1/255, rxload 1/255',
         loop ? '  Encapsulation LOOPBACK, loopback not set' : '  Encapsulation ARPA, loopback not set',
         '  Keepalive set (10 sec)',
@@ -120,6 +120,8 @@ function interfaceBlock(i: ConfigInterface): string[] {
   } else {
     lines.push(' no ip address');
   }
+  if (i.mtu !== undefined) lines.push(` mtu ${i.mtu}`);
+  if (i.ospf_mtu_ignore) lines.push(' ip ospf mtu-ignore');
   if (i.shutdown) lines.push(' shutdown');
   if (!i.name.startsWith('Loopback')) lines.push(' negotiation auto');
   return lines;
@@ -133,6 +135,7 @@ function bgpBlock(device: Device): string[] {
   for (const n of global) {
     lines.push(` neighbor ${n.address} remote-as ${n.remote_as}`);
     if (n.description) lines.push(` neighbor ${n.address} description ${n.description}`);
+    if (n.password) lines.push(` neighbor ${n.address} password ${n.password}`);
     if (n.update_source) lines.push(` neighbor ${n.address} update-source ${n.update_source}`);
     if (n.shutdown) lines.push(` neighbor ${n.address} shutdown`);
   }

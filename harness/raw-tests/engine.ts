@@ -9,6 +9,7 @@ import { checkFormat, resolveFaultVariables } from '../../src/runbooks/variables
 import { FormatError } from '../../src/runbooks/formats';
 import { renderCommand } from '../../src/runbooks/render-command';
 import { platformOf, stepForPlatform } from '../../src/runbooks/variants';
+import { findPlanDevices, type AddressBook } from '../../src/runbooks/plan-devices';
 
 export type Decision = 'APPROVED' | 'DENIED';
 export type RunOutcome = 'resolved' | 'escalated' | 'failed';
@@ -20,6 +21,8 @@ export interface ApprovalRequest {
   summary: string;
   device: string;
   commands: string[];
+  /** A plan: every device's lines, the incident's own first, approved once (absent: `device` alone). */
+  plan?: Array<{ device: string; commands: string[] }>;
 }
 
 export interface StepRecord {
@@ -57,6 +60,8 @@ export interface RunRawOptions {
   onStep?: (record: StepRecord) => void;
   /** Guards against a workflow that loops. */
   maxSteps?: number;
+  /** The inventory's addresses, for the RAW's `plan_devices` (plan-devices.ts); without it a plan's devices are not found. */
+  addressBook?: AddressBook;
 }
 
 export interface RunRawResult {
@@ -142,6 +147,15 @@ export async function runRaw(opts: RunRawOptions): Promise<RunRawResult> {
     if (e instanceof FormatError) return stop('escalated', `Runtime context is not usable: ${e.message}; nothing was run`);
     return stop('failed', `Artifact error: device template: ${(e as Error).message}`);
   }
+  // The plan's other devices, found from the alert's values and the inventory, never named by anyone.
+  const roles: Record<string, string> = {};
+  const notFound: string[] = [];
+  for (const f of findPlanDevices(raw, vars, device, opts.addressBook)) {
+    if ('device' in f) roles[f.role] = f.device;
+    else notFound.push(`${f.role}: ${f.problem}`);
+  }
+  if (notFound.length > 0) return stop('escalated', `Runtime context is missing or contradictory: the plan's other device cannot be found (${notFound.join('; ')}); nothing was run`);
+  const on = (role: string | undefined) => (role ? roles[role]! : device);
 
   const finish = (record: StepRecord) => {
     path.push(record);
@@ -180,7 +194,7 @@ export async function runRaw(opts: RunRawOptions): Promise<RunRawResult> {
           break;
         }
         default: {
-          const r = await runCheck(step, device);
+          const r = await runCheck(step, on(step.device));
           next = r.next;
           finish({ ...base, ...r.record, ended_at: iso(), next });
         }
@@ -231,19 +245,28 @@ export async function runRaw(opts: RunRawOptions): Promise<RunRawResult> {
   }
 
   async function runRepair(step: RepairStep, target: string): Promise<{ next: string; record: StepDetail }> {
-    const commands = step.action.commands.map((c) => renderCommand(raw, c, vars).trim()).filter((c) => c !== '');
+    const render = (lines: readonly string[]) => lines.map((c) => renderCommand(raw, c, vars).trim()).filter((c) => c !== '');
+    const commands = render(step.action.commands);
+    const platform = platformOf(vars) as keyof NonNullable<NonNullable<RepairStep['plan']>[number]['variants']> | undefined;
+    const others = (step.plan ?? []).map((p) => ({ device: roles[p.device]!, commands: render((platform && p.variants?.[platform]?.commands) || p.commands) }));
+    const plan = others.length ? [{ device: target, commands }, ...others] : undefined;
     const summary = renderTemplate(step.approval_summary, vars);
-    const decision = await approve({ step: step.id, description: step.description, summary, device: target, commands });
+    const decision = await approve({ step: step.id, description: step.description, summary, device: target, commands, ...(plan ? { plan } : {}) });
     if (decision !== 'APPROVED') {
       return { next: step.on_denied, record: { device: target, commands, approval: 'DENIED', result: 'denied' } };
     }
-    let output: string;
-    try {
-      output = await withTimeout(clock, step.timeout_s * 1000, tools.configCli(target, commands), 'config_cli');
-    } catch (e) {
-      return { next: step.on_error, record: { device: target, commands, approval: 'APPROVED', result: 'error', error: errorText(e) } };
+    // One device after the other, in plan order; putting back a device already changed when a later one
+    // fails is the relay's guard's (a plan is all or none there), the engine only stops and says which.
+    const outputs: string[] = [];
+    for (const entry of plan ?? [{ device: target, commands }]) {
+      try {
+        outputs.push(await withTimeout(clock, step.timeout_s * 1000, tools.configCli(entry.device, entry.commands), 'config_cli'));
+      } catch (e) {
+        return { next: step.on_error, record: { device: entry.device, commands: entry.commands, approval: 'APPROVED', result: 'error', error: errorText(e) } };
+      }
+      changes += 1;
     }
-    changes += 1;
+    const output = outputs.join('\n');
     const evaluation = evaluateExpectations(step.expect, output, vars);
     return {
       next: evaluation.ok ? step.on_success : step.on_failure,

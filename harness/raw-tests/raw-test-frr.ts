@@ -6,6 +6,7 @@ import { forFrr, type RawTestCase } from '../../src/runbooks/schema-test-case';
 import type { ArtifactGroup } from '../../src/runbooks/validate';
 import type { DeviceService } from '../../src/adapters/devices/device-service';
 import { DeviceError } from '../../src/adapters/devices/errors';
+import { inventoryAddressBook } from '../../src/adapters/devices/inventory-lookup';
 import { applyFrrFault, resetFrrLab } from '../frr-lab/faults';
 import type { FrrLab } from '../frr-lab/lab';
 
@@ -75,6 +76,7 @@ export async function runGroupTestsOnFrr(group: ArtifactGroup, lab: FrrLab, serv
       vars: { device_hostname: tc.alert.device_hostname, ...tc.alert.alert_vars, device_platform: 'frr' },
       rawMessage: tc.alert.raw_message,
       tools: counted.tools,
+      addressBook: inventoryAddressBook(lab.inventoryPath),
       clock: cappedClock(),
       approve: scriptedApprover(tc, approvals, failures),
     });

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { createLab } from '../ios-lab/lab';
-import { DEFAULT_INVENTORY_PATH, loadInventory } from '../ios-lab/inventory';
+import { DEFAULT_INVENTORY_PATH, labAddressBook, loadInventory } from '../ios-lab/inventory';
 import { createVirtualClock } from './clock';
 import { createLabDeviceTools } from '../ios-lab/lab-device-tools';
 import { runRaw, type ApprovalRequest, type RunRawResult } from './engine';
@@ -37,7 +37,8 @@ export async function runTestCase(
   const started = performance.now();
   const clock = createVirtualClock();
   const inventoryPath = tc.lab.inventory ? resolve(opts.repoRoot ?? process.cwd(), tc.lab.inventory) : DEFAULT_INVENTORY_PATH;
-  const lab = createLab({ inventory: await loadInventory(inventoryPath), clock, ...(opts.logger ? { logger: opts.logger } : {}) });
+  const inventory = await loadInventory(inventoryPath);
+  const lab = createLab({ inventory, clock, ...(opts.logger ? { logger: opts.logger } : {}) });
   const failures: string[] = [];
   const approvals: ApprovalRequest[] = [];
   const base = { group: group.alert_def_id, name: tc.name, file, expected: tc.expect, approvals };
@@ -57,6 +58,7 @@ export async function runTestCase(
       vars: { device_hostname: tc.alert.device_hostname, ...tc.alert.alert_vars },
       rawMessage: tc.alert.raw_message,
       tools: createLabDeviceTools(lab),
+      addressBook: labAddressBook(inventory),
       clock,
       ...(opts.logger ? { logger: opts.logger } : {}),
       approve: scriptedApprover(tc, approvals, failures),
