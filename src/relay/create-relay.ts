@@ -106,6 +106,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     deliveryWaitMs: deps.deliveryWaitMs,
     ...(store.writesBehind ? { durable: () => store.flush() } : {}),
     ...(deps.team ? { newIncidentLock: deps.team.newIncidentLock } : {}),
+    planDevicesFor: async (alert) => confirmed?.planDevicesFor(alert) ?? [],
   });
   const alertSources = createAlertSources({ config, intake, incidents, bus, agent, logger, ...(store.writesBehind ? { durable: () => store.flush() } : {}), ...(deps.team ? { owns: deps.team.owns } : {}) });
   // The relay writes into a headed run's terminal session itself: what the operator reads there is the

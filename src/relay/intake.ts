@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import type { Logger } from 'pino';
-import type { SourcedAlert } from '../adapters/alert-sources/source';
+import type { NormalizedAlert, SourcedAlert } from '../adapters/alert-sources/source';
+import type { PromptPlanDevice } from '../adapters/alert-sources/prompt';
+import type { FoundDevice } from '../runbooks/plan-devices';
 import type { Clock } from '../core/clock';
 import type { Dispatcher } from '../core/delivery/dispatcher';
 import type { Incident } from '../core/incidents/model';
@@ -38,6 +40,8 @@ export interface IntakeOptions {
    * the same new fault at once make one incident (different faults do not wait for each other).
    */
   newIncidentLock?: <T>(dedupKey: string, fn: () => Promise<T>) => Promise<T>;
+  /** The devices the alert's RAW lets a plan change, found by the relay (alert inputs + inventory): named in the prompt. */
+  planDevicesFor?: (alert: NormalizedAlert) => Promise<FoundDevice[]>;
 }
 
 export function createIntake(opts: IntakeOptions) {
@@ -72,12 +76,15 @@ export function createIntake(opts: IntakeOptions) {
     const key = alert.dedup_key;
     const open = incidents.findOpen(key);
     if (open) return foldDuplicate(open);
+    // Looked up before the lock (it reads the RAW): a lookup that fails names no device, and the guard still decides.
+    const found = opts.planDevicesFor ? await opts.planDevicesFor(alert.normalized()).catch(() => []) : [];
+    const planDevices = found.flatMap((f): PromptPlanDevice[] => ('device' in f ? [{ role: f.role, device: f.device }] : []));
     // The lock covers creating the incident and making it durable, not its delivery: a relay
     // waiting for its runtime must not hold up the same fault's alert on another relay.
     const outcome = await newIncidentLock(key, async (): Promise<AcceptedResponse | Incident> => {
       // Another relay may have opened it while this one waited for the lock.
       const meanwhile = incidents.findOpen(key);
-      return meanwhile ? foldDuplicate(meanwhile) : createDurably(alert);
+      return meanwhile ? foldDuplicate(meanwhile) : createDurably(alert, planDevices);
     }).catch((error: unknown) => {
       throw error instanceof StoreUnavailableError ? refused(error) : error;
     });
@@ -130,8 +137,8 @@ export function createIntake(opts: IntakeOptions) {
     return duplicateOf(survivor);
   }
 
-  async function createDurably(alert: SourcedAlert): Promise<Incident | AcceptedResponse> {
-    const incident = incidents.create(newIncidentFrom(alert.normalized(), mode));
+  async function createDurably(alert: SourcedAlert, planDevices: PromptPlanDevice[]): Promise<Incident | AcceptedResponse> {
+    const incident = incidents.create(newIncidentFrom(alert.normalized(), mode, 'relay', planDevices));
     try {
       await madeDurable();
     } catch (error) {

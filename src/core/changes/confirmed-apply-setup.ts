@@ -28,6 +28,9 @@ export interface ConfirmedApplySetup {
   addressBook?: AddressBook;
 }
 
+/** What finding a RAW's plan devices reads of an alert or incident. */
+type PlanAlert = { alert_def_id: string; alert_vars: Readonly<Record<string, string>>; device_hostname: string };
+
 /** Confirmed apply over the incidents' own RAWs: their post-checks and confirm windows, each group read once. */
 export function setUpConfirmedApply(opts: ConfirmedApplySetup) {
   const groups = new Map<string, Promise<ArtifactGroup>>();
@@ -49,11 +52,13 @@ export function setUpConfirmedApply(opts: ConfirmedApplySetup) {
     return planPostCheck(g.raw, capturedOnDevice(g.raw, vars, opts.incidents.timeline(incidentId)));
   };
   /** The devices the incident's RAW lets a plan change besides its own, found from its alert and the inventory. */
+  const planDevicesFor = async (alert: PlanAlert): Promise<FoundDevice[]> => {
+    const g = await group(alert.alert_def_id);
+    return findPlanDevices(g.raw, { ...alert.alert_vars, device_hostname: alert.device_hostname }, alert.device_hostname, opts.addressBook);
+  };
   const planDevices = async (incidentId: string): Promise<FoundDevice[]> => {
     const incident = opts.incidents.get(incidentId);
-    if (!incident) return [];
-    const g = await group(incident.alert_def_id);
-    return findPlanDevices(g.raw, { ...incident.alert_vars, device_hostname: incident.device_hostname }, incident.device_hostname, opts.addressBook);
+    return incident ? planDevicesFor(incident) : [];
   };
   const supervisor = createConfirmedApply({ ...opts, plan });
   const plans = createPlanApply({
@@ -70,6 +75,8 @@ export function setUpConfirmedApply(opts: ConfirmedApplySetup) {
   return {
     ...supervisor,
     planDevices,
+    /** The same, for an alert before it is an incident: what its prompt names. */
+    planDevicesFor,
     plans,
     /** A person's confirm: of the incident's plan when it has one (every device), else of its change. */
     confirmByPerson(incidentId: string, changeId: string, person: string) {

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { NormalizedAlert } from '../../adapters/alert-sources/source';
-import { buildAgentPrompt, renderPromptText } from '../../adapters/alert-sources/prompt';
+import { buildAgentPrompt, renderPromptText, type PromptPlanDevice } from '../../adapters/alert-sources/prompt';
 import type { Bus } from '../events/bus';
 import type { Clock } from '../clock';
 import type { EntryDefinition, RecordData } from '../events/define';
@@ -27,8 +27,11 @@ export type NewIncident = Omit<
 
 export type IncidentWatcher = (incident: Incident, previous: Incident['state'] | undefined) => void;
 
-/** A new incident's fields from a normalized alert: the relay's intake and headed runs build it the same way. */
-export function newIncidentFrom(normalized: NormalizedAlert, mode: Incident['mode'], kind: Incident['kind'] = 'relay'): NewIncident {
+/**
+ * A new incident's fields from a normalized alert: the relay's intake and headed runs build it the same way.
+ * `planDevices` are the relay's own finds for the RAW's plan roles, named in the prompt so the agent need not guess.
+ */
+export function newIncidentFrom(normalized: NormalizedAlert, mode: Incident['mode'], kind: Incident['kind'] = 'relay', planDevices: readonly PromptPlanDevice[] = []): NewIncident {
   return {
     kind,
     alert_def_id: normalized.alert_def_id,
@@ -38,7 +41,7 @@ export function newIncidentFrom(normalized: NormalizedAlert, mode: Incident['mod
     alert_vars: normalized.alert_vars,
     dedup_key: normalized.dedup_key,
     field_sources: normalized.field_sources,
-    promptTextFor: (id) => renderPromptText(buildAgentPrompt(normalized, id, mode)),
+    promptTextFor: (id) => renderPromptText(buildAgentPrompt(normalized, id, mode, planDevices)),
   };
 }
 
