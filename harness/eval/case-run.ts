@@ -1,3 +1,5 @@
+import { planAsLines } from '../../src/core/approvals/plan-lines';
+import type { ApprovalRequest } from '../raw-tests/engine';
 import { request } from 'undici';
 import type { RawTestCase } from '../../src/runbooks/schema-test-case';
 import type { ArtifactGroup } from '../../src/runbooks/validate';
@@ -154,4 +156,13 @@ function untilEnded(relay: RunningRelay, id: string, timeoutMs: number, onChange
     const timer = setTimeout(finish, timeoutMs);
     check();
   });
+}
+
+/**
+ * The lines a RAW reference run asked approval for, as the relay records a request: a plan's every
+ * device under its heading, the incident's own first; else the one device's lines.
+ */
+export function requestedLines(req: Pick<ApprovalRequest, 'commands' | 'plan'> | undefined): string[] {
+  if (!req) return [];
+  return req.plan ? planAsLines(req.plan) : req.commands;
 }

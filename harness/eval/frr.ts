@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { requestedLines } from './case-run';
 import { DeviceToolError } from '../../src/core/changes/device-contract';
 import { runRaw } from '../raw-tests/engine';
 import { realTimeClock } from '../raw-tests/clock';
@@ -58,7 +59,7 @@ export async function startEvalFrr(dataDir: string): Promise<EvalFrr> {
         },
         clock: { ...realTimeClock(), sleep: () => Promise.resolve() },
         approve: (req) => {
-          lines.push(req.commands);
+          lines.push(requestedLines(req));
           return Promise.resolve('DENIED');
         },
       }).catch(() => undefined);

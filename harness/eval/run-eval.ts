@@ -7,7 +7,7 @@ import type { ArtifactGroup } from '../../src/runbooks/validate';
 import type { RemediationVariant } from '../demo/brain';
 import { demoPolicy } from '../demo/demo-policy';
 import { startDemoStack, type DemoStack } from '../demo/demo-stack';
-import { runCase } from './case-run';
+import { requestedLines, runCase } from './case-run';
 import { startEvalFrr, type EvalFrr } from './frr';
 import { modelLabel, type ModelSpec } from './model-spec';
 import { totalsOf, type EvalCase, type EvalReport } from './scorecard';
@@ -37,9 +37,6 @@ export interface EvalSession {
   run(opts?: RunOptions): Promise<EvalReport>;
   stop(): Promise<void>;
 }
-
-/** Why a runbook whose repair is a plan over several devices is skipped by the eval (see runOne). */
-export const PLAN_NOT_SCORED = 'a repair planned over several devices (plan_devices): the eval scores it once the relay applies plans';
 
 /** The decision channel of the scripted human; counted as live, so approvals are asked, not skipped as unattended. */
 const CHANNEL = 'eval';
@@ -108,10 +105,6 @@ export async function startEval(opts: EvalOptions): Promise<EvalSession> {
     // On FRR the case's `frr:` names (its interfaces, faults) replace the simulated lab's.
     const tc = frr ? forFrr(written) : written;
     const skip = (reason: string) => skippedRow(group, tc, file, platform, reason);
-    // The scripted agent and the relay's tools take a repair over several devices as one plan only once
-    // the relay approves and applies plans (request_approval / config_cli with `plan`); until then such a
-    // runbook is scored by its RAW tests (npm run raw:test), not here.
-    if (group.raw.plan_devices.length > 0) return skip(PLAN_NOT_SCORED);
     let rawLines: string[];
     if (frr) {
       if (!tc.platforms.includes('frr')) return skip('not marked for FRR (platforms)');
@@ -122,7 +115,7 @@ export async function startEval(opts: EvalOptions): Promise<EvalSession> {
       if (tc.lab.inventory) return skip('the case names its own inventory; the eval lab runs the default one');
       // The RAW engine on the same scenario, in its own in-process lab: the lines the RAW itself would ask for.
       const reference = await runTestCase(group, tc, file, { repoRoot: opts.projectDir });
-      rawLines = reference.approvals[0]?.commands ?? [];
+      rawLines = requestedLines(reference.approvals[0]);
       const lab = stack.lab!.lab;
       lab.reset();
       try {

@@ -7,6 +7,7 @@ import { normalizeLine } from '../../../src/adapters/device-tools/device-policy'
 import { WAIT_MAX_S } from '../../../src/adapters/agent-tools/relay-tools';
 import type { Step } from '../scripted-model';
 import type { Conversation, ToolExchange } from './conversation';
+import { planText, renderPlan, splitPlan } from './plan-lines';
 import { ESCALATE_WITHOUT_DEVICE, OPERATOR_RESPONSE, operatorResponseSchema, readTask, remediationTaskSchema, type RemediationTask } from './messages';
 
 /**
@@ -29,6 +30,8 @@ export interface RemediationOptions {
 const REFUSED = /REFUSED by the relay's device guard/;
 /** Output that is the tool failing, not the device answering (the chat format does not say which). */
 const TOOL_FAILED = /^(MCP error|Error\b|Tool execution|% (Invalid input|Incomplete command|One command))|timed out|not in the (automation )?inventory|does not answer/i;
+/** The relay's answer when a plan went on no device (or every device changed was put back). */
+const PLAN_NOT_APPLIED = /^The plan was NOT applied/;
 
 const call = (name: string, args: object): Step => ({ toolCalls: [{ name, arguments: args }] });
 
@@ -75,6 +78,12 @@ function walk(
   }
   vars.device_hostname = task.device_hostname;
   const device = renderTemplate(raw.device, vars);
+  // A plan's other devices are only those the relay named in the prompt, by role; never guessed.
+  const roles = task.plan_devices;
+  const unfound = raw.plan_devices.filter((d) => !roles[d.role]).map((d) => d.role);
+  if (unfound.length > 0) {
+    return report('escalated', `Runtime context is missing or contradictory: the plan's other device cannot be found (${unfound.join(', ')}: the relay named no device for it); nothing was run.`, [], 'nothing');
+  }
   const steps = new Map(raw.steps.map((s) => [s.id, s]));
   const lines: string[] = [];
   let changed = 'nothing';
@@ -122,7 +131,7 @@ function walk(
         for (let attempt = 1; attempt <= attempts && !target; attempt++) {
           const command = renderTemplate(step.action.command, vars).trim();
           const c = next('device_exec_cli');
-          if (c === 'missing') return call('device_exec_cli', { incident_id: task.incident_id, device, command });
+          if (c === 'missing') return call('device_exec_cli', { incident_id: task.incident_id, device: step.device ? roles[step.device]! : device, command });
           if (c === 'pending') return { text: 'waiting for the device' };
           const output = c.result!;
           if (REFUSED.test(output)) return refusal(c, `"${command}"`);
@@ -148,7 +157,10 @@ function walk(
         break;
       }
       case 'repair': {
-        const requested = step.action.commands.map((c) => renderTemplate(c, vars).trim()).filter(Boolean);
+        const own = step.action.commands.map((c) => renderTemplate(c, vars).trim()).filter(Boolean);
+        // A plan is requested and approved as one list, each device's lines under its heading.
+        const plan = renderPlan(step, vars, device, own, roles);
+        const requested = plan ? planText(plan) : own;
         const summary = renderTemplate(step.approval_summary, vars).replace(/\s+/g, ' ').trim();
         if (variant === 'config-before-approval' && !decisionWord) {
           // Misbehaving on purpose: configuration without any approval.
@@ -180,10 +192,10 @@ function walk(
         }
         const apply = variant === 'unapproved-lines' ? withExtraLine(lines0) : lines0;
         const c = next('device_config_cli');
-        if (c === 'missing') return call('device_config_cli', { incident_id: task.incident_id, device, commands: apply });
+        if (c === 'missing') return call('device_config_cli', plan ? { incident_id: task.incident_id, plan: splitPlan(apply) } : { incident_id: task.incident_id, device, commands: apply });
         if (c === 'pending') return { text: 'waiting for the device' };
         if (REFUSED.test(c.result!)) return refusal(c, 'the configuration change');
-        const ok = !TOOL_FAILED.test(c.result!.trim()) && evaluateExpectations(step.expect, c.result!, vars).ok;
+        const ok = !TOOL_FAILED.test(c.result!.trim()) && !PLAN_NOT_APPLIED.test(c.result!.trim()) && evaluateExpectations(step.expect, c.result!, vars).ok;
         if (ok) changed = apply.join(' / ');
         const target = ok ? step.on_success : step.on_failure;
         lines.push(`${step.id}: config_cli ${apply.join(' / ')} → ${ok ? 'pass' : 'fail'} → ${target}`);

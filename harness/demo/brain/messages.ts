@@ -26,6 +26,8 @@ export const remediationTaskSchema = z.object({
   inputs: z.record(z.string(), z.string()),
   allowed_commands: z.array(z.string()).default([]),
   kb_constraints: z.string().default(''),
+  /** The plan devices the relay named in the alert prompt, role → device. */
+  plan_devices: z.record(z.string(), z.string()).default({}),
 });
 export type RemediationTask = z.infer<typeof remediationTaskSchema>;
 
@@ -46,10 +48,11 @@ export const notifyActionSchema = z.discriminatedUnion('tool', [
     arguments: z.object({
       incident_id: z.string(),
       summary: z.string(),
-      device: z.string(),
-      commands: z.array(z.string()),
+      device: z.string().optional(),
+      commands: z.array(z.string()).optional(),
       rollback: z.array(z.string()).optional(),
       artifact_ref: z.string().optional(),
+      plan: z.array(z.object({ device: z.string(), commands: z.array(z.string()), rollback: z.array(z.string()).optional() })).optional(),
     }),
   }),
 ]);

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { agentPromptSchema, type AgentPrompt } from '../../../src/adapters/alert-sources/prompt';
 import type { Step } from '../scripted-model';
+import { isPlanText, splitPlan } from './plan-lines';
 import { extractJson, taskAnswer, taskIdOf, type Conversation, type ToolExchange } from './conversation';
 import {
   ESCALATE_WITHOUT_DEVICE,
@@ -169,6 +170,7 @@ function remediationTask(prompt: AgentPrompt, ia: string, kb: string): Remediati
     inputs,
     allowed_commands: allowed,
     kb_constraints: /^known issues:\s*(.*)$/m.exec(kb)?.[1] ?? 'none',
+    plan_devices: Object.fromEntries((prompt.plan_devices ?? []).map((p) => [p.role, p.device])),
   };
 }
 
@@ -207,13 +209,17 @@ function approvalActions(id: string, approval: ApprovalRequired): NotifyAction[]
       arguments: {
         incident_id: id,
         summary: approval.summary,
-        device: approval.device,
-        commands: approval.commands,
-        rollback: approval.rollback,
+        ...(isPlanText(approval.commands) ? { plan: asPlan(approval) } : { device: approval.device, commands: approval.commands, rollback: approval.rollback }),
         ...(approval.artifact_ref ? { artifact_ref: approval.artifact_ref } : {}),
       },
     },
   ];
+}
+
+/** A plan's lines (under device headings) as request_approval's `plan`, each device with its rollback. */
+function asPlan(approval: ApprovalRequired) {
+  const rollbacks = splitPlan(approval.rollback);
+  return splitPlan(approval.commands).map((p, i) => ({ ...p, ...(rollbacks[i]?.commands.length ? { rollback: rollbacks[i]!.commands } : {}) }));
 }
 
 function finalActions(id: string, outcome: ReturnType<typeof parseOutcome>, logPath: string, remediation: string): NotifyAction[] {

@@ -21,6 +21,7 @@ beforeAll(async () => {
   groups = new Map([
     ['AD000002', await loadArtifactGroup(dir, 'AD000002')],
     ['AD000003', await loadArtifactGroup(dir, 'AD000003')],
+    ['AD000008', await loadArtifactGroup(dir, 'AD000008')],
   ]);
 });
 
@@ -62,6 +63,9 @@ async function setup(variant: RemediationVariant = 'faithful', fault: FaultSpec 
       if (tc!.name === 'device_exec_cli') {
         const r = lab.exec(String(args.device), String(args.command));
         output = r.ok ? r.output : r.error;
+      } else if (tc!.name === 'device_config_cli' && args.plan) {
+        // As the relay's guard answers a plan: every device in order (the lab refuses nothing here).
+        output = (args.plan as { device: string; commands: string[] }[]).map((e) => lab.config(e.device, e.commands)).map((r) => (r.ok ? r.output : r.error)).join('\n');
       } else if (tc!.name === 'device_config_cli') {
         const r = lab.config(String(args.device), args.commands as string[]);
         output = r.ok ? r.output : r.error;
@@ -160,5 +164,30 @@ describe('scripted fault-remediation (demo brain)', () => {
     const brain = createDemoBrain({ groups, projectDir: repoRoot }) as (r: ChatRequest, c: { index: number }) => Step;
     expect(brain({ model: 's', messages: [{ role: 'user', content: 'INC-20261121T100000Z "device_hostname": "R1"' }] }, { index: 0 })).toEqual({ text: expect.stringContaining('INC-20261121T100000Z') });
     expect(brain({ ...request([]), messages: [{ role: 'system', content: 'You are a helpful builder.' }] }, { index: 0 })).toEqual({ text: expect.stringContaining('only plays the incident agents') });
+  });
+
+  it('a plan RAW (AD000008): reads the far end the relay named, asks once for both routers, applies both in one call', async () => {
+    const { lab, calls, runUntilText } = await setup('faithful', { fault: 'ospf_mtu_mismatch', device: 'R1', interface: 'GigabitEthernet1' });
+    const mtu = { ...task, alert_def_id: 'AD000008', raw: 'intelligence-artifacts/AD000008/RAW.yaml', inputs: { device_hostname: 'R1', interface: 'GigabitEthernet1' }, plan_devices: { far_end: 'R2' } };
+    const messages: ChatMessage[] = [{ role: 'user', content: taskText('Execute the RAW.', mtu) }];
+    const first = runUntilText(messages);
+    const plan = ['! device R1', 'interface GigabitEthernet1', 'ip ospf mtu-ignore', 'end', '! device R2', 'interface GigabitEthernet1', 'ip ospf mtu-ignore', 'end'];
+    expect(first).toContain(`commands:\n${plan.map((l) => `- ${l}`).join('\n')}\n`);
+    expect(calls.filter((c) => c.name === 'device_exec_cli').map((c) => c.args.device)).toEqual(['R1', 'R1', 'R1', 'R2']);
+    messages.push({ role: 'user', content: decision('APPROVED', plan) });
+    expect(runUntilText(messages)).toMatch(/^OUTCOME: resolved\n/);
+    expect(calls.filter((c) => c.name === 'device_config_cli').map((c) => c.args)).toEqual([
+      { incident_id: task.incident_id, plan: [{ device: 'R1', commands: plan.slice(1, 4) }, { device: 'R2', commands: plan.slice(5) }] },
+    ]);
+    expect(lab.configChanges()).toBe(2);
+  });
+
+  it('a plan RAW whose far end the relay did not name: escalates before touching any device', async () => {
+    const { calls, runUntilText } = await setup('faithful', { fault: 'ospf_mtu_mismatch', device: 'R1', interface: 'GigabitEthernet1' });
+    const mtu = { ...task, alert_def_id: 'AD000008', raw: 'intelligence-artifacts/AD000008/RAW.yaml', inputs: { device_hostname: 'R1', interface: 'GigabitEthernet1' } };
+    const answer = runUntilText([{ role: 'user', content: taskText('Execute the RAW.', mtu) }]);
+    expect(answer).toMatch(/^OUTCOME: escalated\n/);
+    expect(answer).toContain("the plan's other device cannot be found (far_end");
+    expect(calls.filter((c) => c.name !== 'relay_report_outcome')).toEqual([]);
   });
 });
