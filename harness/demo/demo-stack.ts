@@ -6,6 +6,8 @@ import { z } from 'zod';
 import { listArtifactGroups, loadArtifactGroup } from '../../src/runbooks/load';
 import type { ArtifactGroup } from '../../src/runbooks/validate';
 import { startLab, type RunningLab } from '../ios-lab/server';
+import { labAddressBook, loadInventory } from '../ios-lab/inventory';
+import type { AddressBook } from '../../src/runbooks/plan-devices';
 import { startHeadlessRelay, type RunningRelay } from '../../src/relay/start-headless';
 import { createDemoBrain, type RemediationTask, type RemediationVariant } from './brain';
 import { demoRuntimeHome } from '../../src/adapters/agent/runtime-home';
@@ -32,6 +34,8 @@ export interface DemoStackOptions {
   script?: Script;
   /** Device tools elsewhere (the SSH device server on real routers): no simulated lab is started. */
   deviceMcpUrl?: string;
+  /** Where a plan's other devices are found (with `deviceMcpUrl`); default the simulated lab's inventory. */
+  addressBook?: AddressBook;
   /** Extra relay settings (e.g. REMEDIATION_MODE). */
   relayEnv?: Record<string, string>;
   /** The relay's clock (the demo and the eval pin it, so the change policy's verdict does not depend on the day). */
@@ -103,6 +107,8 @@ export async function startDemoStack(opts: DemoStackOptions): Promise<DemoStack>
       ...(opts.clock ? { clock: opts.clock } : {}),
       // The relay's post-check waits as long as the scripted agent's own checks do.
       ...(opts.maxSleepS !== undefined ? { postCheckPaceS: opts.maxSleepS } : {}),
+      // The lab's routers are reached through DEVICE_MCP_URL, so their addresses come from here.
+      addressBook: opts.addressBook ?? (lab ? labAddressBook(await loadInventory()) : undefined),
     });
     stops.push(relay.stop);
 

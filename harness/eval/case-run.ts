@@ -109,7 +109,7 @@ export async function runCase(input: CaseRunInput): Promise<EvalCase> {
     wall_ms: performance.now() - started,
     tokens: await runTokens(relay.embedded?.endpoint, ended?.session_id ?? null),
     change_outcome: timeline.filter((e) => CHANGE_OUTCOME.test(e.type)).map((e) => `${e.type}: ${e.message}`),
-    change: ended?.change?.state ?? 'none',
+    change: changeEnd(ended),
     outcome_summary: ended?.outcome?.summary ?? null,
     final_message: of(entries.notifyFinal).at(-1)?.message ?? null,
     ...(tc.expect.change ? { expected_change: tc.expect.change } : {}),
@@ -165,4 +165,12 @@ function untilEnded(relay: RunningRelay, id: string, timeoutMs: number, onChange
 export function requestedLines(req: Pick<ApprovalRequest, 'commands' | 'plan'> | undefined): string[] {
   if (!req) return [];
   return req.plan ? planAsLines(req.plan) : req.commands;
+}
+
+/** How the incident's change ended: a plan's when it has one (one word when every device agrees, else per device). */
+function changeEnd(incident: Incident | undefined): string {
+  const plan = incident?.plan_changes ?? [];
+  if (plan.length === 0) return incident?.change?.state ?? 'none';
+  const states = new Set(plan.map((c) => c.state));
+  return states.size === 1 ? plan[0]!.state : plan.map((c) => `${c.device} ${c.state}`).join(', ');
 }

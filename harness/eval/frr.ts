@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { requestedLines } from './case-run';
+import { inventoryAddressBook } from '../../src/adapters/devices/inventory-lookup';
 import { DeviceToolError } from '../../src/core/changes/device-contract';
 import { runRaw } from '../raw-tests/engine';
 import { realTimeClock } from '../raw-tests/clock';
@@ -44,6 +45,7 @@ export async function startEvalFrr(dataDir: string): Promise<EvalFrr> {
         fs: group.fs,
         vars: { device_hostname: tc.alert.device_hostname, ...tc.alert.alert_vars, device_platform: 'frr' },
         rawMessage: tc.alert.raw_message,
+        addressBook: inventoryAddressBook(lab.inventoryPath),
         tools: {
           execCli: (device, command) =>
             devices.service.exec(device, command).catch((error: unknown) => {

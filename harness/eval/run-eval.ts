@@ -8,6 +8,7 @@ import type { RemediationVariant } from '../demo/brain';
 import { demoPolicy } from '../demo/demo-policy';
 import { startDemoStack, type DemoStack } from '../demo/demo-stack';
 import { requestedLines, runCase } from './case-run';
+import { inventoryAddressBook } from '../../src/adapters/devices/inventory-lookup';
 import { startEvalFrr, type EvalFrr } from './frr';
 import { modelLabel, type ModelSpec } from './model-spec';
 import { totalsOf, type EvalCase, type EvalReport } from './scorecard';
@@ -67,7 +68,7 @@ export async function startEval(opts: EvalOptions): Promise<EvalSession> {
       approvalChannels: [CHANNEL],
       variantFor: () => variant,
       ...(opts.model.kind === 'runtime' ? { realModel: opts.model.model } : {}),
-      ...(frr ? { deviceMcpUrl: frr.devices.mcpUrl } : {}),
+      ...(frr ? { deviceMcpUrl: frr.devices.mcpUrl, addressBook: inventoryAddressBook(frr.lab.inventoryPath) } : {}),
       relayEnv: { ...policy.env, ...(frr ? { DEVICE_MCP_TOKEN: frr.devices.token } : {}) },
       clock: policy.clock,
     });

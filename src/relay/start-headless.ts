@@ -49,6 +49,8 @@ export interface HeadlessOptions {
   settingSources?: Partial<Record<keyof RelayConfig, SettingSource>>;
   /** Caps the RAW's waits in the relay's post-check (a demo paces it like its scripted agent). */
   postCheckPaceS?: number;
+  /** Where a plan's other devices are found when no DEVICE_INVENTORY says (a lab behind DEVICE_MCP_URL). */
+  addressBook?: Parameters<typeof createRelay>[0]['addressBook'];
   /** How the detached device server is started (the tray: its own executable); default: node on scripts/devices.ts. */
   deviceServerLaunch?: DeviceServerLaunch;
   /** `npm run relay` on a laptop: the OS user at its terminal, an approver who signs in to /ui with a one-time link. */
@@ -150,13 +152,13 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
 
   // Slack over Socket Mode, when its three settings are given: a second operator channel beside Webex.
   const slack = createSlackFromConfig(config, logger, opts.clock, proxy);
-
   const agent = createDeferredRuntime();
   // Only a laptop relay has a person at its terminal; a team's relays are reached by personal tokens.
   const signIn = opts.localOperator !== undefined && !team ? createSignInLinks(localOperator(opts.localOperator)) : undefined;
   const relay = await createRelay({
     ...(signIn ? { signIn } : {}),
     ...(opts.postCheckPaceS !== undefined ? { postCheckPaceS: opts.postCheckPaceS } : {}),
+    ...(opts.addressBook ? { addressBook: opts.addressBook } : {}),
     config,
     store,
     agent,
@@ -207,10 +209,7 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
   try {
     if (config.AGENT_URL) {
       // The relay's calls are small; a runtime slower than this is starting or stuck: queue and retry.
-      const client = createAgentClient(
-        { url: config.AGENT_URL, username: config.AGENT_SERVER_USERNAME, password: config.AGENT_SERVER_PASSWORD as string },
-        { logger, timeouts: { headersMs: 5_000 }, proxy },
-      );
+      const client = createAgentClient({ url: config.AGENT_URL, username: config.AGENT_SERVER_USERNAME, password: config.AGENT_SERVER_PASSWORD as string }, { logger, timeouts: { headersMs: 5_000 }, proxy });
       agent.attach(client);
       // A runtime started without the relay's pin reads the machine's managed configuration: named while it is there.
       offConfigCheck.push(relay.addStandingWarnings(() => externalRuntimeManagedWarnings(opts.opencodeManagedDir)));
