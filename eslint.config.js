@@ -1,6 +1,7 @@
 import tseslint from 'typescript-eslint';
 import { layersRule } from './eslint-rules/layers.js';
 
+const typedFiles = ['{src,harness,scripts,electron,renderer,test}/**/*.{ts,tsx}', '*.config.ts'];
 const rawIpcWrappers = ['electron/ipc/main-ipc.ts', 'electron/ipc/preload-ipc.ts'];
 
 export default tseslint.config(
@@ -45,6 +46,18 @@ export default tseslint.config(
         selector: "MemberExpression[property.name=/^(ipcMain|ipcRenderer)$/], ObjectPattern > Property[key.name=/^(ipcMain|ipcRenderer)$/]",
         message: 'Use the typed wrappers in electron/ipc/.',
       }],
+    },
+  },
+  {
+    // Type-aware checks: a promise nobody awaits loses its rejection, and a switch
+    // over a union must say what happens to every member.
+    files: typedFiles,
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/switch-exhaustiveness-check': 'error',
+      '@typescript-eslint/no-unnecessary-type-assertion': 'error',
     },
   },
   {

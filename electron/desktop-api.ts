@@ -46,7 +46,7 @@ export function toDecideOutcome(result: DecideResult): DecideOutcome {
       return { status: 'not_awaiting', state: result.incident.state };
     case 'stale_request':
       return { status: 'stale_request', request_id: result.request_id, pending_request_id: result.pending_request_id };
-    default:
+    case 'unknown_incident':
       return { status: 'unknown_incident' };
   }
 }
@@ -84,7 +84,7 @@ export function createDesktopApi(deps: DesktopApiDeps): RequestChannels {
       const secret = running.config.WEBHOOK_SECRET;
       // In-process: the same answer as GET /health/deep, without a socket.
       const res = await running.relay.app.inject({ method: 'GET', url: '/health/deep', headers: secret ? { authorization: `Bearer ${secret}` } : {} });
-      return res.json() as DeepHealth;
+      return res.json<DeepHealth>();
     },
     async sessionLog(incidentId) {
       const found = incident(incidentId);

@@ -10,6 +10,6 @@ export function teamEventsToBus(bus: Bus<RelayEvents>, onSnapshot: () => void): 
   return (event) => {
     if (event.type === 'snapshot') return onSnapshot();
     const { type, ...payload } = event;
-    bus.publish(type, payload as never);
+    bus.publish(type, payload);
   };
 }

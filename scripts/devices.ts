@@ -88,15 +88,15 @@ async function main(): Promise<void> {
   if (given !== undefined && (given.length < MIN_DEVICE_SERVER_TOKEN_LENGTH || /\s/.test(given))) {
     fail(`DEVICE_SERVER_TOKEN must be at least ${MIN_DEVICE_SERVER_TOKEN_LENGTH} characters without spaces`);
   }
-  const tokenFile = given ? undefined : resolve(values['token-file']!);
+  const tokenFile = given ? undefined : resolve(values['token-file']);
   const token = given ?? generateDeviceServerToken();
   if (tokenFile) {
     writeTokenFile(tokenFile, token);
   }
-  if (!['127.0.0.1', 'localhost', '::1'].includes(values.host!)) {
+  if (!['127.0.0.1', 'localhost', '::1'].includes(values.host)) {
     console.warn(`devices: listening on ${values.host}: only the token keeps other hosts out; prefer loopback and run it beside the relay`);
   }
-  const server = await startDeviceServer({ inventoryPath, host: values.host!, port, token, stateDir: resolve(values['state-dir']!), logger: pino({ level: process.env.LOG_LEVEL ?? 'info' }) }).catch((error: unknown) => {
+  const server = await startDeviceServer({ inventoryPath, host: values.host, port, token, stateDir: resolve(values['state-dir']), logger: pino({ level: process.env.LOG_LEVEL ?? 'info' }) }).catch((error: unknown) => {
     if (tokenFile) rmSync(tokenFile, { force: true });
     throw error;
   });

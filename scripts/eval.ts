@@ -45,7 +45,7 @@ const caseTimeoutS = Number(args['case-timeout-s']);
 if (!Number.isInteger(caseTimeoutS) || caseTimeoutS < 10) fail('--case-timeout-s must be a whole number of at least 10');
 let model;
 try {
-  model = parseModelSpec(args.model!, args.variant);
+  model = parseModelSpec(args.model, args.variant);
 } catch (error) {
   fail((error as Error).message);
 }
@@ -75,7 +75,7 @@ const report = await session!.run({ ...(args.alert ? { alert: args.alert } : {})
   process.stderr.write(`eval: ${(error as Error).message}\n`);
   return stop(1);
 });
-const files = await writeEvalFiles(path.resolve(args.out!), report);
+const files = await writeEvalFiles(path.resolve(args.out), report);
 out();
 out(totalsText(report));
 out(`  wrote ${path.relative(process.cwd(), files.json)} and ${path.relative(process.cwd(), files.xml)}`);

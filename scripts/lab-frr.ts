@@ -135,7 +135,7 @@ async function faultCli(args: FrrLabArgs, out: string, fail: Fail): Promise<void
   if (!existsSync(out)) fail(`no FRR lab described at ${out}: start one with npm run lab -- --frr`, 1);
   const described = JSON.parse(readFileSync(out, 'utf8')) as { plan?: FrrLabRouter[] };
   if (!described.plan) fail(`${out} was written by an older lab: restart it with npm run lab -- --frr`, 1);
-  const lab = attachFrrLab(described.plan!);
+  const lab = attachFrrLab(described.plan);
   if (args.command === 'clear') {
     await resetFrrLab(lab);
     console.log('every fault cleared: each BGP session Established, no passive or shut interface, no wrong remote-as, no password, every link at its MTU');

@@ -97,7 +97,7 @@ async function main(): Promise<void> {
       const delay = values['converge-delay-ms'] !== undefined ? Number(values['converge-delay-ms']) : undefined;
       if (delay !== undefined && !(delay >= 0)) throw new Error('--converge-delay-ms must be a number of milliseconds');
       const lab = await startLab({
-        host: values.host!,
+        host: values.host,
         port,
         ...(values.inventory ? { inventoryPath: values.inventory } : {}),
         ...(delay !== undefined ? { convergeDelayMs: delay } : {}),

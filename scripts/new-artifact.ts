@@ -35,7 +35,7 @@ if (positionals.length !== 1) fail(`name exactly one new alert definition id, e.
 const id = positionals[0]!;
 
 try {
-  const result = await scaffoldGroup({ id, from: values.from!, artifactsDir: values.dir!, kbDir: values['kb-dir']! });
+  const result = await scaffoldGroup({ id, from: values.from, artifactsDir: values.dir, kbDir: values['kb-dir'] });
   // Paths inside the project relative to it, others (a temp copy) as given.
   const rel = (p: string) => (relative(process.cwd(), p).startsWith('..') ? p : relative(process.cwd(), p) || p);
   const dirArg = values.dir === 'intelligence-artifacts' ? '' : ` --dir ${values.dir}`;

@@ -67,7 +67,7 @@ const netconf = values.netconf
   ? await startLabForTests('--netconf', netconfLabUnavailable, (dir) => startNetconfLab({ dir }), (lab) => `NETCONF lab up: ${lab.node.name} (${lab.ssh})`)
   : undefined;
 
-const dir = values.dir!;
+const dir = values.dir;
 const ids = positionals.length ? positionals : (await listArtifactGroups(dir)).map((g) => g.alert_def_id);
 const results: CaseResult[] = [];
 let broken = false;
@@ -91,13 +91,13 @@ try {
   await frr?.stop();
   await netconf?.stop();
 }
-await mkdir(values.out!, { recursive: true });
-await writeFile(join(values.out!, 'results.xml'), toJUnit(results));
-await writeFile(join(values.out!, 'summary.md'), toSummaryMarkdown(results));
+await mkdir(values.out, { recursive: true });
+await writeFile(join(values.out, 'results.xml'), toJUnit(results));
+await writeFile(join(values.out, 'summary.md'), toSummaryMarkdown(results));
 for (const r of results) {
   console.log(`${r.passed ? 'pass' : 'FAIL'}  ${r.group}  ${r.name}  (${r.result.outcome})`);
   for (const f of r.failures) console.log(`      ${f.replace(/\n/g, '\n      ')}`);
 }
 const failed = results.filter((r) => !r.passed).length;
-console.log(`\n${results.length - failed}/${results.length} passed; wrote ${relative(process.cwd(), join(values.out!, 'results.xml'))} and summary.md`);
+console.log(`\n${results.length - failed}/${results.length} passed; wrote ${relative(process.cwd(), join(values.out, 'results.xml'))} and summary.md`);
 process.exitCode = failed || broken || results.length === 0 ? 1 : 0;

@@ -13,7 +13,7 @@ const { values, positionals } = parseArgs({
   allowPositionals: true,
   options: { dir: { type: 'string', default: process.env.ARTIFACTS_DIR ?? 'intelligence-artifacts' } },
 });
-const dir = values.dir!;
+const dir = values.dir;
 const bad = positionals.filter((id) => !GROUP_ID.test(id));
 if (bad.length) {
   console.error(`artifacts:validate: ${bad.join(', ')} is not an alert definition id (AD and six digits, e.g. AD000002)`);

@@ -94,7 +94,7 @@ export async function applyFrrFault(lab: FrrLabRouters, fault: FaultSpec): Promi
       return applyMtuMismatch(lab, router, fault);
     case 'bgp_password_mismatch':
       return applyPasswordMismatch(lab, router, fault);
-    default:
+    case 'device_unreachable':
       return `fault ${fault.fault} has no FRR form in this lab`;
   }
 }

@@ -193,7 +193,9 @@ export async function runRaw(opts: RunRawOptions): Promise<RunRawResult> {
           finish({ ...base, ...r.record, ended_at: iso(), next });
           break;
         }
-        default: {
+        case 'validate':
+        case 'collect':
+        case 'revalidate': {
           const r = await runCheck(step, on(step.device));
           next = r.next;
           finish({ ...base, ...r.record, ended_at: iso(), next });

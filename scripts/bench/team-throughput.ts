@@ -95,7 +95,7 @@ async function send(relays: Worker[], bodies: string[], inFlight: number): Promi
     while (next < bodies.length) {
       const n = next++;
       const relay = relays[n % relays.length] as Worker;
-      const res = await relay.pool.request({ path: '/fault-alert', method: 'POST', headers: { 'content-type': 'application/json' }, body: bodies[n] as string });
+      const res = await relay.pool.request({ path: '/fault-alert', method: 'POST', headers: { 'content-type': 'application/json' }, body: bodies[n] });
       const text = await res.body.text();
       if (res.statusCode !== 202) throw new Error(`alert ${n} answered ${res.statusCode}: ${text}`);
     }

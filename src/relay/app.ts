@@ -108,8 +108,10 @@ export interface AppDeps {
 /** The relay's HTTP surface as a fastify instance; `server.ts` decides where it listens. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps;
+  // Typed here rather than asserted: pino's Logger would otherwise set the instance's logger type.
+  const loggerInstance: FastifyBaseLogger = deps.logger;
   const app = Fastify({
-    loggerInstance: deps.logger as FastifyBaseLogger,
+    loggerInstance,
     bodyLimit: config.MAX_BODY_BYTES,
     requestTimeout: 30_000,
     connectionTimeout: 60_000,

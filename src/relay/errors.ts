@@ -117,10 +117,11 @@ export function installErrorHandler(app: FastifyInstance, scrub: (text: string) 
  * its length limit, before any route, hook or error handler: this is its `frameworkErrors` option,
  * so those answers have the documented shape too.
  */
-export function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply) {
-  if (error.code === 'FST_ERR_BAD_URL') return reply.code(400).send(errorBody('invalid_url', 'The request path is not valid percent-encoding.'));
-  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') return reply.code(414).send(errorBody('uri_too_long', 'A part of the request path is longer than the relay accepts.'));
-  return reply.code(500).send(errorBody('internal_error', 'The relay could not route this request; see its log.'));
+export function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  // The reply is thenable: sent, not returned, since fastify takes nothing back from this option.
+  if (error.code === 'FST_ERR_BAD_URL') reply.code(400).send(errorBody('invalid_url', 'The request path is not valid percent-encoding.'));
+  else if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') reply.code(414).send(errorBody('uri_too_long', 'A part of the request path is longer than the relay accepts.'));
+  else reply.code(500).send(errorBody('internal_error', 'The relay could not route this request; see its log.'));
 }
 
 /**

@@ -62,7 +62,9 @@ export function transitions(step: RawStep): { key: PathSegment[]; target: string
       ];
     case 'wait':
       return [{ key: ['next'], target: step.next }];
-    default:
+    case 'resolve':
+    case 'fail':
+    case 'escalate':
       return [];
   }
 }

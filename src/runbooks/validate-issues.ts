@@ -58,7 +58,12 @@ function zodHint(issue: z.core.$ZodIssue): string {
       return `use one of the listed values for ${key}`;
     case 'too_small':
       return `${key} needs at least ${String(issue.minimum)} ${issue.origin === 'string' ? 'character(s)' : 'item(s)'}`;
-    default:
+    case 'custom':
+    case 'invalid_element':
+    case 'invalid_format':
+    case 'invalid_key':
+    case 'not_multiple_of':
+    case 'too_big':
       return `correct ${key} as the message says (see ${README})`;
   }
 }

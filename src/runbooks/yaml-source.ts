@@ -26,7 +26,7 @@ export function parseYamlSource(text: string, file: string, lineOffset = 0): Yam
 
   const locate = (path: readonly PathSegment[]) => {
     let node: unknown = doc.contents;
-    let at: number = (doc.contents as Node | null)?.range?.[0] ?? 0;
+    let at: number = doc.contents?.range?.[0] ?? 0;
     for (const seg of path) {
       if (isMap(node)) {
         const pair = node.items.find((p) => (isScalar(p.key) ? p.key.value : p.key) === seg);

@@ -113,7 +113,7 @@ describe('the audit stream to Splunk HEC', () => {
       expect(metrics).toMatch(new RegExp(`^fault_relay_audit_backlog_batches\\{sink="splunk_hec"\\} ${batches}$`, 'm'));
     }, { timeout: 30_000, interval: 50 });
     expect(events).toBeGreaterThanOrEqual(batches);
-    const health = (await r.app.inject({ method: 'GET', url: '/health' })).json() as { warnings: string[] };
+    const health = (await r.app.inject({ method: 'GET', url: '/health' })).json<{ warnings: string[] }>();
     expect(health.warnings).toContainEqual(expect.stringMatching(new RegExp(`^Audit to splunk_hec: ${events} event\\(s\\) in ${batches} batch\\(es\\) waiting to be delivered \\(cannot reach the collector: ECONNREFUSED\\)`)));
 
     hec = await startFakeHec({ token: HEC_TOKEN, port });
@@ -139,7 +139,7 @@ describe('the audit stream to Splunk HEC', () => {
     await untilIncident(r, id, (_i, timeline) => auditViewOf(timeline).state === 'failed');
     expect(auditLine(auditViewOf(r.incidents.timeline(id)))).toBe('Audit: refused by splunk_hec (1)');
     expect(r.incidents.timeline(id).find((e) => e.type === 'audit.failed')).toMatchObject({ sink: 'splunk_hec', reason: 'HTTP 400 code 6: Invalid data format' });
-    const health = (await r.app.inject({ method: 'GET', url: '/health' })).json() as { warnings: string[] };
+    const health = (await r.app.inject({ method: 'GET', url: '/health' })).json<{ warnings: string[] }>();
     expect(health.warnings).toContain('Audit to splunk_hec: 1 batch(es) of events not delivered and not tried again; last: HTTP 400 code 6: Invalid data format');
     expect(hec.hits()).toBe(hitsBefore + 1);
     const metrics = await r.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${SECRET}` } });

@@ -108,7 +108,7 @@ describe.skipIf(!CHROMIUM)('the read-only dashboard in Chromium, against the rea
     const evidence = view.getByRole('group', { name: 'Export evidence' });
     const [md] = await Promise.all([page.waitForEvent('download', { timeout: GUARD_MS }), evidence.getByRole('button', { name: 'Export evidence' }).click()]);
     expect(md.suggestedFilename()).toBe(`${incidentId}-evidence.md`);
-    const text = readFileSync((await md.path())!, 'utf8');
+    const text = readFileSync(await md.path(), 'utf8');
     const request = env.relay.incidents.get(incidentId)!.approval_request!;
     expect(text).toContain(`# Evidence: ${incidentId}`);
     expect(text).toContain(`| Request id | ${request.request_id} |`);
@@ -117,7 +117,7 @@ describe.skipIf(!CHROMIUM)('the read-only dashboard in Chromium, against the rea
 
     const [json] = await Promise.all([page.waitForEvent('download', { timeout: GUARD_MS }), evidence.getByRole('button', { name: 'JSON' }).click()]);
     expect(json.suggestedFilename()).toBe(`${incidentId}-evidence.json`);
-    const bundle = evidenceBundleSchema.parse(JSON.parse(readFileSync((await json.path())!, 'utf8')));
+    const bundle = evidenceBundleSchema.parse(JSON.parse(readFileSync(await json.path(), 'utf8')));
     expect(verifyEvidenceBundle(bundle)).toEqual([]);
     expect(bundle.approval_request).toMatchObject({ lines: COMMANDS, lines_sha256: request.lines_sha256, lines_sha256_matches: true });
     expect(bundle.change.result).toBe('not_applied');

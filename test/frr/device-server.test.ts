@@ -209,7 +209,7 @@ describe.skipIf(NO_FRR)('the SSH device tool server on real FRR routers', () => 
   it('is started by the relay itself when DEVICE_INVENTORY is set, and reached through the guard only', async () => {
     const relay = await relayForTest({ agent: createStubRuntime(), env: { DEVICE_INVENTORY: lab.inventoryPath, RELAY_TOOLS_TOKEN: 'frr-tools-token', RELAY_DATA_DIR: tempDir('fault-relay-frr-relay-data-') } });
     try {
-      const deep = (await relay.app.inject({ url: '/health/deep' })).json() as { checks: { device_mcp: Record<string, unknown> } };
+      const deep = (await relay.app.inject({ url: '/health/deep' })).json<{ checks: { device_mcp: Record<string, unknown> } }>();
       expect(deep.checks.device_mcp).toMatchObject({ ok: true, latency_ms: expect.any(Number) });
       expect(deep.checks.device_mcp).not.toHaveProperty('url');
       const url = await relay.listen({ port: 0, host: '127.0.0.1' });

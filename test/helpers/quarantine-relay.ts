@@ -55,7 +55,7 @@ export async function quarantineRelay(opts: { quarantine?: QuarantineBackend; he
     (await relay.app.inject({ method: 'POST', url: '/fault-alert', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(buildSplunkAlert({ device: 'R1', neighbor })) })).json().incident_id as string;
   const ask = (id: string, commands = REPAIR) => tools.call('request_approval', { incident_id: id, summary: 'unshut the neighbor', device: 'R1', commands });
   const clear = (name: string, token?: string) => relay.app.inject({ method: 'POST', url: `/devices/${name}/clear`, headers: token ? { authorization: `Bearer ${token}` } : {} });
-  const health = async () => (await relay.app.inject({ url: '/health' })).json() as { status: string; reasons?: string[]; quarantined_devices?: { device: string }[] };
+  const health = async () => (await relay.app.inject({ url: '/health' })).json<{ status: string; reasons?: string[]; quarantined_devices?: { device: string }[] }>();
   /** An incident on R1 whose approved change went on and could not be rolled back. */
   const unrolled = async () => {
     const id = await fire('10.0.0.2');

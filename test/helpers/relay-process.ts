@@ -56,8 +56,8 @@ export async function spawnRelay(env: Record<string, string>, opts: { ownGroup?:
       const human = /^\d\d:\d\d:\d\d {2}relay listening {2}url=(\S+)/.exec(line);
       if (human) resolveUrl(human[1]!);
     };
-    createInterface({ input: proc.stdout! }).on('line', onLine);
-    createInterface({ input: proc.stderr! }).on('line', onLine);
+    createInterface({ input: proc.stdout }).on('line', onLine);
+    createInterface({ input: proc.stderr }).on('line', onLine);
     proc.once('exit', (code) => reject(new Error(`relay exited with ${code} before listening:\n${output.join('\n')}`)));
   });
   return {

@@ -59,7 +59,7 @@ export function createStubRuntime() {
       if (!sessions.some((s) => s.id === sessionId)) throw new AgentRuntimeError('not_found', `Session not found: ${sessionId}`, 404);
       prompts.push({ sessionId, ...input });
     },
-    model: 'stub/stub' as string | null,
+    model: 'stub/stub',
     async configuredModel() {
       check();
       return runtime.model;

@@ -118,7 +118,7 @@ describe('embedded opencode runtime', () => {
     });
     const exited = new Promise((r) => relay.once('exit', r));
     const line = await new Promise<string>((resolve, reject) => {
-      createInterface({ input: relay.stdout! }).once('line', resolve);
+      createInterface({ input: relay.stdout }).once('line', resolve);
       relay.once('exit', (code) => reject(new Error(`relay stand-in exited early (${code})`)));
     });
     const { pid } = JSON.parse(line) as { pid: number };

@@ -129,7 +129,7 @@ describe('relay against the real opencode server', () => {
     expect(match, sim.stdout).not.toBeNull();
     // Queued when the runtime answered after the intake stopped waiting (a loaded machine): the log says where it went.
     const sessionId = await relay.delivered((match as RegExpExecArray)[1] as string);
-    const sent = await firstUserMessage(client, sessionId as string);
+    const sent = await firstUserMessage(client, sessionId);
     const joined = await simulate('--direct');
     expect(joined.stderr).toContain(`already has the open incident ${(match as RegExpExecArray)[1]}`);
     expect(joined.stdout).toBe('');

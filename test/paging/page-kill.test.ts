@@ -23,7 +23,7 @@ async function relayChild(dataDir: string, pagerDutyUrl: string) {
     await once(proc, 'exit');
   };
   onTestFinished(kill);
-  for await (const line of createInterface({ input: proc.stdout! })) {
+  for await (const line of createInterface({ input: proc.stdout })) {
     const m = /^listening (\S+)$/.exec(line);
     if (m) return { url: m[1]!, kill };
   }

@@ -20,7 +20,7 @@ async function setUp(env: Record<string, string> = {}) {
     await relay!.approvals.request({ incident_id: id, summary: 's', device: 'R1', commands: ['router bgp 65001', `no neighbor ${neighbor} shutdown`] });
     return id;
   };
-  return { relay: relay!, posted, fire };
+  return { relay, posted, fire };
 }
 
 /** A click on a card shaped as the seed defines it: inputs alert_def_id and decision, no incident_id. */

@@ -79,7 +79,7 @@ describe('the device server the relay starts from DEVICE_INVENTORY', () => {
     expect(r.text).not.toContain('DEVICE_MCP_TOKEN');
 
     const deep = await relay.app.inject({ url: '/health/deep' });
-    const body = deep.json() as { checks: { device_mcp: Record<string, unknown> } };
+    const body = deep.json<{ checks: { device_mcp: Record<string, unknown> } }>();
     expect(body.checks.device_mcp).toMatchObject({ ok: true, latency_ms: expect.any(Number) });
     expect(body.checks.device_mcp).not.toHaveProperty('url');
 

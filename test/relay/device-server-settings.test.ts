@@ -39,7 +39,7 @@ describe('the /ui settings view of a relay that started its own device server', 
 
     const res = await relay.app.inject({ url: '/ui/api/settings', headers: auth });
     expect(res.statusCode).toBe(200);
-    const fields = res.json() as Field[];
+    const fields = res.json<Field[]>();
     expect(fields.find((f) => f.name === 'DEVICE_MCP_URL')).toMatchObject({ value: null, inForce: null, isSet: false });
     expect(fields.find((f) => f.name === 'DEVICE_INVENTORY')).toMatchObject({ value: inventory });
     for (const leak of [server.mcpUrl, server.url, `:${port}`, server.token]) expect(res.body).not.toContain(leak);
@@ -52,7 +52,7 @@ describe('the /ui settings view of a relay that started its own device server', 
   it('shows a DEVICE_MCP_URL the operator set, and probes that one', async () => {
     const relay = await relayForTest({ agent: createStubRuntime(), env: { WEBHOOK_SECRET: SECRET, DEVICE_MCP_URL: 'http://127.0.0.1:9/mcp' } });
     onTestFinished(() => relay.close());
-    const fields = (await relay.app.inject({ url: '/ui/api/settings', headers: auth })).json() as Field[];
+    const fields = (await relay.app.inject({ url: '/ui/api/settings', headers: auth })).json<Field[]>();
     expect(fields.find((f) => f.name === 'DEVICE_MCP_URL')).toMatchObject({ value: 'http://127.0.0.1:9/mcp', isSet: true });
     // Port 9 (discard) has no listener here: the probe went to the configured URL, and says so without it.
     const check = (await relay.app.inject({ url: '/health/deep', headers: auth })).json().checks.device_mcp;

@@ -12,6 +12,9 @@ import { entries } from '../../src/core/events/timeline-entries';
 import { z } from 'zod';
 import { define } from '../../src/core/events/define';
 
+// Typed rather than asserted: pino's own Logger type would otherwise become the instance's.
+const fastifyLogger: FastifyBaseLogger = silent;
+
 /** A line of no particular kind, to see it pass through. */
 const note = define('note', z.looseObject({}), 'runtime');
 
@@ -91,7 +94,7 @@ async function serve(opts: { secret?: string; maxBufferedBytes?: number } = {}) 
   const clock = manualClock();
   const relay = inMemoryIncidents(clock);
   const counting = countingBus(relay.bus);
-  const server = Fastify({ loggerInstance: silent as FastifyBaseLogger });
+  const server = Fastify({ loggerInstance: fastifyLogger });
   app = server;
   installErrorHandler(server);
   await server.register(async (scope) => {

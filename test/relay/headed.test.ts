@@ -34,7 +34,7 @@ async function setUp(env: Record<string, string> = {}, clock?: ReturnType<typeof
   closers.push(relay, device, tools);
   const created = await relay.app.inject({ method: 'POST', url: '/headed', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(ad000002()) });
   expect(created.statusCode).toBe(201);
-  const { incident_id: id, prompt } = created.json() as { incident_id: string; prompt: string };
+  const { incident_id: id, prompt } = created.json<{ incident_id: string; prompt: string }>();
   const post = (path: string, body: Record<string, unknown>, token = relay.terminalSecret) =>
     relay.app.inject({ method: 'POST', url: `/headed/${id}${path}`, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, payload: JSON.stringify(body) });
   /** What npm run headed does when it opens the terminal: a session on the runtime, bound to the incident. */

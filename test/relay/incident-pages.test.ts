@@ -12,6 +12,9 @@ import { sessionsRoutes } from '../../src/relay/routes/sessions';
 import { silent } from '../helpers/relay';
 import { manualClock } from '../unit/incidents/in-memory-incidents';
 
+// Typed rather than asserted: pino's own Logger type would otherwise become the instance's.
+const fastifyLogger: FastifyBaseLogger = silent;
+
 let app: FastifyInstance | undefined;
 afterEach(async () => {
   await app?.close();
@@ -36,7 +39,7 @@ async function relayWith(open: number, finished: number) {
     finishedIds.push(created.incident_id);
   }
   const openIds = Array.from({ length: open }, (_, n) => make(finished + n).incident_id);
-  const server = Fastify({ loggerInstance: silent as FastifyBaseLogger });
+  const server = Fastify({ loggerInstance: fastifyLogger });
   app = server;
   server.setValidatorCompiler(validatorCompiler);
   server.setSerializerCompiler(serializerCompiler);
@@ -65,7 +68,7 @@ describe('/sessions and the /events snapshot with many incidents', () => {
     const t = await relayWith(7, 450);
     const first = await t.server.inject({ url: '/sessions' });
     expect(first.statusCode).toBe(200);
-    const listed = Object.keys(first.json() as Record<string, unknown>);
+    const listed = Object.keys(first.json<Record<string, unknown>>());
     expect(listed).toHaveLength(7 + 100);
     expect(listed).toEqual(expect.arrayContaining(t.openIds));
     // Newest finished first: the last 100 made.
@@ -77,7 +80,7 @@ describe('/sessions and the /events snapshot with many incidents', () => {
     while (cursor) {
       const page = await t.server.inject({ url: `/sessions?cursor=${cursor}&limit=100` });
       expect(page.statusCode).toBe(200);
-      const body = page.json() as { incidents: { incident_id: string; state: string }[]; next_cursor: string | null };
+      const body = page.json<{ incidents: { incident_id: string; state: string }[]; next_cursor: string | null }>();
       expect(body.incidents.length).toBeLessThanOrEqual(100);
       expect(body.incidents.every((i) => i.state === 'failed')).toBe(true);
       seen.push(...body.incidents.map((i) => i.incident_id));
@@ -104,7 +107,7 @@ describe('/sessions and the /events snapshot with many incidents', () => {
     expect((await t.server.inject({ url: '/sessions?limit=100000' })).statusCode).toBe(400);
     // A few incidents: everything in the first answer and no cursor.
     const all = await t.server.inject({ url: '/sessions' });
-    expect(Object.keys(all.json() as object)).toHaveLength(4);
+    expect(Object.keys(all.json<object>())).toHaveLength(4);
     expect(all.headers['x-next-cursor']).toBeUndefined();
     expect((await t.server.inject({ url: '/sessions?limit=2' })).json()).toMatchObject({ incidents: [{ state: 'failed' }, { state: 'failed' }], next_cursor: expect.any(String) });
   });
@@ -116,7 +119,7 @@ describe('/sessions and the /events snapshot with many incidents', () => {
     const ids = async (query: string) => {
       const res = await t.server.inject({ url: `/sessions?${query}` });
       expect(res.statusCode).toBe(200);
-      const body = res.json() as { incidents: { incident_id: string }[]; next_cursor: string | null };
+      const body = res.json<{ incidents: { incident_id: string }[]; next_cursor: string | null }>();
       return body.incidents.map((i) => i.incident_id).sort();
     };
     expect(await ids('state=queued')).toEqual([...t.openIds].sort());
@@ -127,9 +130,9 @@ describe('/sessions and the /events snapshot with many incidents', () => {
     expect(await ids('outcome=resolved')).toEqual([]);
     expect(await ids('approver=ana')).toEqual([]);
     // A page of two, then the rest by its cursor: the filter holds across pages.
-    const page = (await t.server.inject({ url: '/sessions?state=failed&limit=2' })).json() as { incidents: unknown[]; next_cursor: string };
+    const page = (await t.server.inject({ url: '/sessions?state=failed&limit=2' })).json<{ incidents: unknown[]; next_cursor: string }>();
     expect(page.incidents).toHaveLength(2);
-    const rest = (await t.server.inject({ url: `/sessions?state=failed&limit=2&cursor=${page.next_cursor}` })).json() as { incidents: unknown[] };
+    const rest = (await t.server.inject({ url: `/sessions?state=failed&limit=2&cursor=${page.next_cursor}` })).json<{ incidents: unknown[] }>();
     expect(rest.incidents).toHaveLength(2);
     for (const bad of ['state=burning', 'from=yesterday', 'outcome=maybe']) {
       const res = await t.server.inject({ url: `/sessions?${bad}` });

@@ -60,7 +60,7 @@ describe('GET /metrics', () => {
     expect((await r.app.inject({ method: 'POST', url: '/fault-alert', headers: auth, payload: { not: 'splunk' } })).statusCode).toBe(400);
     const batch = await r.app.inject({ method: 'POST', url: '/alerts/alertmanager', headers: { ...auth, 'content-type': 'application/json' }, payload: JSON.stringify(amWebhook([amAlert()])) });
     expect(batch.statusCode, batch.body).toBe(202);
-    const amStatus = (batch.json() as { accepted: { status: string }[] }).accepted[0]!.status;
+    const amStatus = batch.json<{ accepted: { status: string }[] }>().accepted[0]!.status;
 
     const id = first.json().incident_id as string;
     await r.approvals.request({ incident_id: id, summary: 'Remove the shutdown', device: 'R1', commands: ['router bgp 65001', 'no neighbor 10.0.0.2 shutdown'] });

@@ -70,7 +70,7 @@ describe('the change policy, enforced before any card', () => {
     const file = join(t.dir, 'policy.yaml');
     writeFileSync(file, readFileSync(file, 'utf8').replace('default: escalate', 'default: maybe'));
     await vi.waitFor(async () => {
-      const health = (await t.relay.app.inject({ url: '/health' })).json() as { warnings: string[] };
+      const health = (await t.relay.app.inject({ url: '/health' })).json<{ warnings: string[] }>();
       expect(health.warnings.join('\n')).toMatch(/change policy was edited but does not load[\s\S]*default/);
     }, { timeout: 15_000, interval: 100 });
     const id = await t.fire();

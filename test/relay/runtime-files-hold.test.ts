@@ -35,11 +35,11 @@ async function setUp() {
   offWarning = relay.addStandingWarnings(check.warnings);
   // A new neighbor per alert, so each is a new fault (a random pick made two the same fault now and then).
   let neighbor = 1;
-  const post = async () => (await relay!.app.inject({ method: 'POST', url: '/fault-alert', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(ad000002({ neighbor_ip: `10.0.0.${(neighbor += 1)}` })) })).json() as { status: string; incident_id: string };
+  const post = async () => (await relay!.app.inject({ method: 'POST', url: '/fault-alert', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(ad000002({ neighbor_ip: `10.0.0.${(neighbor += 1)}` })) })).json<{ status: string; incident_id: string }>();
   return { dir, clock, agent, post, agentFile: path.join(dir, '.opencode/agent/fault-remediation.md') };
 }
 
-const health = async () => (await relay!.app.inject({ url: '/health' })).json() as { warnings: string[] };
+const health = async () => (await relay!.app.inject({ url: '/health' })).json<{ warnings: string[] }>();
 
 describe('runs held while the runtime files differ from what the relay ships', () => {
   it('keeps the incident queued, says why on its timeline once and on /health, and delivers by itself once the file is restored', async () => {

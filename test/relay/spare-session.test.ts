@@ -30,7 +30,7 @@ const filesStore = (dir: string) =>
   createPersistentStore({ ...((b) => ({ backend: b.open, archive: b.archive }))(createFileBackends(dir)), timelineDir: join(dir, 'timelines'), retention: 1000, logger: silent });
 
 const post = (relay: Awaited<ReturnType<typeof relayForTest>>, device: string) =>
-  relay.app.inject({ method: 'POST', url: '/fault-alert', payload: ad000002({ system: device }) }).then((r) => r.json() as { status: string; incident_id: string; session_id?: string });
+  relay.app.inject({ method: 'POST', url: '/fault-alert', payload: ad000002({ system: device }) }).then((r) => r.json<{ status: string; incident_id: string; session_id?: string }>());
 
 const titles = (agent: AgentRuntime & { sessions: { title?: string }[] }) => agent.sessions.map((s) => s.title);
 

@@ -213,7 +213,7 @@ describe('/ui/api', () => {
   });
 
   it('lists the artifact groups with the variables their runbooks need', async () => {
-    const groups = (await app.inject({ url: '/ui/api/artifacts', headers: auth })).json() as { alert_def_id: string; valid: boolean; variables: { name: string; required: boolean; example?: string }[] }[];
+    const groups = (await app.inject({ url: '/ui/api/artifacts', headers: auth })).json<{ alert_def_id: string; valid: boolean; variables: { name: string; required: boolean; example?: string }[] }[]>();
     const ad2 = groups.find((g) => g.alert_def_id === 'AD000002');
     expect(ad2?.valid).toBe(true);
     expect(ad2?.variables.map((v) => v.name)).toEqual(['neighbor_ip', 'vrf_name', 'device_platform', 'neighbor_as', 'device_ip']);
@@ -232,7 +232,7 @@ describe('/ui/api', () => {
     const res = await app.inject({ url: '/ui/api/settings', headers: auth });
     expect(res.body).not.toContain(SECRET);
     expect(res.body).not.toContain('runtime-pw-77');
-    const fields = res.json() as { name: string; value: string | null; secret: boolean; isSet: boolean }[];
+    const fields = res.json<{ name: string; value: string | null; secret: boolean; isSet: boolean }[]>();
     expect(fields.find((f) => f.name === 'WEBHOOK_SECRET')).toMatchObject({ value: null, secret: true, isSet: true });
     expect(fields.find((f) => f.name === 'MSG_BOT_TOKEN')).toMatchObject({ value: null, secret: true, isSet: false });
     expect(fields.find((f) => f.name === 'REMEDIATION_MODE')).toMatchObject({ value: 'strict', secret: false });

@@ -48,7 +48,7 @@ describe.skipIf(Boolean(noPostgres))('team relay: decision rows carry the relays
     await until(a.relay, () => forgedLines(a, id).length === 1);
     expect(a.relay.incidents.get(id)).toMatchObject({ state: 'awaiting_approval', approval: null });
     expect(forgedLines(a, id)[0]!.message).toMatch(/failed its integrity check .* ignored, nothing applied/);
-    const health = (await a.relay.app.inject({ url: '/health' })).json() as { warnings: string[] };
+    const health = (await a.relay.app.inject({ url: '/health' })).json<{ warnings: string[] }>();
     expect(health.warnings).toEqual(expect.arrayContaining([expect.stringMatching(new RegExp(`1 decision or confirm row\\(s\\) in the team database failed their MAC check .*a decision on ${id}`))]));
     expect(JSON.stringify(health)).not.toContain(TEAM_DECISION_KEY);
 

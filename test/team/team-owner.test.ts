@@ -56,7 +56,7 @@ describe.skipIf(Boolean(noPostgres))('team relay: one owner per incident', () =>
     const mapped = await import('../../src/adapters/agent/runtime-events');
     const mapper = mapped.createRuntimeEventMapper({
       incidents: b.relay.incidents,
-      agent: { getSession: async () => ({ id: sessionId }) as never },
+      agent: { getSession: async () => ({ id: sessionId }) },
       logger: silent,
       owns: (incidentId) => b.team.owns(incidentId),
     });

@@ -47,7 +47,7 @@ describe.skipIf(Boolean(noPostgres))('team relay: quarantined devices', () => {
     const refused = await b.relay.approvals.request({ incident_id: second, device: 'R1', summary: 'unshut the neighbor', commands: REPAIR });
     expect(refused).toMatchObject({ status: 'escalated_quarantined', device: 'R1', reason: expect.stringMatching(/^R1 is quarantined since .*ROLLBACK FAILED/) });
     expect(b.relay.incidents.get(second)).toMatchObject({ state: 'escalated', approval_request: null });
-    const health = (await b.relay.app.inject({ url: '/health' })).json() as { status: string; reasons: string[] };
+    const health = (await b.relay.app.inject({ url: '/health' })).json<{ status: string; reasons: string[] }>();
     expect(health.status).toBe('degraded');
     expect(health.reasons.join('\n')).toMatch(/^R1 is quarantined since /m);
 

@@ -68,7 +68,7 @@ async function rootOf(relay: Relay, incidentId: string): Promise<ReceivedSpan> {
 /** The span's parents in the receiver, nearest first. */
 function ancestors(span: ReceivedSpan): ReceivedSpan[] {
   const chain: ReceivedSpan[] = [];
-  for (let parent = receiver.spans.find((s) => s.spanId === span.parentSpanId); parent; parent = receiver.spans.find((s) => s.spanId === parent!.parentSpanId)) chain.push(parent);
+  for (let parent = receiver.spans.find((s) => s.spanId === span.parentSpanId); parent; parent = receiver.spans.find((s) => s.spanId === parent.parentSpanId)) chain.push(parent);
   return chain;
 }
 

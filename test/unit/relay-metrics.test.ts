@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createBus } from '../../src/core/events/bus';
 import type { RelayEvents } from '../../src/core/incidents/events';
-import type { Incident, PublicIncident } from '../../src/core/incidents/model';
+import type { Incident } from '../../src/core/incidents/model';
 import { createRelayMetrics, refusalReason } from '../../src/relay/metrics';
 
 /** Only what the metrics read of an incident: its state and its approval. */
@@ -15,7 +15,7 @@ describe('relay metrics from the event bus', () => {
     let leading = true;
     const metrics = createRelayMetrics({ bus, incidents: { open: () => [current], get: () => current }, storeHealth: () => ({ backend: 'postgresql', ok: false, pending_writes: 3 }), leading: () => leading });
 
-    bus.publish('approval.decided', { incident: current as unknown as PublicIncident, approval: approval! });
+    bus.publish('approval.decided', { incident: current, approval: approval! });
     bus.publish('incident.timeline', { incident_id: 'INC-1', entry: { at: '2026-01-01T00:01:30.000Z', type: 'device.config_applied', message: 'Applied' } });
     bus.publish('incident.timeline', { incident_id: 'INC-1', entry: { at: '2026-01-01T00:01:31.000Z', type: 'device.refused', message: 'refused', tool: 'config_cli', reason: 'the approval was already applied' } });
 
@@ -30,7 +30,7 @@ describe('relay metrics from the event bus', () => {
 
     leading = false;
     metrics.stop();
-    bus.publish('approval.decided', { incident: current as unknown as PublicIncident, approval: approval! });
+    bus.publish('approval.decided', { incident: current, approval: approval! });
     text = await metrics.render();
     expect(text).toContain('fault_relay_team_leader 0');
     // Unsubscribed on stop: a closed relay counts nothing more.

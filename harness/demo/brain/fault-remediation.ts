@@ -209,7 +209,9 @@ function walk(
         step = steps.get(step.next);
         break;
       }
-      default: {
+      case 'resolve':
+      case 'fail':
+      case 'escalate': {
         const outcome = step.kind === 'resolve' ? 'resolved' : step.kind === 'fail' ? 'failed' : 'escalated';
         let summary: string;
         try {

@@ -49,7 +49,7 @@ export function createDemoBrain(opts: DemoBrainOptions): Script {
           return planFaultRemediation(conversation, { groups: opts.groups, variantFor, maxSleepS });
         case 'msg-notify':
           return planMsgNotify(conversation);
-        default:
+        case undefined:
           return { text: 'The scripted demo model only plays the incident agents (network-troubleshooter and its subagents).' };
       }
     } catch (error) {

@@ -260,7 +260,7 @@ export async function startEmbeddedRuntime(opts: EmbeddedRuntimeOptions): Promis
         await stop({ graceMs: 0 });
         throw err;
       }
-      log.warn({ err: (err as Error).message, port }, 'embedded agent runtime failed to start; trying another port');
+      log.warn({ err: err.message, port }, 'embedded agent runtime failed to start; trying another port');
       port = await findFreePort();
       endpoint.url = `http://127.0.0.1:${port}`;
     }

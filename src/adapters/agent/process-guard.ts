@@ -88,5 +88,5 @@ export function spawnGuarded(
       resolve(runtimeExit ?? { code, signal, error: 'runtime guard exited' });
     });
   });
-  return { guard, stdout: guard.stdout!, stderr: guard.stderr!, runtimePid, exited };
+  return { guard, stdout: guard.stdout, stderr: guard.stderr, runtimePid, exited };
 }

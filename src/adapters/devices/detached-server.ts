@@ -64,7 +64,7 @@ function attachTo(url: string, token: string): Promise<Attachment | undefined> {
       }
       res.resume();
       const lost = new Promise<void>((resolveLost) => res.once('close', () => !detaching && resolveLost()));
-      resolveAttach({ lost, detach: () => ((detaching = true), req!.destroy()) });
+      resolveAttach({ lost, detach: () => ((detaching = true), req.destroy()) });
     });
     req.end();
   });
@@ -117,7 +117,7 @@ async function launch(opts: LaunchOptions): Promise<SupervisedServerInfo | Super
           const said: unknown = JSON.parse(line);
           resolveReady(SupervisedServerRefusal.safeParse(said).data ?? SupervisedServerInfo.parse(said));
         } catch (error) {
-          reject(error as Error);
+          reject(error);
         }
       });
       // Every holder of the pipe is gone without a word: the server proper died before it answered.

@@ -114,7 +114,7 @@ export function tunnelAgent(proxy: string, opts: AgentOptions = {}): HttpAgent {
     openTunnel(proxy, host, Number(options.port ?? 80), (error, socket) => {
       if (error || !socket) return callback(error ?? new Error('no tunnel'));
       const secure = options.secureEndpoint || options.protocol === 'https:' || options.protocol === 'wss:';
-      callback(null, secure ? (tlsConnect({ socket, servername: options.servername ?? host }) as unknown as Socket) : socket);
+      callback(null, secure ? tlsConnect({ socket, servername: options.servername ?? host }) : socket);
     });
     return undefined;
   };

@@ -63,7 +63,7 @@ async function load(env: Readonly<Record<string, string | undefined>>): Promise<
     logRecordProcessors: [],
   });
   sdk.start();
-  fastifyPlugin = fastify.plugin() as FastifyPluginCallback;
+  fastifyPlugin = fastify.plugin();
   const provider = () => (trace.getTracerProvider() as { getDelegate?: () => { forceFlush?: () => Promise<void> } }).getDelegate?.();
   current = {
     active: true,

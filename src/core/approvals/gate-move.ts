@@ -1,4 +1,4 @@
-import type { ApprovalRequest, Incident } from '../incidents/model';
+import type { Incident } from '../incidents/model';
 import type { IncidentChange, Incidents } from '../incidents/service';
 import type { IncidentEvent } from '../incidents/state';
 import { transition, type GateEvent, type GatePhase } from './lifecycle';
@@ -36,7 +36,7 @@ export function createGateMove(incidents: Incidents): GateMove {
     const write = (change: (cur: Incident) => IncidentChange) => (stateEvent ? incidents.transition(incidentId, stateEvent, change) : incidents.update(incidentId, change));
     const incident = write((cur) => {
       const changes = patch(cur);
-      const request = (changes.approval_request === undefined ? cur.approval_request : changes.approval_request) as ApprovalRequest | null;
+      const request = changes.approval_request === undefined ? cur.approval_request : changes.approval_request;
       return {
         ...changes,
         approval_request: request ? { ...request, status: step.next.approval === 'none' ? request.status : step.next.approval } : request,

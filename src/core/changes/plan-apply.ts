@@ -71,7 +71,8 @@ export function createPlanApply(deps: PlanApplyDeps) {
       if (change.state !== 'pending') { after.push(change); continue; }
       const status = await upstream.rollbackChange(change.device, change.change_id, why).catch(async (error: unknown) => {
         const known = await upstream.changeStatus(change.device, change.change_id).catch(() => undefined);
-        return known ?? ({ ...change, state: 'rollback_failed', reason: 'requested', detail: `the rollback could not be asked (${(error as Error).message.slice(0, 200)}); the device tool server rolls it back at ${change.deadline}` } as ChangeStatus);
+        const failed: ChangeStatus = { ...change, state: 'rollback_failed', reason: 'requested', detail: `the rollback could not be asked (${(error as Error).message.slice(0, 200)}); the device tool server rolls it back at ${change.deadline}` };
+        return known ?? failed;
       });
       after.push(recordOf(change, status, ending, now()));
     }

@@ -33,8 +33,8 @@ export function createBus<Events extends Record<string, unknown>>(
     subscribe(type, handler) {
       let set = handlers.get(type);
       if (!set) handlers.set(type, (set = new Set()));
-      set.add(handler as Handler<never>);
-      return () => set.delete(handler as Handler<never>);
+      set.add(handler);
+      return () => set.delete(handler);
     },
     subscribeAll(handler) {
       all.add(handler);

@@ -31,7 +31,7 @@ export type StreamedEventName = Streamed['name'];
 /** What `/events` carries after its snapshot, and the tray forwards to its window, in the bus's own names. */
 export const STREAMED_EVENTS = Object.values(relayEvents)
   .filter((d) => d.streamed)
-  .map((d) => d.name as StreamedEventName);
+  .map((d) => d.name);
 
 /** The data of each streamed event, by its name. */
 export const streamedEventSchemas = Object.fromEntries(Object.values(relayEvents).filter((d) => d.streamed).map((d) => [d.name, d.schema])) as {

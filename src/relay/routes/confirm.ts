@@ -40,7 +40,9 @@ export const confirmRoutes: FastifyPluginAsyncZod<{ confirm?: ConfirmFn; operato
           return reply.code(202).send({ status: 'recorded', incident_id, change_id: request.body.change_id, by: operator.email, message: result.message });
         case 'device_error':
           return reply.code(502).send({ error: { code: 'device_error', message: `The device tool server did not confirm the change: ${result.message}` } });
-        default:
+        case 'no_change':
+        case 'not_pending':
+        case 'stale_change':
           return reply.code(409).send({ error: { code: result.code, message: result.message }, ...(change ? { change } : {}) });
       }
     },

@@ -127,7 +127,8 @@ export const headedTerminalRoutes: FastifyPluginAsyncZod<HeadedTerminalDeps> = a
         await opts.tell(incident, `Fault Relay: your ${answer.decision} changed nothing: already ${a.decision} by ${a.by} via ${a.channel}.`).catch(() => undefined);
         return reply.code(409).send({ error: { code: 'already_decided', message: `Already ${a.decision} by ${a.by} via ${a.channel} at ${a.at}.` }, decided: { decision: a.decision, by: a.by, channel: a.channel, at: a.at } });
       }
-      default:
+      case 'not_awaiting':
+      case 'unknown_incident':
         throw new HttpError(409, 'not_awaiting', `Nothing to decide: ${incident.incident_id} is ${incident.state}.`);
     }
   });

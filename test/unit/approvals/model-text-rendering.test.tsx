@@ -2,7 +2,7 @@ import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
 import { ApprovalPanel } from '../../../renderer/components/approval-panel';
 import { Timeline } from '../../../renderer/components/timeline';
-import type { Bridge, IncidentSummary } from '../../../renderer/bridge/contract';
+import type { Bridge } from '../../../renderer/bridge/contract';
 import type { ApprovalAsk } from '../../../src/core/approvals/operator-channel';
 import { terminalQuestion } from '../../../src/core/approvals/terminal-question';
 import type { Incident, TimelineEntry } from '../../../src/core/incidents/model';
@@ -90,7 +90,7 @@ describe("the agent's summary on every channel: labelled, below the relay's sect
 
   it('/ui: the approval panel and the timeline show it as text in a quote, no heading, code, link or bold', () => {
     const bridge = { kind: 'browser', canDecide: false } as unknown as Bridge;
-    const panel = renderToStaticMarkup(<ApprovalPanel incident={incident as unknown as IncidentSummary} bridge={bridge} />);
+    const panel = renderToStaticMarkup(<ApprovalPanel incident={incident} bridge={bridge} />);
     expect(panel).toContain(`<figcaption class="dim small">The agent&#x27;s summary (its own words, not checked by the relay)</figcaption><blockquote class="agent-quote">Neighbor fixed.\\u{000D}## Change outcome: confirmed\n**Commands to apply`);
     const entries: TimelineEntry[] = [
       { at: '2026-11-26T22:00:00.000Z', type: 'notify.final', message: FORGED_SUMMARY },

@@ -1,7 +1,7 @@
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
 import { ApprovalPanel } from '../../../renderer/components/approval-panel';
-import type { Bridge, IncidentSummary } from '../../../renderer/bridge/contract';
+import type { Bridge } from '../../../renderer/bridge/contract';
 import type { ApprovalAsk } from '../../../src/core/approvals/operator-channel';
 import { terminalQuestion } from '../../../src/core/approvals/terminal-question';
 import type { ConfigPreview } from '../../../src/runbooks/config-preview';
@@ -65,7 +65,7 @@ describe('the preview beside the lines', () => {
 
   it('the tray and /ui approval panel: "Would change" with + and -, or "No preview"', () => {
     const bridge = { kind: 'browser', canDecide: false } as unknown as Bridge;
-    const html = (p: ConfigPreview | null) => renderToStaticMarkup(<ApprovalPanel incident={incident(p) as unknown as IncidentSummary} bridge={bridge} />);
+    const html = (p: ConfigPreview | null) => renderToStaticMarkup(<ApprovalPanel incident={incident(p)} bridge={bridge} />);
     const shown = html(preview);
     expect(shown).toContain('Would change (predicted from the live running configuration)');
     expect(shown).toContain('+ router bgp 65001 &gt; neighbor 10.0.0.2 description back\n- router bgp 65001 &gt; neighbor 10.0.0.2 shutdown');

@@ -1,13 +1,13 @@
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
 import { ApprovalPanel } from '../../../renderer/components/approval-panel';
-import type { Bridge, IncidentSummary } from '../../../renderer/bridge/contract';
+import type { Bridge } from '../../../renderer/bridge/contract';
 import type { ApprovalAsk } from '../../../src/core/approvals/operator-channel';
 import { terminalQuestion } from '../../../src/core/approvals/terminal-question';
 import type { ConfigPreview } from '../../../src/runbooks/config-preview';
 import { buildEvidenceBundle } from '../../../src/core/incidents/evidence-bundle';
 import { renderEvidenceMarkdown } from '../../../src/core/incidents/evidence-markdown';
-import { incidentSchema, type Incident } from '../../../src/core/incidents/model';
+import { incidentSchema } from '../../../src/core/incidents/model';
 import { renderSessionLog } from '../../../src/core/incidents/session-log-markdown';
 import { buildApprovalCard } from '../../../src/adapters/channels/webex/approval-card';
 import { approvalBlocks } from '../../../src/adapters/channels/slack/blocks';
@@ -35,7 +35,7 @@ const incident = incidentSchema.parse({
   created_at: '2026-11-26T22:00:00.000Z', updated_at: '2026-11-26T22:00:00.000Z', occurrences: 1, last_seen: '2026-11-26T22:00:00.000Z', warnings: [], alert_vars: {},
   approval_request: { request_id: 'REQ-AAAA-BBBB', summary: 'Raise the limit', device: 'R1', commands, rollback: MISLEADING, requested_at: '2026-11-26T22:00:00Z', expires_at: '2026-11-26T23:00:00Z', status: 'pending', lines_sha256: 'ab'.repeat(32), channels: ['terminal'], preview },
   approval: null, outcome: null, dedup_key: 'k', delivery: { attempts: 1, next_attempt_at: null, last_error: null },
-}) as Incident;
+});
 
 /** Every text a channel shows, as lines with their indentation (no-break spaces read as spaces). */
 const linesOf = (text: string) => text.replace(/\u00a0/g, ' ').split('\n');
@@ -51,7 +51,7 @@ describe("the rollback every channel shows is the relay's", () => {
     'Webex card': cardTexts(buildApprovalCard(ask).body).join('\n'),
     'Slack message': cardTexts(approvalBlocks(ask).blocks).join('\n').replace(/&gt;/g, '>'),
     terminal: terminalQuestion(incident),
-    '/ui and tray': tagsAsBreaks(renderToStaticMarkup(<ApprovalPanel incident={incident as unknown as IncidentSummary} bridge={{ kind: 'browser', canDecide: false } as unknown as Bridge} />)),
+    '/ui and tray': tagsAsBreaks(renderToStaticMarkup(<ApprovalPanel incident={incident} bridge={{ kind: 'browser', canDecide: false } as unknown as Bridge} />)),
   };
   for (const [channel, text] of Object.entries(shownBy)) {
     it(`${channel}: the relay's restore lines under its own heading; the agent's shut-twice rollback nowhere`, () => {

@@ -15,7 +15,7 @@ lockStateDir(${JSON.stringify(dir)}).then(() => console.log('locked'), (e) => co
 setInterval(() => {}, 1000);`;
   const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
   onTestFinished(() => void child.kill('SIGKILL'));
-  const said = new Promise<string>((res) => createInterface({ input: child.stdout! }).once('line', res));
+  const said = new Promise<string>((res) => createInterface({ input: child.stdout }).once('line', res));
   return { child, said };
 }
 

@@ -17,8 +17,8 @@ function fakeTransport(answers: Partial<Record<string, (...args: unknown[]) => u
     on(channel, listener) {
       const set = listeners.get(channel) ?? new Set();
       listeners.set(channel, set);
-      set.add(listener as (payload: never) => void);
-      return () => set.delete(listener as (payload: never) => void);
+      set.add(listener);
+      return () => set.delete(listener);
     },
   };
   const push = <K extends EventChannel>(channel: K, payload: EventChannels[K]) => listeners.get(channel)?.forEach((l) => l(payload as never));

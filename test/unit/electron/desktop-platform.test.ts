@@ -26,7 +26,7 @@ describe('desktop platforms', () => {
       },
       setPermissionCheckHandler: (h: never) => void (check = h),
       setDevicePermissionHandler: (h: never) => void (device = h),
-    } as never);
+    });
     expect(answers).toEqual(Array(7).fill(false));
     expect(check?.()).toBe(false);
     expect(device?.()).toBe(false);

@@ -64,7 +64,7 @@ describe('tray menu model', () => {
     const menu = buildTrayMenu({ ...model, startAtLogin: true, restartPending: true }, actions);
     const login = menu.find((i) => i.label === 'Start at login');
     expect(login).toMatchObject({ type: 'checkbox', checked: true });
-    click({ ...login, checked: false } as Item);
+    click({ ...login, checked: false });
     click(menu.find((i) => i.label === 'Restart relay to apply settings'));
     click(menu.find((i) => i.label === 'Quit Fault Relay'));
     expect(calls).toEqual(['login false', 'restart', 'quit']);

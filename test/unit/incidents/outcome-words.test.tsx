@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
 import { Header } from '../../../renderer/components/incident-view';
-import type { IncidentSummary } from '../../../renderer/bridge/contract';
 import { formatIssue, validateArtifactGroupDir } from '../../../src/runbooks/validate';
 import type { ChangeRecord } from '../../../src/core/incidents/change';
 import { incidentSchema } from '../../../src/core/incidents/model';
@@ -44,7 +43,7 @@ describe('outcome words come from the change record', () => {
 
   it('/ui and the session log put the relay\'s record beside the outcome', () => {
     const rolled = incident(rolledBack, 'The session did not reach Established.');
-    const ui = renderToStaticMarkup(<Header incident={rolled as unknown as IncidentSummary} />);
+    const ui = renderToStaticMarkup(<Header incident={rolled} />);
     expect(ui).toContain('Configuration change (the relay&#x27;s record): Configuration change on R1: rolled back: post-check failed.');
     expect(renderSessionLog(rolled, [])).toContain("**Configuration change (the relay's record):** Configuration change on R1: rolled back: post-check failed.");
   });

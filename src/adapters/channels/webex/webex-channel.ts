@@ -130,7 +130,8 @@ export function createWebexChannel(opts: WebexChannelOptions): WebexChannel {
       case 'not_allowed_by_policy':
         await say(ack.policy(result.incident, result, who));
         return;
-      default:
+      case 'not_awaiting':
+      case 'unknown_incident':
         await say(ack.noActive(alert_def_id, target.incident_id, who));
     }
   }

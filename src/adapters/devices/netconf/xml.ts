@@ -115,7 +115,7 @@ function openTag(text: string, start: number, stack: Array<{ el: XmlElement; sco
   tagName.lastIndex = start;
   const m = tagName.exec(text);
   if (!m || !NAME.test(m[1]!)) fail('bad element name');
-  const name = m![1]!;
+  const name = m[1]!;
   let pos = tagName.lastIndex;
   const raw: Array<[string, string]> = [];
   // Sticky expressions read in place: no copy of the rest of the document per attribute.
@@ -130,8 +130,8 @@ function openTag(text: string, start: number, stack: Array<{ el: XmlElement; sco
     attribute.lastIndex = pos;
     const a = attribute.exec(text);
     if (!a || !ws || !NAME.test(a[1]!)) fail(`bad attribute in <${name}>`);
-    if (raw.some(([n]) => n === a![1])) fail(`attribute ${a![1]} twice in <${name}>`);
-    raw.push([a![1]!, decode(a![2] ?? a![3] ?? '', pos)]);
+    if (raw.some(([n]) => n === a[1])) fail(`attribute ${a[1]} twice in <${name}>`);
+    raw.push([a[1]!, decode(a[2] ?? a[3] ?? '', pos)]);
     pos = attribute.lastIndex;
   }
   const selfClosing = text.startsWith('/>', pos);
