@@ -219,7 +219,7 @@ function approvalActions(id: string, approval: ApprovalRequired): NotifyAction[]
 /** A plan's lines (under device headings) as request_approval's `plan`, each device with its rollback. */
 function asPlan(approval: ApprovalRequired) {
   const rollbacks = splitPlan(approval.rollback);
-  return splitPlan(approval.commands).map((p, i) => ({ ...p, ...(rollbacks[i]?.commands.length ? { rollback: rollbacks[i]!.commands } : {}) }));
+  return splitPlan(approval.commands).map((p, i) => ({ ...p, ...(rollbacks[i]?.commands.length ? { rollback: rollbacks[i].commands } : {}) }));
 }
 
 function finalActions(id: string, outcome: ReturnType<typeof parseOutcome>, logPath: string, remediation: string): NotifyAction[] {
