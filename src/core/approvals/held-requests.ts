@@ -1,8 +1,9 @@
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { ConfigPreview } from '../../runbooks/config-preview';
 import { replaceFileDurably } from '../incidents/file-backend';
+import { readJsonFile } from '../json-file';
 
 /**
  * A request_approval held behind another incident's provisional change on the same device: kept
@@ -53,18 +54,7 @@ const FileShape = z.object({ version: z.literal(1), held: z.array(HeldRequest) }
 export function fileHeldRequests(dataDir: string): HeldRequests {
   const file = join(dataDir, 'held-requests.json');
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const read = (): HeldRequest[] => {
-    let text: string;
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-      throw error;
-    }
-    const parsed = FileShape.safeParse(JSON.parse(text));
-    if (!parsed.success) throw new Error(`${file} cannot be read (${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}): fix or remove it (the runs it names then ask again)`);
-    return parsed.data.held;
-  };
+  const read = (): HeldRequest[] => readJsonFile(file, FileShape, 'fix or remove it (the runs it names then ask again)')?.held ?? [];
   const write = (held: HeldRequest[]) => replaceFileDurably(file, `${JSON.stringify({ version: 1, held }, null, 2)}\n`);
   read();
   return {

@@ -1,5 +1,7 @@
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { replaceFileDurably } from '../incidents/file-backend';
+import { readJsonFile } from '../json-file';
 import { z } from 'zod';
 import { QuarantineEntry, quarantineKey, type QuarantineBackend } from './entry';
 
@@ -15,35 +17,8 @@ export function fileQuarantine(dataDir: string): QuarantineBackend {
   const file = join(dataDir, 'quarantine.json');
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
 
-  const read = (): QuarantineEntry[] => {
-    let text: string;
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-      throw error;
-    }
-    const parsed = FileShape.safeParse(JSON.parse(text));
-    if (!parsed.success) throw new Error(`${file} cannot be read (${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}): fix or remove it after checking the devices it names`);
-    return parsed.data.devices;
-  };
-  const write = (devices: QuarantineEntry[]) => {
-    const tmp = join(dataDir, `.quarantine.json.${process.pid}.tmp`);
-    const fd = openSync(tmp, 'w', 0o600);
-    try {
-      writeSync(fd, `${JSON.stringify({ version: 1, devices }, null, 2)}\n`);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(tmp, file);
-    const dir = openSync(dirname(file), 'r');
-    try {
-      fsyncSync(dir);
-    } finally {
-      closeSync(dir);
-    }
-  };
+  const read = (): QuarantineEntry[] => readJsonFile(file, FileShape, 'fix or remove it after checking the devices it names')?.devices ?? [];
+  const write = (devices: QuarantineEntry[]) => replaceFileDurably(file, `${JSON.stringify({ version: 1, devices }, null, 2)}\n`);
   // Read at start: a broken file stops the relay here, not at the first change.
   read();
 
