@@ -107,6 +107,7 @@ export function createApprovals(opts: ApprovalsOptions) {
         evidence: evidenceOf(incidents.timeline(next.incident_id)),
         preview: asked.preview ?? null,
         ...(asked.requirement ? { policy: requestRequirementLine(asked) } : {}),
+        ...(asked.plan ? { plan: asked.plan } : {}),
       };
       next = await askEverywhere(next, ask);
     }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Approval, Incident } from '../incidents/model';
+import { planEntrySchema } from './plan-lines';
 import { ConfigPreview } from '../../runbooks/config-preview';
 import type { DecideResult } from './types';
 
@@ -34,6 +35,12 @@ export const approvalAskSchema = z.object({
   preview: ConfigPreview.nullable().optional(),
   /** The change policy's rule and how far its approvals are (src/core/approvals/standing.ts); absent without a policy. */
   policy: z.string().min(1).optional(),
+  /**
+   * A change plan: each device's lines, rollback and dry run, in order, as the guard applies them.
+   * `commands` and `preview` then hold the same plan flattened (for a channel that shows text only);
+   * a channel that can group shows it from here, never by reading `! device` headings back.
+   */
+  plan: z.array(planEntrySchema).min(2).optional(),
 });
 export type ApprovalAsk = z.infer<typeof approvalAskSchema>;
 

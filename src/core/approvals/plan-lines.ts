@@ -1,5 +1,16 @@
 import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { ConfigPreview } from '../../runbooks/config-preview';
 import { canonicalLines } from './lines';
+
+/** One device of a change plan as stored and shown: its lines, the agent's rollback, and the relay's dry run on it. */
+export const planEntrySchema = z.object({
+  device: z.string(),
+  commands: z.array(z.string()),
+  rollback: z.array(z.string()).default([]),
+  preview: ConfigPreview.nullable().default(null),
+});
+export type PlanEntryRecord = z.infer<typeof planEntrySchema>;
 
 /** One device's lines in a plan, as the agent asks and the guard applies them. */
 export interface PlanEntry {

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { storedTraceSchema } from './stored-trace';
 import { changeRecordSchema } from './change';
 import { ConfigPreview } from '../../runbooks/config-preview';
+import { planEntrySchema } from '../approvals/plan-lines';
 import { applicationStatusSchema, approvalStatusSchema, decisionChannelSchema } from '../approvals/lifecycle';
 
 export const INCIDENT_STATES = [
@@ -37,14 +38,8 @@ export type ApprovalRequirement = z.infer<typeof approvalRequirementSchema>;
 export const approvalVoteSchema = z.object({ by: z.string(), name: z.string().optional(), channel: decisionChannelSchema, at: z.string() });
 export type ApprovalVote = z.infer<typeof approvalVoteSchema>;
 
-/** One device of a change plan: its lines, the agent's rollback, and the relay's dry run on it. */
-export const planEntrySchema = z.object({
-  device: z.string(),
-  commands: z.array(z.string()),
-  rollback: z.array(z.string()).default([]),
-  preview: ConfigPreview.nullable().default(null),
-});
-export type PlanEntryRecord = z.infer<typeof planEntrySchema>;
+// Defined beside the plan's hash, so the approval ask can carry it without importing the incident model.
+export { planEntrySchema, type PlanEntryRecord } from '../approvals/plan-lines';
 
 /** What the agent asked the operator to approve, exactly, and where that approval stands. */
 export const approvalRequestSchema = z.object({
