@@ -7,7 +7,6 @@ import { startOwnDeviceServer } from './own-device-server';
 import { randomBytes } from 'node:crypto';
 import { createApprovals, type DecideFn } from '../core/approvals/approvals';
 import { createChannelHost } from '../core/approvals/channel-host';
-import { createWebexChannel } from '../adapters/channels/webex/webex-channel';
 import { createRelayToolsServer } from '../adapters/agent-tools/relay-tools';
 import { setUpConfirmedApply } from '../core/changes/confirmed-apply-setup';
 import { createTeamConfirms } from '../adapters/team/confirms';
@@ -115,9 +114,8 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     if (!incident.session_id) throw new Error('no terminal session is bound to this incident');
     await agent.promptAsync(incident.session_id, { agent: config.AGENT_NAME, text, noReply: true });
   };
-  // The operator channels: Webex when the bot (or a test's room) is given, then any others (Slack).
-  const webex = deps.room ? createWebexChannel({ room: deps.room, roomId: config.MSG_ROOM_ID, approvers: config.MSG_APPROVERS, logger }) : undefined;
-  const channels = [...(webex ? [webex] : []), ...(deps.channels ?? [])];
+  // The operator channels, each built by its own adapter (src/adapters/channels/index.ts): asked in this order.
+  const channels = deps.channels ?? [];
   // Each channel with a socket says how it stands, through the port; a team follower stands by.
   const messaging = deps.messaging ?? (() => messagingHealth(channels, deps.standby?.() ?? false));
   const policy = openConfiguredPolicy(config, logger, (c) => late.audit?.configChanged('policy', c));
@@ -159,7 +157,6 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
   // Every channel hands its people's decisions to the one `decide` above.
   const host = traceChannelDecisions(createChannelHost({ approvals, decide, incidents, channels, logger }), (id) => incidents.get(id));
   for (const channel of channels) channel.attach(host);
-  const onCardSubmission = webex ? webex.onCardSubmission : async () => logger.warn('card submission ignored: no operator room configured');
   const follower = followRuntime({ incidents, agent, logger, clock, owns, bus, modelCheck, onSessionFailed: (id, message) => approvals.tellRoom(id, `❌ **${id}**: the agent session failed: ${message}`) });
   const sessionLog = createSessionLogWriter({ incidents, bus, logDir: resolve(config.RELAY_LOG_DIR), logger, owns });
   sessionLog.backfill(incidents.values());
@@ -267,7 +264,6 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     },
     startHeaded,
     handling,
-    onCardSubmission,
     toolsToken,
     terminalSecret,
     sessionLogPath: sessionLog.pathFor,

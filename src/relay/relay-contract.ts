@@ -5,7 +5,6 @@ import type { AgentRuntime } from '../core/agent-runtime';
 import type { IncidentHandling } from '../core/incidents/incident-handling';
 import type { Approvals, DecideFn } from '../core/approvals/approvals';
 import type { OperatorChannel } from '../core/approvals/operator-channel';
-import type { OperatorRoom } from '../adapters/channels/webex/webex-channel';
 import type { DeviceTools } from '../core/changes/device-contract';
 import type { Clock } from '../core/clock';
 import type { ConfirmFn } from './routes/confirm';
@@ -17,7 +16,6 @@ import type { RelayEvents } from '../core/incidents/events';
 import type { Incident } from '../core/incidents/model';
 import type { createIncidents } from '../core/incidents/service';
 import type { IncidentStore } from '../core/incidents/store';
-import type { CardSubmission } from '../adapters/channels/webex/schemas';
 import type { ProxySettings } from '../adapters/net/proxy';
 import type { TeamCoordinator } from '../adapters/team/coordinator';
 import type { DeviceServerLaunch } from '../adapters/devices/detached-server';
@@ -40,9 +38,10 @@ export interface RelayDeps {
   messaging?: () => MessagingHealth;
   /** A team follower: the leader holds the channels' sockets (default: never, as on a laptop). */
   standby?: () => boolean;
-  /** The operators' room (the Webex bot); without it approvals are unattended unless another channel is live. */
-  room?: OperatorRoom;
-  /** Further operator channels (Slack …), asked and told beside the Webex room. */
+  /**
+   * The operator channels, in the order they are asked (src/adapters/channels/index.ts builds them
+   * from the settings); without any, approvals are unattended unless another channel is live.
+   */
   channels?: readonly OperatorChannel[];
   /** Other live approval channels, e.g. the tray's desktop notifications. */
   extraChannels?: () => string[];
@@ -106,8 +105,6 @@ export interface Relay {
   startHeaded: HeadedIntake;
   /** What people do with an incident besides deciding (the tray uses it as the API's routes do). */
   handling: IncidentHandling;
-  /** Feed Webex card submissions here. */
-  onCardSubmission(sub: CardSubmission): Promise<void>;
   /** What the agents' runtime needs to reach the relay's tools. */
   toolsToken: string;
   /** What `npm run headed` presents to report typed decisions; never given to the runtime. */

@@ -11,9 +11,8 @@ import { watchClockSteps } from '../core/clock-steps';
 import { createFileBackends } from '../core/incidents/file-backend';
 import { createPersistentStore } from '../core/incidents/persistent-store';
 import type { IncidentStore, KeyValueBackend } from '../core/incidents/store';
-import { WEBEX_CHANNEL } from '../adapters/channels/webex/webex-channel';
-import { createWebexBot, type WebexBot } from '../adapters/channels/webex/webex-bot';
-import { createSlackFromConfig } from '../adapters/channels/slack/from-config';
+import { channelsFromConfig } from '../adapters/channels';
+import type { OperatorChannel } from '../core/approvals/operator-channel';
 import { createRelay, type Relay } from './create-relay';
 import { dataFolderKeeps } from './data-folder-keeps';
 import type { DeviceServerLaunch } from '../adapters/devices/detached-server';
@@ -64,10 +63,19 @@ export interface RunningRelay {
   config: RelayConfig;
   url: string;
   embedded?: EmbeddedRuntime;
-  bot?: WebexBot;
+  /** The operator channels the settings asked for (Webex, Slack …), as the relay asks them. */
+  channels: readonly OperatorChannel[];
   /** A new one-time sign-in link to /ui for the local operator (with `localOperator`); for their terminal only. */
   signInLink?: () => string;
   stop(): Promise<void>;
+}
+
+/** A channel's degraded state or warning (too many websockets, Socket Mode off, a foreign connection), in its own words. */
+function channelWarnings(channels: readonly OperatorChannel[]): string[] {
+  return channels.flatMap((c) => {
+    const health = c.connection?.health();
+    return [health?.degraded?.message, health?.warning?.message].filter((w): w is string => Boolean(w));
+  });
 }
 
 /**
@@ -103,8 +111,8 @@ function localUrl(listenUrl: string, path: string): string {
 }
 
 /**
- * Starts the relay with its real parts: the conf store, the Webex bot when
- * configured, the HTTP server, and the agent runtime (the configured one, or an
+ * Starts the relay with its real parts: the conf store, the operator channels the
+ * settings ask for, the HTTP server, and the agent runtime (the configured one, or an
  * embedded `opencode serve` it supervises, started after the relay listens so its
  * agents find the relay's tools).
  */
@@ -134,24 +142,8 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
 
   // Set once the channels' sockets are placed under the team's leader lock (after the relay exists).
   const leadership: { current?: { role(): 'leader' | 'standby' } } = {};
-  // The bot exists before the relay that handles its clicks.
-  const ref: { relay?: Relay } = {};
-  const bot =
-    config.MSG_BOT_TOKEN && config.MSG_ROOM_ID
-      ? createWebexBot({
-          token: config.MSG_BOT_TOKEN,
-          roomId: config.MSG_ROOM_ID,
-          u2cUrl: config.MSG_U2C_URL,
-          apiUrl: config.MSG_API_URL,
-          logger: logger.child({ component: 'webex' }),
-          proxy,
-          ...(opts.clock ? { clock: opts.clock } : {}),
-          onCardSubmission: (sub) => ref.relay?.onCardSubmission(sub),
-        })
-      : undefined;
-
-  // Slack over Socket Mode, when its three settings are given: a second operator channel beside Webex.
-  const slack = createSlackFromConfig(config, logger, opts.clock, proxy);
+  // Every channel its settings ask for (Webex, Slack …), each built by its own adapter; decisions come back through the relay once it attaches them.
+  const channels = channelsFromConfig(config, { logger, proxy, ...(opts.clock ? { clock: opts.clock } : {}) });
   const agent = createDeferredRuntime();
   // Only a laptop relay has a person at its terminal; a team's relays are reached by personal tokens.
   const signIn = opts.localOperator !== undefined && !team ? createSignInLinks(localOperator(opts.localOperator)) : undefined;
@@ -164,8 +156,7 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
     agent,
     logger,
     clock: opts.clock,
-    room: bot,
-    ...(slack ? { channels: [slack] } : {}),
+    channels,
     standby: () => leadership.current?.role() === 'standby',
     extraChannels: opts.extraChannels,
     proxy,
@@ -175,7 +166,6 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
     // The devices' credential variables (password_env …) are read from the relay's own settings.
     deviceServerEnv: opts.env,
   });
-  ref.relay = relay;
   // Its heartbeat first: an incident this relay accepts must never look like a dead relay's.
   if (team) {
     await team.coordinator.start().catch(async (error: unknown) => {
@@ -188,7 +178,7 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
   // A wall-clock step moves every expiry and deadline at once: /health says so while it is recent.
   const clockSteps = watchClockSteps({ onStep: (step) => logger.warn(step, 'the wall clock stepped') });
   const offClockWarnings = relay.addStandingWarnings(clockSteps.warnings);
-  const offSlackWarnings = slack ? relay.addStandingWarnings(() => [slack.status().degraded, slack.status().warning].filter((w): w is string => Boolean(w))) : () => {};
+  const offChannelWarnings = relay.addStandingWarnings(() => channelWarnings(channels));
   opts.scrubber?.add(relay.toolsToken);
   opts.scrubber?.add(relay.terminalSecret);
   const url = await relay.listen({ port: opts.port });
@@ -258,16 +248,13 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
     void (configCheck?.check() ?? Promise.resolve()).finally(() => relay.dispatcher.kick({ resetBackoff: true }));
   });
   // Every channel's socket under one rule: on a team only the leader holds them, taking them over when it gains the lock.
-  const sockets = [
-    ...(bot ? [{ name: WEBEX_CHANNEL, connect: () => bot.start(), disconnect: () => bot.stop() }] : []),
-    ...(slack ? [{ name: 'slack', ...slack.connection }] : []),
-  ];
+  const sockets = channels.flatMap((c) => (c.connection ? [{ name: c.name, connect: () => c.connection!.connect(), disconnect: () => c.connection!.disconnect() }] : []));
   // Not awaited: without the network a socket keeps retrying, and the relay must serve meanwhile.
   const held = holdChannelSockets({ sockets, logger, ...(team ? { lead: (gain: () => void, lose: () => void) => team.coordinator.lead(CHANNELS_LEADER_LOCK, gain, lose) } : {}) });
   if (team) leadership.current = held;
   // Listening is announced once this relay knows whether it holds the sockets or stands by.
   await held.first;
-  logger.info({ url, agent_url: agent.url, mode: config.REMEDIATION_MODE, webex: Boolean(bot), slack: Boolean(slack) }, 'relay listening');
+  logger.info({ url, agent_url: agent.url, mode: config.REMEDIATION_MODE, channels: channels.map((c) => c.name) }, 'relay listening');
 
   let stopping: Promise<void> | undefined;
   return {
@@ -275,7 +262,7 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
     config,
     url,
     embedded,
-    bot,
+    channels,
     ...(signIn ? { signInLink: () => `${localUrl(url, '/ui')}?token=${signIn.issue()}` } : {}),
     stop: () =>
       (stopping ??= (async () => {
@@ -283,11 +270,10 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
         offRuntimeFilesWarning();
         offRuntimeFilesHold();
         for (const off of offConfigCheck) off();
-        await bot?.stop().catch((error: unknown) => logger.warn({ err: error }, 'Webex bot did not stop cleanly'));
-        offSlackWarnings();
+        offChannelWarnings();
         clockSteps.stop();
         offClockWarnings();
-        await slack?.stop().catch((error: unknown) => logger.warn({ err: error }, 'Slack did not stop cleanly'));
+        for (const channel of channels) await channel.stop?.().catch((error: unknown) => logger.warn({ err: error, channel: channel.name }, 'an operator channel did not stop cleanly'));
         if (embedded) removeRuntimeAttach(dataDir);
         await team?.coordinator.stop();
         await relay.close();

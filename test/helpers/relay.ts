@@ -1,10 +1,10 @@
 import pino, { type Logger } from 'pino';
-import type { OperatorRoom } from '../../src/adapters/channels/webex/webex-channel';
+import { createWebexChannel, type OperatorRoom, type WebexChannel } from '../../src/adapters/channels/webex/webex-channel';
 import type { OperatorChannel } from '../../src/core/approvals/operator-channel';
 import { loadConfig } from '../../src/config/load';
 import type { AgentRuntime } from '../../src/core/agent-runtime';
 import { createMemoryBackend, createPersistentStore } from '../../src/core/incidents/persistent-store';
-import { createRelay } from '../../src/relay/create-relay';
+import { createRelay, type Relay } from '../../src/relay/create-relay';
 import type { Clock } from '../../src/core/clock';
 import type { IncidentStore } from '../../src/core/incidents/store';
 import type { HeldRequests } from '../../src/core/approvals/held-requests';
@@ -16,7 +16,17 @@ import type { AddressBook } from '../../src/runbooks/plan-devices';
 
 export const silent = pino({ level: 'silent' });
 
-/** A relay on an in-memory store, answering through `app.inject()`. */
+/** The settings a test relay runs with, plus `env` (a channel's factory reads its own from them). */
+export function testConfig(env: Record<string, string> = {}) {
+  // No spare session unless a test asks: most count the sessions their alerts make (spares: test/relay/spare-session.test.ts).
+  return loadConfig({ AGENT_URL: 'http://127.0.0.1:1', AGENT_SERVER_PASSWORD: 'pw', RELAY_LOG_DIR: testLogDir(), AGENT_SPARE_SESSION: 'off', ...env });
+}
+
+/**
+ * A relay on an in-memory store, answering through `app.inject()`. With `room` (a stand-in for the
+ * Webex bot) the Webex channel is asked first, as the settings' channel list would; its card clicks
+ * are fed through `webex.onCardSubmission`.
+ */
 export async function relayForTest(opts: {
   agent: AgentRuntime;
   env?: Record<string, string>;
@@ -36,20 +46,20 @@ export async function relayForTest(opts: {
   held?: HeldRequests;
   /** Where a plan's other devices are found (the simulated lab's addresses). */
   addressBook?: AddressBook;
-}) {
-  // No spare session unless a test asks: most count the sessions their alerts make (spares: test/relay/spare-session.test.ts).
-  const config = loadConfig({ AGENT_URL: 'http://127.0.0.1:1', AGENT_SERVER_PASSWORD: 'pw', RELAY_LOG_DIR: testLogDir(), AGENT_SPARE_SESSION: 'off', ...opts.env });
+}): Promise<Relay & { webex?: WebexChannel }> {
+  const config = testConfig(opts.env);
   const store = opts.store ?? createPersistentStore({ backend: createMemoryBackend(), retention: config.INCIDENT_RETENTION, logger: silent });
-  return createRelay({
+  const logger = opts.logger ?? silent;
+  const webex = opts.room ? createWebexChannel({ room: opts.room, roomId: config.MSG_ROOM_ID, approvers: config.MSG_APPROVERS, logger }) : undefined;
+  const relay = await createRelay({
     config,
     store,
     agent: opts.agent,
-    logger: opts.logger ?? silent,
+    logger,
     clock: opts.clock,
     deliveryWaitMs: opts.deliveryWaitMs,
     retryBaseMs: 50,
-    room: opts.room,
-    channels: opts.channels,
+    channels: [...(webex ? [webex] : []), ...(opts.channels ?? [])],
     deviceTools: opts.deviceTools,
     extraChannels: opts.extraChannels,
     proxy: opts.proxy,
@@ -58,6 +68,7 @@ export async function relayForTest(opts: {
     ...(opts.quarantine ? { quarantine: opts.quarantine } : {}),
     ...(opts.held ? { held: opts.held } : {}),
   });
+  return Object.assign(relay, webex ? { webex } : {});
 }
 
 export const ad000002 = (over: Record<string, unknown> = {}, top: Record<string, unknown> = {}) => ({

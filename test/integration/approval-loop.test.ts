@@ -13,6 +13,10 @@ import { startOpencode, waitUntil, type OpencodeHarness, observerClient } from '
 import { scriptedProviderConfig, startScriptedModel, type ScriptedModel } from '../fakes/scripted-model';
 let model: ScriptedModel | undefined;
 import { createManualClock } from '../unit/messaging/helpers';
+import type { OperatorChannel } from '../../src/core/approvals/operator-channel';
+
+/** Whether the relay's Webex channel holds its websocket now. */
+const webexConnected = (r: { channels: readonly OperatorChannel[] }) => r.channels.find((c) => c.name === 'webex')?.connection?.health().connected;
 
 const TOKEN = 'bot-token-abc123';
 const TOOLS = 'tools-token-xyz789';
@@ -54,7 +58,7 @@ beforeAll(async () => {
     port: 0,
     clock,
   });
-  await fake.until(() => running.bot?.status().connected === true);
+  await fake.until(() => webexConnected(running) === true);
   mcp = await connectMcp(`${running.url}/mcp`, TOOLS);
 });
 
@@ -195,11 +199,11 @@ describe('approval loop: Webex card → relay → real opencode session', () => 
     const before = fake.connections().length;
     fake.dropSocket(1000, 'idle');
     // Reconnect backoff runs on the injected clock: move it until the bot is back.
-    for (let i = 0; i < 120 && !(fake.connections().length > before && running.bot?.status().connected); i++) {
+    for (let i = 0; i < 120 && !(fake.connections().length > before && webexConnected(running)); i++) {
       clock.advance(1000);
       await new Promise((r) => setImmediate(r));
     }
-    await fake.until(() => fake.connections().length > before && running.bot?.status().connected === true);
+    await fake.until(() => fake.connections().length > before && webexConnected(running) === true);
     fake.clickCardButton({ messageId: card.id, title: 'Approve', personEmail: 'alice@example.net' });
     await awaitUserMessage(session_id, /HUMAN OPERATOR RESPONSE: APPROVED/);
   });

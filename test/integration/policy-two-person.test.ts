@@ -14,6 +14,10 @@ import { captureLogger } from '../helpers/capture-logger';
 import { connectMcp } from '../helpers/mcp-client';
 import { observerClient, startOpencode, waitUntil, type OpencodeHarness } from '../helpers/opencode';
 import { createManualClock } from '../unit/messaging/helpers';
+import type { OperatorChannel } from '../../src/core/approvals/operator-channel';
+
+/** Whether the relay's Webex channel holds its websocket now. */
+const webexConnected = (r: { channels: readonly OperatorChannel[] }) => r.channels.find((c) => c.name === 'webex')?.connection?.health().connected;
 
 const TOKEN = 'bot-token-two-person';
 const TOOLS = 'tools-token-two-person';
@@ -64,7 +68,7 @@ beforeAll(async () => {
     port: 0,
     clock,
   });
-  await fake.until(() => running.bot?.status().connected === true);
+  await fake.until(() => webexConnected(running) === true);
   mcp = await connectMcp(`${running.url}/mcp`, TOOLS);
 });
 

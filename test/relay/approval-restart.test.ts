@@ -30,7 +30,7 @@ describe.each(BACKENDS)('decisions survive a relay restart (%s)', (_name, backen
     const sessionId = res.json().session_id as string;
     await first.approvals.request({ incident_id: id, summary: 's', device: 'R1', commands: ['router bgp 65001', 'no neighbor 10.0.0.2 shutdown'] });
     agent.setDown('unreachable');
-    await first.onCardSubmission({
+    await first.webex!.onCardSubmission({
       actionId: 'a1', messageId: 'card-1', roomId: 'room-1', personId: 'p1', personEmail: 'alice@example.net', created: new Date().toISOString(),
       inputs: { callback_keyword: 'fault_approval', alert_def_id: 'AD000002', incident_id: id, decision: 'APPROVED' },
     });

@@ -1,10 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CardSubmission } from '../../src/adapters/channels/webex/schemas';
-import type { Relay } from '../../src/relay/create-relay';
 import { ad000002, relayForTest } from '../helpers/relay';
 import { createStubRuntime } from '../helpers/stub-runtime';
 
-let relay: Relay | undefined;
+let relay: Awaited<ReturnType<typeof relayForTest>> | undefined;
 afterEach(async () => relay?.close());
 
 const ROOM = 'room-1';
@@ -39,7 +38,7 @@ describe('card submissions', () => {
   it('a seed-shaped click decides the one incident of that alert awaiting approval, and is acknowledged', async () => {
     const t = await setUp();
     const id = await t.fire('10.0.0.2');
-    await t.relay.onCardSubmission(seedClick('APPROVED'));
+    await t.relay.webex!.onCardSubmission(seedClick('APPROVED'));
     expect(t.relay.incidents.get(id)?.approval).toMatchObject({ decision: 'APPROVED', by: 'alice@example.net', channel: 'webex' });
     expect(t.posted.at(-1)).toMatch(new RegExp(`✅ \\*\\*${id}\\*\\*.*APPROVED by alice@example.net via webex`));
   });
@@ -48,7 +47,7 @@ describe('card submissions', () => {
     const t = await setUp();
     const a = await t.fire('10.0.0.2');
     const b = await t.fire('10.0.0.6');
-    await t.relay.onCardSubmission(seedClick('DENIED', { messageId: 'card-2' }));
+    await t.relay.webex!.onCardSubmission(seedClick('DENIED', { messageId: 'card-2' }));
     expect(t.relay.incidents.get(a)?.approval).toBeNull();
     expect(t.relay.incidents.get(b)?.approval).toMatchObject({ decision: 'DENIED', request_id: t.relay.incidents.get(b)?.approval_request?.request_id });
   });
@@ -63,13 +62,13 @@ describe('card submissions', () => {
     await t.relay.approvals.request({ incident_id: id, summary: 'again', device: 'R1', commands: ['router bgp 65001', 'no neighbor 10.0.0.9 shutdown'] });
     const second = t.relay.incidents.get(id)!.approval_request!.request_id;
     // The seed's shape on the first card (card-1), then the relay's own shape naming the first request.
-    await t.relay.onCardSubmission(seedClick('APPROVED', { messageId: 'card-1' }));
+    await t.relay.webex!.onCardSubmission(seedClick('APPROVED', { messageId: 'card-1' }));
     expect(t.posted.at(-1)).toMatch(new RegExp(`that card was for an earlier approval request of \\*\\*${id}\\*\\*; nothing was decided\\. Request ${second} is pending now`));
-    await t.relay.onCardSubmission(seedClick('APPROVED', { messageId: 'card-1', inputs: { callback_keyword: 'fault_approval', alert_def_id: 'AD000002', incident_id: id, request_id: first, decision: 'APPROVED' } }));
+    await t.relay.webex!.onCardSubmission(seedClick('APPROVED', { messageId: 'card-1', inputs: { callback_keyword: 'fault_approval', alert_def_id: 'AD000002', incident_id: id, request_id: first, decision: 'APPROVED' } }));
     expect(t.posted.at(-1)).toMatch(/that card was for an earlier approval request/);
     expect(t.relay.incidents.get(id)).toMatchObject({ state: 'awaiting_approval', approval: null, approval_request: { request_id: second, status: 'pending' } });
     // Its own card still decides it.
-    await t.relay.onCardSubmission(seedClick('APPROVED', { messageId: 'card-2' }));
+    await t.relay.webex!.onCardSubmission(seedClick('APPROVED', { messageId: 'card-2' }));
     expect(t.relay.incidents.get(id)?.approval).toMatchObject({ decision: 'APPROVED', request_id: second });
   });
 
@@ -77,7 +76,7 @@ describe('card submissions', () => {
     const t = await setUp();
     const a = await t.fire('10.0.0.2');
     const b = await t.fire('10.0.0.6');
-    await t.relay.onCardSubmission(seedClick('APPROVED', { messageId: 'card-from-elsewhere' }));
+    await t.relay.webex!.onCardSubmission(seedClick('APPROVED', { messageId: 'card-from-elsewhere' }));
     expect(t.relay.incidents.get(a)?.approval).toBeNull();
     expect(t.relay.incidents.get(b)?.approval).toBeNull();
     expect(t.posted.at(-1)).toMatch(/2 incidents of AD000002 are awaiting approval/);
@@ -87,7 +86,7 @@ describe('card submissions', () => {
 
   it('with none awaiting, the click is acknowledged and decides nothing', async () => {
     const t = await setUp();
-    await t.relay.onCardSubmission(seedClick('DENIED'));
+    await t.relay.webex!.onCardSubmission(seedClick('DENIED'));
     expect(t.posted.at(-1)).toMatch(/no active incident is awaiting approval for AD000002/);
   });
 
@@ -102,17 +101,17 @@ describe('card submissions', () => {
     const id = res.json().incident_id as string;
     await relay.approvals.request({ incident_id: id, summary: 's', device: 'R1', commands: ['router bgp 65001'] });
     const other = Buffer.from('ciscospark://us/ROOM/00000000-0000-0000-0000-000000000000').toString('base64url');
-    await relay.onCardSubmission(seedClick('APPROVED', { roomId: other }));
+    await relay.webex!.onCardSubmission(seedClick('APPROVED', { roomId: other }));
     expect(relay.incidents.get(id)?.approval).toBeNull();
     expect(posted.at(-1)).toMatch(/another room/);
-    await relay.onCardSubmission(seedClick('APPROVED', { roomId: urlSafe }));
+    await relay.webex!.onCardSubmission(seedClick('APPROVED', { roomId: urlSafe }));
     expect(relay.incidents.get(id)?.approval).toMatchObject({ decision: 'APPROVED', channel: 'webex' });
   });
 
   it('checks the approver as for any card', async () => {
     const t = await setUp({ MSG_APPROVERS: 'bob@example.net' });
     const id = await t.fire('10.0.0.2');
-    await t.relay.onCardSubmission(seedClick('APPROVED'));
+    await t.relay.webex!.onCardSubmission(seedClick('APPROVED'));
     expect(t.relay.incidents.get(id)?.approval).toBeNull();
     expect(t.posted.at(-1)).toMatch(/alice@example.net is not allowed to approve/);
   });

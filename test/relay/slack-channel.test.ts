@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { loadConfig } from '../../src/config/load';
 import { newToken } from '../../src/core/operators/operators';
-import { createSlackFromConfig } from '../../src/adapters/channels/slack/from-config';
+import { slackChannel } from '../../src/adapters/channels/slack/from-config';
 import { tempDir } from '../helpers/temp-dir';
 
 const IDS = { appToken: 'xapp-1-test', botToken: 'xoxb-test', appId: 'A0RELAY', teamId: 'T0OURS', channelId: 'C0OPS' };
@@ -54,7 +54,7 @@ describe('Slack as an operator channel of the relay', () => {
     const operators = join(tempDir('fault-relay-slack-ops-'), 'operators.yaml');
     writeFileSync(operators, stringify({ operators: [{ name: 'Alice Moreau', email: 'alice@example.net', role: 'approver', slack_user_id: 'U0ALICE', token_sha256: newToken().sha256 }] }));
     const env = { OPERATORS_FILE: operators, SLACK_APP_TOKEN: IDS.appToken, SLACK_BOT_TOKEN: IDS.botToken, SLACK_CHANNEL_ID: IDS.channelId, SLACK_API_URL: fake.apiUrl };
-    slack = createSlackFromConfig(loadConfig({ AGENT_URL: 'http://127.0.0.1:1', AGENT_SERVER_PASSWORD: 'pw', ...env }), silent)!;
+    slack = slackChannel.fromConfig(loadConfig({ AGENT_URL: 'http://127.0.0.1:1', AGENT_SERVER_PASSWORD: 'pw', ...env }), { logger: silent })!;
     relay = await relayForTest({ agent: createStubRuntime(), channels: [slack], env: { OPERATORS_FILE: operators } });
     await slack.start();
     const res = await relay.app.inject({ method: 'POST', url: '/fault-alert', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(ad000002()) });

@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createWebexBot } from '../../src/adapters/channels/webex/webex-bot';
+import { webexChannel } from '../../src/adapters/channels/webex/from-config';
 import type { Relay } from '../../src/relay/create-relay';
 import { createSlackChannel } from '../../src/adapters/channels/slack/slack-channel';
 import { startSlackFake } from '../fakes/slack/slack-fake';
 import { newRoomId, startWebexFake } from '../fakes/webex';
-import { relayForTest, silent } from '../helpers/relay';
+import { relayForTest, silent, testConfig } from '../helpers/relay';
 import { createStubRuntime } from '../helpers/stub-runtime';
 
 /** `/health/deep`'s messaging check, one entry per configured channel, from each channel's own status. */
@@ -26,11 +26,12 @@ describe('/health/deep messaging, per channel', () => {
     const roomId = newRoomId();
     const webexFake = await startWebexFake({ token: 'webex-bot-secret', roomId });
     stops.push(() => webexFake.stop());
-    const bot = createWebexBot({ token: 'webex-bot-secret', roomId, u2cUrl: webexFake.u2cUrl, apiUrl: webexFake.apiUrl, logger: silent, onCardSubmission: () => {} });
-    stops.push(() => bot.stop());
+    const env = { MSG_BOT_TOKEN: 'webex-bot-secret', MSG_ROOM_ID: roomId, MSG_U2C_URL: webexFake.u2cUrl, MSG_API_URL: webexFake.apiUrl };
+    const webex = webexChannel.fromConfig(testConfig(env), { logger: silent })!;
+    stops.push(() => webex.stop());
     const slack = createSlackChannel({ ...IDS, apiUrl: slackFake.apiUrl, approver: () => false, logger: silent, pingIntervalMs: 60_000 });
     stops.push(() => slack.stop());
-    const relay = await relayForTest({ agent: createStubRuntime(), room: bot, channels: [slack], env: { MSG_BOT_TOKEN: 'webex-bot-secret', MSG_ROOM_ID: roomId } });
+    const relay = await relayForTest({ agent: createStubRuntime(), channels: [webex, slack], env });
     stops.push(() => relay.close());
 
     // Configured but not yet connected: both say so, and the check fails until they are.
@@ -40,7 +41,7 @@ describe('/health/deep messaging, per channel', () => {
 
     // Another process holds the app token: Slack's hello counts its connection too.
     slackFake.setExtraConnections(1);
-    await Promise.all([bot.start(), slack.start()]);
+    await Promise.all([webex.connection!.connect(), slack.start()]);
     const up = await deep(relay);
     expect(up.body.checks.messaging).toMatchObject({
       configured: true,

@@ -10,10 +10,10 @@ import { inIncidentSpan } from '../../src/adapters/telemetry/incident-trace';
 import { startTelemetry, type Telemetry } from '../../src/adapters/telemetry/sdk';
 import { connectMcp } from '../helpers/mcp-client';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver';
-import { ad000002, relayForTest, silent } from '../helpers/relay';
+import { ad000002, relayForTest, silent, testConfig } from '../helpers/relay';
 import { createStubRuntime } from '../helpers/stub-runtime';
 import { tempDir } from '../helpers/temp-dir';
-import { createWebexBot, type WebexBot } from '../../src/adapters/channels/webex/webex-bot';
+import { webexChannel } from '../../src/adapters/channels/webex/from-config';
 import { createSlackChannel, type SlackChannel } from '../../src/adapters/channels/slack/slack-channel';
 import { startSlackFake } from '../fakes/slack/slack-fake';
 import { newRoomId, startWebexFake } from '../fakes/webex';
@@ -191,11 +191,11 @@ describe('incident traces', () => {
     const ids = { appToken: 'xapp-1-trace', botToken: 'xoxb-trace', appId: 'A0RELAY', teamId: 'T0OURS', channelId: 'C0OPS' };
     const slackFake = await startSlackFake({ ...ids, users: { U0ALICE: 'alice@example.net' } });
     const slack: SlackChannel = createSlackChannel({ ...ids, apiUrl: slackFake.apiUrl, approver: (p) => p.email === 'alice@example.net', logger: silent });
-    const ref: { relay?: Relay } = {};
-    const bot: WebexBot = createWebexBot({ token, roomId, u2cUrl: webexFake.u2cUrl, apiUrl: webexFake.apiUrl, logger: silent, onCardSubmission: (sub) => ref.relay?.onCardSubmission(sub) });
-    const relay = (ref.relay = await relayForTest({ agent: createStubRuntime(), room: bot, channels: [slack], env: { MSG_BOT_TOKEN: token, MSG_ROOM_ID: roomId } }));
+    const env = { MSG_BOT_TOKEN: token, MSG_ROOM_ID: roomId, MSG_U2C_URL: webexFake.u2cUrl, MSG_API_URL: webexFake.apiUrl };
+    const webex = webexChannel.fromConfig(testConfig(env), { logger: silent })!;
+    const relay = await relayForTest({ agent: createStubRuntime(), channels: [webex, slack], env });
     try {
-      await bot.start();
+      await webex.connection!.connect();
       await slack.start();
       const ask = async (device: string) => {
         const res = await relay.app.inject({ method: 'POST', url: '/fault-alert', headers: { 'content-type': 'application/json', traceparent: `00-${SENDER_TRACE}-${SENDER_SPAN}-01` }, payload: JSON.stringify(ad000002({ system: device })) });
@@ -229,7 +229,7 @@ describe('incident traces', () => {
     } finally {
       await slack.stop();
       await relay.close();
-      await bot.stop();
+      await webex.stop();
       await slackFake.stop();
       await webexFake.stop();
     }

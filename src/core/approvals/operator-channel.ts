@@ -101,7 +101,13 @@ export interface QuotedText {
   text: string;
 }
 
+/**
+ * An operator channel as the relay sees it: built by its adapter from the settings
+ * (src/adapters/channels/index.ts lists them), asked with the core's `ApprovalAsk`, and heard only
+ * through `ChannelHost.decide` once attached. Nothing outside the adapter knows its product.
+ */
 export interface OperatorChannel {
+  /** Its name (operatorChannelNameSchema): kept on the request and the decision, shown in the timeline. */
   readonly name: string;
   /** Posts the approval request; the answer is the channel's own message id (kept on the request, per channel). */
   ask(request: ApprovalAsk): Promise<{ message_id: string }>;
@@ -116,4 +122,6 @@ export interface OperatorChannel {
   attach(host: ChannelHost): void;
   /** Absent for a channel without a connection of its own (a test's room). */
   readonly connection?: ChannelConnection;
+  /** Releases everything the channel holds (its socket, its HTTP clients) when the relay stops for good. */
+  stop?(): Promise<void>;
 }

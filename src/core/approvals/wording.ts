@@ -1,6 +1,5 @@
 import type { Approval, Incident } from '../incidents/model';
-import { inlineMarkdown, markdownCell } from './inert-text';
-import { policyNotice, requestRequirementLine, standingOf, standingWords } from './standing';
+import { requestRequirementLine, standingOf, standingWords } from './standing';
 
 export function formatTtl(ms: number): string {
   if (ms % 3_600_000 === 0) return `${ms / 3_600_000} h`;
@@ -8,8 +7,10 @@ export function formatTtl(ms: number): string {
   return `${Math.round(ms / 1000)} s`;
 }
 
-const hhmm = (iso: string) => `${iso.slice(11, 16)} UTC`;
+/** A decision's time as every channel shows it: hours and minutes, UTC. */
+export const hhmm = (iso: string) => `${iso.slice(11, 16)} UTC`;
 
+/** The outcome of a decision in the relay's words, the same on every channel; each channel frames it in its own sentence. */
 export function describeDecision(incident: Incident, approval: Approval): string {
   const what = approval.effective === 'APPROVED' ? `applying ${approval.commands.length} command(s)` : 'nothing will be applied; escalating';
   const request = incident.approval_request;
@@ -17,23 +18,3 @@ export function describeDecision(incident: Incident, approval: Approval): string
   const policy = request?.requirement && request.request_id === approval.request_id ? `; ${standingWords(standingOf(request))} (${requestRequirementLine(request)})` : '';
   return `${approval.decision} by ${approval.by} via ${approval.channel} at ${hhmm(approval.at)}${policy}: ${what}`;
 }
-
-/** Acknowledgements in the room, one for every card submission. */
-export const ack = {
-  accepted: (incident: Incident, approval: Approval) =>
-    `${approval.effective === 'APPROVED' ? '✅' : '⛔'} **${incident.incident_id}** on \`${incident.device_hostname}\`: ${describeDecision(incident, approval)}${approval.reason ? ` (reason: ${inlineMarkdown(approval.reason)})` : ''}.`,
-  alreadyDecided: (incident: Incident, approval: Approval, who: string) =>
-    `ℹ️ ${who}: **${incident.incident_id}** was already ${approval.decision} by ${approval.by} via ${approval.channel} at ${hhmm(approval.at)}; this click changed nothing.`,
-  /** An approval counted toward the policy's requirement, a second one by the same person, or one from outside its groups. */
-  policy: (incident: Incident, result: Parameters<typeof policyNotice>[0], who: string) => `🗳️ ${who}, **${incident.incident_id}**: ${markdownCell(policyNotice(result))}`,
-  notAllowed: (who: string) => `🚫 ${who} is not allowed to approve configuration changes (MSG_APPROVERS); nothing changed.`,
-  otherRoom: (who: string) => `🚫 A card submission by ${who} came from another room and was refused; nothing changed.`,
-  ambiguous: (alertDefId: string, candidates: Incident[], who: string) =>
-    `⚠️ ${who}: ${candidates.length} incidents of ${alertDefId} are awaiting approval (${candidates.map((i) => `**${i.incident_id}** on \`${i.device_hostname}\``).join(', ')}); this card does not say which, so nothing was decided. Use the card of the incident you mean.`,
-  staleCard: (incident: Incident, who: string) =>
-    `⚠️ ${who}: that card was for an earlier approval request of **${incident.incident_id}**; nothing was decided.${
-      incident.approval_request?.status === 'pending' ? ` Request ${incident.approval_request.request_id} is pending now: decide on its own card.` : ''
-    }`,
-  noActive: (alertDefId: string, incidentId: string | undefined, who: string) =>
-    `ℹ️ ${who}: no active incident is awaiting approval for ${incidentId ?? alertDefId}; nothing resumed.`,
-};

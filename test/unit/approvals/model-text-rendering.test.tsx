@@ -8,7 +8,7 @@ import { terminalQuestion } from '../../../src/core/approvals/terminal-question'
 import type { Incident, TimelineEntry } from '../../../src/core/incidents/model';
 import { approvalFallbackMarkdown, buildApprovalCard } from '../../../src/adapters/channels/webex/approval-card';
 import { approvalBlocks, decidedBlocks } from '../../../src/adapters/channels/slack/blocks';
-import { ack } from '../../../src/core/approvals/wording';
+import { ack } from '../../../src/adapters/channels/webex/wording';
 import type { Approval } from '../../../src/core/incidents/model';
 
 /** A summary that forges the relay's own structure: an outcome heading behind a bare CR, our "Commands" header, a code block. */

@@ -2,7 +2,7 @@ import type { Approval, Incident } from '../../../core/incidents/model';
 import type { ApprovalAsk } from '../../../core/approvals/operator-channel';
 import { visibleLines } from '../../../core/approvals/visible-text';
 import { AGENT_SUMMARY_LABEL, visibleText } from '../../../core/approvals/inert-text';
-import { ack } from '../../../core/approvals/wording';
+import { say } from './wording';
 import { previewLines, ROLLBACK_TITLE, rollbackLines } from '../../../runbooks/config-preview';
 import type { ButtonValue } from './schemas';
 
@@ -118,7 +118,7 @@ function previewSections(preview: ApprovalAsk['preview']): Block[] {
 export function decidedBlocks(incident: Incident, approval: Approval): { text: string; blocks: Block[] } {
   const request = incident.approval_request;
   // Slack has no escape for its markup: the reason, someone's own words, goes in a plain-text block of its own.
-  const outcome = ack.accepted(incident, { ...approval, reason: undefined }).replace(/\*\*/g, '*');
+  const outcome = say.outcome(incident, approval).replace(/\*\*/g, '*');
   return {
     text: outcome,
     blocks: [

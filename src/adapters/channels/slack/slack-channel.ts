@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { ChannelHealth, ChannelHost, OperatorChannel } from '../../../core/approvals/operator-channel';
-import { ack } from '../../../core/approvals/wording';
+import { say } from './wording';
 import { systemClock, type Clock } from '../../../core/clock';
 import { createProxyDispatchers, NO_PROXY_SETTINGS, proxyFor, tunnelAgent, type ProxySettings } from '../../net/proxy';
 import { approvalBlocks, decidedBlocks, escapeMrkdwn, quotedBlocks } from './blocks';
@@ -100,7 +100,7 @@ export function createSlackChannel(opts: SlackChannelOptions): SlackChannel {
     const channelId = p.channel?.id ?? p.container?.channel_id;
     if (p.api_app_id !== ours.app || !teamOk || channelId !== opts.channelId) {
       log.warn({ app: p.api_app_id, team: p.team?.id, channel: channelId }, 'slack click from another app, workspace or channel refused');
-      if (channelId === opts.channelId) await whisper(p.user.id, ack.otherRoom(`<@${p.user.id}>`));
+      if (channelId === opts.channelId) await whisper(p.user.id, say.otherApp(`<@${p.user.id}>`));
       return;
     }
     const email = await emailOf(p.user.id);
@@ -108,17 +108,17 @@ export function createSlackChannel(opts: SlackChannelOptions): SlackChannel {
     const allowed = opts.approver({ slackId: p.user.id, ...(email ? { email } : {}) });
     if (!allowed) {
       log.warn('slack click from a person not on the allow-list refused');
-      await whisper(p.user.id, ack.notAllowed(who).replace('(MSG_APPROVERS)', '(OPERATORS_FILE)'));
+      await whisper(p.user.id, say.notAllowed(who));
       return;
     }
     const v = value.data;
     // The operator entry's own e-mail (matched by member id or by Slack's e-mail): the relay names them from it.
     const person = typeof allowed === 'object' ? allowed.email : who;
     const result = await host.decide({ channel: SLACK_CHANNEL, incident_id: v.incident_id, request_id: v.request_id, decision: v.decision, person: { id: person } });
-    if (result.status === 'already_decided') await whisper(p.user.id, ack.alreadyDecided(result.incident, result.approval, who));
-    else if (result.status === 'stale_request') await whisper(p.user.id, ack.staleCard(result.incident, who));
-    else if (result.status === 'recorded' || result.status === 'already_approved_by_you' || result.status === 'not_allowed_by_policy') await whisper(p.user.id, ack.policy(result.incident, result, who));
-    else if (result.status !== 'accepted') await whisper(p.user.id, ack.noActive(v.incident_id, v.incident_id, who));
+    if (result.status === 'already_decided') await whisper(p.user.id, say.alreadyDecided(result.incident, result.approval, who));
+    else if (result.status === 'stale_request') await whisper(p.user.id, say.staleMessage(result.incident, who));
+    else if (result.status === 'recorded' || result.status === 'already_approved_by_you' || result.status === 'not_allowed_by_policy') await whisper(p.user.id, say.policy(result.incident, result, who));
+    else if (result.status !== 'accepted') await whisper(p.user.id, say.noActive(v.incident_id, who));
   }
 
   /** On a team, called each time this relay becomes the leader; the socket opens once Slack says who we are. */

@@ -2,7 +2,7 @@ import { storableText } from '../../../core/incidents/storable-text';
 import type { Logger } from 'pino';
 import type { Incident } from '../../../core/incidents/model';
 import type { ChannelConnection, ChannelHost, OperatorChannel } from '../../../core/approvals/operator-channel';
-import { ack } from '../../../core/approvals/wording';
+import { ack } from './wording';
 import { labelledQuote } from '../../../core/approvals/inert-text';
 import { approvalFallbackMarkdown, buildApprovalCard } from './approval-card';
 import { sameHydraObject } from './hydra-id';
@@ -35,7 +35,8 @@ function connectionOf(room: OperatorRoom): ChannelConnection | undefined {
 }
 
 export interface WebexChannelOptions {
-  room: OperatorRoom;
+  /** The room, or how to build it given where its card clicks go (the bot: from-config.ts). */
+  room: OperatorRoom | ((onCardSubmission: (sub: CardSubmission) => Promise<void>) => OperatorRoom);
   /** MSG_ROOM_ID; without it card submissions are ignored (nothing says which room is ours). */
   roomId?: string;
   /** MSG_APPROVERS: lower-case e-mails; empty: anyone in the room may decide. */
@@ -44,8 +45,9 @@ export interface WebexChannelOptions {
 }
 
 export interface WebexChannel extends OperatorChannel {
-  /** A click on an approval card, as the bot reads it (plaintext, from REST). */
+  /** A click on an approval card, as the bot reads it (plaintext, from REST); a test's room calls it directly. */
   onCardSubmission(sub: CardSubmission): Promise<void>;
+  stop(): Promise<void>;
 }
 
 /**
@@ -54,8 +56,9 @@ export interface WebexChannel extends OperatorChannel {
  * or not, so nobody clicks twice wondering.
  */
 export function createWebexChannel(opts: WebexChannelOptions): WebexChannel {
-  const { room, logger } = opts;
+  const { logger } = opts;
   let host: ChannelHost | undefined;
+  const room = typeof opts.room === 'function' ? opts.room(onCardSubmission) : opts.room;
   const connection = connectionOf(room);
   const say = (markdown: string) =>
     room.postMarkdown(markdown).catch((error: unknown) => logger.error({ err: error }, 'could not acknowledge a card submission'));
@@ -152,6 +155,9 @@ export function createWebexChannel(opts: WebexChannelOptions): WebexChannel {
       host = h;
     },
     ...(connection ? { connection } : {}),
+    async stop() {
+      await room.stop?.();
+    },
     onCardSubmission,
   };
 }
