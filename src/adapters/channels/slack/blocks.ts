@@ -56,33 +56,42 @@ function codeBlocks(lines: string[]): Block[] {
 
 /** The approval message: the lines first, as the device receives them, then the hash, the agent's summary (labelled) and the value buttons. */
 export function approvalBlocks(a: ApprovalAsk): { text: string; blocks: Block[] } {
-  const commands = visibleLines(a.commands);
-  const complete = a.commands.length <= MAX_LINES_SHOWN;
-  const shown = commands.lines.slice(0, MAX_LINES_SHOWN);
+  const fits = messageBlocks(a, linesComplete(a));
+  // Slack takes 50 blocks: when the lines do not fit, the message is cut before its summary and buttons, and can only deny.
+  const cut = () => {
+    const body = messageBlocks(a, false).filter((b) => b !== TOO_MANY);
+    return [...body.slice(0, 50 - TAIL_BLOCKS - 1), TOO_MANY, ...body.slice(-TAIL_BLOCKS)];
+  };
+  const blocks = fits.length <= 50 ? fits : cut();
+  const what = a.plan ? `a plan on ${a.plan.map((e) => e.device).join(', ')}` : a.device;
+  return { text: `Approval needed for ${a.incident_id} on ${what} (request ${a.request_id}, lines ${a.lines_sha256.slice(0, 12)})`, blocks };
+}
+
+const TOO_MANY = section('Too many lines to show them all here: approve in the tray, where every line is shown. You can deny here.');
+/** The agent's summary (a divider, its label, its text) and the buttons: always the end of the message. */
+const TAIL_BLOCKS = 4;
+
+const linesComplete = (a: ApprovalAsk) => (a.plan ? a.plan.every((e) => e.commands.length <= MAX_LINES_SHOWN) : a.commands.length <= MAX_LINES_SHOWN);
+
+function messageBlocks(a: ApprovalAsk, complete: boolean): Block[] {
   const value = (decision: ButtonValue['decision']) =>
     JSON.stringify({ incident_id: a.incident_id, request_id: a.request_id, decision, lines: a.lines_sha256.slice(0, 12) } satisfies ButtonValue);
-  const blocks: Block[] = [
-    section(`*Approval needed*: configuration change on \`${escapeMrkdwn(a.device)}\``),
+  return [
+    section(a.plan ? `*Approval needed*: one change plan on ${a.plan.length} devices, applied to all or none` : `*Approval needed*: configuration change on \`${escapeMrkdwn(a.device)}\``),
     {
       type: 'section',
       fields: [
         ['Incident', a.incident_id],
         ['Request', a.request_id],
         ['Alert', a.alert_def_id],
-        ['Lines hash', a.lines_sha256.slice(0, 12)],
+        ...(a.plan ? [['Devices', a.plan.map((e) => e.device).join(', ')]] : []),
+        [a.plan ? 'Plan hash' : 'Lines hash', a.lines_sha256.slice(0, 12)],
         ['Expires', a.expires_at],
         ...(a.policy ? [['Policy', a.policy]] : []),
       ].map(([k, v]) => ({ type: 'mrkdwn', text: `*${k}*\n${escapeMrkdwn(v!)}` })),
     },
-    section('*Commands to apply, exactly these, once*'),
-    ...codeBlocks(shown),
-    ...(commands.lines.length > shown.length ? [section(`… and ${commands.lines.length - shown.length} more`)] : []),
-    ...(commands.warning ? [section(`:warning: *${escapeMrkdwn(commands.warning)}*`)] : []),
-    ...previewSections(a.preview ?? null),
     // What a person approves is what is applied: with lines left out, this message can only deny.
-    ...(complete ? [] : [section('Too many lines to show them all here: approve in the tray, where every line is shown. You can deny here.')]),
-    // The relay's own rollback, from the configuration before: the agent's proposed one is never shown as it.
-    ...rollbackSections(a.preview ?? null),
+    ...(a.plan ? [...a.plan.flatMap((entry, i) => deviceSections(entry, i, a.plan!.length)), ...(complete ? [] : [TOO_MANY])] : changeSections('Commands to apply, exactly these, once', a.commands, a.preview ?? null, complete)),
     // Last before the buttons, below everything the relay says: the agent's words, as plain text.
     ...quotedBlocks(AGENT_SUMMARY_LABEL, a.summary),
     {
@@ -95,7 +104,27 @@ export function approvalBlocks(a: ApprovalAsk): { text: string; blocks: Block[] 
       ],
     },
   ];
-  return { text: `Approval needed for ${a.incident_id} on ${a.device} (request ${a.request_id}, lines ${a.lines_sha256.slice(0, 12)})`, blocks: blocks.slice(0, 50) };
+}
+
+/** One change's lines, what they would change on the live device (the dry run), and the relay's own way back. */
+function changeSections(title: string, lines: readonly string[], preview: ApprovalAsk['preview'], complete = true): Block[] {
+  const commands = visibleLines(lines);
+  const shown = commands.lines.slice(0, MAX_LINES_SHOWN);
+  return [
+    section(`*${escapeMrkdwn(title)}*`),
+    ...codeBlocks(shown),
+    ...(commands.lines.length > shown.length ? [section(`… and ${commands.lines.length - shown.length} more`)] : []),
+    ...(commands.warning ? [section(`:warning: *${escapeMrkdwn(commands.warning)}*`)] : []),
+    ...previewSections(preview ?? null),
+    ...(complete ? [] : [TOO_MANY]),
+    // The relay's own rollback, from the configuration before: the agent's proposed one is never shown as it.
+    ...rollbackSections(preview ?? null),
+  ];
+}
+
+/** A plan's device, from the plan the core keeps (never from the `! device` headings of the flattened lines). */
+function deviceSections(entry: NonNullable<ApprovalAsk['plan']>[number], i: number, of: number): Block[] {
+  return [{ type: 'divider' }, section(`*Device ${i + 1} of ${of}: \`${escapeMrkdwn(entry.device)}\`*`), ...changeSections(`Lines for ${entry.device}, exactly these, once`, entry.commands, entry.preview)];
 }
 
 /** Beside the lines: what they would change on the live device (the dry run), or that there is no preview. */

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { visibleLines } from '../../../core/approvals/visible-text';
 import { AGENT_SUMMARY_LABEL, labelledQuote, visibleText } from '../../../core/approvals/inert-text';
-import { ConfigPreview, previewLines, ROLLBACK_TITLE, rollbackLines } from '../../../runbooks/config-preview';
+import { planEntrySchema } from '../../../core/approvals/plan-lines';
+import { ConfigPreview } from '../../../runbooks/config-preview';
+import { commandBlock, planBlocks, previewBlock, rollbackBlock, verbatimLine } from './card-blocks';
 import { FAULT_APPROVAL_KEYWORD, type AdaptiveCard, type FaultApprovalData } from './schemas';
 
 export const approvalCardInputSchema = z.object({
@@ -21,6 +23,8 @@ export const approvalCardInputSchema = z.object({
   preview: ConfigPreview.nullable().optional(),
   /** The change policy's rule and how far its approvals are (src/core/approvals/standing.ts); absent without a policy. */
   policy: z.string().min(1).optional(),
+  /** A change plan (the core's ApprovalAsk.plan): shown grouped by device, each with its preview and rollback. */
+  plan: z.array(planEntrySchema).min(2).optional(),
 });
 export type ApprovalCardInput = z.infer<typeof approvalCardInputSchema>;
 
@@ -32,6 +36,8 @@ const MAX_SUMMARY_CHARS = 2000;
  * size its clients are known to take, so a long change list is cut (with a note), never refused.
  */
 export const CARD_MAX_BYTES = 20_000;
+
+const TOO_MANY = { type: 'TextBlock', text: 'Too many lines to show them all here: approve in the tray, where every line is shown. You can deny here.', wrap: true, color: 'Attention' };
 
 /**
  * The approval card: Adaptive Card 1.3 with Approve / Deny `Action.Submit` buttons whose data
@@ -57,10 +63,10 @@ export function buildApprovalCard(input: ApprovalCardInput): AdaptiveCard {
     { title: 'Incident', value: a.incident_id },
     { title: 'Request', value: a.request_id },
     { title: 'Alert', value: a.alert_def_id },
-    { title: 'Device', value: a.device },
+    ...(a.plan ? [{ title: 'Devices', value: a.plan.map((e) => e.device).join(', ') }] : [{ title: 'Device', value: a.device }]),
     ...(a.artifact_ref ? [{ title: 'Artifact', value: a.artifact_ref }] : []),
     ...(a.expires_at ? [{ title: 'Expires', value: a.expires_at }] : []),
-    ...(a.lines_sha256 ? [{ title: 'Lines hash', value: a.lines_sha256.slice(0, 12) }] : []),
+    ...(a.lines_sha256 ? [{ title: a.plan ? 'Plan hash' : 'Lines hash', value: a.lines_sha256.slice(0, 12) }] : []),
     ...(a.policy ? [{ title: 'Policy', value: a.policy }] : []),
   ];
   // Shrinks what is shown until the card fits Webex's attachment size: a card that is too big is
@@ -75,24 +81,30 @@ export function buildApprovalCard(input: ApprovalCardInput): AdaptiveCard {
     if (shown <= 1 || Buffer.byteLength(JSON.stringify(card)) <= CARD_MAX_BYTES) return card;
   }
 
+  function singleDevice(shown: number, complete: boolean): AdaptiveCard['body'] {
+    return [
+      ...commandBlock('Commands to apply, exactly these, once', commands.lines, shown),
+      ...(commands.warning ? [{ type: 'TextBlock', text: commands.warning, wrap: true, color: 'Attention', weight: 'Bolder' }] : []),
+      // Beside the lines: what they would change on the live device (a dry run), or that nobody could tell.
+      ...previewBlock(a.preview ?? null, shown),
+      ...(complete ? [] : [TOO_MANY]),
+      // The relay's own rollback, from the configuration before: the agent's proposed one is never shown as it.
+      ...rollbackBlock(a.preview ?? null, shown),
+    ];
+  }
+
   function cardWith(shown: number, evidenceLines: number): AdaptiveCard {
     // What a person approves is what is applied: with lines left out, the card can only deny.
-    const complete = a.commands.length <= shown;
+    const complete = a.plan ? a.plan.every((e) => e.commands.length <= shown) : a.commands.length <= shown;
     return {
       $schema: 'http://adaptivecards.io/schemas/adaptive-card.json',
       type: 'AdaptiveCard',
       version: '1.3',
       body: [
-        { type: 'TextBlock', text: `Approval needed: configuration change on ${a.device}`, weight: 'Bolder', size: 'Medium', wrap: true },
+        { type: 'TextBlock', text: a.plan ? `Approval needed: one change plan on ${a.plan.length} devices, applied to all or none` : `Approval needed: configuration change on ${a.device}`, weight: 'Bolder', size: 'Medium', wrap: true },
         { type: 'FactSet', facts },
         // The lines before the agent's summary: what is applied is read first, as the device receives it.
-        ...commandBlock('Commands to apply, exactly these, once', commands.lines, shown),
-        ...(commands.warning ? [{ type: 'TextBlock', text: commands.warning, wrap: true, color: 'Attention', weight: 'Bolder' }] : []),
-        // Beside the lines: what they would change on the live device (a dry run), or that nobody could tell.
-        ...previewBlock(a.preview ?? null, shown),
-        ...(complete ? [] : [{ type: 'TextBlock', text: 'Too many lines to show them all here: approve in the tray, where every line is shown. You can deny here.', wrap: true, color: 'Attention' }]),
-        // The relay's own rollback, from the configuration before: the agent's proposed one is never shown as it.
-        ...rollbackBlock(a.preview ?? null, shown),
+        ...(a.plan ? [...planBlocks(a.plan, shown), ...(complete ? [] : [TOO_MANY])] : singleDevice(shown, complete)),
         ...evidenceBlock(a.evidence ?? [], evidenceLines),
         // Last, below everything the relay says: the agent's words, labelled, never read as Markdown.
         ...agentSummaryBlock(clip(a.summary, MAX_SUMMARY_CHARS)),
@@ -110,41 +122,12 @@ export function buildApprovalCard(input: ApprovalCardInput): AdaptiveCard {
 export function approvalFallbackMarkdown(input: ApprovalCardInput): string {
   const a = approvalCardInputSchema.parse(input);
   return [
-    `**Approval needed** for ${a.incident_id} (${a.alert_def_id}) on \`${a.device}\`.`,
-    `Open this message in a Webex client that shows cards to approve or deny ${a.commands.length} command(s).`,
+    a.plan
+      ? `**Approval needed** for ${a.incident_id} (${a.alert_def_id}): one change plan on ${a.plan.map((e) => `\`${e.device}\``).join(', ')}.`
+      : `**Approval needed** for ${a.incident_id} (${a.alert_def_id}) on \`${a.device}\`.`,
+    `Open this message in a Webex client that shows cards to approve or deny ${a.plan ? a.plan.reduce((n, e) => n + e.commands.length, 0) : a.commands.length} command(s).`,
     labelledQuote(AGENT_SUMMARY_LABEL, clip(a.summary, 500)),
   ].join('\n\n');
-}
-
-/**
- * Lines verbatim: a RichTextBlock's TextRuns are never read as Markdown (a TextBlock would turn
- * `permit _65002_` into italics), and leading spaces become no-break spaces so indentation stays.
- */
-export function verbatimLine(line: string): AdaptiveCard['body'][number] {
-  const text = line.replace(/^ +/, (spaces) => '\u00a0'.repeat(spaces.length)) || '\u00a0';
-  return { type: 'RichTextBlock', spacing: 'None', inlines: [{ type: 'TextRun', text, fontType: 'Monospace' }] };
-}
-
-function commandBlock(title: string, lines: string[], max: number): AdaptiveCard['body'] {
-  const shown = lines.slice(0, max);
-  const more = lines.length - shown.length;
-  return [
-    { type: 'TextBlock', text: title, weight: 'Bolder', spacing: 'Medium' },
-    {
-      type: 'Container',
-      style: 'emphasis',
-      items: [...shown.map(verbatimLine), ...(more > 0 ? [{ type: 'TextBlock', text: `… and ${more} more`, isSubtle: true, spacing: 'Small' }] : [])],
-    },
-  ];
-}
-
-function rollbackBlock(preview: ConfigPreview | null, max: number): AdaptiveCard['body'] {
-  const [how = '', ...lines] = visibleLines(rollbackLines(preview)).lines;
-  return [
-    { type: 'TextBlock', text: ROLLBACK_TITLE, weight: 'Bolder', spacing: 'Medium' },
-    { type: 'TextBlock', text: how, wrap: true, isSubtle: true, spacing: 'Small' },
-    ...(lines.length ? commandBlock('', lines, max).slice(1) : []),
-  ];
 }
 
 /**
@@ -156,19 +139,6 @@ function agentSummaryBlock(summary: string): AdaptiveCard['body'] {
   return [
     { type: 'TextBlock', text: AGENT_SUMMARY_LABEL, weight: 'Bolder', isSubtle: true, spacing: 'Large', separator: true, wrap: true },
     { type: 'Container', items: visibleText(summary).split('\n').map(run) },
-  ];
-}
-
-function previewBlock(preview: ConfigPreview | null, max: number): AdaptiveCard['body'] {
-  const [head = '', ...rest] = visibleLines(previewLines(preview)).lines;
-  if (rest.length === 0) return [{ type: 'TextBlock', text: head, wrap: true, isSubtle: true, spacing: 'Small' }];
-  const shown = rest.slice(0, max);
-  return [
-    { type: 'TextBlock', text: head, weight: 'Bolder', spacing: 'Medium', ...(preview && !preview.accepted ? { color: 'Attention' } : {}) },
-    {
-      type: 'Container',
-      items: [...shown.map(verbatimLine), ...(rest.length > shown.length ? [{ type: 'TextBlock', text: `… and ${rest.length - shown.length} more`, isSubtle: true, spacing: 'Small' }] : [])],
-    },
   ];
 }
 
