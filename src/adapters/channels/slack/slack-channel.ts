@@ -1,10 +1,10 @@
 import type { Logger } from 'pino';
 import type { ChannelHealth, ChannelHost, OperatorChannel } from '../../../core/approvals/operator-channel';
-import { say } from './wording';
 import { systemClock, type Clock } from '../../../core/clock';
 import { createProxyDispatchers, NO_PROXY_SETTINGS, proxyFor, tunnelAgent, type ProxySettings } from '../../net/proxy';
-import { approvalBlocks, decidedBlocks, escapeMrkdwn, quotedBlocks } from './blocks';
-import { blockActionsSchema, buttonValueSchema, connectionsOpenSchema, postedMessageSchema, userInfoSchema, type Envelope, type SlackStatus } from './schemas';
+import { approvalBlocks, decidedBlocks, quotedBlocks } from './blocks';
+import { createSlackClicks, identify, mrkdwn, type SlackIdentity } from './clicks';
+import { connectionsOpenSchema, postedMessageSchema, type SlackStatus } from './schemas';
 import { createSocketMode } from './socket-mode';
 import { createSlackWebApi } from './web-api';
 
@@ -32,9 +32,6 @@ export interface SlackChannel extends OperatorChannel {
   readonly connection: NonNullable<OperatorChannel['connection']>;
 }
 
-/** Slack markdown from the relay's: bold is one star there, and `<`/`&` are markup. */
-const mrkdwn = (markdown: string) => escapeMrkdwn(markdown).replace(/\*\*/g, '*');
-
 /**
  * Slack as an operator channel over Socket Mode (outbound only). It owns the Block Kit message,
  * Slack's ids and the check of who clicked: our app, our workspace, our channel, a person on the
@@ -48,9 +45,10 @@ export function createSlackChannel(opts: SlackChannelOptions): SlackChannel {
   const call = createSlackWebApi({ apiUrl: opts.apiUrl, clock, dispatcherFor: (url) => proxies.for(url) });
   const bot = (method: string, body: Record<string, unknown>) => call(method, opts.botToken, body);
   let host: ChannelHost | undefined;
-  let ours: { app: string; team: string; enterprise?: string } | undefined;
+  let ours: SlackIdentity | undefined;
   let status: SlackStatus = { configured: true, connected: false };
   let queue: Promise<void> = Promise.resolve();
+  const onInteraction = createSlackClicks({ name: SLACK_CHANNEL, bot, channelId: opts.channelId, approver: opts.approver, logger, host: () => host, ours: () => ours });
 
   const socket = createSocketMode({
     openUrl: async () => connectionsOpenSchema.parse(await call('apps.connections.open', opts.appToken)).url,
@@ -73,62 +71,9 @@ export function createSlackChannel(opts: SlackChannelOptions): SlackChannel {
     },
   });
 
-  const whisper = (user: string, text: string) =>
-    bot('chat.postEphemeral', { channel: opts.channelId, user, text: mrkdwn(text) }).catch((error: unknown) => logger.warn({ err: (error as Error).message }, 'slack reply not posted'));
-
-  async function emailOf(userId: string): Promise<string | undefined> {
-    try {
-      const info = userInfoSchema.parse(await bot('users.info', { user: userId }));
-      return info.user.deleted ? undefined : info.user.profile?.email?.toLowerCase();
-    } catch (error) {
-      logger.warn({ err: (error as Error).message }, 'slack users.info failed; the click is judged by member id only');
-      return undefined;
-    }
-  }
-
-  async function onInteraction(envelope: Envelope): Promise<void> {
-    if (envelope.type !== 'interactive') return;
-    const parsed = blockActionsSchema.safeParse(envelope.payload);
-    if (!parsed.success || !host || !ours) return;
-    const p = parsed.data;
-    const action = p.actions[0]!;
-    const value = buttonValueSchema.safeParse(safeJson(action.value));
-    if (!value.success) return; // another app feature's button: not ours to judge
-    const log = logger.child({ incident_id: value.data.incident_id, slack_user: p.user.id });
-    // The socket is authenticated by the app token; these fields say the click is ours to count.
-    const teamOk = p.team?.id === ours.team || (ours.enterprise !== undefined && p.enterprise?.id === ours.enterprise);
-    const channelId = p.channel?.id ?? p.container?.channel_id;
-    if (p.api_app_id !== ours.app || !teamOk || channelId !== opts.channelId) {
-      log.warn({ app: p.api_app_id, team: p.team?.id, channel: channelId }, 'slack click from another app, workspace or channel refused');
-      if (channelId === opts.channelId) await whisper(p.user.id, say.otherApp(`<@${p.user.id}>`));
-      return;
-    }
-    const email = await emailOf(p.user.id);
-    const who = email ?? `slack:${p.user.id}`;
-    const allowed = opts.approver({ slackId: p.user.id, ...(email ? { email } : {}) });
-    if (!allowed) {
-      log.warn('slack click from a person not on the allow-list refused');
-      await whisper(p.user.id, say.notAllowed(who));
-      return;
-    }
-    const v = value.data;
-    // The operator entry's own e-mail (matched by member id or by Slack's e-mail): the relay names them from it.
-    const person = typeof allowed === 'object' ? allowed.email : who;
-    const result = await host.decide({ channel: SLACK_CHANNEL, incident_id: v.incident_id, request_id: v.request_id, decision: v.decision, person: { id: person } });
-    if (result.status === 'already_decided') await whisper(p.user.id, say.alreadyDecided(result.incident, result.approval, who));
-    else if (result.status === 'stale_request') await whisper(p.user.id, say.staleMessage(result.incident, who));
-    else if (result.status === 'recorded' || result.status === 'already_approved_by_you' || result.status === 'not_allowed_by_policy') await whisper(p.user.id, say.policy(result.incident, result, who));
-    else if (result.status !== 'accepted') await whisper(p.user.id, say.noActive(v.incident_id, who));
-  }
-
   /** On a team, called each time this relay becomes the leader; the socket opens once Slack says who we are. */
   async function start(): Promise<void> {
-    // Who "ours" is, from Slack itself: the bot token's workspace and the app it belongs to.
-    const me = await bot('auth.test', {});
-    const botInfo = await bot('bots.info', { bot: me.bot_id });
-    const app = (botInfo.bot as { app_id?: string } | undefined)?.app_id;
-    if (typeof me.team_id !== 'string' || !app) throw new Error('slack: auth.test/bots.info did not name the workspace and app');
-    ours = { app, team: me.team_id, ...(typeof me.enterprise_id === 'string' && me.enterprise_id ? { enterprise: me.enterprise_id } : {}) };
+    ours = await identify(bot);
     await socket.start();
   }
 
@@ -159,7 +104,6 @@ export function createSlackChannel(opts: SlackChannelOptions): SlackChannel {
     status: () => ({ ...status }),
     connection: { connect: start, disconnect: () => socket.stop(), health: () => healthOf(status) },
   };
-
 }
 
 /** The port's view of Slack's status: the degraded code and sentence, the foreign-connections warning. */
@@ -171,12 +115,4 @@ function healthOf(s: SlackStatus): ChannelHealth {
     ...(s.error ? { error: s.error } : {}),
     ...(s.lastEventAt ? { last_event_at: s.lastEventAt } : {}),
   };
-}
-
-function safeJson(text: string | undefined): unknown {
-  try {
-    return text ? JSON.parse(text) : undefined;
-  } catch {
-    return undefined;
-  }
 }

@@ -2,7 +2,8 @@ import type { Agent } from 'node:http';
 import WebSocket from 'ws';
 import type { Logger } from 'pino';
 import type { Clock } from '../../../core/clock';
-import { disconnectFrameSchema, envelopeSchema, helloFrameSchema, type Envelope } from './schemas';
+import type { Envelope } from './schemas';
+import { createFrameHandler } from './socket-frames';
 import { SlackApiError } from './web-api';
 
 export interface SocketModeOptions {
@@ -20,14 +21,8 @@ export interface SocketModeOptions {
   onStatus(patch: { connected?: boolean; degraded?: string; degradedReason?: string; warning?: string; error?: string; lastEventAt?: string }): void;
 }
 
-/** Reasons Slack closes a socket for good: reconnecting would only be refused again. */
-const FATAL_DISCONNECTS: Record<string, string> = {
-  too_many_websockets: 'Slack refused the connection: this app has too many open websockets (at most 10); another relay or a stolen SLACK_APP_TOKEN may hold them',
-  link_disabled: 'Slack closed the connection: Socket Mode is turned off for this app',
-};
 /** Errors of apps.connections.open that a retry cannot fix. */
 const FATAL_OPEN_ERRORS = new Set(['invalid_auth', 'not_authed', 'not_allowed_token_type', 'account_inactive', 'token_revoked', 'missing_scope']);
-const MAX_REMEMBERED_ENVELOPES = 1000;
 
 /**
  * Slack Socket Mode, outbound only. Every envelope is acknowledged before it is handed on (Slack's
@@ -41,21 +36,15 @@ export function createSocketMode(opts: SocketModeOptions) {
   const live = new Set<WebSocket>();
   // Every socket not yet closed, said hello or not: stop() and a degraded state close them all.
   const all = new Set<WebSocket>();
-  const seen = new Set<string>();
   let current: WebSocket | undefined;
   let running = false;
   let failures = 0;
   let pending: { cancel(): void } | undefined;
-  let replacing = false;
+  const replacing = { now: false };
   // Bumped by start() and stop(): a URL minted for an earlier leadership term opens no socket.
   let generation = 0;
   // start() settles on the first hello, or on a refusal that no retry can fix.
   let settleStart: { resolve(): void; reject(error: Error): void } | undefined;
-
-  const remember = (id: string) => {
-    seen.add(id);
-    if (seen.size > MAX_REMEMBERED_ENVELOPES) seen.delete(seen.values().next().value as string);
-  };
 
   const retryLater = (why: string) => {
     if (!running || pending) return;
@@ -77,6 +66,8 @@ export function createSocketMode(opts: SocketModeOptions) {
     logger.error({ degraded: message }, 'slack socket mode stopped');
   };
 
+  const onMessage = createFrameHandler({ clock, logger, onStatus: opts.onStatus, onEnvelope: opts.onEnvelope, liveSockets: () => live.size, isCurrent: (ws) => ws === current, replacing, degrade, connect, retryLater });
+
   /** Opens one socket; resolves at its `hello`. */
   function connect(): Promise<void> {
     const term = generation;
@@ -87,17 +78,7 @@ export function createSocketMode(opts: SocketModeOptions) {
         const agent = opts.agentFor?.(url);
         const ws = new WebSocket(url, agent ? { agent } : {});
         all.add(ws);
-        let awaitingPong = false;
-        let ping: { cancel(): void } | undefined;
-        const schedulePing = () => {
-          ping = clock.setTimeout(() => {
-            if (awaitingPong) return ws.terminate(); // no pong since the last ping: dead, reconnect
-            awaitingPong = true;
-            ws.ping();
-            schedulePing();
-          }, pingIntervalMs);
-        };
-        ws.on('pong', () => (awaitingPong = false));
+        const ping = heartbeat(ws, clock, pingIntervalMs);
         ws.on('message', (raw) => {
           if (term !== generation) return void ws.close(1000); // a socket of an earlier term, closing
           onMessage(ws, raw.toString(), () => {
@@ -105,7 +86,7 @@ export function createSocketMode(opts: SocketModeOptions) {
             const previous = current;
             current = ws;
             failures = 0;
-            schedulePing();
+            ping.start();
             resolve();
             settleStart?.resolve();
             return previous;
@@ -113,14 +94,14 @@ export function createSocketMode(opts: SocketModeOptions) {
         });
         ws.on('error', (error) => logger.warn({ err: error.message }, 'slack websocket error'));
         ws.on('close', () => {
-          ping?.cancel();
+          ping.cancel();
           const wasCurrent = current === ws;
           all.delete(ws);
           live.delete(ws);
           if (wasCurrent) current = undefined;
           if (live.size === 0) opts.onStatus({ connected: false });
           reject(new Error('slack websocket closed before hello'));
-          if (wasCurrent && !replacing) retryLater('socket closed');
+          if (wasCurrent && !replacing.now) retryLater('socket closed');
         });
       }, (error: unknown) => {
         if (error instanceof SlackApiError && FATAL_OPEN_ERRORS.has(error.code)) {
@@ -134,62 +115,13 @@ export function createSocketMode(opts: SocketModeOptions) {
     });
   }
 
-  function onMessage(ws: WebSocket, text: string, ready: () => WebSocket | undefined) {
-    let frame: unknown;
-    try {
-      frame = JSON.parse(text);
-    } catch {
-      return logger.warn('slack socket mode: a frame that is not JSON ignored');
-    }
-    const hello = helloFrameSchema.safeParse(frame);
-    if (hello.success) {
-      const previous = ready();
-      // Ours: this socket and, during a handover, the one it replaces. More means another holder of the token.
-      const ours = live.size;
-      const others = (hello.data.num_connections ?? ours) - ours;
-      opts.onStatus({
-        connected: true,
-        error: undefined,
-        // A new leadership term may find Socket Mode turned back on: a hello ends the degraded state.
-        degraded: undefined,
-        degradedReason: undefined,
-        warning: others > 0 ? `Slack reports ${hello.data.num_connections} connections for this app; this relay opened ${ours}: another process may hold SLACK_APP_TOKEN and receive clicks` : undefined,
-      });
-      // The handover's second half: the new socket said hello, now the old one may go.
-      if (previous && previous !== ws) previous.close(1000);
-      replacing = false;
-      return;
-    }
-    const disconnect = disconnectFrameSchema.safeParse(frame);
-    if (disconnect.success) {
-      const fatal = FATAL_DISCONNECTS[disconnect.data.reason];
-      if (fatal) return degrade(disconnect.data.reason, fatal);
-      if (ws !== current || replacing) return;
-      replacing = true;
-      logger.info({ reason: disconnect.data.reason }, 'slack asked for a new connection: opening it before closing this one');
-      connect().catch(() => {
-        replacing = false;
-        retryLater('replacement socket failed');
-      });
-      return;
-    }
-    const envelope = envelopeSchema.safeParse(frame);
-    if (!envelope.success) return;
-    // Acknowledged first, whatever follows: Slack retries what is not acked within 3 s.
-    ws.send(JSON.stringify({ envelope_id: envelope.data.envelope_id }));
-    opts.onStatus({ lastEventAt: clock.now().toISOString() });
-    if (seen.has(envelope.data.envelope_id)) return;
-    remember(envelope.data.envelope_id);
-    opts.onEnvelope(envelope.data);
-  }
-
   return {
     /** Resolves at the first `hello`; rejects when the token is refused (then the status says degraded). */
     start(): Promise<void> {
       running = true;
       generation++;
       failures = 0;
-      replacing = false;
+      replacing.now = false;
       settleStart?.reject(new Error('slack socket mode restarted'));
       const started = new Promise<void>((resolve, reject) => (settleStart = { resolve, reject }));
       // A transient failure schedules the next try itself (retryLater); start() waits for its hello.
@@ -210,3 +142,19 @@ export function createSocketMode(opts: SocketModeOptions) {
   };
 }
 export type SocketMode = ReturnType<typeof createSocketMode>;
+
+/** Pings every interval once started; a ping still unanswered at the next one means the socket is dead. */
+function heartbeat(ws: WebSocket, clock: Clock, intervalMs: number) {
+  let awaitingPong = false;
+  let timer: { cancel(): void } | undefined;
+  const schedule = () => {
+    timer = clock.setTimeout(() => {
+      if (awaitingPong) return ws.terminate(); // no pong since the last ping: dead, reconnect
+      awaitingPong = true;
+      ws.ping();
+      schedule();
+    }, intervalMs);
+  };
+  ws.on('pong', () => (awaitingPong = false));
+  return { start: schedule, cancel: () => timer?.cancel() };
+}

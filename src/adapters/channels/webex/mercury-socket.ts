@@ -69,18 +69,14 @@ export function openMercurySocket(opts: MercurySocketOptions): Promise<MercurySo
   let settled = false;
   let closed = false;
   let localClose: { code: number; reason: string } | undefined;
-  let pingTimer: { cancel(): void } | undefined;
-  let pongTimer: { cancel(): void } | undefined;
-  let pendingPingId: string | undefined;
-  let expectedSequence: number | undefined;
+  const checkSequence = sequenceCheck(logger);
 
   const send = (frame: unknown) => {
     if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(frame));
   };
 
   const stopTimers = () => {
-    pingTimer?.cancel();
-    pongTimer?.cancel();
+    heartbeat.cancel();
     readyTimer.cancel();
   };
 
@@ -96,24 +92,7 @@ export function openMercurySocket(opts: MercurySocketOptions): Promise<MercurySo
     clock.setTimeout(() => ws.terminate(), FORCE_CLOSE_MS);
   };
 
-  const ping = () => {
-    pendingPingId = randomUUID();
-    send({ id: pendingPingId, type: 'ping' });
-    pongTimer = clock.setTimeout(() => {
-      logger.warn('webex websocket: pong not received; reconnecting');
-      closeLocally(1000, 'Pong not received');
-    }, opts.pongTimeoutMs);
-  };
-
-  const onPong = (frame: InboundFrame) => {
-    if (frame.id !== pendingPingId) {
-      logger.warn('webex websocket: pong for another ping; reconnecting');
-      closeLocally(1000, 'Pong mismatch');
-      return;
-    }
-    pongTimer?.cancel();
-    pingTimer = clock.setTimeout(ping, opts.pingIntervalMs);
-  };
+  const heartbeat = createHeartbeat({ send, clock, logger, pingIntervalMs: opts.pingIntervalMs, pongTimeoutMs: opts.pongTimeoutMs, dead: (reason) => closeLocally(1000, reason) });
 
   let resolveOpen!: (s: MercurySocket) => void;
   let rejectOpen!: (e: MercuryOpenError) => void;
@@ -153,27 +132,13 @@ export function openMercurySocket(opts: MercurySocketOptions): Promise<MercurySo
   });
 
   ws.on('message', (raw) => {
-    let frame: InboundFrame;
-    try {
-      const parsed = inboundFrameSchema.safeParse(JSON.parse(raw.toString()));
-      if (!parsed.success) throw new Error(parsed.error.message);
-      frame = parsed.data;
-    } catch (error) {
-      logger.warn({ err: errorText(error) }, 'webex websocket: unreadable frame ignored');
-      return;
-    }
+    const frame = readFrame(raw.toString(), logger);
+    if (!frame) return;
     // Unacknowledged frames are redelivered by Mercury; ack before handling, as the SDK does.
     if (frame.id) send({ messageId: frame.id, type: 'ack' });
-
-    if (frame.sequenceNumber !== undefined) {
-      if (expectedSequence !== undefined && frame.sequenceNumber !== expectedSequence) {
-        logger.warn({ expected: expectedSequence, got: frame.sequenceNumber }, 'webex websocket: sequence gap, events may be lost');
-      }
-      expectedSequence = frame.sequenceNumber + 1;
-    }
-
+    checkSequence(frame);
     if (frame.type === 'pong') {
-      onPong(frame);
+      heartbeat.onPong(frame);
       return;
     }
     const eventType = frame.data?.eventType;
@@ -182,7 +147,7 @@ export function openMercurySocket(opts: MercurySocketOptions): Promise<MercurySo
       settled = true;
       readyTimer.cancel();
       resolveOpen({ close: closeLocally });
-      ping();
+      heartbeat.ping();
     }
     opts.onFrame(frame);
   });
@@ -199,6 +164,61 @@ export function openMercurySocket(opts: MercurySocketOptions): Promise<MercurySo
   });
 
   return opened;
+}
+
+/** A frame as Mercury sends it, or undefined (logged) for one that is not. */
+function readFrame(text: string, logger: Logger): InboundFrame | undefined {
+  try {
+    const parsed = inboundFrameSchema.safeParse(JSON.parse(text));
+    if (!parsed.success) throw new Error(parsed.error.message);
+    return parsed.data;
+  } catch (error) {
+    logger.warn({ err: errorText(error) }, 'webex websocket: unreadable frame ignored');
+    return undefined;
+  }
+}
+
+/** Mercury numbers its frames: a gap means events were lost, which is said (the SDK does no more). */
+function sequenceCheck(logger: Logger): (frame: InboundFrame) => void {
+  let expected: number | undefined;
+  return (frame) => {
+    if (frame.sequenceNumber === undefined) return;
+    if (expected !== undefined && frame.sequenceNumber !== expected) logger.warn({ expected, got: frame.sequenceNumber }, 'webex websocket: sequence gap, events may be lost');
+    expected = frame.sequenceNumber + 1;
+  };
+}
+
+/**
+ * The application-level ping loop: one ping at a time, the next one an interval after its pong; a
+ * pong that does not come in time, or answers another ping, means the socket is dead.
+ */
+function createHeartbeat(o: { send(frame: unknown): void; clock: Clock; logger: Logger; pingIntervalMs: number; pongTimeoutMs: number; dead(reason: string): void }) {
+  let pingTimer: { cancel(): void } | undefined;
+  let pongTimer: { cancel(): void } | undefined;
+  let pendingPingId: string | undefined;
+  const ping = () => {
+    pendingPingId = randomUUID();
+    o.send({ id: pendingPingId, type: 'ping' });
+    pongTimer = o.clock.setTimeout(() => {
+      o.logger.warn('webex websocket: pong not received; reconnecting');
+      o.dead('Pong not received');
+    }, o.pongTimeoutMs);
+  };
+  return {
+    ping,
+    onPong(frame: InboundFrame) {
+      if (frame.id !== pendingPingId) {
+        o.logger.warn('webex websocket: pong for another ping; reconnecting');
+        return o.dead('Pong mismatch');
+      }
+      pongTimer?.cancel();
+      pingTimer = o.clock.setTimeout(ping, o.pingIntervalMs);
+    },
+    cancel() {
+      pingTimer?.cancel();
+      pongTimer?.cancel();
+    },
+  };
 }
 
 /** Some stacks drop 4xxx codes but keep the reason; map the reasons Webex is known to use. */

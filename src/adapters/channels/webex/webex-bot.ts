@@ -1,21 +1,13 @@
 import type { Logger } from 'pino';
-import { clusterForServiceUrl, decodeHydraId, encodeHydraId } from './hydra-id';
+import { decodeHydraId } from './hydra-id';
+import { createCardActions } from './card-actions';
 import { createMercuryConnection, type MercuryConnection } from './mercury';
 import { createWebexRest, type WebexRest } from './rest';
-import {
-  activityEventSchema,
-  FAULT_APPROVAL_KEYWORD,
-  type Activity,
-  type AdaptiveCard,
-  type CardSubmission,
-  type InboundFrame,
-  type MessagingStatus,
-  type ServiceCatalog,
-} from './schemas';
+import type { AdaptiveCard, CardSubmission, MessagingStatus, ServiceCatalog } from './schemas';
 import { systemClock, type Clock } from '../../../core/clock';
 import { discoverServices } from './u2c';
 import { createDeviceManager, type DeviceManager } from './wdm';
-import { createWebexHttp, WebexApiError } from './webex-http';
+import { createWebexHttp, WebexApiError, type WebexHttp } from './webex-http';
 import { createProxyDispatchers, NO_PROXY_SETTINGS, proxyFor, tunnelAgent, type ProxySettings } from '../../net/proxy';
 import { errorText } from '../../../core/error-body';
 
@@ -53,10 +45,43 @@ export interface WebexBot {
   postCard(card: AdaptiveCard, fallbackMarkdown: string): Promise<{ id: string }>;
 }
 
-/** Activity ids remembered for de-duplication: far more than clicks arrive during one reconnect. */
-const MAX_REMEMBERED_ACTIVITIES = 1000;
+interface BootstrapDeps {
+  http: WebexHttp;
+  rest: WebexRest;
+  opts: Pick<WebexBotOptions, 'u2cUrl' | 'fallbackWdmUrl'>;
+  deviceName: string;
+  logger: Logger;
+  random: () => number;
+  wait(ms: number): Promise<void>;
+  running(): boolean;
+  setStatus(patch: Partial<MessagingStatus>): void;
+}
 
-export function createWebexBot(opts: WebexBotOptions): WebexBot {
+/** Finds the services, the bot's own id and its device (registered or reused), retrying until it has them or is stopped. */
+async function bootstrapBot(deps: BootstrapDeps): Promise<{ catalog: ServiceCatalog; myUuid: string; devices: DeviceManager }> {
+  const { http, rest, logger } = deps;
+  for (let failures = 0; ; failures++) {
+    try {
+      const services = await discoverServices({ http, u2cUrl: deps.opts.u2cUrl, fallbackWdmUrl: deps.opts.fallbackWdmUrl, logger });
+      const me = await rest.getMe();
+      const devices = createDeviceManager({ http, wdmUrl: services.wdmUrl, deviceName: deps.deviceName, logger });
+      await devices.ensure();
+      deps.setStatus({ deviceRegistered: true, error: undefined });
+      return { catalog: services.catalog, myUuid: decodeHydraId(me.id)?.uuid ?? me.id, devices };
+    } catch (error) {
+      if (!deps.running()) throw new Error('webex bot stopped');
+      if (error instanceof WebexApiError && error.isAuthFailure) throw error;
+      deps.setStatus({ error: errorText(error) });
+      const base = Math.min(32_000, 1_000 * 2 ** Math.min(failures, 16));
+      logger.warn({ err: errorText(error), attempt: failures + 1 }, 'webex setup failed; retrying');
+      await deps.wait(Math.round(base / 2 + (base / 2) * deps.random()));
+      if (!deps.running()) throw new Error('webex bot stopped');
+    }
+  }
+}
+
+/** Settings the bot cannot start without, refused at once with the setting's name. */
+function checkOptions(opts: WebexBotOptions): void {
   if (!opts.token.trim()) throw new Error('webex bot: token is empty (MSG_BOT_TOKEN)');
   if (!opts.roomId.trim()) throw new Error('webex bot: roomId is empty (MSG_ROOM_ID)');
   for (const [name, value] of [
@@ -65,20 +90,16 @@ export function createWebexBot(opts: WebexBotOptions): WebexBot {
   ] as const) {
     if (!URL.canParse(value)) throw new Error(`webex bot: ${name} is not a URL`);
   }
+}
+
+export function createWebexBot(opts: WebexBotOptions): WebexBot {
+  checkOptions(opts);
 
   const clock = opts.clock ?? systemClock;
   const random = opts.random ?? Math.random;
   const deviceName = opts.deviceName ?? 'fault-relay';
   const logger = opts.logger.child({ component: 'webex' });
-  // Every outbound connection honours HTTPS_PROXY / HTTP_PROXY / NO_PROXY: REST and the websocket alike.
-  const proxy = opts.proxy ?? NO_PROXY_SETTINGS;
-  const proxies = createProxyDispatchers(proxy);
-  const agentFor = (url: string) => {
-    const through = proxyFor(url, proxy);
-    return through ? tunnelAgent(through) : undefined;
-  };
-  const http = createWebexHttp(opts.token, { clock, random, dispatcherFor: (url) => proxies.for(url) });
-  const rest: WebexRest = createWebexRest({ http, apiUrl: opts.apiUrl });
+  const { proxies, agentFor, http, rest } = transport(opts, clock, random);
 
   let status: MessagingStatus = { configured: true, connected: false, deviceRegistered: false };
   let catalog: ServiceCatalog = { serviceLinks: {}, hostCatalog: {} };
@@ -88,9 +109,6 @@ export function createWebexBot(opts: WebexBotOptions): WebexBot {
   let deviceInUseElsewhere = false;
   let running = false;
   let bootstrapTimer: { cancel(): void; fire(): void } | undefined;
-  let queue: Promise<void> = Promise.resolve();
-  const emails = new Map<string, string | undefined>();
-  const handledActivities = new Set<string>();
 
   const setStatus = (patch: Partial<MessagingStatus>) => {
     const next = { ...status, ...patch };
@@ -111,93 +129,20 @@ export function createWebexBot(opts: WebexBotOptions): WebexBot {
 
   // Catalog, identity and device, retried with backoff unless the token itself is refused.
   const bootstrap = async () => {
-    for (let failures = 0; ; failures++) {
-      try {
-        const services = await discoverServices({ http, u2cUrl: opts.u2cUrl, fallbackWdmUrl: opts.fallbackWdmUrl, logger });
-        catalog = services.catalog;
-        const me = await rest.getMe();
-        myUuid = decodeHydraId(me.id)?.uuid ?? me.id;
-        devices = createDeviceManager({ http, wdmUrl: services.wdmUrl, deviceName, logger });
-        await devices.ensure();
-        setStatus({ deviceRegistered: true, error: undefined });
-        return devices;
-      } catch (error) {
-        if (!running) throw new Error('webex bot stopped');
-        if (error instanceof WebexApiError && error.isAuthFailure) throw error;
-        setStatus({ error: errorText(error) });
-        const base = Math.min(32_000, 1_000 * 2 ** Math.min(failures, 16));
-        logger.warn({ err: errorText(error), attempt: failures + 1 }, 'webex setup failed; retrying');
-        await wait(Math.round(base / 2 + (base / 2) * random()));
-        if (!running) throw new Error('webex bot stopped');
-      }
-    }
+    const found = await bootstrapBot({ http, rest, opts, deviceName, logger, random, wait, running: () => running, setStatus });
+    ({ catalog, myUuid, devices } = found);
+    return found.devices;
   };
 
-  const onFrame = (frame: InboundFrame) => {
-    status = { ...status, lastEventAt: clock.now().toISOString() };
-    const event = activityEventSchema.safeParse(frame.data);
-    if (!event.success || event.data.activity.verb !== 'cardAction') return;
-    const activity = event.data.activity;
-    // Across a reconnect, the old socket and the new one (and Mercury's buffered replay) can both
-    // carry the same activity: each click is acted on once.
-    if (handledActivities.has(activity.id)) return;
-    handledActivities.add(activity.id);
-    if (handledActivities.size > MAX_REMEMBERED_ACTIVITIES) handledActivities.delete(handledActivities.values().next().value as string);
-    // One at a time, in arrival order: approvals must see clicks in the order people made them.
-    queue = queue.then(() => handleCardAction(activity)).catch((error) => {
-      logger.error({ err: errorText(error), activity_id: activity.id }, 'webex card submission not handled');
-    });
-  };
-
-  const handleCardAction = async (activity: Activity) => {
-    const actorUuid = activity.actor.entryUUID ?? (activity.actor.id ? decodeHydraId(activity.actor.id)?.uuid ?? activity.actor.id : undefined);
-    if (myUuid && actorUuid === myUuid) return;
-    // Inputs on the socket are encrypted; the REST copy is plaintext.
-    const actionId = encodeHydraId('ATTACHMENT_ACTION', activity.id, clusterForServiceUrl(catalog, activity.target?.url));
-    const action = await fetchAction(actionId);
-    if (action.inputs['callback_keyword'] !== FAULT_APPROVAL_KEYWORD) {
-      logger.debug({ action_id: action.id }, 'webex card submission for another card ignored');
-      return;
-    }
-    if (myUuid && decodeHydraId(action.personId)?.uuid === myUuid) return;
-    const personEmail = action.personEmail ?? (await emailOf(action.personId));
-    const submission: CardSubmission = {
-      actionId: action.id,
-      messageId: action.messageId,
-      roomId: action.roomId,
-      personId: action.personId,
-      ...(personEmail ? { personEmail } : {}),
-      inputs: action.inputs,
-      created: action.created,
-    };
-    logger.info({ action_id: action.id, message_id: action.messageId }, 'webex card submission received');
-    await opts.onCardSubmission(submission);
-  };
-
-  // The activity can outrun the REST copy; a short retry covers that and brief outages.
-  const fetchAction = async (id: string) => {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await rest.getAttachmentAction(id);
-      } catch (error) {
-        const retriable = error instanceof WebexApiError && (error.status === undefined || error.status === 404 || error.status >= 500);
-        if (!retriable || attempt >= 2 || !running) throw error;
-        await new Promise<void>((resolve) => clock.setTimeout(resolve, 1_000 * (attempt + 1)));
-      }
-    }
-  };
-
-  const emailOf = async (personId: string): Promise<string | undefined> => {
-    if (emails.has(personId)) return emails.get(personId);
-    try {
-      const email = (await rest.getPerson(personId)).emails[0];
-      emails.set(personId, email);
-      return email;
-    } catch (error) {
-      logger.warn({ err: errorText(error) }, 'webex person lookup failed; submission passed on without e-mail');
-      return undefined;
-    }
-  };
+  const onFrame = createCardActions({
+    rest,
+    clock,
+    logger,
+    self: () => ({ ...(myUuid ? { uuid: myUuid } : {}), catalog }),
+    running: () => running,
+    onEvent: () => (status = { ...status, lastEventAt: clock.now().toISOString() }),
+    onCardSubmission: opts.onCardSubmission,
+  });
 
   return {
     async start() {
@@ -256,14 +201,31 @@ export function createWebexBot(opts: WebexBotOptions): WebexBot {
     },
 
     status: () => ({ ...status }),
+    ...roomPosts(rest, opts.roomId),
+  };
+}
 
+/** Every outbound connection honours HTTPS_PROXY / HTTP_PROXY / NO_PROXY: REST and the websocket alike. */
+function transport(opts: WebexBotOptions, clock: Clock, random: () => number) {
+  const proxy = opts.proxy ?? NO_PROXY_SETTINGS;
+  const proxies = createProxyDispatchers(proxy);
+  const agentFor = (url: string) => {
+    const through = proxyFor(url, proxy);
+    return through ? tunnelAgent(through) : undefined;
+  };
+  const http = createWebexHttp(opts.token, { clock, random, dispatcherFor: (url) => proxies.for(url) });
+  return { proxies, agentFor, http, rest: createWebexRest({ http, apiUrl: opts.apiUrl }) };
+}
+
+/** Messages and cards in the bot's one room, over REST (no websocket needed: a team follower posts too). */
+function roomPosts(rest: WebexRest, roomId: string): Pick<WebexBot, 'postMarkdown' | 'postCard'> {
+  return {
     async postMarkdown(markdown, o) {
-      const posted = await rest.postMarkdown(opts.roomId, markdown, o);
+      const posted = await rest.postMarkdown(roomId, markdown, o);
       return posted.map((m) => ({ id: m.id }));
     },
-
     async postCard(card, fallbackMarkdown) {
-      const m = await rest.postCard(opts.roomId, card, fallbackMarkdown);
+      const m = await rest.postCard(roomId, card, fallbackMarkdown);
       return { id: m.id };
     },
   };
