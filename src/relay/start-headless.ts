@@ -254,7 +254,7 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
   if (team) leadership.current = held;
   // Listening is announced once this relay knows whether it holds the sockets or stands by.
   await held.first;
-  logger.info({ url, agent_url: agent.url, mode: config.REMEDIATION_MODE, channels: channels.map((c) => c.name) }, 'relay listening');
+  logger.info({ url, agent_url: agent.url, mode: config.REMEDIATION_MODE, channels: channels.map((c) => c.name).join(',') || 'none' }, 'relay listening');
 
   let stopping: Promise<void> | undefined;
   return {
