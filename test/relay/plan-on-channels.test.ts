@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { decidedBlocks } from '../../src/adapters/channels/slack/blocks';
 import { slackChannel } from '../../src/adapters/channels/slack/from-config';
+import { approvalSchema } from '../../src/core/incidents/model';
 import { webexChannel } from '../../src/adapters/channels/webex/from-config';
 import { planAsLines } from '../../src/core/approvals/plan-lines';
 import type { ConfigPreview } from '../../src/runbooks/config-preview';
@@ -88,5 +90,11 @@ describe('a change plan on the operator channels', () => {
     expect(inOrder(slackTexts, perDevice('no ip ospf mtu-ignore', 'mtu 9000')).every((at) => at >= 0), slackTexts.join('\n')).toBe(true);
     expect(slackTexts.some((t) => /(^|\n)\s*!\s*device/i.test(t))).toBe(false);
     expect(slackTexts).toEqual(expect.arrayContaining([`*Request*\n${request.request_id}`, '*Devices*\nR1, R2', `*Plan hash*\n${hash}`]));
+
+    // Once decided, the Slack message keeps the lines grouped by device.
+    const approval = approvalSchema.parse({ decision: 'APPROVED', effective: 'APPROVED', by: 'alice@example.net', channel: 'slack', at: new Date().toISOString(), commands: request.commands, forwarded_at: null, request_id: request.request_id });
+    const decided = textsOf(decidedBlocks(relay.incidents.get(id)!, approval).blocks);
+    expect(inOrder(decided, [/one change plan on `R1`, `R2`/, '`R1`', 'ip ospf mtu-ignore', '`R2`', 'mtu 1500', /APPROVED by alice@example.net/]).every((at) => at >= 0), decided.join('\n')).toBe(true);
+    expect(decided.some((t) => /(^|\n)\s*!\s*device/i.test(t))).toBe(false);
   });
 });

@@ -148,11 +148,16 @@ export function decidedBlocks(incident: Incident, approval: Approval): { text: s
   const request = incident.approval_request;
   // Slack has no escape for its markup: the reason, someone's own words, goes in a plain-text block of its own.
   const outcome = say.outcome(incident, approval).replace(/\*\*/g, '*');
+  // A plan's lines stay grouped by device once decided, as they were asked.
+  const plan = request?.plan && request.request_id === approval.request_id ? request.plan : undefined;
+  const what = plan ? `one change plan on ${plan.map((e) => `\`${escapeMrkdwn(e.device)}\``).join(', ')}` : `configuration change on \`${escapeMrkdwn(incident.device_hostname)}\``;
   return {
     text: outcome,
     blocks: [
-      section(`*Decided*: configuration change on \`${escapeMrkdwn(incident.device_hostname)}\` (request ${escapeMrkdwn(request?.request_id ?? approval.request_id)})`),
-      ...codeBlocks(visibleLines(approval.commands).lines.slice(0, MAX_LINES_SHOWN)),
+      section(`*Decided*: ${what} (request ${escapeMrkdwn(request?.request_id ?? approval.request_id)})`),
+      ...(plan
+        ? plan.flatMap((e) => [section(`*\`${escapeMrkdwn(e.device)}\`*`), ...codeBlocks(visibleLines(e.commands).lines.slice(0, MAX_LINES_SHOWN))])
+        : codeBlocks(visibleLines(approval.commands).lines.slice(0, MAX_LINES_SHOWN))),
       section(escapeMrkdwn(outcome)),
       ...(approval.reason ? quotedBlocks(`Reason given by ${approval.by}`, approval.reason) : []),
     ],
