@@ -13,5 +13,4 @@ export const LAYER_DEBTS = [
   ['src/runbooks/schema-test-case.ts', 'harness/ios-lab/faults'],
   ['src/runbooks/severity.ts', 'src/core/incidents/model'],
   ['src/runbooks/validate-outcome-text.ts', 'src/core/incidents/outcome-words'],
-  ['src/runbooks/validate-platform-grammar.ts', 'src/adapters/devices/'],
 ];

@@ -7,7 +7,7 @@ import { NETCONF_SHOWS } from './platform';
 import { NetconfRpcError } from './rpc-error';
 import { NetconfSession } from './session';
 import { configDifference, missingFrom, sameConfig } from './verify';
-import { pretty, type XmlElement } from './xml';
+import { pretty, type XmlElement } from '../../../runbooks/xml';
 import { checkFingerprint, type SeenConfigs } from '../config-fingerprint';
 import { leafLines } from './preview';
 
