@@ -24,6 +24,8 @@ export interface DeviceServiceOptions {
   interruptWaitMs?: number;
   /** Where provisional changes are journaled; without it they do not survive a restart of the server. */
   stateDir?: string;
+  /** Runs before each line of a CLI change is sent (index from 0): a test breaks the session at a chosen line with it. */
+  beforeLine?(device: string, index: number): void | Promise<void>;
 }
 
 interface DeviceSlot {
@@ -151,7 +153,8 @@ export class DeviceService {
     const device = slot.entry.name;
     // Failing here (unreachable, auth_failed, host_key_*), nothing was sent: the error says so by its kind.
     const session = await this.session(slot);
-    const target = { name: device, platform: slot.platform, logger: this.logger, reopen: () => (this.discard(slot), this.session(slot)) };
+    const beforeLine = this.options.beforeLine;
+    const target = { name: device, platform: slot.platform, logger: this.logger, reopen: () => (this.discard(slot), this.session(slot)), ...(beforeLine ? { beforeLine: (i: number) => beforeLine(device, i) } : {}) };
     try {
       const before = slot.platform.rollback === 'config-session' && !journal && !expectSha256 ? '' : await session.send('show running-config');
       // The one read the change makes anyway: the device must still be as previewed, else nothing is sent.
@@ -278,7 +281,7 @@ export class DeviceService {
  */
 function begun(device: string, error: unknown): unknown {
   if (!(error instanceof DeviceError)) return error;
-  if (!NOTHING_SENT_KINDS.has(error.kind)) return error.reached ? error : new DeviceError(error.kind, error.message, true);
+  if (!NOTHING_SENT_KINDS.has(error.kind)) return error.reached ? error : new DeviceError(error.kind, error.message, true, { restored: error.failure.restored, detail: error.failure.detail });
   return new DeviceError('session_lost', `${device}: the change had begun when the session failed (${error.message}); lines may have been applied: check the device`, true);
 }
 
