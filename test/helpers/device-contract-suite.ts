@@ -30,11 +30,11 @@ const failureOf = (p: Promise<unknown>) =>
  * the simulated lab): what a caller sees, and how a failure says whether anything reached the device.
  * `subject` is called in each case (the lab or server it reads is started by the file's beforeAll).
  */
-export function deviceContractSuite(name: string, subject: () => ContractSubject, opts: { skip?: boolean; timeoutMs?: number } = {}): void {
+export function deviceContractSuite(name: string, subject: () => ContractSubject, opts: { skip?: boolean | string; timeoutMs?: number } = {}): void {
   const timeout = opts.timeoutMs ?? 60_000;
   const running = async (s: ContractSubject) => s.tools.execCli(s.device, 'show running-config');
 
-  describe.skipIf(opts.skip)(`the device-tool contract on ${name}`, () => {
+  describe.skipIf(Boolean(opts.skip))(`the device-tool contract on ${name}`, () => {
     it('exec_cli answers a show command; an unknown device fails as unknown_device with nothing sent', { timeout }, async () => {
       const s = subject();
       expect(await s.tools.execCli(s.device, s.show.command)).toContain(s.show.holds);
