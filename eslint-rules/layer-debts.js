@@ -9,9 +9,7 @@ export const LAYER_DEBTS = [
   ['src/core/incidents/incident-handling.ts', 'src/adapters/alert-sources/source'],
   ['src/core/incidents/service.ts', 'src/adapters/alert-sources/source'],
   ['src/core/incidents/service.ts', 'src/adapters/alert-sources/prompt'],
-  // The runbook model borrows from the core and the device dialects what it should own.
-  ['src/runbooks/schema-test-case.ts', 'harness/ios-lab/faults'],
+  // The runbook model borrows from the core what it should own.
   ['src/runbooks/severity.ts', 'src/core/incidents/model'],
   ['src/runbooks/validate-outcome-text.ts', 'src/core/incidents/outcome-words'],
-  ['src/runbooks/validate-platform-grammar.ts', 'src/adapters/devices/'],
 ];

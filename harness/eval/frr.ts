@@ -2,6 +2,7 @@ import path from 'node:path';
 import { requestedLines } from './case-run';
 import { inventoryAddressBook } from '../../src/adapters/devices/inventory-lookup';
 import { DeviceToolError } from '../../src/core/changes/device-contract';
+import { deviceFailure } from '../../src/core/changes/device-failure';
 import { runRaw } from '../raw-tests/engine';
 import { realTimeClock } from '../raw-tests/clock';
 import type { RawTestCase } from '../../src/runbooks/schema-test-case';
@@ -50,7 +51,7 @@ export async function startEvalFrr(dataDir: string): Promise<EvalFrr> {
           execCli: (device, command) =>
             devices.service.exec(device, command).catch((error: unknown) => {
               // The RAW's on_error branches take the tool's error, as they do in `raw:test --frr`.
-              throw error instanceof DeviceError ? new DeviceToolError('exec_cli', error.message, error.reached) : error;
+              throw error instanceof DeviceError ? new DeviceToolError('exec_cli', error.message, error.failure) : error;
             }),
           configCli: readOnly,
           configProvisional: readOnly,
@@ -75,7 +76,7 @@ export async function startEvalFrr(dataDir: string): Promise<EvalFrr> {
 }
 
 /** The reference run only reads: it is answered DENIED, so no change call is ever due. */
-const readOnly = () => Promise.reject(new DeviceToolError('config_cli', 'the eval reads the RAW lines only', false));
+const readOnly = () => Promise.reject(new DeviceToolError('config_cli', 'the eval reads the RAW lines only', deviceFailure('unsupported', false)));
 
 /** Every session back up, then the case's faults as real configuration (the FRR lab's own fault builders). */
 async function prepare(lab: FrrLab, tc: RawTestCase): Promise<string | undefined> {

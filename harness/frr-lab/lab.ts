@@ -82,39 +82,7 @@ export async function startFrrLab(opts: StartFrrLabOptions): Promise<FrrLab> {
 
   try {
     step(`creating ${plan.length} network namespaces and links`);
-    for (const r of plan) {
-      state.record((s) => s.namespaces.push(r.namespace));
-      await run(ip, ['netns', 'add', r.namespace]);
-      await run(ip, ['-n', r.namespace, 'link', 'set', 'lo', 'up']);
-      await run(ip, ['-n', r.namespace, 'addr', 'add', `${r.routerId}/32`, 'dev', 'lo']);
-      await run(ip, ['netns', 'exec', r.namespace, 'sysctl', '-qw', 'net.ipv4.ip_forward=1']);
-      if (r.vrf) {
-        const vrfNs = r.vrf.namespace;
-        state.record((s) => s.namespaces.push(vrfNs));
-        await run(ip, ['netns', 'add', vrfNs]);
-        await run(ip, ['-n', vrfNs, 'link', 'set', 'lo', 'up']);
-      }
-    }
-    const [vrfA, vrfB] = plan.filter((r) => r.vrf).map((r) => r.vrf!);
-    if (vrfA && vrfB) {
-      await run(ip, ['link', 'add', vrfA.ifname, 'netns', vrfA.namespace, 'type', 'veth', 'peer', 'name', vrfB.ifname, 'netns', vrfB.namespace]);
-      for (const v of [vrfA, vrfB]) {
-        await run(ip, ['-n', v.namespace, 'addr', 'add', `${v.address}/30`, 'dev', v.ifname]);
-        await run(ip, ['-n', v.namespace, 'link', 'set', v.ifname, 'up']);
-      }
-    }
-    for (const r of plan) {
-      for (const l of r.links) {
-        const peer = plan.find((p) => p.name === l.peer)!;
-        if (r.as > peer.as) continue; // each link once, from its lower end
-        const back = peer.links.find((x) => x.peer === r.name)!;
-        await run(ip, ['link', 'add', l.ifname, 'netns', r.namespace, 'type', 'veth', 'peer', 'name', back.ifname, 'netns', peer.namespace]);
-        for (const [ns, link] of [[r.namespace, l], [peer.namespace, back]] as const) {
-          await run(ip, ['-n', ns, 'addr', 'add', `${link.address}/30`, 'dev', link.ifname]);
-          await run(ip, ['-n', ns, 'link', 'set', link.ifname, 'up']);
-        }
-      }
-    }
+    await createNetwork(plan, state, ip);
 
     step('starting zebra, staticd, bgpd and ospfd on every router');
     const crashDirsBefore = listVarTmpFrr();
@@ -123,47 +91,7 @@ export async function startFrrLab(opts: StartFrrLabOptions): Promise<FrrLab> {
     state.record((s) => s.dirs.push(...newCrashDirs.map((d) => `/var/tmp/frr/${d}`)));
 
     step('starting an sshd per router (login lands in vtysh)');
-    const password = randomBytes(18).toString('base64url');
-    const accounts = await writeLabAccounts(dir, password);
-    const clientKey = join(dir, 'id_ed25519');
-    await run('/usr/bin/ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'fault-relay-lab', '-f', clientKey]);
-    if (!existsSync('/run/sshd')) {
-      state.record((s) => (s.createdRunSshd = true));
-      mkdirSync('/run/sshd', { mode: 0o755 });
-    }
-    const routers: FrrLabRouter[] = [];
-    const knownHosts: string[] = [];
-    for (const r of plan) {
-      const port = await findFreePort();
-      const rdir = join(dir, r.name);
-      mkdirSync(rdir, { recursive: true, mode: 0o700 });
-      // sshd reads the key list as the login user, so it sits beside the router's FRR files (which
-      // that user may read), not in the lab's private folder.
-      const authorizedKeys = `/etc/frr/${r.namespace}/ssh_authorized_keys`;
-      writeFileSync(authorizedKeys, readFileSync(`${clientKey}.pub`), { mode: 0o644 });
-      const hostKey = join(rdir, 'ssh_host_ed25519_key');
-      await run('/usr/bin/ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', r.name, '-f', hostKey]);
-      const config = join(rdir, 'sshd_config');
-      writeFileSync(
-        config,
-        sshdConfig({
-          port,
-          hostKey,
-          authorizedKeys,
-          user: LAB_LOGIN_USER,
-          forceCommand: `/usr/bin/vtysh -N ${r.namespace}`,
-        }),
-      );
-      await startSshd(rdir, config, accounts, state, id);
-      await waitForPort(port);
-      const [type, key] = readFileSync(`${hostKey}.pub`, 'utf8').trim().split(' ');
-      knownHosts.push(`[127.0.0.1]:${port} ${type} ${key}`);
-      routers.push({ ...r, ssh: `127.0.0.1:${port}`, logFile: logFileOf(r) });
-    }
-    const knownHostsPath = join(dir, 'known_hosts');
-    writeFileSync(knownHostsPath, `${knownHosts.join('\n')}\n`, { mode: 0o600 });
-    const inventoryPath = join(dir, 'devices.yaml');
-    writeFileSync(inventoryPath, inventoryYaml(routers, clientKey, knownHostsPath), { mode: 0o600 });
+    const { routers, knownHostsPath, inventoryPath, password } = await startSshds(plan, dir, state, id);
 
     step('waiting for every BGP session to be Established');
     const vtysh = (name: string, ...commands: string[]) => {
@@ -189,6 +117,89 @@ export async function startFrrLab(opts: StartFrrLabOptions): Promise<FrrLab> {
     await teardownLab(statePath).catch(() => {});
     throw error;
   }
+}
+
+/** Every router's namespace (and its customer VRF's), and the veth links between neighbours. */
+async function createNetwork(plan: LabRouter[], state: LabStateFile, ip: string): Promise<void> {
+  for (const r of plan) {
+    state.record((s) => s.namespaces.push(r.namespace));
+    await run(ip, ['netns', 'add', r.namespace]);
+    await run(ip, ['-n', r.namespace, 'link', 'set', 'lo', 'up']);
+    await run(ip, ['-n', r.namespace, 'addr', 'add', `${r.routerId}/32`, 'dev', 'lo']);
+    await run(ip, ['netns', 'exec', r.namespace, 'sysctl', '-qw', 'net.ipv4.ip_forward=1']);
+    if (r.vrf) {
+      const vrfNs = r.vrf.namespace;
+      state.record((s) => s.namespaces.push(vrfNs));
+      await run(ip, ['netns', 'add', vrfNs]);
+      await run(ip, ['-n', vrfNs, 'link', 'set', 'lo', 'up']);
+    }
+  }
+  const [vrfA, vrfB] = plan.filter((r) => r.vrf).map((r) => r.vrf!);
+  if (vrfA && vrfB) {
+    await run(ip, ['link', 'add', vrfA.ifname, 'netns', vrfA.namespace, 'type', 'veth', 'peer', 'name', vrfB.ifname, 'netns', vrfB.namespace]);
+    for (const v of [vrfA, vrfB]) {
+      await run(ip, ['-n', v.namespace, 'addr', 'add', `${v.address}/30`, 'dev', v.ifname]);
+      await run(ip, ['-n', v.namespace, 'link', 'set', v.ifname, 'up']);
+    }
+  }
+  for (const r of plan) {
+    for (const l of r.links) {
+      const peer = plan.find((p) => p.name === l.peer)!;
+      if (r.as > peer.as) continue; // each link once, from its lower end
+      const back = peer.links.find((x) => x.peer === r.name)!;
+      await run(ip, ['link', 'add', l.ifname, 'netns', r.namespace, 'type', 'veth', 'peer', 'name', back.ifname, 'netns', peer.namespace]);
+      for (const [ns, link] of [[r.namespace, l], [peer.namespace, back]] as const) {
+        await run(ip, ['-n', ns, 'addr', 'add', `${link.address}/30`, 'dev', link.ifname]);
+        await run(ip, ['-n', ns, 'link', 'set', link.ifname, 'up']);
+      }
+    }
+  }
+}
+
+/** An sshd per router whose login lands in its vtysh, and the inventory and known-hosts file the device tool server reads. */
+async function startSshds(plan: LabRouter[], dir: string, state: LabStateFile, id: string): Promise<{ routers: FrrLabRouter[]; knownHostsPath: string; inventoryPath: string; password: string }> {
+  const password = randomBytes(18).toString('base64url');
+  const accounts = await writeLabAccounts(dir, password);
+  const clientKey = join(dir, 'id_ed25519');
+  await run('/usr/bin/ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'fault-relay-lab', '-f', clientKey]);
+  if (!existsSync('/run/sshd')) {
+    state.record((s) => (s.createdRunSshd = true));
+    mkdirSync('/run/sshd', { mode: 0o755 });
+  }
+  const routers: FrrLabRouter[] = [];
+  const knownHosts: string[] = [];
+  for (const r of plan) {
+    const port = await findFreePort();
+    const rdir = join(dir, r.name);
+    mkdirSync(rdir, { recursive: true, mode: 0o700 });
+    // sshd reads the key list as the login user, so it sits beside the router's FRR files (which
+    // that user may read), not in the lab's private folder.
+    const authorizedKeys = `/etc/frr/${r.namespace}/ssh_authorized_keys`;
+    writeFileSync(authorizedKeys, readFileSync(`${clientKey}.pub`), { mode: 0o644 });
+    const hostKey = join(rdir, 'ssh_host_ed25519_key');
+    await run('/usr/bin/ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', r.name, '-f', hostKey]);
+    const config = join(rdir, 'sshd_config');
+    writeFileSync(
+      config,
+      sshdConfig({
+        port,
+        hostKey,
+        authorizedKeys,
+        user: LAB_LOGIN_USER,
+        forceCommand: `/usr/bin/vtysh -N ${r.namespace}`,
+      }),
+    );
+    await startSshd(rdir, config, accounts, state, id);
+    await waitForPort(port);
+    const [type, key] = readFileSync(`${hostKey}.pub`, 'utf8').trim().split(' ');
+    knownHosts.push(`[127.0.0.1]:${port} ${type} ${key}`);
+    routers.push({ ...r, ssh: `127.0.0.1:${port}`, logFile: logFileOf(r) });
+  }
+  const knownHostsPath = join(dir, 'known_hosts');
+  writeFileSync(knownHostsPath, `${knownHosts.join('\n')}\n`, { mode: 0o600 });
+  const inventoryPath = join(dir, 'devices.yaml');
+  writeFileSync(inventoryPath, inventoryYaml(routers, clientKey, knownHostsPath), { mode: 0o600 });
+  return { routers, knownHostsPath, inventoryPath, password };
 }
 
 function listVarTmpFrr(): string[] {

@@ -3,20 +3,21 @@ import type { Logger } from 'pino';
 import type { SleepingClock } from '../../src/core/clock';
 import { CONFIRM_WITHIN_S, type ChangeStatus } from '../../src/core/changes/device-contract';
 import type { Device, DeviceConfig } from './device';
-import { normalisedConfigLines, type FingerprintMismatch } from '../../src/runbooks/config-fingerprint';
+import { normalisedConfigLines } from '../../src/runbooks/config-fingerprint';
 import { checkFingerprint, type SeenConfigs } from '../../src/adapters/devices/config-fingerprint';
 import { DeviceError } from '../../src/adapters/devices/errors';
 import { labRunningConfig } from './preview';
+import { isRefusal, refusal, type LabRefusal } from './refusal';
 
-export type ChangeResult = { ok: true; change: ChangeStatus } | { ok: false; error: string };
-export type ProvisionalResult = { ok: true; output: string; change: ChangeStatus } | { ok: false; error: string; detail?: FingerprintMismatch };
+export type ChangeResult = { ok: true; change: ChangeStatus } | LabRefusal;
+export type ProvisionalResult = { ok: true; output: string; change: ChangeStatus } | LabRefusal;
 
 /** What the change book needs from the lab; accessors, because a lab reset replaces its network. */
 export interface LabChangeDeps {
   clock: SleepingClock;
   /** The device, or the error a router would print (unknown, unreachable). */
-  reach(hostname: string): Device | string;
-  apply(hostname: string, lines: readonly string[]): { ok: true; output: string } | { ok: false; error: string };
+  reach(hostname: string): Device | LabRefusal;
+  apply(hostname: string, lines: readonly string[]): { ok: true; output: string } | LabRefusal;
   /** Puts a configuration back on the device (and lets the network react to it). */
   restore(device: Device, config: DeviceConfig): void;
   /** What previews read (preview.ts), for the summary of a fingerprint mismatch. */
@@ -64,32 +65,32 @@ export function createLabChanges(deps: LabChangeDeps) {
     return status;
   };
 
-  const find = (hostname: string, id: string): { pending?: Pending; decided?: { status: ChangeStatus; at: string }; error?: string } => {
+  const find = (hostname: string, id: string): { pending?: Pending; decided?: { status: ChangeStatus; at: string }; error?: LabRefusal } => {
     const device = deps.reach(hostname);
-    if (typeof device === 'string') return { error: device };
+    if (isRefusal(device)) return { error: device };
     const p = pendingByDevice.get(device.config.hostname);
     if (p && p.status.change_id === id) return { pending: p };
     const d = decided.get(id);
     if (d && d.status.device === device.config.hostname) return { decided: d };
-    return { error: `% change ${id} is unknown on ${device.config.hostname}` };
+    return { error: refusal('not_pending', `% change ${id} is unknown on ${device.config.hostname}`) };
   };
 
   return {
     provisional(hostname: string, lines: readonly string[], confirmWithinS: number, expectSha256?: string): ProvisionalResult {
       if (!Number.isInteger(confirmWithinS) || confirmWithinS < CONFIRM_WITHIN_S.min || confirmWithinS > CONFIRM_WITHIN_S.max) {
-        return { ok: false, error: `% confirm_within_s must be a whole number of seconds from ${CONFIRM_WITHIN_S.min} to ${CONFIRM_WITHIN_S.max}` };
+        return refusal('not_in_grammar', `% confirm_within_s must be a whole number of seconds from ${CONFIRM_WITHIN_S.min} to ${CONFIRM_WITHIN_S.max}`);
       }
       const device = deps.reach(hostname);
-      if (typeof device === 'string') return { ok: false, error: device };
+      if (isRefusal(device)) return device;
       const busy = pendingByDevice.get(device.config.hostname);
       if (busy) {
-        return { ok: false, error: `[change_pending] ${device.config.hostname}: change ${busy.status.change_id} is pending until ${busy.status.deadline}; confirm or roll it back first (nothing was sent)` };
+        return refusal('change_pending', `${device.config.hostname}: change ${busy.status.change_id} is pending until ${busy.status.deadline}; confirm or roll it back first (nothing was sent)`);
       }
       try {
         if (expectSha256) checkFingerprint(device.config.hostname, expectSha256, normalisedConfigLines(labRunningConfig(device)), deps.previewed);
       } catch (error) {
         if (!(error instanceof DeviceError)) throw error;
-        return { ok: false, error: `[${error.kind}] ${error.message}`, detail: error.detail as FingerprintMismatch };
+        return refusal(error.kind, error.message, error.detail);
       }
       const before = structuredClone(device.config);
       const applied = deps.apply(hostname, lines);
@@ -106,8 +107,8 @@ export function createLabChanges(deps: LabChangeDeps) {
 
     confirm(hostname: string, id: string): ChangeResult {
       const f = find(hostname, id);
-      if (f.error) return { ok: false, error: f.error };
-      if (f.decided) return { ok: false, error: stateText(id, f.decided) };
+      if (f.error) return f.error;
+      if (f.decided) return refusal('not_pending', stateText(id, f.decided));
       const p = f.pending!;
       p.cancel();
       pendingByDevice.delete(p.device.config.hostname);
@@ -118,15 +119,15 @@ export function createLabChanges(deps: LabChangeDeps) {
 
     rollback(hostname: string, id: string, reason: string): ChangeResult {
       const f = find(hostname, id);
-      if (f.error) return { ok: false, error: f.error };
-      if (f.decided?.status.state === 'confirmed') return { ok: false, error: stateText(id, f.decided) };
+      if (f.error) return f.error;
+      if (f.decided?.status.state === 'confirmed') return refusal('not_pending', stateText(id, f.decided));
       if (f.decided) return { ok: true, change: f.decided.status };
       return { ok: true, change: rollback(f.pending!, reason) };
     },
 
     status(hostname: string, id: string): ChangeResult {
       const f = find(hostname, id);
-      if (f.error) return { ok: false, error: f.error };
+      if (f.error) return f.error;
       return { ok: true, change: f.pending?.status ?? f.decided!.status };
     },
 

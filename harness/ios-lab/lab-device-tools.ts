@@ -1,30 +1,34 @@
 import type { Lab } from './lab';
 import { labPreview } from './preview';
-import { DeviceToolError, settled, type ApplyExpect, type DeviceTools } from '../../src/core/changes/device-contract';
+import type { LabRefusal } from './refusal';
+import { DeviceToolError, type ApplyExpect, type DeviceToolName, type DeviceTools } from '../../src/core/changes/device-contract';
+import { deviceFailure } from '../../src/core/changes/device-failure';
 
-/** Over the lab object, in process: fast and deterministic for tests and `raw:test`. */
+/**
+ * A lab refusal as the contract's error. The lab applies a change whole or not at all, so a change
+ * it refused left the device as it was (`restored`).
+ */
+const refused = (tool: DeviceToolName, r: LabRefusal) =>
+  new DeviceToolError(tool, r.error, deviceFailure(r.kind, r.kind !== 'not_pending', { restored: tool === 'config_cli' ? true : undefined, detail: r.detail }));
+
+const settle = <T>(tool: DeviceToolName, r: ({ ok: true } & T) | LabRefusal): Promise<T> => (r.ok ? Promise.resolve(r) : Promise.reject(refused(tool, r)));
+
+/** The lab as the DeviceTools port, in process: fast and deterministic for tests and `raw:test`, and what its MCP server registers. */
 export function createLabDeviceTools(lab: Lab): DeviceTools {
-  const provisional = (device: string, commands: string[], confirmWithinS: number, opts?: ApplyExpect) => {
-    const r = lab.configProvisional(device, commands, confirmWithinS, opts?.expectConfigSha256);
-    return r.ok ? Promise.resolve({ output: r.output, change: r.change }) : Promise.reject(new DeviceToolError('config_cli', r.error, true, r.detail));
+  const provisional = async (device: string, commands: string[], confirmWithinS: number, opts?: ApplyExpect) => {
+    const r = await settle('config_cli', lab.configProvisional(device, commands, confirmWithinS, opts?.expectConfigSha256));
+    return { output: r.output, change: r.change };
   };
   return {
-    execCli(device, command) {
-      const r = lab.exec(device, command);
-      return r.ok ? Promise.resolve(r.output) : Promise.reject(new DeviceToolError('exec_cli', r.error));
-    },
-    configCli(device, commands, opts) {
-      if (opts?.confirmWithinS !== undefined) return provisional(device, commands, opts.confirmWithinS, opts).then((r) => r.output);
-      const r = lab.config(device, commands);
-      return r.ok ? Promise.resolve(r.output) : Promise.reject(new DeviceToolError('config_cli', r.error));
+    execCli: async (device, command) => (await settle('exec_cli', lab.exec(device, command))).output,
+    async configCli(device, commands, opts) {
+      if (opts?.confirmWithinS !== undefined) return (await provisional(device, commands, opts.confirmWithinS, opts)).output;
+      return (await settle('config_cli', lab.config(device, commands))).output;
     },
     configProvisional: provisional,
-    confirmChange: (device, changeId) => settled('confirm_change', lab.confirmChange(device, changeId)),
-    rollbackChange: (device, changeId, reason) => settled('rollback_change', lab.rollbackChange(device, changeId, reason)),
-    changeStatus: (device, changeId) => settled('change_status', lab.changeStatus(device, changeId)),
-    previewConfig: (device, commands) => {
-      const r = labPreview(lab, device, commands);
-      return r.ok ? Promise.resolve(r.preview) : Promise.reject(new DeviceToolError('preview_config', r.error));
-    },
+    confirmChange: async (device, changeId) => (await settle('confirm_change', lab.confirmChange(device, changeId))).change,
+    rollbackChange: async (device, changeId, reason) => (await settle('rollback_change', lab.rollbackChange(device, changeId, reason))).change,
+    changeStatus: async (device, changeId) => (await settle('change_status', lab.changeStatus(device, changeId))).change,
+    previewConfig: async (device, commands) => (await settle('preview_config', labPreview(lab, device, commands))).preview,
   };
 }

@@ -3,19 +3,18 @@ import type { Logger } from 'pino';
 import type { SleepingClock } from '../../src/core/clock';
 import { createLabChanges, type ChangeResult, type ProvisionalResult } from './changes';
 import { realTimeClock } from '../raw-tests/clock';
-import { parseCommand, resolveInterfaceName, splitPipe } from './cli-parser';
+import { parseCommand, splitPipe } from './cli-parser';
 import { applyConfigLines } from './config-mode';
-import { Network, neighborKey, type Device } from './device';
+import { Network, type Device } from './device';
 import { execGrammar } from './exec-commands';
 import type { FaultSpec } from './faults';
-import { offeredPrefixes } from './neighbor-faults';
-import { injectRemoteAsMismatch } from './remote-as-fault';
-import { injectOspfMtuMismatch, injectOspfPassive, logOspfChanges, ospfAdjacencies } from './ospf';
-import { injectPasswordMismatch } from './password-fault';
+import { logOspfChanges, ospfAdjacencies } from './ospf';
 import type { Inventory } from './inventory';
 import { SeenConfigs } from '../../src/adapters/devices/config-fingerprint';
+import { isRefusal, LabError, refusal, type LabRefusal } from './refusal';
+import { injectFault } from './inject';
 
-export type CliResult = { ok: true; output: string } | { ok: false; error: string };
+export type CliResult = { ok: true; output: string } | LabRefusal;
 
 export interface LabOptions {
   inventory: Inventory;
@@ -54,9 +53,7 @@ export interface Lab {
   close(): void;
 }
 
-export class LabError extends Error {
-  override readonly name = 'LabError';
-}
+export { LabError };
 
 export const DEFAULT_CONVERGE_DELAY_MS = 4000;
 export const DEFAULT_LINK_DELAY_MS = 2000;
@@ -76,33 +73,19 @@ export function createLab(opts: LabOptions): Lab {
 
   const known = () => [...net.devices.values()].map((d) => d.config.hostname).join(', ');
 
-  const reach = (hostname: string): Device | string => {
+  const reach = (hostname: string): Device | LabRefusal => {
     const device = net.find(hostname.trim());
-    if (!device) return `% Unknown host "${hostname}": not in the device inventory (known: ${known()})`;
+    if (!device) return refusal('unknown_device', `% Unknown host "${hostname}": not in the device inventory (known: ${known()})`);
     if (device.faults.unreachable) {
-      return `% Connection timed out; remote host not responding: ${device.config.hostname} (${device.inventory.mgmt_ip}) port 22`;
+      return refusal('unreachable', `% Connection timed out; remote host not responding: ${device.config.hostname} (${device.inventory.mgmt_ip}) port 22`);
     }
     return device;
-  };
-
-  const findNeighbor = (device: Device, address: string, vrf?: string) => {
-    const all = device.config.bgp?.neighbors ?? [];
-    const hits = all.filter((n) => n.address === address && (vrf === undefined || (n.vrf ?? '') === vrf));
-    if (hits.length === 0) throw new LabError(`${device.config.hostname} has no BGP neighbor ${address}${vrf ? ` in vrf ${vrf}` : ''}`);
-    if (hits.length > 1) throw new LabError(`${device.config.hostname}: neighbor ${address} exists in several VRFs; pass --vrf`);
-    return hits[0]!;
   };
 
   const deviceFor = (hostname: string): Device => {
     const d = net.find(hostname);
     if (!d) throw new LabError(`unknown device "${hostname}" (known: ${known()})`);
     return d;
-  };
-
-  const interfaceFor = (device: Device, name: string) => {
-    const full = resolveInterfaceName(name, device.config.interfaces.map((i) => i.name));
-    if (!full) throw new LabError(`${device.config.hostname} has no interface ${name}`);
-    return device.config.interfaces.find((i) => i.name === full)!;
   };
 
   const recordChange = (device: Device, by: { user: string; from: string }) => {
@@ -134,40 +117,20 @@ export function createLab(opts: LabOptions): Lab {
     changeStatus: (hostname, id) => provisional.status(hostname, id),
     exec(hostname, command) {
       const device = reach(hostname);
-      if (typeof device === 'string') return { ok: false, error: device };
-      const line = command.replace(/\s+$/, '');
-      if (line.trim() === '') return { ok: false, error: '% Incomplete command.' };
-      if (/[\r\n]/.test(line)) return { ok: false, error: '% One command per call: the command contains a line break' };
-      if (EXEC_VERBS.test(line.trim())) return { ok: false, error: READ_ONLY_HINT };
-      // The same definition of read-only as the relay's guard and the validator: a lab that ran
-      // more than a real router's show would hide a hole in the guard.
-      const readOnly = checkReadOnlyCommand(line);
-      if (!readOnly.ok) return { ok: false, error: `% ${readOnly.reason}` };
-      const pipe = splitPipe(line);
-      if (pipe.error) return { ok: false, error: pipe.error };
-      const parsed = parseCommand(execGrammar(device, clock.now().getTime(), net), pipe.command, {
-        interfaces: device.config.interfaces.map((i) => i.name),
-      });
-      if (!parsed.ok) {
-        // Keep the caret aligned with the full line the caller typed.
-        return { ok: false, error: parsed.error.replace(pipe.command, line) };
-      }
-      // Output such as "% No such neighbor or address family" is what the command printed, not a tool failure.
-      // IOS prints such messages whatever the output filter says.
-      const output = parsed.run();
-      return { ok: true, output: pipe.filter && !output.startsWith('% ') ? pipe.filter(output) : output };
+      if (isRefusal(device)) return device;
+      return execOn(net, device, command, clock.now().getTime());
     },
 
     config(hostname, lines, by = { user: 'automation', from: '192.0.2.250' }) {
       const device = reach(hostname);
-      if (typeof device === 'string') return { ok: false, error: device };
-      if (lines.length === 0) return { ok: false, error: '% No configuration lines given' };
-      if (lines.some((l) => /[\r\n]/.test(l))) return { ok: false, error: '% One command per line: a line contains a line break' };
+      if (isRefusal(device)) return device;
+      if (lines.length === 0) return refusal('not_in_grammar', '% No configuration lines given');
+      if (lines.some((l) => /[\r\n]/.test(l))) return refusal('not_in_grammar', '% One command per line: a line contains a line break');
       const draft = structuredClone(device.config);
       const result = applyConfigLines(draft, lines);
       if (!result.ok) {
         log?.info({ device: device.config.hostname, error: result.error }, 'lab config rejected');
-        return { ok: false, error: `${result.transcript}\n% No changes were applied.` };
+        return refusal('rejected', `${result.transcript}\n% No changes were applied.`);
       }
       const ospfBefore = ospfAdjacencies(net);
       device.config = draft;
@@ -181,66 +144,7 @@ export function createLab(opts: LabOptions): Lab {
 
     inject(fault) {
       const device = deviceFor(fault.device);
-      const host = device.config.hostname;
-      let what: string;
-      switch (fault.fault) {
-        case 'bgp_neighbor_admin_down': {
-          const n = findNeighbor(device, fault.neighbor, fault.vrf);
-          n.shutdown = true;
-          recordChange(device, { user: 'netops', from: '192.0.2.50' });
-          what = `${host}: neighbor ${n.address}${n.vrf ? ` vrf ${n.vrf}` : ''} administratively shut down`;
-          break;
-        }
-        case 'bgp_max_prefix_exceeded': {
-          const n = findNeighbor(device, fault.neighbor, fault.vrf);
-          n.maximum_prefix = Math.max(0, offeredPrefixes(device, n) - 1);
-          recordChange(device, { user: 'netops', from: '192.0.2.50' });
-          what = `${host}: neighbor ${n.address} maximum-prefix ${n.maximum_prefix}, below what the peer advertises`;
-          break;
-        }
-        case 'bgp_update_source_missing': {
-          const n = findNeighbor(device, fault.neighbor, fault.vrf);
-          n.update_source = 'Loopback9';
-          recordChange(device, { user: 'netops', from: '192.0.2.50' });
-          what = `${host}: neighbor ${n.address} update-source Loopback9, an interface the router does not have`;
-          break;
-        }
-        case 'bgp_remote_as_mismatch':
-          what = injectRemoteAsMismatch(net, device, findNeighbor(device, fault.neighbor, fault.vrf), () => recordChange(device, { user: 'netops', from: '192.0.2.50' }));
-          break;
-        case 'bgp_peer_unreachable': {
-          const n = findNeighbor(device, fault.neighbor, fault.vrf);
-          device.faults.peerUnreachable.add(neighborKey(n.address, n.vrf));
-          what = `${host}: BGP peer ${n.address}${n.vrf ? ` vrf ${n.vrf}` : ''} stops answering`;
-          break;
-        }
-        case 'interface_admin_down': {
-          const i = interfaceFor(device, fault.interface);
-          i.shutdown = true;
-          recordChange(device, { user: 'netops', from: '192.0.2.50' });
-          what = `${host}: interface ${i.name} administratively shut down`;
-          break;
-        }
-        case 'ospf_mtu_mismatch':
-          what = injectOspfMtuMismatch(net, device, interfaceFor(device, fault.interface), () => recordChange(device, { user: 'netops', from: '192.0.2.50' }));
-          break;
-        case 'bgp_password_mismatch':
-          what = injectPasswordMismatch(net, device, findNeighbor(device, fault.neighbor, fault.vrf), () => recordChange(device, { user: 'netops', from: '192.0.2.50' }));
-          break;
-        case 'ospf_interface_passive':
-          what = injectOspfPassive(net, device, interfaceFor(device, fault.interface), () => recordChange(device, { user: 'netops', from: '192.0.2.50' }));
-          break;
-        case 'interface_link_down': {
-          const i = interfaceFor(device, fault.interface);
-          device.faults.linkDown.add(i.name);
-          what = `${host}: interface ${i.name} lost its link`;
-          break;
-        }
-        case 'device_unreachable':
-          device.faults.unreachable = true;
-          what = `${host}: management plane unreachable`;
-          break;
-      }
+      const what = injectFault(net, device, fault, () => recordChange(device, { user: 'netops', from: '192.0.2.50' }));
       net.reconcile();
       log?.info({ fault }, `lab fault injected: ${what}`);
       return what;
@@ -271,6 +175,31 @@ export function createLab(opts: LabOptions): Lab {
       closeTimers(net);
     },
   });
+}
+
+/** One read-only command on a reachable device, as IOS-XE would answer it. */
+function execOn(net: Network, device: Device, command: string, now: number): CliResult {
+  const line = command.replace(/\s+$/, '');
+  if (line.trim() === '') return refusal('not_in_grammar', '% Incomplete command.');
+  if (/[\r\n]/.test(line)) return refusal('not_in_grammar', '% One command per call: the command contains a line break');
+  if (EXEC_VERBS.test(line.trim())) return refusal('not_in_grammar', READ_ONLY_HINT);
+  // The same definition of read-only as the relay's guard and the validator: a lab that ran
+  // more than a real router's show would hide a hole in the guard.
+  const readOnly = checkReadOnlyCommand(line);
+  if (!readOnly.ok) return refusal('not_in_grammar', `% ${readOnly.reason}`);
+  const pipe = splitPipe(line);
+  if (pipe.error) return refusal('not_in_grammar', pipe.error);
+  const parsed = parseCommand(execGrammar(device, now, net), pipe.command, {
+    interfaces: device.config.interfaces.map((i) => i.name),
+  });
+  if (!parsed.ok) {
+    // Keep the caret aligned with the full line the caller typed.
+    return refusal('rejected', parsed.error.replace(pipe.command, line));
+  }
+  // Output such as "% No such neighbor or address family" is what the command printed, not a tool failure.
+  // IOS prints such messages whatever the output filter says.
+  const output = parsed.run();
+  return { ok: true, output: pipe.filter && !output.startsWith('% ') ? pipe.filter(output) : output };
 }
 
 function closeTimers(net: Network): void {

@@ -4,6 +4,7 @@ import type { Device } from './device';
 import { groupsAsLines, parseRunningConfig, restoreCommands } from '../../src/adapters/devices/config-diff';
 import { applyConfigLines } from './config-mode';
 import type { Lab } from './lab';
+import { refusal, type LabRefusal } from './refusal';
 import { runningConfigLines } from './show-system';
 
 const show = (p: string[]) => p.join(' > ');
@@ -17,10 +18,10 @@ export const labRunningConfig = (device: Device, config = device.config) => runn
  * The live device is never touched (its configuration, log and change count stay as they are).
  * The parser is the one `config` uses, so a line it refuses here is refused there too.
  */
-export function labPreview(lab: Lab, hostname: string, lines: readonly string[]): { ok: true; preview: ConfigPreview } | { ok: false; error: string } {
+export function labPreview(lab: Lab, hostname: string, lines: readonly string[]): { ok: true; preview: ConfigPreview } | LabRefusal {
   const device = lab.network().find(hostname.trim());
-  if (!device) return { ok: false, error: `% Unknown host "${hostname}": not in the device inventory` };
-  if (device.faults.unreachable) return { ok: false, error: `% Connection timed out; remote host not responding: ${device.config.hostname} (${device.inventory.mgmt_ip}) port 22` };
+  if (!device) return refusal('unknown_device', `% Unknown host "${hostname}": not in the device inventory`);
+  if (device.faults.unreachable) return refusal('unreachable', `% Connection timed out; remote host not responding: ${device.config.hostname} (${device.inventory.mgmt_ip}) port 22`);
   const name = device.config.hostname;
   const refused = (problem: string) => ({ ok: true as const, preview: { device: name, accepted: false, method: 'config_session' as const, added: [], removed: [], problems: [problem] } });
   if (lines.length === 0) return refused('% No configuration lines given');

@@ -25,7 +25,7 @@ export function countingTools(service: DeviceService) {
     try {
       return await work();
     } catch (error) {
-      throw error instanceof DeviceError ? new DeviceToolError(tool, error.message, error.reached) : error;
+      throw error instanceof DeviceError ? new DeviceToolError(tool, error.message, error.failure) : error;
     }
   };
   const tools: DeviceTools = { ...WITHOUT_PROVISIONAL,

@@ -1,6 +1,5 @@
-import { DeviceError } from '../adapters/devices/errors';
-import { approvedFragment } from '../adapters/devices/netconf/fragment';
-import { grammarProblem, PLATFORM } from '../adapters/devices/platforms';
+import { DIALECT_GRAMMAR, grammarProblem } from './dialect-grammar';
+import { checkFragment, FragmentRefused } from './netconf-fragment';
 import { renderBothWays, safeRender, templateVariablesSafe } from './render-variants';
 import type { RawStep, RepairActionWorkflow } from './schema-raw';
 import type { IssueSink } from './validate-issues';
@@ -24,7 +23,7 @@ export function checkStepPlatforms(raw: RepairActionWorkflow, s: RawStep, i: num
     const where: PathSegment[] = ownAction ? ['steps', i, 'variants', platform, 'action', 'command'] : ['steps', i, 'action', 'command'];
     const names = templateVariablesSafe(effective.action.command);
     for (const rendered of renderBothWays(names, effective.action.command)) {
-      const problem = grammarProblem(PLATFORM[platform], rendered.trim());
+      const problem = grammarProblem(DIALECT_GRAMMAR[platform], rendered.trim());
       if (problem) {
         sink.at(src, where, `on ${platform}, "${rendered.trim()}" is not in the platform's grammar: ${problem}; add a variant for ${platform}`, `add variants: { ${platform}: { action: { type: exec_cli, command: … } } } with the command as ${platform} spells it`);
         break;
@@ -35,7 +34,7 @@ export function checkStepPlatforms(raw: RepairActionWorkflow, s: RawStep, i: num
 
 /**
  * On NETCONF a repair's lines are not CLI but one XML `<config>` element, sent as approved: the
- * device service's own check (netconf/fragment.ts, which runs before any connection) applied here,
+ * device service's own check (netconf-fragment.ts, which runs before any connection) applied here,
  * with every input set and with every input empty, so a RAW that could only be refused fails now.
  */
 function checkNetconfRepair(s: RawStep, commands: string[], i: number, src: YamlSource, sink: IssueSink): void {
@@ -46,9 +45,9 @@ function checkNetconfRepair(s: RawStep, commands: string[], i: number, src: Yaml
     // As the engine sends them: rendered, trimmed, empty lines dropped.
     const lines = commands.map((c) => safeRender(c, names, set).trim()).filter((c) => c !== '');
     try {
-      approvedFragment('netconf', lines);
+      checkFragment('netconf', lines);
     } catch (error) {
-      if (!(error instanceof DeviceError)) throw error;
+      if (!(error instanceof FragmentRefused)) throw error;
       sink.at(src, where, `on netconf, the repair's lines are not what a NETCONF device takes: ${error.message.replace(/^netconf: /, '')}`,
         `add variants: { netconf: { action: { type: config_cli, commands: ['<config>', '  <module-root xmlns="its YANG namespace">', …, '</config>'] } } }: one XML <config> element, a line per list item`);
       return;

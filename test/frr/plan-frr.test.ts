@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildSplunkAlert } from '../../src/adapters/alert-sources/sample';
 import { DeviceToolError, type DeviceTools } from '../../src/core/changes/device-contract';
+import { deviceFailure } from '../../src/core/changes/device-failure';
 import { createMcpDeviceTools } from '../../src/adapters/device-tools/mcp-device-tools';
 import { inventoryAddressBook } from '../../src/adapters/devices/inventory-lookup';
 import { startDeviceServer, type RunningDeviceServer } from '../../src/adapters/devices/server';
@@ -93,7 +94,7 @@ describe.skipIf(NO_FRR)('a change plan on two real FRR routers', () => {
 
   it('when R2 fails, R1 is put back and read back, and the incident names R2 and why', { timeout: 180_000 }, async () => {
     const before = await config('R1');
-    const t = await start((tools) => ({ ...tools, configProvisional: (d, c, s, o) => (d === 'R2' ? Promise.reject(new DeviceToolError('config_cli', '[rejected] R2: % Unknown command')) : tools.configProvisional(d, c, s, o)) }));
+    const t = await start((tools) => ({ ...tools, configProvisional: (d, c, s, o) => (d === 'R2' ? Promise.reject(new DeviceToolError('config_cli', '[rejected] R2: % Unknown command', deviceFailure('rejected', true, { restored: true }))) : tools.configProvisional(d, c, s, o)) }));
     try {
       const applied = await t.run([{ device: 'R1', commands: ['router bgp 65001', 'neighbor 10.0.0.2 description plan-fails'] }, { device: 'R2', commands: R2_DESC }]);
       expect(applied).toMatchObject({ isError: true, text: expect.stringMatching(/NOT applied: R2 refused or failed .*R1 rolled back/) });

@@ -11,6 +11,7 @@ import { relayForTest } from '../helpers/relay';
 import { createStubRuntime } from '../helpers/stub-runtime';
 import { tempDir } from '../helpers/temp-dir';
 import { NO_FRR } from './frr-available';
+import { deviceContractSuite } from '../helpers/device-contract-suite';
 import { parseRunningConfig } from '../../src/adapters/devices/config-diff';
 
 /**
@@ -198,3 +199,18 @@ describe.skipIf(NO_FRR)('preview_config on real FRR routers (parser-checked, pre
     }
   });
 });
+
+// The device server's CLI driver on real FRR keeps the device-tool contract, over MCP (the same cases as the lab's and NETCONF's).
+deviceContractSuite(
+  'real FRR through the device server',
+  () => ({
+    tools,
+    device: 'R1',
+    show: { command: 'show bgp summary', holds: '10.0.0.2' },
+    change: ['router bgp 65001', 'neighbor 10.0.0.2 description contract-suite'],
+    marker: 'contract-suite',
+    undo: ['router bgp 65001', 'no neighbor 10.0.0.2 description'],
+    refused: ['router bgp 65001', 'neighbor 10.0.0.2 no-such-keyword'],
+  }),
+  { skip: NO_FRR, timeoutMs: 120_000 },
+);

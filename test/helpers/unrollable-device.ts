@@ -1,4 +1,5 @@
 import { DeviceToolError, type ChangeStatus, type DeviceTools } from '../../src/core/changes/device-contract';
+import { deviceFailure } from '../../src/core/changes/device-failure';
 
 /**
  * A device tool server stand-in whose neighbor never comes up (every post-check fails) and whose
@@ -11,7 +12,7 @@ export function unrollableDevice(opts: { rollbackWorks?: () => boolean; readsWai
   let n = 0;
   const known = (tool: 'confirm_change' | 'rollback_change' | 'change_status', id: string) => {
     const c = changes.get(id);
-    if (!c) throw new DeviceToolError(tool, `[unknown_change] no change ${id}`);
+    if (!c) throw new DeviceToolError(tool, `[not_pending] no change ${id}`, deviceFailure('not_pending', false));
     return c;
   };
   return {
@@ -25,7 +26,7 @@ export function unrollableDevice(opts: { rollbackWorks?: () => boolean; readsWai
     },
     async confirmChange(_device, id) {
       const c = known('confirm_change', id);
-      if (c.state !== 'pending') throw new DeviceToolError('confirm_change', `[not_pending] change ${id} was ${c.state}`);
+      if (c.state !== 'pending') throw new DeviceToolError('confirm_change', `[not_pending] change ${id} was ${c.state}`, deviceFailure('not_pending', false));
       c.state = 'confirmed';
       return { ...c };
     },

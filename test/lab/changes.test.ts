@@ -63,7 +63,7 @@ describe('provisional changes on the simulated lab, over MCP', () => {
     expect((await tools.configProvisional('R1', shutdown, 60)).change.state).toBe('pending');
     // config_cli without confirm_within_s applies at once, as before.
     expect(await tools.configCli('R2', ['router bgp 65002', 'neighbor 10.0.0.1 description plain'])).toContain('description plain');
-    expect((await refusal(tools.changeStatus('R1', 'chg-nope')))!.message).toBe('% change chg-nope is unknown on R1');
+    expect((await refusal(tools.changeStatus('R1', 'chg-nope')))!.message).toBe('[not_pending] % change chg-nope is unknown on R1');
   });
 
   it('the in-process tools give the same answers', async () => {

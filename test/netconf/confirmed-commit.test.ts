@@ -6,7 +6,7 @@ import { approvedFragment } from '../../src/adapters/devices/netconf/fragment';
 import { commit, discardChanges, editCandidate, getConfig, lock, unlock } from '../../src/adapters/devices/netconf/operations';
 import { NetconfSession } from '../../src/adapters/devices/netconf/session';
 import { missingFrom, sameConfig } from '../../src/adapters/devices/netconf/verify';
-import { child, elements, textOf, type XmlElement } from '../../src/adapters/devices/netconf/xml';
+import { child, elements, textOf, type XmlElement } from '../../src/runbooks/xml';
 import { connectSsh } from '../../src/adapters/devices/ssh-connect';
 import type { NetconfLab } from '../../harness/netconf-lab/lab';
 import { LAB_NS } from '../../harness/netconf-lab/plan';

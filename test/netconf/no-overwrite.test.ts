@@ -9,6 +9,8 @@ import { sameConfig } from '../../src/adapters/devices/netconf/verify';
 import type { NetconfLab } from '../../harness/netconf-lab/lab';
 import { LAB_NS } from '../../harness/netconf-lab/plan';
 import { NO_NETCONF, netconfLabForTests } from './netconf-lab-for-test';
+import { serviceDeviceTools } from '../../src/adapters/devices/service-tools';
+import { deviceContractSuite } from '../helpers/device-contract-suite';
 
 /**
  * No-overwrite on a real netconfd: the preview's fingerprint is of the running datastore, and the
@@ -71,3 +73,20 @@ describe.skipIf(NO_NETCONF)('no-overwrite on a real netconfd', () => {
     await svc.changes.rollback('PE1', applied.change.change_id, 'test done');
   });
 });
+
+// The device service's NETCONF driver on a real netconfd keeps the device-tool contract (the same cases as the lab's and FRR's).
+let contractService: DeviceService | undefined;
+afterAll(async () => contractService?.close());
+deviceContractSuite(
+  'a real netconfd through the device service',
+  () => ({
+    tools: serviceDeviceTools((contractService ??= new DeviceService(inventory))),
+    device: 'PE1',
+    show: { command: 'show running-config', holds: '10.0.0.2' },
+    change: neighbor('<description>contract-suite</description>'),
+    marker: 'contract-suite',
+    undo: ['<config xmlns:nc="urn:ietf:params:xml:ns:netconf:base:1.0">', `  <bgp xmlns="${LAB_NS}">`, '    <neighbor><address>10.0.0.2</address><description nc:operation="remove"/></neighbor>', '  </bgp>', '</config>'],
+    refused: neighbor('<no-such-leaf>1</no-such-leaf>'),
+  }),
+  { skip: NO_NETCONF, timeoutMs: 120_000 },
+);

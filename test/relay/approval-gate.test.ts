@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { linesSha256 } from '../../src/core/approvals/lines';
 import { DeviceToolError, type DeviceTools, WITHOUT_PROVISIONAL } from '../../src/core/changes/device-contract';
+import { deviceFailure } from '../../src/core/changes/device-failure';
 import { createLabDeviceTools } from '../../harness/ios-lab/lab-device-tools';
 import { withProvisional } from '../helpers/provisional-stand-in';
 import { createFileBackends } from '../../src/core/incidents/file-backend';
@@ -120,8 +121,8 @@ describe('approval gate', () => {
     const flaky: DeviceTools = { ...WITHOUT_PROVISIONAL,
       execCli: (d, c) => real.execCli(d, c),
       async configCli(d, c) {
-        if (mode === 'unreachable') throw new DeviceToolError('config_cli', 'device tool server unreachable: connect ECONNREFUSED', false);
-        if (mode === 'fails') throw new DeviceToolError('config_cli', '% Invalid input detected', true);
+        if (mode === 'unreachable') throw new DeviceToolError('config_cli', 'device tool server unreachable: connect ECONNREFUSED', deviceFailure('server_unreachable', false));
+        if (mode === 'fails') throw new DeviceToolError('config_cli', '% Invalid input detected', deviceFailure('rejected', true));
         return real.configCli(d, c);
       },
     };

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { DeviceToolError, type DeviceTools, WITHOUT_PROVISIONAL } from '../../src/core/changes/device-contract';
+import { deviceFailure } from '../../src/core/changes/device-failure';
 import { withProvisional } from '../helpers/provisional-stand-in';
 import type { Relay } from '../../src/relay/create-relay';
 import { buildSplunkAlert } from '../../src/adapters/alert-sources/sample';
@@ -56,13 +57,13 @@ describe('what the device guard sends', () => {
 
   it('a call refused before anything was sent does not spend the approval; one that failed after it was sent does', async () => {
     const t = await approved();
-    t.devices.failNext(new DeviceToolError('config_cli', '[unknown_device] R1 is not in the inventory'));
+    t.devices.failNext(new DeviceToolError('config_cli', '[unknown_device] R1 is not in the inventory', deviceFailure('unknown_device', false)));
     const refused = await t.config('R1', REPAIR);
     expect(refused.isError).toBe(true);
     expect(t.relay.incidents.get(t.id)).toMatchObject({ approval_request: { status: 'approved' }, application: { status: 'none' } });
     expect(t.relay.incidents.timeline(t.id).at(-1)?.message).toMatch(/nothing was applied and the approval still stands/);
 
-    t.devices.failNext(new DeviceToolError('config_cli', '[rejected] % Invalid input; rolled back'));
+    t.devices.failNext(new DeviceToolError('config_cli', '[rejected] % Invalid input; rolled back', deviceFailure('rejected', true, { restored: true })));
     expect((await t.config('R1', REPAIR)).isError).toBe(true);
     expect(t.relay.incidents.get(t.id)?.application.status).toBe('failed');
     t.devices.failNext(undefined);

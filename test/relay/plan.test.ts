@@ -5,6 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { planSha256 } from '../../src/core/approvals/plan-lines';
 import { buildEvidenceBundle } from '../../src/core/incidents/evidence-bundle';
 import { DeviceToolError, type DeviceTools } from '../../src/core/changes/device-contract';
+import { deviceFailure } from '../../src/core/changes/device-failure';
 import { createLabDeviceTools } from '../../harness/ios-lab/lab-device-tools';
 import { labAddressBook, loadInventory } from '../../harness/ios-lab/inventory';
 import { startLab } from '../../harness/ios-lab/server';
@@ -119,7 +120,7 @@ describe('a plan on two routers', () => {
 
   it('when the second device fails, the first is put back and read back, and the incident names the device and why', async () => {
     const real = createLabDeviceTools(lab.lab);
-    const failing: DeviceTools = { ...real, configProvisional: (d, c, s, o) => (d === 'R2' ? Promise.reject(new DeviceToolError('config_cli', '[rejected] R2 refused the line')) : real.configProvisional(d, c, s, o)) };
+    const failing: DeviceTools = { ...real, configProvisional: (d, c, s, o) => (d === 'R2' ? Promise.reject(new DeviceToolError('config_cli', '[rejected] R2 refused the line', deviceFailure('rejected', true, { restored: true }))) : real.configProvisional(d, c, s, o)) };
     const t = await start(failing);
     const before = runningOf('R1');
     const applied = await t.approveAndApply();

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { fileQuarantine } from '../../src/core/quarantine/file-backend';
 import { ana, quarantineRelay, REPAIR, vic } from '../helpers/quarantine-relay';
 import { DeviceToolError } from '../../src/core/changes/device-contract';
+import { deviceFailure } from '../../src/core/changes/device-failure';
 import { untilIncident } from '../helpers/incident-waits';
 import { waitUntil } from '../helpers/opencode';
 import { tempDir } from '../helpers/temp-dir';
@@ -103,7 +104,7 @@ describe('quarantined devices', () => {
     // The post-check's read never answers, and the server answers no question about the change.
     const device = unrollableDevice({ readsWaitFor: new Promise(() => undefined) });
     const silentServer = (tool: 'change_status' | 'rollback_change') => async () => {
-      throw new DeviceToolError(tool, '[internal] the device tool server is not answering');
+      throw new DeviceToolError(tool, '[internal] the device tool server is not answering', deviceFailure('internal', true));
     };
     const t = await start({ device: { ...device, changeStatus: silentServer('change_status'), rollbackChange: silentServer('rollback_change') }, clock });
     const first = await t.fire('10.0.0.2');
@@ -126,16 +127,16 @@ describe('quarantined devices', () => {
   });
 
   it.each([
-    ['the session broke mid-change and no new session could put it back', '[session_lost] R1: the change had begun when the session failed (R1: the SSH session closed); lines may have been applied: check the device', true],
-    ['the rollback after a refused line is incomplete', '[rejected] R1 refused line 2 of 2 "no neighbor 10.0.0.2 shutdown": % Unknown command. ROLLBACK INCOMPLETE: the running configuration still differs from before: neighbor 10.0.0.2 shutdown', true],
-    ['the session broke and a new one read the device back as before', '[session_lost] R1: the change was interrupted (R1: the SSH session closed). Rolled back on a new session: the running configuration matches the one before the change.', false],
-  ] as const)('a change that fails part-way (%s) quarantines the device unless it was read back as before', async (_what, message, quarantined) => {
+    ['the session broke mid-change and no new session could put it back', '[session_lost] R1: the change had begun when the session failed (R1: the SSH session closed); lines may have been applied: check the device', deviceFailure('session_lost', true), true],
+    ['the rollback after a refused line is incomplete', '[rejected] R1 refused line 2 of 2 "no neighbor 10.0.0.2 shutdown": % Unknown command. ROLLBACK INCOMPLETE: the running configuration still differs from before: neighbor 10.0.0.2 shutdown', deviceFailure('rejected', true, { restored: false }), true],
+    ['the session broke and a new one read the device back as before', '[session_lost] R1: the change was interrupted (R1: the SSH session closed). Rolled back on a new session: the running configuration matches the one before the change.', deviceFailure('session_lost', true, { restored: true }), false],
+  ] as const)('a change that fails part-way (%s) quarantines the device, read from its structured failure, unless it was read back as before', async (_what, message, failure, quarantined) => {
     const device = unrollableDevice();
     const t = await start({
       device: {
         ...device,
         configProvisional: async () => {
-          throw new DeviceToolError('config_cli', message);
+          throw new DeviceToolError('config_cli', message, failure);
         },
       },
     });

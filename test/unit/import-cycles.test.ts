@@ -1,6 +1,7 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { readdirSync, statSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runtimeImports } from '../helpers/import-graph';
 
 const root = resolve(import.meta.dirname, '../..');
 
@@ -12,17 +13,9 @@ function sources(dir: string): string[] {
   });
 }
 
-// Type-only imports are erased (verbatimModuleSyntax keeps every other import, even `{ type X }`).
-const IMPORT = /^\s*(?:import|export)\s+(?!type\s)(?:[^'";]*?\s+from\s+)?['"](\.[^'"]+)['"]|import\(\s*['"](\.[^'"]+)['"]\s*\)/gm;
-
-function resolveSpec(from: string, spec: string): string | undefined {
-  const base = resolve(dirname(from), spec);
-  return [base, `${base}.ts`, `${base}.tsx`, join(base, 'index.ts'), base.replace(/\.js$/, '.ts')].find((p) => existsSync(p) && statSync(p).isFile());
-}
-
 /** Every file-level cycle among the runtime imports of these files, each as its files in order. */
 export function importCycles(files: string[]): string[][] {
-  const edges = new Map(files.map((f) => [f, [...readFileSync(f, 'utf8').matchAll(IMPORT)].flatMap((m) => resolveSpec(f, (m[1] ?? m[2])!) ?? [])]));
+  const edges = new Map(files.map((f) => [f, runtimeImports(f)]));
   // Tarjan's strongly connected components: a component of more than one file is a cycle.
   let index = 0;
   const idx = new Map<string, number>(), low = new Map<string, number>(), stack: string[] = [], on = new Set<string>(), cycles: string[][] = [];

@@ -28,8 +28,8 @@ export interface RemediationOptions {
 }
 
 const REFUSED = /REFUSED by the relay's device guard/;
-/** Output that is the tool failing, not the device answering (the chat format does not say which). */
-const TOOL_FAILED = /^(MCP error|Error\b|Tool execution|% (Invalid input|Incomplete command|One command))|timed out|not in the (automation )?inventory|does not answer/i;
+/** Output that is the tool failing, not the device answering (the chat format does not say which); a device tool's failure reads with its kind first, as a person sees it. */
+const TOOL_FAILED = /^(\[[a-z_]+\] )?(MCP error|Error\b|Tool execution|% (Invalid input|Incomplete command|One command))|timed out|not in the (automation )?inventory|does not answer/i;
 /** The relay's answer when a plan went on no device (or every device changed was put back). */
 const PLAN_NOT_APPLIED = /^The plan was NOT applied/;
 

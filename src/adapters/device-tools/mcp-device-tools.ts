@@ -2,14 +2,18 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ConfigPreview } from '../../runbooks/config-preview';
 import { ChangeStatus, DeviceToolError, type ApplyExpect, type DeviceToolName, type DeviceTools } from '../../core/changes/device-contract';
+import { deviceFailure } from '../../core/changes/device-failure';
+import { DeviceToolFailure } from '../../core/changes/device-tool-schemas';
 
 export interface McpDeviceTools extends DeviceTools {
   close(): Promise<void>;
 }
 
 /**
- * Over any MCP server that offers `exec_cli` and `config_cli` (the lab, or a real
- * automation server), with the official client on Streamable HTTP. Connects on first use.
+ * The one client of the device-tool contract (device-tool-schemas.ts): over any MCP server that
+ * registers the device tools (the device server, the simulated lab), with the official client on
+ * Streamable HTTP. Connects on first use. A failure is read from its structured content
+ * (`{error: DeviceFailure}`); a server that sends none is taken at its worst: `internal`, reached.
  * `token` is sent as `Authorization: Bearer`; it lives in this closure only, so it never
  * reaches a log line or the agents' runtime.
  */
@@ -47,7 +51,7 @@ export function createMcpDeviceTools(
     try {
       client = await connect();
     } catch (error) {
-      throw new DeviceToolError(tool, unreached(error), false);
+      throw new DeviceToolError(tool, unreached(error), deviceFailure('server_unreachable', false));
     }
     const result = await client.callTool({ name: tool, arguments: args });
     const content = Array.isArray(result.content) ? (result.content as { type: string; text?: string }[]) : [];
@@ -55,14 +59,17 @@ export function createMcpDeviceTools(
       .filter((c) => c.type === 'text')
       .map((c) => c.text ?? '')
       .join('\n');
-    if (result.isError) throw new DeviceToolError(tool, text || `${tool} failed`, true, result.structuredContent);
+    if (result.isError) {
+      const failure = DeviceToolFailure.safeParse(result.structuredContent);
+      throw new DeviceToolError(tool, text || `${tool} failed`, failure.success ? failure.data.error : deviceFailure('internal', true));
+    }
     return { text, structured: result.structuredContent };
   };
   /** A change's status as the server gave it; a server without the provisional tools cannot have kept the change provisional. */
   const status = async (tool: DeviceToolName, args: Record<string, unknown>) => {
     const r = await call(tool, args);
     const parsed = ChangeStatus.safeParse(r.structured);
-    if (!parsed.success) throw new DeviceToolError(tool, `${tool}: the device tool server answered without a change status (${r.text.slice(0, 200)})`);
+    if (!parsed.success) throw new DeviceToolError(tool, `${tool}: the device tool server answered without a change status (${r.text.slice(0, 200)})`, deviceFailure('internal', true));
     return { output: r.text, change: parsed.data };
   };
   const expect = (o?: ApplyExpect) => (o?.expectConfigSha256 ? { expect_config_sha256: o.expectConfigSha256 } : {});
@@ -79,7 +86,7 @@ export function createMcpDeviceTools(
     async previewConfig(device, commands) {
       const r = await call('preview_config', { device, commands });
       const parsed = ConfigPreview.safeParse(r.structured);
-      if (!parsed.success) throw new DeviceToolError('preview_config', `preview_config: the device tool server answered without a preview (${r.text.slice(0, 200)})`);
+      if (!parsed.success) throw new DeviceToolError('preview_config', `preview_config: the device tool server answered without a preview (${r.text.slice(0, 200)})`, deviceFailure('internal', true));
       return parsed.data;
     },
     async close() {

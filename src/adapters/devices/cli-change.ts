@@ -12,6 +12,8 @@ export interface CliTarget {
   /** Drops the broken session and opens a new one (for the rollback after a break mid-change). */
   reopen(): Promise<ShellSession>;
   logger?: Logger;
+  /** Runs before line `index` is sent (DeviceServiceOptions.beforeLine). */
+  beforeLine?(index: number): void | Promise<void>;
 }
 
 /** EOS: a configuration session is committed only whole. */
@@ -23,12 +25,12 @@ export async function changeInSession(t: CliTarget, s: ShellSession, lines: stri
     const bad = t.platform.configError.exec(out);
     if (bad) {
       await s.send('abort');
-      throw new DeviceError('rejected', `${t.name} refused line ${i + 1} "${line}": ${lineAt(out, bad.index)}; the configuration session was aborted, nothing was applied`, true);
+      throw new DeviceError('rejected', `${t.name} refused line ${i + 1} "${line}": ${lineAt(out, bad.index)}; the configuration session was aborted, nothing was applied`, true, { restored: true });
     }
   }
   const out = await s.send('commit');
   const bad = t.platform.configError.exec(out);
-  if (bad) throw new DeviceError('rejected', `${t.name} refused the commit: ${lineAt(out, bad.index)}; nothing was applied`, true);
+  if (bad) throw new DeviceError('rejected', `${t.name} refused the commit: ${lineAt(out, bad.index)}; nothing was applied`, true, { restored: true });
   return `${t.name}: ${lines.length} line(s) applied (configuration session committed)`;
 }
 
@@ -43,6 +45,7 @@ export async function changeWithSnapshot(t: CliTarget, s: ShellSession, lines: s
   try {
     await s.send('configure terminal');
     for (const [i, line] of lines.entries()) {
+      await t.beforeLine?.(i);
       const out = await s.send(line);
       const bad = t.platform.configError.exec(out);
       if (bad) {
@@ -62,7 +65,7 @@ export async function changeWithSnapshot(t: CliTarget, s: ShellSession, lines: s
     const fresh = await t.reopen();
     const head = `${name}: the change was interrupted (${error.message})`;
     const left = await restoreConfig(fresh, before);
-    throw new DeviceError(error.kind, left.length === 0 ? `${head}. Rolled back on a new session: the running configuration matches the one before the change.` : `${head}. ROLLBACK INCOMPLETE: ${left.join('; ')}`, true);
+    throw new DeviceError(error.kind, left.length === 0 ? `${head}. Rolled back on a new session: the running configuration matches the one before the change.` : `${head}. ROLLBACK INCOMPLETE: ${left.join('; ')}`, true, { restored: left.length === 0 });
   }
   if (!failed) return [`${name}: ${lines.length} line(s) applied`, ...outputs].join('\n');
 
@@ -70,10 +73,10 @@ export async function changeWithSnapshot(t: CliTarget, s: ShellSession, lines: s
   const head = `${name} refused line ${failed.index + 1} of ${lines.length} "${failed.line}": ${failed.why}`;
   if (left.length === 0) {
     t.logger?.warn({ device: name, line: failed.index + 1 }, 'config change refused; rolled back and verified');
-    throw new DeviceError('rejected', `${head}. Rolled back: the running configuration was read back and matches the one before the change.`, true);
+    throw new DeviceError('rejected', `${head}. Rolled back: the running configuration was read back and matches the one before the change.`, true, { restored: true });
   }
   t.logger?.error({ device: name, left }, 'config rollback could not be verified');
-  throw new DeviceError('rejected', `${head}. ROLLBACK INCOMPLETE: the running configuration still differs from before: ${left.join('; ')}`, true);
+  throw new DeviceError('rejected', `${head}. ROLLBACK INCOMPLETE: the running configuration still differs from before: ${left.join('; ')}`, true, { restored: false });
 }
 
 /** Applies the difference back to `before`, then reads the running configuration again: what still differs. */

@@ -61,6 +61,6 @@ export function checkFingerprint(device: string, expected: string | undefined, n
     'fingerprint_mismatch',
     `${device}: the configuration changed since the preview the approval was given on (sha256 ${expected.slice(0, 12)} then, ${mismatch.now_sha256.slice(0, 12)} now); nothing was sent`,
     false,
-    mismatch,
+    { detail: mismatch },
   );
 }

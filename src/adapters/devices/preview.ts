@@ -1,45 +1,33 @@
 import type { ConfigPreview } from '../../runbooks/config-preview';
 import { runningConfigFingerprint } from '../../runbooks/config-fingerprint';
 import { DeviceError } from './errors';
-import type { NetconfDevice } from './netconf/device';
-import { previewNetconf } from './netconf/preview';
 import { grammarProblem, type Platform } from './platforms';
 import { frrParserCheck } from './frr-dryrun';
 import { predictConfig, predictDiff } from './preview-model';
 import { groupsAsLines, restorePaths } from './config-diff';
 
-/** What a preview needs from the device service (device-service.ts `preview`). */
+/** What a preview needs from a CLI device (cli-driver.ts `preview`). */
 export interface PreviewTarget {
   device: string;
   platform: Platform;
-  netconf?: NetconfDevice;
-  knownHostsPath: string;
   /** The server's own check of change lines (control lines, `end`, line breaks): throws not_in_grammar. */
   checkLines(lines: string[]): string[];
   /** `show running-config`, read through the device's queue (and kept for the summary of a later mismatch). */
   running(): Promise<string>;
-  /** Keeps a configuration a preview read (NETCONF: its datastore as leaf lines), for the summary of a later mismatch. */
-  remember(lines: string[]): string;
   /** A read-only show command, through the device's queue. */
   show(command: string): Promise<string>;
-  /** Runs `work` in the device's queue (no other call on the device meanwhile). */
-  exclusive<T>(work: () => Promise<T>): Promise<T>;
 }
 
 const refused = (device: string, method: ConfigPreview['method'], problems: string[]): ConfigPreview => ({ device, accepted: false, method, added: [], removed: [], problems });
 
 /**
- * What lines would change on the device, without changing it. NETCONF: the device's own dry run on
- * its candidate (netconf/preview.ts). CLI platforms: the server's line checks and the platform's
+ * What lines would change on a CLI device, without changing it (a NETCONF device's own dry run on its
+ * candidate is netconf/preview.ts): the server's line checks and the platform's
  * grammar, on FRR its own parser (frr-dryrun.ts), then a diff predicted from the live running
  * configuration (preview-model.ts): FRR 8.4 and the IOS family cannot check a configuration line on
  * the router without applying it.
  */
 export async function previewOn(t: PreviewTarget, lines: string[]): Promise<ConfigPreview> {
-  if (t.netconf) {
-    const netconf = t.netconf;
-    return t.exclusive(() => previewNetconf(netconf.entry, t.knownHostsPath, lines, t.remember));
-  }
   let checked: string[];
   try {
     checked = t.checkLines(lines);

@@ -3,27 +3,22 @@ import type { Logger } from 'pino';
 import { CONFIRM_WITHIN_S, ROLLBACK_GRACE_S, type ChangeStatus } from '../../core/changes/device-contract';
 import { DeviceError } from './errors';
 import { deviceKey } from './inventory';
-import type { NetconfDevice } from './netconf/device';
+import type { DeviceDriver } from './driver';
 import type { ChangeJournal, ChangeOutcome } from './pending-changes';
 
-/** What the change book needs from the device service. */
+/** What the change book needs: each device's driver and queue (device-slots.ts), never the device service. */
 export interface ChangeHost {
-  resolve(name: string): { device: string; netconf?: NetconfDevice };
+  resolve(name: string): { device: string; driver: DeviceDriver };
   run<T>(device: string, work: () => Promise<T>): Promise<T>;
-  applyProvisional(device: string, lines: string[], journal: (before: string) => void, expectSha256?: string): Promise<string>;
-  restoreOn(device: string, before: string): Promise<string[]>;
-  onSessionLost(device: string, fn: () => void): void;
 }
 
 interface Live {
   status: ChangeStatus;
-  /** The running configuration before the change (CLI devices); NETCONF devices keep their own. */
+  /** The running configuration before the change, where the server keeps the guarantee; a device that reverts by itself keeps its own. */
   before: string;
-  netconf?: NetconfDevice;
+  driver: DeviceDriver;
   timer?: NodeJS.Timeout;
 }
-
-const VERIFIED = 'running configuration read back: it matches the one before the change';
 
 /**
  * Provisional changes on the real devices: one pending change per device, journaled before its first
@@ -51,15 +46,15 @@ export class ProvisionalChanges {
     if (!Number.isInteger(confirmWithinS) || confirmWithinS < CONFIRM_WITHIN_S.min || confirmWithinS > CONFIRM_WITHIN_S.max) {
       throw new DeviceError('not_in_grammar', `confirm_within_s must be a whole number of seconds from ${CONFIRM_WITHIN_S.min} to ${CONFIRM_WITHIN_S.max}`);
     }
-    const { device, netconf } = this.host.resolve(name);
+    const { device, driver } = this.host.resolve(name);
     this.applying += 1;
-    return this.host.run(device, () => this.applyNow(device, netconf, lines, confirmWithinS, expectSha256)).finally(() => {
+    return this.host.run(device, () => this.applyNow(device, driver, lines, confirmWithinS, expectSha256)).finally(() => {
       this.applying -= 1;
       this.checkIdle();
     });
   }
 
-  private async applyNow(device: string, netconf: NetconfDevice | undefined, lines: string[], confirmWithinS: number, expectSha256?: string): Promise<{ output: string; change: ChangeStatus }> {
+  private async applyNow(device: string, driver: DeviceDriver, lines: string[], confirmWithinS: number, expectSha256?: string): Promise<{ output: string; change: ChangeStatus }> {
     const busy = this.live.get(device);
     if (busy) {
       throw new DeviceError('change_pending', `${device}: change ${busy.status.change_id} is pending until ${busy.status.deadline}; confirm or roll it back first (nothing was sent)`);
@@ -67,22 +62,23 @@ export class ProvisionalChanges {
     const change_id = `chg-${randomBytes(6).toString('hex')}`;
     const deadline = new Date(Date.now() + confirmWithinS * 1000).toISOString();
     const status: ChangeStatus = { change_id, device, state: 'pending', deadline };
-    const live: Live = { status, before: '', netconf };
+    const live: Live = { status, before: '', driver };
     let output: string;
-    if (netconf) {
-      output = await netconf.change(lines, confirmWithinS, expectSha256);
+    if (driver.revertsItself) {
+      output = await driver.applyProvisional(lines, { confirmWithinS, ...(expectSha256 ? { expectSha256 } : {}) });
     } else {
       try {
-        output = await this.host.applyProvisional(device, lines, (before) => {
+        const journal = (before: string) => {
           live.before = before;
           this.journal?.writePending({ change_id, device, before, lines, deadline });
-        }, expectSha256);
+        };
+        output = await driver.applyProvisional(lines, { journal, ...(expectSha256 ? { expectSha256 } : {}) });
       } catch (error) {
         // The apply undid itself (or says why it could not): there is nothing left to confirm.
         this.journal?.removePending(change_id);
         throw error;
       }
-      this.host.onSessionLost(device, () => this.background(device, change_id, 'session_lost'));
+      driver.onSessionLost(() => this.background(device, change_id, 'session_lost'));
     }
     live.timer = setTimeout(() => this.background(device, change_id, 'deadline'), Math.max(0, Date.parse(deadline) - Date.now()));
     this.live.set(device, live);
@@ -106,13 +102,11 @@ export class ProvisionalChanges {
         await this.rollBack(device, live, 'deadline');
         throw this.notPending(device, changeId);
       }
-      if (live.netconf) {
-        try {
-          await live.netconf.confirm();
-        } catch (error) {
-          await this.rollBack(device, live, 'deadline');
-          throw error;
-        }
+      try {
+        await live.driver.confirm();
+      } catch (error) {
+        await this.rollBack(device, live, 'deadline');
+        throw error;
       }
       clearTimeout(live.timer);
       const status = this.record({ ...live.status, state: 'confirmed', detail: 'confirmed: the change is final' });
@@ -174,15 +168,16 @@ export class ProvisionalChanges {
     await Promise.all(
       entries.map(async (e) => {
         let device: string;
+        let driver: DeviceDriver;
         try {
-          device = this.host.resolve(e.device).device;
+          ({ device, driver } = this.host.resolve(e.device));
         } catch {
           return this.logger?.error({ device: e.device, change_id: e.change_id }, 'a pending change names a device no longer in the inventory: check it by hand');
         }
         // Killed between recording a decision and clearing the entry: the decision stands (a confirmed change stays).
         const decided = this.journal!.outcome(e.change_id);
         if (decided && decided.status.state !== 'rollback_failed') return this.journal!.removePending(e.change_id);
-        const live: Live = { status: { change_id: e.change_id, device, state: 'pending', deadline: e.deadline }, before: e.before };
+        const live: Live = { status: { change_id: e.change_id, device, state: 'pending', deadline: e.deadline }, before: e.before, driver };
         this.live.set(device, live);
         const left = Date.parse(e.deadline) - Date.now();
         if (mode === 'resume' && left > 0) {
@@ -202,21 +197,17 @@ export class ProvisionalChanges {
   /** Inside the device's queue: put `before` back, read it back, record the outcome. */
   private async rollBack(device: string, live: Live, reason: string): Promise<ChangeStatus> {
     clearTimeout(live.timer);
-    let state: ChangeStatus['state'] = 'rolled_back';
-    let detail = VERIFIED;
+    let state: ChangeStatus['state'];
+    let detail: string;
     let done = true;
     try {
-      if (live.netconf) {
-        detail = await live.netconf.cancel();
-      } else {
-        const left = await this.host.restoreOn(device, live.before);
-        if (left.length) [state, detail] = ['rollback_failed', `the running configuration still differs from before: ${left.join('; ')}`];
-      }
+      const back = await live.driver.rollback(live.before);
+      [state, detail] = [back.restored ? 'rolled_back' : 'rollback_failed', back.detail];
     } catch (error) {
       state = 'rollback_failed';
       detail = `the rollback could not be completed: ${(error as Error).message}`;
-      // The journal keeps it pending, so the next start tries again.
-      done = live.netconf !== undefined;
+      // The journal keeps it pending, so the next start tries again (a device that reverts by itself has no journal entry).
+      done = live.driver.revertsItself;
     }
     const late = Math.round((Date.now() - Date.parse(live.status.deadline)) / 1000);
     if (late > ROLLBACK_GRACE_S) detail += ` (finished ${late} s after the deadline, later than the ${ROLLBACK_GRACE_S} s promised)`;

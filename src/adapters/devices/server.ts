@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Logger } from 'pino';
-import { DeviceService } from './device-service';
+import { DeviceService, type DeviceServiceOptions } from './device-service';
 import { loadInventory, type Inventory } from './inventory';
 import { createDeviceMcpServer } from './mcp-tools';
 import { lockStateDir, type StateLock } from './state-lock';
@@ -93,6 +93,8 @@ export async function startDeviceServer(opts: {
    * rolling back at once only those already past it. See ProvisionalChanges.recover.
    */
   recover?: 'rollback' | 'resume';
+  /** See DeviceServiceOptions.beforeLine (tests). */
+  beforeLine?: DeviceServiceOptions['beforeLine'];
 }): Promise<RunningDeviceServer> {
   const token = opts.token ?? generateDeviceServerToken();
   if (token.length < MIN_DEVICE_SERVER_TOKEN_LENGTH || /\s/.test(token)) {
@@ -102,7 +104,7 @@ export async function startDeviceServer(opts: {
   // Before the journal is read: one server per journal, whoever started it (relay, tray, npm run devices).
   const lock: StateLock | undefined = opts.stateDir ? await lockStateDir(opts.stateDir) : undefined;
   if (lock?.tookOverFrom) opts.logger?.warn({ stale_pid: lock.tookOverFrom }, 'the change journal\'s lock named a process that is gone: taken over');
-  const service = new DeviceService(inventory, opts.logger, { stateDir: opts.stateDir });
+  const service = new DeviceService(inventory, opts.logger, { stateDir: opts.stateDir, ...(opts.beforeLine ? { beforeLine: opts.beforeLine } : {}) });
   try {
     // Changes left pending by a crashed run are put back (and verified) before anyone can call in.
     await service.changes.recover(opts.recover ?? 'rollback');

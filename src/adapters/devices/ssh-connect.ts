@@ -49,7 +49,9 @@ export async function connectSsh(device: DeviceEntry, knownHostsPath: string, co
       client.setNoDelay(true);
       resolve();
     });
-    client.once('error', (error: Error & { level?: string; code?: string }) => reject(connectError(device, knownHostsPath, error, verdict)));
+    // `on`, not `once`: a connect that timed out can report the socket's end as a second error (when a
+    // stalled sshd wakes), and an error nobody listens to would end the whole server.
+    client.on('error', (error: Error & { level?: string; code?: string }) => reject(connectError(device, knownHostsPath, error, verdict)));
     try {
       client.connect(config);
     } catch (error) {

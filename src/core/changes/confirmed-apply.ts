@@ -36,29 +36,22 @@ const DEADLINE_GRACE_MS = 2_000;
 const STATUS_RETRY_MS = 5_000;
 const STATUS_TRIES = 12;
 
-/**
- * Every applied change is provisional: the device tool server rolls it back at the deadline unless
- * the relay confirms it. The relay confirms when the RAW's post-check passes on the device (run by
- * the relay itself through the same upstream, never on the model's word) or when a person confirms;
- * it asks for the rollback when the post-check fails. The approval is spent either way.
- */
-export function createConfirmedApply(deps: ConfirmedApplyDeps) {
-  const { incidents, upstream, clock, logger } = deps;
-  const owns = deps.owns ?? (() => true);
-  const timers = new Map<string, { cancel(): void }>();
+/** What the steps of a change share: the deps, its timers, one queue per incident, and whether the relay stopped. */
+interface ApplyContext {
+  deps: ConfirmedApplyDeps;
+  timers: Map<string, { cancel(): void }>;
   /** One operation per incident at a time: a person's confirm and the post-check's never interleave. */
-  const chains = new Map<string, Promise<unknown>>();
-  let stopped = false;
+  serial<T>(incidentId: string, work: () => Promise<T>): Promise<T>;
+  stopped(): boolean;
+  current(incidentId: string): ChangeRecord | null;
+  /** The change's steps as spans under the incident's trace; the device server's calls carry it on. */
+  traced<T>(incidentId: string, name: string, work: () => Promise<T>): Promise<T>;
+}
 
-  const serial = <T>(incidentId: string, work: () => Promise<T>): Promise<T> => {
-    const run = (chains.get(incidentId) ?? Promise.resolve()).then(work, work);
-    chains.set(incidentId, run.catch(() => undefined));
-    return run;
-  };
-  const pace = (s: number) => Math.max(0, Math.min(s, deps.maxPaceS ?? s)) * 1000;
-  const delay = (ms: number) => new Promise<void>((resolve) => clock.setTimeout(resolve, ms));
-  const current = (incidentId: string) => incidents.get(incidentId)?.change ?? null;
-
+/** The incident's change moved by the table, or by the device tool server's word for it. */
+function changeBook(ctx: ApplyContext) {
+  const { deps, timers, current } = ctx;
+  const { incidents, clock, logger } = deps;
   /** Moves the incident's change by the table and says so on the timeline and the channels. */
   function settle(incidentId: string, event: ChangeEvent, ending: ChangeEnding, extra: { person?: string; detail?: string } = {}): ChangeRecord | undefined {
     const change = current(incidentId);
@@ -85,9 +78,15 @@ export function createConfirmedApply(deps: ConfirmedApplyDeps) {
     return settle(incidentId, status.state === 'rolled_back' ? 'rolled_back' : 'rollback_failed', endingOfReason(status.reason), status.detail ? { detail: status.detail } : {});
   }
 
-  /** The change's steps as spans under the incident's trace; the device server's calls carry it on. */
-  const traced = <T>(incidentId: string, name: string, work: () => Promise<T>) => inIncidentSpan(incidents.get(incidentId), name, {}, work);
+  return { settle, adopt };
+}
+type ChangeBook = ReturnType<typeof changeBook>;
 
+/** Confirm (by the post-check or a person) and rollback through the device tool server. */
+function decisions(ctx: ApplyContext, book: ChangeBook) {
+  const { deps, serial, traced, current } = ctx;
+  const { incidents, upstream, clock, logger } = deps;
+  const { settle, adopt } = book;
   function confirm(incidentId: string, ending: 'post_check' | 'person', person?: string): Promise<ConfirmResult> {
     return traced(incidentId, 'change.confirm', () => confirmNow(incidentId, ending, person));
   }
@@ -118,7 +117,7 @@ export function createConfirmedApply(deps: ConfirmedApplyDeps) {
 
   async function rollbackNow(incidentId: string, ending: ChangeEnding, why: string, tries: number): Promise<void> {
     const change = current(incidentId);
-    if (change?.state !== 'pending' || stopped) return;
+    if (change?.state !== 'pending' || ctx.stopped()) return;
     try {
       const status = await upstream.rollbackChange(change.device, change.change_id, why);
       if (!adopt(incidentId, status)) logger.error({ incident_id: incidentId, change_id: change.change_id }, 'rollback answered with the change still pending');
@@ -131,6 +130,18 @@ export function createConfirmedApply(deps: ConfirmedApplyDeps) {
       if (tries + 1 < STATUS_TRIES) clock.setTimeout(() => void serial(incidentId, () => rollback(incidentId, ending, why, tries + 1)), STATUS_RETRY_MS);
     }
   }
+
+  return { confirm, rollback };
+}
+
+/** The RAW's post-check run by the relay, and the watch on each change's deadline. */
+function watches(ctx: ApplyContext, book: ChangeBook, decide: ReturnType<typeof decisions>) {
+  const { deps, serial, traced, current, timers } = ctx;
+  const { incidents, upstream, clock, logger } = deps;
+  const { adopt } = book;
+  const { confirm, rollback } = decide;
+  const pace = (s: number) => Math.max(0, Math.min(s, deps.maxPaceS ?? s)) * 1000;
+  const delay = (ms: number) => new Promise<void>((resolve) => clock.setTimeout(resolve, ms));
 
   /** The RAW's post-check, on the device, by the relay: confirm when it passes, roll back when every attempt fails. */
   function postCheck(incidentId: string): Promise<void> {
@@ -147,9 +158,9 @@ export function createConfirmedApply(deps: ConfirmedApplyDeps) {
     }
     await delay(pace(plan.waitS));
     let failed: string[] = [];
-    for (let attempt = 1; attempt <= plan.attempts && !stopped; attempt++) {
+    for (let attempt = 1; attempt <= plan.attempts && !ctx.stopped(); attempt++) {
       if (attempt > 1) await delay(pace(plan.intervalS));
-      if (current(incidentId)?.state !== 'pending' || stopped) return;
+      if (current(incidentId)?.state !== 'pending' || ctx.stopped()) return;
       let output: string;
       try {
         output = await upstream.execCli(change.device, plan.command);
@@ -165,7 +176,7 @@ export function createConfirmedApply(deps: ConfirmedApplyDeps) {
       }
       failed = verdict.failed;
     }
-    if (stopped) return;
+    if (ctx.stopped()) return;
     await serial(incidentId, () => rollback(incidentId, 'post_check_failed', `post-check failed: ${plan.step}: ${failed.join('; ')}`));
   }
 
@@ -176,7 +187,7 @@ export function createConfirmedApply(deps: ConfirmedApplyDeps) {
     timers.set(
       incidentId,
       clock.setTimeout(() => {
-        if (stopped || current(incidentId)?.state !== 'pending') return;
+        if (ctx.stopped() || current(incidentId)?.state !== 'pending') return;
         void serial(incidentId, async () => {
           let error = lastError;
           const status = await upstream.changeStatus(change.device, change.change_id).catch((e: unknown) => {
@@ -193,6 +204,39 @@ export function createConfirmedApply(deps: ConfirmedApplyDeps) {
       }, wait),
     );
   }
+
+  return { postCheck, armDeadline };
+}
+
+/**
+ * Every applied change is provisional: the device tool server rolls it back at the deadline unless
+ * the relay confirms it. The relay confirms when the RAW's post-check passes on the device (run by
+ * the relay itself through the same upstream, never on the model's word) or when a person confirms;
+ * it asks for the rollback when the post-check fails. The approval is spent either way.
+ */
+export function createConfirmedApply(deps: ConfirmedApplyDeps) {
+  const { incidents, upstream, clock, logger } = deps;
+  const owns = deps.owns ?? (() => true);
+  const chains = new Map<string, Promise<unknown>>();
+  let stopped = false;
+  const ctx: ApplyContext = {
+    deps,
+    timers: new Map(),
+    serial: <T>(incidentId: string, work: () => Promise<T>): Promise<T> => {
+      const run = (chains.get(incidentId) ?? Promise.resolve()).then(work, work);
+      chains.set(incidentId, run.catch(() => undefined));
+      return run;
+    },
+    stopped: () => stopped,
+    current: (incidentId) => incidents.get(incidentId)?.change ?? null,
+    traced: (incidentId, name, work) => inIncidentSpan(incidents.get(incidentId), name, {}, work),
+  };
+  const { serial, current, timers } = ctx;
+  const book = changeBook(ctx);
+  const { adopt } = book;
+  const decide = decisions(ctx, book);
+  const { confirm } = decide;
+  const { postCheck, armDeadline } = watches(ctx, book, decide);
 
   return {
     /** A change went onto the device provisionally: record it, arm the deadline, start the post-check. */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ConfigPreview } from '../../runbooks/config-preview';
+import { deviceFailure, type DeviceFailure } from './device-failure';
 
 /**
  * A provisional change's life: it stays `pending` until confirmed, and the device tool server puts
@@ -58,34 +59,34 @@ export interface ApplyExpect {
 
 export type DeviceToolName = 'exec_cli' | 'config_cli' | 'confirm_change' | 'rollback_change' | 'change_status' | 'preview_config';
 
-/** The device or the tool refused: unknown host, unreachable, invalid input, rejected config. */
+/** The device or the tool refused: unknown host, unreachable, invalid input, rejected config; `failure` says how (device-failure.ts). */
 export class DeviceToolError extends Error {
   override readonly name = 'DeviceToolError';
   constructor(
     readonly tool: DeviceToolName,
     message: string,
-    /** False only when the call never reached the device tool server, so nothing can have been applied. */
-    readonly reached = true,
-    /** The server's structured detail of a refusal (a fingerprint mismatch), unchecked: parse before use. */
-    readonly detail?: unknown,
+    readonly failure: DeviceFailure,
   ) {
     super(message);
   }
+
+  /** False when nothing was sent to the device (so nothing there can have changed). */
+  get reached(): boolean {
+    return this.failure.reached;
+  }
 }
 
-/** A device tool's change answer as a promise: a refusal becomes the tool's DeviceToolError. */
-export const settled = (tool: DeviceToolName, r: { ok: true; change: ChangeStatus } | { ok: false; error: string }): Promise<ChangeStatus> =>
-  r.ok ? Promise.resolve(r.change) : Promise.reject(new DeviceToolError(tool, r.error));
+const UNSUPPORTED = deviceFailure('unsupported', false);
 
 /**
  * The provisional-change half of DeviceTools for a stand-in that only runs commands (tests, the FRR
  * RAW runner): every call is refused, so nothing can mistake it for a change kept provisional.
  */
 export const WITHOUT_PROVISIONAL: Omit<DeviceTools, 'execCli' | 'configCli'> = {
-  configProvisional: () => Promise.reject(new DeviceToolError('config_cli', 'this device tool stand-in keeps no provisional changes', false)),
-  confirmChange: () => Promise.reject(new DeviceToolError('confirm_change', 'this device tool stand-in keeps no provisional changes', false)),
-  rollbackChange: () => Promise.reject(new DeviceToolError('rollback_change', 'this device tool stand-in keeps no provisional changes', false)),
-  changeStatus: () => Promise.reject(new DeviceToolError('change_status', 'this device tool stand-in keeps no provisional changes', false)),
+  configProvisional: () => Promise.reject(new DeviceToolError('config_cli', 'this device tool stand-in keeps no provisional changes', UNSUPPORTED)),
+  confirmChange: () => Promise.reject(new DeviceToolError('confirm_change', 'this device tool stand-in keeps no provisional changes', UNSUPPORTED)),
+  rollbackChange: () => Promise.reject(new DeviceToolError('rollback_change', 'this device tool stand-in keeps no provisional changes', UNSUPPORTED)),
+  changeStatus: () => Promise.reject(new DeviceToolError('change_status', 'this device tool stand-in keeps no provisional changes', UNSUPPORTED)),
   // A stand-in has no configuration to diff: it accepts and predicts nothing.
   previewConfig: (device) => Promise.resolve({ device, accepted: true, method: 'predicted', added: [], removed: [], problems: [] }),
 };

@@ -17,8 +17,8 @@ export function approvedFingerprint(incident: Incident | undefined): string | un
 export type Mismatch = Omit<FingerprintMismatch, 'now_sha256'> & { now_sha256: string | null };
 
 export function mismatchOf(error: unknown, device: string, expected: string): Mismatch | undefined {
-  if (!(error instanceof DeviceToolError) || !/^\[fingerprint_mismatch\]/.test(error.message.trim())) return undefined;
-  const parsed = FingerprintMismatch.safeParse(error.detail);
+  if (!(error instanceof DeviceToolError) || error.failure.kind !== 'fingerprint_mismatch') return undefined;
+  const parsed = FingerprintMismatch.safeParse(error.failure.detail);
   // The server takes device secrets out of its summary; a server that did not is not trusted to have.
   if (parsed.success && parsed.data.before_sha256 === expected) return { ...parsed.data, device, changed: parsed.data.changed.map((l) => redactDeviceSecrets(l).text) };
   return { kind: 'fingerprint_mismatch', device, before_sha256: expected, now_sha256: null, changed: [], changed_total: 0, diff_known: false };

@@ -4,7 +4,7 @@ import { DeviceError } from '../../../src/adapters/devices/errors';
 import { Deframer, frame, type Framing } from '../../../src/adapters/devices/netconf/framing';
 import { NetconfRpcError } from '../../../src/adapters/devices/netconf/rpc-error';
 import { BASE_10, BASE_11, NetconfSession } from '../../../src/adapters/devices/netconf/session';
-import { attr, parseXml } from '../../../src/adapters/devices/netconf/xml';
+import { attr, parseXml } from '../../../src/runbooks/xml';
 
 const NC = 'urn:ietf:params:xml:ns:netconf:base:1.0';
 

@@ -3,7 +3,7 @@ import { InventoryError, parseInventory } from '../../../src/adapters/devices/in
 import { approvedFragment } from '../../../src/adapters/devices/netconf/fragment';
 import { Deframer, frame, FramingError } from '../../../src/adapters/devices/netconf/framing';
 import { missingFrom } from '../../../src/adapters/devices/netconf/verify';
-import { canonical, parseXml, serialize, XmlError } from '../../../src/adapters/devices/netconf/xml';
+import { canonical, parseXml, serialize, XmlError } from '../../../src/runbooks/xml';
 
 const NS = 'urn:example:bgp';
 

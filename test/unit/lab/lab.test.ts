@@ -108,7 +108,7 @@ describe('repair in configuration mode', () => {
     const typo = lab.config('R1', ['router bgp 65001', 'neighbor 10.0.0.2 shutdwn']);
     expect(!typo.ok && typo.error).toContain(['R1(config-router)#neighbor 10.0.0.2 shutdwn', `${' '.repeat('R1(config-router)#neighbor 10.0.0.2 shutd'.length)}^`, "% Invalid input detected at '^' marker."].join('\n'));
     expect(lab.exec('R9', 'show version').ok).toBe(false);
-    expect(lab.config('R9', ['router bgp 1'])).toEqual({ ok: false, error: expect.stringContaining('% Unknown host "R9"') });
+    expect(lab.config('R9', ['router bgp 1'])).toEqual({ ok: false, kind: 'unknown_device', error: expect.stringContaining('% Unknown host "R9"') });
   });
 
   it('follows IOS mode changes: a line unknown in a sub-mode is tried in the parent', () => {
@@ -145,7 +145,7 @@ describe('interfaces and the sessions over them', () => {
 describe('fault control', () => {
   it('an unreachable device times out every call until the fault is cleared', () => {
     lab.inject({ fault: 'device_unreachable', device: 'R1' });
-    expect(lab.exec('R1', 'show version')).toEqual({ ok: false, error: '% Connection timed out; remote host not responding: R1 (192.0.2.11) port 22' });
+    expect(lab.exec('R1', 'show version')).toEqual({ ok: false, kind: 'unreachable', error: '% Connection timed out; remote host not responding: R1 (192.0.2.11) port 22' });
     lab.clearFaults('R1');
     expect(lab.exec('R1', 'show version').ok).toBe(true);
   });

@@ -100,7 +100,7 @@ describe('filter patterns: the safe subset', () => {
   it('the lab refuses a catastrophic filter with the same reason, before running it', async () => {
     const lab = createLab({ inventory: await loadInventory() });
     const command = 'show running-config | include (a+)+$';
-    expect(lab.exec('R1', command)).toEqual({ ok: false, error: `% ${(checkReadOnlyCommand(command) as { reason: string }).reason}` });
+    expect(lab.exec('R1', command)).toEqual({ ok: false, kind: 'not_in_grammar', error: `% ${(checkReadOnlyCommand(command) as { reason: string }).reason}` });
     expect(lab.exec('R1', 'show running-config | include BGP state = (Established|Idle)|router bgp')).toMatchObject({ ok: true });
   });
 });

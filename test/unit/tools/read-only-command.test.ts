@@ -63,6 +63,6 @@ describe('read-only command definition', () => {
       expect(result.ok, command).toBe(false);
     }
     const redirect = lab.exec('R1', 'show running-config | redirect flash:x');
-    expect(redirect).toEqual({ ok: false, error: `% ${(checkReadOnlyCommand('show running-config | redirect flash:x') as { reason: string }).reason}` });
+    expect(redirect).toEqual({ ok: false, kind: 'not_in_grammar', error: `% ${(checkReadOnlyCommand('show running-config | redirect flash:x') as { reason: string }).reason}` });
   });
 });

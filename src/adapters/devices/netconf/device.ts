@@ -7,7 +7,7 @@ import { NETCONF_SHOWS } from './platform';
 import { NetconfRpcError } from './rpc-error';
 import { NetconfSession } from './session';
 import { configDifference, missingFrom, sameConfig } from './verify';
-import { pretty, type XmlElement } from './xml';
+import { pretty, type XmlElement } from '../../../runbooks/xml';
 import { checkFingerprint, type SeenConfigs } from '../config-fingerprint';
 import { leafLines } from './preview';
 
@@ -131,12 +131,15 @@ export class NetconfDevice {
     } else if (at.locked) {
       notes.push('the session ended, so the device released the lock and reverted any unconfirmed commit');
     }
-    if (at.before) notes.push((await this.readBack(at.before)).text);
+    const back = at.before ? await this.readBack(at.before) : undefined;
+    if (back) notes.push(back.text);
     const kind = error instanceof DeviceError ? error.kind : error instanceof NetconfRpcError ? (error.has('lock-denied') || error.has('in-use') ? 'busy' : 'rejected') : 'rejected';
     this.logger?.warn({ device: this.name, kind, notes }, 'NETCONF change failed and was undone');
     if (!(error instanceof DeviceError) && !(error instanceof NetconfRpcError)) throw error;
     const then = notes.length ? ` Then: ${notes.join('; ')}.` : '';
-    return new DeviceError(kind, `${this.name}: the change was not kept: ${why}.${then}`, at.locked || at.committed || kind !== 'busy');
+    // Read back as before, or never committed (so running was never touched): the device holds what it held.
+    const restored = back ? back.same : !at.committed;
+    return new DeviceError(kind, `${this.name}: the change was not kept: ${why}.${then}`, at.locked || at.committed || kind !== 'busy', { restored });
   }
 
   /** Cancels this session's confirmed commit: `<cancel-commit>` on base:1.1, else by ending the session (RFC 6241 §8.4.1). */

@@ -1,3 +1,4 @@
+import { NETCONF_EOM } from '../../../runbooks/netconf-fragment';
 /**
  * NETCONF message framing over SSH (RFC 6242). Both sides start with the 1.0 end-of-message
  * marker `]]>]]>` for the hello; when both hellos list base:1.1, every later message uses chunked
@@ -7,7 +8,7 @@
 
 export type Framing = '1.0' | '1.1';
 
-export const EOM = ']]>]]>';
+export const EOM = NETCONF_EOM;
 const EOM_BYTES = Buffer.from(EOM);
 /** RFC 6242 §4.2: a chunk is 1..4294967295 bytes. */
 const MAX_CHUNK = 4_294_967_295;

@@ -1,7 +1,7 @@
 import { DeviceError } from '../errors';
 import { NETCONF_NS } from './rpc-error';
 import { BASE_11, YUMA_NCX, type NetconfSession } from './session';
-import { child, elements, serialize, type XmlElement } from './xml';
+import { child, elements, serialize, type XmlElement } from '../../../runbooks/xml';
 
 /**
  * The RFC 6241 operations the change flow uses, one function each, with the capability each one

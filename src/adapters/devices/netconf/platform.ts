@@ -1,4 +1,5 @@
 import type { Platform } from '../platforms';
+import { DIALECT_GRAMMAR } from '../../../runbooks/dialect-grammar';
 import { NETCONF_PLATFORM_NAME } from './inventory';
 
 /** The read-only "show" forms a NETCONF device answers, and the RPC each one is. */
@@ -8,8 +9,6 @@ export const NETCONF_SHOWS: Record<string, { source: 'running' | 'candidate' } |
   'show capabilities': { capabilities: true },
 };
 
-const SHOW_LIST = Object.keys(NETCONF_SHOWS).map((s) => `"${s}"`).join(', ');
-
 /**
  * NETCONF in the platform table. There is no CLI behind it: `exec_cli` maps the few show forms
  * above to RPCs, and a change is not lines typed into configuration mode but one XML `<config>`
@@ -18,14 +17,13 @@ const SHOW_LIST = Object.keys(NETCONF_SHOWS).map((s) => `"${s}"`).join(', ');
  * every other command away before anything is sent.
  */
 export const NETCONF_PLATFORM: Platform = {
+  ...DIALECT_GRAMMAR.netconf,
   name: NETCONF_PLATFORM_NAME,
   sessionSetup: [],
-  pipes: [],
   // Errors come as <rpc-error>, never as text in the output.
   syntaxError: /(?!)/,
   configError: /(?!)/,
   rollback: 'confirmed-commit',
   guarantee:
     'the XML <config> fragment is edited into the locked candidate, validated and committed with a confirmed commit; running is read back and compared with the fragment; the device itself reverts the change unless it is confirmed in time, cancel-commit reverts it at once, and a failure at any step discards the candidate and releases the lock',
-  hints: [{ test: /^(?!\s*show\s+(running-config|candidate-config|capabilities)\s*$)/i, say: `a NETCONF device answers only ${SHOW_LIST}` }],
 };

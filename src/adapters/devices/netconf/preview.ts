@@ -6,7 +6,7 @@ import type { NetconfDeviceEntry } from './inventory';
 import { discardChanges, editCandidate, getConfig, lock, unlock, validateCandidate } from './operations';
 import { NetconfRpcError } from './rpc-error';
 import { NetconfSession } from './session';
-import { elements, isContainer, textOf, type XmlElement } from './xml';
+import { elements, isContainer, textOf, type XmlElement } from '../../../runbooks/xml';
 
 /** `neighbor[address="10.0.0.2"]`: a list entry named by its first leaf, as in verify.ts's messages. */
 function label(el: XmlElement): string {

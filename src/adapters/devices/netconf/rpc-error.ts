@@ -1,6 +1,7 @@
-import { child, elements, pretty, textOf, type XmlElement } from './xml';
+import { child, elements, pretty, textOf, type XmlElement } from '../../../runbooks/xml';
+import { NETCONF_NS } from '../../../runbooks/netconf-fragment';
 
-export const NETCONF_NS = 'urn:ietf:params:xml:ns:netconf:base:1.0';
+export { NETCONF_NS };
 
 /** One `<rpc-error>` (RFC 6241 §4.3), with the fields a person needs to see what was refused and where. */
 export interface RpcErrorDetail {

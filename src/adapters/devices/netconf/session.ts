@@ -5,7 +5,7 @@ import type { DeviceEntry } from '../inventory';
 import { connectSsh } from '../ssh-connect';
 import { Deframer, frame, FramingError } from './framing';
 import { failures, NETCONF_NS, NetconfRpcError, parseRpcErrors } from './rpc-error';
-import { attr, child, elements, escapeXml, parseXml, textOf, XmlError, type XmlElement } from './xml';
+import { attr, child, elements, escapeXml, parseXml, textOf, XmlError, type XmlElement } from '../../../runbooks/xml';
 
 export const BASE_10 = 'urn:ietf:params:netconf:base:1.0';
 export const BASE_11 = 'urn:ietf:params:netconf:base:1.1';

@@ -1,5 +1,5 @@
 import { NETCONF_NS } from './rpc-error';
-import { attr, canonical, elements, isContainer, textOf, type XmlElement } from './xml';
+import { attr, canonical, elements, isContainer, textOf, type XmlElement } from '../../../runbooks/xml';
 
 /**
  * Read-back checks. A NETCONF server answering `<ok/>` to a commit is not proof that running holds
