@@ -1,8 +1,8 @@
+import { setTimeout as pause } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { ConfigError } from '../config/load';
 import { fileHeldRequests } from '../core/approvals/held-requests';
-import { jitteredBackoff, wait } from '../core/backoff';
-import { systemClock, type Clock } from '../core/clock';
+import { jitteredBackoff } from '../core/backoff';
 import { errorText } from '../core/error-body';
 import { fileQuarantine } from '../core/quarantine/file-backend';
 
@@ -19,7 +19,7 @@ export const teamFolderKeeps = (dataDir: string) => ({ quarantineFolder: fileQua
  * reach every relay as soon as the database is back, without anyone starting it again. It serves
  * nothing meanwhile, so no change reaches those devices from it.
  */
-export async function openTeamKeepingQuarantines<T>(open: () => Promise<T>, opts: { dataDir: string; logger: Logger; clock?: Clock; retryMaxMs?: number }): Promise<T> {
+export async function openTeamKeepingQuarantines<T>(open: () => Promise<T>, opts: { dataDir: string; logger: Logger; retryMaxMs?: number }): Promise<T> {
   const backoff = jitteredBackoff({ baseMs: 500, maxMs: opts.retryMaxMs ?? 5_000 });
   for (let tries = 0; ; tries++) {
     try {
@@ -33,7 +33,8 @@ export async function openTeamKeepingQuarantines<T>(open: () => Promise<T>, opts
         { devices, tries: tries + 1 },
         `${errorText(error)}; ${devices.join(', ')} ${devices.length === 1 ? 'is' : 'are'} quarantined on this relay and not yet in the team database: waiting for the database to write ${devices.length === 1 ? 'it' : 'them'} there before anything else (this relay serves nothing meanwhile)`,
       );
-      await wait(backoff(tries), opts.clock ?? systemClock);
+      // A timer that keeps the process alive: waiting is all this relay does now.
+      await pause(backoff(tries));
     }
   }
 }

@@ -148,6 +148,8 @@ function quarantiner(d: { backend: QuarantineBackend; clock: Clock; logger: Logg
     const key = quarantineKey(wanted.device);
     const before = held.get(key);
     let entry = before ?? wanted;
+    // In force here from now on, while the store is asked.
+    held.set(key, entry);
     try {
       const result = await backend.add(wanted);
       if (!result.clearedAfter) entry = result.entry;
