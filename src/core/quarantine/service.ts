@@ -48,9 +48,9 @@ export function createQuarantine(deps: QuarantineDeps) {
     for (const w of unwritten.entries()) if (!held.has(quarantineKey(w.entry.device))) held.set(quarantineKey(w.entry.device), w.entry);
   };
   /** The device is no longer quarantined here: said on its incident, on the channels and to the listeners. */
-  const lifted = (entry: QuarantineEntry, by: string) => {
+  const lifted = (entry: QuarantineEntry, by: string, note = '') => {
     held.delete(quarantineKey(entry.device));
-    said.cleared(entry, by);
+    said.cleared(entry, by, note);
     for (const fn of clearedHandlers) fn(entry);
   };
   const unwritten = createUnwritten({
@@ -62,7 +62,7 @@ export function createQuarantine(deps: QuarantineDeps) {
     written: (entry) => held.set(quarantineKey(entry.device), entry),
     overruled(entry, clear) {
       logger.warn({ device: entry.device, since: entry.since, cleared_at: clear.at, by: clear.by }, 'a quarantine written late was overruled: a person cleared the device after it was decided');
-      lifted(entry, `${clear.by} (cleared at ${clear.at}, after this quarantine was decided)`);
+      lifted(entry, clear.by, ` at ${clear.at}, after this quarantine was decided (it reached the store late)`);
     },
   });
 
@@ -190,10 +190,10 @@ function quarantineSayings(deps: Pick<QuarantineDeps, 'incidents' | 'logger' | '
       logger.error({ device: entry.device, incident_id: incidentId, change_id: changeId }, 'device quarantined: what its change left on it is not known');
       deps.tell?.(incidentId, `⛔ **${entry.device}** is quarantined: ${entry.reason}. No configuration reaches it until an approver clears it.`);
     },
-    cleared(entry: QuarantineEntry, by: string): void {
-      recordOn(entry.incident_id, entries.deviceCleared, `${entry.device} cleared from quarantine by ${by}`, { device: entry.device, by });
+    cleared(entry: QuarantineEntry, by: string, note = ''): void {
+      recordOn(entry.incident_id, entries.deviceCleared, `${entry.device} cleared from quarantine by ${by}${note}`, { device: entry.device, by });
       logger.warn({ device: entry.device, by }, 'device cleared from quarantine');
-      if (entry.incident_id) deps.tell?.(entry.incident_id, `✅ **${entry.device}** was cleared from quarantine by ${by}.`);
+      if (entry.incident_id) deps.tell?.(entry.incident_id, `✅ **${entry.device}** was cleared from quarantine by ${by}${note}.`);
     },
   };
 }
