@@ -121,7 +121,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
   const policy = openConfiguredPolicy(config, logger, (c) => late.audit?.configChanged('policy', c));
   if (policy) laterWarnings.add(() => policy.warnings());
   // Devices whose change could not be put back: no card and no configuration until a person clears them.
-  const quarantine = await openQuarantine({ incidents, clock, logger, tell: (id, md) => approvals.tellRoom(id, md), ...(deps.quarantine ? { backend: deps.quarantine } : {}), ...(team ? { team } : {}) });
+  const quarantine = await openQuarantine({ incidents, clock, logger, tell: (id, md) => approvals.tellRoom(id, md), ...(deps.quarantine ? { backend: deps.quarantine } : {}), ...(deps.quarantineFolder ? { folder: deps.quarantineFolder } : {}), ...(team ? { team } : {}) });
   const approvals = createApprovals({
     ...(policy ? { policy } : {}),
     quarantined: quarantine.check,

@@ -50,19 +50,7 @@ export function createIntake(opts: IntakeOptions) {
 
   const durable = opts.durable;
   const newIncidentLock = opts.newIncidentLock ?? (<T>(_key: string, fn: () => Promise<T>) => fn());
-
-  const refused = (error: StoreUnavailableError) =>
-    new HttpError(503, 'store_unavailable', `${error.message}. The alert was not accepted; send it again (alert senders retry on 503).`, undefined, { 'retry-after': '5' });
-
-  /** Nothing is answered 202 before it is durable; a store that cannot say so makes the sender retry. */
-  const madeDurable = async () => {
-    if (!durable) return;
-    try {
-      await durable();
-    } catch (error) {
-      throw error instanceof StoreUnavailableError ? refused(error) : error;
-    }
-  };
+  const madeDurable = durableOrRefused(durable);
 
   /**
    * Faults whose new incident this relay answered 503 (its record stays queued here and is
@@ -88,7 +76,7 @@ export function createIntake(opts: IntakeOptions) {
     }).catch((error: unknown) => {
       throw error instanceof StoreUnavailableError ? refused(error) : error;
     });
-    return 'status' in outcome ? outcome : deliverNew(outcome);
+    return 'status' in outcome ? outcome : answerNew({ incidents, dispatcher, clock, waitMs }, outcome);
   };
 
   async function foldDuplicate(open: Incident): Promise<AcceptedResponse> {
@@ -122,10 +110,6 @@ export function createIntake(opts: IntakeOptions) {
   }
 
   // (Declarations: they are reached after the `return` above.)
-  function duplicateOf(i: Incident): AcceptedResponse {
-    return { status: 'duplicate', incident_id: i.incident_id, alert_def_id: i.alert_def_id, session_id: i.session_id, occurrences: i.occurrences };
-  }
-
   /**
    * An incident folded while it was written (another relay's open incident for the fault, made
    * while this one could not reach the database): its alerts are counted on that one, and the
@@ -151,21 +135,44 @@ export function createIntake(opts: IntakeOptions) {
     refusedCreations.delete(incident.dedup_key);
     return incidents.get(incident.incident_id) ? incident : survivorOf(incident);
   }
+}
 
-  async function deliverNew(incident: Incident): Promise<AcceptedResponse> {
-    const delivery = dispatcher.submit(incident.incident_id);
-    let timer: { cancel(): void } | undefined;
-    await Promise.race([delivery, new Promise<void>((resolve) => (timer = clock.setTimeout(resolve, waitMs)))]);
-    timer?.cancel();
+/** The sender is refused with 503 when the store cannot say the alert is kept: it sends it again. */
+function refused(error: StoreUnavailableError): HttpError {
+  return new HttpError(503, 'store_unavailable', `${error.message}. The alert was not accepted; send it again (alert senders retry on 503).`, undefined, { 'retry-after': '5' });
+}
 
-    const now = incidents.get(incident.incident_id) ?? incident;
-    return {
-      status: now.state === 'queued' ? 'queued' : 'accepted',
-      incident_id: now.incident_id,
-      alert_def_id: now.alert_def_id,
-      session_id: now.session_id,
-    };
-  }
+/** Nothing is answered 202 before it is durable; a store that cannot say so makes the sender retry. */
+function durableOrRefused(durable: (() => Promise<void>) | undefined) {
+  return async () => {
+    if (!durable) return;
+    try {
+      await durable();
+    } catch (error) {
+      throw error instanceof StoreUnavailableError ? refused(error) : error;
+    }
+  };
+}
+
+/** The answer for a repeat: the open incident it was counted on. */
+function duplicateOf(i: Incident): AcceptedResponse {
+  return { status: 'duplicate', incident_id: i.incident_id, alert_def_id: i.alert_def_id, session_id: i.session_id, occurrences: i.occurrences };
+}
+
+/** A new incident's answer: `accepted` once its session exists, `queued` when it does not within the wait. */
+async function answerNew(d: Pick<IntakeOptions, 'incidents' | 'dispatcher' | 'clock'> & { waitMs: number }, incident: Incident): Promise<AcceptedResponse> {
+  const delivery = d.dispatcher.submit(incident.incident_id);
+  let timer: { cancel(): void } | undefined;
+  await Promise.race([delivery, new Promise<void>((resolve) => (timer = d.clock.setTimeout(resolve, d.waitMs)))]);
+  timer?.cancel();
+
+  const now = d.incidents.get(incident.incident_id) ?? incident;
+  return {
+    status: now.state === 'queued' ? 'queued' : 'accepted',
+    incident_id: now.incident_id,
+    alert_def_id: now.alert_def_id,
+    session_id: now.session_id,
+  };
 }
 
 export type Intake = ReturnType<typeof createIntake>;

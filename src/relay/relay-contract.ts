@@ -75,6 +75,8 @@ export interface RelayDeps {
   signIn?: SignInLinks;
   /** Where quarantined devices are kept; default: the team's database, else memory (start-headless gives the data folder). */
   quarantine?: QuarantineBackend;
+  /** A team relay's data folder for quarantines the database has not taken yet: written there first, kept until the database has them. */
+  quarantineFolder?: QuarantineBackend;
   /** Where requests held behind another change on their device are kept; default: the team's database, else memory (start-headless gives the data folder). */
   held?: HeldRequests;
 }

@@ -14,7 +14,7 @@ import type { IncidentStore, KeyValueBackend } from '../core/incidents/store';
 import { channelsFromConfig } from '../adapters/channels';
 import type { OperatorChannel } from '../core/approvals/operator-channel';
 import { createRelay, type Relay } from './create-relay';
-import { dataFolderKeeps } from './data-folder-keeps';
+import { dataFolderKeeps, openTeamKeepingQuarantines, teamFolderKeeps } from './data-folder-keeps';
 import type { DeviceServerLaunch } from '../adapters/devices/detached-server';
 import { createSignInLinks, localOperator } from './sign-in';
 import { removeRuntimeAttach, writeRuntimeAttach } from './runtime-attach-file';
@@ -127,8 +127,9 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
   // Its own HOME and XDG folders, and only a model from OPENCODE_CONFIG_CONTENT (or one line, exit 78).
   const pinnedRuntimeEnv = config.AGENT_URL ? {} : embeddedRuntimeEnv({ env: opts.env, dataDir, projectDir: resolve(config.RELAY_PROJECT_DIR) });
 
-  // A team relay keeps incidents in PostgreSQL with the other relays on it; the laptop in files.
-  const team = config.DATABASE_URL ? await openTeamStore({ url: config.DATABASE_URL, retention: config.INCIDENT_RETENTION, leaseMs: config.RELAY_LEASE_MS, logger, relayId: teamRelayId(config, opts.port), decisionKey: teamDecisionKey(config, opts.scrubber) }) : undefined;
+  // A team relay keeps incidents in PostgreSQL with the other relays on it (waited for while its data folder holds quarantines not yet there); the laptop in files.
+  const teamDb = config.DATABASE_URL;
+  const team = teamDb ? await openTeamKeepingQuarantines(() => openTeamStore({ url: teamDb, retention: config.INCIDENT_RETENTION, leaseMs: config.RELAY_LEASE_MS, logger, relayId: teamRelayId(config, opts.port), decisionKey: teamDecisionKey(config, opts.scrubber) }), { dataDir, logger }) : undefined;
   const backends = opts.backends ?? (team ? undefined : createFileBackends(dataDir));
   const store: IncidentStore =
     team?.store ??
@@ -161,7 +162,7 @@ export async function startHeadlessRelay(opts: HeadlessOptions): Promise<Running
     extraChannels: opts.extraChannels,
     proxy,
     settingSources: opts.settingSources ?? settingSources([['environment', opts.env]]),
-    ...(team ? { team: team.coordinator } : dataFolderKeeps(dataDir)),
+    ...(team ? { team: team.coordinator, ...teamFolderKeeps(dataDir) } : dataFolderKeeps(dataDir)),
     ...(opts.deviceServerLaunch ? { deviceServerLaunch: opts.deviceServerLaunch } : {}),
     // The devices' credential variables (password_env …) are read from the relay's own settings.
     deviceServerEnv: opts.env,

@@ -29,7 +29,7 @@ const parse = (line: string): LogLine | undefined => {
  * The headless relay as a user runs it (`npm run relay`), in its own process so a
  * test can SIGKILL it. One node process (`--import tsx`), so the kill is real.
  */
-export async function spawnRelay(env: Record<string, string>, opts: { ownGroup?: boolean } = {}): Promise<RelayProcess> {
+export async function spawnRelay(env: Record<string, string>, opts: { ownGroup?: boolean; onLine?: (line: string) => void } = {}): Promise<RelayProcess> {
   const proc = spawn(process.execPath, ['--import', 'tsx', 'src/relay/main.ts'], {
     cwd: repoRoot,
     // Its own process group, so a test can kill the group without the test runner in it.
@@ -43,6 +43,7 @@ export async function spawnRelay(env: Record<string, string>, opts: { ownGroup?:
   const url = await new Promise<string>((resolveUrl, reject) => {
     const onLine = (line: string) => {
       output.push(line);
+      opts.onLine?.(line);
       const parsed = watchers.size ? parse(line) : undefined;
       if (parsed) for (const w of [...watchers]) w(parsed);
       if (line.includes('"relay listening"')) {

@@ -71,13 +71,11 @@ export type Outbox = ReturnType<typeof createOutbox>;
 
 export function createOutbox(opts: OutboxOptions) {
   const clock = opts.clock ?? systemClock;
-  const backoff = opts.backoff ?? jitteredBackoff({ baseMs: 1_000, maxMs: 5 * 60_000 });
-  const maxAttempts = opts.maxAttempts ?? 10;
-  const maxRetryAfter = opts.maxRetryAfterMs ?? 10 * 60_000;
   const leaseMs = opts.leaseMs ?? 120_000;
   const pollMs = opts.pollMs ?? 2_000;
   const counts = { sent: 0, failed: 0, backlog: 0, backlog_units: 0 };
-  let lastError: OutboxStatus['last_error'];
+  const delivery = createDelivery(opts, clock, counts);
+  const { deliver } = delivery;
   let running: Promise<void> | undefined;
   let stopping: AbortController | undefined;
   let wake: AbortController | undefined;
@@ -90,35 +88,6 @@ export function createOutbox(opts: OutboxOptions) {
     counts.backlog = await opts.store.backlog().catch(() => counts.backlog);
     counts.backlog_units = await opts.store.backlogUnits().catch(() => counts.backlog_units);
   };
-
-  async function deliver(item: StoredItem): Promise<void> {
-    let result: SendResult;
-    try {
-      result = await opts.send(item);
-    } catch (error) {
-      result = { ok: false, permanent: false, reason: `sender error: ${(error as Error).message}` };
-    }
-    const now = clock.now();
-    if (result.ok) {
-      await opts.store.finish(item.key, 'sent', undefined, now);
-      counts.sent += 1;
-      opts.onFinished?.(item, 'sent');
-      return;
-    }
-    const attempts = item.attempts + 1;
-    lastError = { at: now.toISOString(), key: item.key, reason: result.reason, permanent: result.permanent };
-    if (result.permanent || attempts >= maxAttempts) {
-      const reason = result.permanent ? result.reason : `gave up after ${attempts} tries: ${result.reason}`;
-      await opts.store.finish(item.key, 'failed', reason, now);
-      counts.failed += 1;
-      opts.logger.warn({ outbox: opts.name, key: item.key, reason }, 'outbox item failed for good');
-      opts.onFinished?.(item, 'failed', reason);
-      return;
-    }
-    const delay = Math.max(backoff(item.attempts), Math.min(result.retryAfterMs ?? 0, maxRetryAfter));
-    opts.logger.info({ outbox: opts.name, key: item.key, reason: result.reason, retry_in_ms: delay }, 'outbox send will be tried again');
-    await opts.store.retryAt(item.key, attempts, new Date(now.getTime() + delay), result.reason);
-  }
 
   async function loop(signal: AbortSignal): Promise<void> {
     while (!signal.aborted) {
@@ -179,6 +148,7 @@ export function createOutbox(opts: OutboxOptions) {
       });
     },
     status(): OutboxStatus {
+      const lastError = delivery.lastError();
       return { name: opts.name, ...counts, ...(lastError ? { last_error: lastError } : {}) };
     },
     async stop(): Promise<void> {
@@ -189,5 +159,44 @@ export function createOutbox(opts: OutboxOptions) {
       idleWaiters = [];
       await opts.store.close();
     },
+  };
+}
+
+/** One try of one item and its record: sent, failed for good (a permanent answer, or too many tries), or due again after backoff. */
+function createDelivery(opts: OutboxOptions, clock: Clock, counts: { sent: number; failed: number }) {
+  const backoff = opts.backoff ?? jitteredBackoff({ baseMs: 1_000, maxMs: 5 * 60_000 });
+  const maxAttempts = opts.maxAttempts ?? 10;
+  const maxRetryAfter = opts.maxRetryAfterMs ?? 10 * 60_000;
+  let lastError: OutboxStatus['last_error'];
+  return {
+    lastError: () => lastError,
+    async deliver(item: StoredItem): Promise<void> {
+      let result: SendResult;
+      try {
+        result = await opts.send(item);
+      } catch (error) {
+        result = { ok: false, permanent: false, reason: `sender error: ${(error as Error).message}` };
+      }
+      const now = clock.now();
+      if (result.ok) {
+        await opts.store.finish(item.key, 'sent', undefined, now);
+        counts.sent += 1;
+        opts.onFinished?.(item, 'sent');
+        return;
+      }
+      const attempts = item.attempts + 1;
+      lastError = { at: now.toISOString(), key: item.key, reason: result.reason, permanent: result.permanent };
+      if (result.permanent || attempts >= maxAttempts) {
+        const reason = result.permanent ? result.reason : `gave up after ${attempts} tries: ${result.reason}`;
+        await opts.store.finish(item.key, 'failed', reason, now);
+        counts.failed += 1;
+        opts.logger.warn({ outbox: opts.name, key: item.key, reason }, 'outbox item failed for good');
+        opts.onFinished?.(item, 'failed', reason);
+        return;
+      }
+      const delay = Math.max(backoff(item.attempts), Math.min(result.retryAfterMs ?? 0, maxRetryAfter));
+      opts.logger.info({ outbox: opts.name, key: item.key, reason: result.reason, retry_in_ms: delay }, 'outbox send will be tried again');
+      await opts.store.retryAt(item.key, attempts, new Date(now.getTime() + delay), result.reason);
+    }
   };
 }

@@ -44,36 +44,11 @@ export const formatAfter = (ms: number) => (ms % 3_600_000 === 0 ? `${ms / 3_600
  * step, so a restart, or every relay of a team seeing the same change, sends each one once.
  */
 export function createPaging(deps: PagingDeps) {
-  const { incidents, clock, logger } = deps;
-  /** Keys this process handed to the outbox already (the outbox drops repeats across restarts and relays). */
-  const enqueued = new Set<string>();
-  /** Pagers triggered per incident by this process; the timeline has those of earlier runs and other relays. */
-  const triggered = new Map<string, Set<PagerName>>();
-  /** Enqueues on their way to the outbox. */
-  const inFlight = new Set<Promise<unknown>>();
-
+  const { incidents, clock } = deps;
+  const queue = createPageQueue(deps);
+  const { enqueue } = queue;
   const acknowledged = (id: string) => incidents.timeline(id).some((e) => isEntry(e, entries.incidentAcknowledged));
-  const pageEntries = (id: string) => incidents.timeline(id).filter((e) => PAGE_ENTRIES.has(e.type));
-  const pagedWith = (id: string): Set<PagerName> => {
-    const out = new Set(triggered.get(id) ?? []);
-    for (const e of pageEntries(id)) if (e.action === 'trigger' && (e.pager === 'pagerduty' || e.pager === 'opsgenie')) out.add(e.pager);
-    return out;
-  };
-
-  function enqueue(page: Page, key: string): void {
-    if (enqueued.has(key)) return;
-    enqueued.add(key);
-    if (page.action === 'trigger') triggered.set(page.incident_id, new Set([...(triggered.get(page.incident_id) ?? []), page.pager]));
-    // Off the caller's turn: the change that caused the page (an alert's 202, a decision) never waits for the outbox's write.
-    const queued = new Promise<void>((resolve) => setImmediate(resolve))
-      .then(() => deps.outbox.enqueue({ key, kind: page.pager, payload: page }))
-      .catch((error: unknown) => {
-        enqueued.delete(key);
-        logger.error({ incident_id: page.incident_id, key, err_message: (error as Error).message }, 'could not queue a page');
-      })
-      .finally(() => inFlight.delete(queued));
-    inFlight.add(queued);
-  }
+  const pageEntries = (id: string) => pageEntriesOf(incidents, id);
 
   /** Pages every configured pager at once, unless a person has acknowledged the incident. */
   function pageNow(incident: Incident, step: PageStep, keyPart: string, why: string): void {
@@ -83,7 +58,7 @@ export function createPaging(deps: PagingDeps) {
 
   /** Acknowledges or resolves the page on every pager that was triggered for the incident. */
   function follow(incident: Incident, action: 'acknowledge' | 'resolve', keyPart: string, note: string): void {
-    for (const pager of pagedWith(incident.incident_id)) {
+    for (const pager of queue.pagedWith(incident.incident_id)) {
       enqueue(pageFor(incident, pager, action, action === 'acknowledge' ? 'acknowledged' : 'resolved', { publicUrl: deps.publicUrl, action, note }), `${incident.incident_id}:${action}:${keyPart}:${pager}`);
     }
   }
@@ -146,9 +121,7 @@ export function createPaging(deps: PagingDeps) {
     /** A page the outbox finished: on the timeline, so /ui shows who was paged and when. */
     onFinished: (page: Page, outcome: 'sent' | 'failed', reason?: string) => recordFinishedPage(incidents, page, outcome, reason),
     /** Resolves once every page decided so far is in the outbox. */
-    async settled(): Promise<void> {
-      while (inFlight.size > 0) await Promise.all([...inFlight]);
-    },
+    settled: queue.settled,
     /** Follows incidents from now on, and catches up with what happened while the relay was down. */
     start(): void {
       offWatch = incidents.watch(onChange);
@@ -165,6 +138,48 @@ export function createPaging(deps: PagingDeps) {
       offWatch();
       offTimeline();
       chain.stop();
+    },
+  };
+}
+
+const pageEntriesOf = (incidents: Incidents, id: string) => incidents.timeline(id).filter((e) => PAGE_ENTRIES.has(e.type));
+
+/**
+ * Pages on their way to the outbox: each key handed over once by this process (the outbox drops
+ * repeats across restarts and relays), off the caller's turn; and the pagers each incident was
+ * triggered on, for the acknowledgements and resolutions that follow.
+ */
+function createPageQueue(deps: Pick<PagingDeps, 'incidents' | 'outbox' | 'logger'>) {
+  const { logger } = deps;
+  /** Keys this process handed to the outbox already (the outbox drops repeats across restarts and relays). */
+  const enqueued = new Set<string>();
+  /** Pagers triggered per incident by this process; the timeline has those of earlier runs and other relays. */
+  const triggered = new Map<string, Set<PagerName>>();
+  /** Enqueues on their way to the outbox. */
+  const inFlight = new Set<Promise<unknown>>();
+  return {
+    enqueue(page: Page, key: string): void {
+      if (enqueued.has(key)) return;
+      enqueued.add(key);
+      if (page.action === 'trigger') triggered.set(page.incident_id, new Set([...(triggered.get(page.incident_id) ?? []), page.pager]));
+      // Off the caller's turn: the change that caused the page (an alert's 202, a decision) never waits for the outbox's write.
+      const queued = new Promise<void>((resolve) => setImmediate(resolve))
+        .then(() => deps.outbox.enqueue({ key, kind: page.pager, payload: page }))
+        .catch((error: unknown) => {
+          enqueued.delete(key);
+          logger.error({ incident_id: page.incident_id, key, err_message: (error as Error).message }, 'could not queue a page');
+        })
+        .finally(() => inFlight.delete(queued));
+      inFlight.add(queued);
+    },
+    pagedWith(id: string): Set<PagerName> {
+      const out = new Set(triggered.get(id) ?? []);
+      for (const e of pageEntriesOf(deps.incidents, id)) if (e.action === 'trigger' && (e.pager === 'pagerduty' || e.pager === 'opsgenie')) out.add(e.pager);
+      return out;
+    },
+    /** Resolves once every page decided so far is in the outbox. */
+    async settled(): Promise<void> {
+      while (inFlight.size > 0) await Promise.all([...inFlight]);
     },
   };
 }

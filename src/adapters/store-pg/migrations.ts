@@ -187,4 +187,18 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE outbox ADD COLUMN units integer NOT NULL DEFAULT 1;
     `,
   },
+  {
+    version: 11,
+    name: 'quarantine clears: a quarantine written late does not outlive a person\'s later clear',
+    sql: `
+      -- The latest clear that lifted each device's quarantine (relay clock, ISO text like since): a
+      -- quarantine a relay decided while the database was away, written afterwards, is dropped when a
+      -- person cleared the device after it was decided.
+      CREATE TABLE quarantine_clears (
+        device_key  text PRIMARY KEY,
+        cleared_at  text NOT NULL,
+        cleared_by  text NOT NULL
+      );
+    `,
+  },
 ];

@@ -37,9 +37,24 @@ function previewText(preview: unknown): string {
  * against each other.
  */
 export function renderEvidenceMarkdown(bundle: EvidenceBundle): string {
-  const { incident, approval_request: request, decision, change, manifest } = bundle;
+  const { change, manifest } = bundle;
   const hashes = new Map(manifest.parts.map((p) => [p.path, p.sha256]));
-  const out: string[] = [
+  return [
+    ...incidentSection(bundle),
+    ...requestSection(bundle.approval_request),
+    ...decisionSection(bundle.decision),
+    ...(bundle.policy ? policySection(bundle.policy) : []),
+    ...outputs('Before the change', bundle.before, 'before', hashes, 'No show command ran before the change.'),
+    ...outputs('After the change', bundle.after, 'after', hashes, change.result === 'not_applied' ? 'No change was applied.' : 'No show command ran after the change.'),
+    ...changeSection(change),
+    ...manifestSection(manifest),
+  ].join('\n');
+}
+
+/** The title line and the incident's facts, with the run's outcome quoted and labelled. */
+function incidentSection(bundle: EvidenceBundle): string[] {
+  const { incident, change } = bundle;
+  return [
     `# Evidence: ${incident.incident_id}`,
     '',
     `${incident.alert_def_id} on ${incident.device_hostname} · exported ${bundle.generated_at} · ${bundle.format}`,
@@ -57,47 +72,54 @@ export function renderEvidenceMarkdown(bundle: EvidenceBundle): string {
     ),
     '',
     ...(incident.outcome ? [labelledQuote(outcomeLabel(incident.outcome), incident.outcome.summary), ''] : []),
-    '## Approval request',
-    '',
   ];
-  if (!request) out.push('No approval was requested.', '');
-  else {
-    out.push(
-      table(
-        ['Field', 'Value'],
-        [
-          ['Request id', request.request_id || '—'],
-          ['Device', request.device],
-          ['Requested at', request.requested_at],
-          ['Expires at', request.expires_at],
-          ['Status', request.status],
-          ['Lines sha256', `${request.lines_sha256 || '—'}${request.lines_sha256_matches ? ' (matches the lines)' : ' (does NOT match the lines below)'}`],
-          ...(request.artifact_ref ? [['Artifact', request.artifact_ref]] : []),
-        ],
-      ),
-      '',
-      `Lines${request.lines_redacted ? ' (a secret in a line is redacted; the hash is of the lines as approved)' : ''}:`,
-      '',
-      fenced(request.lines.join('\n') || '(none)'),
-      '',
-      `${ROLLBACK_TITLE}:`,
-      '',
-      fenced(request.relay_rollback.join('\n')),
-      '',
-      "The agent's proposed rollback (its claim; the relay never runs it):",
-      '',
-      fenced(request.rollback.join('\n') || '(none)'),
-      '',
-      'Preview (dry run):',
-      '',
-      request.preview === null ? 'None was recorded with the request.' : fenced(previewText(request.preview)),
-      '',
-      labelledQuote(AGENT_SUMMARY_LABEL, request.summary),
-      '',
-    );
-  }
-  out.push('## Decision', '');
+}
+
+/** The approval request: its fields, the lines, both rollbacks, the preview and the agent's summary (quoted). */
+function requestSection(request: EvidenceBundle['approval_request']): string[] {
+  const out = ['## Approval request', ''];
+  if (!request) return [...out, 'No approval was requested.', ''];
   out.push(
+    table(
+      ['Field', 'Value'],
+      [
+        ['Request id', request.request_id || '—'],
+        ['Device', request.device],
+        ['Requested at', request.requested_at],
+        ['Expires at', request.expires_at],
+        ['Status', request.status],
+        ['Lines sha256', `${request.lines_sha256 || '—'}${request.lines_sha256_matches ? ' (matches the lines)' : ' (does NOT match the lines below)'}`],
+        ...(request.artifact_ref ? [['Artifact', request.artifact_ref]] : []),
+      ],
+    ),
+    '',
+    `Lines${request.lines_redacted ? ' (a secret in a line is redacted; the hash is of the lines as approved)' : ''}:`,
+    '',
+    fenced(request.lines.join('\n') || '(none)'),
+    '',
+    `${ROLLBACK_TITLE}:`,
+    '',
+    fenced(request.relay_rollback.join('\n')),
+    '',
+    "The agent's proposed rollback (its claim; the relay never runs it):",
+    '',
+    fenced(request.rollback.join('\n') || '(none)'),
+    '',
+    'Preview (dry run):',
+    '',
+    request.preview === null ? 'None was recorded with the request.' : fenced(previewText(request.preview)),
+    '',
+    labelledQuote(AGENT_SUMMARY_LABEL, request.summary),
+    '',
+  );
+  return out;
+}
+
+/** The person's decision on the request. */
+function decisionSection(decision: EvidenceBundle['decision']): string[] {
+  return [
+    '## Decision',
+    '',
     decision
       ? table(
           ['Field', 'Value'],
@@ -112,10 +134,12 @@ export function renderEvidenceMarkdown(bundle: EvidenceBundle): string {
         )
       : 'No decision was made.',
     '',
-  );
-  if (bundle.policy) out.push(...policySection(bundle.policy));
-  out.push(...outputs('Before the change', bundle.before, 'before', hashes, 'No show command ran before the change.'));
-  out.push(...outputs('After the change', bundle.after, 'after', hashes, change.result === 'not_applied' ? 'No change was applied.' : 'No show command ran after the change.'));
+  ];
+}
+
+/** How the change ended, by the relay's record: lines, the device's answer, its events and the no-overwrite checks. */
+function changeSection(change: EvidenceBundle['change']): string[] {
+  const out: string[] = [];
   out.push(
     '## Change outcome',
     '',
@@ -146,7 +170,12 @@ export function renderEvidenceMarkdown(bundle: EvidenceBundle): string {
     );
     for (const c of change.fingerprint_checks.filter((x) => x.changed.length)) out.push(`What changed on ${c.device} (${c.at}):`, '', fenced(c.changed.join('\n')), '');
   }
-  out.push(
+  return out;
+}
+
+/** The manifest: every part's hash, and the content hash of the JSON bundle. */
+function manifestSection(manifest: EvidenceBundle['manifest']): string[] {
+  return [
     '## Manifest',
     '',
     manifest.encoding,
@@ -155,8 +184,7 @@ export function renderEvidenceMarkdown(bundle: EvidenceBundle): string {
     '',
     `Content sha256: \`${manifest.content_sha256}\` (the JSON bundle, \`?format=json\`, without its manifest).`,
     '',
-  );
-  return out.join('\n');
+  ];
 }
 
 /** The change policy's verdict and rule, the policy file's hash, and who approved where and when. */

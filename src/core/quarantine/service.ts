@@ -1,9 +1,10 @@
 import type { Logger } from 'pino';
-import { jitteredBackoff, type BackoffPolicy } from '../backoff';
+import type { BackoffPolicy } from '../backoff';
 import type { Clock } from '../clock';
 import { changeOutcomeText, type ChangeRecord } from '../incidents/change';
 import type { Incidents } from '../incidents/service';
 import { quarantineKey, quarantineLine, type QuarantineBackend, type QuarantineEntry } from './entry';
+import { createUnwritten, type UnwrittenQuarantines } from './unwritten';
 import type { EntryData } from '../events/define';
 import { entries } from '../events/timeline-entries';
 
@@ -16,6 +17,8 @@ export interface QuarantineDeps {
   tell?(incidentId: string, markdown: string): void;
   /** Delay before each new try of a quarantine the backend has not taken yet. */
   retry?: BackoffPolicy;
+  /** The relay's data folder when the backend is not that folder (a team's database): see createUnwritten. */
+  folder?: QuarantineBackend;
 }
 
 /**
@@ -35,76 +38,40 @@ export function quarantineReason(incidentId: string, change: ChangeRecord): stri
  * copy in memory serves /health, the tray, /ui and the cards between reads.
  */
 export function createQuarantine(deps: QuarantineDeps) {
-  const { backend, incidents, clock, logger } = deps;
+  const { backend, clock, logger } = deps;
   const held = new Map<string, QuarantineEntry>();
   const clearedHandlers = new Set<(entry: QuarantineEntry) => void>();
-
-  /** Quarantines the backend has not taken yet (the database down, the disk full): in force here all the same. */
-  const unwritten = new Map<string, { entry: QuarantineEntry; error: string; tries: number }>();
-  const backoff = deps.retry ?? jitteredBackoff({ baseMs: 500, maxMs: 5_000 });
-  let retry: { cancel(): void } | undefined;
-  let stopped = false;
-
+  const said = quarantineSayings(deps);
   const keep = (entries: QuarantineEntry[]) => {
     held.clear();
     for (const e of entries) held.set(quarantineKey(e.device), e);
-    for (const [key, w] of unwritten) if (!held.has(key)) held.set(key, w.entry);
+    for (const w of unwritten.entries()) if (!held.has(quarantineKey(w.entry.device))) held.set(quarantineKey(w.entry.device), w.entry);
   };
-
-  /** Writes what is still unwritten, until it lands: a quarantine is never only logged. */
-  async function writeUnwritten(): Promise<void> {
-    retry = undefined;
-    for (const [key, w] of [...unwritten]) {
-      try {
-        const { entry } = await backend.add(w.entry);
-        if (unwritten.get(key) !== w) continue;
-        unwritten.delete(key);
-        held.set(key, entry);
-        logger.warn({ device: entry.device, tries: w.tries }, 'quarantine written to the store after it had failed');
-      } catch (error) {
-        w.error = (error as Error).message;
-        w.tries += 1;
-      }
-    }
-    if (unwritten.size > 0 && !stopped) {
-      const tries = Math.max(...[...unwritten.values()].map((w) => w.tries));
-      retry = clock.setTimeout(() => void writeUnwritten(), backoff(tries));
-    }
-  }
-  const recordOn = <D extends typeof entries.deviceQuarantined | typeof entries.deviceCleared>(incidentId: string | null, def: D, message: string, data: EntryData<D>) => {
-    if (!incidentId || !incidents.get(incidentId)) return;
-    try {
-      incidents.record(incidentId, def, message, data);
-    } catch (error) {
-      logger.warn({ incident_id: incidentId, err: error }, `could not record ${def.name} on the incident`);
-    }
+  /** The device is no longer quarantined here: said on its incident, on the channels and to the listeners. */
+  const lifted = (entry: QuarantineEntry, by: string, note = '') => {
+    held.delete(quarantineKey(entry.device));
+    said.cleared(entry, by, note);
+    for (const fn of clearedHandlers) fn(entry);
   };
+  const unwritten = createUnwritten({
+    backend,
+    ...(deps.folder ? { folder: deps.folder } : {}),
+    clock,
+    logger,
+    ...(deps.retry ? { retry: deps.retry } : {}),
+    written: (entry) => held.set(quarantineKey(entry.device), entry),
+    overruled(entry, clear) {
+      logger.warn({ device: entry.device, since: entry.since, cleared_at: clear.at, by: clear.by }, 'a quarantine written late was overruled: a person cleared the device after it was decided');
+      lifted(entry, clear.by, ` at ${clear.at}, after this quarantine was decided (it reached the store late)`);
+    },
+  });
 
-  /** Quarantines the change's device, in the store when it takes it, here at once either way. */
-  async function quarantine(incidentId: string, change: { device: string; change_id: string | null }, reason: string): Promise<void> {
-    const wanted: QuarantineEntry = { device: change.device, reason, since: clock.now().toISOString(), incident_id: incidentId, change_id: change.change_id };
-    const key = quarantineKey(wanted.device);
-    let result: { entry: QuarantineEntry; added: boolean };
-    try {
-      result = await backend.add(wanted);
-    } catch (error) {
-      // Fail closed: quarantined here at once, and written as soon as the backend takes it.
-      const before = unwritten.get(key) ?? (held.get(key) ? undefined : { entry: wanted, error: (error as Error).message, tries: 1 });
-      if (before && !unwritten.has(key)) unwritten.set(key, before);
-      logger.error({ device: wanted.device, err: error }, 'the quarantine could not be written to the store; retrying, and this relay keeps the device quarantined meanwhile');
-      if (!retry && !stopped) retry = clock.setTimeout(() => void writeUnwritten(), backoff(0));
-      result = { entry: held.get(key) ?? wanted, added: before?.entry === wanted };
-    }
-    const { entry, added } = result;
-    held.set(key, entry);
-    if (!added) return;
-    recordOn(incidentId, entries.deviceQuarantined, `${quarantineLine(entry)}. No configuration reaches ${entry.device}, from any incident, until an approver clears it.`, { device: entry.device, reason });
-    logger.error({ device: entry.device, incident_id: incidentId, change_id: change.change_id }, 'device quarantined: what its change left on it is not known');
-    deps.tell?.(incidentId, `⛔ **${entry.device}** is quarantined: ${reason}. No configuration reaches it until an approver clears it.`);
-  }
+  const quarantine = quarantiner({ backend, clock, logger, held, unwritten, said });
 
   return {
+    /** At start: quarantines the data folder kept are written to the store first, then the store is read. */
     async start(): Promise<void> {
+      await unwritten.recover();
       keep(await backend.load());
     },
     /** Read again from the backend (a team relay: with every heartbeat, for another relay's quarantines). */
@@ -113,16 +80,15 @@ export function createQuarantine(deps: QuarantineDeps) {
     },
     /** The device's quarantine now, read from the backend: the check every change passes. */
     async check(device: string): Promise<QuarantineEntry | undefined> {
-      const key = quarantineKey(device);
       try {
         keep(await backend.load());
       } catch (error) {
         // Not readable now: a quarantine this relay holds still stands; anything else fails the check.
-        const local = unwritten.get(key)?.entry;
+        const local = unwritten.get(device)?.entry;
         if (local) return local;
         throw error;
       }
-      return held.get(key);
+      return held.get(quarantineKey(device));
     },
     /** As last read (cards, /health): never the gate for a change. */
     cached(device: string): QuarantineEntry | undefined {
@@ -132,16 +98,10 @@ export function createQuarantine(deps: QuarantineDeps) {
       return [...held.values()];
     },
     /** /health's degraded reasons: one per quarantined device, naming it. */
-    reasons(): string[] {
-      return [...held.values()].map((e) => {
-        const w = unwritten.get(quarantineKey(e.device));
-        const store = w ? ` Not yet written to the store (${w.error}): retrying; this relay keeps it quarantined meanwhile.` : '';
-        return `${quarantineLine(e)}. No change reaches it until an approver clears it (POST /devices/${e.device}/clear, the tray or /ui).${store}`;
-      });
-    },
+    reasons: () => healthReasons([...held.values()], unwritten),
     /** Quarantines held here that the backend has not taken yet, with the last error. */
     unwritten(): { device: string; error: string; tries: number }[] {
-      return [...unwritten.values()].map((w) => ({ device: w.entry.device, error: w.error, tries: w.tries }));
+      return unwritten.entries().map((w) => ({ device: w.entry.device, error: w.error, tries: w.tries }));
     },
     /** A change ended: quarantines its device when it could not be put back. */
     async afterChange(incidentId: string, change: ChangeRecord): Promise<void> {
@@ -156,26 +116,84 @@ export function createQuarantine(deps: QuarantineDeps) {
     async unlearned(incidentId: string, change: ChangeRecord, why: string): Promise<void> {
       await quarantine(incidentId, change, `the state of change ${change.change_id} of ${incidentId} was never learned (${why}): whether it was rolled back is not known`);
     },
-    /** A person clears the device: answers the quarantine that was lifted, or undefined when there was none. */
+    /**
+     * A person clears the device: answers the quarantine that was lifted, or undefined when there was
+     * none. The store first (a store that cannot be reached fails the clear, changing nothing); then
+     * what waits here for the store goes too, as the clear is later than it.
+     */
     async clear(device: string, by: string): Promise<QuarantineEntry | undefined> {
-      const local = unwritten.get(quarantineKey(device))?.entry;
-      const lifted = (await backend.remove(device)) ?? local;
-      unwritten.delete(quarantineKey(device));
+      const fromStore = await backend.remove(device, { at: clock.now().toISOString(), by });
+      const waiting = await unwritten.cleared(device);
+      const entry = fromStore ?? waiting;
       held.delete(quarantineKey(device));
-      if (!lifted) return undefined;
-      recordOn(lifted.incident_id, entries.deviceCleared, `${lifted.device} cleared from quarantine by ${by}`, { device: lifted.device, by });
-      logger.warn({ device: lifted.device, by }, 'device cleared from quarantine');
-      if (lifted.incident_id) deps.tell?.(lifted.incident_id, `✅ **${lifted.device}** was cleared from quarantine by ${by}.`);
-      for (const fn of clearedHandlers) fn(lifted);
-      return lifted;
+      if (!entry) return undefined;
+      lifted(entry, by);
+      return entry;
     },
     stop(): void {
-      stopped = true;
-      retry?.cancel();
+      unwritten.stop();
     },
     onCleared(fn: (entry: QuarantineEntry) => void): () => void {
       clearedHandlers.add(fn);
       return () => void clearedHandlers.delete(fn);
+    },
+  };
+}
+
+/** Quarantines a change's device: in the data folder first, then the store; here at once either way. */
+function quarantiner(d: { backend: QuarantineBackend; clock: Clock; logger: Logger; held: Map<string, QuarantineEntry>; unwritten: UnwrittenQuarantines; said: ReturnType<typeof quarantineSayings> }) {
+  const { backend, held, unwritten } = d;
+  return async (incidentId: string, change: { device: string; change_id: string | null }, reason: string): Promise<void> => {
+    const wanted = await unwritten.keep({ device: change.device, reason, since: d.clock.now().toISOString(), incident_id: incidentId, change_id: change.change_id });
+    const key = quarantineKey(wanted.device);
+    const before = held.get(key);
+    let entry = before ?? wanted;
+    // In force here from now on, while the store is asked.
+    held.set(key, entry);
+    try {
+      const result = await backend.add(wanted);
+      if (!result.clearedAfter) entry = result.entry;
+      await unwritten.landed(wanted);
+    } catch (error) {
+      // Fail closed: quarantined here at once, and written as soon as the backend takes it.
+      d.logger.error({ device: wanted.device, err: error }, 'the quarantine could not be written to the store; retrying, and this relay keeps the device quarantined meanwhile');
+      unwritten.failed(wanted, error);
+    }
+    held.set(key, entry);
+    if (!before && entry === wanted) d.said.quarantined(incidentId, entry, change.change_id);
+  };
+}
+
+/** /health's degraded reasons: one per quarantined device, naming it, and saying when the store does not have it yet. */
+function healthReasons(held: QuarantineEntry[], unwritten: UnwrittenQuarantines): string[] {
+  return held.map((e) => {
+    const w = unwritten.get(e.device);
+    const store = w ? ` Not yet written to the store (${w.error}): retrying; this relay keeps it quarantined meanwhile.` : '';
+    return `${quarantineLine(e)}. No change reaches it until an approver clears it (POST /devices/${e.device}/clear, the tray or /ui).${store}`;
+  });
+}
+
+/** What a quarantine and its clear say on the incident's timeline, in the log and on every channel. */
+function quarantineSayings(deps: Pick<QuarantineDeps, 'incidents' | 'logger' | 'tell'>) {
+  const { incidents, logger } = deps;
+  const recordOn = <D extends typeof entries.deviceQuarantined | typeof entries.deviceCleared>(incidentId: string | null, def: D, message: string, data: EntryData<D>) => {
+    if (!incidentId || !incidents.get(incidentId)) return;
+    try {
+      incidents.record(incidentId, def, message, data);
+    } catch (error) {
+      logger.warn({ incident_id: incidentId, err: error }, `could not record ${def.name} on the incident`);
+    }
+  };
+  return {
+    quarantined(incidentId: string, entry: QuarantineEntry, changeId: string | null): void {
+      recordOn(incidentId, entries.deviceQuarantined, `${quarantineLine(entry)}. No configuration reaches ${entry.device}, from any incident, until an approver clears it.`, { device: entry.device, reason: entry.reason });
+      logger.error({ device: entry.device, incident_id: incidentId, change_id: changeId }, 'device quarantined: what its change left on it is not known');
+      deps.tell?.(incidentId, `⛔ **${entry.device}** is quarantined: ${entry.reason}. No configuration reaches it until an approver clears it.`);
+    },
+    cleared(entry: QuarantineEntry, by: string, note = ''): void {
+      recordOn(entry.incident_id, entries.deviceCleared, `${entry.device} cleared from quarantine by ${by}${note}`, { device: entry.device, by });
+      logger.warn({ device: entry.device, by }, 'device cleared from quarantine');
+      if (entry.incident_id) deps.tell?.(entry.incident_id, `✅ **${entry.device}** was cleared from quarantine by ${by}${note}.`);
     },
   };
 }
