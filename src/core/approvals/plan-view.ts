@@ -62,9 +62,6 @@ export function planShort(view: PlanView): string {
   return `plan over ${view.devices.map((d) => d.device).join(', ')}: ${n} line${n === 1 ? '' : 's'}`;
 }
 
-/** True when some line of the plan is not plain ASCII: no channel lets it be approved without the whole view. */
-export const planHasOddLines = (view: PlanView) => view.devices.some((d) => visibleLines(d.lines).warning !== null);
-
 /**
  * The plan as plain text for a terminal or a Markdown code block: per device its lines (indented,
  * escaped), its dry run and its rollback. `indent` prefixes every line under a device's heading.
