@@ -1,5 +1,6 @@
 import { useState } from 'react';
-import type { TimelineEntry } from '../../src/core/incidents/model';
+import type { ApprovalRequest, TimelineEntry } from '../../src/core/incidents/model';
+import type { PlanView } from '../../src/core/approvals/plan-view';
 import type { Bridge, DecideOutcome, IncidentSummary } from '../bridge/contract';
 import { utcStamp } from '../lib/format';
 import { requestRequirementLine } from '../../src/core/approvals/standing';
@@ -56,6 +57,64 @@ function askedBy(timeline: TimelineEntry[]): string | undefined {
   return typeof call?.agent === 'string' ? call.agent : undefined;
 }
 
+/** The request's facts: the device (or the plan's devices), request id, times, RAW step, who asked and where, hash, policy. */
+function RequestFacts({ request, plan, pending, timeline }: { request: ApprovalRequest; plan: PlanView | undefined; pending: boolean; timeline: TimelineEntry[] }) {
+  return (
+    <dl className="facts">
+      {plan ? (
+        <>
+          <dt>plan over</dt>
+          <dd className="mono">{plan.devices.map((d) => d.device).join(', ')}</dd>
+        </>
+      ) : (
+        <>
+          <dt>device</dt>
+          <dd className="mono">{request.device}</dd>
+        </>
+      )}
+      {request.request_id ? (
+        <>
+          <dt>{plan ? 'plan request' : 'request'}</dt>
+          <dd className="mono">{request.request_id}</dd>
+        </>
+      ) : null}
+      <dt>requested</dt>
+      <dd>{utcStamp(request.requested_at)}</dd>
+      {pending ? (
+        <>
+          <dt>expires</dt>
+          <dd>{utcStamp(request.expires_at)}</dd>
+        </>
+      ) : null}
+      {request.artifact_ref ? (
+        <>
+          <dt>RAW step</dt>
+          <dd className="mono">{request.artifact_ref}</dd>
+        </>
+      ) : null}
+      <dt>asked by</dt>
+      <dd>
+        {askedBy(timeline) ?? 'the agent'}
+        {request.channels.length ? `, sent to ${request.channels.map((c) => CHANNEL_NAMES[c] ?? c).join(', ')}` : ', no live channel'}
+      </dd>
+      {request.lines_sha256 ? (
+        <>
+          <dt>{plan ? 'plan hash' : 'lines'}</dt>
+          <dd className="mono" title={request.lines_sha256}>
+            sha256 {request.lines_sha256.slice(0, 12)}
+          </dd>
+        </>
+      ) : null}
+      {requestRequirementLine(request) ? (
+        <>
+          <dt>policy</dt>
+          <dd>{requestRequirementLine(request)}</dd>
+        </>
+      ) : null}
+    </dl>
+  );
+}
+
 /**
  * The exact lines the agent wants to apply beside the evidence it rests on, and the decision:
  * Approve / Deny in the tray only.
@@ -88,58 +147,7 @@ export function ApprovalPanel({ incident, bridge, timeline = [] }: { incident: I
       <h3>{pending ? 'Approval needed' : 'Approval'}</h3>
       {request ? (
         <>
-          <dl className="facts">
-            {plan ? (
-              <>
-                <dt>plan over</dt>
-                <dd className="mono">{plan.devices.map((d) => d.device).join(', ')}</dd>
-              </>
-            ) : (
-              <>
-                <dt>device</dt>
-                <dd className="mono">{request.device}</dd>
-              </>
-            )}
-            {request.request_id ? (
-              <>
-                <dt>{plan ? 'plan request' : 'request'}</dt>
-                <dd className="mono">{request.request_id}</dd>
-              </>
-            ) : null}
-            <dt>requested</dt>
-            <dd>{utcStamp(request.requested_at)}</dd>
-            {pending ? (
-              <>
-                <dt>expires</dt>
-                <dd>{utcStamp(request.expires_at)}</dd>
-              </>
-            ) : null}
-            {request.artifact_ref ? (
-              <>
-                <dt>RAW step</dt>
-                <dd className="mono">{request.artifact_ref}</dd>
-              </>
-            ) : null}
-            <dt>asked by</dt>
-            <dd>
-              {askedBy(timeline) ?? 'the agent'}
-              {request.channels.length ? `, sent to ${request.channels.map((c) => CHANNEL_NAMES[c] ?? c).join(', ')}` : ', no live channel'}
-            </dd>
-            {request.lines_sha256 ? (
-              <>
-                <dt>{plan ? 'plan hash' : 'lines'}</dt>
-                <dd className="mono" title={request.lines_sha256}>
-                  sha256 {request.lines_sha256.slice(0, 12)}
-                </dd>
-              </>
-            ) : null}
-            {requestRequirementLine(request) ? (
-              <>
-                <dt>policy</dt>
-                <dd>{requestRequirementLine(request)}</dd>
-              </>
-            ) : null}
-          </dl>
+          <RequestFacts request={request} plan={plan} pending={pending} timeline={timeline} />
           <div className="approval-grid">
             {plan ? (
               <PlanGroups plan={plan} />
