@@ -3,6 +3,7 @@ import { AGENT_SUMMARY_LABEL, quotedPlain } from '../src/core/approvals/inert-te
 import type { MessageBoxOptions } from 'electron';
 import type { Decision, Incident } from '../src/core/incidents/model';
 import { shortHash } from '../src/core/approvals/lines';
+import { planViewOf, planViewText } from '../src/core/approvals/plan-view';
 
 /**
  * The confirmation behind the tray's Approve… / Deny…: the exact commands, and Cancel as the
@@ -12,15 +13,18 @@ export function decisionDialogOptions(incident: Pick<Incident, 'incident_id' | '
   const request = incident.approval_request;
   const verb = decision === 'APPROVED' ? 'Approve' : 'Deny';
   const shown = visibleLines(request?.commands ?? []);
+  // A plan is read per device (its lines, preview and rollback), as on every other channel.
+  const plan = planViewOf(request);
+  const lines = plan
+    ? planViewText(plan, '  ')
+    : [`Commands (exactly these, once; lines ${shortHash(request?.lines_sha256 ?? '')}, request ${request?.request_id ?? '?'}):`, ...shown.lines.map((c) => `  ${c}`), ...(shown.warning ? ['', shown.warning] : [])];
   return {
     type: decision === 'APPROVED' ? 'warning' : 'question',
     title: `${verb} ${incident.incident_id}`,
-    message: `${verb} the change on ${request?.device ?? incident.device_hostname}?`,
+    message: plan ? `${verb} the plan over ${plan.devices.map((d) => d.device).join(', ')}?` : `${verb} the change on ${request?.device ?? incident.device_hostname}?`,
     // The lines first, as the device receives them (odd characters escaped, with a warning), the agent's summary last.
     detail: [
-      `Commands (exactly these, once; lines ${shortHash(request?.lines_sha256 ?? '')}, request ${request?.request_id ?? '?'}):`,
-      ...shown.lines.map((c) => `  ${c}`),
-      ...(shown.warning ? ['', shown.warning] : []),
+      ...lines,
       ...(request?.summary ? ['', `${AGENT_SUMMARY_LABEL}:`, quotedPlain(request.summary)] : []),
     ].join('\n'),
     buttons: [verb, 'Cancel'],

@@ -110,7 +110,7 @@ export function createDesktopApi(deps: DesktopApiDeps): RequestChannels {
       try {
         if (input.incident_id) throw new Error('headed incident ids are assigned by the relay: leave the incident id empty');
         // A real incident on the relay from the moment the prompt is copied: the gate knows it before anything is pasted.
-        return promptToPaste(host.require().relay.startHeaded(inboundAlertSchema.parse(alertForPrompt(input, now())), input.mode));
+        return promptToPaste(await host.require().relay.startHeaded(inboundAlertSchema.parse(alertForPrompt(input, now())), input.mode));
       } catch (error) {
         if (!(error instanceof ZodError)) throw error;
         throw new Error(`these inputs make no valid alert: ${error.issues.map((i) => `${i.path.join('.') || '(alert)'}: ${i.message}`).join('; ')}`);

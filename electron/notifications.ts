@@ -3,6 +3,7 @@ import { requestRequirementLine } from '../src/core/approvals/standing';
 import { visibleLines } from '../src/core/approvals/visible-text';
 import { quotedPlain } from '../src/core/approvals/inert-text';
 import { previewShort } from '../src/runbooks/config-preview';
+import { planShort, type PlanView } from '../src/core/approvals/plan-view';
 import type { NotificationConstructorOptions } from 'electron';
 import type { Logger } from 'pino';
 import type { DecideOutcome } from '../renderer/bridge/contract';
@@ -43,8 +44,15 @@ export interface NotifierDeps {
 const ACTIONS: Decision[] = ['APPROVED', 'DENIED'];
 const MAX_BODY_COMMANDS = 8;
 
-/** Every line shown verbatim, or none approvable here: what a person approves is what is applied. */
-const fitsInNotification = (request: ApprovalRequest) => request.commands.length <= MAX_BODY_COMMANDS;
+/**
+ * Every line shown verbatim, or none approvable here: what a person approves is what is applied. A
+ * plan is never decided from a banner: its lines, previews and rollbacks are read per device in the window.
+ */
+const fitsInNotification = (request: ApprovalRequest, plan?: PlanView) => !plan && request.commands.length <= MAX_BODY_COMMANDS;
+
+/** A plan in one short line ("plan over R1, R2: 5 lines"), its hash and request, then the agent's summary, quoted. */
+const planBody = (request: ApprovalRequest, plan: PlanView) =>
+  [`${planShort(plan)} (plan ${shortHash(request.lines_sha256)}, request ${request.request_id}): open the window to review each device's lines, preview and rollback before deciding.`, quotedPlain(request.summary)].join('\n');
 
 /**
  * The lines first, escaped as the device receives them, then the hash and the request, and the
@@ -109,14 +117,15 @@ export function createNotifier(deps: NotifierDeps): { stop(): void } {
     const id = incident.incident_id;
     open.get(id)?.close();
     if (deps.isSupported && !deps.isSupported()) return fallBackToWindow(id, 'notifications are not supported or are turned off');
+    const plan = incident.plan_view;
     const n = show(
       {
-        title: `Approval needed: ${request.device}`,
+        title: `Approval needed: ${plan ? `plan over ${plan.devices.map((d) => d.device).join(', ')}` : request.device}`,
         subtitle: id,
-        body: approvalBody(request),
+        body: plan ? planBody(request, plan) : approvalBody(request),
         urgency: 'critical',
         timeoutType: 'never',
-        ...(deps.supportsActions && fitsInNotification(request) && visibleLines(request.commands).warning === null ? { actions: ACTIONS.map((d) => ({ type: 'button' as const, text: d === 'APPROVED' ? 'Approve' : 'Deny' })), closeButtonText: 'Later' } : {}),
+        ...(deps.supportsActions && fitsInNotification(request, plan) && visibleLines(request.commands).warning === null ? { actions: ACTIONS.map((d) => ({ type: 'button' as const, text: d === 'APPROVED' ? 'Approve' : 'Deny' })), closeButtonText: 'Later' } : {}),
       },
       id,
     );

@@ -4,7 +4,8 @@
  *   approval → up        the approved change over SSH until the peer reports Established
  *   command latency      show over the device server's reused SSH session vs a one-shot `vtysh -c` (ratio)
  *   memory per router    RSS of zebra + staticd + bgpd
- *   confirmed apply      approval → confirmed by the post-check, a failed change → rolled back (scripts/bench/frr-confirm.ts)
+ *   confirmed apply      approval → confirmed by the post-check, a failed change → rolled back, and the same
+ *                        for a plan over both routers (scripts/bench/frr-confirm.ts, scripts/bench/frr-plan.ts)
  * Printed, not asserted: speed belongs here, not in tests.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';

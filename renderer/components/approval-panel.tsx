@@ -1,14 +1,14 @@
 import { useState } from 'react';
-import type { TimelineEntry } from '../../src/core/incidents/model';
+import type { ApprovalRequest, TimelineEntry } from '../../src/core/incidents/model';
+import type { PlanView } from '../../src/core/approvals/plan-view';
 import type { Bridge, DecideOutcome, IncidentSummary } from '../bridge/contract';
 import { utcStamp } from '../lib/format';
-import { visibleLines } from '../../src/core/approvals/visible-text';
 import { requestRequirementLine } from '../../src/core/approvals/standing';
 import { AGENT_SUMMARY_LABEL } from '../../src/core/approvals/inert-text';
 import { AgentText } from './agent-text';
-import type { ConfigPreview } from '../../src/runbooks/config-preview';
-import { previewMethodText } from '../../src/runbooks/preview-method';
-import { ROLLBACK_TITLE, rollbackLines } from '../../src/runbooks/rollback-text';
+import { rollbackLines } from '../../src/runbooks/rollback-text';
+import { Commands, Preview, Rollback } from './change-lines';
+import { PlanGroups } from './plan-groups';
 import { entries, isEntry } from '../../src/core/events/timeline-entries';
 
 function outcomeText(o: DecideOutcome): string {
@@ -28,62 +28,6 @@ function outcomeText(o: DecideOutcome): string {
     case 'stale_request':
       return `Not decided: this was request ${o.request_id}, which is no longer pending${o.pending_request_id ? `; request ${o.pending_request_id} is pending now, read it first` : ''}.`;
   }
-}
-
-/** Lines as the device receives them: invisible, bidi and non-ASCII characters escaped, with a warning. */
-function Commands({ title, lines }: { title: string; lines: string[] }) {
-  const shown = visibleLines(lines);
-  return (
-    <div className="commands">
-      <div className="dim small">{title}</div>
-      {shown.warning ? (
-        <p className="notice warning" role="alert">
-          {shown.warning}
-        </p>
-      ) : null}
-      <pre className="mono" aria-label={title}>
-        {shown.lines.length ? shown.lines.join('\n') : '(none)'}
-      </pre>
-    </div>
-  );
-}
-
-/** The relay's own rollback, from the configuration before: never the agent's proposed one. */
-function Rollback({ preview }: { preview: ConfigPreview | null | undefined }) {
-  const [how, ...lines] = visibleLines(rollbackLines(preview)).lines;
-  return (
-    <div className="commands rollback" aria-label={ROLLBACK_TITLE}>
-      <div className="dim small">{ROLLBACK_TITLE}</div>
-      <div className="dim small">{how}</div>
-      {lines.length ? (
-        <pre className="mono" aria-label="Rollback">
-          {lines.join('\n')}
-        </pre>
-      ) : null}
-    </div>
-  );
-}
-
-/** Beside the lines: what they would change on the live device (the relay's dry run before asking). */
-function Preview({ preview }: { preview: ConfigPreview | null | undefined }) {
-  if (!preview) {
-    return (
-      <div className="commands preview" aria-label="Preview">
-        <div className="dim small">No preview: the relay could not dry-run these lines on the device.</div>
-      </div>
-    );
-  }
-  const how = previewMethodText(preview.method);
-  const lines = visibleLines([...preview.added.map((l) => `+ ${l}`), ...preview.removed.map((l) => `- ${l}`)]).lines;
-  return (
-    <div className="commands preview" aria-label="Preview">
-      <div className="dim small">Would change ({how})</div>
-      {!preview.accepted ? <p className="notice warning">Refused: {preview.problems.join('; ')}</p> : null}
-      <pre className="mono" aria-label="Would change">
-        {lines.length ? lines.join('\n') : 'nothing in the running configuration'}
-      </pre>
-    </div>
-  );
 }
 
 const CHANNEL_NAMES: Record<string, string> = { webex: 'Webex', desktop: 'tray', terminal: 'terminal' };
@@ -113,6 +57,64 @@ function askedBy(timeline: TimelineEntry[]): string | undefined {
   return typeof call?.agent === 'string' ? call.agent : undefined;
 }
 
+/** The request's facts: the device (or the plan's devices), request id, times, RAW step, who asked and where, hash, policy. */
+function RequestFacts({ request, plan, pending, timeline }: { request: ApprovalRequest; plan: PlanView | undefined; pending: boolean; timeline: TimelineEntry[] }) {
+  return (
+    <dl className="facts">
+      {plan ? (
+        <>
+          <dt>plan over</dt>
+          <dd className="mono">{plan.devices.map((d) => d.device).join(', ')}</dd>
+        </>
+      ) : (
+        <>
+          <dt>device</dt>
+          <dd className="mono">{request.device}</dd>
+        </>
+      )}
+      {request.request_id ? (
+        <>
+          <dt>{plan ? 'plan request' : 'request'}</dt>
+          <dd className="mono">{request.request_id}</dd>
+        </>
+      ) : null}
+      <dt>requested</dt>
+      <dd>{utcStamp(request.requested_at)}</dd>
+      {pending ? (
+        <>
+          <dt>expires</dt>
+          <dd>{utcStamp(request.expires_at)}</dd>
+        </>
+      ) : null}
+      {request.artifact_ref ? (
+        <>
+          <dt>RAW step</dt>
+          <dd className="mono">{request.artifact_ref}</dd>
+        </>
+      ) : null}
+      <dt>asked by</dt>
+      <dd>
+        {askedBy(timeline) ?? 'the agent'}
+        {request.channels.length ? `, sent to ${request.channels.map((c) => CHANNEL_NAMES[c] ?? c).join(', ')}` : ', no live channel'}
+      </dd>
+      {request.lines_sha256 ? (
+        <>
+          <dt>{plan ? 'plan hash' : 'lines'}</dt>
+          <dd className="mono" title={request.lines_sha256}>
+            sha256 {request.lines_sha256.slice(0, 12)}
+          </dd>
+        </>
+      ) : null}
+      {requestRequirementLine(request) ? (
+        <>
+          <dt>policy</dt>
+          <dd>{requestRequirementLine(request)}</dd>
+        </>
+      ) : null}
+    </dl>
+  );
+}
+
 /**
  * The exact lines the agent wants to apply beside the evidence it rests on, and the decision:
  * Approve / Deny in the tray only.
@@ -120,6 +122,8 @@ function askedBy(timeline: TimelineEntry[]): string | undefined {
 export function ApprovalPanel({ incident, bridge, timeline = [] }: { incident: IncidentSummary; bridge: Bridge; timeline?: TimelineEntry[] }) {
   const request = incident.approval_request;
   const approval = incident.approval;
+  // A plan is shown grouped by device, as the relay grouped it; one device keeps its single block.
+  const plan = incident.plan_view;
   const [reason, setReason] = useState('');
   const [busy, setBusy] = useState(false);
   const [result, setResult] = useState<string | null>(null);
@@ -143,55 +147,17 @@ export function ApprovalPanel({ incident, bridge, timeline = [] }: { incident: I
       <h3>{pending ? 'Approval needed' : 'Approval'}</h3>
       {request ? (
         <>
-          <dl className="facts">
-            <dt>device</dt>
-            <dd className="mono">{request.device}</dd>
-            {request.request_id ? (
-              <>
-                <dt>request</dt>
-                <dd className="mono">{request.request_id}</dd>
-              </>
-            ) : null}
-            <dt>requested</dt>
-            <dd>{utcStamp(request.requested_at)}</dd>
-            {pending ? (
-              <>
-                <dt>expires</dt>
-                <dd>{utcStamp(request.expires_at)}</dd>
-              </>
-            ) : null}
-            {request.artifact_ref ? (
-              <>
-                <dt>RAW step</dt>
-                <dd className="mono">{request.artifact_ref}</dd>
-              </>
-            ) : null}
-            <dt>asked by</dt>
-            <dd>
-              {askedBy(timeline) ?? 'the agent'}
-              {request.channels.length ? `, sent to ${request.channels.map((c) => CHANNEL_NAMES[c] ?? c).join(', ')}` : ', no live channel'}
-            </dd>
-            {request.lines_sha256 ? (
-              <>
-                <dt>lines</dt>
-                <dd className="mono" title={request.lines_sha256}>
-                  sha256 {request.lines_sha256.slice(0, 12)}
-                </dd>
-              </>
-            ) : null}
-            {requestRequirementLine(request) ? (
-              <>
-                <dt>policy</dt>
-                <dd>{requestRequirementLine(request)}</dd>
-              </>
-            ) : null}
-          </dl>
+          <RequestFacts request={request} plan={plan} pending={pending} timeline={timeline} />
           <div className="approval-grid">
-            <div>
-              <Commands title="Commands" lines={request.commands} />
-              <Preview preview={request.preview} />
-              <Rollback preview={request.preview} />
-            </div>
+            {plan ? (
+              <PlanGroups plan={plan} />
+            ) : (
+              <div>
+                <Commands title="Commands" lines={request.commands} />
+                <Preview preview={request.preview} />
+                <Rollback lines={rollbackLines(request.preview)} />
+              </div>
+            )}
             <Evidence timeline={timeline} />
           </div>
           {/* The agent's own words come after the lines: a long summary never pushes them out of sight. */}

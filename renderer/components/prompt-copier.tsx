@@ -1,33 +1,103 @@
-import { useEffect, useMemo, useState, type FormEvent } from 'react';
+import { useCallback, useEffect, useMemo, useState, type FormEvent } from 'react';
 import type { ArtifactGroupView, Bridge, DirectPromptInput } from '../bridge/contract';
 
 type KbMode = NonNullable<DirectPromptInput['kb_query_mode']>;
+
+/** The alert definitions the relay offers, the first valid one chosen; or why they could not be read. */
+function useArtifactGroups(bridge: Bridge, choose: (alertDefId: string) => void) {
+  const [groups, setGroups] = useState<ArtifactGroupView[] | undefined>();
+  const [loadError, setLoadError] = useState<string | undefined>();
+  useEffect(() => {
+    bridge.listArtifactGroups().then(
+      (g) => {
+        setGroups(g);
+        const first = g.find((x) => x.valid);
+        if (first) choose(first.alert_def_id);
+      },
+      (e: Error) => setLoadError(e.message),
+    );
+  }, [bridge, choose]);
+  return { groups, loadError };
+}
+
+/** One input per alert variable of the chosen definition, marked when the RAW requires it. */
+function VariableFields({ alertDefId, group, vars, setVars }: { alertDefId: string; group: ArtifactGroupView | undefined; vars: Record<string, string>; setVars: (update: (cur: Record<string, string>) => Record<string, string>) => void }) {
+  return (
+    <>
+      {(group?.variables ?? []).map((v) => (
+        <label key={`${alertDefId}.${v.name}`}>
+          <span>
+            <span className="mono">{v.name}</span>
+            {v.required ? <span className="req"> required</span> : null}
+          </span>
+          <input
+            className="mono"
+            aria-label={v.name}
+            value={vars[v.name] ?? ''}
+            required={v.required}
+            placeholder={v.example ? `e.g. ${v.example}` : ''}
+            onChange={(e) => setVars((cur) => ({ ...cur, [v.name]: e.target.value }))}
+          />
+        </label>
+      ))}
+    </>
+  );
+}
+
+/** The run's mode and the KB depth the prompt asks for. */
+function ModeFields({ mode, setMode, kbMode, setKbMode }: { mode: 'strict' | 'hybrid'; setMode: (m: 'strict' | 'hybrid') => void; kbMode: KbMode | ''; setKbMode: (m: KbMode | '') => void }) {
+  return (
+    <>
+      <label>
+        <span>Mode</span>
+        <select value={mode} onChange={(e) => setMode(e.target.value as 'strict' | 'hybrid')}>
+          <option value="strict">strict</option>
+          <option value="hybrid">hybrid</option>
+        </select>
+      </label>
+      <label>
+        <span>KB depth</span>
+        <select value={kbMode} onChange={(e) => setKbMode(e.target.value as KbMode | '')}>
+          <option value="">standard (default)</option>
+          <option value="quick">quick</option>
+          <option value="standard">standard</option>
+          <option value="deep">deep</option>
+        </select>
+      </label>
+    </>
+  );
+}
+
+/** The prompt the relay built, with its copy button. */
+function PromptOut({ prompt, copy }: { prompt: string; copy: () => void }) {
+  return (
+    <div className="prompt-out">
+      <div className="prompt-actions">
+        <button type="button" className="primary" onClick={copy}>
+          Copy to clipboard
+        </button>
+      </div>
+      <pre className="mono" aria-label="Prompt">
+        {prompt}
+      </pre>
+    </div>
+  );
+}
 
 /**
  * Headed mode: the exact prompt the relay would send for an alert, to paste into the agent's
  * terminal UI. Built by the relay's own code, so it cannot drift from `simulate --direct`.
  */
 export function PromptCopier({ bridge }: { bridge: Bridge }) {
-  const [groups, setGroups] = useState<ArtifactGroupView[] | undefined>();
-  const [loadError, setLoadError] = useState<string | undefined>();
   const [alertDefId, setAlertDefId] = useState('');
+  const chooseFirst = useCallback((id: string) => setAlertDefId((current) => current || id), []);
+  const { groups, loadError } = useArtifactGroups(bridge, chooseFirst);
   const [device, setDevice] = useState('');
   const [mode, setMode] = useState<'strict' | 'hybrid'>('strict');
   const [kbMode, setKbMode] = useState<KbMode | ''>('');
   const [vars, setVars] = useState<Record<string, string>>({});
   const [prompt, setPrompt] = useState<string | undefined>();
   const [status, setStatus] = useState<{ kind: 'error' | 'ok'; text: string } | undefined>();
-
-  useEffect(() => {
-    bridge.listArtifactGroups().then(
-      (g) => {
-        setGroups(g);
-        const first = g.find((x) => x.valid);
-        if (first) setAlertDefId((current) => current || first.alert_def_id);
-      },
-      (e: Error) => setLoadError(e.message),
-    );
-  }, [bridge]);
 
   const group = useMemo(() => groups?.find((g) => g.alert_def_id === alertDefId), [groups, alertDefId]);
 
@@ -82,38 +152,8 @@ export function PromptCopier({ bridge }: { bridge: Bridge }) {
           <span>Device</span>
           <input className="mono" value={device} onChange={(e) => setDevice(e.target.value)} placeholder="R1" required />
         </label>
-        {(group?.variables ?? []).map((v) => (
-          <label key={`${alertDefId}.${v.name}`}>
-            <span>
-              <span className="mono">{v.name}</span>
-              {v.required ? <span className="req"> required</span> : null}
-            </span>
-            <input
-              className="mono"
-              aria-label={v.name}
-              value={vars[v.name] ?? ''}
-              required={v.required}
-              placeholder={v.example ? `e.g. ${v.example}` : ''}
-              onChange={(e) => setVars((cur) => ({ ...cur, [v.name]: e.target.value }))}
-            />
-          </label>
-        ))}
-        <label>
-          <span>Mode</span>
-          <select value={mode} onChange={(e) => setMode(e.target.value as 'strict' | 'hybrid')}>
-            <option value="strict">strict</option>
-            <option value="hybrid">hybrid</option>
-          </select>
-        </label>
-        <label>
-          <span>KB depth</span>
-          <select value={kbMode} onChange={(e) => setKbMode(e.target.value as KbMode | '')}>
-            <option value="">standard (default)</option>
-            <option value="quick">quick</option>
-            <option value="standard">standard</option>
-            <option value="deep">deep</option>
-          </select>
-        </label>
+        <VariableFields alertDefId={alertDefId} group={group} vars={vars} setVars={setVars} />
+        <ModeFields mode={mode} setMode={setMode} kbMode={kbMode} setKbMode={setKbMode} />
         <div className="form-actions">
           <button type="submit" className="primary" disabled={!alertDefId}>
             Create headed incident
@@ -125,18 +165,7 @@ export function PromptCopier({ bridge }: { bridge: Bridge }) {
           {status.text}
         </p>
       ) : null}
-      {prompt ? (
-        <div className="prompt-out">
-          <div className="prompt-actions">
-            <button type="button" className="primary" onClick={() => void copy()}>
-              Copy to clipboard
-            </button>
-          </div>
-          <pre className="mono" aria-label="Prompt">
-            {prompt}
-          </pre>
-        </div>
-      ) : null}
+      {prompt ? <PromptOut prompt={prompt} copy={() => void copy()} /> : null}
     </section>
   );
 }

@@ -1,6 +1,83 @@
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import type { Bridge, SettingField } from '../bridge/contract';
 
+type SetEdits = (update: (cur: Record<string, string>) => Record<string, string>) => void;
+
+/** The edits that change something: a secret only when typed, any other value when it differs from the configured one. */
+function changedValues(fields: SettingField[] | undefined, edits: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(edits).filter(([name, v]) => {
+      const field = fields?.find((f) => f.name === name);
+      return field?.secret ? v !== '' : v !== (field?.value ?? '');
+    }),
+  );
+}
+
+/** One setting's input: a secret is write-only (the view knows only whether it is set), any other shows its configured value. */
+function SettingInput({ f, editable, edits, setEdits }: { f: SettingField; editable: boolean; edits: Record<string, string>; setEdits: SetEdits }) {
+  const onChange = (value: string) => setEdits((c) => ({ ...c, [f.name]: value }));
+  return f.secret ? (
+    <input
+      id={`setting-${f.name}`}
+      type="password"
+      autoComplete="off"
+      className="mono"
+      disabled={!editable}
+      placeholder={f.isSet ? 'set (type to replace)' : 'not set'}
+      value={edits[f.name] ?? ''}
+      onChange={(e) => onChange(e.target.value)}
+    />
+  ) : (
+    <input id={`setting-${f.name}`} className="mono" disabled={!editable} placeholder="not set" value={edits[f.name] ?? f.value ?? ''} onChange={(e) => onChange(e.target.value)} />
+  );
+}
+
+/** One row: the name, its input, the value in force with where it comes from, and what it means. */
+function SettingRow({ f, editable, edits, setEdits }: { f: SettingField; editable: boolean; edits: Record<string, string>; setEdits: SetEdits }) {
+  return (
+    <tr>
+      <th scope="row" className="mono">
+        <label htmlFor={`setting-${f.name}`}>{f.name}</label>
+      </th>
+      <td className="value">
+        <SettingInput f={f} editable={editable} edits={edits} setEdits={setEdits} />
+      </td>
+      <td className="in-force">
+        {f.inForce !== null ? <span className="mono">{f.inForce}</span> : f.secret ? null : <span className="dim">not set</span>}{' '}
+        <span className={`badge source source-${f.source.replace(' ', '-')}`} title="where the value in force comes from">
+          {f.source}
+        </span>
+        {f.note ? <div className="dim small">{f.note}</div> : null}
+      </td>
+      <td className="dim small">
+        {f.secret ? <span className={`badge ${f.isSet || f.source === 'generated' ? 'check-ok' : 'check-off'}`}>{f.isSet ? 'secret set' : f.source === 'generated' ? 'generated' : 'secret not set'}</span> : null}{' '}
+        {f.description}
+      </td>
+    </tr>
+  );
+}
+
+/** Every setting, one row each. */
+function SettingsTable({ fields, editable, edits, setEdits }: { fields: SettingField[]; editable: boolean; edits: Record<string, string>; setEdits: SetEdits }) {
+  return (
+    <table className="settings-table">
+      <thead>
+        <tr>
+          <th scope="col">Setting</th>
+          <th scope="col">Configured</th>
+          <th scope="col">In force (from)</th>
+          <th scope="col">Meaning</th>
+        </tr>
+      </thead>
+      <tbody>
+        {fields.map((f) => (
+          <SettingRow key={f.name} f={f} editable={editable} edits={edits} setEdits={setEdits} />
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
 /**
  * Every setting of the relay: as configured (editable in the tray), as in force (`30m`, the port
  * really served) and where that comes from (default, tray default, environment, settings file,
@@ -31,10 +108,7 @@ export function SettingsView({ bridge }: { bridge: Bridge }) {
 
   const save = async (event: FormEvent) => {
     event.preventDefault();
-    const changed = Object.fromEntries(Object.entries(edits).filter(([name, v]) => {
-      const field = fields?.find((f) => f.name === name);
-      return field?.secret ? v !== '' : v !== (field?.value ?? '');
-    }));
+    const changed = changedValues(fields, edits);
     if (Object.keys(changed).length === 0) {
       setResult({ ok: true, lines: ['Nothing changed.'] });
       return;
@@ -61,59 +135,7 @@ export function SettingsView({ bridge }: { bridge: Bridge }) {
       {error ? <p className="error-text">{error}</p> : null}
       {fields ? (
         <form onSubmit={(e) => void save(e)}>
-          <table className="settings-table">
-            <thead>
-              <tr>
-                <th scope="col">Setting</th>
-                <th scope="col">Configured</th>
-                <th scope="col">In force (from)</th>
-                <th scope="col">Meaning</th>
-              </tr>
-            </thead>
-            <tbody>
-              {fields.map((f) => (
-                <tr key={f.name}>
-                  <th scope="row" className="mono">
-                    <label htmlFor={`setting-${f.name}`}>{f.name}</label>
-                  </th>
-                  <td className="value">
-                    {f.secret ? (
-                      <input
-                        id={`setting-${f.name}`}
-                        type="password"
-                        autoComplete="off"
-                        className="mono"
-                        disabled={!editable}
-                        placeholder={f.isSet ? 'set (type to replace)' : 'not set'}
-                        value={edits[f.name] ?? ''}
-                        onChange={(e) => setEdits((c) => ({ ...c, [f.name]: e.target.value }))}
-                      />
-                    ) : (
-                      <input
-                        id={`setting-${f.name}`}
-                        className="mono"
-                        disabled={!editable}
-                        placeholder="not set"
-                        value={edits[f.name] ?? f.value ?? ''}
-                        onChange={(e) => setEdits((c) => ({ ...c, [f.name]: e.target.value }))}
-                      />
-                    )}
-                  </td>
-                  <td className="in-force">
-                    {f.inForce !== null ? <span className="mono">{f.inForce}</span> : f.secret ? null : <span className="dim">not set</span>}{' '}
-                    <span className={`badge source source-${f.source.replace(' ', '-')}`} title="where the value in force comes from">
-                      {f.source}
-                    </span>
-                    {f.note ? <div className="dim small">{f.note}</div> : null}
-                  </td>
-                  <td className="dim small">
-                    {f.secret ? <span className={`badge ${f.isSet || f.source === 'generated' ? 'check-ok' : 'check-off'}`}>{f.isSet ? 'secret set' : f.source === 'generated' ? 'generated' : 'secret not set'}</span> : null}{' '}
-                    {f.description}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <SettingsTable fields={fields} editable={editable} edits={edits} setEdits={setEdits} />
           {editable ? (
             <div className="form-actions">
               <button type="submit" className="primary">

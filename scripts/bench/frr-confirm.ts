@@ -3,6 +3,7 @@
  * router cannot beat without a restart: BGP Established again after `clear ip bgp` (no config change).
  *   approval → confirmed by post-check   provisional apply, the RAW's post-check polled until it passes, confirm
  *   failed change → rolled back          provisional apply of a change the post-check fails, rollback, read back
+ *   the same two for a plan over R1 and R2 (scripts/bench/frr-plan.ts), in the same repetitions
  */
 import { join } from 'node:path';
 import { loadArtifactGroup } from '../../src/runbooks/load';
@@ -10,6 +11,7 @@ import type { DeviceService } from '../../src/adapters/devices/device-service';
 import { waitForSession } from '../../harness/frr-lab/bgp-state';
 import type { FrrLab } from '../../harness/frr-lab/lab';
 import { planPostCheck, type PostCheckPlan } from '../../src/core/changes/post-check';
+import { planRep } from './frr-plan';
 
 const REPS = 10;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -28,6 +30,8 @@ export async function benchConfirmedApply(lab: FrrLab, service: DeviceService, p
   const floor: number[] = [];
   const confirmed: number[] = [];
   const rolledBack: number[] = [];
+  const planConfirmed: number[] = [];
+  const planRolledBack: number[] = [];
   for (let i = 0; i < REPS; i++) {
     await waitForSession(lab.vtysh, 'R1', '10.0.0.2', 'Established');
     let t = performance.now();
@@ -53,11 +57,17 @@ export async function benchConfirmedApply(lab: FrrLab, service: DeviceService, p
     if (back.state !== 'rolled_back') throw new Error(`rollback ended ${back.state}: ${back.detail ?? ''}`);
     rolledBack.push(performance.now() - t);
     await lab.vtysh('R1', 'configure terminal', 'router bgp 65001', 'no neighbor 10.0.0.2 shutdown', 'end');
+
+    const plan = await planRep(lab, service, postCheck, shut);
+    planConfirmed.push(plan.confirmed);
+    planRolledBack.push(plan.rolledBack);
   }
   const f = median(floor);
   return [
     `floor: BGP Established after clear ip bgp        ${ms(floor)}`,
     `approval → change confirmed by the post-check    ${ms(confirmed)}  → ${(median(confirmed) / f).toFixed(2)}× the floor`,
     `failed change → rolled back and read back        ${ms(rolledBack)}  → ${(median(rolledBack) / f).toFixed(2)}× the floor`,
+    `approval → plan confirmed on R1 and R2           ${ms(planConfirmed)}  → ${(median(planConfirmed) / f).toFixed(2)}× the floor`,
+    `failed plan → rolled back and read back on both  ${ms(planRolledBack)}  → ${(median(planRolledBack) / f).toFixed(2)}× the floor`,
   ];
 }

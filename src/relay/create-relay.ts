@@ -142,7 +142,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
     clock,
     logger,
   });
-  const startHeaded = createHeadedIntake({ incidents, mode: config.REMEDIATION_MODE, logger });
+  const startHeaded = createHeadedIntake({ incidents, mode: config.REMEDIATION_MODE, logger, planDevicesFor: async (alert) => confirmed?.planDevicesFor(alert) ?? [] });
   const toolsToken = deps.toolsToken ?? config.RELAY_TOOLS_TOKEN ?? randomBytes(24).toString('base64url');
   // The terminal's decision credential: in the relay's data folder for npm run headed, never in the runtime's environment.
   const terminalSecret = deps.terminalSecret ?? randomBytes(32).toString('base64url');

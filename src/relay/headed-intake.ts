@@ -2,6 +2,8 @@ import type { Logger } from 'pino';
 import { normalizeAlert } from '../adapters/alert-sources/normalize';
 import { parsePromptText, renderPromptText } from '../adapters/alert-sources/prompt';
 import type { InboundAlert } from '../adapters/alert-sources/schema';
+import type { NormalizedAlert } from '../adapters/alert-sources/normalize';
+import type { FoundDevice } from '../runbooks/plan-devices';
 import type { Incident } from '../core/incidents/model';
 import { newIncidentFrom, type Incidents } from '../core/incidents/service';
 import { isTerminal } from '../core/incidents/model';
@@ -31,7 +33,13 @@ export function promptToPaste(start: HeadedStart): string {
   return start.prompt;
 }
 
-export function createHeadedIntake(deps: { incidents: Incidents; mode: 'strict' | 'hybrid'; logger: Logger }) {
+export function createHeadedIntake(deps: {
+  incidents: Incidents;
+  mode: 'strict' | 'hybrid';
+  logger: Logger;
+  /** The other devices the RAW lets a plan change, found from the alert and the inventory: the prompt names them, as a relay-started run's does. */
+  planDevicesFor?: (alert: NormalizedAlert) => Promise<FoundDevice[]>;
+}) {
   /** The fault already has a run and a gate: the headed run joins it, so one change is asked for once. */
   function join(open: Incident): HeadedStart {
     deps.incidents.record(open.incident_id, entries.headedJoined, 'A headed run was asked for this fault: it joins this open incident (one run, one approval)');
@@ -39,11 +47,14 @@ export function createHeadedIntake(deps: { incidents: Incidents; mode: 'strict' 
     return { incident: open, prompt: open.prompt_text ?? '', joined: true };
   }
 
-  function startHeaded(alert: InboundAlert, mode = deps.mode): HeadedStart {
+  async function startHeaded(alert: InboundAlert, mode = deps.mode): Promise<HeadedStart> {
     const normalized = normalizeAlert(alert);
+    const found = deps.planDevicesFor ? await deps.planDevicesFor(normalized).catch(() => []) : [];
+    const planDevices = found.flatMap((f) => ('device' in f ? [{ role: f.role, device: f.device }] : []));
+    // Looked up after the plan devices were found: a run started meanwhile is joined, not doubled.
     const open = deps.incidents.findOpen(normalized.dedup_key);
     if (open) return join(open);
-    const incident = deps.incidents.create(newIncidentFrom(normalized, mode, 'headed'));
+    const incident = deps.incidents.create(newIncidentFrom(normalized, mode, 'headed', planDevices));
     deps.logger.info({ incident_id: incident.incident_id, device: incident.device_hostname }, 'headed incident created; waiting for the operator to paste the prompt');
     return { incident, prompt: incident.prompt_text ?? '' };
   }

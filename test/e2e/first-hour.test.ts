@@ -59,7 +59,7 @@ describe.skipIf(!CHROMIUM)('the first hour in Chromium: a laptop relay without a
     const { page } = browser;
     // No run may start without a model, so POST /headed refuses (503 runs_refused): the incident this
     // approval belongs to is made through the relay's headed intake itself, as a run already going.
-    const incidentId = env.relay.startHeaded(inboundAlertSchema.parse(buildSplunkAlert({ device: 'R-E2E-9' }))).incident.incident_id;
+    const incidentId = (await env.relay.startHeaded(inboundAlertSchema.parse(buildSplunkAlert({ device: 'R-E2E-9' })))).incident.incident_id;
     const mcp = await connectMcp(`${env.url}/mcp`, env.toolsToken);
     const asked = await mcp.call('request_approval', { incident_id: incidentId, summary: 'remove the shutdown', device: 'R-E2E-9', commands: COMMANDS });
     await mcp.close();

@@ -59,7 +59,7 @@ describe('npm run headed without a configured model', () => {
     // Unknown incident first: the gate is asked only for a headed incident about to be bound.
     expect(res.statusCode).toBe(404);
     // A headed incident made before the model went missing (the tray's prompt copier), taken over with --incident.
-    const { incident } = relay.relay.startHeaded(inboundAlertSchema.parse(buildSplunkAlert({ device: 'R1', neighbor: '10.0.0.2' })));
+    const { incident } = await relay.relay.startHeaded(inboundAlertSchema.parse(buildSplunkAlert({ device: 'R1', neighbor: '10.0.0.2' })));
     const bind = await relay.relay.app.inject({
       method: 'POST',
       url: `/headed/${incident.incident_id}/terminal`,

@@ -5,6 +5,7 @@ import { requestRequirementLine } from './standing';
 import { visibleLines } from './visible-text';
 import { AGENT_SUMMARY_LABEL, quotedPlain } from './inert-text';
 import { previewLines, ROLLBACK_TITLE, rollbackLines } from '../../runbooks/config-preview';
+import { planViewOf, planViewText } from './plan-view';
 
 /**
  * Enough of each output to judge in a terminal without pushing the question off the screen; the whole
@@ -21,13 +22,10 @@ const EVIDENCE_COMMANDS = 3;
 export function terminalQuestion(incident: Incident, evidence: EvidenceItem[] = []): string {
   const r = incident.approval_request;
   if (!r) return '';
+  const plan = planViewOf(r);
   const block = (lines: string[]) => (lines.length ? visibleLines(lines).lines.map((l) => `    ${l}`).join('\n') : '    (none given)');
   const warning = visibleLines(r.commands).warning;
-  return [
-    `APPROVAL NEEDED — ${incident.incident_id} on ${r.device} — request ${r.request_id}`,
-    '',
-    // The change policy's rule and how far its approvals are, from the relay's own record.
-    ...(requestRequirementLine(r) ? [`Policy: ${requestRequirementLine(r)}`, ''] : []),
+  const singleDevice = () => [
     `Configuration lines (exactly these are applied, once, on ${r.device}; lines hash ${shortHash(r.lines_sha256)}):`,
     block(r.commands),
     ...(warning ? ['', warning] : []),
@@ -39,6 +37,13 @@ export function terminalQuestion(incident: Incident, evidence: EvidenceItem[] = 
     `${ROLLBACK_TITLE}:`,
     ...visibleLines(rollbackLines(r.preview ?? null)).lines.map((l, i) => (i === 0 ? `  ${l}` : `    ${l}`)),
     '',
+  ];
+  return [
+    `APPROVAL NEEDED — ${incident.incident_id} ${plan ? `plan over ${plan.devices.map((d) => d.device).join(', ')}` : `on ${r.device}`} — request ${r.request_id}`,
+    '',
+    // The change policy's rule and how far its approvals are, from the relay's own record.
+    ...(requestRequirementLine(r) ? [`Policy: ${requestRequirementLine(r)}`, ''] : []),
+    ...(plan ? [...planViewText(plan), ''] : singleDevice()),
     `${AGENT_SUMMARY_LABEL}:`,
     quotedPlain(r.summary),
     ...(evidence.length

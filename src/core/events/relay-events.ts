@@ -1,9 +1,13 @@
 import { z } from 'zod';
 import { approvalRequestSchema, approvalSchema, incidentSchema, incidentStateSchema, timelineEntrySchema } from '../incidents/model';
 import { defineEvent } from './define';
+import { planViewSchema } from '../approvals/plan-view';
 
-/** An incident as the relay shows it (`/sessions`, `/events`, the tray): no internal bookkeeping. */
-export const publicIncidentSchema = incidentSchema.omit({ dedup_key: true, prompt_text: true, trace: true });
+/**
+ * An incident as the relay shows it (`/sessions`, `/events`, the tray): no internal bookkeeping, and
+ * a plan's request grouped by device (plan-view.ts), which every rendering of a plan reads.
+ */
+export const publicIncidentSchema = incidentSchema.omit({ dedup_key: true, prompt_text: true, trace: true }).extend({ plan_view: planViewSchema.optional() });
 
 /**
  * Every event on the relay's bus, each defined once: the bus's types, what `/events` streams, what

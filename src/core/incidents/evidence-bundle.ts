@@ -1,4 +1,6 @@
 import { linesSha256 } from '../approvals/lines';
+import { planSha256 } from '../approvals/plan-lines';
+import { planViewOf, type PlanView } from '../approvals/plan-view';
 import { ConfigPreview, rollbackLines } from '../../runbooks/config-preview';
 import type { Incident, TimelineEntry } from './model';
 import { redactDeep, redactText } from './evidence-redact';
@@ -112,6 +114,13 @@ function fingerprintChecksOf(timeline: readonly TimelineEntry[], scrub: (s: stri
     }));
 }
 
+/** The plan grouped by device, every line and dry run redacted as the request's own lines are. */
+function planOf(view: PlanView | null, scrub: (s: string) => string): PlanView | null {
+  if (!view) return null;
+  const text = (lines: string[]) => lines.map((l) => redactText(l, scrub).text);
+  return { ...view, devices: view.devices.map((d) => ({ ...d, lines: text(d.lines), preview: d.preview ? (ConfigPreview.safeParse(redactDeep(d.preview, scrub)).data ?? null) : null, rollback: text(d.rollback) })) };
+}
+
 function requestOf(incident: Incident, scrub: (s: string) => string): Content['approval_request'] {
   const request = incident.approval_request;
   if (!request) return null;
@@ -123,7 +132,8 @@ function requestOf(incident: Incident, scrub: (s: string) => string): Content['a
     device: request.device,
     lines: lines.map((l) => l.text),
     lines_sha256: request.lines_sha256,
-    lines_sha256_matches: request.lines_sha256 !== '' && linesSha256(request.commands) === request.lines_sha256,
+    // A plan's hash is over every device's lines (plan-lines.ts), not over the block they are read as.
+    lines_sha256_matches: request.lines_sha256 !== '' && (request.plan?.length ? planSha256(request.plan) : linesSha256(request.commands)) === request.lines_sha256,
     lines_redacted: lines.some((l) => l.redactions > 0),
     rollback: request.rollback.map((l) => redactText(l, scrub).text),
     relay_rollback: rollbackLines(ConfigPreview.safeParse(preview).data).map((l) => redactText(l, scrub).text),
@@ -132,6 +142,7 @@ function requestOf(incident: Incident, scrub: (s: string) => string): Content['a
     expires_at: request.expires_at,
     status: request.status,
     preview: preview === undefined || preview === null ? null : redactDeep(preview, scrub),
+    plan: planOf(planViewOf(request), scrub),
   };
 }
 

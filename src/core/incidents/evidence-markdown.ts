@@ -2,7 +2,8 @@ import type { DeviceOutput, EvidenceBundle } from './evidence-bundle';
 import type { EvidencePolicy } from './evidence-policy';
 import { AGENT_SUMMARY_LABEL, labelledQuote, outcomeLabel } from '../approvals/inert-text';
 import { fenceFor, incidentFacts, table } from './markdown-parts';
-import { ROLLBACK_TITLE } from '../../runbooks/config-preview';
+import { previewLines, ROLLBACK_TITLE } from '../../runbooks/config-preview';
+import type { PlanView } from '../approvals/plan-view';
 
 /** A fenced block no backtick run in the content can close early. */
 function fenced(text: string, info = ''): string {
@@ -22,6 +23,30 @@ function outputs(title: string, list: DeviceOutput[], prefix: string, hashes: Ma
     ];
     if (notes.length) out.push('', `_${notes.join('; ')}_`);
     out.push('', fenced(o.output === '' ? '(no output)' : o.output), '');
+  });
+  return out;
+}
+
+/** A plan by device, as every channel showed it: each device's lines, its dry run and the relay's rollback of it. */
+function planSection(plan: PlanView): string[] {
+  const out = [`Plan over ${plan.devices.map((d) => `\`${d.device}\``).join(', ')}, applied on every device or on none (the hash above is over every device's lines):`, ''];
+  plan.devices.forEach((d, i) => {
+    out.push(
+      `### Device ${i + 1} of ${plan.devices.length}: \`${d.device}\``,
+      '',
+      'Lines:',
+      '',
+      fenced(d.lines.join('\n') || '(none)'),
+      '',
+      'Preview (dry run):',
+      '',
+      fenced(previewLines(d.preview).join('\n')),
+      '',
+      `Rollback of this device (computed by the relay from the configuration before):`,
+      '',
+      fenced(d.rollback.join('\n')),
+      '',
+    );
   });
   return out;
 }
@@ -75,7 +100,7 @@ function incidentSection(bundle: EvidenceBundle): string[] {
   ];
 }
 
-/** The approval request: its fields, the lines, both rollbacks, the preview and the agent's summary (quoted). */
+/** The approval request: its fields, the lines (by device for a plan), the relay's rollback, the preview and the agent's summary (quoted). */
 function requestSection(request: EvidenceBundle['approval_request']): string[] {
   const out = ['## Approval request', ''];
   if (!request) return [...out, 'No approval was requested.', ''];
@@ -84,7 +109,7 @@ function requestSection(request: EvidenceBundle['approval_request']): string[] {
       ['Field', 'Value'],
       [
         ['Request id', request.request_id || '—'],
-        ['Device', request.device],
+        request.plan ? ['Plan over', request.plan.devices.map((d) => d.device).join(', ')] : ['Device', request.device],
         ['Requested at', request.requested_at],
         ['Expires at', request.expires_at],
         ['Status', request.status],
@@ -93,6 +118,20 @@ function requestSection(request: EvidenceBundle['approval_request']): string[] {
       ],
     ),
     '',
+    ...(request.plan ? planSection(request.plan) : singleDeviceLines(request)),
+    "The agent's proposed rollback (its claim; the relay never runs it):",
+    '',
+    fenced(request.rollback.join('\n') || '(none)'),
+    '',
+    labelledQuote(AGENT_SUMMARY_LABEL, request.summary),
+    '',
+  );
+  return out;
+}
+
+/** One device's lines, the relay's rollback of them and the preview. */
+function singleDeviceLines(request: NonNullable<EvidenceBundle['approval_request']>): string[] {
+  return [
     `Lines${request.lines_redacted ? ' (a secret in a line is redacted; the hash is of the lines as approved)' : ''}:`,
     '',
     fenced(request.lines.join('\n') || '(none)'),
@@ -101,18 +140,11 @@ function requestSection(request: EvidenceBundle['approval_request']): string[] {
     '',
     fenced(request.relay_rollback.join('\n')),
     '',
-    "The agent's proposed rollback (its claim; the relay never runs it):",
-    '',
-    fenced(request.rollback.join('\n') || '(none)'),
-    '',
     'Preview (dry run):',
     '',
     request.preview === null ? 'None was recorded with the request.' : fenced(previewText(request.preview)),
     '',
-    labelledQuote(AGENT_SUMMARY_LABEL, request.summary),
-    '',
-  );
-  return out;
+  ];
 }
 
 /** The person's decision on the request. */

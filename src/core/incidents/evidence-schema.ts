@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { planViewSchema } from '../approvals/plan-view';
 import { evidencePolicySchema } from './evidence-policy';
 import { outcomeSchema } from './model';
 
@@ -86,6 +87,8 @@ export const evidenceBundleSchema = z.object({
       status: z.string(),
       /** The dry run shown beside the lines, when the request carried one. */
       preview: z.unknown().nullable(),
+      /** A change plan grouped by device as every channel showed it (plan-view.ts), redacted like the lines; null for one device. */
+      plan: planViewSchema.nullable().default(null),
     })
     .nullable(),
   decision: z

@@ -3,6 +3,7 @@ import { storedTraceSchema } from './stored-trace';
 import { changeRecordSchema } from './change';
 import { ConfigPreview } from '../../runbooks/config-preview';
 import { planEntrySchema } from '../approvals/plan-lines';
+import { planViewOf, type PlanView } from '../approvals/plan-view';
 import { applicationStatusSchema, approvalStatusSchema, decisionChannelSchema } from '../approvals/lifecycle';
 
 export const INCIDENT_STATES = [
@@ -188,9 +189,10 @@ export const timelineEntrySchema = z.looseObject({
 });
 export type TimelineEntry = z.infer<typeof timelineEntrySchema>;
 
-/** What `/sessions` shows: no internal bookkeeping. */
-export function publicIncident(incident: Incident) {
+/** What `/sessions` shows: no internal bookkeeping; a plan's request also grouped by device, as people read it (plan-view.ts). */
+export function publicIncident(incident: Incident): Omit<Incident, 'dedup_key' | 'prompt_text' | 'trace'> & { plan_view?: PlanView } {
   const { dedup_key: _key, prompt_text: _prompt, trace: _trace, ...rest } = incident;
-  return rest;
+  const plan = planViewOf(incident.approval_request);
+  return plan ? { ...rest, plan_view: plan } : rest;
 }
 export type PublicIncident = ReturnType<typeof publicIncident>;

@@ -56,7 +56,7 @@ export const headedRoutes: FastifyPluginAsyncZod<{ startHeaded: HeadedIntake; fo
     async (request, reply) => {
       await refuseBadFormats(request.body, opts.formats, 'invalid_alert');
       await refuseWhenNoRun();
-      return answer(reply, opts.startHeaded(request.body, request.query.mode));
+      return answer(reply, await opts.startHeaded(request.body, request.query.mode));
     },
   );
 

@@ -126,7 +126,7 @@ export const uiRoutes: FastifyPluginAsyncZod<UiRoutesOptions> = async (app, opts
       if (body.incident_id) throw new HttpError(400, 'invalid_prompt_input', 'Headed incident ids are assigned by the relay: leave the incident id empty.', [{ path: 'incident_id', message: 'assigned by the relay' }]);
       const alert = inboundAlertSchema.parse(alertForPrompt(body, now()));
       await refuseBadFormats(alert, opts.formats, 'invalid_prompt_input');
-      const started = opts.startHeaded(alert, body.mode);
+      const started = await opts.startHeaded(alert, body.mode);
       return { prompt: promptToPaste(started), incident_id: started.incident.incident_id };
     } catch (error) {
       if (!(error instanceof ZodError)) throw error;
