@@ -2,7 +2,7 @@
  * The tray app's main process: lifecycle and wiring only. Everything with a decision in it
  * lives in the modules it wires, which tests drive with fake Electron APIs.
  */
-import { app, BrowserWindow, clipboard, dialog, Menu, nativeImage, Notification, safeStorage, session, shell, Tray } from 'electron';
+import { app, clipboard, dialog, Menu, nativeImage, safeStorage, session, shell, Tray } from 'electron';
 import { spawnSync } from 'node:child_process';
 import Store from 'electron-store';
 import { homedir, userInfo } from 'node:os';
@@ -17,7 +17,7 @@ import { startTelemetry, stopTelemetry } from '../src/adapters/telemetry/sdk';
 import { createFileBackends } from '../src/core/incidents/file-backend';
 import { isTrayDeviceServer, runTrayDeviceServer, trayDeviceServerLaunch } from '../src/adapters/devices/tray-device-server';
 import { decisionDialogOptions } from './decision-dialog';
-import { createDesktopApi, toDecideOutcome } from './desktop-api';
+import { createDesktopApi } from './desktop-api';
 import { createTeamClient } from './team-client';
 import { teamEventsToBus } from './team-events';
 import { createTeamDesktopApi } from './team-desktop-api';
@@ -26,20 +26,18 @@ import type { RelayEvents } from '../src/core/incidents/events';
 import { headedPromptInput } from './headed-prompt';
 import { createHealthMonitor } from './health-monitor';
 import { createIpcHandlers } from './ipc/handlers';
-import { sendToRenderer, serveIpc } from './ipc/main-ipc';
+import type { RequestChannels } from './ipc/contract';
+import { serveIpc } from './ipc/main-ipc';
 import { createSenderCheck } from './ipc/trusted-sender';
 import { createLoginItem } from './login-item';
-import { createNotifier } from './notifications';
 import { desktopDefaults, desktopPaths } from './paths';
 import { createRelayHost } from './relay-host';
-import { forwardRelayEvents } from './renderer-events';
 import { createSecretStore } from './secrets';
 import { createSettings } from './settings';
 import { createTrayController } from './tray';
 import { TRAY_STATES } from './tray-state';
-import { hideOnClose, lockDownNavigation, WINDOW_SIZE } from './windows';
+import { followLaptopRelay, followTeamRelay, windowOpener } from './tray-wiring';
 import { denyAllPermissions, setUpPlatform, startsHidden, trayIsVisible } from './desktop-platform';
-import { entries } from '../src/core/events/timeline-entries';
 
 if (isTrayDeviceServer(process.argv)) {
   // This executable started by the tray as its detached device server (it outlives the tray on purpose).
@@ -88,32 +86,9 @@ async function run() {
 
   let quitting = false;
   let restartPending = false;
-  let window: BrowserWindow | undefined;
+  const windows = windowOpener(paths, trayVisible, () => quitting);
+  const showWindow = windows.show;
   const icons = Object.fromEntries(TRAY_STATES.map((s) => [s, nativeImage.createFromPath(join(paths.assetsDir, `tray-${s}.png`))])) as Record<(typeof TRAY_STATES)[number], Electron.NativeImage>;
-
-  function showWindow(incidentId?: string) {
-    if (!window || window.isDestroyed()) {
-      window = new BrowserWindow({
-        ...WINDOW_SIZE,
-        webPreferences: {
-          preload: paths.preload,
-          sandbox: true,
-          contextIsolation: true,
-          nodeIntegration: false,
-          nodeIntegrationInWorker: false,
-          webSecurity: true,
-          allowRunningInsecureContent: false,
-          spellcheck: false,
-        },
-      });
-      lockDownNavigation(window.webContents, (url) => void shell.openExternal(url));
-      hideOnClose(window, () => quitting, trayVisible);
-      window.once('ready-to-show', () => window?.show());
-      void window.loadFile(paths.rendererIndex);
-    } else window.show();
-    window.focus();
-    if (incidentId) sendToRenderer(window.webContents, 'open-incident', incidentId);
-  }
 
   const api = team
     ? createTeamDesktopApi({ team, settings, clipboard, artifactsDir: paths.artifactsDir, teamUrl: teamUrl! })
@@ -130,18 +105,6 @@ async function run() {
     },
   });
 
-  async function confirmDecision(incidentId: string, decision: Decision) {
-    const incident = team ? team.incident(incidentId) : host.current()?.relay.incidents.get(incidentId);
-    if (!incident) return;
-    // The request the dialog shows is the one decided: a newer request is never decided from it.
-    const requestId = incident.approval_request?.request_id ?? '';
-    const { response } = await dialog.showMessageBox(decisionDialogOptions(incident, decision));
-    if (response !== 0) return;
-    const outcome = await api.decide(incidentId, requestId, decision);
-    if (outcome.status === 'recorded') dialog.showMessageBoxSync({ type: 'info', title: 'Approval counted', message: `${incidentId}: ${outcome.message}` });
-    else if (outcome.status !== 'accepted') dialog.showErrorBox('Decision not applied', `${incidentId}: ${outcome.status === 'refused' ? outcome.message : outcome.status.replace(/_/g, ' ')}`);
-  }
-
   const tray = new Tray(icons.idle);
   const prompt = () => headedPromptInput(host.current()?.relay.incidents.list()[0], host.current()?.config.REMEDIATION_MODE ?? 'strict');
   const trayController = createTrayController({
@@ -152,7 +115,7 @@ async function run() {
     pending: () => (team ? team.pending() : (host.current()?.relay.approvals.pending() ?? [])),
     extras: () => ({ promptFor: prompt().label, startAtLogin: loginItem.isEnabled(), restartPending }),
     actions: {
-      confirmDecision: (id, decision) => void confirmDecision(id, decision).catch((error: unknown) => logger.error({ err: error }, 'decision failed')),
+      confirmDecision: (id, decision) => void confirmFromMenu(api, team ? team.incident(id) : host.current()?.relay.incidents.get(id), decision).catch((error: unknown) => logger.error({ err: error }, 'decision failed')),
       openIncident: (id) => showWindow(id),
       openDashboard: () => showWindow(),
       copyHeadedPrompt: () =>
@@ -195,25 +158,11 @@ async function run() {
       detach = undefined;
       servedPort = running ? Number(new URL(running.url).port) : undefined;
       if (running) {
-        const notifier = createNotifier({
-          Notification,
-          supportsActions: process.platform === 'darwin',
-          bus: running.relay.bus,
-          decide: async (id, requestId, decision, actor, channel) => toDecideOutcome(await running.relay.decide(id, decision, actor, channel, undefined, requestId)),
-          user,
-          openIncident: (id) => showWindow(id),
-          isSupported: () => Notification.isSupported(),
-          onNotificationFailed: (id, message) => running.relay.incidents.record(id, entries.desktopNotificationFailed, message),
-          logger,
-        });
-        const offs = [
-          trayController.watch(running.relay.bus),
-          forwardRelayEvents(running.relay.bus, (event) => window && sendToRenderer(window.webContents, 'relay-event', event)),
-          running.embedded?.onState(() => void health.checkNow()) ?? (() => {}),
-        ];
+        const offFollow = followLaptopRelay(running, { trayController, windows, user, logger });
+        const offState = running.embedded?.onState(() => void health.checkNow()) ?? (() => {});
         detach = () => {
-          notifier.stop();
-          offs.forEach((off) => off());
+          offFollow();
+          offState();
         };
       }
       void health.checkNow();
@@ -227,37 +176,14 @@ async function run() {
   app.on('window-all-closed', () => {
     // The tray keeps the relay running; only Quit ends it.
   });
-  let stopped = false;
-  app.on('before-quit', (event) => {
+  stopOnQuit(() => {
     quitting = true;
-    if (stopped) return;
-    event.preventDefault();
     health.stop();
-    void host.stop().then(() => stopTelemetry()).finally(() => {
-      stopped = true;
-      tray.destroy();
-      app.quit();
-    });
-  });
+    return host.stop().then(() => stopTelemetry());
+  }, tray);
 
   if (team) {
-    const notifier = createNotifier({
-      Notification,
-      supportsActions: process.platform === 'darwin',
-      bus: teamBus,
-      decide: (id, requestId, decision) => api.decide(id, requestId, decision),
-      user,
-      openIncident: (id) => showWindow(id),
-      isSupported: () => Notification.isSupported(),
-      onNotificationFailed: (id, message) => logger.warn({ incident_id: id }, message),
-      logger,
-    });
-    trayController.watch(teamBus);
-    forwardRelayEvents(teamBus, (event) => window && sendToRenderer(window.webContents, 'relay-event', event));
-    app.on('will-quit', () => {
-      notifier.stop();
-      void team.stop();
-    });
+    followTeamRelay(team, teamBus, api, { trayController, windows, user, logger });
     void health.checkNow();
   } else await host.start();
   if (!startsHidden(process.argv, trayVisible)) showWindow();
@@ -269,4 +195,34 @@ function hasStatusNotifierWatcher(): boolean | undefined {
   const r = spawnSync('gdbus', ['call', '--session', '--dest', 'org.freedesktop.DBus', '--object-path', '/org/freedesktop/DBus', '--method', 'org.freedesktop.DBus.NameHasOwner', 'org.kde.StatusNotifierWatcher'], { encoding: 'utf8', timeout: 2000 });
   if (r.status !== 0) return undefined;
   return /\btrue\b/.test(r.stdout);
+}
+
+/** The menu's Approve/Deny: asked again in a dialog that shows the request, then decided through the api for that request only. */
+async function confirmFromMenu(api: RequestChannels, incident: Parameters<typeof decisionDialogOptions>[0] | undefined, decision: Decision): Promise<void> {
+  if (!incident) return;
+  const incidentId = incident.incident_id;
+  // The request the dialog shows is the one decided: a newer request is never decided from it.
+  const requestId = incident.approval_request?.request_id ?? '';
+  const { response } = await dialog.showMessageBox(decisionDialogOptions(incident, decision));
+  if (response !== 0) return;
+  const outcome = await api.decide(incidentId, requestId, decision);
+  if (outcome.status === 'recorded') dialog.showMessageBoxSync({ type: 'info', title: 'Approval counted', message: `${incidentId}: ${outcome.message}` });
+  else if (outcome.status !== 'accepted') dialog.showErrorBox('Decision not applied', `${incidentId}: ${outcome.status === 'refused' ? outcome.message : outcome.status.replace(/_/g, ' ')}`);
+}
+
+/** Quit waits for `stop` (the relay and its runtime, the exporter), once, then ends the app; the tray goes last. */
+function stopOnQuit(stop: () => Promise<void>, tray: Tray): void {
+  let stopped = false;
+  let stopping = false;
+  app.on('before-quit', (event) => {
+    if (stopped) return;
+    event.preventDefault();
+    if (stopping) return;
+    stopping = true;
+    void stop().finally(() => {
+      stopped = true;
+      tray.destroy();
+      app.quit();
+    });
+  });
 }

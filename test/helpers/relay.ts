@@ -4,7 +4,7 @@ import type { OperatorChannel } from '../../src/core/approvals/operator-channel'
 import { loadConfig } from '../../src/config/load';
 import type { AgentRuntime } from '../../src/core/agent-runtime';
 import { createMemoryBackend, createPersistentStore } from '../../src/core/incidents/persistent-store';
-import { createRelay } from '../../src/relay/create-relay';
+import { createRelay, type RelayCluster } from '../../src/relay/create-relay';
 import type { Clock } from '../../src/core/clock';
 import type { IncidentStore } from '../../src/core/incidents/store';
 import type { HeldRequests } from '../../src/core/approvals/held-requests';
@@ -13,6 +13,7 @@ import type { ProxySettings } from '../../src/adapters/net/proxy';
 import { testLogDir } from './log-dir';
 import type { QuarantineBackend } from '../../src/core/quarantine/entry';
 import type { AddressBook } from '../../src/runbooks/plan-devices';
+import { laptopRelayCluster } from '../../src/relay/laptop-cluster';
 
 export const silent = pino({ level: 'silent' });
 
@@ -36,11 +37,14 @@ export async function relayForTest(opts: {
   held?: HeldRequests;
   /** Where a plan's other devices are found (the simulated lab's addresses). */
   addressBook?: AddressBook;
+  /** The relay's cluster; default a laptop relay alone on the config's data folder. */
+  cluster?: RelayCluster;
 }) {
   // No spare session unless a test asks: most count the sessions their alerts make (spares: test/relay/spare-session.test.ts).
   const config = loadConfig({ AGENT_URL: 'http://127.0.0.1:1', AGENT_SERVER_PASSWORD: 'pw', RELAY_LOG_DIR: testLogDir(), AGENT_SPARE_SESSION: 'off', ...opts.env });
   const store = opts.store ?? createPersistentStore({ backend: createMemoryBackend(), retention: config.INCIDENT_RETENTION, logger: silent });
   return createRelay({
+    cluster: opts.cluster ?? laptopRelayCluster(config.RELAY_DATA_DIR, { ...(opts.quarantine ? { quarantine: opts.quarantine } : {}), ...(opts.held ? { held: opts.held } : {}) }),
     config,
     store,
     agent: opts.agent,
@@ -55,8 +59,6 @@ export async function relayForTest(opts: {
     proxy: opts.proxy,
     ...(opts.postCheckPaceS !== undefined ? { postCheckPaceS: opts.postCheckPaceS } : {}),
     ...(opts.addressBook ? { addressBook: opts.addressBook } : {}),
-    ...(opts.quarantine ? { quarantine: opts.quarantine } : {}),
-    ...(opts.held ? { held: opts.held } : {}),
   });
 }
 
