@@ -2,7 +2,7 @@
  * The tray app's main process: lifecycle and wiring only. Everything with a decision in it
  * lives in the modules it wires, which tests drive with fake Electron APIs.
  */
-import { app, clipboard, dialog, Menu, nativeImage, safeStorage, session, shell, Tray } from 'electron';
+import { app, BrowserWindow, clipboard, dialog, Menu, nativeImage, safeStorage, session, shell, Tray } from 'electron';
 import { spawnSync } from 'node:child_process';
 import Store from 'electron-store';
 import { homedir, userInfo } from 'node:os';
@@ -27,7 +27,6 @@ import { headedPromptInput } from './headed-prompt';
 import { createHealthMonitor } from './health-monitor';
 import { createIpcHandlers } from './ipc/handlers';
 import type { RequestChannels } from './ipc/contract';
-import { serveIpc } from './ipc/main-ipc';
 import { createSenderCheck } from './ipc/trusted-sender';
 import { createLoginItem } from './login-item';
 import { desktopDefaults, desktopPaths } from './paths';
@@ -36,7 +35,9 @@ import { createSecretStore } from './secrets';
 import { createSettings } from './settings';
 import { createTrayController } from './tray';
 import { TRAY_STATES } from './tray-state';
-import { followLaptopRelay, followTeamRelay, windowOpener } from './tray-wiring';
+import { followLaptopRelay, followTeamRelay, type Windows } from './tray-wiring';
+import { hideOnClose, lockDownNavigation, WINDOW_SIZE } from './windows';
+import { sendToRenderer, serveIpc } from './ipc/main-ipc';
 import { denyAllPermissions, setUpPlatform, startsHidden, trayIsVisible } from './desktop-platform';
 
 if (isTrayDeviceServer(process.argv)) {
@@ -57,16 +58,8 @@ async function run() {
   // Synchronous, as the headless relay's standard output (syncStdout): a crash keeps the last lines.
   const logger = createLogger({ level: process.env.LOG_LEVEL ?? 'info', destination: pino.destination({ dest: join(paths.logDir, 'fault-relay.log'), mkdir: true, sync: true }) });
   const user = userInfo().username;
-  const store = (name: string) => new Store<Record<string, unknown>>({ name, configFileMode: 0o600, clearInvalidConfig: false });
-  const secrets = createSecretStore({ backend: store('secrets'), safeStorage, platform: process.platform, logger });
   let servedPort: number | undefined;
-  const settings = createSettings({
-    backend: store('settings'),
-    secrets,
-    baseEnv: { ...desktopDefaults(paths), ...process.env },
-    desktopDefaults: desktopDefaults(paths),
-    servedPort: () => servedPort,
-  });
+  const settings = traySettings(paths, logger, () => servedPort);
   // Where electron-store kept them, in its layout: the file backend checks every write's length, which a full disk needs.
   const incidentsBackends = createFileBackends(app.getPath('userData'));
   // "Team relay" mode: the tray follows the team's relay with the engineer's own token; no relay or
@@ -114,22 +107,12 @@ async function run() {
     incidents: () => (team ? team.incidents() : (host.current()?.relay.incidents.open() ?? [])),
     pending: () => (team ? team.pending() : (host.current()?.relay.approvals.pending() ?? [])),
     extras: () => ({ promptFor: prompt().label, startAtLogin: loginItem.isEnabled(), restartPending }),
-    actions: {
-      confirmDecision: (id, decision) => void confirmFromMenu(api, team ? team.incident(id) : host.current()?.relay.incidents.get(id), decision).catch((error: unknown) => logger.error({ err: error }, 'decision failed')),
-      openIncident: (id) => showWindow(id),
-      openDashboard: () => showWindow(),
-      copyHeadedPrompt: () =>
-        void api
-          .directPrompt(prompt().input)
-          .then((text) => clipboard.writeText(text))
-          .catch((error: Error) => dialog.showErrorBox('Headed mode', error.message)),
-      openSessionLogs: () => {
-        // The folder appears with the first finished run; open it (empty) before that too.
-        const dir = join(resolve(host.current()?.config.RELAY_LOG_DIR ?? paths.logDir), 'troubleshooting');
-        mkdirSync(dir, { recursive: true, mode: 0o700 });
-        void shell.openPath(dir);
-      },
-      setStartAtLogin: (enabled) => loginItem.setEnabled(enabled),
+    actions: trayMenuActions({
+      confirmDecision: (id, decision) => confirmFromMenu(api, team ? team.incident(id) : host.current()?.relay.incidents.get(id), decision),
+      showWindow,
+      copyHeadedPrompt: () => api.directPrompt(prompt().input),
+      logDir: () => resolve(host.current()?.config.RELAY_LOG_DIR ?? paths.logDir),
+      loginItem,
       // Switching between "this laptop" and "team relay" starts the app afresh; other settings restart the relay.
       restartRelay: () => {
         if (team || settings.env().TEAM_RELAY_URL) {
@@ -137,8 +120,8 @@ async function run() {
           app.quit();
         } else void host.restart().then(() => (restartPending = false));
       },
-      quit: () => app.quit(),
-    },
+      logger,
+    }),
   });
   tray.on('click', () => showWindow());
   const health = createHealthMonitor({ check: () => api.health(), clock: systemClock, intervalMs: 60_000, onHealth: (h) => trayController.setHealth(h) });
@@ -173,9 +156,8 @@ async function run() {
 
   app.on('second-instance', () => showWindow());
   app.on('activate', () => showWindow());
-  app.on('window-all-closed', () => {
-    // The tray keeps the relay running; only Quit ends it.
-  });
+  // The tray keeps the relay running; only Quit ends it.
+  app.on('window-all-closed', () => undefined);
   stopOnQuit(() => {
     quitting = true;
     health.stop();
@@ -225,4 +207,83 @@ function stopOnQuit(stop: () => Promise<void>, tray: Tray): void {
       app.quit();
     });
   });
+}
+
+/** What the tray's menu does: each entry one line here, its work in the modules it names. */
+function trayMenuActions(d: {
+  confirmDecision(incidentId: string, decision: Decision): Promise<void>;
+  showWindow(incidentId?: string): void;
+  copyHeadedPrompt(): Promise<string>;
+  logDir(): string;
+  loginItem: ReturnType<typeof createLoginItem>;
+  restartRelay(): void;
+  logger: pino.Logger;
+}): Parameters<typeof createTrayController>[0]['actions'] {
+  return {
+    confirmDecision: (id, decision) => void d.confirmDecision(id, decision).catch((error: unknown) => d.logger.error({ err: error }, 'decision failed')),
+    openIncident: (id) => d.showWindow(id),
+    openDashboard: () => d.showWindow(),
+    copyHeadedPrompt: () =>
+      void d
+        .copyHeadedPrompt()
+        .then((text) => clipboard.writeText(text))
+        .catch((error: Error) => dialog.showErrorBox('Headed mode', error.message)),
+    openSessionLogs: () => {
+      // The folder appears with the first finished run; open it (empty) before that too.
+      const dir = join(d.logDir(), 'troubleshooting');
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      void shell.openPath(dir);
+    },
+    setStartAtLogin: (enabled) => d.loginItem.setEnabled(enabled),
+    restartRelay: d.restartRelay,
+    quit: () => app.quit(),
+  };
+}
+
+/** The tray's settings, kept by electron-store (secrets through the OS keychain's safeStorage). */
+function traySettings(paths: ReturnType<typeof desktopPaths>, logger: pino.Logger, servedPort: () => number | undefined) {
+  const store = (name: string) => new Store<Record<string, unknown>>({ name, configFileMode: 0o600, clearInvalidConfig: false });
+  const secrets = createSecretStore({ backend: store('secrets'), safeStorage, platform: process.platform, logger });
+  return createSettings({
+    backend: store('settings'),
+    secrets,
+    baseEnv: { ...desktopDefaults(paths), ...process.env },
+    desktopDefaults: desktopDefaults(paths),
+    servedPort,
+  });
+}
+
+/** The tray's one window (the renderer), made on first use, hidden rather than closed while the tray runs. */
+function windowOpener(paths: ReturnType<typeof desktopPaths>, trayVisible: boolean | undefined, quitting: () => boolean): Windows {
+  let window: BrowserWindow | undefined;
+  function show(incidentId?: string) {
+    if (!window || window.isDestroyed()) {
+      window = new BrowserWindow({
+        ...WINDOW_SIZE,
+        webPreferences: {
+          preload: paths.preload,
+          sandbox: true,
+          contextIsolation: true,
+          nodeIntegration: false,
+          nodeIntegrationInWorker: false,
+          webSecurity: true,
+          allowRunningInsecureContent: false,
+          spellcheck: false,
+        },
+      });
+      lockDownNavigation(window.webContents, (url) => void shell.openExternal(url));
+      hideOnClose(window, quitting, trayVisible);
+      window.once('ready-to-show', () => window?.show());
+      void window.loadFile(paths.rendererIndex);
+    } else window.show();
+    window.focus();
+    if (incidentId) sendToRenderer(window.webContents, 'open-incident', incidentId);
+  }
+  return {
+    show,
+    /** To the window's renderer, when there is a window. */
+    send: (channel: Parameters<typeof sendToRenderer>[1], payload: Parameters<typeof sendToRenderer>[2]) => {
+      if (window) sendToRenderer(window.webContents, channel, payload);
+    },
+  };
 }

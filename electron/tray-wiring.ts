@@ -1,4 +1,4 @@
-import { app, BrowserWindow, Notification, shell } from 'electron';
+import { app, Notification } from 'electron';
 import type pino from 'pino';
 import type { Bus } from '../src/core/events/bus';
 import type { RelayEvents } from '../src/core/incidents/events';
@@ -7,56 +7,23 @@ import { toDecideOutcome } from './desktop-api';
 import type { RequestChannels } from './ipc/contract';
 import { sendToRenderer } from './ipc/main-ipc';
 import { createNotifier } from './notifications';
-import type { desktopPaths } from './paths';
 import type { createRelayHost } from './relay-host';
 import { forwardRelayEvents } from './renderer-events';
 import type { TeamClient } from './team-client';
 import type { createTrayController } from './tray';
-import { hideOnClose, lockDownNavigation, WINDOW_SIZE } from './windows';
 
 /** What the main process wires the tray's two modes with. */
 
-export type Windows = ReturnType<typeof windowOpener>;
+/** The tray's window, as the followers reach it. */
+export interface Windows {
+  show(incidentId?: string): void;
+  send(channel: Parameters<typeof sendToRenderer>[1], payload: Parameters<typeof sendToRenderer>[2]): void;
+}
 export interface Followers {
   trayController: ReturnType<typeof createTrayController>;
   windows: Windows;
   user: string;
   logger: pino.Logger;
-}
-
-/** The tray's one window (the renderer), made on first use, hidden rather than closed while the tray runs. */
-export function windowOpener(paths: ReturnType<typeof desktopPaths>, trayVisible: boolean | undefined, quitting: () => boolean) {
-  let window: BrowserWindow | undefined;
-  function show(incidentId?: string) {
-    if (!window || window.isDestroyed()) {
-      window = new BrowserWindow({
-        ...WINDOW_SIZE,
-        webPreferences: {
-          preload: paths.preload,
-          sandbox: true,
-          contextIsolation: true,
-          nodeIntegration: false,
-          nodeIntegrationInWorker: false,
-          webSecurity: true,
-          allowRunningInsecureContent: false,
-          spellcheck: false,
-        },
-      });
-      lockDownNavigation(window.webContents, (url) => void shell.openExternal(url));
-      hideOnClose(window, quitting, trayVisible);
-      window.once('ready-to-show', () => window?.show());
-      void window.loadFile(paths.rendererIndex);
-    } else window.show();
-    window.focus();
-    if (incidentId) sendToRenderer(window.webContents, 'open-incident', incidentId);
-  }
-  return {
-    show,
-    /** To the window's renderer, when there is a window. */
-    send: (channel: Parameters<typeof sendToRenderer>[1], payload: Parameters<typeof sendToRenderer>[2]) => {
-      if (window) sendToRenderer(window.webContents, channel, payload);
-    },
-  };
 }
 
 /** "This laptop": the relay's approvals as desktop notifications decided through its one `decide`, its events to the tray and the window. */
