@@ -16,6 +16,7 @@ import type { RequestChannels } from './ipc/contract';
 import type { RelayHost } from './relay-host';
 import type { Settings } from './settings';
 import { errorOf } from '../src/core/error-body';
+import { desktopDecision } from './desktop-decision';
 
 export interface DesktopApiDeps {
   host: Pick<RelayHost, 'current' | 'require' | 'failure'>;
@@ -117,11 +118,11 @@ export function createDesktopApi(deps: DesktopApiDeps): RequestChannels {
       }
     },
     copyText: async (text) => deps.clipboard.writeText(text),
-    decide: async (incidentId, requestId, decision, reason) => toDecideOutcome(await host.require().relay.decide(incidentId, decision, { id: deps.user }, 'desktop', reason, requestId)),
+    decide: async (incidentId, requestId, decision, reason) => toDecideOutcome(await host.require().relay.decide(desktopDecision(deps.user, incidentId, requestId, decision, reason))),
     async confirmChange(incidentId, changeId) {
-      const confirm = host.require().relay.confirmChange;
+      const confirm = host.require().relay.confirm;
       if (!confirm) return { status: 'refused', message: 'this relay has no device tools: there is no change to confirm' };
-      const result = await confirm(incidentId, changeId, deps.user);
+      const result = await confirm({ incident_id: incidentId, change_id: changeId, who: { id: deps.user, authenticated_by: 'os_user' } });
       return result.ok ? { status: 'confirmed', outcome: changeOutcomeText(result.change) } : { status: 'refused', message: result.message };
     },
     async clearDevice(device) {

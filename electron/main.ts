@@ -2,7 +2,7 @@
  * The tray app's main process: lifecycle and wiring only. Everything with a decision in it
  * lives in the modules it wires, which tests drive with fake Electron APIs.
  */
-import { app, BrowserWindow, clipboard, dialog, Menu, nativeImage, Notification, safeStorage, session, shell, Tray } from 'electron';
+import { app, BrowserWindow, clipboard, dialog, Menu, nativeImage, safeStorage, session, shell, Tray } from 'electron';
 import { spawnSync } from 'node:child_process';
 import Store from 'electron-store';
 import { homedir, userInfo } from 'node:os';
@@ -17,7 +17,7 @@ import { startTelemetry, stopTelemetry } from '../src/adapters/telemetry/sdk';
 import { createFileBackends } from '../src/core/incidents/file-backend';
 import { isTrayDeviceServer, runTrayDeviceServer, trayDeviceServerLaunch } from '../src/adapters/devices/tray-device-server';
 import { decisionDialogOptions } from './decision-dialog';
-import { createDesktopApi, toDecideOutcome } from './desktop-api';
+import { createDesktopApi } from './desktop-api';
 import { createTeamClient } from './team-client';
 import { teamEventsToBus } from './team-events';
 import { createTeamDesktopApi } from './team-desktop-api';
@@ -26,20 +26,19 @@ import type { RelayEvents } from '../src/core/incidents/events';
 import { headedPromptInput } from './headed-prompt';
 import { createHealthMonitor } from './health-monitor';
 import { createIpcHandlers } from './ipc/handlers';
-import { sendToRenderer, serveIpc } from './ipc/main-ipc';
+import type { RequestChannels } from './ipc/contract';
 import { createSenderCheck } from './ipc/trusted-sender';
 import { createLoginItem } from './login-item';
-import { createNotifier } from './notifications';
 import { desktopDefaults, desktopPaths } from './paths';
 import { createRelayHost } from './relay-host';
-import { forwardRelayEvents } from './renderer-events';
 import { createSecretStore } from './secrets';
 import { createSettings } from './settings';
 import { createTrayController } from './tray';
 import { TRAY_STATES } from './tray-state';
+import { followLaptopRelay, followTeamRelay, type Windows } from './tray-wiring';
 import { hideOnClose, lockDownNavigation, WINDOW_SIZE } from './windows';
+import { sendToRenderer, serveIpc } from './ipc/main-ipc';
 import { denyAllPermissions, setUpPlatform, startsHidden, trayIsVisible } from './desktop-platform';
-import { entries } from '../src/core/events/timeline-entries';
 
 if (isTrayDeviceServer(process.argv)) {
   // This executable started by the tray as its detached device server (it outlives the tray on purpose).
@@ -59,16 +58,8 @@ async function run() {
   // Synchronous, as the headless relay's standard output (syncStdout): a crash keeps the last lines.
   const logger = createLogger({ level: process.env.LOG_LEVEL ?? 'info', destination: pino.destination({ dest: join(paths.logDir, 'fault-relay.log'), mkdir: true, sync: true }) });
   const user = userInfo().username;
-  const store = (name: string) => new Store<Record<string, unknown>>({ name, configFileMode: 0o600, clearInvalidConfig: false });
-  const secrets = createSecretStore({ backend: store('secrets'), safeStorage, platform: process.platform, logger });
   let servedPort: number | undefined;
-  const settings = createSettings({
-    backend: store('settings'),
-    secrets,
-    baseEnv: { ...desktopDefaults(paths), ...process.env },
-    desktopDefaults: desktopDefaults(paths),
-    servedPort: () => servedPort,
-  });
+  const settings = traySettings(paths, logger, () => servedPort);
   // Where electron-store kept them, in its layout: the file backend checks every write's length, which a full disk needs.
   const incidentsBackends = createFileBackends(app.getPath('userData'));
   // "Team relay" mode: the tray follows the team's relay with the engineer's own token; no relay or
@@ -88,32 +79,9 @@ async function run() {
 
   let quitting = false;
   let restartPending = false;
-  let window: BrowserWindow | undefined;
+  const windows = windowOpener(paths, trayVisible, () => quitting);
+  const showWindow = windows.show;
   const icons = Object.fromEntries(TRAY_STATES.map((s) => [s, nativeImage.createFromPath(join(paths.assetsDir, `tray-${s}.png`))])) as Record<(typeof TRAY_STATES)[number], Electron.NativeImage>;
-
-  function showWindow(incidentId?: string) {
-    if (!window || window.isDestroyed()) {
-      window = new BrowserWindow({
-        ...WINDOW_SIZE,
-        webPreferences: {
-          preload: paths.preload,
-          sandbox: true,
-          contextIsolation: true,
-          nodeIntegration: false,
-          nodeIntegrationInWorker: false,
-          webSecurity: true,
-          allowRunningInsecureContent: false,
-          spellcheck: false,
-        },
-      });
-      lockDownNavigation(window.webContents, (url) => void shell.openExternal(url));
-      hideOnClose(window, () => quitting, trayVisible);
-      window.once('ready-to-show', () => window?.show());
-      void window.loadFile(paths.rendererIndex);
-    } else window.show();
-    window.focus();
-    if (incidentId) sendToRenderer(window.webContents, 'open-incident', incidentId);
-  }
 
   const api = team
     ? createTeamDesktopApi({ team, settings, clipboard, artifactsDir: paths.artifactsDir, teamUrl: teamUrl! })
@@ -130,18 +98,6 @@ async function run() {
     },
   });
 
-  async function confirmDecision(incidentId: string, decision: Decision) {
-    const incident = team ? team.incident(incidentId) : host.current()?.relay.incidents.get(incidentId);
-    if (!incident) return;
-    // The request the dialog shows is the one decided: a newer request is never decided from it.
-    const requestId = incident.approval_request?.request_id ?? '';
-    const { response } = await dialog.showMessageBox(decisionDialogOptions(incident, decision));
-    if (response !== 0) return;
-    const outcome = await api.decide(incidentId, requestId, decision);
-    if (outcome.status === 'recorded') dialog.showMessageBoxSync({ type: 'info', title: 'Approval counted', message: `${incidentId}: ${outcome.message}` });
-    else if (outcome.status !== 'accepted') dialog.showErrorBox('Decision not applied', `${incidentId}: ${outcome.status === 'refused' ? outcome.message : outcome.status.replace(/_/g, ' ')}`);
-  }
-
   const tray = new Tray(icons.idle);
   const prompt = () => headedPromptInput(host.current()?.relay.incidents.list()[0], host.current()?.config.REMEDIATION_MODE ?? 'strict');
   const trayController = createTrayController({
@@ -151,22 +107,12 @@ async function run() {
     incidents: () => (team ? team.incidents() : (host.current()?.relay.incidents.open() ?? [])),
     pending: () => (team ? team.pending() : (host.current()?.relay.approvals.pending() ?? [])),
     extras: () => ({ promptFor: prompt().label, startAtLogin: loginItem.isEnabled(), restartPending }),
-    actions: {
-      confirmDecision: (id, decision) => void confirmDecision(id, decision).catch((error: unknown) => logger.error({ err: error }, 'decision failed')),
-      openIncident: (id) => showWindow(id),
-      openDashboard: () => showWindow(),
-      copyHeadedPrompt: () =>
-        void api
-          .directPrompt(prompt().input)
-          .then((text) => clipboard.writeText(text))
-          .catch((error: Error) => dialog.showErrorBox('Headed mode', error.message)),
-      openSessionLogs: () => {
-        // The folder appears with the first finished run; open it (empty) before that too.
-        const dir = join(resolve(host.current()?.config.RELAY_LOG_DIR ?? paths.logDir), 'troubleshooting');
-        mkdirSync(dir, { recursive: true, mode: 0o700 });
-        void shell.openPath(dir);
-      },
-      setStartAtLogin: (enabled) => loginItem.setEnabled(enabled),
+    actions: trayMenuActions({
+      confirmDecision: (id, decision) => confirmFromMenu(api, team ? team.incident(id) : host.current()?.relay.incidents.get(id), decision),
+      showWindow,
+      copyHeadedPrompt: () => api.directPrompt(prompt().input),
+      logDir: () => resolve(host.current()?.config.RELAY_LOG_DIR ?? paths.logDir),
+      loginItem,
       // Switching between "this laptop" and "team relay" starts the app afresh; other settings restart the relay.
       restartRelay: () => {
         if (team || settings.env().TEAM_RELAY_URL) {
@@ -174,8 +120,8 @@ async function run() {
           app.quit();
         } else void host.restart().then(() => (restartPending = false));
       },
-      quit: () => app.quit(),
-    },
+      logger,
+    }),
   });
   tray.on('click', () => showWindow());
   const health = createHealthMonitor({ check: () => api.health(), clock: systemClock, intervalMs: 60_000, onHealth: (h) => trayController.setHealth(h) });
@@ -195,25 +141,11 @@ async function run() {
       detach = undefined;
       servedPort = running ? Number(new URL(running.url).port) : undefined;
       if (running) {
-        const notifier = createNotifier({
-          Notification,
-          supportsActions: process.platform === 'darwin',
-          bus: running.relay.bus,
-          decide: async (id, requestId, decision, actor, channel) => toDecideOutcome(await running.relay.decide(id, decision, actor, channel, undefined, requestId)),
-          user,
-          openIncident: (id) => showWindow(id),
-          isSupported: () => Notification.isSupported(),
-          onNotificationFailed: (id, message) => running.relay.incidents.record(id, entries.desktopNotificationFailed, message),
-          logger,
-        });
-        const offs = [
-          trayController.watch(running.relay.bus),
-          forwardRelayEvents(running.relay.bus, (event) => window && sendToRenderer(window.webContents, 'relay-event', event)),
-          running.embedded?.onState(() => void health.checkNow()) ?? (() => {}),
-        ];
+        const offFollow = followLaptopRelay(running, { trayController, windows, user, logger });
+        const offState = running.embedded?.onState(() => void health.checkNow()) ?? (() => {});
         detach = () => {
-          notifier.stop();
-          offs.forEach((off) => off());
+          offFollow();
+          offState();
         };
       }
       void health.checkNow();
@@ -224,40 +156,16 @@ async function run() {
 
   app.on('second-instance', () => showWindow());
   app.on('activate', () => showWindow());
-  app.on('window-all-closed', () => {
-    // The tray keeps the relay running; only Quit ends it.
-  });
-  let stopped = false;
-  app.on('before-quit', (event) => {
+  // The tray keeps the relay running; only Quit ends it.
+  app.on('window-all-closed', () => undefined);
+  stopOnQuit(() => {
     quitting = true;
-    if (stopped) return;
-    event.preventDefault();
     health.stop();
-    void host.stop().then(() => stopTelemetry()).finally(() => {
-      stopped = true;
-      tray.destroy();
-      app.quit();
-    });
-  });
+    return host.stop().then(() => stopTelemetry());
+  }, tray);
 
   if (team) {
-    const notifier = createNotifier({
-      Notification,
-      supportsActions: process.platform === 'darwin',
-      bus: teamBus,
-      decide: (id, requestId, decision) => api.decide(id, requestId, decision),
-      user,
-      openIncident: (id) => showWindow(id),
-      isSupported: () => Notification.isSupported(),
-      onNotificationFailed: (id, message) => logger.warn({ incident_id: id }, message),
-      logger,
-    });
-    trayController.watch(teamBus);
-    forwardRelayEvents(teamBus, (event) => window && sendToRenderer(window.webContents, 'relay-event', event));
-    app.on('will-quit', () => {
-      notifier.stop();
-      void team.stop();
-    });
+    followTeamRelay(team, teamBus, api, { trayController, windows, user, logger });
     void health.checkNow();
   } else await host.start();
   if (!startsHidden(process.argv, trayVisible)) showWindow();
@@ -269,4 +177,113 @@ function hasStatusNotifierWatcher(): boolean | undefined {
   const r = spawnSync('gdbus', ['call', '--session', '--dest', 'org.freedesktop.DBus', '--object-path', '/org/freedesktop/DBus', '--method', 'org.freedesktop.DBus.NameHasOwner', 'org.kde.StatusNotifierWatcher'], { encoding: 'utf8', timeout: 2000 });
   if (r.status !== 0) return undefined;
   return /\btrue\b/.test(r.stdout);
+}
+
+/** The menu's Approve/Deny: asked again in a dialog that shows the request, then decided through the api for that request only. */
+async function confirmFromMenu(api: RequestChannels, incident: Parameters<typeof decisionDialogOptions>[0] | undefined, decision: Decision): Promise<void> {
+  if (!incident) return;
+  const incidentId = incident.incident_id;
+  // The request the dialog shows is the one decided: a newer request is never decided from it.
+  const requestId = incident.approval_request?.request_id ?? '';
+  const { response } = await dialog.showMessageBox(decisionDialogOptions(incident, decision));
+  if (response !== 0) return;
+  const outcome = await api.decide(incidentId, requestId, decision);
+  if (outcome.status === 'recorded') dialog.showMessageBoxSync({ type: 'info', title: 'Approval counted', message: `${incidentId}: ${outcome.message}` });
+  else if (outcome.status !== 'accepted') dialog.showErrorBox('Decision not applied', `${incidentId}: ${outcome.status === 'refused' ? outcome.message : outcome.status.replace(/_/g, ' ')}`);
+}
+
+/** Quit waits for `stop` (the relay and its runtime, the exporter), once, then ends the app; the tray goes last. */
+function stopOnQuit(stop: () => Promise<void>, tray: Tray): void {
+  let stopped = false;
+  let stopping = false;
+  app.on('before-quit', (event) => {
+    if (stopped) return;
+    event.preventDefault();
+    if (stopping) return;
+    stopping = true;
+    void stop().finally(() => {
+      stopped = true;
+      tray.destroy();
+      app.quit();
+    });
+  });
+}
+
+/** What the tray's menu does: each entry one line here, its work in the modules it names. */
+function trayMenuActions(d: {
+  confirmDecision(incidentId: string, decision: Decision): Promise<void>;
+  showWindow(incidentId?: string): void;
+  copyHeadedPrompt(): Promise<string>;
+  logDir(): string;
+  loginItem: ReturnType<typeof createLoginItem>;
+  restartRelay(): void;
+  logger: pino.Logger;
+}): Parameters<typeof createTrayController>[0]['actions'] {
+  return {
+    confirmDecision: (id, decision) => void d.confirmDecision(id, decision).catch((error: unknown) => d.logger.error({ err: error }, 'decision failed')),
+    openIncident: (id) => d.showWindow(id),
+    openDashboard: () => d.showWindow(),
+    copyHeadedPrompt: () =>
+      void d
+        .copyHeadedPrompt()
+        .then((text) => clipboard.writeText(text))
+        .catch((error: Error) => dialog.showErrorBox('Headed mode', error.message)),
+    openSessionLogs: () => {
+      // The folder appears with the first finished run; open it (empty) before that too.
+      const dir = join(d.logDir(), 'troubleshooting');
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      void shell.openPath(dir);
+    },
+    setStartAtLogin: (enabled) => d.loginItem.setEnabled(enabled),
+    restartRelay: d.restartRelay,
+    quit: () => app.quit(),
+  };
+}
+
+/** The tray's settings, kept by electron-store (secrets through the OS keychain's safeStorage). */
+function traySettings(paths: ReturnType<typeof desktopPaths>, logger: pino.Logger, servedPort: () => number | undefined) {
+  const store = (name: string) => new Store<Record<string, unknown>>({ name, configFileMode: 0o600, clearInvalidConfig: false });
+  const secrets = createSecretStore({ backend: store('secrets'), safeStorage, platform: process.platform, logger });
+  return createSettings({
+    backend: store('settings'),
+    secrets,
+    baseEnv: { ...desktopDefaults(paths), ...process.env },
+    desktopDefaults: desktopDefaults(paths),
+    servedPort,
+  });
+}
+
+/** The tray's one window (the renderer), made on first use, hidden rather than closed while the tray runs. */
+function windowOpener(paths: ReturnType<typeof desktopPaths>, trayVisible: boolean | undefined, quitting: () => boolean): Windows {
+  let window: BrowserWindow | undefined;
+  function show(incidentId?: string) {
+    if (!window || window.isDestroyed()) {
+      window = new BrowserWindow({
+        ...WINDOW_SIZE,
+        webPreferences: {
+          preload: paths.preload,
+          sandbox: true,
+          contextIsolation: true,
+          nodeIntegration: false,
+          nodeIntegrationInWorker: false,
+          webSecurity: true,
+          allowRunningInsecureContent: false,
+          spellcheck: false,
+        },
+      });
+      lockDownNavigation(window.webContents, (url) => void shell.openExternal(url));
+      hideOnClose(window, quitting, trayVisible);
+      window.once('ready-to-show', () => window?.show());
+      void window.loadFile(paths.rendererIndex);
+    } else window.show();
+    window.focus();
+    if (incidentId) sendToRenderer(window.webContents, 'open-incident', incidentId);
+  }
+  return {
+    show,
+    /** To the window's renderer, when there is a window. */
+    send: (channel: Parameters<typeof sendToRenderer>[1], payload: Parameters<typeof sendToRenderer>[2]) => {
+      if (window) sendToRenderer(window.webContents, channel, payload);
+    },
+  };
 }

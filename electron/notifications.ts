@@ -7,10 +7,11 @@ import { planShort, type PlanView } from '../src/core/approvals/plan-view';
 import type { NotificationConstructorOptions } from 'electron';
 import type { Logger } from 'pino';
 import type { DecideOutcome } from '../renderer/bridge/contract';
-import type { Actor } from '../src/core/approvals/approvals';
 import type { Bus } from '../src/core/events/bus';
 import type { RelayEvents } from '../src/core/incidents/events';
 import { isTerminal, type Decision } from '../src/core/incidents/model';
+import type { DecisionCommand } from '../src/core/approvals/decision-command';
+import { desktopDecision } from './desktop-decision';
 import type { ApprovalRequest, PublicIncident } from '../src/core/incidents/model';
 
 /** The part of Electron's Notification this module uses; tests pass a fake class. */
@@ -30,7 +31,7 @@ export interface NotifierDeps {
   supportsActions: boolean;
   bus: Bus<RelayEvents>;
   /** The relay's one decide() (in-process, at once) or the team relay's (over the network). */
-  decide(incidentId: string, requestId: string, decision: Decision, actor: Actor, channel: 'desktop'): DecideOutcome | Promise<DecideOutcome>;
+  decide(command: DecisionCommand): DecideOutcome | Promise<DecideOutcome>;
   /** The OS user: who the timeline and the room will name. */
   user: string;
   openIncident(incidentId: string): void;
@@ -134,7 +135,7 @@ export function createNotifier(deps: NotifierDeps): { stop(): void } {
       if (!decision) return;
       logger.info({ incident_id: id, decision, by: deps.user }, 'decision from a desktop notification');
       // The request this notification showed, never whatever is pending by the time of the click.
-      const outcome = deps.decide(id, request.request_id, decision, { id: deps.user }, 'desktop');
+      const outcome = deps.decide(desktopDecision(deps.user, id, request.request_id, decision));
       if (outcome instanceof Promise) void outcome.then((o) => answer(incident, o), (error: Error) => answer(incident, { status: 'refused', message: error.message }));
       else answer(incident, outcome);
     });

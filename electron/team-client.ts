@@ -7,6 +7,7 @@ import { jitteredBackoff, wait } from '../src/core/backoff';
 import { systemClock } from '../src/core/clock';
 import { createSseParser } from '../src/adapters/net/sse';
 import { errorOf, errorOfText } from '../src/core/error-body';
+import type { DecisionCommand } from '../src/core/approvals/decision-command';
 
 /** What the team relay answered to a decision, in words for the engineer. */
 export type TeamDecision =
@@ -108,59 +109,7 @@ export function createTeamClient(opts: { url: string; token: string; logger?: Lo
       }
       return JSON.parse(text) as T;
     },
-    async decide(incidentId: string, requestId: string, decision: 'APPROVED' | 'DENIED', comment?: string): Promise<TeamDecision> {
-      const res = await request(`${base}/incidents/${encodeURIComponent(incidentId)}/decision`, {
-        method: 'POST',
-        headers: { ...auth, 'content-type': 'application/json' },
-        body: JSON.stringify({ request_id: requestId, decision, ...(comment ? { comment } : {}) }),
-      });
-      const answer: unknown = await res.body.json().catch(() => ({}));
-      const body = answer as {
-        by?: string;
-        standing?: string;
-        message?: string;
-        decided?: { decision: string; by: string; channel: string; at: string };
-        request_id?: string;
-        pending_request_id?: string | null;
-      };
-      const error = errorOf(answer);
-      if (res.statusCode === 200) return { ok: true, by: body.by ?? '', ...(body.standing ? { standing: body.standing } : {}) };
-      if (res.statusCode === 202) return { ok: true, by: '', recorded: true, message: body.message ?? body.standing ?? 'counted' };
-      return {
-        ok: false,
-        status: res.statusCode,
-        code: error?.code ?? 'error',
-        message: error?.message ?? `the team relay answered ${res.statusCode}`,
-        ...(body.decided ? { decided: body.decided } : {}),
-        ...(error?.code === 'stale_request' ? { request_id: body.request_id, pending_request_id: body.pending_request_id ?? null } : {}),
-      };
-    },
-    /** `POST /incidents/:id/confirm` as this person: keeps a provisional change. */
-    async confirm(incidentId: string, changeId: string): Promise<{ ok: true; outcome: string } | { ok: false; message: string }> {
-      const res = await request(`${base}/incidents/${encodeURIComponent(incidentId)}/confirm`, {
-        method: 'POST',
-        headers: { ...auth, 'content-type': 'application/json' },
-        body: JSON.stringify({ change_id: changeId }),
-      });
-      const body: unknown = await res.body.json().catch(() => ({}));
-      if (res.statusCode === 200) return { ok: true, outcome: (body as { outcome?: string }).outcome ?? 'confirmed' };
-      return { ok: false, message: errorOf(body)?.message ?? `the team relay answered ${res.statusCode}` };
-    },
-    /** `POST /devices/:name/clear` as this person: lets changes reach a quarantined device again. */
-    async clearDevice(device: string): Promise<{ ok: true; device: string } | { ok: false; message: string }> {
-      const res = await request(`${base}/devices/${encodeURIComponent(device)}/clear`, { method: 'POST', headers: auth });
-      const body: unknown = await res.body.json().catch(() => ({}));
-      if (res.statusCode === 200) return { ok: true, device: (body as { device?: string }).device ?? device };
-      return { ok: false, message: errorOf(body)?.message ?? `the team relay answered ${res.statusCode}` };
-    },
-    /** `POST /incidents/:id/<kind>` as this person, from the tray: answered in the relay's words. */
-    async incidentAction(incidentId: string, action: IncidentAction): Promise<IncidentActionOutcome> {
-      const { kind, ...body } = action;
-      const res = await request(`${base}/incidents/${encodeURIComponent(incidentId)}/${kind}`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ ...body, channel: 'tray' }) });
-      const answer = (await res.body.json().catch(() => ({}))) as Record<string, unknown>;
-      if (res.statusCode === 200 || res.statusCode === 202) return { status: 'done', message: actionDoneWords(action, answer) };
-      return { status: 'refused', message: errorOf(answer)?.message ?? `the team relay answered ${res.statusCode}` };
-    },
+    ...teamWrites(base, auth),
     async stop(): Promise<void> {
       controller.abort();
       await running;
@@ -169,3 +118,63 @@ export function createTeamClient(opts: { url: string; token: string; logger?: Lo
 }
 
 export type TeamClient = ReturnType<typeof createTeamClient>;
+
+/** What the tray does on the team relay as the engineer (their personal token): decide, keep a change, clear a device, act on an incident. */
+function teamWrites(base: string, auth: { authorization: string }) {
+  return {
+  /** A decision command as the tray builds it; the team relay knows the person by the personal token, not by the command. */
+  async decide(command: Pick<DecisionCommand, 'incident_id' | 'request_id' | 'decision' | 'reason'>): Promise<TeamDecision> {
+    const res = await request(`${base}/incidents/${encodeURIComponent(command.incident_id)}/decision`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ request_id: command.request_id ?? '', decision: command.decision, ...(command.reason ? { comment: command.reason } : {}) }),
+    });
+    const answer: unknown = await res.body.json().catch(() => ({}));
+    const body = answer as {
+      by?: string;
+      standing?: string;
+      message?: string;
+      decided?: { decision: string; by: string; channel: string; at: string };
+      request_id?: string;
+      pending_request_id?: string | null;
+    };
+    const error = errorOf(answer);
+    if (res.statusCode === 200) return { ok: true, by: body.by ?? '', ...(body.standing ? { standing: body.standing } : {}) };
+    if (res.statusCode === 202) return { ok: true, by: '', recorded: true, message: body.message ?? body.standing ?? 'counted' };
+    return {
+      ok: false,
+      status: res.statusCode,
+      code: error?.code ?? 'error',
+      message: error?.message ?? `the team relay answered ${res.statusCode}`,
+      ...(body.decided ? { decided: body.decided } : {}),
+      ...(error?.code === 'stale_request' ? { request_id: body.request_id, pending_request_id: body.pending_request_id ?? null } : {}),
+    };
+  },
+  /** `POST /incidents/:id/confirm` as this person: keeps a provisional change. */
+  async confirm(incidentId: string, changeId: string): Promise<{ ok: true; outcome: string } | { ok: false; message: string }> {
+    const res = await request(`${base}/incidents/${encodeURIComponent(incidentId)}/confirm`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ change_id: changeId }),
+    });
+    const body: unknown = await res.body.json().catch(() => ({}));
+    if (res.statusCode === 200) return { ok: true, outcome: (body as { outcome?: string }).outcome ?? 'confirmed' };
+    return { ok: false, message: errorOf(body)?.message ?? `the team relay answered ${res.statusCode}` };
+  },
+  /** `POST /devices/:name/clear` as this person: lets changes reach a quarantined device again. */
+  async clearDevice(device: string): Promise<{ ok: true; device: string } | { ok: false; message: string }> {
+    const res = await request(`${base}/devices/${encodeURIComponent(device)}/clear`, { method: 'POST', headers: auth });
+    const body: unknown = await res.body.json().catch(() => ({}));
+    if (res.statusCode === 200) return { ok: true, device: (body as { device?: string }).device ?? device };
+    return { ok: false, message: errorOf(body)?.message ?? `the team relay answered ${res.statusCode}` };
+  },
+  /** `POST /incidents/:id/<kind>` as this person, from the tray: answered in the relay's words. */
+  async incidentAction(incidentId: string, action: IncidentAction): Promise<IncidentActionOutcome> {
+    const { kind, ...body } = action;
+    const res = await request(`${base}/incidents/${encodeURIComponent(incidentId)}/${kind}`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ ...body, channel: 'tray' }) });
+    const answer = (await res.body.json().catch(() => ({}))) as Record<string, unknown>;
+    if (res.statusCode === 200 || res.statusCode === 202) return { status: 'done', message: actionDoneWords(action, answer) };
+    return { status: 'refused', message: errorOf(answer)?.message ?? `the team relay answered ${res.statusCode}` };
+  },
+  };
+}

@@ -49,7 +49,7 @@ export function createTeamDesktopApi(deps: { team: TeamClient; settings: Setting
     listArtifactGroups: () => artifactGroupViews(deps.artifactsDir),
     directPrompt: () => Promise.reject(new Error(`in team relay mode the headed run is made where the runtime runs: npm run headed -- --api ${deps.teamUrl}`)),
     copyText: async (text) => deps.clipboard.writeText(text),
-    decide: async (incidentId, requestId, decision, reason) => teamOutcome(await team.decide(incidentId, requestId, decision, reason)),
+    decide: async (incidentId, requestId, decision, reason) => teamOutcome(await team.decide({ incident_id: incidentId, request_id: requestId, decision, ...(reason !== undefined ? { reason } : {}) })),
     async confirmChange(incidentId, changeId) {
       const r = await team.confirm(incidentId, changeId);
       return r.ok ? { status: 'confirmed', outcome: r.outcome } : { status: 'refused', message: r.message };

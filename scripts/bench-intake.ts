@@ -40,6 +40,7 @@ import { isSpareTitle } from '../src/core/delivery/spare-session';
 import { startRelayProcess, type RelayProcess } from './bench/relay-process';
 import { fmt, ms, pct, takeTurns } from './bench/stats';
 import { benchGrowth } from './bench/growth';
+import { laptopRelayCluster } from '../src/relay/laptop-cluster';
 
 const { values } = parseArgs({ options: { n: { type: 'string' }, rounds: { type: 'string' }, dups: { type: 'string' }, concurrency: { type: 'string' }, 'log-level': { type: 'string' }, spare: { type: 'string' } } });
 const N = Number(values.n ?? 60);
@@ -115,7 +116,7 @@ try {
   };
   const config = loadConfig({ ...settings, INGEST_PORT: '0', RELAY_LOG_DIR: join(dataDir, 'logs') });
   const store = createPersistentStore({ ...((b) => ({ backend: b.open, archive: b.archive }))(createFileBackends(dataDir)), timelineDir: join(dataDir, 'timelines'), retention: 1000, logger });
-  const relay = await createRelay({ config, store, agent: createAgentClient(runtime.endpoint), logger });
+  const relay = await createRelay({ cluster: laptopRelayCluster(config.RELAY_DATA_DIR), config, store, agent: createAgentClient(runtime.endpoint), logger });
   const url = await relay.listen({ port: 0 });
   const pool = new Pool(url, { connections: CONCURRENCY });
 

@@ -19,6 +19,7 @@ import { createPersistentStore } from '../src/core/incidents/persistent-store';
 import { createRelay } from '../src/relay/create-relay';
 import { fmt, median, ms } from './bench/stats';
 import { fillArchive, readAndParse } from './bench/stored';
+import { laptopRelayCluster } from '../src/relay/laptop-cluster';
 
 const { values } = parseArgs({ options: { stored: { type: 'string' }, rounds: { type: 'string' }, 'start-in': { type: 'string' } } });
 const STORED = Number(values.stored ?? 100_000);
@@ -35,7 +36,7 @@ async function startIn(dir: string) {
   const b = createFileBackends(dir);
   const store = createPersistentStore({ backend: b.open, archive: b.archive, timelineDir: join(dir, 'timelines'), retention: STORED + 1000, logger });
   const storeMs = ms(start);
-  const relay = await createRelay({ config, store, agent: createAgentClient(NOWHERE), logger });
+  const relay = await createRelay({ cluster: laptopRelayCluster(config.RELAY_DATA_DIR), config, store, agent: createAgentClient(NOWHERE), logger });
   await relay.listen({ port: 0 });
   const total = ms(start);
   // The processor time it took, which a machine shared with other work stretches far less than the wall-clock time.

@@ -18,6 +18,7 @@ import { createMemoryBackend, createPersistentStore } from '../src/core/incident
 import { newToken } from '../src/core/operators/operators';
 import { createRelay } from '../src/relay/create-relay';
 import { createDeferredRuntime } from '../src/adapters/agent/deferred';
+import { laptopRelayCluster } from '../src/relay/laptop-cluster';
 
 const logger = pino({ level: 'silent' });
 const dir = mkdtempSync(join(tmpdir(), 'fault-relay-bench-team-'));
@@ -40,7 +41,7 @@ async function measure(count: number) {
   backend.set('incidents', incidents);
   const store = createPersistentStore({ backend, retention: count + 10, logger });
   // Nothing is delivered in this bench: a runtime that is never attached (the relay's own stand-in).
-  const relay = await createRelay({ config, store, agent: createDeferredRuntime(), logger });
+  const relay = await createRelay({ cluster: laptopRelayCluster(config.RELAY_DATA_DIR), config, store, agent: createDeferredRuntime(), logger });
   const url = await relay.listen({ port: 0, host: '127.0.0.1' });
   const connect = () => {
     const started = performance.now();

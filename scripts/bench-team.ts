@@ -33,6 +33,7 @@ import { systemClock } from '../src/core/clock';
 import { createStubRuntime } from '../test/helpers/stub-runtime';
 import { decisionLatency } from './bench/team-decision';
 import { intakeThroughput } from './bench/team-throughput';
+import { teamCluster } from '../src/adapters/team/team-cluster';
 
 const { values } = parseArgs({ options: { decisions: { type: 'string' }, rounds: { type: 'string' }, faults: { type: 'string' }, repeats: { type: 'string' }, 'in-flight': { type: 'string' }, 'relay-cpus': { type: 'string' } } });
 const arg = (name: keyof typeof values, fallback: number) => Math.max(1, Math.floor(Number(values[name] ?? fallback)) || fallback);
@@ -100,7 +101,7 @@ async function roundRobin(): Promise<void> {
     const config = loadConfig({ AGENT_URL: 'http://127.0.0.1:1', AGENT_SERVER_PASSWORD: 'pw', DATABASE_URL: url, TEAM_DECISION_KEY: BENCH_DECISION_KEY, INCIDENT_RETENTION: '1000', MAX_ACTIVE_RUNS: '20' });
     const { store, coordinator } = await openTeamStore({ url, decisionKey: BENCH_DECISION_KEY, retention: 1000, leaseMs: 1_000, logger });
     const agent = createStubRuntime();
-    const relay = await createRelay({ config, store, agent, logger, team: coordinator, deliveryWaitMs: 100, extraChannels: () => ['desktop'] });
+    const relay = await createRelay({ config, store, agent, logger, cluster: teamCluster(coordinator), deliveryWaitMs: 100, extraChannels: () => ['desktop'] });
     await coordinator.start();
     let alive = true;
     return {

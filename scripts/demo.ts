@@ -183,7 +183,7 @@ relay.relay.bus.subscribe('approval.requested', ({ incident, request }) => {
     (held ?? []).forEach(out);
     held = undefined;
     // Through the relay's one decide, as the policy's approver: the policy counts who decided.
-    void Promise.resolve(relay.relay.decide(incident.incident_id, decision, { id: DEMO_OPERATOR.email }, channel)).then((result) => {
+    void relay.relay.decide({ incident_id: incident.incident_id, decision, who: { id: DEMO_OPERATOR.email, authenticated_by: 'relay' }, channel }).then((result) => {
       if (result.status !== 'accepted') out(`  ! the relay did not take the decision: ${result.status}`);
     }, (error: Error) => out(`  ! the relay refused the decision: ${error.message}`));
   };

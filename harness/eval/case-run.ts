@@ -83,7 +83,8 @@ export async function runCase(input: CaseRunInput): Promise<EvalCase> {
     // A case that expects no approval is answered DENIED: asking at all is the agent's mistake, scored below.
     const decision = tc.approval === 'APPROVED' ? 'APPROVED' : 'DENIED';
     // Through the relay's one decide, as the policy's approver: the policy counts who decided.
-    Promise.resolve(relay.relay.decide(id, decision, { id: DEMO_OPERATOR.email, display: 'scripted human (npm run eval)' }, input.channel, `test case: ${tc.approval}`, request.request_id || undefined)).catch((error: unknown) =>
+    const who = { id: DEMO_OPERATOR.email, display: 'scripted human (npm run eval)', authenticated_by: 'relay' as const };
+    relay.relay.decide({ incident_id: id, ...(request.request_id ? { request_id: request.request_id } : {}), decision, who, channel: input.channel, reason: `test case: ${tc.approval}` }).catch((error: unknown) =>
       relay.relay.incidents.record(id, entries.evalDecisionRefused, `The scripted human's decision was refused: ${(error as Error).message}`),
     );
   });

@@ -17,6 +17,7 @@ import { createPersistentStore } from '../../src/core/incidents/persistent-store
 import { createRelay } from '../../src/relay/create-relay';
 import { fmt, ms, pct, takeTurns } from './stats';
 import { fillArchive, readAndParse } from './stored';
+import { laptopRelayCluster } from '../../src/relay/laptop-cluster';
 
 export const STORED = 100_000;
 export const STREAM_CLIENTS = 500;
@@ -30,7 +31,7 @@ async function startRelay(dir: string, endpoint: RuntimeEndpoint, logger: Logger
   const b = createFileBackends(dir);
   const store = createPersistentStore({ backend: b.open, archive: b.archive, timelineDir: join(dir, 'timelines'), retention, logger });
   const storeMs = ms(start);
-  const relay = await createRelay({ config, store, agent: createAgentClient(endpoint), logger });
+  const relay = await createRelay({ cluster: laptopRelayCluster(config.RELAY_DATA_DIR), config, store, agent: createAgentClient(endpoint), logger });
   const url = await relay.listen({ port: 0 });
   return { relay, url, pool: new Pool(url, { connections: 4 }), storeMs };
 }

@@ -11,6 +11,7 @@ import type { TeamCoordinator } from '../../src/adapters/team/coordinator';
 import { openTeamStore } from '../../src/adapters/team/open';
 import { BENCH_DECISION_KEY } from './decision-key';
 import { createStubRuntime } from '../../test/helpers/stub-runtime';
+import { teamCluster } from '../../src/adapters/team/team-cluster';
 
 export const silent = pino({ level: 'silent' });
 
@@ -40,7 +41,7 @@ export async function benchMember(url: string, env: Record<string, string> = {})
     }
   };
   // The engineers' trays are the approval channel a team relay asks (their decisions come over the API).
-  const relay = await createRelay({ config, store, agent, logger: silent, team, extraChannels: () => ['desktop'] });
+  const relay = await createRelay({ config, store, agent, logger: silent, cluster: teamCluster(team), extraChannels: () => ['desktop'] });
   await team.start();
   let gone = false;
   return {

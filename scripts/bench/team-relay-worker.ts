@@ -17,6 +17,7 @@ import { openTeamStore } from '../../src/adapters/team/open';
 import { BENCH_DECISION_KEY } from './decision-key';
 import { createStubRuntime } from '../../test/helpers/stub-runtime';
 import { silent } from './team-member';
+import { teamCluster } from '../../src/adapters/team/team-cluster';
 
 export type WorkerMessage = { type: 'ready'; url: string } | { type: 'settled'; left: number } | { type: 'cpu'; ms: number; queries: number };
 export type WorkerCommand = { type: 'settle' } | { type: 'cpu' } | { type: 'stop' };
@@ -36,7 +37,7 @@ pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
 
 const config = loadConfig({ AGENT_URL: 'http://127.0.0.1:1', AGENT_SERVER_PASSWORD: 'pw', DATABASE_URL: url, TEAM_DECISION_KEY: BENCH_DECISION_KEY, MAX_ACTIVE_RUNS: '100', RELAY_LOG_DIR: join(dir, `logs-${process.pid}`) });
 const { store, coordinator } = await openTeamStore({ url, decisionKey: BENCH_DECISION_KEY, retention: config.INCIDENT_RETENTION, leaseMs: 10_000, logger: silent });
-const relay = await createRelay({ config, store, agent: createStubRuntime(), logger: silent, team: coordinator, extraChannels: () => ['desktop'] });
+const relay = await createRelay({ config, store, agent: createStubRuntime(), logger: silent, cluster: teamCluster(coordinator), extraChannels: () => ['desktop'] });
 await coordinator.start();
 
 let stopping: Promise<void> | undefined;

@@ -1,6 +1,6 @@
-import type { DecideFn } from '../core/approvals/approvals';
+import type { ConfirmFn, DecideFn } from '../core/approvals/decision-command';
 import type { OperatorDirectory } from '../core/operators/operators';
-import { confirmRoutes, type ConfirmFn } from './routes/confirm';
+import { confirmRoutes } from './routes/confirm';
 import { deviceRoutes } from './routes/devices';
 import type { Quarantine } from '../core/quarantine/service';
 import { decisionRoutes } from './routes/decision';
@@ -56,9 +56,10 @@ export interface AppDeps {
   operators?: OperatorDirectory;
   /** A laptop relay's one-time sign-in links for its local operator (already in `operators`). */
   signIn?: SignInLinks;
-  approvals: { decide: DecideFn };
+  /** The relay's one `decide` (the API, /ui, the headed terminal). */
+  decide: DecideFn;
   /** A person's confirm of a provisional change (POST /incidents/:id/confirm); absent without device tools. */
-  confirmChange?: ConfirmFn;
+  confirm?: ConfirmFn;
   /** Quarantined devices: on /health, cleared by an approver (POST /devices/:name/clear). */
   quarantine?: Pick<Quarantine, 'clear' | 'reasons' | 'list'>;
   settingSources?: Partial<Record<keyof RelayConfig, SettingSource>>;
@@ -181,10 +182,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(faultAlertRoutes, { intake: deps.intake, webhookSecret: secret, faultKeys });
   if (deps.alertSources) await app.register(alertSourceRoutes, { ...deps.alertSources, webhookSecret: secret });
   // Its own authentication: a person's token, approvers only (WEBHOOK_SECRET is Splunk's, not a person's).
-  await app.register(decisionRoutes, { approvals: deps.approvals, ...(deps.operators ? { operators: deps.operators } : {}), ...(uiSession ? { session: uiSession } : {}) });
+  await app.register(decisionRoutes, { decide: deps.decide, ...(deps.operators ? { operators: deps.operators } : {}), ...(uiSession ? { session: uiSession } : {}) });
   await app.register(incidentActionRoutes, { handling: deps.handling, ...(deps.operators ? { operators: deps.operators } : {}), ...(uiSession ? { session: uiSession } : {}) });
   if (deps.quarantine) await app.register(deviceRoutes, { quarantine: deps.quarantine, ...(deps.operators ? { operators: deps.operators } : {}), ...(uiSession ? { session: uiSession } : {}) });
-  await app.register(confirmRoutes, { ...(deps.confirmChange ? { confirm: deps.confirmChange } : {}), ...(deps.operators ? { operators: deps.operators } : {}), ...(uiSession ? { session: uiSession } : {}) });
+  await app.register(confirmRoutes, { ...(deps.confirm ? { confirm: deps.confirm } : {}), ...(deps.operators ? { operators: deps.operators } : {}), ...(uiSession ? { session: uiSession } : {}) });
   await app.register(async (scope) => {
     // Everyone listed reads; only WEBHOOK_SECRET and approvers create incidents or start runs.
     scope.addHook('onRequest', principalGuard({ secret, ...(uiSession ? { session: uiSession } : {}), ...(operators ? { operators } : {}) }));
@@ -209,7 +210,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Two encapsulated scopes: each MCP endpoint has its own bearer hook.
   await app.register(mcpRoutes, { path: '/mcp', ...deps.tools });
   await app.register(mcpRoutes, { path: '/device-mcp', token: deps.tools.token, createServer: deps.deviceTools.createServer });
-  await app.register(headedTerminalRoutes, { ...deps.terminal, ...(deps.mayStartRun ? { mayStart: deps.mayStartRun } : {}), incidents: deps.incidents, decide: deps.approvals.decide });
+  await app.register(headedTerminalRoutes, { ...deps.terminal, ...(deps.mayStartRun ? { mayStart: deps.mayStartRun } : {}), incidents: deps.incidents, decide: deps.decide });
   await app.register(searchProxyRoutes, {
     upstreamUrl: config.SEARCH_UPSTREAM_URL,
     upstreamToken: config.SEARCH_UPSTREAM_TOKEN,

@@ -9,9 +9,6 @@ import { fileQuarantine } from '../core/quarantine/file-backend';
 /** What a laptop relay keeps in its data folder besides its incidents: quarantined devices and held approval requests. */
 export const dataFolderKeeps = (dataDir: string) => ({ quarantine: fileQuarantine(dataDir), held: fileHeldRequests(dataDir) });
 
-/** What a team relay keeps in its data folder: quarantines the team's database has not taken yet (so a restart keeps them). */
-export const teamFolderKeeps = (dataDir: string) => ({ quarantineFolder: fileQuarantine(dataDir) });
-
 /**
  * Opens the team database (`open`). A relay that cannot reach it stops, in one line (it could not keep alerts);
  * unless its data folder holds quarantines the database has not taken yet (it was stopped while the

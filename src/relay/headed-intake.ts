@@ -33,13 +33,15 @@ export function promptToPaste(start: HeadedStart): string {
   return start.prompt;
 }
 
-export function createHeadedIntake(deps: {
+export interface HeadedIntakeDeps {
   incidents: Incidents;
   mode: 'strict' | 'hybrid';
   logger: Logger;
   /** The other devices the RAW lets a plan change, found from the alert and the inventory: the prompt names them, as a relay-started run's does. */
   planDevicesFor?: (alert: NormalizedAlert) => Promise<FoundDevice[]>;
-}) {
+}
+
+export function createHeadedIntake(deps: HeadedIntakeDeps) {
   /** The fault already has a run and a gate: the headed run joins it, so one change is asked for once. */
   function join(open: Incident): HeadedStart {
     deps.incidents.record(open.incident_id, entries.headedJoined, 'A headed run was asked for this fault: it joins this open incident (one run, one approval)');

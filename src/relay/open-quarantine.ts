@@ -1,20 +1,16 @@
-import type { TeamCoordinator } from '../adapters/team/coordinator';
-import { pgQuarantine } from '../adapters/store-pg/quarantine-repository';
-import { memoryQuarantine, type QuarantineBackend } from '../core/quarantine/entry';
+import type { Cluster } from '../core/cluster/cluster';
 import { createQuarantine, type QuarantineDeps } from '../core/quarantine/service';
 
 /**
- * The relay's quarantines, read at start: the team's database for a team relay (every relay honours
- * the same rows, read again with each heartbeat for /health), else the backend given (the laptop's
- * data folder, from start-headless), else memory. A team relay given its data folder (`folder`)
- * writes each quarantine there first and, at start, writes what it kept there to the database
- * before anything else.
+ * The relay's quarantines, read at start where its cluster keeps them (the team's database, which
+ * every relay honours and reads again with each heartbeat for /health, with a team relay's data folder
+ * written first until the database has a quarantine; the laptop's data folder, or memory).
  */
-export async function openQuarantine(opts: Omit<QuarantineDeps, 'backend'> & { backend?: QuarantineBackend; team?: TeamCoordinator }) {
-  const backend = opts.backend ?? (opts.team ? pgQuarantine(opts.team.pool) : memoryQuarantine());
-  const quarantine = createQuarantine({ ...opts, backend });
+export async function openQuarantine(opts: Omit<QuarantineDeps, 'backend' | 'folder'> & { cluster: Pick<Cluster, 'quarantine' | 'quarantineFolder' | 'onBeat'> }) {
+  const { quarantine: backend, quarantineFolder: folder } = opts.cluster;
+  const quarantine = createQuarantine({ ...opts, backend, ...(folder ? { folder } : {}) });
   await quarantine.start();
-  const offBeat = opts.team?.onBeat(() => quarantine.refresh()) ?? (() => undefined);
+  const offBeat = opts.cluster.onBeat(() => quarantine.refresh());
   return {
     ...quarantine,
     stop: () => {

@@ -3,11 +3,13 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { AgentRuntime } from '../core/agent-runtime';
 import type { IncidentHandling } from '../core/incidents/incident-handling';
-import type { Approvals, DecideFn } from '../core/approvals/approvals';
+import type { Approvals } from '../core/approvals/approvals';
+import type { ConfirmFn, DecideFn } from '../core/approvals/decision-command';
+import type { Cluster } from '../core/cluster/cluster';
+import type { OutboxStore } from '../adapters/outbox/types';
 import type { OperatorChannel } from '../core/approvals/operator-channel';
 import type { DeviceTools } from '../core/changes/device-contract';
 import type { Clock } from '../core/clock';
-import type { ConfirmFn } from './routes/confirm';
 import type { RelayConfig } from '../config/schema';
 import type { SettingSource } from '../config/setting-sources';
 import type { createDispatcher } from '../core/delivery/dispatcher';
@@ -17,13 +19,10 @@ import type { Incident } from '../core/incidents/model';
 import type { createIncidents } from '../core/incidents/service';
 import type { IncidentStore } from '../core/incidents/store';
 import type { ProxySettings } from '../adapters/net/proxy';
-import type { TeamCoordinator } from '../adapters/team/coordinator';
 import type { DeviceServerLaunch } from '../adapters/devices/detached-server';
 import type { MessagingHealth } from './health-checks';
 import type { HeadedIntake } from './headed-intake';
 import type { SignInLinks } from './sign-in';
-import type { QuarantineBackend } from '../core/quarantine/entry';
-import type { HeldRequests } from '../core/approvals/held-requests';
 import type { Quarantine } from '../core/quarantine/service';
 
 /** What createRelay (create-relay.ts) takes and gives: the tray and the headless relay wire these. */
@@ -69,16 +68,13 @@ export interface RelayDeps {
   /** Upper bound on how long `POST /fault-alert` waits for the session before answering `queued`. */
   deliveryWaitMs?: number;
   retryBaseMs?: number;
-  /** A team relay (DATABASE_URL): the other relays on the database, and how work is shared with them. */
-  team?: TeamCoordinator;
+  /**
+   * The relays this one shares its incidents with, and how: alone (`laptopRelayCluster`, which also
+   * says where quarantines and held requests are kept) or a team on DATABASE_URL (`teamCluster`).
+   */
+  cluster: RelayCluster;
   /** A laptop relay's local operator and their one-time sign-in links for /ui (`npm run relay`). */
   signIn?: SignInLinks;
-  /** Where quarantined devices are kept; default: the team's database, else memory (start-headless gives the data folder). */
-  quarantine?: QuarantineBackend;
-  /** A team relay's data folder for quarantines the database has not taken yet: written there first, kept until the database has them. */
-  quarantineFolder?: QuarantineBackend;
-  /** Where requests held behind another change on their device are kept; default: the team's database, else memory (start-headless gives the data folder). */
-  held?: HeldRequests;
 }
 
 export interface Relay {
@@ -86,15 +82,16 @@ export interface Relay {
   bus: Bus<RelayEvents>;
   incidents: ReturnType<typeof createIncidents>;
   dispatcher: ReturnType<typeof createDispatcher>;
+  /** The approval gate: its requests, pending list and room (its own `decide` is the owner's step behind `decide`). */
   approvals: Approvals;
   /**
    * The one way a person's decision is made, whatever the channel (tray, notification, card, API,
-   * terminal): on a team relay it is recorded in the database first, so the decisions table and the
-   * incident never disagree. `approvals.decide` is the owner's own step behind it.
+   * terminal): a decision command, recorded where the cluster records it (on a team, the database
+   * first, so the decisions table and the incident never disagree) and applied by the owner.
    */
   decide: DecideFn;
-  /** A person keeps a provisional change (tray, /ui, API); undefined on a relay without device tools. */
-  confirmChange?: ConfirmFn;
+  /** A person keeps a provisional change (tray, /ui, API), recorded like a decision; undefined on a relay without device tools. */
+  confirm?: ConfirmFn;
   /** Devices no change reaches until a person clears them (tray, /ui, POST /devices/:name/clear). */
   quarantine: Pick<Quarantine, 'list' | 'cached' | 'check' | 'clear'>;
   /** Holds every run (queued deliveries and headed terminals) while `check` names a reason; until the returned function is called. */
@@ -117,3 +114,11 @@ export interface Relay {
   listen(opts?: { port?: number; host?: string }): Promise<string>;
   close(): Promise<void>;
 }
+
+/** The cluster as the relay composes it: the core's port, and where the outbox and the audit stream say who this relay is. */
+export type RelayCluster = Cluster & {
+  /** How the audit stream names this relay. */
+  readonly host: string;
+  /** Where an outbox stream (pager, a SIEM sink) keeps its items: the data folder's file, or the team's table. */
+  openOutbox(stream: string): OutboxStore;
+};

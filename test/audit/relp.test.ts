@@ -88,7 +88,7 @@ describe.skipIf(noRsyslogRelp)('RELP to a real rsyslog (imrelp)', () => {
       const res = await relay.app.inject({ method: 'POST', url: '/fault-alert', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(ad000002({ system: device })) });
       const id = res.json().incident_id as string;
       await relay.approvals.request({ incident_id: id, summary: 's', device, commands: ['router bgp 65001', 'no neighbor 10.0.0.2 shutdown'] });
-      expect((await relay.decide(id, 'APPROVED', { id: 'alice' }, 'test')).status).toBe('accepted');
+      expect((await relay.decide({ incident_id: id, decision: 'APPROVED', who: { id: 'alice', authenticated_by: 'relay' }, channel: 'test' })).status).toBe('accepted');
       return id;
     };
     const before = await decided('R1');

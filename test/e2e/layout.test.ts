@@ -13,6 +13,7 @@ import { createStubRuntime } from '../helpers/stub-runtime';
 import { CHROMIUM, NO_CHROMIUM_REASON, openBrowser, type TestBrowser } from './helpers/browser';
 import { buildRendererForTest } from './helpers/build-renderer';
 import { testLogDir } from '../helpers/log-dir';
+import { laptopRelayCluster } from '../../src/relay/laptop-cluster';
 
 /** How long a page may take to show something on a loaded machine: a hang guard, not a speed bar. */
 const GUARD_MS = 60_000;
@@ -40,7 +41,7 @@ beforeAll(async () => {
   lab = await startLab({ port: 0, convergeDelayMs: 0, logger });
   const config = loadConfig({ AGENT_URL: 'http://127.0.0.1:1', AGENT_SERVER_PASSWORD: 'pw', RELAY_TOOLS_TOKEN: TOKEN, DEVICE_MCP_URL: lab.mcpUrl, RELAY_PROJECT_DIR: '.', RELAY_LOG_DIR: testLogDir() });
   const store = createPersistentStore({ backend: createMemoryBackend(), retention: 1000, logger });
-  relay = await createRelay({ config, store, agent: createStubRuntime(), logger, extraChannels: () => ['desktop'], uiDistDir: distDir });
+  relay = await createRelay({ cluster: laptopRelayCluster(config.RELAY_DATA_DIR), config, store, agent: createStubRuntime(), logger, extraChannels: () => ['desktop'], uiDistDir: distDir });
   url = await relay.listen({ port: 0, host: '127.0.0.1' });
 
   lab.lab.inject({ fault: 'bgp_neighbor_admin_down', device: 'R1', neighbor: '10.0.0.2' });

@@ -4,7 +4,7 @@ import type { OperatorChannel } from '../../src/core/approvals/operator-channel'
 import { loadConfig } from '../../src/config/load';
 import type { AgentRuntime } from '../../src/core/agent-runtime';
 import { createMemoryBackend, createPersistentStore } from '../../src/core/incidents/persistent-store';
-import { createRelay, type Relay } from '../../src/relay/create-relay';
+import { createRelay, type Relay, type RelayCluster } from '../../src/relay/create-relay';
 import type { Clock } from '../../src/core/clock';
 import type { IncidentStore } from '../../src/core/incidents/store';
 import type { HeldRequests } from '../../src/core/approvals/held-requests';
@@ -13,6 +13,7 @@ import type { ProxySettings } from '../../src/adapters/net/proxy';
 import { testLogDir } from './log-dir';
 import type { QuarantineBackend } from '../../src/core/quarantine/entry';
 import type { AddressBook } from '../../src/runbooks/plan-devices';
+import { laptopRelayCluster } from '../../src/relay/laptop-cluster';
 
 export const silent = pino({ level: 'silent' });
 
@@ -46,12 +47,15 @@ export async function relayForTest(opts: {
   held?: HeldRequests;
   /** Where a plan's other devices are found (the simulated lab's addresses). */
   addressBook?: AddressBook;
+  /** The relay's cluster; default a laptop relay alone on the config's data folder. */
+  cluster?: RelayCluster;
 }): Promise<Relay & { webex?: WebexChannel }> {
   const config = testConfig(opts.env);
   const store = opts.store ?? createPersistentStore({ backend: createMemoryBackend(), retention: config.INCIDENT_RETENTION, logger: silent });
   const logger = opts.logger ?? silent;
   const webex = opts.room ? createWebexChannel({ room: opts.room, roomId: config.MSG_ROOM_ID, approvers: config.MSG_APPROVERS, logger }) : undefined;
   const relay = await createRelay({
+    cluster: opts.cluster ?? laptopRelayCluster(config.RELAY_DATA_DIR, { ...(opts.quarantine ? { quarantine: opts.quarantine } : {}), ...(opts.held ? { held: opts.held } : {}) }),
     config,
     store,
     agent: opts.agent,
@@ -65,8 +69,6 @@ export async function relayForTest(opts: {
     proxy: opts.proxy,
     ...(opts.postCheckPaceS !== undefined ? { postCheckPaceS: opts.postCheckPaceS } : {}),
     ...(opts.addressBook ? { addressBook: opts.addressBook } : {}),
-    ...(opts.quarantine ? { quarantine: opts.quarantine } : {}),
-    ...(opts.held ? { held: opts.held } : {}),
   });
   return Object.assign(relay, webex ? { webex } : {});
 }

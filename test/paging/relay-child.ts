@@ -10,6 +10,7 @@ import { createFileBackends } from '../../src/core/incidents/file-backend';
 import { createPersistentStore } from '../../src/core/incidents/persistent-store';
 import { createRelay } from '../../src/relay/create-relay';
 import { createStubRuntime } from '../helpers/stub-runtime';
+import { laptopRelayCluster } from '../../src/relay/laptop-cluster';
 
 const logger = pino({ level: 'silent' });
 const config = loadConfig({ ...process.env, AGENT_URL: 'http://127.0.0.1:1', AGENT_SERVER_PASSWORD: 'pw', AGENT_SPARE_SESSION: 'off' });
@@ -18,6 +19,6 @@ const backends = createFileBackends(dataDir);
 const store = createPersistentStore({ backend: backends.open, archive: backends.archive, timelineDir: join(dataDir, 'timelines'), retention: config.INCIDENT_RETENTION, logger });
 const agent = createStubRuntime();
 agent.model = null;
-const relay = await createRelay({ config, store, agent, logger, retryBaseMs: 50 });
+const relay = await createRelay({ cluster: laptopRelayCluster(config.RELAY_DATA_DIR), config, store, agent, logger, retryBaseMs: 50 });
 const url = await relay.listen({ port: 0, host: '127.0.0.1' });
 process.stdout.write(`listening ${url}\n`);

@@ -63,7 +63,7 @@ async function approvedAt(at: string, vrf?: string) {
   const ask = () => tools.call('request_approval', { incident_id: id, summary: 'admin down', device: 'R1', commands: REPAIR });
   expect((await ask()).json).toMatchObject({ status: 'pending' });
   // The tray's user, an approver in every group the shipped policy names: one approval meets any rule here.
-  expect(await relay.decide(id, 'APPROVED', { id: 'ana' }, 'desktop')).toMatchObject({ status: 'accepted' });
+  expect(await relay.decide({ incident_id: id, decision: 'APPROVED', who: { id: 'ana', authenticated_by: 'os_user' }, channel: 'desktop' })).toMatchObject({ status: 'accepted' });
   const apply = () => device.call('config_cli', { incident_id: id, device: 'R1', commands: REPAIR });
   const types = () => relay.incidents.timeline(id).map((e) => e.type);
   const entries = (type: string) => relay.incidents.timeline(id).filter((e) => e.type === type);
@@ -136,7 +136,7 @@ describe('no-overwrite: the device must be the one the preview read', () => {
     expect((await t.ask()).json).toMatchObject({ status: 'pending' });
     const now = t.relay.incidents.get(t.id)!.approval_request!.preview!.fingerprint!.sha256;
     expect(now).toBe(mismatch!.now_sha256);
-    expect(await t.relay.decide(t.id, 'APPROVED', { id: 'ana' }, 'desktop')).toMatchObject({ status: 'accepted' });
+    expect(await t.relay.decide({ incident_id: t.id, decision: 'APPROVED', who: { id: 'ana', authenticated_by: 'os_user' }, channel: 'desktop' })).toMatchObject({ status: 'accepted' });
     expect((await t.apply()).isError).toBe(false);
     expect(neighbor()).not.toMatch(/Administratively shut down/);
     expect(t.entries('change.fingerprint_checked')).toEqual([expect.objectContaining({ device: 'R1', before_sha256: now, now_sha256: now, match: true })]);

@@ -42,7 +42,7 @@ async function busy(opts: { rollbackWorks?: boolean } = {}) {
 describe('a second change on a busy device', () => {
   it('is asked when the first change is confirmed', async () => {
     const { t, first, second, change } = await busy();
-    const confirmed = await t.relay.confirmChange!(first, change.change_id, 'ana@example.net');
+    const confirmed = await t.relay.confirm!({ incident_id: first, change_id: change.change_id, who: { id: 'ana@example.net', authenticated_by: 'personal_token' } });
     expect(confirmed).toMatchObject({ ok: true });
     const asked = await untilIncident(t.relay, second, (i) => i.state === 'awaiting_approval');
     expect(asked.approval_request).toMatchObject({ status: 'pending', device: 'R1', commands: REPAIR });

@@ -82,7 +82,7 @@ describe.each(places)('a held request across a relay restart (%s)', (_name, fres
     expect(after.relay.approvals.heldFor(second)).toEqual({ incident_id: first, change_id: change.change_id });
     expect(after.relay.incidents.get(second)).toMatchObject({ state: 'running', approval_request: null });
 
-    expect(await after.relay.confirmChange!(first, change.change_id, 'ana@example.net')).toMatchObject({ ok: true });
+    expect(await after.relay.confirm!({ incident_id: first, change_id: change.change_id, who: { id: 'ana@example.net', authenticated_by: 'personal_token' } })).toMatchObject({ ok: true });
     const asked = await untilIncident(after.relay, second, (i) => i.state === 'awaiting_approval');
     expect(asked.approval_request).toMatchObject({ status: 'pending', device: 'R1', commands: REPAIR });
     expect(after.relay.incidents.timeline(second).map((e) => e.type)).toEqual(expect.arrayContaining(['approval.held', 'approval.unheld', 'approval.requested']));

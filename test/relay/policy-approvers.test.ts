@@ -94,9 +94,9 @@ describe('approvals under the change policy: who counts, and how many', () => {
 
   it('the terminal counts as the os_user\'s person, and not at all for an account nobody is mapped to', async () => {
     const t = await pending();
-    const stranger = await t.relay.decide(t.id, 'APPROVED', { id: 'root (terminal)' }, 'terminal', undefined, t.request_id);
+    const stranger = await t.relay.decide({ incident_id: t.id, request_id: t.request_id, decision: 'APPROVED', who: { id: 'root (terminal)', authenticated_by: 'terminal_secret' }, channel: 'terminal' });
     expect(stranger).toMatchObject({ status: 'not_allowed_by_policy', rule: TWO_PERSON_RULE });
-    const ana = await t.relay.decide(t.id, 'APPROVED', { id: 'ana (terminal)' }, 'terminal', undefined, t.request_id);
+    const ana = await t.relay.decide({ incident_id: t.id, request_id: t.request_id, decision: 'APPROVED', who: { id: 'ana (terminal)', authenticated_by: 'terminal_secret' }, channel: 'terminal' });
     expect(ana).toMatchObject({ status: 'recorded', standing: { given: 1, needed: 2 } });
     expect(t.state().approval_request?.votes).toEqual([expect.objectContaining({ by: people.ana.email, channel: 'terminal' })]);
     // The same person on another channel is still the same person.

@@ -15,6 +15,7 @@ import { createStubRuntime } from '../helpers/stub-runtime';
 import { auth, teamRelay } from './team-process';
 import { until } from './team-relays';
 import { testLogDir } from '../helpers/log-dir';
+import { teamCluster } from '../../src/adapters/team/team-cluster';
 
 /** Slack on a team relay: one Socket Mode connection for the team, held by the leader only. */
 const pg = usePostgres();
@@ -35,7 +36,7 @@ async function slackMember(url: string, fake: SlackFake) {
   const { store, coordinator: team } = await openTeamStore({ url, retention: config.INCIDENT_RETENTION, leaseMs: 10_000, logger: silent, decisionKey: TEAM_DECISION_KEY });
   const slack = createSlackChannel({ ...IDS, apiUrl: fake.apiUrl, approver: (p) => p.email === 'alice@example.net', logger: silent, pingIntervalMs: 60_000 });
   const lock: { held?: ReturnType<typeof holdChannelSockets> } = {};
-  const relay: Relay = await createRelay({ config, store, agent: createStubRuntime(), logger: silent, team, channels: [slack], standby: () => lock.held?.role() === 'standby', retryBaseMs: 50, deliveryWaitMs: 2_000 });
+  const relay: Relay = await createRelay({ config, store, agent: createStubRuntime(), logger: silent, cluster: teamCluster(team), channels: [slack], standby: () => lock.held?.role() === 'standby', retryBaseMs: 50, deliveryWaitMs: 2_000 });
   await team.start();
   const held = (lock.held = holdChannelSockets({ sockets: [{ name: 'slack', ...slack.connection }], logger: silent, lead: (gain, lose) => team.lead(CHANNELS_LEADER_LOCK, gain, lose) }));
   await held.first;

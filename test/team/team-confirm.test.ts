@@ -51,16 +51,16 @@ describe.skipIf(Boolean(noPostgres))('team relay: confirms reach the owner', () 
     expect(a.relay.incidents.get(id)?.change).toMatchObject({ state: 'pending', person: null });
 
     // Ana's real confirm on B takes the forged row's place, and B answers with the owner's outcome, not the forged one.
-    const result = await b.relay.confirmChange!(id, changeId, 'ana@example.net');
+    const result = await b.relay.confirm!({ incident_id: id, change_id: changeId, who: { id: 'ana@example.net', authenticated_by: 'personal_token' } });
     expect(result).toMatchObject({ ok: true, change: { state: 'confirmed', ended_by: 'person', person: 'ana@example.net' } });
     expect(a.relay.incidents.get(id)?.change).toMatchObject({ state: 'confirmed', person: 'ana@example.net' });
     await a.store.flush();
     const shared = await a.store.loadTimeline(id);
     expect(shared.filter((e) => e.type === 'device.change_confirmed').map((e) => e.message)).toEqual(['Change on R1 confirmed by ana@example.net']);
 
-    const again = await b.relay.confirmChange!(id, changeId, 'bo@example.net');
+    const again = await b.relay.confirm!({ incident_id: id, change_id: changeId, who: { id: 'bo@example.net', authenticated_by: 'personal_token' } });
     expect(again).toMatchObject({ ok: false, code: 'not_pending' });
-    const stale = await b.relay.confirmChange!(id, 'chg-other', 'bo@example.net');
+    const stale = await b.relay.confirm!({ incident_id: id, change_id: 'chg-other', who: { id: 'bo@example.net', authenticated_by: 'personal_token' } });
     expect(stale).toMatchObject({ ok: false, code: 'stale_change' });
     await a.store.flush();
     expect((await a.store.loadTimeline(id)).filter((e) => e.type === 'device.change_confirmed')).toHaveLength(1);

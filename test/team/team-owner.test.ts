@@ -34,7 +34,7 @@ describe.skipIf(Boolean(noPostgres))('team relay: one owner per incident', () =>
 
     // The owner still decides the approval's fate: a person's decision on B reaches it and counts.
     const request_id = b.relay.incidents.get(id)?.approval_request?.request_id;
-    const decided = await b.relay.decide(id, 'DENIED', { id: 'ana@example.com' }, 'api', 'not now', request_id);
+    const decided = await b.relay.decide({ incident_id: id, request_id: request_id, decision: 'DENIED', who: { id: 'ana@example.com', authenticated_by: 'personal_token' }, channel: 'api', reason: 'not now' });
     expect(decided.status).toBe('accepted');
     await until(a.relay, () => a.relay.incidents.get(id)?.approval?.decision === 'DENIED');
     await a.store.flush();

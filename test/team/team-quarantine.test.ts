@@ -82,7 +82,7 @@ describe.skipIf(Boolean(noPostgres))('team relay: quarantined devices', () => {
     expect(await a.relay.approvals.request({ incident_id: second, device: 'R1', summary: 'unshut the neighbor', commands: REPAIR })).toMatchObject({ status: 'held' });
     expect((await db.query('SELECT incident_id, waiting_for_incident, waiting_for_change FROM held_requests')).rows).toEqual([{ incident_id: second, waiting_for_incident: first, waiting_for_change: change.change_id }]);
 
-    expect(await a.relay.confirmChange!(first, change.change_id, approver.email)).toMatchObject({ ok: true });
+    expect(await a.relay.confirm!({ incident_id: first, change_id: change.change_id, who: { id: approver.email, authenticated_by: 'personal_token' } })).toMatchObject({ ok: true });
     await until(a.relay, () => a.relay.incidents.get(second)?.state === 'awaiting_approval');
     await untilDatabase(db, 'SELECT count(*) = 0 AS ok FROM held_requests');
   });

@@ -1,7 +1,7 @@
 import { onTestFinished } from 'vitest';
 import type { Clock } from '../../src/core/clock';
 import { loadConfig } from '../../src/config/load';
-import { createRelay, type Relay, type RelayDeps } from '../../src/relay/create-relay';
+import { createRelay, type Relay, type RelayCluster, type RelayDeps } from '../../src/relay/create-relay';
 import type { TeamCoordinator } from '../../src/adapters/team/coordinator';
 import { readDecisionKey } from '../../src/adapters/team/decision-seal';
 import { openTeamStore } from '../../src/adapters/team/open';
@@ -9,6 +9,7 @@ import type { SharedIncidentStore } from '../../src/adapters/store-pg/pg-store';
 import { silent } from '../helpers/relay';
 import { createStubRuntime } from '../helpers/stub-runtime';
 import { testLogDir } from '../helpers/log-dir';
+import { teamCluster } from '../../src/adapters/team/team-cluster';
 
 /** The team's decision key in the tests (TEAM_DECISION_KEY): every relay of a test's team holds it. */
 export const TEAM_DECISION_KEY = 'test-team-decision-key-0123456789abcdef';
@@ -17,6 +18,8 @@ export interface TeamMember {
   relay: Relay;
   store: SharedIncidentStore;
   team: TeamCoordinator;
+  /** The relay's cluster (the port createRelay asks), as the contract test drives it. */
+  cluster: RelayCluster;
   agent: ReturnType<typeof createStubRuntime>;
   /** As a killed process: no goodbye, its connections cut, its heartbeat stops. */
   kill(): Promise<void>;
@@ -33,13 +36,15 @@ export async function teamMember(
   const { store, coordinator: team } = await openTeamStore({ url, retention: config.INCIDENT_RETENTION, leaseMs: opts.leaseMs ?? 10_000, logger: silent, decisionKey: readDecisionKey(config), ...(opts.relayId ? { relayId: opts.relayId } : {}), ...(opts.heartbeatMs ? { heartbeatMs: opts.heartbeatMs } : {}), ...(opts.lockWaitMs ? { lockWaitMs: opts.lockWaitMs } : {}), ...(opts.queryTimeoutMs ? { queryTimeoutMs: opts.queryTimeoutMs } : {}), ...(opts.retryMs ? { retryBaseMs: opts.retryMs, retryMaxMs: opts.retryMs } : {}) });
   const agent = createStubRuntime();
   // The engineers' trays are the approval channel a team relay asks (their decisions come over the API).
-  const relay = await createRelay({ config, store, agent, logger: silent, team, retryBaseMs: 50, deliveryWaitMs: 2_000, extraChannels: () => ['desktop'], ...(opts.clock ? { clock: opts.clock } : {}), ...opts.relay });
+  const cluster = teamCluster(team);
+  const relay = await createRelay({ config, store, agent, logger: silent, cluster, retryBaseMs: 50, deliveryWaitMs: 2_000, extraChannels: () => ['desktop'], ...(opts.clock ? { clock: opts.clock } : {}), ...opts.relay });
   await team.start();
   let gone = false;
   const member: TeamMember = {
     relay,
     store,
     team,
+    cluster,
     agent,
     async kill() {
       if (gone) return;

@@ -104,7 +104,7 @@ describe('incident traces', () => {
       await mcp.close();
       expect(asked.json).toMatchObject({ status: 'pending' });
       const requestId = relay.incidents.get(id)!.approval_request!.request_id;
-      expect((await relay.decide(id, 'APPROVED', { id: 'alice' }, 'test')).status).toBe('accepted');
+      expect((await relay.decide({ incident_id: id, decision: 'APPROVED', who: { id: 'alice', authenticated_by: 'relay' }, channel: 'test' })).status).toBe('accepted');
       const tool = await spanOf('execute_tool request_approval', id);
       const wait = await spanOf('approval.wait', id);
 

@@ -8,8 +8,6 @@ import type { Bus } from '../../core/events/bus';
 import type { RelayEvents } from '../../core/incidents/events';
 import type { ProxySettings } from '../net/proxy';
 import { openFileOutboxStore } from '../outbox/file-store';
-import { createPgOutboxStore } from '../outbox/pg-store';
-import type pg from 'pg';
 import type { OutboxStore } from '../outbox/types';
 import type { OperatorsFileLog } from '../../core/operators/operators';
 import { createAuditStream, type AuditStreamDeps } from './audit-stream';
@@ -24,15 +22,15 @@ export interface AuditSetupDeps {
   logger: Logger;
   scrub?: (text: string) => string;
   proxy?: ProxySettings;
-  /** A team relay: its name, and the database whose outbox table every relay of the team shares. */
-  team?: { pool: pg.Pool; relayId: string };
+  /** How the stream names this relay (a team relay's id); default the host's name. */
+  host?: string;
   /** Whether this relay owns the incident: on a team only the owner derives its events (one copy each). */
   owns?: (incidentId: string) => boolean;
   /** `/metrics`: the backlog per sink is read from the outboxes at scrape time. */
   registry?: Registry;
   /** Where the relay's standing warnings are gathered for /health: the stream adds its own. */
   warningsTo?: Set<() => string[]>;
-  /** Where the batches are kept; default: the team's table, else a file per sink in RELAY_DATA_DIR. */
+  /** Where the batches are kept (a team gives its table); default a file per sink in RELAY_DATA_DIR. */
   openStore?: (name: string) => OutboxStore;
 }
 
@@ -49,13 +47,12 @@ export interface AuthFailure {
  * events that are not an incident's: failed authentications and configuration reloads.
  */
 export function setUpAudit(deps: AuditSetupDeps) {
-  const team = deps.team;
-  const relay = team?.relayId ?? hostname();
+  const relay = deps.host ?? hostname();
   const { senders, close } = auditSendersFrom(deps.config, { clock: deps.clock, ...(deps.proxy ? { proxy: deps.proxy } : {}), host: relay });
   const dataDir = resolve(deps.config.RELAY_DATA_DIR);
   const stream = createAuditStream({
     senders,
-    openStore: deps.openStore ?? ((name) => (team ? createPgOutboxStore(team.pool, name, team.relayId) : openFileOutboxStore(dataDir, name))),
+    openStore: deps.openStore ?? ((name) => openFileOutboxStore(dataDir, name)),
     ...(deps.owns ? { owns: deps.owns } : {}),
     incidents: deps.incidents,
     bus: deps.bus,

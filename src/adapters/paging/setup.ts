@@ -1,5 +1,4 @@
 import { resolve } from 'node:path';
-import type pg from 'pg';
 import type { Logger } from 'pino';
 import { Gauge, type Registry } from 'prom-client';
 import type { Clock } from '../../core/clock';
@@ -11,7 +10,7 @@ import type { Incidents } from '../../core/incidents/service';
 import { createProxyDispatchers, NO_PROXY_SETTINGS, type ProxySettings } from '../net/proxy';
 import { openFileOutboxStore } from '../outbox/file-store';
 import { createOutbox, type Outbox } from '../outbox/outbox';
-import { createPgOutboxStore } from '../outbox/pg-store';
+import type { OutboxStore } from '../outbox/types';
 import type { EscalationStep } from '../../core/policy/schema';
 import { PAGER_LABELS, type Page, type PagerName } from './page';
 import { createPaging } from './paging';
@@ -27,8 +26,8 @@ export interface PagingSetupDeps {
   remind: (incidentId: string, markdown: string) => void;
   steps: () => readonly EscalationStep[];
   proxy?: ProxySettings | undefined;
-  /** A team relay: pages in the database's outbox, each sent by one relay. */
-  team?: { pool: pg.Pool; relayId: string } | undefined;
+  /** Where the pages are kept until sent: default the data folder's file (a team gives its table, each page sent by one relay). */
+  openStore?: (stream: string) => OutboxStore;
   /** Where /metrics reads the backlog. */
   registry?: Registry;
 }
@@ -64,7 +63,7 @@ export function setUpPaging(deps: PagingSetupDeps) {
   if (pagers.length > 0) {
     outbox = createOutbox({
       name: 'pager',
-      store: deps.team ? createPgOutboxStore(deps.team.pool, 'pager', deps.team.relayId) : openFileOutboxStore(resolve(config.RELAY_DATA_DIR), 'pager'),
+      store: deps.openStore ? deps.openStore('pager') : openFileOutboxStore(resolve(config.RELAY_DATA_DIR), 'pager'),
       send: (item) => sendPage(item.payload as Page, endpoints),
       clock: deps.clock,
       logger: logger.child({ component: 'pager' }),

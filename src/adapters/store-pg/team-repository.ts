@@ -40,7 +40,15 @@ export interface RelayIdHolder {
 
 export type Queryable = Pick<pg.Pool, 'query'>;
 
+/** The team's SQL (one object, as team/* uses it): the relays, the incidents' ownership, and people's recorded actions. */
 export function teamRepository(db: Queryable) {
+  return { ...relaysSql(db), ...ownershipSql(db), ...humanActionsSql(db) };
+}
+
+export type TeamRepository = ReturnType<typeof teamRepository>;
+
+/** The `relays` table: who is alive, who holds a relay id, how the team stands. */
+function relaysSql(db: Queryable) {
   return {
     /** This relay is alive (and not stopped): other relays leave its incidents alone. */
     async heartbeat(relayId: string, name: string): Promise<void> {
@@ -74,6 +82,21 @@ export function teamRepository(db: Queryable) {
       await db.query('UPDATE relays SET stopped = true WHERE relay_id = $1', [relayId]);
     },
 
+    /** For /health/deep: the schema's version and how many relays are alive. */
+    async teamHealth(leaseSeconds: number): Promise<{ version: number | undefined; live: number | undefined }> {
+      const res = await db.query<{ version: number; live: number }>(
+        `SELECT (SELECT max(version) FROM schema_migrations) AS version,
+                (SELECT count(*)::int FROM relays WHERE NOT stopped AND heartbeat_at > now() - make_interval(secs => $1)) AS live`,
+        [leaseSeconds],
+      );
+      return { version: res.rows[0]?.version, live: res.rows[0]?.live };
+    },
+  };
+}
+
+/** Who owns and delivers an incident, and the new-incident lock's one round trip. */
+function ownershipSql(db: Queryable) {
+  return {
     /**
      * Open incidents owned by no live relay (its heartbeat older than the lease, stopped, or never
      * seen) become `relayId`'s, at most 100 a call, each under a row lock skipped when held.
@@ -132,17 +155,12 @@ export function teamRepository(db: Queryable) {
       const results = (await db.query({ text, query_timeout: driverTimeoutMs } as pg.QueryConfig)) as unknown as pg.QueryResult<{ incident_id: string }>[];
       return (results.at(-1)?.rows ?? []).map((r) => r.incident_id);
     },
+  };
+}
 
-    /** For /health/deep: the schema's version and how many relays are alive. */
-    async teamHealth(leaseSeconds: number): Promise<{ version: number | undefined; live: number | undefined }> {
-      const res = await db.query<{ version: number; live: number }>(
-        `SELECT (SELECT max(version) FROM schema_migrations) AS version,
-                (SELECT count(*)::int FROM relays WHERE NOT stopped AND heartbeat_at > now() - make_interval(secs => $1)) AS live`,
-        [leaseSeconds],
-      );
-      return { version: res.rows[0]?.version, live: res.rows[0]?.live };
-    },
-
+/** Decisions and approvals recorded once (the first decision wins; each person's approval counts once), and their NOTIFY. */
+function humanActionsSql(db: Queryable) {
+  return {
     /** Records a decision unless one was recorded for that request already; true when this one is first. */
     async recordDecision(row: DecisionRow & { received_by: string }): Promise<boolean> {
       const res = await db.query(
@@ -203,5 +221,3 @@ export function teamRepository(db: Queryable) {
     },
   };
 }
-
-export type TeamRepository = ReturnType<typeof teamRepository>;

@@ -1,25 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import pg from 'pg';
 import type { Logger } from 'pino';
 import { jitteredBackoff } from '../../core/backoff';
-import type { Incident } from '../../core/incidents/model';
 import { databaseErrorMessage } from '../store-pg/database';
 import type { DecisionSeal } from './decision-seal';
-import { DECISION_CHANNEL } from './decisions';
+import { createChangeListener, type HumanActionKind } from './change-listener';
+import { createHeartbeat, type Adoption } from './heartbeat';
 import { holdLeaderLock, type LeaderLock } from './leader-lock';
 import { createNewIncidentLock } from './new-incident-lock';
 import { type RemoteChange, type SharedIncidentStore } from '../store-pg/pg-store';
-import { CHANGE_CHANNEL, type ChangeNotice } from '../store-pg/write-batch';
-
-/** How long notices of other relays' changes gather before they are read back together. */
-const NOTICE_WINDOW_MS = 25;
 import { teamRepository } from '../store-pg/team-repository';
 
 /** Advisory-lock keys (any fixed numbers, one per purpose; the new-incident lock's is in new-incident-lock.ts). */
 
-/** What a person did on some relay that the owner of the incident applies: decide a request, or keep a change. */
-export type HumanActionKind = 'decision' | 'confirm' | 'vote';
+export type { HumanActionKind } from './change-listener';
+export type { Adoption } from './heartbeat';
 export { NEW_INCIDENT_LOCK } from './new-incident-lock';
 /** Held by the relay that keeps every operator channel's socket (Webex, Slack); the same key Webex alone used before. */
 export const CHANNELS_LEADER_LOCK = 0x7765_6278;
@@ -45,11 +40,6 @@ export interface TeamOptions {
   lockWaitMs?: number;
 }
 
-/** An incident this relay adopted from a dead one, as the database held it. */
-export interface Adoption {
-  incident: Incident;
-  from: string;
-}
 
 /**
  * What makes several relays on one database one team relay: heartbeats and takeover of a dead
@@ -64,152 +54,21 @@ export function createTeamCoordinator(opts: TeamOptions) {
   const me = store.relayId;
   const name = opts.name ?? `${hostname()}:${process.pid}`;
   const heartbeatMs = opts.heartbeatMs ?? Math.max(200, Math.floor(opts.leaseMs / 5));
-  const leaseSeconds = opts.leaseMs / 1000;
-  const reconnectDelay = jitteredBackoff({ baseMs: 250, maxMs: 5_000 });
   const changeHandlers = new Set<(changes: RemoteChange[]) => void>();
   const adoptionHandlers = new Set<(adopted: Adoption[]) => void>();
   const decisionHandlers = new Set<(incidentId: string, key: string, kind: HumanActionKind) => Promise<void>>();
   const beatHandlers = new Set<() => Promise<void>>();
-  let stopped = false;
-  let heartbeatTimer: NodeJS.Timeout | undefined;
-  let listener: pg.Client | undefined;
   const leaders: LeaderLock[] = [];
-
   const emit = (changes: RemoteChange[]) => {
     if (changes.length) for (const h of changeHandlers) h(changes);
   };
-  /**
-   * Incidents other relays changed, read back together a moment after the first notice: a new
-   * fault is several commits on its owner (created, delivered, its first lines), and reading each
-   * one back as it came made a second relay spend more on the first's incidents than on its own.
-   */
-  let noticed = new Set<string>();
-  let noticeTimer: NodeJS.Timeout | undefined;
-  let failedReads = 0;
-  /** A read that failed is made again (the notice came once): else this relay shows the old state until the next change. */
-  const readAgain = (ids: readonly string[], error: unknown) => {
-    logger.warn({ err_message: databaseErrorMessage(error), incidents: ids.length }, 'could not read another relay\'s change; reading it again');
-    for (const id of ids) noticed.add(id);
-    if (stopped || noticeTimer) return;
-    noticeTimer = setTimeout(readNoticed, reconnectDelay(failedReads++));
-    noticeTimer.unref?.();
+  const onHumanAction = (incidentId: string, key: string, kind: HumanActionKind) => {
+    for (const h of decisionHandlers) h(incidentId, key, kind).catch((error: unknown) => logger.error({ err_message: databaseErrorMessage(error) }, 'a decision from another relay could not be applied'));
   };
-  const readNoticed = () => {
-    noticeTimer = undefined;
-    const ids = [...noticed];
-    noticed = new Set();
-    store.refresh(ids).then(
-      (changes) => {
-        failedReads = 0;
-        emit(changes);
-      },
-      (error: unknown) => readAgain(ids, error),
-    );
-  };
-  store.onStale((ids) => store.refresh(ids).then(emit, (error: unknown) => readAgain(ids, error)));
-  /**
-   * Since when this relay's heartbeats have been reaching the database without a gap. After an
-   * outage every relay's heartbeat is old: a relay adopts nothing until it has itself been back for
-   * a whole lease, which gives the others the time to show they are alive.
-   */
-  let beatingSince: number | undefined;
-  /** At start the relay may adopt at once: relays that stopped cleanly or long ago left work behind. */
-  let firstBeat = true;
-
-  async function beat(): Promise<void> {
-    try {
-      await repo.heartbeat(me, name);
-    } catch (error) {
-      beatingSince = undefined;
-      throw error;
-    }
-    beatingSince ??= Date.now();
-    try {
-      if (Date.now() - beatingSince >= opts.leaseMs || firstBeat) await adoptFromDead();
-      firstBeat = false;
-    } finally {
-      // The safety nets run even when adoption failed this time.
-      for (const h of beatHandlers) await h().catch((error: unknown) => logger.warn({ err_message: databaseErrorMessage(error) }, 'team heartbeat task failed'));
-    }
-  }
-
-  /** Open incidents of relays whose heartbeat stopped become this relay's, one row lock each. */
-  async function adoptFromDead(): Promise<void> {
-    const rows = await repo.adoptFromDead(me, leaseSeconds);
-    if (rows.length === 0) return;
-    const from = new Map(rows.map((r) => [r.incident_id, r.owner]));
-    emit(await store.refresh([...from.keys()]));
-    // Memory may have held the same record already (only the owner changed): read it from there.
-    const adopted = [...from].flatMap(([id, owner]) => {
-      const incident = store.get(id);
-      return incident ? [{ incident, from: owner }] : [];
-    });
-    for (const a of adopted) store.adopted(a.incident);
-    logger.warn({ adopted: adopted.map((a) => a.incident.incident_id), from: [...new Set(from.values())] }, 'took over incidents of a relay that stopped');
+  const listener = createChangeListener({ store, databaseUrl: opts.databaseUrl, repo, logger, emit, onHumanAction, reconnectDelay: jitteredBackoff({ baseMs: 250, maxMs: 5_000 }) });
+  const heartbeat = createHeartbeat({ store, repo, name, leaseMs: opts.leaseMs, heartbeatMs, logger, emit, tasks: beatHandlers, onAdopted: (adopted) => {
     for (const h of adoptionHandlers) h(adopted);
-  }
-
-  function scheduleBeat() {
-    if (stopped) return;
-    heartbeatTimer = setTimeout(() => {
-      beat()
-        .catch((error: unknown) => logger.warn({ err_message: databaseErrorMessage(error) }, 'team heartbeat failed'))
-        .finally(scheduleBeat);
-    }, heartbeatMs);
-    heartbeatTimer.unref?.();
-  }
-
-  /** LISTEN on a connection of its own; after a reconnect every open incident is read again (notifications were missed). */
-  async function listen(attempt = 0): Promise<void> {
-    if (stopped) return;
-    const client = new pg.Client({ connectionString: opts.databaseUrl, keepAlive: true });
-    const retry = () => {
-      if (stopped || listener !== client) return;
-      listener = undefined;
-      client.end().catch(() => {});
-      setTimeout(() => void listen(attempt + 1), reconnectDelay(attempt)).unref?.();
-    };
-    listener = client;
-    client.on('error', (error) => {
-      logger.warn({ err_message: databaseErrorMessage(error) }, 'team change listener lost its connection; reconnecting');
-      retry();
-    });
-    client.on('notification', (msg) => {
-      if (msg.channel === DECISION_CHANNEL && msg.payload) {
-        try {
-          // A human action recorded by a relay: a decision (q: the request's time) or a confirm (k: 'confirm', q: the change).
-          const d = JSON.parse(msg.payload) as { i: string; q: string; k?: HumanActionKind };
-          for (const h of decisionHandlers) h(d.i, d.q, d.k ?? 'decision').catch((error: unknown) => logger.error({ err_message: databaseErrorMessage(error) }, 'a decision from another relay could not be applied'));
-        } catch {
-          /* not ours */
-        }
-        return;
-      }
-      if (msg.channel !== CHANGE_CHANNEL || !msg.payload) return;
-      let payload: Partial<ChangeNotice>;
-      try {
-        payload = JSON.parse(msg.payload) as typeof payload;
-      } catch {
-        return;
-      }
-      if (payload.r === me || !Array.isArray(payload.i)) return;
-      if (payload.c && typeof payload.c === 'object') emit(store.countsChanged(payload.c));
-      if (payload.i.length === 0) return;
-      for (const id of payload.i) noticed.add(id);
-      noticeTimer ??= setTimeout(readNoticed, NOTICE_WINDOW_MS);
-    });
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${CHANGE_CHANNEL}`);
-      await client.query(`LISTEN ${DECISION_CHANNEL}`);
-      if (attempt > 0) {
-        emit(await store.refresh(await repo.recentIncidentIds(new Date(Date.now() - 3_600_000))));
-      }
-    } catch (error) {
-      logger.warn({ err_message: databaseErrorMessage(error) }, 'team change listener could not connect; retrying');
-      retry();
-    }
-  }
+  } });
 
   const newIncidentLock = createNewIncidentLock({ pool, store, emit, lockWaitMs: opts.lockWaitMs ?? 10_000 });
 
@@ -217,9 +76,8 @@ export function createTeamCoordinator(opts: TeamOptions) {
     relayId: me,
     name,
     async start(): Promise<void> {
-      await beat();
-      scheduleBeat();
-      await listen();
+      await heartbeat.start();
+      await listener.start();
     },
     /** Changes other relays made, as this relay's memory now holds them. */
     onRemoteChanges(handler: (changes: RemoteChange[]) => void): () => void {
@@ -282,13 +140,9 @@ export function createTeamCoordinator(opts: TeamOptions) {
 
     /** A clean stop: the heartbeat says so, so another relay adopts this one's incidents at once. */
     async stop(opts: { handOver?: boolean } = {}): Promise<void> {
-      stopped = true;
-      if (heartbeatTimer) clearTimeout(heartbeatTimer);
-      if (noticeTimer) clearTimeout(noticeTimer);
+      heartbeat.stop();
       for (const l of leaders.splice(0)) await l.stop();
-      const l = listener;
-      listener = undefined;
-      await l?.end().catch(() => {});
+      await listener.stop();
       if (opts.handOver !== false) await repo.markStopped(me).catch(() => {});
     },
   };

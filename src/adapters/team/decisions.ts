@@ -10,8 +10,8 @@ import type { DecisionRow } from '../store-pg/team-repository';
 import type { ApprovalRequest } from '../../core/incidents/model';
 import type { ForgedRows } from './forged-rows';
 
-/** Where a decision recorded by one relay is announced to the relay that runs the incident. */
-export const DECISION_CHANNEL = 'fault_relay_decisions';
+import { DECISION_CHANNEL } from './change-listener';
+export { DECISION_CHANNEL } from './change-listener';
 
 
 /**

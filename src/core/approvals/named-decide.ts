@@ -1,6 +1,7 @@
 import type { Operator, OperatorDirectory } from '../operators/operators';
+import { DecisionCommand, type DecideFn } from './decision-command';
 import type { DecisionChannel } from './lifecycle';
-import type { Actor, DecideFn } from './types';
+import type { Actor, GateDecide } from './types';
 
 /**
  * The person a channel's identity stands for: the OPERATORS_FILE entry behind an e-mail (Webex,
@@ -17,18 +18,24 @@ export function operatorOf(operators: OperatorDirectory | undefined, id: string,
   return id.includes('@') ? operators.byEmail(id) : undefined;
 }
 
+/** Who the gate records: a listed person under their OPERATORS_FILE name (approvers with their groups), anyone else by the channel's identity. */
+export function actorOf(operators: OperatorDirectory | undefined, who: DecisionCommand['who'], channel: DecisionChannel): Actor {
+  const op = operatorOf(operators, who.id, channel);
+  // Only an approver counts toward a policy's groups: a viewer's groups say what they watch.
+  if (op) return { id: op.name, display: op.name, person: { email: op.email, groups: op.role === 'approver' ? (op.groups ?? []) : [] } };
+  return { id: who.id, ...(who.display ? { display: who.display } : {}) };
+}
 
 /**
- * `decide` that records a listed person under their name from OPERATORS_FILE, whichever channel the
- * decision came from (the tray and the terminal by the person's `os_user`); anyone not listed (an
- * unmapped OS user, a Webex allow-list e-mail) keeps the channel's own identity.
+ * The relay's one `decide`: a decision command, checked (whoever built it), with its person named from
+ * OPERATORS_FILE whichever channel it came from (the tray and the terminal by the person's `os_user`),
+ * handed to the steps in front of the gate. Anyone not listed (an unmapped OS user, a Webex allow-list
+ * e-mail) keeps the channel's own identity.
  */
-export function namedDecide(decide: DecideFn, operators: OperatorDirectory | undefined): DecideFn {
-  if (!operators) return decide;
-  return (incidentId, decision, actor, channel, reason, requestId) => {
-    const op = operatorOf(operators, actor.id, channel);
-    // Only an approver counts toward a policy's groups: a viewer's groups say what they watch.
-    const named: Actor = op ? { id: op.name, display: op.name, person: { email: op.email, groups: op.role === 'approver' ? (op.groups ?? []) : [] } } : actor;
-    return decide(incidentId, decision, named, channel, reason, requestId);
+export function namedDecide(decide: GateDecide, operators: OperatorDirectory | undefined): DecideFn {
+  return async (input) => {
+    const command = DecisionCommand.parse(input);
+    const actor = actorOf(operators, command.who, command.channel);
+    return decide(command.incident_id, command.decision, actor, command.channel, command.reason, command.request_id);
   };
 }

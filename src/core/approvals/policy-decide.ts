@@ -2,7 +2,7 @@ import type { Clock } from '../clock';
 import type { ApprovalRequirement, ApprovalVote, Incident } from '../incidents/model';
 import type { Incidents } from '../incidents/service';
 import { countsToward, type Standing } from './standing';
-import type { DecideFn } from './types';
+import type { GateDecide } from './types';
 import type { VoteRecorder } from './votes';
 
 /** Counts one approval where this relay counts (in memory, or in the team database): once per person. */
@@ -17,7 +17,7 @@ export const countInIncident = (vote: VoteRecorder): CountVote => async (inciden
  * when `count` distinct people approved; a DENIED from any of them denies it. Sits between the
  * channels (after named-decide.ts, which says who the person is) and the gate's own `decide`.
  */
-export function policyDecide(deps: { decide: DecideFn; count: CountVote; incidents: Pick<Incidents, 'get'>; clock: Clock }): DecideFn {
+export function policyDecide(deps: { decide: GateDecide; count: CountVote; incidents: Pick<Incidents, 'get'>; clock: Clock }): GateDecide {
   const { decide, count, incidents, clock } = deps;
   return async (incidentId, decision, actor, channel, reason, requestId) => {
     const incident = incidents.get(incidentId);

@@ -57,11 +57,12 @@ export type DecideResult =
   | { status: 'unknown_incident' };
 
 /**
- * `decide` as the channels call it: a team relay records the decision in its database first.
- * `requestId` is the request the person was shown; every human channel sends it. Without it (the
- * relay's own tests and tools) the pending request is meant.
+ * The gate's own step, and each step in front of it (the cluster's recording, the policy's counting):
+ * who is already resolved into an `Actor`. `requestId` is the request the person was shown; every
+ * human channel sends it. Without it (the relay's own callers) the pending request is meant. People
+ * decide through the relay's one `decide(command)` (decision-command.ts), never this.
  */
-export type DecideFn = (incidentId: string, decision: Decision, actor: Actor, channel: DecisionChannel, reason?: string, requestId?: string) => DecideResult | Promise<DecideResult>;
+export type GateDecide = (incidentId: string, decision: Decision, actor: Actor, channel: DecisionChannel, reason?: string, requestId?: string) => DecideResult | Promise<DecideResult>;
 
 /** A claim on the approved lines, taken before the device call; exactly one of them is settled. */
 export interface Claim {
@@ -117,8 +118,8 @@ export interface ApprovalsOptions {
   agentName?: string;
   clock: Clock;
   logger: Logger;
-  /** Team relays: only the owner arms timers, expires, supersedes and forwards (src/core/incidents/ownership.ts). */
-  owns?: Owns;
+  /** Whether this relay owns the incident (the cluster's answer): only the owner arms timers, expires, supersedes and forwards. */
+  owns: Owns;
   /** The change policy in force (POLICY_FILE): its verdict comes before any card. */
   policy?: Pick<RelayPolicy, 'verdict' | 'current'>;
   /** How many approvers OPERATORS_FILE lists in any of these groups: a rule nobody can meet is escalated, not asked. */

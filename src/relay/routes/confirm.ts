@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { OperatorDirectory } from '../../core/operators/operators';
-import type { ConfirmResult } from '../../core/changes/confirmed-apply';
+import type { ConfirmFn } from '../../core/approvals/decision-command';
 import { changeOutcomeText } from '../../core/incidents/change';
 import { HttpError } from '../errors';
 import { approverOf } from './approver-token';
@@ -13,7 +13,6 @@ const bodySchema = z.strictObject({
   change_id: z.string().min(1).max(64),
 });
 
-export type ConfirmFn = (incidentId: string, changeId: string, person: string) => Promise<ConfirmResult>;
 
 /**
  * `POST /incidents/:id/confirm`: a person keeps a provisional change before its deadline, with their
@@ -27,7 +26,8 @@ export const confirmRoutes: FastifyPluginAsyncZod<{ confirm?: ConfirmFn; operato
       const operator = approverOf(request, opts.operators, 'Confirms', opts.session);
       if (!opts.confirm) throw new HttpError(409, 'no_device_tools', 'This relay applies no changes (no device tool server is configured): there is nothing to confirm.');
       const { incident_id } = request.params;
-      const result = await opts.confirm(incident_id, request.body.change_id, operator.email);
+      const who = { id: operator.email, display: operator.name, authenticated_by: request.headers.authorization === undefined ? ('ui_session' as const) : ('personal_token' as const) };
+      const result = await opts.confirm({ incident_id, change_id: request.body.change_id, who });
       if (result.ok) {
         return reply.code(200).send({ status: 'confirmed', incident_id, change_id: result.change.change_id, by: operator.email, outcome: changeOutcomeText(result.change) });
       }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { DecideFn, DecideResult } from '../../core/approvals/approvals';
+import type { DecideResult } from '../../core/approvals/approvals';
+import type { DecideFn } from '../../core/approvals/decision-command';
 import { policyNotice, standingWords } from '../../core/approvals/standing';
 import type { OperatorDirectory } from '../../core/operators/operators';
 import { HttpError } from '../errors';
@@ -19,7 +20,7 @@ const bodySchema = z.strictObject({
  * `POST /incidents/:id/decision`: a person decides with their own token, from anywhere the relay is
  * reachable, or from /ui with their own session (channel `ui`). Approvers only; the first decision wins.
  */
-export const decisionRoutes: FastifyPluginAsyncZod<{ approvals: { decide: DecideFn }; operators?: OperatorDirectory; session?: UiSession }> = async (app, opts) => {
+export const decisionRoutes: FastifyPluginAsyncZod<{ decide: DecideFn; operators?: OperatorDirectory; session?: UiSession }> = async (app, opts) => {
   app.post(
     '/incidents/:incident_id/decision',
     { schema: { params: z.object({ incident_id: z.string().min(1).max(64) }), body: bodySchema, response: answersAndErrors } },
@@ -27,8 +28,10 @@ export const decisionRoutes: FastifyPluginAsyncZod<{ approvals: { decide: Decide
       const operator = approverOf(request, opts.operators, 'Decisions', opts.session);
       const { decision, comment, request_id } = request.body;
       // A bearer is a script or the tray's team mode; no bearer means the person's /ui session.
-      const channel = request.headers.authorization === undefined ? 'ui' : 'api';
-      const result = await opts.approvals.decide(request.params.incident_id, decision, { id: operator.email, display: operator.name }, channel, comment, request_id);
+      const bearer = request.headers.authorization !== undefined;
+      const channel = bearer ? 'api' : 'ui';
+      const who = { id: operator.email, display: operator.name, authenticated_by: bearer ? ('personal_token' as const) : ('ui_session' as const) };
+      const result = await opts.decide({ incident_id: request.params.incident_id, request_id, decision, who, channel, ...(comment !== undefined ? { reason: comment } : {}) });
       switch (result.status) {
         case 'accepted':
           return reply.code(200).send({ status: 'accepted', incident_id: request.params.incident_id, request_id, decision, by: result.approval.by, channel, ...(result.standing ? { standing: standingWords(result.standing), given: result.standing.given, needed: result.standing.needed } : {}) });

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { DecideFn } from '../../core/approvals/approvals';
+import type { DecideFn } from '../../core/approvals/decision-command';
 import { readTypedAnswer } from '../../core/approvals/typed-decision';
 import type { Incident } from '../../core/incidents/model';
 import type { Incidents } from '../../core/incidents/service';
@@ -108,7 +108,8 @@ export const headedTerminalRoutes: FastifyPluginAsyncZod<HeadedTerminalDeps> = a
       await opts.tell(incident, `Fault Relay: your ${answer.decision} changed nothing: ${why}.`).catch(() => undefined);
       throw new HttpError(409, 'not_awaiting', `Nothing to decide in this terminal: ${why}.`);
     }
-    const result = await opts.decide(incident.incident_id, answer.decision, { id: `${user ?? 'operator'} (terminal)` }, 'terminal', answer.reason, pending.request_id);
+    const who = { id: `${user ?? 'operator'} (terminal)`, authenticated_by: 'terminal_secret' as const };
+    const result = await opts.decide({ incident_id: incident.incident_id, request_id: pending.request_id, decision: answer.decision, who, channel: 'terminal', ...(answer.reason !== undefined ? { reason: answer.reason } : {}) });
     switch (result.status) {
       case 'accepted':
         return { status: 'accepted', incident_id: incident.incident_id, request_id: pending.request_id, decision: answer.decision, ...(result.standing ? { standing: standingWords(result.standing) } : {}) };

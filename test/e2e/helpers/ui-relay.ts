@@ -10,6 +10,7 @@ import { createRelay, type Relay } from '../../../src/relay/create-relay';
 import type { SignInLinks } from '../../../src/relay/sign-in';
 import { finishingScript, scriptedProviderConfig, startScriptedModel, type ScriptedModel } from '../../fakes/scripted-model';
 import { startOpencode, type OpencodeHarness } from '../../helpers/opencode';
+import { laptopRelayCluster } from '../../../src/relay/laptop-cluster';
 
 export interface UiRelay {
   relay: Relay;
@@ -47,7 +48,7 @@ export async function startUiRelay(opts: { distDir: string; logger: Logger; env?
     logger: opts.logger,
   });
   const agent = createAgentClient(runtime.endpoint, { logger: opts.logger, timeouts: { headersMs: 5_000 } });
-  const relay = await createRelay({
+  const relay = await createRelay({ cluster: laptopRelayCluster(config.RELAY_DATA_DIR),
     config,
     store,
     agent,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { namedDecide } from '../../../src/core/approvals/named-decide';
-import type { Actor, DecideFn } from '../../../src/core/approvals/types';
+import type { Actor, GateDecide } from '../../../src/core/approvals/types';
 import { createOperatorDirectory, newToken } from '../../../src/core/operators/operators';
 
 const operators = createOperatorDirectory([
@@ -11,8 +11,8 @@ const operators = createOperatorDirectory([
 /** Who the one decide() was told decided, for a decision on `channel` by `id`. */
 function recorded(id: string, channel: string): string {
   let seen: Actor | undefined;
-  const decide: DecideFn = (_i, _d, actor) => ((seen = actor), { status: 'unknown_incident' });
-  void namedDecide(decide, operators)('INC-1', 'APPROVED', { id }, channel);
+  const decide: GateDecide = (_i, _d, actor) => ((seen = actor), { status: 'unknown_incident' });
+  void namedDecide(decide, operators)({ incident_id: 'INC-1', decision: 'APPROVED', who: { id, authenticated_by: 'channel' }, channel });
   return seen!.id;
 }
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { pendingRequest } from '../../../src/core/approvals/pending-request';
 import { policyDecide, type CountVote } from '../../../src/core/approvals/policy-decide';
 import { policyNotice, requirementLine, standingWords } from '../../../src/core/approvals/standing';
-import type { Actor, DecideFn } from '../../../src/core/approvals/types';
+import type { Actor, GateDecide } from '../../../src/core/approvals/types';
 import { createVoteRecorder } from '../../../src/core/approvals/votes';
 import type { ApprovalRequirement } from '../../../src/core/incidents/model';
 import { staffingWarnings } from '../../../src/core/policy/staffing';
@@ -27,7 +27,7 @@ function setUp(requirement: ApprovalRequirement | null = TWO) {
   const vote = createVoteRecorder({ incidents });
   const count: CountVote = async (incident, v) => vote(incident.incident_id, incident.approval_request!.request_id, v);
   const calls: string[] = [];
-  const gate: DecideFn = (incidentId, decision, actor) => {
+  const gate: GateDecide = (incidentId, decision, actor) => {
     calls.push(`${decision} ${actor.id}`);
     return { status: 'accepted', incident: incidents.get(incidentId)!, approval: {} as never };
   };

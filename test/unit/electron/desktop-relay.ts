@@ -4,12 +4,13 @@ import { loadConfig } from '../../../src/config/load';
 import { createRelay, type Relay } from '../../../src/relay/create-relay';
 import { ad000002, silent } from '../../helpers/relay';
 import { createStubRuntime } from '../../helpers/stub-runtime';
+import { laptopRelayCluster } from '../../../src/relay/laptop-cluster';
 
 /** A real in-memory relay with the tray as its live approval channel, as main.ts wires it. */
 export async function desktopRelay(env: Record<string, string> = {}, clock?: Clock): Promise<Relay> {
   const config = loadConfig({ AGENT_URL: 'http://127.0.0.1:1', AGENT_SERVER_PASSWORD: 'pw', RELAY_LOG_DIR: '/nonexistent-fault-relay-logs', ...env });
   const store = createPersistentStore({ backend: createMemoryBackend(), retention: config.INCIDENT_RETENTION, logger: silent });
-  return createRelay({ config, store, agent: createStubRuntime(), logger: silent, extraChannels: () => ['desktop'], retryBaseMs: 50, ...(clock ? { clock } : {}) });
+  return createRelay({ cluster: laptopRelayCluster(config.RELAY_DATA_DIR), config, store, agent: createStubRuntime(), logger: silent, extraChannels: () => ['desktop'], retryBaseMs: 50, ...(clock ? { clock } : {}) });
 }
 
 /** An incident whose run has started, as after a Splunk alert. */

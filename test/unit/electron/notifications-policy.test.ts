@@ -26,7 +26,7 @@ describe('native notifications under a two-person policy rule', () => {
       Notification: FakeNotification,
       supportsActions: true,
       bus: r.bus,
-      decide: async (id, requestId, decision, actor, channel) => toDecideOutcome(await r.decide(id, decision, actor, channel, undefined, requestId)),
+      decide: async (command) => toDecideOutcome(await r.decide(command)),
       user,
       openIncident: () => {},
       isSupported: () => true,

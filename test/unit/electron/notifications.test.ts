@@ -28,7 +28,7 @@ describe('native notifications → decide', () => {
       Notification: FakeNotification,
       supportsActions,
       bus: r.bus,
-      decide: (id, requestId, decision, actor, channel) => toDecideOutcome(r.approvals.decide(id, decision, actor, channel, undefined, requestId)),
+      decide: (c) => toDecideOutcome(r.approvals.decide(c.incident_id, c.decision, { id: c.who.id }, c.channel, undefined, c.request_id)),
       user: 'oncall-jane',
       openIncident: (id) => opened.push(id),
       isSupported: () => supported,

@@ -45,10 +45,10 @@ describe('the tray as a client of the team relay', () => {
     await until(() => c.pending().some((i) => i.incident_id === incident_id));
 
     const requestId = relay.incidents.get(incident_id)!.approval_request!.request_id;
-    expect(await c.decide(incident_id, requestId, 'APPROVED', 'from the tray')).toEqual({ ok: true, by: 'Ana Ruiz' });
+    expect(await c.decide({ incident_id, request_id: requestId, decision: 'APPROVED', reason: 'from the tray' })).toEqual({ ok: true, by: 'Ana Ruiz' });
     expect(relay.incidents.get(incident_id)?.approval).toMatchObject({ by: 'Ana Ruiz', channel: 'api', reason: 'from the tray' });
     await until(() => c.pending().length === 0);
-    const again = await c.decide(incident_id, requestId, 'DENIED');
+    const again = await c.decide({ incident_id, request_id: requestId, decision: 'DENIED' });
     expect(again).toMatchObject({ ok: false, status: 409, code: 'already_decided', message: expect.stringContaining('by Ana Ruiz via api') });
   });
 
@@ -58,7 +58,7 @@ describe('the tray as a client of the team relay', () => {
     await relay.approvals.request({ incident_id, summary: 'Remove the shutdown', device: 'R1', commands: ['router bgp 65001'] });
     const viewer = client(url, vic.token);
     await viewer.until(() => viewer.c.pending().length === 1);
-    expect(await viewer.c.decide(incident_id, relay.incidents.get(incident_id)!.approval_request!.request_id, 'APPROVED')).toEqual({ ok: false, status: 403, code: 'not_an_approver', message: 'vic@example.net is a viewer: only approvers decide.' });
+    expect(await viewer.c.decide({ incident_id, request_id: relay.incidents.get(incident_id)!.approval_request!.request_id, decision: 'APPROVED' })).toEqual({ ok: false, status: 403, code: 'not_an_approver', message: 'vic@example.net is a viewer: only approvers decide.' });
 
     const stranger = client(url, newToken().token);
     await stranger.until(() => stranger.statuses.some((s) => !s.connected));

@@ -44,7 +44,7 @@ function teamTray(url: string, token: string) {
       notify();
     }
   }
-  const notifier = createNotifier({ Notification: Notifying, supportsActions: true, bus, decide: (id, requestId, d) => api.decide(id, requestId, d), user: 'laptop-user', openIncident: () => {}, logger: silent });
+  const notifier = createNotifier({ Notification: Notifying, supportsActions: true, bus, decide: (c) => api.decide(c.incident_id, c.request_id ?? '', c.decision), user: 'laptop-user', openIncident: () => {}, logger: silent });
   stops.push(async () => notifier.stop());
   const until = (test: () => boolean) => new Promise<void>((resolve) => ((notify = () => test() && resolve()), notify()));
   return { team, api, shown, until };
