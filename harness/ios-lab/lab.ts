@@ -10,7 +10,7 @@ import { execGrammar } from './exec-commands';
 import type { FaultSpec } from './faults';
 import { offeredPrefixes } from './neighbor-faults';
 import { injectRemoteAsMismatch } from './remote-as-fault';
-import { injectOspfMtuMismatch, injectOspfPassive, logOspfChanges, ospfAdjacencies } from './ospf';
+import { injectOspfLargeDatabase, injectOspfMtuMismatch, injectOspfPassive, logOspfChanges, ospfAdjacencies } from './ospf';
 import { injectPasswordMismatch } from './password-fault';
 import type { Inventory } from './inventory';
 import { SeenConfigs } from '../../src/adapters/devices/config-fingerprint';
@@ -227,6 +227,9 @@ export function createLab(opts: LabOptions): Lab {
         case 'bgp_password_mismatch':
           what = injectPasswordMismatch(net, device, findNeighbor(device, fault.neighbor, fault.vrf), () => recordChange(device, { user: 'netops', from: '192.0.2.50' }));
           break;
+        case 'ospf_large_database':
+          what = injectOspfLargeDatabase(net, device);
+          break;
         case 'ospf_interface_passive':
           what = injectOspfPassive(net, device, interfaceFor(device, fault.interface), () => recordChange(device, { user: 'netops', from: '192.0.2.50' }));
           break;
@@ -252,6 +255,7 @@ export function createLab(opts: LabOptions): Lab {
         d.faults.unreachable = false;
         d.faults.peerUnreachable.clear();
         d.faults.linkDown.clear();
+        d.faults.largeDatabase = false;
       }
       net.reconcile();
     },
