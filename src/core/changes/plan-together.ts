@@ -118,7 +118,11 @@ export async function confirmAll(ctx: PlanContext, id: string, ending: 'post_che
 export async function rollbackAll(ctx: PlanContext, id: string, ending: ChangeEnding, why: string): Promise<void> {
   const before = ctx.current(id);
   if (ctx.stopped || !before.some((c) => c.state === 'pending')) return;
-  const after = ctx.write(id, before, await putBack(ctx, before, ending, why));
+  recordRolledBack(ctx, id, ctx.write(id, before, await putBack(ctx, before, ending, why)), ending, why);
+}
+
+/** The plan-wide line: rolled back, why, and how each device ended. */
+function recordRolledBack(ctx: PlanContext, id: string, after: readonly ChangeRecord[], ending: ChangeEnding, why: string): void {
   const request_id = ctx.requestOf(id);
   ctx.deps.incidents.record(id, entries.planRolledBack, `Plan ${request_id} rolled back (${why}): ${planResultText(after)}`.slice(0, 2000), { request_id, devices: devicesOf(after), reason: ending, results: planResults(after) });
   ctx.deps.tell?.(id, `**${id}**: plan ${request_id} rolled back on every device (${why}): ${planResultText(after)}.`);
@@ -156,6 +160,8 @@ export async function atDeadline(ctx: PlanContext, id: string, tries: number): P
   };
   const after = await Promise.all(before.map(async (c) => (c.state === 'pending' ? await statusRecord(c) : c)));
   ctx.write(id, before, after);
-  if (after.some((c) => c.state !== 'pending' && c.state !== 'confirmed')) await rollbackAll(ctx, id, 'deadline', 'a device of the plan rolled back at its deadline');
+  const putBackAlready = after.some((c) => c.state !== 'pending' && c.state !== 'confirmed');
+  if (putBackAlready && after.some((c) => c.state === 'pending')) await rollbackAll(ctx, id, 'deadline', 'a device of the plan rolled back at its deadline');
+  else if (putBackAlready && before.some((c) => c.state === 'pending')) recordRolledBack(ctx, id, after, 'deadline', 'every device of the plan rolled back at its deadline');
   else if (after.some((c) => c.state === 'pending') && tries + 1 < TRIES) armDeadline(ctx, id, tries + 1);
 }
