@@ -4,7 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ROLLBACK_GRACE_S } from '../../src/core/changes/device-contract';
 import { waitForSession } from '../../harness/frr-lab/bgp-state';
 import { NO_FRR } from './frr-available';
-import { alive, api, appliedPending, planPending, runningBoth, serverFilesLeft, supervisedServer, untilGone, untilIncident } from './relay-killed-helpers';
+import { alive, api, appliedPending, planApproved, planPending, runningBoth, serverFilesLeft, signalDaemon, supervisedServer, untilGone, untilIncident } from './relay-killed-helpers';
 import { resetFrrLab } from '../../harness/frr-lab/faults';
 import { startFrrLab, type FrrLab } from '../../harness/frr-lab/lab';
 import { tempDir } from '../helpers/temp-dir';
@@ -173,6 +173,40 @@ describe.skipIf(NO_FRR)('the detached device server killed -9 while a relay is a
     expect(await runningBoth(lab)).toEqual(k.before);
     await waitForSession(lab.vtysh, 'R1', '10.0.0.2', 'Established');
 
+    await k.first.stop('SIGTERM');
+    await untilGone(replacement.pid);
+    expect(serverFilesLeft(k.journal)).toEqual([]);
+  });
+
+  it('killed between R1\'s and R2\'s applies of a plan: the plan fails on R2, R1 is put back through the server started again, read back, and R2 was never changed', { timeout: 240_000 }, async () => {
+    const k = await planApproved({ confirmWithinS: 3600, mode: 'detached', lab });
+    const killed = k.deviceServer!;
+    // R2's bgpd stopped: its change waits on reading R2's configuration, after R1's change went on.
+    signalDaemon(lab, 'R2', 'bgpd', 'SIGSTOP');
+    let answer: Awaited<ReturnType<typeof k.apply>>;
+    try {
+      const applying = k.apply();
+      await untilIncident(k.first, k.id, (i) => (i.plan_changes ?? []).length === 1, 'changed on R1 only');
+      process.kill(killed.pid, 'SIGKILL');
+      answer = await applying;
+    } finally {
+      signalDaemon(lab, 'R2', 'bgpd', 'SIGCONT');
+    }
+    expect(answer).toMatchObject({ isError: true, text: expect.stringMatching(/The plan was NOT applied: R2 refused or failed/) });
+    await untilReplaced(k.journal, killed.pid);
+    const replacement = supervisedServer(k.journal);
+
+    const settled = await untilIncident(k.first, k.id, (i) => (i.plan_changes ?? []).every((c) => c.state !== 'pending'), 'settled', 150_000);
+    expect(settled.plan_changes!.map((c) => [c.device, c.state])).toEqual([['R1', 'rolled_back']]);
+    expect(settled.timeline.filter((e) => e.type === 'plan.failed').map((e) => e.message)).toEqual([expect.stringMatching(/failed on R2/)]);
+    expect(settled.timeline.filter((e) => e.type === 'plan.rolled_back').map((e) => e.message)).toEqual([expect.stringMatching(/\(the plan failed on R2\): R1 rolled back/)]);
+    expect(settled.timeline.map((e) => e.type)).not.toContain('device.quarantined');
+    const outcome = JSON.parse(readFileSync(join(k.journal, `outcome-${settled.plan_changes![0]!.change_id}.json`), 'utf8')) as { status: Record<string, string> };
+    expect(outcome.status).toMatchObject({ device: 'R1', state: 'rolled_back', detail: expect.stringContaining('matches the one before') });
+    expect(await runningBoth(lab)).toEqual(k.before);
+    await waitForSession(lab.vtysh, 'R1', '10.0.0.2', 'Established');
+
+    await k.close();
     await k.first.stop('SIGTERM');
     await untilGone(replacement.pid);
     expect(serverFilesLeft(k.journal)).toEqual([]);

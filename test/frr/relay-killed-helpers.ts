@@ -181,6 +181,12 @@ export const describeR1 = ['router bgp 65002', 'neighbor 10.0.0.1 description pl
 /** A plan over both routers whose post-check cannot pass (R1's session to R2 is shut by it). */
 export const PLAN = [{ device: 'R1', commands: shutdownR2 }, { device: 'R2', commands: describeR1 }];
 
+/** Stops (or continues) a daemon of one lab router: a stopped bgpd leaves a change to that router hanging before it is sent. */
+export function signalDaemon(lab: Pick<FrrLab, 'routers'>, router: string, daemon: string, signal: 'SIGSTOP' | 'SIGCONT'): void {
+  const namespace = lab.routers.find((r) => r.name === router)!.namespace;
+  process.kill(Number(readFileSync(`/var/run/frr/${namespace}/${daemon}.pid`, 'utf8').trim()), signal);
+}
+
 /** Both routers' running configurations. */
 export const runningBoth = async (lab: Pick<FrrLab, 'vtysh'>) => ({ R1: await lab.vtysh('R1', 'show running-config'), R2: await lab.vtysh('R2', 'show running-config') });
 

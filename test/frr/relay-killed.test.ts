@@ -7,7 +7,7 @@ import { NO_FRR } from './frr-available';
 import { resetFrrLab } from '../../harness/frr-lab/faults';
 import { startFrrLab, type FrrLab } from '../../harness/frr-lab/lab';
 import { tempDir } from '../helpers/temp-dir';
-import { alive, api, appliedThenKilled, planApproved, runningBoth, serverFilesLeft, untilGone, untilIncident, type Incident, type Killed } from './relay-killed-helpers';
+import { alive, api, appliedThenKilled, planApproved, runningBoth, serverFilesLeft, signalDaemon, untilGone, untilIncident, type Incident, type Killed } from './relay-killed-helpers';
 
 /**
  * `npm run relay` with DEVICE_INVENTORY, killed -9 with a provisional change pending on real FRR.
@@ -58,12 +58,6 @@ beforeEach(async () => {
   if (lab) await resetFrrLab(lab);
 }, 120_000);
 
-/** Stops (or continues) a daemon of one lab router: a stopped bgpd leaves a change to that router hanging before it is sent. */
-function signalDaemon(router: string, daemon: string, signal: 'SIGSTOP' | 'SIGCONT'): void {
-  const namespace = lab.routers.find((r) => r.name === router)!.namespace;
-  process.kill(Number(readFileSync(`/var/run/frr/${namespace}/${daemon}.pid`, 'utf8').trim()), signal);
-}
-
 describe.skipIf(NO_FRR)('the relay killed -9 with a provisional change pending (real FRR, npm run relay)', () => {
   it('detached (the default), the relay\'s whole process group killed and nothing restarted: its device server puts R1 back at the deadline by itself, then exits', { timeout: 240_000 }, async () => {
     const k = await appliedThenKilled({ confirmWithinS: 40, mode: 'detached', killGroup: true, lab });
@@ -112,7 +106,7 @@ describe.skipIf(NO_FRR)('the relay killed -9 with a provisional change pending (
   it('in-process, killed between the two routers\' applies of a plan: restarted, R1 is put back from the journal and read back, R2 was never changed, and the incident says the plan never went on every device', { timeout: 240_000 }, async () => {
     const k = await planApproved({ confirmWithinS: 3600, mode: 'in-process', lab });
     // R2's bgpd stopped: its change waits on reading R2's configuration, after R1's change went on.
-    signalDaemon('R2', 'bgpd', 'SIGSTOP');
+    signalDaemon(lab, 'R2', 'bgpd', 'SIGSTOP');
     let r1 = '';
     try {
       void k.apply().catch(() => undefined);
@@ -122,7 +116,7 @@ describe.skipIf(NO_FRR)('the relay killed -9 with a provisional change pending (
       expect(await lab.vtysh('R1', 'show running-config')).toContain('neighbor 10.0.0.2 shutdown');
       await k.first.killGroup();
     } finally {
-      signalDaemon('R2', 'bgpd', 'SIGCONT');
+      signalDaemon(lab, 'R2', 'bgpd', 'SIGCONT');
     }
     const second = await k.relay();
     const settled = await untilIncident(second, k.id, (i) => (i.plan_changes ?? []).every((c) => c.state !== 'pending'), 'settled');

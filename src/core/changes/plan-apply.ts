@@ -1,5 +1,5 @@
 import { pendingRecord, planResults, planResultText } from './plan-settle';
-import { armDeadline, atDeadline, confirmAll, planContext, postCheck, putBack, rollbackAll, TRIES, type PlanApplyDeps, type PlanContext } from './plan-together';
+import { armDeadline, atDeadline, confirmAll, planContext, postCheck, putBack, retryPutBack, rollbackAll, TRIES, type PlanApplyDeps, type PlanContext } from './plan-together';
 import { entries, isEntry } from '../events/timeline-entries';
 import type { ApplyExpect } from './device-contract';
 import type { ChangeRecord } from '../incidents/change';
@@ -43,6 +43,7 @@ async function failedOn(ctx: PlanContext, id: string, steps: readonly PlanStep[]
   const reason = (error as Error).message.slice(0, 500);
   const put = await putBack(ctx, applied, 'requested', `the plan failed on ${device}`);
   ctx.write(id, applied, put);
+  if (put.some((c) => c.state === 'pending')) retryPutBack(ctx, id, 'requested', `the plan failed on ${device}`);
   const request_id = ctx.requestOf(id);
   const text = put.length ? planResultText(put) : 'no other device had been changed';
   ctx.deps.incidents.record(id, entries.planFailed, `Plan ${request_id} failed on ${device}: ${reason}. Put back: ${text}`.slice(0, 2000), { request_id, devices: steps.map((s) => s.device), failed_device: device, reason, put_back: planResults(put) });

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { ChangeStatus, DeviceTools } from './device-contract';
+import type { DeviceTools } from './device-contract';
 import type { Clock } from '../clock';
 import type { ChangeEnding, ChangeRecord } from '../incidents/change';
 import type { Incidents } from '../incidents/service';
@@ -69,7 +69,11 @@ export function planContext(deps: PlanApplyDeps): PlanContext {
 
 const devicesOf = (changes: readonly ChangeRecord[]) => changes.map((c) => c.device);
 
-/** Asks each device's server to put its change back; the server reads it back and says rolled_back or rollback_failed. */
+/**
+ * Asks each device's server to put its change back; the server reads it back and says rolled_back or
+ * rollback_failed. A server that cannot be asked at all (killed, being started again) leaves the change
+ * pending, to be asked again (its journal still holds it, and puts it back at the deadline regardless).
+ */
 export async function putBack(ctx: PlanContext, changes: ChangeRecord[], ending: ChangeEnding, why: string): Promise<ChangeRecord[]> {
   const { upstream } = ctx.deps;
   const after: ChangeRecord[] = [];
@@ -80,10 +84,10 @@ export async function putBack(ctx: PlanContext, changes: ChangeRecord[], ending:
     }
     const status = await upstream.rollbackChange(change.device, change.change_id, why).catch(async (error: unknown) => {
       const known = await upstream.changeStatus(change.device, change.change_id).catch(() => undefined);
-      const failed: ChangeStatus = { ...change, state: 'rollback_failed', reason: 'requested', detail: `the rollback could not be asked (${(error as Error).message.slice(0, 200)}); the device tool server rolls it back at ${change.deadline}` };
-      return known ?? failed;
+      if (!known) ctx.deps.logger.warn({ device: change.device, change_id: change.change_id, err: error }, `the rollback could not be asked; the device tool server puts it back at ${change.deadline}`);
+      return known;
     });
-    after.push(recordOf(change, status, ending, ctx.now()));
+    after.push(status ? recordOf(change, status, ending, ctx.now()) : change);
   }
   return after;
 }
@@ -118,7 +122,15 @@ export async function confirmAll(ctx: PlanContext, id: string, ending: 'post_che
 export async function rollbackAll(ctx: PlanContext, id: string, ending: ChangeEnding, why: string): Promise<void> {
   const before = ctx.current(id);
   if (ctx.stopped || !before.some((c) => c.state === 'pending')) return;
-  recordRolledBack(ctx, id, ctx.write(id, before, await putBack(ctx, before, ending, why)), ending, why);
+  const after = ctx.write(id, before, await putBack(ctx, before, ending, why));
+  if (after.some((c) => c.state === 'pending')) retryPutBack(ctx, id, ending, why);
+  else recordRolledBack(ctx, id, after, ending, why);
+}
+
+/** A device's server could not be asked (killed, being started again): asked again shortly, until every device is put back. */
+export function retryPutBack(ctx: PlanContext, id: string, ending: ChangeEnding, why: string): void {
+  ctx.timers.get(id)?.cancel();
+  ctx.timers.set(id, ctx.deps.clock.setTimeout(() => void ctx.serial(id, () => rollbackAll(ctx, id, ending, why)), RETRY_MS));
 }
 
 /** The plan-wide line: rolled back, why, and how each device ended. */
