@@ -113,6 +113,12 @@ export async function confirmAll(ctx: PlanContext, id: string, ending: 'post_che
     ctx.deps.tell?.(id, `**${id}**: plan ${request_id} confirmed on ${devicesOf(after).join(', ')}.`);
     return { ok: true, message: 'confirmed' };
   }
+  const back = after.find((c) => c.state === 'rolled_back' || c.state === 'rollback_failed');
+  if (back && !after.some((c) => c.state === 'pending')) {
+    // Put back by the devices' servers before the confirm reached them (their deadlines): the plan ended rolled back.
+    recordRolledBack(ctx, id, after, back.ended_by ?? 'deadline', 'a device of the plan was put back before it could be confirmed');
+    return { ok: false, message: planResultText(after) };
+  }
   const text = planResultText(after);
   incidents.record(id, entries.deviceChangeError, `Plan ${request_id} could not be confirmed on every device: ${text}`.slice(0, 2000), { request_id, devices: devicesOf(after), results: planResults(after) });
   return { ok: false, message: text };
