@@ -6,6 +6,7 @@ import type { FrrLabRouters } from './lab';
 import { applyOspfFault, resetOspfFaults } from './ospf';
 import { applyPeerUnreachable, resetPeerUnreachable } from './unreachable-fault';
 import { applyMtuMismatch, applyPasswordMismatch, resetMtuMismatch, resetPasswords } from './mismatch-faults';
+import { applyLargeDatabase, resetLargeDatabase } from './large-database-fault';
 
 /**
  * The lab faults (harness/ios-lab/faults.ts) built as real FRR configuration, and the way back to a clean lab
@@ -35,8 +36,9 @@ export async function resetFrrLab(lab: FrrLabRouters): Promise<void> {
     }
   }
   await waitForEstablished(lab.routers, lab.vtysh);
-  // Every link at the lab's MTU with the check on (mismatch-faults.ts), then no passive interface left,
-  // every adjacency Full again (ospf.ts).
+  // No router's database swollen (large-database-fault.ts), every link at the lab's MTU with the check on
+  // (mismatch-faults.ts), then no passive interface left, every adjacency Full again (ospf.ts).
+  await resetLargeDatabase(lab);
   await resetMtuMismatch(lab);
   await resetOspfFaults(lab);
 }
@@ -92,6 +94,8 @@ export async function applyFrrFault(lab: FrrLabRouters, fault: FaultSpec): Promi
       return applyOspfFault(lab, router, fault);
     case 'ospf_mtu_mismatch':
       return applyMtuMismatch(lab, router, fault);
+    case 'ospf_large_database':
+      return applyLargeDatabase(lab, router);
     case 'bgp_password_mismatch':
       return applyPasswordMismatch(lab, router, fault);
     case 'device_unreachable':

@@ -45,7 +45,7 @@ export interface Device {
   neighbors: Map<string, NeighborOp>;
   interfaces: Map<string, InterfaceOp>;
   logs: { at: number; text: string }[];
-  faults: { unreachable: boolean; peerUnreachable: Set<string>; linkDown: Set<string> };
+  faults: { unreachable: boolean; peerUnreachable: Set<string>; linkDown: Set<string>; largeDatabase: boolean };
 }
 
 export const neighborKey = (address: string, vrf?: string) => `${vrf ?? ''}|${address}`;
@@ -109,7 +109,7 @@ export class Network {
         neighbors: new Map(),
         interfaces: new Map(),
         logs: [],
-        faults: { unreachable: false, peerUnreachable: new Set(), linkDown: new Set() },
+        faults: { unreachable: false, peerUnreachable: new Set(), linkDown: new Set(), largeDatabase: false },
       };
       for (const i of config.interfaces) {
         device.interfaces.set(i.name, { status: i.shutdown ? 'admin-down' : 'up', since: bootAt + 60_000, pending: null });

@@ -3,7 +3,7 @@ import { resolveInterfaceName } from './cli-parser';
 import { neighborKey, type Device, type Network } from './device';
 import { LabError } from './refusal';
 import { offeredPrefixes } from './neighbor-faults';
-import { injectOspfMtuMismatch, injectOspfPassive } from './ospf';
+import { injectOspfLargeDatabase, injectOspfMtuMismatch, injectOspfPassive } from './ospf';
 import { injectPasswordMismatch } from './password-fault';
 import { injectRemoteAsMismatch } from './remote-as-fault';
 
@@ -71,6 +71,9 @@ export function injectFault(net: Network, device: Device, fault: FaultSpec, chan
       break;
     case 'bgp_password_mismatch':
       what = injectPasswordMismatch(net, device, findNeighbor(device, fault.neighbor, fault.vrf), changed);
+      break;
+    case 'ospf_large_database':
+      what = injectOspfLargeDatabase(net, device);
       break;
     case 'ospf_interface_passive':
       what = injectOspfPassive(net, device, interfaceFor(device, fault.interface), changed);

@@ -156,6 +156,7 @@ export function createLab(opts: LabOptions): Lab {
         d.faults.unreachable = false;
         d.faults.peerUnreachable.clear();
         d.faults.linkDown.clear();
+        d.faults.largeDatabase = false;
       }
       net.reconcile();
     },

@@ -46,10 +46,17 @@ export const interfaceMtu = (i: ConfigInterface) => i.mtu ?? 1500;
  */
 const refusesDbd = (i: ConfigInterface, other: ConfigInterface) => interfaceMtu(other) > interfaceMtu(i) && !i.ospf_mtu_ignore;
 
-/** The Full neighbor on an interface, if any. */
+/**
+ * Whether `i` cannot even receive its neighbor's DBDs: the neighbor's database is large enough to fill its
+ * (larger) MTU, and a packet larger than `i`'s MTU is dropped on arrival; mtu-ignore does not help.
+ */
+const tooLargeFor = (i: ConfigInterface, other: Device, otherIface: ConfigInterface) => other.faults.largeDatabase && interfaceMtu(otherIface) > interfaceMtu(i);
+
+/** The Full neighbor on an interface, if any: hellos pass and each end takes the other's DBDs. */
 function fullNeighbor(net: Network, device: Device, i: ConfigInterface) {
   const peer = helloNeighbor(net, device, i);
-  return peer && !refusesDbd(i, peer.iface) && !refusesDbd(peer.iface, i) ? peer : undefined;
+  if (!peer || refusesDbd(i, peer.iface) || refusesDbd(peer.iface, i)) return undefined;
+  return tooLargeFor(i, peer.device, peer.iface) || tooLargeFor(peer.iface, device, i) ? undefined : peer;
 }
 
 function showNeighbor(net: Network, device: Device): string {
@@ -199,4 +206,12 @@ export function injectOspfMtuMismatch(net: Network, device: Device, i: ConfigInt
   record();
   logOspfChanges(net, before);
   return `${device.config.hostname}: mtu 1400 on ${i.name}, the far end keeps 1500; the adjacency over it sticks in EXSTART`;
+}
+
+/** The router's database grows past what fits in a 1400-byte packet (many external routes); alone, nothing changes. */
+export function injectOspfLargeDatabase(net: Network, device: Device): string {
+  const before = ospfAdjacencies(net);
+  device.faults.largeDatabase = true;
+  logOspfChanges(net, before);
+  return `${device.config.hostname}: many external routes redistributed into OSPF; its database description packets fill its MTU`;
 }

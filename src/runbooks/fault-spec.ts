@@ -47,6 +47,13 @@ export const faultSpecSchema = z.discriminatedUnion('fault', [
    * from the far end are refused as too large, and the adjacency stays in ExStart (AD000008).
    */
   z.strictObject({ fault: z.literal('ospf_mtu_mismatch'), device, interface: z.string().min(1) }),
+  /**
+   * The router originates many external routes (statics redistributed into OSPF): its database description
+   * packets fill its own MTU. A neighbor with a smaller MTU cannot take them even with `ip ospf mtu-ignore`,
+   * so the exchange never finishes. Alone it changes nothing; beside an MTU mismatch it keeps the adjacency
+   * down after the MTU repair (AD000008's failed case).
+   */
+  z.strictObject({ fault: z.literal('ospf_large_database'), device }),
   /** Loss of light / cable pulled: link down without any configuration change. */
   z.strictObject({ fault: z.literal('interface_link_down'), device, interface: z.string().min(1) }),
   /** The management plane does not answer; every tool call to the device times out. */

@@ -1,17 +1,21 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ROLLBACK_GRACE_S } from '../../src/core/changes/device-contract';
 import { waitForSession } from '../../harness/frr-lab/bgp-state';
 import { NO_FRR } from './frr-available';
-import { alive, api, appliedPending, serverFilesLeft, supervisedServer, untilGone, untilIncident } from './relay-killed-helpers';
+import { alive, api, appliedPending, planApproved, planPending, runningBoth, serverFilesLeft, signalDaemon, supervisedServer, untilGone, untilIncident } from './relay-killed-helpers';
+import { resetFrrLab } from '../../harness/frr-lab/faults';
+import { startFrrLab, type FrrLab } from '../../harness/frr-lab/lab';
+import { tempDir } from '../helpers/temp-dir';
 import type { RelayProcess } from '../helpers/relay-process';
 import { SupervisedServerInfo, supervisedFiles } from '../../src/adapters/devices/supervised';
 
 /**
  * The detached device server killed -9 while a relay is attached and a provisional change on real FRR
  * waits for its confirm: the relay sees its `GET /attach` end and starts a new server on the same
- * journal, which keeps the change's deadline. The relay stays up throughout.
+ * journal, which keeps the change's deadline (every change of a plan alike). The relay stays up
+ * throughout. One lab for every case.
  */
 type Health = { status: string; reasons?: string[]; warnings: string[] };
 
@@ -43,9 +47,21 @@ async function untilReplaced(journal: string, pid: number, timeoutMs = 150_000):
 
 const restartNote = (from: number, to: number) => new RegExp(`^The device tool server went away at \\S+ \\(process ${from} is gone .*\\) and was started again at \\S+ \\(pid ${from} → ${to}\\)`);
 
+/** One lab for every case, back to its clean state before each. */
+let lab: FrrLab;
+beforeAll(async () => {
+  if (!NO_FRR) lab = await startFrrLab({ dir: join(tempDir('fault-relay-server-killed-lab-'), 'lab'), routers: 2 });
+}, 180_000);
+afterAll(async () => {
+  await lab?.stop();
+});
+beforeEach(async () => {
+  if (lab) await resetFrrLab(lab);
+}, 120_000);
+
 describe.skipIf(NO_FRR)('the detached device server killed -9 while a relay is attached (real FRR, npm run relay)', () => {
   it('the relay starts it again at once; the new server keeps the change until its deadline and rolls it back, read back, within the promised grace after it', { timeout: 240_000 }, async () => {
-    const k = await appliedPending({ confirmWithinS: 40, mode: 'detached' });
+    const k = await appliedPending({ confirmWithinS: 40, mode: 'detached', lab });
     const killed = k.deviceServer!;
     process.kill(killed.pid, 'SIGKILL');
     await untilGone(killed.pid);
@@ -77,7 +93,7 @@ describe.skipIf(NO_FRR)('the detached device server killed -9 while a relay is a
   });
 
   it('after a kill the change is still pending on the new server (kept, not rolled back at its start): a person confirms it through the same relay', { timeout: 300_000 }, async () => {
-    const k = await appliedPending({ confirmWithinS: 3600, mode: 'detached' });
+    const k = await appliedPending({ confirmWithinS: 3600, mode: 'detached', lab });
     const killed = k.deviceServer!;
     const killedAt = Date.now();
     process.kill(killed.pid, 'SIGKILL');
@@ -102,7 +118,7 @@ describe.skipIf(NO_FRR)('the detached device server killed -9 while a relay is a
   });
 
   it('starts that keep failing put a named reason on /health (degraded, backed off, no loop); once one succeeds the change the post-check failed is rolled back there, read back', { timeout: 300_000 }, async () => {
-    const k = await appliedPending({ confirmWithinS: 3600, mode: 'detached' });
+    const k = await appliedPending({ confirmWithinS: 3600, mode: 'detached', lab });
     const killed = k.deviceServer!;
     // Every start from now on fails: the inventory no longer reads.
     const inventory = readFileSync(k.env.DEVICE_INVENTORY, 'utf8');
@@ -132,6 +148,67 @@ describe.skipIf(NO_FRR)('the detached device server killed -9 while a relay is a
     await k.first.stop('SIGTERM');
     await untilGone(replacement.pid);
     expect(alive(killed.pid)).toBe(false);
+    expect(serverFilesLeft(k.journal)).toEqual([]);
+  });
+
+  it('a plan provisional on R1 and R2 when it is killed: the new server keeps both changes and puts both back at their deadline, read back, and the relay records the plan rolled back on both', { timeout: 240_000 }, async () => {
+    const k = await planPending({ confirmWithinS: 40, mode: 'detached', lab });
+    const killed = k.deviceServer!;
+    process.kill(killed.pid, 'SIGKILL');
+    await untilGone(killed.pid);
+    const next = await untilReplaced(k.journal, killed.pid);
+    const replacement = supervisedServer(k.journal);
+    expect(replacement.pid).toBe(next.pid);
+
+    const settled = await untilIncident(k.first, k.id, (i) => (i.plan_changes ?? []).every((c) => c.state !== 'pending'), 'settled', 150_000);
+    expect(settled.plan_changes!.map((c) => [c.device, c.state, c.ended_by])).toEqual([['R1', 'rolled_back', 'deadline'], ['R2', 'rolled_back', 'deadline']]);
+    expect(settled.timeline.filter((e) => e.type === 'plan.rolled_back')).toHaveLength(1);
+    expect(settled.timeline.map((e) => e.type)).not.toContain('plan.confirmed');
+    // Every device of the plan read back by the server started in place of the killed one: as before the plan.
+    for (const c of k.changes) {
+      const outcome = JSON.parse(readFileSync(k.files(c).outcome, 'utf8')) as { status: Record<string, string>; at: string };
+      expect(outcome.status).toMatchObject({ change_id: c.change_id, device: c.device, state: 'rolled_back', detail: expect.stringContaining('matches the one before') });
+      expect(Date.parse(outcome.at)).toBeLessThanOrEqual(Date.parse(c.deadline) + ROLLBACK_GRACE_S * 1000);
+    }
+    expect(await runningBoth(lab)).toEqual(k.before);
+    await waitForSession(lab.vtysh, 'R1', '10.0.0.2', 'Established');
+
+    await k.first.stop('SIGTERM');
+    await untilGone(replacement.pid);
+    expect(serverFilesLeft(k.journal)).toEqual([]);
+  });
+
+  it('killed between R1\'s and R2\'s applies of a plan: the plan fails on R2, R1 is put back through the server started again, read back, and R2 was never changed', { timeout: 240_000 }, async () => {
+    const k = await planApproved({ confirmWithinS: 3600, mode: 'detached', lab });
+    const killed = k.deviceServer!;
+    // R2's bgpd stopped: its change waits on reading R2's configuration, after R1's change went on.
+    signalDaemon(lab, 'R2', 'bgpd', 'SIGSTOP');
+    let answer: Awaited<ReturnType<typeof k.apply>>;
+    try {
+      const applying = k.apply();
+      await untilIncident(k.first, k.id, (i) => (i.plan_changes ?? []).length === 1, 'changed on R1 only');
+      process.kill(killed.pid, 'SIGKILL');
+      answer = await applying;
+    } finally {
+      signalDaemon(lab, 'R2', 'bgpd', 'SIGCONT');
+    }
+    expect(answer).toMatchObject({ isError: true, text: expect.stringMatching(/The plan was NOT applied: R2 refused or failed/) });
+    await untilReplaced(k.journal, killed.pid);
+    const replacement = supervisedServer(k.journal);
+
+    const settled = await untilIncident(k.first, k.id, (i) => (i.plan_changes ?? []).every((c) => c.state !== 'pending'), 'settled', 150_000);
+    expect(settled.plan_changes!.map((c) => [c.device, c.state])).toEqual([['R1', 'rolled_back']]);
+    expect(settled.timeline.filter((e) => e.type === 'plan.failed').map((e) => e.message)).toEqual([expect.stringMatching(/failed on R2/)]);
+    expect(settled.timeline.filter((e) => e.type === 'plan.rolled_back').map((e) => e.message)).toEqual([expect.stringMatching(/\(the plan failed on R2\): R1 rolled back/)]);
+    expect(settled.timeline.map((e) => e.type)).not.toContain('device.quarantined');
+    const outcome = JSON.parse(readFileSync(join(k.journal, `outcome-${settled.plan_changes![0]!.change_id}.json`), 'utf8')) as { status: Record<string, string> };
+    expect(outcome.status).toMatchObject({ device: 'R1', state: 'rolled_back', detail: expect.stringContaining('matches the one before') });
+    expect(await runningBoth(lab)).toEqual(k.before);
+    await waitForSession(lab.vtysh, 'R1', '10.0.0.2', 'Established');
+
+    await k.close();
+    await k.first.stop('SIGTERM');
+    await untilGone(replacement.pid);
     expect(serverFilesLeft(k.journal)).toEqual([]);
   });
 });

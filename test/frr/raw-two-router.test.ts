@@ -50,7 +50,9 @@ describe.skipIf(NO_FRR)('two-router runbooks on real FRR routers', () => {
     expect(mtu.alert.detection.fields).toEqual({ interface: 'eth-R2', neighbor_id: '192.168.255.2', neighbor_mtu: '1500', local_mtu: '1400' });
     expect(mtu.alert.detection.raw).toMatch(/Packet\[DD\]: Neighbor 192\.168\.255\.2 MTU 1500 is larger than \[eth-R2:10\.0\.0\.1\]'s MTU 1400$/);
     const ospf = await groupOnFrr('AD000008');
-    expect(ospf.map((r) => r.result.outcome)).toEqual(['resolved', 'escalated', 'escalated', 'escalated', 'resolved']);
+    expect(ospf.map((r) => r.result.outcome)).toEqual(['resolved', 'escalated', 'failed', 'escalated', 'escalated', 'resolved']);
+    // Ignoring the MTU did not take (R2's database packets do not fit R1's end): applied on both, still stuck.
+    expect(ospf[2]!.result).toMatchObject({ config_changes: 2, summary: expect.stringContaining('did not reach Full') });
     // One approval for both ends, the far end's interface read from the far end itself.
     expect(ospf[0]!.approvals).toHaveLength(1);
     expect(ospf[0]!.approvals[0]!.plan).toEqual([

@@ -14,6 +14,7 @@ import { spawnRelay, type RelayProcess } from '../helpers/relay-process';
 import { tempDir } from '../helpers/temp-dir';
 import { shutdownR2 } from './confirmed-apply-helpers';
 import { frrLabForTest } from './lab-for-test';
+import type { FrrLab } from '../../harness/frr-lab/lab';
 
 /**
  * A relay (`npm run relay` with DEVICE_INVENTORY) killed -9 while a provisional change on real FRR
@@ -22,7 +23,8 @@ import { frrLabForTest } from './lab-for-test';
 const TOOLS_TOKEN = 'relay-killed-tools-token';
 const auth = { authorization: 'Bearer splunk-secret' };
 
-export type Incident = { state: string; change: { change_id: string; state: string; ended_by: string | null; deadline: string; detail: string | null } | null; timeline: { at: string; type: string; message: string }[] };
+type Change = { change_id: string; device: string; state: string; ended_by: string | null; deadline: string; detail: string | null };
+export type Incident = { state: string; change: Change | null; plan_changes?: Change[]; timeline: { at: string; type: string; message: string }[] };
 
 /**
  * Just enough of opencode's HTTP API for the relay to deliver an alert and see the run going: the
@@ -95,7 +97,7 @@ export async function untilIncident(relay: RelayProcess, id: string, ok: (i: Inc
  * relay killed -9. The change (R1's session to R2 shut down) cannot pass AD000002's post-check
  * (Established); its 6 attempts 10 s apart keep the first relay from settling it before the kill.
  */
-export async function appliedThenKilled(opts: { confirmWithinS: number; mode: 'detached' | 'in-process'; killGroup?: boolean }) {
+export async function appliedThenKilled(opts: RelayOnLabOpts & { killGroup?: boolean }) {
   const { first, ...k } = await appliedPending(opts);
   await (opts.killGroup ? first.killGroup() : first.stop('SIGKILL'));
   // Killed before anything settled the change: on the router, and pending in the relay's journal.
@@ -105,11 +107,11 @@ export async function appliedThenKilled(opts: { confirmWithinS: number; mode: 'd
   return k;
 }
 
-/** The same incident and change, with the first relay still running (`first`). */
-export async function appliedPending(opts: { confirmWithinS: number; mode: 'detached' | 'in-process'; commands?: string[] }) {
-  const { confirmWithinS } = opts;
-  const commands = opts.commands ?? shutdownR2;
-  const lab = await frrLabForTest();
+type RelayOnLabOpts = { confirmWithinS: number; mode: 'detached' | 'in-process'; lab?: FrrLab };
+
+/** `npm run relay` on the FRR lab (the one given, or one for this test) with one approver, started once (`first`). */
+async function relayOnLab(opts: RelayOnLabOpts) {
+  const lab = opts.lab ?? (await frrLabForTest());
   const agentUrl = await stubRuntime();
   const dataDir = tempDir('fault-relay-killed-data-');
   const journal = join(dataDir, 'device-changes');
@@ -123,7 +125,7 @@ export async function appliedPending(opts: { confirmWithinS: number; mode: 'deta
     RELAY_HOST: '127.0.0.1',
     RELAY_TOOLS_TOKEN: TOOLS_TOKEN,
     OPERATORS_FILE: operators,
-    CONFIRM_WITHIN_S: String(confirmWithinS),
+    CONFIRM_WITHIN_S: String(opts.confirmWithinS),
     WEBHOOK_SECRET: 'splunk-secret',
     AGENT_URL: agentUrl,
     AGENT_SERVER_PASSWORD: 'runtime-pw',
@@ -135,31 +137,84 @@ export async function appliedPending(opts: { confirmWithinS: number; mode: 'deta
     onTestFinished(() => r.killGroup());
     return r;
   };
-  const before = await lab.vtysh('R1', 'show running-config');
-
   const first = await relay();
   const deviceServer = opts.mode === 'detached' ? supervisedServer(journal) : undefined;
-  const alert = await api<{ incident_id: string }>(`${first.url}/fault-alert`, { method: 'POST', body: buildSplunkAlert({ device: 'R1', neighbor: '10.0.0.2' }) });
-  expect(alert.status).toBe(202);
-  const id = alert.json.incident_id;
-  await untilIncident(first, id, (i) => i.state === 'running', 'running');
-  const tools = await connectMcp(`${first.url}/mcp`, TOOLS_TOKEN);
-  const asked = await tools.call('request_approval', { incident_id: id, summary: 'change R1 towards R2', device: 'R1', commands });
-  expect(asked.json?.status, asked.text).toBe('pending');
-  const decided = await api(`${first.url}/incidents/${id}/decision`, { method: 'POST', token: ana.token, body: { request_id: asked.json?.request_id, decision: 'APPROVED' } });
-  expect(decided.status).toBe(200);
-  const device = await connectMcp(`${first.url}/device-mcp`, TOOLS_TOKEN);
+  /** An alert for R1 delivered, its run going: the test then plays the agent through the relay's own tools. */
+  const incident = async (alertDefId = 'AD000002') => {
+    const alert = await api<{ incident_id: string }>(`${first.url}/fault-alert`, { method: 'POST', body: buildSplunkAlert({ alertDefId, device: 'R1', neighbor: '10.0.0.2' }) });
+    expect(alert.status).toBe(202);
+    const id = alert.json.incident_id;
+    await untilIncident(first, id, (i) => i.state === 'running', 'running');
+    const tools = await connectMcp(`${first.url}/mcp`, TOOLS_TOKEN);
+    const device = await connectMcp(`${first.url}/device-mcp`, TOOLS_TOKEN);
+    const approve = async (request: Record<string, unknown>) => {
+      const asked = await tools.call('request_approval', { incident_id: id, ...request });
+      expect(asked.json?.status, asked.text).toBe('pending');
+      const decided = await api(`${first.url}/incidents/${id}/decision`, { method: 'POST', token: ana.token, body: { request_id: asked.json?.request_id, decision: 'APPROVED' } });
+      expect(decided.status).toBe(200);
+    };
+    const close = () => Promise.all([tools.close(), device.close()].map((p) => p.catch(() => undefined)));
+    return { id, device, approve, close };
+  };
+  return { first, lab, relay, incident, ana, journal, deviceServer, logDir: env.RELAY_LOG_DIR, env };
+}
+
+/** The same incident and change, with the first relay still running (`first`). */
+export async function appliedPending(opts: RelayOnLabOpts & { commands?: string[] }) {
+  const commands = opts.commands ?? shutdownR2;
+  const { incident, ...k } = await relayOnLab(opts);
+  const before = await k.lab.vtysh('R1', 'show running-config');
+  const { id, device, approve, close } = await incident();
+  await approve({ summary: 'change R1 towards R2', device: 'R1', commands });
   const applied = await device.call('config_cli', { incident_id: id, device: 'R1', commands });
   expect(applied.isError, applied.text).toBe(false);
   expect(applied.text).toMatch(/provisional until/);
-  const change = (await untilIncident(first, id, (i) => i.change?.state === 'pending', 'holding a pending change')).change!;
-  await Promise.all([tools.close(), device.close()].map((p) => p.catch(() => undefined)));
-
-  const entryFile = join(journal, `pending-${change.change_id}.json`);
-  const outcomeFile = join(journal, `outcome-${change.change_id}.json`);
-  return { first, lab, relay, id, change, before, entryFile, outcomeFile, ana, journal, deviceServer, logDir: env.RELAY_LOG_DIR, env };
+  const change = (await untilIncident(k.first, id, (i) => i.change?.state === 'pending', 'holding a pending change')).change!;
+  await close();
+  const entryFile = join(k.journal, `pending-${change.change_id}.json`);
+  const outcomeFile = join(k.journal, `outcome-${change.change_id}.json`);
+  return { ...k, id, change, before, entryFile, outcomeFile };
 }
 
+/** R2's half of the plan tests' plans: a description on its session to R1 (harmless, but a change to put back). */
+export const describeR1 = ['router bgp 65002', 'neighbor 10.0.0.1 description plan-R1'];
+/** A plan over both routers whose post-check cannot pass (R1's session to R2 is shut by it). */
+export const PLAN = [{ device: 'R1', commands: shutdownR2 }, { device: 'R2', commands: describeR1 }];
+
+/** Stops (or continues) a daemon of one lab router: a stopped bgpd leaves a change to that router hanging before it is sent. */
+export function signalDaemon(lab: Pick<FrrLab, 'routers'>, router: string, daemon: string, signal: 'SIGSTOP' | 'SIGCONT'): void {
+  const namespace = lab.routers.find((r) => r.name === router)!.namespace;
+  process.kill(Number(readFileSync(`/var/run/frr/${namespace}/${daemon}.pid`, 'utf8').trim()), signal);
+}
+
+/** Both routers' running configurations. */
+export const runningBoth = async (lab: Pick<FrrLab, 'vtysh'>) => ({ R1: await lab.vtysh('R1', 'show running-config'), R2: await lab.vtysh('R2', 'show running-config') });
+
+/**
+ * An AD000009 incident (its RAW names R2, the peer, as the plan's other device) whose plan over R1 and
+ * R2 is approved; `apply` sends it through the relay's guard as the agent's config_cli does.
+ */
+export async function planApproved(opts: RelayOnLabOpts) {
+  const { incident, ...k } = await relayOnLab(opts);
+  const before = await runningBoth(k.lab);
+  const { id, device, approve, close } = await incident('AD000009');
+  await approve({ summary: 'both ends of the session', plan: PLAN });
+  const apply = () => device.call('config_cli', { incident_id: id, plan: PLAN });
+  return { ...k, id, before, apply, close };
+}
+
+/** The same, applied: provisional on both routers, with the first relay still running. */
+export async function planPending(opts: RelayOnLabOpts) {
+  const k = await planApproved(opts);
+  const applied = await k.apply();
+  expect(applied.isError, applied.text).toBe(false);
+  expect(applied.text).toMatch(/provisional on every device/);
+  const changes = (await untilIncident(k.first, k.id, (i) => (i.plan_changes ?? []).length === 2, 'holding the plan')).plan_changes!;
+  expect(changes.map((c) => [c.device, c.state])).toEqual([['R1', 'pending'], ['R2', 'pending']]);
+  await k.close();
+  const files = (c: { change_id: string }) => ({ entry: join(k.journal, `pending-${c.change_id}.json`), outcome: join(k.journal, `outcome-${c.change_id}.json`) });
+  return { ...k, changes, files };
+}
 
 export type Killed = Awaited<ReturnType<typeof appliedThenKilled>>;
 

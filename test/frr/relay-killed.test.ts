@@ -1,10 +1,13 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ROLLBACK_GRACE_S } from '../../src/core/changes/device-contract';
 import { waitForSession } from '../../harness/frr-lab/bgp-state';
 import { NO_FRR } from './frr-available';
-import { alive, api, appliedThenKilled, serverFilesLeft, untilGone, untilIncident, type Incident, type Killed } from './relay-killed-helpers';
+import { resetFrrLab } from '../../harness/frr-lab/faults';
+import { startFrrLab, type FrrLab } from '../../harness/frr-lab/lab';
+import { tempDir } from '../helpers/temp-dir';
+import { alive, api, appliedThenKilled, planApproved, runningBoth, serverFilesLeft, signalDaemon, untilGone, untilIncident, type Incident, type Killed } from './relay-killed-helpers';
 
 /**
  * `npm run relay` with DEVICE_INVENTORY, killed -9 with a provisional change pending on real FRR.
@@ -12,7 +15,8 @@ import { alive, api, appliedThenKilled, serverFilesLeft, untilGone, untilInciden
  * session: it outlives the relay and its process group, rolls the change back at the deadline by
  * itself, and exits once nothing is pending and no relay is attached; a relay started again within
  * the window attaches to it. In-process, the deadline dies with the relay and the next start puts
- * the router back from the journal before it listens.
+ * the router back from the journal before it listens. A plan killed between its two routers is put
+ * back on the one it reached. One lab for every case.
  */
 /**
  * The restarted relay listens only once its device server has put R1 back from the journal and read
@@ -42,9 +46,21 @@ async function restartedAndRolledBack(k: Killed) {
 }
 
 
+/** One lab for every case, back to its clean state before each. */
+let lab: FrrLab;
+beforeAll(async () => {
+  if (!NO_FRR) lab = await startFrrLab({ dir: join(tempDir('fault-relay-killed-lab-'), 'lab'), routers: 2 });
+}, 180_000);
+afterAll(async () => {
+  await lab?.stop();
+});
+beforeEach(async () => {
+  if (lab) await resetFrrLab(lab);
+}, 120_000);
+
 describe.skipIf(NO_FRR)('the relay killed -9 with a provisional change pending (real FRR, npm run relay)', () => {
   it('detached (the default), the relay\'s whole process group killed and nothing restarted: its device server puts R1 back at the deadline by itself, then exits', { timeout: 240_000 }, async () => {
-    const k = await appliedThenKilled({ confirmWithinS: 40, mode: 'detached', killGroup: true });
+    const k = await appliedThenKilled({ confirmWithinS: 40, mode: 'detached', killGroup: true, lab });
     const server = k.deviceServer!;
     // The kill of the relay's group did not reach it; its token is on no command line and in no log.
     expect(alive(server.pid)).toBe(true);
@@ -68,7 +84,7 @@ describe.skipIf(NO_FRR)('the relay killed -9 with a provisional change pending (
   });
 
   it('detached, restarted within the window: the new relay attaches to the same device server, a person confirms the change, and the server exits once the relay stops', { timeout: 240_000 }, async () => {
-    const k = await appliedThenKilled({ confirmWithinS: 3600, mode: 'detached' });
+    const k = await appliedThenKilled({ confirmWithinS: 3600, mode: 'detached', lab });
     const server = k.deviceServer!;
     const second = await k.relay();
     expect(second.output.join('\n')).toContain('already running (it outlived the last relay): attached to it');
@@ -84,6 +100,36 @@ describe.skipIf(NO_FRR)('the relay killed -9 with a provisional change pending (
   });
 
   it('in-process, restarted at once, long before the deadline: the relay rolls the change back from its journal before it listens', { timeout: 240_000 }, async () => {
-    await restartedAndRolledBack(await appliedThenKilled({ confirmWithinS: 3600, mode: 'in-process' }));
+    await restartedAndRolledBack(await appliedThenKilled({ confirmWithinS: 3600, mode: 'in-process', lab }));
+  });
+
+  it('in-process, killed between the two routers\' applies of a plan: restarted, R1 is put back from the journal and read back, R2 was never changed, and the incident says the plan never went on every device', { timeout: 240_000 }, async () => {
+    const k = await planApproved({ confirmWithinS: 3600, mode: 'in-process', lab });
+    // R2's bgpd stopped: its change waits on reading R2's configuration, after R1's change went on.
+    signalDaemon(lab, 'R2', 'bgpd', 'SIGSTOP');
+    let r1 = '';
+    try {
+      void k.apply().catch(() => undefined);
+      const between = await untilIncident(k.first, k.id, (i) => (i.plan_changes ?? []).length === 1, 'changed on R1 only');
+      expect(between.plan_changes!.map((c) => [c.device, c.state])).toEqual([['R1', 'pending']]);
+      r1 = between.plan_changes![0]!.change_id;
+      expect(await lab.vtysh('R1', 'show running-config')).toContain('neighbor 10.0.0.2 shutdown');
+      await k.first.killGroup();
+    } finally {
+      signalDaemon(lab, 'R2', 'bgpd', 'SIGCONT');
+    }
+    const second = await k.relay();
+    const settled = await untilIncident(second, k.id, (i) => (i.plan_changes ?? []).every((c) => c.state !== 'pending'), 'settled');
+    expect(settled.plan_changes!.map((c) => [c.device, c.state, c.ended_by])).toEqual([['R1', 'rolled_back', 'server_restart']]);
+    expect(settled.plan_changes![0]!.detail).toContain('matches the one before');
+    expect(settled.timeline.filter((e) => e.type === 'plan.rolled_back').map((e) => e.message)).toEqual([
+      expect.stringMatching(/rolled back \(the relay stopped before the plan was applied on every device \(1 of 2 changed\)\): R1 rolled back/),
+    ]);
+    expect(settled.timeline.map((e) => e.type)).not.toContain('plan.confirmed');
+    // Read back from both routers: exactly as before the plan.
+    expect(await runningBoth(lab)).toEqual(k.before);
+    expect(JSON.parse(readFileSync(join(k.journal, `outcome-${r1}.json`), 'utf8'))).toMatchObject({ status: { device: 'R1', state: 'rolled_back', detail: expect.stringContaining('matches the one before') } });
+    await waitForSession(lab.vtysh, 'R1', '10.0.0.2', 'Established');
+    await second.stop('SIGTERM');
   });
 });

@@ -35,11 +35,11 @@ afterAll(async () => {
 });
 
 const storeIn = (d: string) => createPersistentStore({ ...((b) => ({ backend: b.open, archive: b.archive }))(createFileBackends(d)), timelineDir: join(d, 'timelines'), retention: 1000, logger: silent });
-async function start(deviceTools: DeviceTools) {
+async function start(deviceTools: DeviceTools, storeName = 'store') {
   const relay = await relayForTest({
     agent: createStubRuntime(),
     env: { RELAY_TOOLS_TOKEN: 'tok', RELAY_PROJECT_DIR: dir },
-    store: storeIn(join(dir, 'store')),
+    store: storeIn(join(dir, storeName)),
     deviceTools,
     extraChannels: () => ['desktop'],
     postCheckPaceS: 0,
@@ -71,6 +71,48 @@ it('a plan left provisional by a relay that died is post-checked and confirmed o
     const done = await untilIncident(b.relay, id, (i) => (i.plan_changes ?? []).every((c) => c.state !== 'pending'));
     expect(done.plan_changes!.map((c) => [c.device, c.state])).toEqual([['R1', 'confirmed'], ['R2', 'confirmed']]);
     expect(b.relay.incidents.timeline(id).find((e) => e.type === 'plan.confirmed')).toMatchObject({ devices: ['R1', 'R2'], by: 'post_check' });
+  } finally {
+    await b.relay.close();
+  }
+});
+
+/** R1's configuration lines, without the header that says when it last changed. */
+const runningR1 = () => {
+  const r = lab.lab.exec('R1', 'show running-config');
+  return (r.ok ? r.output : r.error).split('\n').filter((l) => !/^(Current configuration|! Last configuration change)/.test(l)).join('\n');
+};
+
+it('a relay that died between the two devices\' applies: the next one puts the first device back, read back, and the incident says the plan never went on every device', async () => {
+  lab.lab.reset();
+  lab.lab.inject({ fault: 'bgp_neighbor_admin_down', device: 'R1', neighbor: '10.0.0.2' });
+  const real = createLabDeviceTools(lab.lab);
+  const before = runningR1();
+  // R1 takes its lines; R2's never answers: the relay is gone before the second device.
+  let reachedR2!: () => void;
+  const atR2 = new Promise<void>((resolve) => (reachedR2 = resolve));
+  const stuck: DeviceTools = { ...real, configProvisional: (d, c, s, o) => (d === 'R2' ? (reachedR2(), new Promise<never>(() => undefined)) : real.configProvisional(d, c, s, o)) };
+  const a = await start(stuck, 'store-between');
+  const id = (await a.relay.app.inject({ method: 'POST', url: '/fault-alert', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(buildSplunkAlert({ device: 'R1', neighbor: '10.0.0.2' })) })).json().incident_id as string;
+  const tools = await connectMcp(`${a.url}/mcp`, 'tok');
+  const device = await connectMcp(`${a.url}/device-mcp`, 'tok');
+  const plan = [{ device: 'R1', commands: ['router bgp 65001', 'no neighbor 10.0.0.2 shutdown'] }, { device: 'R2', commands: ['router bgp 65002', 'neighbor 10.0.0.1 description kept'] }];
+  expect((await tools.call('request_approval', { incident_id: id, summary: 'both ends', plan })).json).toMatchObject({ status: 'pending' });
+  a.relay.approvals.decide(id, 'APPROVED', { id: 'ana@example.net' }, 'desktop');
+  void device.call('config_cli', { incident_id: id, plan }).catch(() => undefined);
+  await atR2;
+  // What the store holds when the relay dies: R1's change, the only one made.
+  expect(a.relay.incidents.get(id)!.plan_changes!.map((c) => [c.device, c.state])).toEqual([['R1', 'pending']]);
+  expect(runningR1()).not.toEqual(before);
+  for (const c of [device, tools]) await c.close().catch(() => undefined);
+  await a.relay.close().catch(() => undefined);
+
+  const b = await start(real, 'store-between');
+  try {
+    const done = await untilIncident(b.relay, id, (i) => (i.plan_changes ?? []).every((c) => c.state !== 'pending'));
+    expect(done.plan_changes!.map((c) => [c.device, c.state])).toEqual([['R1', 'rolled_back']]);
+    expect(b.relay.incidents.timeline(id).find((e) => e.type === 'plan.rolled_back')).toMatchObject({ devices: ['R1'], message: expect.stringMatching(/rolled back \(the relay stopped before the plan was applied on every device \(1 of 2 changed\)\): R1 rolled back/) });
+    expect(b.relay.incidents.timeline(id).map((e) => e.type)).not.toContain('plan.confirmed');
+    expect(runningR1()).toEqual(before);
   } finally {
     await b.relay.close();
   }

@@ -10,6 +10,9 @@ import { createLabDeviceTools } from '../../harness/ios-lab/lab-device-tools';
 import { labAddressBook, loadInventory } from '../../harness/ios-lab/inventory';
 import { startLab } from '../../harness/ios-lab/server';
 import { memoryQuarantine, type QuarantineBackend } from '../../src/core/quarantine/entry';
+import type { Clock } from '../../src/core/clock';
+import { policyPeopleEnv } from '../helpers/policy-people';
+import { manualClock } from '../unit/incidents/in-memory-incidents';
 import { untilIncident } from '../helpers/incident-waits';
 import { connectMcp } from '../helpers/mcp-client';
 import { relayForTest, silent } from '../helpers/relay';
@@ -46,29 +49,34 @@ const R1 = ['router bgp 65001', 'no neighbor 10.0.0.2 shutdown'];
 const R2 = ['router bgp 65002', 'neighbor 10.0.0.1 description R1-transit'];
 const PLAN = [{ device: 'R1', commands: R1 }, { device: 'R2', commands: R2 }];
 
-async function start(deviceTools?: DeviceTools, quarantine?: QuarantineBackend) {
+/** A relay on the lab (or `deviceTools`), and an incident on R1 whose peer R2 a plan may change. */
+async function start(opts: { deviceTools?: DeviceTools; quarantine?: QuarantineBackend; clock?: Clock; env?: Record<string, string> } = {}) {
+  const { quarantine, clock } = opts;
   const relay = await relayForTest({
     agent: createStubRuntime(),
-    env: { RELAY_TOOLS_TOKEN: 'tok', RELAY_PROJECT_DIR: project },
-    deviceTools: deviceTools ?? createLabDeviceTools(lab.lab),
+    env: { RELAY_TOOLS_TOKEN: 'tok', RELAY_PROJECT_DIR: project, ...opts.env },
+    deviceTools: opts.deviceTools ?? createLabDeviceTools(lab.lab),
     extraChannels: () => ['desktop'],
     postCheckPaceS: 0,
     addressBook: labAddressBook(await loadInventory()),
     ...(quarantine ? { quarantine } : {}),
+    ...(clock ? { clock } : {}),
   });
   const url = await relay.listen({ port: 0, host: '127.0.0.1' });
   const device = await connectMcp(`${url}/device-mcp`, 'tok');
   const tools = await connectMcp(`${url}/mcp`, 'tok');
   open.push(relay, device, tools);
   lab.lab.inject({ fault: 'bgp_neighbor_admin_down', device: 'R1', neighbor: '10.0.0.2' });
-  const id = (await relay.app.inject({ method: 'POST', url: '/fault-alert', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(buildSplunkAlert({ device: 'R1', neighbor: '10.0.0.2' })) })).json().incident_id as string;
+  const fire = async (device: string, neighbor: string) =>
+    (await relay.app.inject({ method: 'POST', url: '/fault-alert', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(buildSplunkAlert({ device, neighbor, ...(clock ? { now: clock.now() } : {}) })) })).json().incident_id as string;
+  const id = await fire('R1', '10.0.0.2');
   const ask = (plan: unknown) => tools.call('request_approval', { incident_id: id, summary: 'unshut both ends', plan });
   const approveAndApply = async (plan = PLAN) => {
     expect((await ask(plan)).json).toMatchObject({ status: 'pending', devices: ['R1', 'R2'] });
     relay.approvals.decide(id, 'APPROVED', { id: 'ana@example.net' }, 'desktop');
     return device.call('config_cli', { incident_id: id, plan });
   };
-  return { relay, device, tools, id, ask, approveAndApply };
+  return { relay, device, tools, id, ask, approveAndApply, fire };
 }
 const types = (t: Awaited<ReturnType<typeof start>>) => t.relay.incidents.timeline(t.id).map((e) => e.type);
 const entry = (t: Awaited<ReturnType<typeof start>>, type: string) => t.relay.incidents.timeline(t.id).find((e) => e.type === type);
@@ -94,10 +102,58 @@ describe('a plan is refused before any card', () => {
   it('is escalated whole when one of its devices is quarantined, naming it', async () => {
     const quarantine = memoryQuarantine();
     await quarantine.add({ device: 'R2', reason: 'change chg-old of an earlier incident: ROLLBACK FAILED', since: new Date().toISOString(), incident_id: null, change_id: 'chg-old' });
-    const t = await start(undefined, quarantine);
+    const t = await start({ quarantine });
     expect((await t.ask(PLAN)).json).toMatchObject({ status: 'escalated_quarantined', device: 'R2' });
     expect(t.relay.incidents.get(t.id)).toMatchObject({ state: 'escalated', approval_request: null });
     expect(t.relay.incidents.get(t.id)!.outcome?.summary).toMatch(/the plan's device R2: R2 is quarantined/);
+  });
+});
+
+describe('a plan waits for every one of its devices', () => {
+  it('is held, not asked, while another incident has a change provisional on R2, and asked once that change is confirmed', async () => {
+    // The other incident's post-check reads on R2 wait, so its change stays provisional until a person decides.
+    let release!: () => void;
+    const reads = new Promise<void>((resolve) => (release = resolve));
+    const real = createLabDeviceTools(lab.lab);
+    const slowR2: DeviceTools = { ...real, execCli: async (d, c) => (d === 'R2' && (await reads), real.execCli(d, c)) };
+    const t = await start({ deviceTools: slowR2 });
+    const other = await t.fire('R2', '10.0.0.1');
+    const R2_ONLY = ['router bgp 65002', 'neighbor 10.0.0.1 description other-incident'];
+    expect((await t.tools.call('request_approval', { incident_id: other, summary: 'describe', device: 'R2', commands: R2_ONLY })).json).toMatchObject({ status: 'pending' });
+    t.relay.approvals.decide(other, 'APPROVED', { id: 'ana@example.net' }, 'desktop');
+    expect((await t.device.call('config_cli', { incident_id: other, device: 'R2', commands: R2_ONLY })).isError).toBe(false);
+    const change = t.relay.incidents.get(other)!.change!;
+    expect(change.state).toBe('pending');
+
+    const asked = await t.ask(PLAN);
+    expect(asked.json).toMatchObject({ status: 'held', device: 'R2', waiting_for: { incident_id: other, change_id: change.change_id, deadline: change.deadline } });
+    expect(entry(t, 'approval.held')).toMatchObject({ device: 'R2', waiting_for_incident: other, waiting_for_change: change.change_id, message: expect.stringContaining(`R2 has change ${change.change_id} of ${other}`) });
+    expect(t.relay.incidents.get(t.id)).toMatchObject({ state: 'running', approval_request: null });
+    expect(t.relay.approvals.heldFor(t.id)).toEqual({ incident_id: other, change_id: change.change_id });
+
+    expect(await t.relay.confirm!({ incident_id: other, change_id: change.change_id, who: { id: 'ana@example.net', authenticated_by: 'personal_token' } })).toMatchObject({ ok: true });
+    const now = await untilIncident(t.relay, t.id, (i) => i.state === 'awaiting_approval');
+    expect(now.approval_request).toMatchObject({ status: 'pending', plan: [expect.objectContaining({ device: 'R1' }), expect.objectContaining({ device: 'R2' })] });
+    expect(types(t)).toEqual(expect.arrayContaining(['approval.held', 'approval.unheld', 'approval.requested']));
+    release();
+  });
+
+  it('approved, then a change record naming R2 opens before it is applied: nothing is sent to either router, the approval expires naming the record', async () => {
+    const clock = manualClock('2026-12-10T01:58:00.000Z');
+    const record = { id: 'CHG-2026-1250', device: 'R2', match: {}, from: '2026-12-10T02:00', to: '2026-12-10T04:00', owner: 'AMS1 network engineer on duty', status: 'scheduled' as const };
+    const t = await start({ clock, env: policyPeopleEnv(1, [record]) });
+    expect((await t.ask(PLAN)).json).toMatchObject({ status: 'pending', devices: ['R1', 'R2'] });
+    expect(await t.relay.decide({ incident_id: t.id, decision: 'APPROVED', who: { id: 'ana', authenticated_by: 'os_user' }, channel: 'desktop' })).toMatchObject({ status: 'accepted' });
+    const changes = lab.lab.configChanges();
+    clock.advance(3 * 60_000);
+
+    const answer = await t.device.call('config_cli', { incident_id: t.id, plan: PLAN });
+    expect(answer).toMatchObject({ isError: true, text: expect.stringMatching(/does not allow it now \(change record CHG-2026-1250\).*nothing was sent to any of the plan's devices \(R1, R2\)/s) });
+    expect(lab.lab.configChanges()).toBe(changes);
+    expect(t.relay.incidents.get(t.id)).toMatchObject({ state: 'escalated', approval_request: { status: 'expired' }, application: { status: 'none' } });
+    expect(t.relay.incidents.get(t.id)!.outcome?.summary).toContain('CHG-2026-1250');
+    expect(t.relay.incidents.timeline(t.id).filter((e) => e.type === 'policy.rechecked')).toEqual([expect.objectContaining({ rule: 'change record CHG-2026-1250', verdict: 'escalate', message: expect.stringContaining('Escalate to AMS1 network engineer on duty') })]);
+    expect(types(t)).not.toContain('plan.applied');
   });
 });
 
@@ -121,7 +177,7 @@ describe('a plan on two routers', () => {
   it('when the second device fails, the first is put back and read back, and the incident names the device and why', async () => {
     const real = createLabDeviceTools(lab.lab);
     const failing: DeviceTools = { ...real, configProvisional: (d, c, s, o) => (d === 'R2' ? Promise.reject(new DeviceToolError('config_cli', '[rejected] R2 refused the line', deviceFailure('rejected', true, { restored: true }))) : real.configProvisional(d, c, s, o)) };
-    const t = await start(failing);
+    const t = await start({ deviceTools: failing });
     const before = runningOf('R1');
     const applied = await t.approveAndApply();
     expect(applied).toMatchObject({ isError: true, text: expect.stringMatching(/NOT applied: R2 refused or failed .*Put back and read back: R1 rolled back/) });

@@ -1,7 +1,6 @@
 import type { Incident } from '../incidents/model';
 import type { RelayPolicy } from '../policy/relay-policy';
 import type { Verdict } from '../policy/schema';
-import type { ApprovalRequestInput } from './types';
 
 const RANK: Record<Verdict['kind'], number> = { approve: 0, escalate: 1, deny: 2 };
 
@@ -16,8 +15,8 @@ function stricter(a: Verdict, b: Verdict): Verdict {
  * The change policy's verdict on a request: for a plan, each device's lines as a change on that
  * device, and the strictest of them holds for the whole plan (the rule that decided it is named).
  */
-export function requestVerdict(policy: Pick<RelayPolicy, 'verdict'>, incident: Incident, input: ApprovalRequestInput, at: Date): Verdict {
-  if (!input.plan) return policy.verdict(incident, input.commands, at);
+export function requestVerdict(policy: Pick<RelayPolicy, 'verdict'>, incident: Incident, input: { readonly commands: readonly string[]; readonly plan?: ReadonlyArray<{ readonly device: string; readonly commands: readonly string[] }> }, at: Date): Verdict {
+  if (!input.plan) return policy.verdict(incident, [...input.commands], at);
   return input.plan
     .map((entry) => policy.verdict({ ...incident, device_hostname: entry.device }, [...entry.commands], at))
     .reduce((a, b) => stricter(a, b));

@@ -5,6 +5,7 @@ import type { Incidents } from '../incidents/service';
 import type { RelayPolicy } from '../policy/relay-policy';
 import type { GateMove } from './gate-move';
 import { entries, isEntry } from '../events/timeline-entries';
+import { requestVerdict } from './plan-verdict';
 
 /** The rule the pending request was approved under: the policy gate's verdict, recorded when it was asked. */
 function approvedUnder(incidents: Incidents, incidentId: string): string | undefined {
@@ -17,14 +18,15 @@ function approvedUnder(incidents: Incidents, incidentId: string): string | undef
  * freeze began, before a change record's window opened, or now outside its class's hours is not
  * applied. Neither is one the policy now puts under another rule (a freeze's own requirement): the
  * approval was not given under that one. Such an approval expires, the run ends escalated naming the
- * rule (as at request time), and the answer is why. Undefined: the change may go on.
+ * rule (as at request time), and the answer is why. Undefined: the change may go on. A plan is
+ * checked on every one of its devices, as at request time: the strictest verdict holds for all.
  */
 export function createPolicyRecheck(deps: { policy: Pick<RelayPolicy, 'verdict' | 'current'>; incidents: Incidents; move: GateMove; clock: Clock; logger: Logger; tellRoom(incidentId: string, markdown: string): void }) {
   const { policy, incidents, move, clock, logger, tellRoom } = deps;
   return function recheck(incident: Incident): string | undefined {
     const request = incident.approval_request;
     if (request?.status !== 'approved') return undefined;
-    const verdict = policy.verdict(incident, request.commands, clock.now());
+    const verdict = requestVerdict(policy, incident, request, clock.now());
     const under = approvedUnder(incidents, incident.incident_id);
     const holds = verdict.kind === 'approve' && (under === undefined || under === verdict.rule);
     const kind = holds ? 'approve' : verdict.kind === 'approve' ? 'escalate' : verdict.kind;
@@ -36,7 +38,7 @@ export function createPolicyRecheck(deps: { policy: Pick<RelayPolicy, 'verdict' 
       return undefined;
     }
     const why = verdict.kind === 'approve' ? `the approval was given under ${under}, and now ${verdict.rule} applies, which needs ${verdict.reason}` : verdict.reason;
-    const summary = `Not applied: the change policy, checked again at apply time, does not allow it now (${verdict.rule}): ${why}. The approval expired and nothing was sent to ${request.device}.${owner ? ` Escalate to ${owner}.` : ''}`;
+    const summary = `Not applied: the change policy, checked again at apply time, does not allow it now (${verdict.rule}): ${why}. The approval expired and nothing was sent to ${request.plan ? `any of the plan's devices (${request.plan.map((e) => e.device).join(', ')})` : request.device}.${owner ? ` Escalate to ${owner}.` : ''}`;
     const at = clock.now().toISOString();
     const moved = move(incident.incident_id, 'lapse', () => ({ outcome: { kind: 'escalated', summary, at } }), 'escalate');
     if (!moved.ok) return moved.reason;

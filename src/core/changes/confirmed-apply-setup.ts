@@ -26,6 +26,8 @@ export interface ConfirmedApplySetup {
   unlearned?(incidentId: string, change: ChangeRecord, why: string): Promise<void>;
   /** Every device's addresses (the inventory's): where a plan's other devices are found. */
   addressBook?: AddressBook;
+  /** Resolves when the incidents' writes are durable (a write-behind store): a plan's changes are, device by device. */
+  durable?(): Promise<void>;
 }
 
 /** What finding a RAW's plan devices reads of an alert or incident. */

@@ -14,7 +14,9 @@ export function pendingRecord(status: ChangeStatus, confirmWithinS: number, at: 
  */
 export function recordOf(change: ChangeRecord, status: ChangeStatus, ending: ChangeEnding, at: string, person?: string): ChangeRecord {
   if (status.state === 'pending' || change.state !== 'pending') return change;
-  const ended_by: ChangeEnding = status.state === 'confirmed' ? ending : status.reason && status.reason !== 'requested' && ending === 'requested' ? endingOfReason(status.reason) : ending;
+  // A confirm (or a plain request) that found the change already put back says why the server put it back.
+  const asked = ending === 'requested' || ending === 'post_check' || ending === 'person';
+  const ended_by: ChangeEnding = status.state === 'confirmed' ? ending : status.reason && status.reason !== 'requested' && asked ? endingOfReason(status.reason) : ending;
   return { ...change, state: status.state, ended_by, ended_at: at, person: person ?? null, detail: status.detail ?? null };
 }
 

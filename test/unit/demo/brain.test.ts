@@ -182,6 +182,23 @@ describe('scripted fault-remediation (demo brain)', () => {
     expect(lab.configChanges()).toBe(2);
   });
 
+  it('a plan RAW whose repair did not take (AD000008, the far end\'s database too large for R1\'s MTU): applies both ends once, then fails', async () => {
+    const { lab, calls, runUntilText } = await setup('faithful', { fault: 'ospf_mtu_mismatch', device: 'R1', interface: 'GigabitEthernet1' });
+    lab.inject({ fault: 'ospf_large_database', device: 'R2' });
+    const mtu = { ...task, alert_def_id: 'AD000008', raw: 'intelligence-artifacts/AD000008/RAW.yaml', inputs: { device_hostname: 'R1', interface: 'GigabitEthernet1' }, plan_devices: { far_end: 'R2' } };
+    const messages: ChatMessage[] = [{ role: 'user', content: taskText('Execute the RAW.', mtu) }];
+    runUntilText(messages);
+    const plan = ['! device R1', 'interface GigabitEthernet1', 'ip ospf mtu-ignore', 'end', '! device R2', 'interface GigabitEthernet1', 'ip ospf mtu-ignore', 'end'];
+    messages.push({ role: 'user', content: decision('APPROVED', plan) });
+    const answer = runUntilText(messages);
+    expect(answer).toMatch(/^OUTCOME: failed\n/);
+    expect(answer).toContain('did not reach Full');
+    expect(calls.filter((c) => c.name === 'device_config_cli')).toHaveLength(1);
+    // Every revalidation attempt read R1's interface; none found the adjacency.
+    expect(calls.filter((c) => c.name === 'device_exec_cli' && c.args.command === 'show ip ospf interface GigabitEthernet1')).toHaveLength(6);
+    expect(lab.configChanges()).toBe(2);
+  });
+
   it('a plan RAW whose far end the relay did not name: escalates before touching any device', async () => {
     const { calls, runUntilText } = await setup('faithful', { fault: 'ospf_mtu_mismatch', device: 'R1', interface: 'GigabitEthernet1' });
     const mtu = { ...task, alert_def_id: 'AD000008', raw: 'intelligence-artifacts/AD000008/RAW.yaml', inputs: { device_hostname: 'R1', interface: 'GigabitEthernet1' } };
