@@ -88,7 +88,6 @@ const LONG_FUNCTIONS_TO_SPLIT = [
   'src/core/changes/plan-apply.ts createPlanApply',
   'src/core/delivery/dispatcher.ts createDispatcher',
   'src/core/incidents/evidence-markdown.ts renderEvidenceMarkdown',
-  'src/core/incidents/persistent-store.ts createPersistentStore',
   'src/core/incidents/service.ts createIncidents',
   'src/core/quarantine/service.ts createQuarantine',
   'src/relay/create-relay.ts createRelay',
