@@ -86,7 +86,6 @@ const LONG_FUNCTIONS_TO_SPLIT = [
   'src/core/approvals/approvals.ts createApprovals',
   'src/core/changes/confirmed-apply.ts createConfirmedApply',
   'src/core/changes/plan-apply.ts createPlanApply',
-  'src/core/delivery/dispatcher.ts createDispatcher',
   'src/core/incidents/evidence-markdown.ts renderEvidenceMarkdown',
   'src/core/incidents/service.ts createIncidents',
   'src/core/quarantine/service.ts createQuarantine',
