@@ -79,7 +79,6 @@ const LONG_FUNCTIONS_TO_SPLIT = [
   'src/adapters/device-tools/device-guard.ts createDeviceGuardServer',
   'src/adapters/outbox/outbox.ts createOutbox',
   'src/adapters/paging/paging.ts createPaging',
-  'src/adapters/store-pg/journal.ts createJournal',
   'src/adapters/store-pg/team-repository.ts teamRepository',
   'src/adapters/team/coordinator.ts createTeamCoordinator',
   'src/core/approvals/approvals.ts createApprovals',
