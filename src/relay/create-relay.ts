@@ -54,6 +54,7 @@ import { createForgedRows } from '../adapters/team/forged-rows';
 import { ownsEverything, type Owns } from '../core/incidents/ownership';
 import { auditedOperatorsLog, setUpAudit, type RelayAudit } from '../adapters/audit/setup';
 import { traceApprovalWaits } from '../adapters/telemetry/incident-events';
+import { incidentTracer } from '../adapters/telemetry/incident-trace';
 import { traceChannelDecisions } from '../adapters/telemetry/traced-decisions';
 import { setUpPaging } from '../adapters/paging/setup';
 export type { Relay, RelayDeps } from './relay-contract';
@@ -80,7 +81,7 @@ export async function createRelay(deps: RelayDeps): Promise<Relay> {
   const laterWarnings = new Set<() => string[]>();
   if (deviceServer) laterWarnings.add(() => deviceServer.warnings());
   const bus = deps.bus ?? createBus<RelayEvents>((error, type) => logger.error({ err: error, event: type }, 'event handler failed'));
-  const incidents = createIncidents({ store, bus, clock, logger, severityFor: createSeverityLookup(join(resolve(config.RELAY_PROJECT_DIR), 'intelligence-artifacts')) });
+  const incidents = createIncidents({ store, bus, clock, logger, severityFor: createSeverityLookup(join(resolve(config.RELAY_PROJECT_DIR), 'intelligence-artifacts')), tracer: incidentTracer });
   const modelCheck = createModelCheck({ agent, agentName: config.AGENT_NAME, clock });
   const runGate = createRunGate({ modelCheck });
   const dispatcher = createDispatcher({

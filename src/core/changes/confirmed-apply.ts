@@ -5,7 +5,6 @@ import { changeOutcomeText, endingOfReason, nextChangeState, type ChangeEnding, 
 import type { Incidents } from '../incidents/service';
 import { newestFirst } from '../incidents/store';
 import type { NoPostCheck, PostCheckPlan } from './post-check';
-import { inIncidentSpan } from '../../adapters/telemetry/incident-trace';
 import { entries } from '../events/timeline-entries';
 
 export interface ConfirmedApplyDeps {
@@ -86,7 +85,7 @@ export function createConfirmedApply(deps: ConfirmedApplyDeps) {
   }
 
   /** The change's steps as spans under the incident's trace; the device server's calls carry it on. */
-  const traced = <T>(incidentId: string, name: string, work: () => Promise<T>) => inIncidentSpan(incidents.get(incidentId), name, {}, work);
+  const traced = <T>(incidentId: string, name: string, work: () => Promise<T>) => incidents.inSpan(incidentId, name, work);
 
   function confirm(incidentId: string, ending: 'post_check' | 'person', person?: string): Promise<ConfirmResult> {
     return traced(incidentId, 'change.confirm', () => confirmNow(incidentId, ending, person));

@@ -11,7 +11,6 @@ import { createDeliverySessions } from './delivery-session';
 import { createDeliverOnce } from './deliver-once';
 import { createDeliveryBackoff } from './delivery-backoff';
 import { createSideCalls } from './side-calls';
-import { inIncidentSpan } from '../../adapters/telemetry/incident-trace';
 
 export interface DispatcherOptions {
   incidents: Incidents;
@@ -64,7 +63,7 @@ export function createDispatcher(opts: DispatcherOptions) {
     const end = new Promise<void>((resolve) => (ended = resolve));
     try {
       // Under the incident's trace: the runtime's calls carry it on (traceparent).
-      return await inIncidentSpan(incidents.get(incidentId), 'deliver', {}, () => deliverOnce(incidentId, end));
+      return await incidents.inSpan(incidentId, 'deliver', () => deliverOnce(incidentId, end));
     } finally {
       ended();
     }
