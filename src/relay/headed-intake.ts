@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { normalizeAlert } from '../adapters/alert-sources/normalize';
-import { parsePromptText, renderPromptText } from '../adapters/alert-sources/prompt';
+import { parsePromptText, renderPromptText } from '../core/incidents/agent-prompt';
 import type { InboundAlert } from '../adapters/alert-sources/schema';
 import type { Incident } from '../core/incidents/model';
 import { newIncidentFrom, type Incidents } from '../core/incidents/service';

@@ -145,7 +145,7 @@ export const SEVERITIES = ['critical', 'major', 'minor', 'warning', 'info'] as c
 export type Severity = (typeof SEVERITIES)[number];
 
 const fieldSourceSchema = z.enum(['result', 'result.device_name', 'result.host', '_raw', 'label', 'absent']);
-/** Where the alert's key fields came from (src/adapters/alert-sources/normalize.ts): shown so an engineer can judge them. */
+/** Where the alert's key fields came from (src/core/incidents/normalized-alert.ts): shown so an engineer can judge them. */
 // An FS's own key fields (key_fields, e.g. interface) beside the BGP three.
 export const fieldSourcesSchema = z.object({ device_hostname: fieldSourceSchema, neighbor_ip: fieldSourceSchema, vrf_name: fieldSourceSchema }).catchall(fieldSourceSchema);
 

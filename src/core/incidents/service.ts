@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import type { NormalizedAlert } from '../../adapters/alert-sources/source';
-import { buildAgentPrompt, renderPromptText, type PromptPlanDevice } from '../../adapters/alert-sources/prompt';
+import type { NormalizedAlert } from './alert-source';
+import { buildAgentPrompt, renderPromptText, type PromptPlanDevice } from './agent-prompt';
 import type { Bus } from '../events/bus';
 import type { Clock } from '../clock';
 import type { EntryDefinition, RecordData } from '../events/define';
