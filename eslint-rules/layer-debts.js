@@ -3,6 +3,5 @@
 export const LAYER_DEBTS = [
   // The runbook model borrows from the core and the device dialects what it should own.
   ['src/runbooks/schema-test-case.ts', 'harness/ios-lab/faults'],
-  ['src/runbooks/validate-outcome-text.ts', 'src/core/incidents/outcome-words'],
   ['src/runbooks/validate-platform-grammar.ts', 'src/adapters/devices/'],
 ];
