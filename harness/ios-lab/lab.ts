@@ -7,7 +7,7 @@ import { parseCommand, resolveInterfaceName, splitPipe } from './cli-parser';
 import { applyConfigLines } from './config-mode';
 import { Network, neighborKey, type Device } from './device';
 import { execGrammar } from './exec-commands';
-import type { FaultSpec } from './faults';
+import type { FaultSpec } from '../../src/runbooks/fault-spec';
 import { offeredPrefixes } from './neighbor-faults';
 import { injectRemoteAsMismatch } from './remote-as-fault';
 import { injectOspfMtuMismatch, injectOspfPassive, logOspfChanges, ospfAdjacencies } from './ospf';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { faultSpecSchema } from '../../harness/ios-lab/faults';
+import { faultSpecSchema } from './fault-spec';
 import { RAW_PLATFORMS } from './schema-raw';
 
 /** One RAW test case: a lab scenario, the operator's answer, and what the run must do. */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * Faults the lab can inject. Alert definition ids are accepted as aliases so that
+ * Faults a lab can inject, as a RAW test case names them. Alert definition ids are accepted as aliases so that
  * `npm run lab -- inject AD000002 …` reproduces exactly the fault that alert describes.
  */
 export const FAULT_ALIASES: Record<string, FaultKind> = {
