@@ -87,7 +87,6 @@ const LONG_FUNCTIONS_TO_SPLIT = [
   'src/relay/create-relay.ts createRelay',
   'src/relay/intake.ts createIntake',
   'src/relay/start-headless.ts startHeadlessRelay',
-  'src/runbooks/validate-raw.ts checkRaw',
   'harness/demo/brain/fault-remediation.ts walk',
   'harness/frr-lab/lab.ts startFrrLab',
   'harness/ios-lab/lab.ts createLab',
