@@ -67,7 +67,6 @@ function longFunctions(file: string, text: string, max: number): { file: string;
 // Functions still over the limit, each being split by work in flight. The list only shrinks: a
 // function that comes under the limit must leave it, and nothing new may join it.
 const LONG_FUNCTIONS_TO_SPLIT = [
-  'src/adapters/agent-tools/relay-tools.ts createRelayToolsServer',
   'src/adapters/channels/slack/slack-channel.ts createSlackChannel',
   'src/adapters/channels/slack/socket-mode.ts createSocketMode',
   'src/adapters/channels/webex/mercury-socket.ts openMercurySocket',
