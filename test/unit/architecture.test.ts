@@ -89,7 +89,6 @@ const LONG_FUNCTIONS_TO_SPLIT = [
   'harness/demo/brain/fault-remediation.ts walk',
   'harness/frr-lab/lab.ts startFrrLab',
   'harness/ios-lab/lab.ts createLab',
-  'harness/raw-tests/engine.ts runRaw',
   'electron/main.ts run',
   'electron/team-client.ts createTeamClient',
   'renderer/bridge/http-bridge.ts createHttpBridge',
