@@ -10,7 +10,7 @@ import { relayEnvLines, writeTokenFile } from '../src/adapters/devices/token-fil
 import { frrLabUnavailable } from '../harness/frr-lab/host';
 import { attachFrrLab, startFrrLab, stateFileIn, type FrrLabRouter } from '../harness/frr-lab/lab';
 import { applyFrrFault, resetFrrLab } from '../harness/frr-lab/faults';
-import { parseFaultSpec } from '../harness/ios-lab/faults';
+import { parseFaultSpec } from '../src/runbooks/fault-spec';
 import { sweepAllLabs, teardownLab } from '../harness/frr-lab/teardown';
 import { startWatcher } from '../harness/frr-lab/watcher';
 import type { Fail } from './cli';

@@ -16,7 +16,7 @@ import { pino } from 'pino';
 import { DeviceToolError } from '../src/core/changes/device-contract';
 import { createMcpDeviceTools } from '../src/adapters/device-tools/mcp-device-tools';
 import { createLabAdminClient, LabAdminError } from '../harness/ios-lab/admin-client';
-import { FAULT_ALIASES, FAULT_KINDS } from '../harness/ios-lab/faults';
+import { FAULT_ALIASES, FAULT_KINDS } from '../src/runbooks/fault-spec';
 import { InventoryError } from '../harness/ios-lab/inventory';
 import { DEFAULT_LAB_PORT, startLab } from '../harness/ios-lab/server';
 import { cli } from './cli';

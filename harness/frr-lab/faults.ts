@@ -1,4 +1,4 @@
-import type { FaultSpec } from '../ios-lab/faults';
+import type { FaultSpec } from '../../src/runbooks/fault-spec';
 import { sessionState, waitForEstablished, waitForSession } from './bgp-state';
 import { applyInterfaceFault, resetInterfaceFaults } from './interface-faults';
 import { applyRemoteAsMismatch, resetRemoteAs } from './remote-as-faults';
@@ -9,7 +9,7 @@ import { applyMtuMismatch, applyPasswordMismatch, resetMtuMismatch, resetPasswor
 import { applyLargeDatabase, resetLargeDatabase } from './large-database-fault';
 
 /**
- * The lab faults (harness/ios-lab/faults.ts) built as real FRR configuration, and the way back to a clean lab
+ * The lab faults (src/runbooks/fault-spec.ts) built as real FRR configuration, and the way back to a clean lab
  * between test cases. Each fault is set up the way it happens in the field (a configuration line), and
  * the function returns once the router itself reports the settled fault, as an alert would find it.
  */

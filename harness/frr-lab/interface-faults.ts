@@ -1,9 +1,9 @@
-import type { FaultSpec } from '../ios-lab/faults';
+import type { FaultSpec } from '../../src/runbooks/fault-spec';
 import { ipCommand, run } from './host';
 import type { FrrLabRouter, FrrLabRouters } from './lab';
 
 /**
- * The interface faults of harness/ios-lab/faults.ts on the FRR lab (faults.ts dispatches here), and their undoing
+ * The interface faults of src/runbooks/fault-spec.ts on the FRR lab (faults.ts dispatches here), and their undoing
  * for resetFrrLab. The lab's interfaces are named after the peer: R1's link to R2 is eth-R2.
  *  - interface_admin_down (AD000003): `shutdown` on the interface in vtysh, as an operator would.
  *  - interface_link_down: the far end goes away, so this side keeps IFF_UP and loses its carrier

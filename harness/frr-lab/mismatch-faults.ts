@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { FaultSpec } from '../ios-lab/faults';
+import type { FaultSpec } from '../../src/runbooks/fault-spec';
 import { sessionState, waitForSession } from './bgp-state';
 import { ipCommand, run } from './host';
 import type { FrrLabRouter, FrrLabRouters } from './lab';

@@ -1,4 +1,4 @@
-import type { FaultSpec } from '../ios-lab/faults';
+import type { FaultSpec } from '../../src/runbooks/fault-spec';
 import { waitForSession } from './bgp-state';
 import { ipCommand, run } from './host';
 import type { FrrLabRouter, FrrLabRouters } from './lab';

@@ -1,4 +1,4 @@
-import type { FaultSpec } from './faults';
+import type { FaultSpec } from '../../src/runbooks/fault-spec';
 
 /** Talks to a running lab's `/admin/*` endpoints (the `npm run lab -- inject …` side). */
 export interface LabAdminClient {

@@ -1,4 +1,4 @@
-import type { FaultSpec } from './faults';
+import type { FaultSpec } from '../../src/runbooks/fault-spec';
 import { resolveInterfaceName } from './cli-parser';
 import { neighborKey, type Device, type Network } from './device';
 import { LabError } from './refusal';

@@ -7,7 +7,7 @@ import { parseCommand, splitPipe } from './cli-parser';
 import { applyConfigLines } from './config-mode';
 import { Network, type Device } from './device';
 import { execGrammar } from './exec-commands';
-import type { FaultSpec } from './faults';
+import type { FaultSpec } from '../../src/runbooks/fault-spec';
 import { logOspfChanges, ospfAdjacencies } from './ospf';
 import type { Inventory } from './inventory';
 import { SeenConfigs } from '../../src/adapters/devices/config-fingerprint';

@@ -4,7 +4,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { Logger } from 'pino';
 import { ZodError } from 'zod';
 import type { SleepingClock } from '../../src/core/clock';
-import { parseFaultSpec } from './faults';
+import { parseFaultSpec } from '../../src/runbooks/fault-spec';
 import { DEFAULT_INVENTORY_PATH, loadInventory, type Inventory } from './inventory';
 import { createLab, LabError, type Lab } from './lab';
 import { createLabMcpServer } from './mcp-tools';

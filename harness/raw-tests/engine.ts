@@ -1,15 +1,16 @@
 import type { Logger } from 'pino';
 import { realTimeClock, type SleepingClock } from './clock';
-import { DeviceToolError, type DeviceTools } from '../../src/core/changes/device-contract';
-import { evaluateExpectations, runCaptures, type ExpectationResult } from '../../src/runbooks/expectations';
+import type { DeviceTools } from '../../src/core/changes/device-contract';
+import type { ExpectationResult } from '../../src/runbooks/expectations';
 import type { FaultSignature } from '../../src/runbooks/schema-fs';
-import type { CheckStep, RawStep, RepairActionWorkflow, RepairStep } from '../../src/runbooks/schema-raw';
+import type { RawStep, RepairActionWorkflow } from '../../src/runbooks/schema-raw';
 import { renderTemplate, TemplateError } from '../../src/runbooks/template';
 import { checkFormat, resolveFaultVariables } from '../../src/runbooks/variables';
 import { FormatError } from '../../src/runbooks/formats';
 import { renderCommand } from '../../src/runbooks/render-command';
 import { platformOf, stepForPlatform } from '../../src/runbooks/variants';
 import { findPlanDevices, type AddressBook } from '../../src/runbooks/plan-devices';
+import { runCheck, runRepair, type StepContext } from './engine-steps';
 
 export type Decision = 'APPROVED' | 'DENIED';
 export type RunOutcome = 'resolved' | 'escalated' | 'failed';
@@ -74,24 +75,30 @@ export interface RunRawResult {
   config_changes: number;
 }
 
-/** What a step adds to the common fields of its record. */
-type StepDetail = Omit<StepRecord, 'step' | 'kind' | 'description' | 'started_at' | 'ended_at' | 'next' | 'summary'>;
-
 const OUTCOME: Record<'resolve' | 'fail' | 'escalate', RunOutcome> = { resolve: 'resolved', fail: 'failed', escalate: 'escalated' };
 
-class ToolTimeout extends Error {
-  override readonly name = 'ToolTimeout';
+/** The run's values: the FS's variables from the alert (or the alert's values as given), then the RAW's inputs checked. */
+function runValues(opts: RunRawOptions): { vars: Record<string, string>; problems: string[] } {
+  let vars: Record<string, string> = {};
+  const problems: string[] = [];
+  if (opts.fs) {
+    const resolved = resolveFaultVariables(opts.fs, opts.vars, opts.rawMessage);
+    vars = resolved.vars;
+    problems.push(...resolved.problems);
+  } else {
+    for (const [k, v] of Object.entries(opts.vars)) if (v !== undefined) vars[k] = v;
+  }
+  for (const input of opts.raw.inputs) {
+    const value = vars[input.name] ?? input.default;
+    if (value === undefined || (value === '' && input.required)) {
+      if (input.required) problems.push(`required input ${input.name} is missing`);
+      continue;
+    }
+    vars[input.name] = value;
+    if (value !== '' && !checkFormat(input.format, value)) problems.push(`input ${input.name} "${value}" is not a valid ${input.format}`);
+  }
+  return { vars, problems };
 }
-
-function withTimeout<T>(clock: SleepingClock, ms: number, work: Promise<T>, what: string): Promise<T> {
-  let cancel = () => {};
-  const timeout = new Promise<never>((_, reject) => {
-    cancel = clock.setTimeout(() => reject(new ToolTimeout(`${what} timed out after ${ms / 1000} s`)), ms).cancel;
-  });
-  return Promise.race([work, timeout]).finally(() => cancel());
-}
-
-const errorText = (e: unknown) => (e instanceof DeviceToolError || e instanceof ToolTimeout ? e.message : `tool call failed: ${(e as Error).message}`);
 
 /**
  * Runs a RAW against a device-tool interface: renders templates, checks expectations,
@@ -106,24 +113,7 @@ export async function runRaw(opts: RunRawOptions): Promise<RunRawResult> {
   const path: StepRecord[] = [];
   let changes = 0;
 
-  let vars: Record<string, string> = {};
-  const problems: string[] = [];
-  if (opts.fs) {
-    const resolved = resolveFaultVariables(opts.fs, opts.vars, opts.rawMessage);
-    vars = resolved.vars;
-    problems.push(...resolved.problems);
-  } else {
-    for (const [k, v] of Object.entries(opts.vars)) if (v !== undefined) vars[k] = v;
-  }
-  for (const input of raw.inputs) {
-    const value = vars[input.name] ?? input.default;
-    if (value === undefined || (value === '' && input.required)) {
-      if (input.required) problems.push(`required input ${input.name} is missing`);
-      continue;
-    }
-    vars[input.name] = value;
-    if (value !== '' && !checkFormat(input.format, value)) problems.push(`input ${input.name} "${value}" is not a valid ${input.format}`);
-  }
+  const { vars, problems } = runValues(opts);
   const stop = (outcome: RunOutcome, summary: string, terminal?: string): RunRawResult => ({
     outcome,
     ...(terminal ? { terminal_step: terminal } : {}),
@@ -156,6 +146,7 @@ export async function runRaw(opts: RunRawOptions): Promise<RunRawResult> {
   }
   if (notFound.length > 0) return stop('escalated', `Runtime context is missing or contradictory: the plan's other device cannot be found (${notFound.join('; ')}); nothing was run`);
   const on = (role: string | undefined) => (role ? roles[role]! : device);
+  const ctx: StepContext = { raw, vars, clock, tools, approve, roles, changed: () => void (changes += 1) };
 
   const finish = (record: StepRecord) => {
     path.push(record);
@@ -188,7 +179,7 @@ export async function runRaw(opts: RunRawOptions): Promise<RunRawResult> {
           finish({ ...base, ended_at: iso(), result: 'done', next });
           break;
         case 'repair': {
-          const r = await runRepair(step, device);
+          const r = await runRepair(ctx, step, device);
           next = r.next;
           finish({ ...base, ...r.record, ended_at: iso(), next });
           break;
@@ -196,7 +187,7 @@ export async function runRaw(opts: RunRawOptions): Promise<RunRawResult> {
         case 'validate':
         case 'collect':
         case 'revalidate': {
-          const r = await runCheck(step, on(step.device));
+          const r = await runCheck(ctx, step, on(step.device));
           next = r.next;
           finish({ ...base, ...r.record, ended_at: iso(), next });
         }
@@ -218,61 +209,4 @@ export async function runRaw(opts: RunRawOptions): Promise<RunRawResult> {
   }
   return stop('failed', 'Workflow has no steps');
 
-  async function runCheck(step: CheckStep, target: string): Promise<{ next: string; record: StepDetail }> {
-    const attempts = step.retry?.attempts ?? 1;
-    let output = '';
-    let command = '';
-    let evaluation = { ok: false, results: [] as ExpectationResult[] };
-    const captured: Record<string, string> = {};
-    for (let attempt = 1; attempt <= attempts; attempt++) {
-      command = renderCommand(raw, step.action.command, vars);
-      try {
-        output = await withTimeout(clock, step.timeout_s * 1000, tools.execCli(target, command), `exec_cli "${command}"`);
-      } catch (e) {
-        return { next: step.on_error, record: { device: target, command, attempts: attempt, result: 'error', error: errorText(e) } };
-      }
-      Object.assign(captured, runCaptures(step.capture, output, vars));
-      Object.assign(vars, captured);
-      evaluation = evaluateExpectations(step.expect, output, vars);
-      if (evaluation.ok) {
-        return { next: step.on_success, record: { device: target, command, attempts: attempt, output, expectations: evaluation.results, captured, result: 'passed' } };
-      }
-      if (attempt < attempts) await clock.sleep(step.retry!.interval_s * 1000);
-    }
-    const matched = step.failure_cases.find((c) => evaluateExpectations(c.when, output, vars).ok);
-    return {
-      next: matched?.next ?? step.on_failure,
-      record: { device: target, command, attempts, output, expectations: evaluation.results, captured, result: 'failed' },
-    };
-  }
-
-  async function runRepair(step: RepairStep, target: string): Promise<{ next: string; record: StepDetail }> {
-    const render = (lines: readonly string[]) => lines.map((c) => renderCommand(raw, c, vars).trim()).filter((c) => c !== '');
-    const commands = render(step.action.commands);
-    const platform = platformOf(vars) as keyof NonNullable<NonNullable<RepairStep['plan']>[number]['variants']> | undefined;
-    const others = (step.plan ?? []).map((p) => ({ device: roles[p.device]!, commands: render((platform && p.variants?.[platform]?.commands) || p.commands) }));
-    const plan = others.length ? [{ device: target, commands }, ...others] : undefined;
-    const summary = renderTemplate(step.approval_summary, vars);
-    const decision = await approve({ step: step.id, description: step.description, summary, device: target, commands, ...(plan ? { plan } : {}) });
-    if (decision !== 'APPROVED') {
-      return { next: step.on_denied, record: { device: target, commands, approval: 'DENIED', result: 'denied' } };
-    }
-    // One device after the other, in plan order; putting back a device already changed when a later one
-    // fails is the relay's guard's (a plan is all or none there), the engine only stops and says which.
-    const outputs: string[] = [];
-    for (const entry of plan ?? [{ device: target, commands }]) {
-      try {
-        outputs.push(await withTimeout(clock, step.timeout_s * 1000, tools.configCli(entry.device, entry.commands), 'config_cli'));
-      } catch (e) {
-        return { next: step.on_error, record: { device: entry.device, commands: entry.commands, approval: 'APPROVED', result: 'error', error: errorText(e) } };
-      }
-      changes += 1;
-    }
-    const output = outputs.join('\n');
-    const evaluation = evaluateExpectations(step.expect, output, vars);
-    return {
-      next: evaluation.ok ? step.on_success : step.on_failure,
-      record: { device: target, commands, approval: 'APPROVED', output, expectations: evaluation.results, result: evaluation.ok ? 'passed' : 'failed' },
-    };
-  }
 }

@@ -2,7 +2,7 @@ import { join, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import type { AgentRuntime } from '../core/agent-runtime';
 import { createAlertmanagerSource } from '../adapters/alert-sources/alertmanager';
-import type { AlertSource, BatchAnswer, SourceBatch } from '../adapters/alert-sources/source';
+import type { AlertSource, BatchAnswer, SourceBatch } from '../core/incidents/alert-source';
 import { createAlertmanagerDefinitions } from '../runbooks/source-mappings';
 import type { RelayConfig } from '../config/schema';
 import type { Bus } from '../core/events/bus';

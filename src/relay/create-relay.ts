@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { NormalizedAlert } from '../adapters/alert-sources/normalize';
+import type { NormalizedAlert } from '../core/incidents/normalized-alert';
 import { isTerminal } from '../core/incidents/model';
 import { traceApprovalWaits } from '../adapters/telemetry/incident-events';
 import { relayApp } from './relay-app';

@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
 import { normalizeAlert } from '../adapters/alert-sources/normalize';
-import { parsePromptText, renderPromptText } from '../adapters/alert-sources/prompt';
+import { parsePromptText, renderPromptText } from '../core/incidents/agent-prompt';
 import type { InboundAlert } from '../adapters/alert-sources/schema';
-import type { NormalizedAlert } from '../adapters/alert-sources/normalize';
+import type { NormalizedAlert } from '../core/incidents/normalized-alert';
 import type { FoundDevice } from '../runbooks/plan-devices';
 import type { Incident } from '../core/incidents/model';
 import { newIncidentFrom, type Incidents } from '../core/incidents/service';

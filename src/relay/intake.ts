@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Logger } from 'pino';
-import type { NormalizedAlert, SourcedAlert } from '../adapters/alert-sources/source';
-import type { PromptPlanDevice } from '../adapters/alert-sources/prompt';
+import type { NormalizedAlert, SourcedAlert } from '../core/incidents/alert-source';
+import type { PromptPlanDevice } from '../core/incidents/agent-prompt';
 import type { FoundDevice } from '../runbooks/plan-devices';
 import type { Clock } from '../core/clock';
 import type { Dispatcher } from '../core/delivery/dispatcher';
@@ -59,7 +59,7 @@ export function createIntake(opts: IntakeOptions) {
    */
   const refusedCreations = new Set<string>();
 
-  /** A firing alert from any source (src/adapters/alert-sources/source.ts): its key decides repeat or new incident. */
+  /** A firing alert from any source (src/core/incidents/alert-source.ts): its key decides repeat or new incident. */
   return async function accept(alert: SourcedAlert): Promise<AcceptedResponse> {
     const key = alert.dedup_key;
     const open = incidents.findOpen(key);

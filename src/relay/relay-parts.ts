@@ -8,6 +8,7 @@ import { createSpareSession } from '../core/delivery/spare-session';
 import { createBus } from '../core/events/bus';
 import type { RelayEvents } from '../core/incidents/events';
 import { createIncidents } from '../core/incidents/service';
+import { incidentTracer } from '../adapters/telemetry/incident-trace';
 import { createSeverityLookup } from '../runbooks/severity';
 import { createModelCheck } from '../core/delivery/model-check';
 import { createRunGate } from './run-gate';
@@ -32,7 +33,7 @@ export async function relayFoundation(deps: RelayDeps) {
   if (deviceServer) laterWarnings.add(() => deviceServer.warnings());
   const bus = deps.bus ?? createBus<RelayEvents>((error, type) => logger.error({ err: error, event: type }, 'event handler failed'));
   const artifactsDir = join(resolve(config.RELAY_PROJECT_DIR), 'intelligence-artifacts');
-  const incidents = createIncidents({ store, bus, clock, logger, severityFor: createSeverityLookup(artifactsDir) });
+  const incidents = createIncidents({ store, bus, clock, logger, severityFor: createSeverityLookup(artifactsDir), tracer: incidentTracer });
   const modelCheck = createModelCheck({ agent, agentName: config.AGENT_NAME, clock });
   return {
     ...{ config, store, agent, logger, cluster, late, operators, deviceServer, clock, laterWarnings, bus, incidents, modelCheck, artifactsDir },

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { AgentRuntime } from '../core/agent-runtime';
-import type { BatchAlert } from '../adapters/alert-sources/source';
+import type { BatchAlert } from '../core/incidents/alert-source';
 import type { Bus } from '../core/events/bus';
 import type { RelayEvents } from '../core/incidents/events';
 import { isTerminal, type Incident, type TimelineEntry } from '../core/incidents/model';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { SEVERITIES, type Severity } from '../core/incidents/model';
+import { SEVERITIES, type Severity } from './severity-scale';
 
 const isSeverity = (v: unknown): v is Severity => typeof v === 'string' && (SEVERITIES as readonly string[]).includes(v);
 

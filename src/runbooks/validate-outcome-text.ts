@@ -1,4 +1,4 @@
-import { configClaims } from '../core/incidents/outcome-words';
+import { configClaims } from './outcome-claims';
 import type { RepairActionWorkflow } from './schema-raw';
 import type { IssueSink } from './validate-issues';
 import type { YamlSource } from './yaml-source';

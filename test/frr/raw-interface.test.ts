@@ -8,7 +8,7 @@ import { loadInventory } from '../../src/adapters/devices/inventory';
 import { applyFrrFault, resetFrrLab } from '../../harness/frr-lab/faults';
 import type { FrrLab } from '../../harness/frr-lab/lab';
 import { startWatcher, type AlertEvent, type WatchEvent } from '../../harness/frr-lab/watcher';
-import type { FaultSpec } from '../../harness/ios-lab/faults';
+import type { FaultSpec } from '../../src/runbooks/fault-spec';
 import { repoRoot } from '../helpers/opencode';
 import { GROUP_ON_FRR_TIMEOUT_MS, NO_FRR } from './frr-available';
 import { frrLabForTest } from './lab-for-test';

@@ -6,7 +6,7 @@ import { DeviceService } from '../../src/adapters/devices/device-service';
 import { loadInventory } from '../../src/adapters/devices/inventory';
 import { applyFrrFault, resetFrrLab } from '../../harness/frr-lab/faults';
 import type { FrrLab } from '../../harness/frr-lab/lab';
-import type { FaultSpec } from '../../harness/ios-lab/faults';
+import type { FaultSpec } from '../../src/runbooks/fault-spec';
 import { startWatcher, type AlertEvent } from '../../harness/frr-lab/watcher';
 import { repoRoot } from '../helpers/opencode';
 import { GROUP_ON_FRR_TIMEOUT_MS, NO_FRR } from './frr-available';

@@ -4,7 +4,7 @@ import { loadArtifactGroup } from '../../src/runbooks/load';
 import { runGroupTestsOnFrr } from '../../harness/raw-tests/raw-test-frr';
 import { DeviceService } from '../../src/adapters/devices/device-service';
 import { loadInventory } from '../../src/adapters/devices/inventory';
-import type { FaultSpec } from '../../harness/ios-lab/faults';
+import type { FaultSpec } from '../../src/runbooks/fault-spec';
 import { applyFrrFault, resetFrrLab } from '../../harness/frr-lab/faults';
 import type { FrrLab } from '../../harness/frr-lab/lab';
 import { startWatcher, type AlertEvent } from '../../harness/frr-lab/watcher';

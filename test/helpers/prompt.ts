@@ -1,5 +1,5 @@
 import { normalizeAlert } from '../../src/adapters/alert-sources/normalize';
-import { buildAgentPrompt, renderPromptText } from '../../src/adapters/alert-sources/prompt';
+import { buildAgentPrompt, renderPromptText } from '../../src/core/incidents/agent-prompt';
 import { inboundAlertSchema } from '../../src/adapters/alert-sources/schema';
 
 /** The prompt the relay sends for an alert body under an incident id: what a copied headed prompt must equal. */

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AgentClient } from '../../src/adapters/agent/client';
-import { renderPromptText } from '../../src/adapters/alert-sources/prompt';
+import { renderPromptText } from '../../src/core/incidents/agent-prompt';
 import { startLab, type RunningLab } from '../../harness/ios-lab/server';
 import { scriptedProviderConfig, startScriptedModel, textOf, toolNames, type ChatRequest, type ScriptedModel, type Step } from '../fakes/scripted-model';
 import { repoRoot, startOpencode, type OpencodeHarness, observerClient } from '../helpers/opencode';

@@ -10,7 +10,7 @@ import { startEmbeddedRuntime, type EmbeddedRuntime } from '../../src/adapters/a
 import { scriptedProviderConfig, startScriptedModel, type ScriptedModel } from '../fakes/scripted-model';
 import { isolatedOpencodeEnv, observerClient } from '../helpers/opencode';
 import { findFreePort } from '../../src/adapters/agent/free-port';
-import { parsePromptText } from '../../src/adapters/alert-sources/prompt';
+import { parsePromptText } from '../../src/core/incidents/agent-prompt';
 import { buildSplunkAlert } from '../../src/adapters/alert-sources/sample';
 import { repoRoot, spawnRelay, type RelayProcess } from '../helpers/relay-process';
 import { silent } from '../helpers/relay';

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { parsePromptText } from '../../src/adapters/alert-sources/prompt';
-import { batchAnswerSchema } from '../../src/adapters/alert-sources/source';
+import { parsePromptText } from '../../src/core/incidents/agent-prompt';
+import { batchAnswerSchema } from '../../src/core/incidents/alert-source';
 import type { Relay } from '../../src/relay/create-relay';
 import { entries } from '../../src/core/events/timeline-entries';
 import { amAlert, amWebhook, bgpLabels } from '../helpers/alertmanager';

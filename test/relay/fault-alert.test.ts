@@ -1,6 +1,6 @@
 import { acceptedResponseSchema } from '../../src/relay/intake';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parsePromptText } from '../../src/adapters/alert-sources/prompt';
+import { parsePromptText } from '../../src/core/incidents/agent-prompt';
 import type { Relay } from '../../src/relay/create-relay';
 import { captureLogger } from '../helpers/capture-logger';
 import { createStubRuntime } from '../helpers/stub-runtime';

@@ -2,7 +2,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parsePromptText } from '../../src/adapters/alert-sources/prompt';
+import { parsePromptText } from '../../src/core/incidents/agent-prompt';
 import { buildSplunkAlert } from '../../src/adapters/alert-sources/sample';
 import { createLabDeviceTools } from '../../harness/ios-lab/lab-device-tools';
 import { labAddressBook, loadInventory } from '../../harness/ios-lab/inventory';

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { batchAnswerSchema } from '../../src/adapters/alert-sources/source';
+import { batchAnswerSchema } from '../../src/core/incidents/alert-source';
 import type { Relay } from '../../src/relay/create-relay';
 import { amAlert, amWebhook, bgpLabels } from '../helpers/alertmanager';
 import { ad000002, relayForTest } from '../helpers/relay';

@@ -21,6 +21,6 @@ describe('production loads no dev code', () => {
   });
 
   it('a harness file two imports away is found and named', () => {
-    expect(devFilesLoadedBy(['test/unit/fixtures/import-graph/entry.ts'])).toEqual(['harness/ios-lab/faults.ts', 'test/unit/fixtures/import-graph/entry.ts', 'test/unit/fixtures/import-graph/middle.ts']);
+    expect(devFilesLoadedBy(['test/unit/fixtures/import-graph/entry.ts'])).toEqual(['harness/ios-lab/inventory.ts', 'test/unit/fixtures/import-graph/entry.ts', 'test/unit/fixtures/import-graph/middle.ts']);
   });
 });

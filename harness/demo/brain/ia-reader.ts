@@ -2,7 +2,7 @@ import path from 'node:path';
 import { rawReadOnlyCommands } from '../../../src/runbooks/load';
 import type { ArtifactGroup } from '../../../src/runbooks/validate';
 import { resolveFaultVariables } from '../../../src/runbooks/variables';
-import { agentPromptSchema } from '../../../src/adapters/alert-sources/prompt';
+import { agentPromptSchema } from '../../../src/core/incidents/agent-prompt';
 import type { Step } from '../scripted-model';
 import { extractJson, type Conversation } from './conversation';
 

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
-import { agentPromptSchema, type AgentPrompt } from '../../../src/adapters/alert-sources/prompt';
+import { agentPromptSchema, type AgentPrompt } from '../../../src/core/incidents/agent-prompt';
 import type { Step } from '../scripted-model';
 import { isPlanText, splitPlan } from './plan-lines';
 import { extractJson, taskAnswer, taskIdOf, type Conversation, type ToolExchange } from './conversation';

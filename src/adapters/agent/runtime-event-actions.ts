@@ -1,18 +1,13 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../../core/clock';
 import { isTerminal } from '../../core/incidents/model';
-import type { RuntimePart } from './runtime-event-schemas';
 import type { Action, SessionMemory } from './runtime-event-sessions';
 import type { Incidents } from '../../core/incidents/service';
 import { entries, isEntry } from '../../core/events/timeline-entries';
+import { excerpt } from './event-excerpt';
+import { createPartActions, type SessionBase } from './runtime-part-actions';
 
-/** Longest excerpt of model text, tool output or error a timeline entry carries. */
-export const EXCERPT_CHARS = 500;
-
-export function excerpt(text: string, max = EXCERPT_CHARS): string {
-  const t = text.trim();
-  return t.length > max ? `${t.slice(0, max - 1)}…` : t;
-}
+export { EXCERPT_CHARS, excerpt } from './event-excerpt';
 
 /**
  * The timeline entry each kind of runtime event becomes. Building an action may teach the
@@ -26,10 +21,10 @@ export function createEventActions(deps: {
   onSessionFailed?: (incidentId: string, message: string) => void;
 }) {
   const { incidents, logger, clock } = deps;
-  const { parentOf, roleOf, agentOf, seen, once } = deps.memory;
+  const { parentOf, agentOf, seen, once } = deps.memory;
 
   const who = (sessionId: string) => agentOf.get(sessionId) ?? 'agent';
-  const base = (sessionId: string, isRoot: boolean) => ({
+  const base = (sessionId: string, isRoot: boolean): SessionBase => ({
     session_id: sessionId,
     agent: agentOf.get(sessionId),
     ...(isRoot ? {} : { subagent: true, parent_session_id: parentOf.get(sessionId) ?? undefined }),
@@ -51,47 +46,6 @@ export function createEventActions(deps: {
           ...base(sessionId, isRoot),
           agent: name,
         });
-      },
-    };
-  }
-
-  function toolAction(part: RuntimePart): Action | undefined {
-    const state = part.state;
-    if (!state || !part.tool || !part.callID) return undefined;
-    if (state.status !== 'running' && state.status !== 'completed' && state.status !== 'error') return undefined;
-    const { tool, callID, sessionID } = part;
-    const child = state.metadata?.sessionId;
-    // `task` names its child session before the child's own events arrive.
-    if (tool === 'task' && child && child !== sessionID) parentOf.set(child, sessionID);
-    return {
-      sessionId: sessionID,
-      run({ incident }, isRoot) {
-        if (!once(`tool|${sessionID}|${callID}|${state.status}`)) return;
-        const subagent = tool === 'task' && typeof state.input?.subagent_type === 'string' ? ` → ${state.input.subagent_type}` : '';
-        const what = `${who(sessionID)}: ${tool}${subagent}`;
-        const input = state.input && Object.keys(state.input).length > 0 ? excerpt(JSON.stringify(state.input), 200) : undefined;
-        const data = { ...base(sessionID, isRoot), tool, call_id: callID, ...(input ? { input } : {}), ...(child ? { child_session_id: child } : {}) };
-        if (state.status === 'running') incidents.record(incident.incident_id, entries.toolRunning, `${what} running`, data);
-        else if (state.status === 'completed') {
-          incidents.record(incident.incident_id, entries.toolCompleted, `${what} completed`, { ...data, output: excerpt(state.output ?? '') });
-        } else {
-          const error = excerpt(state.error ?? 'unknown error');
-          incidents.record(incident.incident_id, entries.toolError, `${what} failed: ${error}`, { ...data, error });
-        }
-      },
-    };
-  }
-
-  function textAction(part: RuntimePart): Action | undefined {
-    // Complete assistant words only: user prompts carry no time, streaming parts no end yet.
-    if (part.time?.end === undefined || part.synthetic || !part.text?.trim()) return undefined;
-    if (roleOf.get(part.messageID) === 'user') return undefined;
-    const text = part.text;
-    return {
-      sessionId: part.sessionID,
-      run({ incident }, isRoot) {
-        if (!once(`text|${part.id}`)) return;
-        incidents.record(incident.incident_id, entries.agentText, excerpt(text), base(part.sessionID, isRoot));
       },
     };
   }
@@ -156,5 +110,5 @@ export function createEventActions(deps: {
     };
   }
 
-  return { agentStarted, toolAction, textAction, retryAction, idleAction, sessionError };
+  return { agentStarted, ...createPartActions({ incidents, memory: deps.memory, who, base }), retryAction, idleAction, sessionError };
 }

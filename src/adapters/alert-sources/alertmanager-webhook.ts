@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { alertStatusSchema } from './source';
+import { alertStatusSchema } from '../../core/incidents/alert-source';
 
 /**
  * Prometheus Alertmanager's webhook body, version 4 (`webhook_configs`). Fields the relay does not

@@ -3,9 +3,11 @@ import { ruleKey } from '../../runbooks/fault-key';
 import type { AlertmanagerDefinition } from '../../runbooks/source-mappings';
 import { checkFormat } from '../../runbooks/variables';
 import { alertmanagerWebhookSchema, type AlertmanagerAlert } from './alertmanager-webhook';
-import { cap, instructionsWarning, keyOf, MAX_VAR_CHARS, type FieldSource, type NormalizedAlert } from './normalize';
-import { hostAsDevice, KB_QUERY_MODES, type KbQueryMode } from './schema';
-import type { AlertSource, BatchAlert, UnmatchedAlert } from './source';
+import { cap, instructionsWarning, keyOf, MAX_VAR_CHARS } from './normalize';
+import type { FieldSource, NormalizedAlert } from '../../core/incidents/normalized-alert';
+import { hostAsDevice } from './schema';
+import { KB_QUERY_MODES, type KbQueryMode } from '../../core/incidents/normalized-alert';
+import type { AlertSource, BatchAlert, UnmatchedAlert } from '../../core/incidents/alert-source';
 
 /**
  * The Alertmanager adapter. An alert is this relay's fault when its labels carry an alert

@@ -1,32 +1,12 @@
 import { patternValues, ruleFields, ruleKey, type FaultKeyRule } from '../../runbooks/fault-key';
 import { fieldsFromRaw } from './raw-fields';
-import { hostAsDevice, SEARCH_METADATA_KEYS, type InboundAlert, type KbQueryMode } from './schema';
+import { hostAsDevice, SEARCH_METADATA_KEYS, type InboundAlert } from './schema';
+import type { FieldSource, FieldSources, NormalizedAlert } from '../../core/incidents/normalized-alert';
 import { looksLikeInstructions } from './untrusted';
 
 /** Long values are cut so one noisy field cannot crowd the agent's context. */
 export const MAX_VAR_CHARS = 2048;
 export const MAX_RAW_CHARS = 8192;
-
-export interface NormalizedAlert {
-  alert_def_id: string;
-  device_hostname: string;
-  alert_vars: Record<string, string>;
-  raw_message: string | null;
-  kb_query_mode: KbQueryMode;
-  warnings: string[];
-  /** Identity of the fault for de-duplication while its incident is open. */
-  dedup_key: string;
-  /** Where each key field came from: the result's own field, the raw log line, Splunk's host, a label, or nowhere. */
-  field_sources: FieldSources;
-}
-
-export type FieldSource = 'result' | 'result.device_name' | 'result.host' | '_raw' | 'label' | 'absent';
-/** The BGP key's three always; an FS's other key fields (`key_fields`) beside them. */
-export type FieldSources = {
-  device_hostname: FieldSource;
-  neighbor_ip: FieldSource;
-  vrf_name: FieldSource;
-} & Record<string, FieldSource>;
 
 /** Every source cuts long values the same way, and says so in the incident's warnings. */
 export function cap(value: string, max: number, name: string, warnings: string[]): string {

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 
-export const KB_QUERY_MODES = ['quick', 'standard', 'deep'] as const;
-export type KbQueryMode = (typeof KB_QUERY_MODES)[number];
+import { KB_QUERY_MODES } from '../../core/incidents/normalized-alert';
 
 /** Splunk sends empty strings (and, for an unsaved search, null) for absent fields; treat them as absent. */
 const blankToUndefined = (v: unknown) => (v === null || (typeof v === 'string' && v.trim() === '') ? undefined : v);

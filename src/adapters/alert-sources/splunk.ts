@@ -1,8 +1,9 @@
 import { formatProblems, type AlertFormats, type FormatProblem } from '../../runbooks/alert-formats';
 import type { FaultKeyRule } from '../../runbooks/fault-key';
-import { dedupKeyOf, normalizeAlert, type NormalizedAlert } from './normalize';
+import { dedupKeyOf, normalizeAlert } from './normalize';
+import type { NormalizedAlert } from '../../core/incidents/normalized-alert';
 import { inboundAlertSchema, type InboundAlert } from './schema';
-import type { AlertSource, BatchAlert } from './source';
+import type { AlertSource, BatchAlert } from '../../core/incidents/alert-source';
 
 /** An alert whose values fail the formats its runbook declares: refused, naming each field. */
 export class InvalidAlertError extends Error {

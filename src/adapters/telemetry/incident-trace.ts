@@ -1,6 +1,7 @@
 import { context, createContextKey, createTraceState, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type SpanContext } from '@opentelemetry/api';
 import { tracingActive } from './sdk';
 import type { StoredTrace } from '../../core/incidents/stored-trace';
+import type { IncidentTracer } from '../../core/incidents/incident-tracer';
 
 /** The span attributes this relay sets: identifiers only, never a configuration line or a secret. */
 export const TRACE_ATTRIBUTES = {
@@ -116,3 +117,9 @@ export function traceRepeat(incident: TracedIncident & { occurrences: number }):
     request.setAttribute(TRACE_ATTRIBUTES.incident, incident.incident_id);
   }
 }
+
+/** The core's incident tracer, on OpenTelemetry. */
+export const incidentTracer: IncidentTracer = {
+  open: openIncidentTrace,
+  inSpan: (incident, name, work) => inIncidentSpan(incident, name, {}, work),
+};

@@ -5,7 +5,6 @@ import { changeOutcomeText, endingOfReason, nextChangeState, type ChangeEnding, 
 import type { Incidents } from '../incidents/service';
 import { newestFirst } from '../incidents/store';
 import type { NoPostCheck, PostCheckPlan } from './post-check';
-import { inIncidentSpan } from '../../adapters/telemetry/incident-trace';
 import { entries } from '../events/timeline-entries';
 
 export interface ConfirmedApplyDeps {
@@ -229,7 +228,8 @@ export function createConfirmedApply(deps: ConfirmedApplyDeps) {
     },
     stopped: () => stopped,
     current: (incidentId) => incidents.get(incidentId)?.change ?? null,
-    traced: (incidentId, name, work) => inIncidentSpan(incidents.get(incidentId), name, {}, work),
+    // The change's steps as spans under the incident's trace; the device server's calls carry it on.
+    traced: (incidentId, name, work) => incidents.inSpan(incidentId, name, work),
   };
   const { serial, current, timers } = ctx;
   const book = changeBook(ctx);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { SourcedAlert } from '../../adapters/alert-sources/source';
+import type { SourcedAlert } from './alert-source';
 import { isTerminal, type Incident, type TimelineEntry } from './model';
 import type { Incidents } from './service';
 import { storableText } from './storable-text';

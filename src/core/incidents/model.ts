@@ -1,3 +1,4 @@
+import { SEVERITIES } from '../../runbooks/severity-scale';
 import { z } from 'zod';
 import { storedTraceSchema } from './stored-trace';
 import { changeRecordSchema } from './change';
@@ -136,12 +137,10 @@ export const deliverySchema = z.object({
 
 export const INCIDENT_KINDS = ['relay', 'headed'] as const;
 
-/** The FS's severity scale; Splunk may send its own per alert (`result.severity`). */
-export const SEVERITIES = ['critical', 'major', 'minor', 'warning', 'info'] as const;
-export type Severity = (typeof SEVERITIES)[number];
+export { SEVERITIES, type Severity } from '../../runbooks/severity-scale';
 
 const fieldSourceSchema = z.enum(['result', 'result.device_name', 'result.host', '_raw', 'label', 'absent']);
-/** Where the alert's key fields came from (src/adapters/alert-sources/normalize.ts): shown so an engineer can judge them. */
+/** Where the alert's key fields came from (src/core/incidents/normalized-alert.ts): shown so an engineer can judge them. */
 // An FS's own key fields (key_fields, e.g. interface) beside the BGP three.
 export const fieldSourcesSchema = z.object({ device_hostname: fieldSourceSchema, neighbor_ip: fieldSourceSchema, vrf_name: fieldSourceSchema }).catchall(fieldSourceSchema);
 

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import type { NormalizedAlert } from '../../adapters/alert-sources/source';
-import { buildAgentPrompt, renderPromptText, type PromptPlanDevice } from '../../adapters/alert-sources/prompt';
+import type { NormalizedAlert } from './alert-source';
+import { buildAgentPrompt, renderPromptText, type PromptPlanDevice } from './agent-prompt';
 import type { Bus } from '../events/bus';
 import type { Clock } from '../clock';
 import type { EntryDefinition, RecordData } from '../events/define';
@@ -9,7 +9,7 @@ import type { RelayEvents } from './events';
 import { HEADED_PREFIX, incidentIdFor } from './ids';
 import { isTerminal, NO_APPLICATION, publicIncident, type Incident, type Severity, type TimelineEntry } from './model';
 import type { IncidentStore } from './store';
-import { openIncidentTrace } from '../../adapters/telemetry/incident-trace';
+import { noTracing, type IncidentTracer } from './incident-tracer';
 import { IncidentStateError, nextState, type IncidentEvent } from './state';
 
 /** What `update` may change: anything but the state, which only `transition` moves (src/core/incidents/state.ts). */
@@ -56,8 +56,11 @@ export function createIncidents(deps: {
   logger: Logger;
   /** A new incident's severity (from the alert or its fault signature). */
   severityFor?: (alertDefId: string, alertVars: Readonly<Record<string, string>>) => Severity | null;
+  /** Each incident's trace; none without it. */
+  tracer?: IncidentTracer;
 }) {
   const { store, bus, clock, logger } = deps;
+  const tracer = deps.tracer ?? noTracing;
   const openByKey = new Map<string, string>();
   /** Told of every incident as it is created or changed, before the bus (the dispatcher's queue). */
   const watchers = new Set<IncidentWatcher>();
@@ -135,6 +138,8 @@ export function createIncidents(deps: {
       return typeof received?.prompt === 'string' ? received.prompt : undefined;
     },
     record,
+    /** Runs `work` in a span under the incident's trace (the delivery, a change's steps). */
+    inSpan: <T>(incidentId: string, name: string, work: () => Promise<T>): Promise<T> => tracer.inSpan(store.get(incidentId), name, work),
     /** The incident whose root agent session this is. */
     bySession: (sessionId: string) => {
       const id = bySession.get(sessionId);
@@ -177,7 +182,7 @@ export function createIncidents(deps: {
         delivery: { attempts: 0, next_attempt_at: null, last_error: null },
       };
       // Under the request that brought the alert, and so under its sender's traceparent.
-      const trace = openIncidentTrace({ incident_id, device_hostname: fields.device_hostname, alert_def_id: fields.alert_def_id, kind });
+      const trace = tracer.open({ incident_id, device_hostname: fields.device_hostname, alert_def_id: fields.alert_def_id, kind });
       if (trace) incident.trace = trace;
       openByKey.set(incident.dedup_key, incident_id);
       logger.info({ incident_id, alert_def_id: incident.alert_def_id, device: incident.device_hostname }, 'incident created');

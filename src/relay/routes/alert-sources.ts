@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { batchAnswerSchema, type AlertSource } from '../../adapters/alert-sources/source';
+import { batchAnswerSchema, type AlertSource } from '../../core/incidents/alert-source';
 import type { BatchIntake } from '../alert-sources';
 import { errorResponses } from '../../core/error-body';
 import { guardAlertSenders } from './alert-sender';

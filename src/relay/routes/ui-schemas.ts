@@ -1,6 +1,6 @@
 import { SETTING_SOURCES } from '../../config/setting-sources';
 import { z } from 'zod';
-import { KB_QUERY_MODES } from '../../adapters/alert-sources/schema';
+import { KB_QUERY_MODES } from '../../core/incidents/normalized-alert';
 
 /**
  * Shapes of the read-only UI's own endpoints (`/ui/api/*`). The renderer's Bridge contract

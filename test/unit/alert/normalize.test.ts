@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { dedupKeyOf, normalizeAlert } from '../../../src/adapters/alert-sources/normalize';
-import { buildAgentPrompt, parsePromptText, renderPromptText } from '../../../src/adapters/alert-sources/prompt';
+import { buildAgentPrompt, parsePromptText, renderPromptText } from '../../../src/core/incidents/agent-prompt';
 import { inboundAlertSchema } from '../../../src/adapters/alert-sources/schema';
 import { ad000002 } from '../../helpers/relay';
 

@@ -7,7 +7,7 @@ import { createDemoBrain, type RemediationVariant } from '../../../harness/demo/
 import { taskText } from '../../../harness/demo/brain/messages';
 import type { ChatMessage, ChatRequest, Step } from '../../../harness/demo/scripted-model';
 import { loadInventory } from '../../../harness/ios-lab/inventory';
-import type { FaultSpec } from '../../../harness/ios-lab/faults';
+import type { FaultSpec } from '../../../src/runbooks/fault-spec';
 import { createLab } from '../../../harness/ios-lab/lab';
 
 /**

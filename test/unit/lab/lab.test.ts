@@ -2,7 +2,7 @@ import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createVirtualClock, type VirtualClock } from '../../../harness/raw-tests/clock';
 import { loadArtifactGroup, type ArtifactGroup } from '../../../src/runbooks/load';
 import { extractFromLogLine } from '../../../src/runbooks/variables';
-import { parseFaultSpec } from '../../../harness/ios-lab/faults';
+import { parseFaultSpec } from '../../../src/runbooks/fault-spec';
 import { loadInventory, type Inventory } from '../../../harness/ios-lab/inventory';
 import { createLab, LabError, type CliResult, type Lab } from '../../../harness/ios-lab/lab';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { extractFromLogLine } from '../../../src/runbooks/variables';
-import { parseFaultSpec } from '../../../harness/ios-lab/faults';
+import { parseFaultSpec } from '../../../src/runbooks/fault-spec';
 import { mistypedAs } from '../../../harness/ios-lab/remote-as-fault';
 import { bgpState, cliOutput, virtualLab } from '../../helpers/virtual-lab';
 

@@ -1,10 +1,10 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { normalizeAlert } from '../../../src/adapters/alert-sources/normalize';
-import { parsePromptText } from '../../../src/adapters/alert-sources/prompt';
+import { parsePromptText } from '../../../src/core/incidents/agent-prompt';
 import { buildSplunkAlert } from '../../../src/adapters/alert-sources/sample';
 import { inboundAlertSchema } from '../../../src/adapters/alert-sources/schema';
-import type { SourcedAlert } from '../../../src/adapters/alert-sources/source';
+import type { SourcedAlert } from '../../../src/core/incidents/alert-source';
 import { setUpConfirmedApply } from '../../../src/core/changes/confirmed-apply-setup';
 import type { DeviceTools } from '../../../src/core/changes/device-contract';
 import type { Dispatcher } from '../../../src/core/delivery/dispatcher';

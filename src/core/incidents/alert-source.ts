@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { NormalizedAlert } from './normalize';
+import type { NormalizedAlert } from './normalized-alert';
 
 /** What every source hands the domain (the port's own type; its fields are defined with Splunk's normaliser). */
 export type { NormalizedAlert };

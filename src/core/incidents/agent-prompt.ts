@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { NormalizedAlert } from './normalize';
-import { KB_QUERY_MODES } from './schema';
+import type { NormalizedAlert } from './normalized-alert';
+import { KB_QUERY_MODES } from './normalized-alert';
 
 export const agentPromptSchema = z.object({
   incident_id: z.string(),
