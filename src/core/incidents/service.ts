@@ -6,8 +6,10 @@ import type { Clock } from '../clock';
 import type { EntryDefinition, RecordData } from '../events/define';
 import { entries, isEntry } from '../events/timeline-entries';
 import type { RelayEvents } from './events';
-import { HEADED_PREFIX, incidentIdFor } from './ids';
-import { isTerminal, NO_APPLICATION, publicIncident, type Incident, type Severity, type TimelineEntry } from './model';
+import { isTerminal, publicIncident, type Incident, type Severity, type TimelineEntry } from './model';
+import { incidentIndexes } from './incident-indexes';
+import { incidentCreator } from './new-incident';
+import { remoteApplier } from './remote-incidents';
 import type { IncidentStore } from './store';
 import { noTracing, type IncidentTracer } from './incident-tracer';
 import { IncidentStateError, nextState, type IncidentEvent } from './state';
@@ -45,11 +47,7 @@ export function newIncidentFrom(normalized: NormalizedAlert, mode: Incident['mod
   };
 }
 
-/**
- * The one place incidents change: every change is stored, lands in the timeline
- * and is published on the bus, so the UI, the tray and the logs never disagree.
- */
-export function createIncidents(deps: {
+export interface IncidentsDeps {
   store: IncidentStore;
   bus: Bus<RelayEvents>;
   clock: Clock;
@@ -58,26 +56,21 @@ export function createIncidents(deps: {
   severityFor?: (alertDefId: string, alertVars: Readonly<Record<string, string>>) => Severity | null;
   /** Each incident's trace; none without it. */
   tracer?: IncidentTracer;
-}) {
+}
+
+/**
+ * The one place incidents change: every change is stored, lands in the timeline
+ * and is published on the bus, so the UI, the tray and the logs never disagree.
+ */
+export function createIncidents(deps: IncidentsDeps) {
   const { store, bus, clock, logger } = deps;
   const tracer = deps.tracer ?? noTracing;
-  const openByKey = new Map<string, string>();
+  const indexes = incidentIndexes(store);
   /** Told of every incident as it is created or changed, before the bus (the dispatcher's queue). */
   const watchers = new Set<IncidentWatcher>();
   const tell = (incident: Incident, previous: Incident['state'] | undefined) => {
     for (const w of watchers) w(incident, previous);
   };
-  const bySession = new Map<string, string>();
-  // Every stored incident once, unsorted: a start with 100,000 of them need not order them.
-  for (const incident of [...(store.values?.() ?? store.list())]) {
-    if (incident.session_id) bySession.set(incident.session_id, incident.incident_id);
-    if (isTerminal(incident.state)) continue;
-    openByKey.set(incident.dedup_key, incident.incident_id);
-    // Repeats are written to the index lazily; the timeline has every one of them.
-    const repeats = store.timeline(incident.incident_id).filter((e) => isEntry(e, entries.alertRepeated));
-    const counted = Number(repeats.at(-1)?.occurrences ?? 0);
-    if (counted > incident.occurrences) store.put({ ...incident, occurrences: counted });
-  }
 
   /** Writes an entry of `def` on the incident's timeline; its data is typed by the definition. */
   const record = <D extends EntryDefinition>(incidentId: string, def: D, message: string, ...data: RecordData<D>): TimelineEntry => {
@@ -88,7 +81,6 @@ export function createIncidents(deps: {
   };
 
   const get = (incidentId: string) => store.get(incidentId);
-
   /** Stores `change(current)`, keeps the indexes, records a state change, publishes. */
   function write(incidentId: string, change: (current: Incident) => Partial<Incident>, opts?: { lazy?: boolean }): Incident {
     const current = store.get(incidentId);
@@ -97,10 +89,7 @@ export function createIncidents(deps: {
     // A finished run is never delivered again: its prompt need not stay in the archive.
     if (isTerminal(next.state)) next.prompt_text = null;
     store.put(next, { lazy: Boolean(opts?.lazy) && next.state === current.state });
-    if (next.session_id && next.session_id !== current.session_id) bySession.set(next.session_id, incidentId);
-    if (isTerminal(next.state)) {
-      if (openByKey.get(next.dedup_key) === incidentId) openByKey.delete(next.dedup_key);
-    }
+    indexes.written(next);
     if (next.state !== current.state) {
       logger.info({ incident_id: incidentId, from: current.state, to: next.state }, 'incident state changed');
       record(incidentId, entries.stateChanged, `${current.state} → ${next.state}`, { from: current.state, to: next.state });
@@ -124,7 +113,7 @@ export function createIncidents(deps: {
       return () => watchers.delete(fn);
     },
     /** Incidents not yet resolved, escalated or failed; cheap, for the hot paths. */
-    open: (): Incident[] => [...openByKey.values()].map((id) => store.get(id)).filter((i): i is Incident => i !== undefined),
+    open: indexes.open,
     /** As held in memory: complete for open and recently finished incidents (the hot paths). */
     timeline: (incidentId: string) => store.timeline(incidentId),
     /** Complete for any stored incident (the UI and the session log). */
@@ -141,87 +130,17 @@ export function createIncidents(deps: {
     /** Runs `work` in a span under the incident's trace (the delivery, a change's steps). */
     inSpan: <T>(incidentId: string, name: string, work: () => Promise<T>): Promise<T> => tracer.inSpan(store.get(incidentId), name, work),
     /** The incident whose root agent session this is. */
-    bySession: (sessionId: string) => {
-      const id = bySession.get(sessionId);
-      return id ? store.get(id) : undefined;
-    },
-    findOpen: (dedupKey: string) => {
-      const id = openByKey.get(dedupKey);
-      return id ? store.get(id) : undefined;
-    },
+    bySession: indexes.bySession,
+    findOpen: indexes.findOpen,
 
     /** Synchronous on purpose: check-and-insert must not interleave with another intake. */
-    create(input: NewIncident): Incident {
-      const now = clock.now();
-      const at = now.toISOString();
-      const kind = input.kind ?? 'relay';
-      const incident_id = incidentIdFor(now, (id) => store.get(id) !== undefined || store.idTaken?.(id) === true, kind === 'headed' ? HEADED_PREFIX : undefined, store.idTag);
-      const { promptTextFor, kind: _kind, ...fields } = input;
-      const prompt_text = promptTextFor(incident_id);
-      const incident: Incident = {
-        ...fields,
-        field_sources: fields.field_sources ?? null,
-        severity: deps.severityFor?.(fields.alert_def_id, fields.alert_vars) ?? null,
-        progress: null,
-        incident_id,
-        kind,
-        // Each headed run is its own incident: an engineer working a fault by hand is never folded into another run.
-        dedup_key: kind === 'headed' ? `headed:${incident_id}` : fields.dedup_key,
-        session_id: null,
-        state: kind === 'headed' ? 'running' : 'queued',
-        created_at: at,
-        updated_at: at,
-        last_seen: at,
-        occurrences: 1,
-        approval_request: null,
-        approval: null,
-        application: NO_APPLICATION,
-        change: null,
-        outcome: null,
-        prompt_text,
-        delivery: { attempts: 0, next_attempt_at: null, last_error: null },
-      };
-      // Under the request that brought the alert, and so under its sender's traceparent.
-      const trace = tracer.open({ incident_id, device_hostname: fields.device_hostname, alert_def_id: fields.alert_def_id, kind });
-      if (trace) incident.trace = trace;
-      openByKey.set(incident.dedup_key, incident_id);
-      logger.info({ incident_id, alert_def_id: incident.alert_def_id, device: incident.device_hostname }, 'incident created');
-      for (const w of incident.warnings) logger.warn({ incident_id }, `incident warning: ${w}`);
-      record(
-        incident_id,
-        entries.alertReceived,
-        kind === 'headed'
-          ? `Headed run for ${incident.alert_def_id} on ${incident.device_hostname}: prompt copied for the terminal UI`
-          : `Alert ${incident.alert_def_id} for ${incident.device_hostname} accepted`,
-        { warnings: incident.warnings },
-      );
-      store.put(incident);
-      tell(incident, undefined);
-      bus.publish('incident.created', { incident: publicIncident(incident) });
-      return incident;
-    },
+    create: incidentCreator({ ...deps, tracer, indexes, record, tell }),
 
     /**
      * Team relays: changes another relay made, already in the store's memory. The indexes follow
      * and the bus tells this relay's /events, tray and logs, as if the change were made here.
      */
-    applyRemote(changes: readonly { incident: Incident; previous: Incident | undefined; entries: readonly TimelineEntry[] }[]): void {
-      for (const { incident, previous, entries } of changes) {
-        const id = incident.incident_id;
-        if (incident.session_id) bySession.set(incident.session_id, id);
-        if (isTerminal(incident.state)) {
-          if (openByKey.get(incident.dedup_key) === id) openByKey.delete(incident.dedup_key);
-        } else openByKey.set(incident.dedup_key, id);
-        tell(incident, previous?.state);
-        for (const entry of entries) bus.publish('incident.timeline', { incident_id: id, entry });
-        const shown = publicIncident(incident);
-        if (!previous) bus.publish('incident.created', { incident: shown });
-        else bus.publish('incident.updated', { incident: shown, previous_state: previous.state });
-        const request = incident.approval_request;
-        if (request?.status === 'pending' && previous?.approval_request?.requested_at !== request.requested_at) bus.publish('approval.requested', { incident: shown, request });
-        if (incident.approval && previous?.approval?.at !== incident.approval.at) bus.publish('approval.decided', { incident: shown, approval: incident.approval });
-      }
-    },
+    applyRemote: remoteApplier({ indexes, tell, bus }),
 
     /** Applies `change` (never the state) to the stored incident; returns the new record. */
     update(incidentId: string, change: (current: Incident) => IncidentChange, opts?: { lazy?: boolean }): Incident {
