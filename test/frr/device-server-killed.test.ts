@@ -1,13 +1,12 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ROLLBACK_GRACE_S } from '../../src/core/changes/device-contract';
 import { waitForSession } from '../../harness/frr-lab/bgp-state';
 import { NO_FRR } from './frr-available';
 import { alive, api, appliedPending, planApproved, planPending, runningBoth, serverFilesLeft, signalDaemon, supervisedServer, untilGone, untilIncident } from './relay-killed-helpers';
-import { resetFrrLab } from '../../harness/frr-lab/faults';
-import { startFrrLab, type FrrLab } from '../../harness/frr-lab/lab';
-import { tempDir } from '../helpers/temp-dir';
+import type { FrrLab } from '../../harness/frr-lab/lab';
+import { frrLabForFile } from './lab-for-test';
 import type { RelayProcess } from '../helpers/relay-process';
 import { SupervisedServerInfo, supervisedFiles } from '../../src/adapters/devices/supervised';
 
@@ -49,15 +48,7 @@ const restartNote = (from: number, to: number) => new RegExp(`^The device tool s
 
 /** One lab for every case, back to its clean state before each. */
 let lab: FrrLab;
-beforeAll(async () => {
-  if (!NO_FRR) lab = await startFrrLab({ dir: join(tempDir('fault-relay-server-killed-lab-'), 'lab'), routers: 2 });
-}, 180_000);
-afterAll(async () => {
-  await lab?.stop();
-});
-beforeEach(async () => {
-  if (lab) await resetFrrLab(lab);
-}, 120_000);
+frrLabForFile({ name: 'server-killed', resetBeforeEach: true }, (shared) => void (lab = shared.lab));
 
 describe.skipIf(NO_FRR)('the detached device server killed -9 while a relay is attached (real FRR, npm run relay)', () => {
   it('the relay starts it again at once; the new server keeps the change until its deadline and rolls it back, read back, within the promised grace after it', { timeout: 240_000 }, async () => {
