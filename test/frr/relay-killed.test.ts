@@ -45,13 +45,19 @@ async function restartedAndRolledBack(k: Killed) {
 }
 
 
+/**
+ * The confirm window of the case that waits for the deadline: the relay is killed and the change found
+ * still pending within seconds of the apply, and the case idles through the rest of it.
+ */
+const WINDOW_S = 20;
+
 /** One lab for every case, back to its clean state before each. */
 let lab: FrrLab;
 frrLabForFile({ name: 'relay-killed', resetBeforeEach: true }, (shared) => void (lab = shared.lab));
 
 describe.skipIf(NO_FRR)('the relay killed -9 with a provisional change pending (real FRR, npm run relay)', () => {
   it('detached (the default), the relay\'s whole process group killed and nothing restarted: its device server puts R1 back at the deadline by itself, then exits', { timeout: 240_000 }, async () => {
-    const k = await appliedThenKilled({ confirmWithinS: 40, mode: 'detached', killGroup: true, lab });
+    const k = await appliedThenKilled({ confirmWithinS: WINDOW_S, mode: 'detached', killGroup: true, lab });
     const server = k.deviceServer!;
     // The kill of the relay's group did not reach it; its token is on no command line and in no log.
     expect(alive(server.pid)).toBe(true);
