@@ -1,5 +1,6 @@
 import type { Bridge, UiEvent } from '../../renderer/bridge/contract';
 import type { ArgsOf, RendererTransport, RequestChannel, ResultOf } from './contract';
+import { errorText } from '../../src/core/error-body';
 
 /** Electron prefixes rejected invokes with the channel and error name; the page needs the message. */
 const ELECTRON_PREFIX = /^Error invoking remote method '[^']*': (?:[A-Za-z]*Error: )?/;
@@ -13,7 +14,7 @@ export function createDesktopBridge(transport: RendererTransport): Bridge {
     try {
       return await transport.invoke(channel, ...args);
     } catch (error) {
-      throw new Error(String((error as Error)?.message ?? error).replace(ELECTRON_PREFIX, ''));
+      throw new Error(errorText(error).replace(ELECTRON_PREFIX, ''));
     }
   };
 
