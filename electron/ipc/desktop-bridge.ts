@@ -1,6 +1,5 @@
 import type { Bridge, UiEvent } from '../../renderer/bridge/contract';
 import type { ArgsOf, RendererTransport, RequestChannel, ResultOf } from './contract';
-import { errorText } from '../../src/core/error-body';
 
 /** Electron prefixes rejected invokes with the channel and error name; the page needs the message. */
 const ELECTRON_PREFIX = /^Error invoking remote method '[^']*': (?:[A-Za-z]*Error: )?/;
@@ -14,7 +13,8 @@ export function createDesktopBridge(transport: RendererTransport): Bridge {
     try {
       return await transport.invoke(channel, ...args);
     } catch (error) {
-      throw new Error(errorText(error).replace(ELECTRON_PREFIX, ''));
+      // Not errorText(): it would bundle zod into the sandboxed preload; an invoke rejects with an Error.
+      throw new Error((error instanceof Error ? error.message : String(error)).replace(ELECTRON_PREFIX, ''));
     }
   };
 
