@@ -2,6 +2,7 @@ import type { Clock } from '../src/core/clock';
 import type { DeepHealth } from '../src/relay/health-checks';
 import type { TrayHealth } from './tray-state';
 import { quarantineLine } from '../src/core/quarantine/entry';
+import { errorText } from '../src/core/error-body';
 
 /** The first failing check, in words that say what to look at. */
 export function trayHealthOf(health: DeepHealth): TrayHealth {
@@ -47,7 +48,7 @@ export function createHealthMonitor(deps: { check(): Promise<DeepHealth>; clock:
     try {
       health = trayHealthOf(await deps.check());
     } catch (error) {
-      health = { ok: false, problem: (error as Error).message };
+      health = { ok: false, problem: errorText(error) };
     }
     if (!stopped) {
       deps.onHealth(health);

@@ -13,6 +13,7 @@ import { isTerminal, type Decision } from '../src/core/incidents/model';
 import type { DecisionCommand } from '../src/core/approvals/decision-command';
 import { desktopDecision } from './desktop-decision';
 import type { ApprovalRequest, PublicIncident } from '../src/core/incidents/model';
+import { errorText } from '../src/core/error-body';
 
 /** The part of Electron's Notification this module uses; tests pass a fake class. */
 export interface NotificationLike {
@@ -136,7 +137,7 @@ export function createNotifier(deps: NotifierDeps): { stop(): void } {
       logger.info({ incident_id: id, decision, by: deps.user }, 'decision from a desktop notification');
       // The request this notification showed, never whatever is pending by the time of the click.
       const outcome = deps.decide(desktopDecision(deps.user, id, request.request_id, decision));
-      if (outcome instanceof Promise) void outcome.then((o) => answer(incident, o), (error: Error) => answer(incident, { status: 'refused', message: error.message }));
+      if (outcome instanceof Promise) void outcome.then((o) => answer(incident, o), (error: unknown) => answer(incident, { status: 'refused', message: errorText(error) }));
       else answer(incident, outcome);
     });
     n.on('failed', (_event, error) => fallBackToWindow(id, error || 'the system refused it'));

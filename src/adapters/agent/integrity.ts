@@ -5,6 +5,7 @@ import { ConfigError } from '../../config/load';
 import shipped from './runtime-manifest.json';
 import { z } from 'zod';
 import { runtimeConfigShapeSchema, type RuntimeConfigShape } from './runtime-config';
+import { errorText } from '../../core/error-body';
 
 /**
  * The runtime's own configuration (agent files, `opencode.json`, anything else opencode loads
@@ -233,7 +234,7 @@ export function createRuntimeFilesCheck(projectDir: string, manifest: RuntimeMan
       return found.length ? describeDifferences(found) : null;
     } catch (error) {
       // Unreadable is not "as shipped".
-      return `the runtime files could not be read (${(error as Error).message})`;
+      return `the runtime files could not be read (${errorText(error)})`;
     }
   };
   /** Set when the runtime (re)started while the files differed: it runs on what it loaded then. */

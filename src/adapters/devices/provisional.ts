@@ -5,6 +5,7 @@ import { DeviceError } from './errors';
 import { deviceKey } from './inventory';
 import type { DeviceDriver } from './driver';
 import type { ChangeJournal, ChangeOutcome } from './pending-changes';
+import { errorText } from '../../core/error-body';
 
 /** What the change book needs: each device's driver and queue (device-slots.ts), never the device service. */
 export interface ChangeHost {
@@ -89,7 +90,7 @@ export class ProvisionalChanges {
   /** A rollback nobody waits for (timer, dropped session): its outcome is recorded, a failure only logged. */
   private background(device: string, changeId: string, reason: string): void {
     void this.rollback(device, changeId, reason).catch((error: unknown) =>
-      this.logger?.debug({ device, change_id: changeId, reason, err: (error as Error).message }, 'no rollback needed'),
+      this.logger?.debug({ device, change_id: changeId, reason, err: errorText(error) }, 'no rollback needed'),
     );
   }
 
@@ -205,7 +206,7 @@ export class ProvisionalChanges {
       [state, detail] = [back.restored ? 'rolled_back' : 'rollback_failed', back.detail];
     } catch (error) {
       state = 'rollback_failed';
-      detail = `the rollback could not be completed: ${(error as Error).message}`;
+      detail = `the rollback could not be completed: ${errorText(error)}`;
       // The journal keeps it pending, so the next start tries again (a device that reverts by itself has no journal entry).
       done = live.driver.revertsItself;
     }

@@ -3,6 +3,7 @@ import { armDeadline, atDeadline, confirmAll, planContext, postCheck, putBack, r
 import { entries, isEntry } from '../events/timeline-entries';
 import type { ApplyExpect } from './device-contract';
 import type { ChangeRecord } from '../incidents/change';
+import { errorText } from '../error-body';
 
 export type { PlanApplyDeps } from './plan-together';
 
@@ -40,7 +41,7 @@ async function applySteps(ctx: PlanContext, id: string, steps: readonly PlanStep
 
 /** A device refused or failed: every device changed before it is put back and read back, and the incident names the device and why. */
 async function failedOn(ctx: PlanContext, id: string, steps: readonly PlanStep[], device: string, error: unknown, applied: ChangeRecord[]): Promise<PlanApplied> {
-  const reason = (error as Error).message.slice(0, 500);
+  const reason = errorText(error).slice(0, 500);
   const put = await putBack(ctx, applied, 'requested', `the plan failed on ${device}`);
   ctx.write(id, applied, put);
   if (put.some((c) => c.state === 'pending')) retryPutBack(ctx, id, 'requested', `the plan failed on ${device}`);
