@@ -11,6 +11,7 @@ import { join, resolve } from 'node:path';
 import pino from 'pino';
 import { systemClock } from '../src/core/clock';
 import type { Decision } from '../src/core/incidents/model';
+import { quarantineKey, type QuarantineEntry } from '../src/core/quarantine/entry';
 import { createLogger } from '../src/adapters/log/logger';
 import { startHeadlessRelay } from '../src/relay/start-headless';
 import { startTelemetry, stopTelemetry } from '../src/adapters/telemetry/sdk';
@@ -125,7 +126,9 @@ async function run() {
     }),
   });
   tray.on('click', () => showWindow());
-  const health = createHealthMonitor({ check: () => api.health(), clock: systemClock, intervalMs: 60_000, onHealth: (h) => trayController.setHealth(h) });
+  // The devices /health/deep last named quarantined: a team relay's notifications say so from these.
+  let quarantinedNow: QuarantineEntry[] = [];
+  const health = createHealthMonitor({ check: () => api.health().then((h) => ((quarantinedNow = h.checks.quarantine?.devices ?? []), h)), clock: systemClock, intervalMs: 60_000, onHealth: (h) => trayController.setHealth(h) });
   // Elapsed times and approval countdowns move on their own: the tooltip and menu are redrawn every 15 s.
   setInterval(() => trayController.refresh(), 15_000).unref();
 
@@ -166,7 +169,7 @@ async function run() {
   }, tray);
 
   if (team) {
-    followTeamRelay(team, teamBus, api, { trayController, windows, user, logger });
+    followTeamRelay(team, teamBus, api, { trayController, windows, user, logger, quarantined: (d) => quarantinedNow.find((q) => quarantineKey(q.device) === quarantineKey(d)) });
     void health.checkNow();
   } else await host.start();
   if (!startsHidden(process.argv, trayVisible)) showWindow();
