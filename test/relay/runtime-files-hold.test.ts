@@ -104,12 +104,21 @@ describe('runs held while a change policy file inside the project differs from w
     return { clock, agent, post, file: path.join(policyDir, 'policy.yaml') };
   }
 
-  it('POLICY_FILE in the project: an edited policy.yaml holds new runs, names the file and the fix, and a restore lets them go', async () => {
+  it('POLICY_FILE in the project: an edited policy.yaml escalates a run\'s request and holds new runs, naming the file and the fix; a restore lets them go', async () => {
     const project = tempDir('hold-policy-');
     const { clock, agent, post, file } = await policyRelay(project, project);
-    expect((await post()).status).toBe('accepted');
+    const before = await post();
+    expect(before.status).toBe('accepted');
     const original = readFileSync(file);
     appendFileSync(file, '\n# tier1 may approve anything at night\n');
+
+    // A run already going gets no card under rules nobody shipped: escalated, naming the file.
+    const device = relay!.incidents.get(before.incident_id)!.device_hostname;
+    expect(await relay!.approvals.request({ incident_id: before.incident_id, summary: 'unshut the neighbor', device, commands: ['router bgp 65001', 'no neighbor 10.0.0.2 shutdown'] })).toMatchObject({
+      status: 'escalated_by_policy',
+      rule: 'POLICY_FILE as shipped',
+      reason: expect.stringMatching(/^the change policy file policy\.yaml is changed/),
+    });
 
     const { status, incident_id: id } = await post();
     expect(status).toBe('queued');
