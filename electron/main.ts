@@ -11,7 +11,6 @@ import { join, resolve } from 'node:path';
 import pino from 'pino';
 import { systemClock } from '../src/core/clock';
 import type { Decision } from '../src/core/incidents/model';
-import { quarantineKey, type QuarantineEntry } from '../src/core/quarantine/entry';
 import { createLogger } from '../src/adapters/log/logger';
 import { startHeadlessRelay } from '../src/relay/start-headless';
 import { startTelemetry, stopTelemetry } from '../src/adapters/telemetry/sdk';
@@ -126,9 +125,7 @@ async function run() {
     }),
   });
   tray.on('click', () => showWindow());
-  // The devices /health/deep last named quarantined: a team relay's notifications say so from these.
-  let quarantinedNow: QuarantineEntry[] = [];
-  const health = createHealthMonitor({ check: () => api.health().then((h) => ((quarantinedNow = h.checks.quarantine?.devices ?? []), h)), clock: systemClock, intervalMs: 60_000, onHealth: (h) => trayController.setHealth(h) });
+  const health = createHealthMonitor({ check: () => api.health(), clock: systemClock, intervalMs: 60_000, onHealth: (h) => trayController.setHealth(h) });
   // Elapsed times and approval countdowns move on their own: the tooltip and menu are redrawn every 15 s.
   setInterval(() => trayController.refresh(), 15_000).unref();
 
@@ -169,7 +166,7 @@ async function run() {
   }, tray);
 
   if (team) {
-    followTeamRelay(team, teamBus, api, { trayController, windows, user, logger, quarantined: (d) => quarantinedNow.find((q) => quarantineKey(q.device) === quarantineKey(d)) });
+    followTeamRelay(team, teamBus, api, { trayController, windows, user, logger, quarantined: health.quarantined });
     void health.checkNow();
   } else await host.start();
   if (!startsHidden(process.argv, trayVisible)) showWindow();
