@@ -187,6 +187,8 @@ describe('agent definitions on the real opencode server', () => {
     expect(allowedFor('external_directory', '/proc/self/environ')).toEqual([]);
     // Nor read or write the change policy: the rules that decide who approves are not the model's to see or bend.
     for (const file of POLICY_FILES) expect({ file, read: allowedFor('read', file), edit: allowedFor('edit', file) }).toEqual({ file, read: [], edit: [] });
+    // grep is checked against its regex, not the files it searches: an agent with it reads every file in the project.
+    expect(allowedFor('grep')).toEqual([]);
     // The utility agents are not reachable from an incident, and say so.
     for (const name of UTILITY_AGENTS) expect(agent(name).prompt, name).toMatch(/never reachable from one/);
   });
