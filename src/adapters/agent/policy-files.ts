@@ -1,5 +1,6 @@
 import { existsSync, lstatSync } from 'node:fs';
 import path from 'node:path';
+import { errorText } from '../../core/error-body';
 import { describeProblem, loadPolicy } from '../../core/policy/load';
 import { hashOf, MANIFEST_COMMAND, SHIPPED_MANIFEST, type Difference, type HashCache, type RuntimeManifest } from './integrity';
 
@@ -69,7 +70,7 @@ export function createPolicyFilesCheck(projectDir: string, sources: () => readon
       return `the change policy file ${first.file} is ${first.why}${more}; ${FIX}`;
     } catch (error) {
       // Unreadable is not "as shipped".
-      return `the change policy files could not be read (${(error as Error).message})`;
+      return `the change policy files could not be read (${errorText(error)})`;
     }
   };
   return {
