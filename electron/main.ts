@@ -166,7 +166,7 @@ async function run() {
   }, tray);
 
   if (team) {
-    followTeamRelay(team, teamBus, api, { trayController, windows, user, logger });
+    followTeamRelay(team, teamBus, api, { trayController, windows, user, logger, quarantined: health.quarantined });
     void health.checkNow();
   } else await host.start();
   if (!startsHidden(process.argv, trayVisible)) showWindow();
