@@ -5,6 +5,7 @@ import type { Clock } from '../../core/clock';
 import type { Bus } from '../../core/events/bus';
 import type { RelayEvents } from '../../core/incidents/events';
 import type { Incident, TimelineEntry } from '../../core/incidents/model';
+import type { Owns } from '../../core/incidents/ownership';
 import { createOutbox, type Outbox, type OutboxStore, type SendResult, type StoredItem } from '../outbox/outbox';
 import { isAuditedEntry } from './audited-entries';
 import { entries } from '../../core/events/timeline-entries';
@@ -22,8 +23,8 @@ export interface AuditStreamDeps {
   openStore: (name: string) => OutboxStore;
   incidents: { get(id: string): Incident | undefined; timeline(id: string): readonly TimelineEntry[]; record: Incidents['record'] };
   bus: Bus<RelayEvents>;
-  /** On a team only the incident's owner derives its events; default: every incident is this relay's. */
-  owns?: (incidentId: string) => boolean;
+  /** Only the incident's owner derives its events (a laptop owns every incident). */
+  owns: Owns;
   /** This relay's name in every event (RELAY_ID, else the host name). */
   relay: string;
   scrub?: (text: string) => string;
@@ -136,7 +137,7 @@ export function createAuditStream(deps: AuditStreamDeps) {
   }
 
   const off = deps.bus.subscribe('incident.timeline', ({ incident_id, entry }) => {
-    if (outboxes.length === 0 || !isAuditedEntry(entry) || (deps.owns && !deps.owns(incident_id))) return;
+    if (outboxes.length === 0 || !isAuditedEntry(entry) || !deps.owns(incident_id)) return;
     const incident = deps.incidents.get(incident_id);
     if (!incident) return;
     try {

@@ -4,6 +4,7 @@ import type { Bus } from '../events/bus';
 import type { RelayEvents } from '../incidents/events';
 import { isTerminal, type Incident } from '../incidents/model';
 import type { Incidents } from '../incidents/service';
+import type { Owns } from '../incidents/ownership';
 import { quarantineLine, type QuarantineEntry } from '../quarantine/entry';
 import { quarantineReason } from '../quarantine/service';
 import { sameDevice } from './claim';
@@ -24,7 +25,7 @@ export interface DeviceGateDeps {
   /** Where held requests outlive a restart (the data folder, the team's database); default memory. */
   store?: HeldRequests;
   /** A team relay resumes only its own incidents' held requests. */
-  owns?(incidentId: string): boolean;
+  owns: Owns;
 }
 
 interface Held {
@@ -41,7 +42,7 @@ interface Held {
 export function createDeviceGate(deps: DeviceGateDeps) {
   const { incidents, clock, logger } = deps;
   const store = deps.store ?? memoryHeldRequests();
-  const owns = deps.owns ?? (() => true);
+  const { owns } = deps;
   const held = new Map<string, Held>();
   const forget = (incidentId: string) => {
     held.delete(incidentId);

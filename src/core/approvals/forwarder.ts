@@ -13,7 +13,7 @@ import { errorText } from '../error-body';
  * Tells an incident's agent session the operator's decision, retried with backoff until
  * it lands. Idempotent: a decision already forwarded (forwarded_at set) is not re-sent.
  */
-export function createDecisionForwarder(deps: { incidents: Incidents; agent: AgentRuntime; agentName?: string; clock: Clock; logger: Logger; owns?: Owns }) {
+export function createDecisionForwarder(deps: { incidents: Incidents; agent: AgentRuntime; agentName?: string; clock: Clock; logger: Logger; owns: Owns }) {
   const { incidents, agent, clock, logger } = deps;
   const timers = new Map<string, { cancel(): void }>();
   const attempts = new Map<string, number>();
@@ -27,7 +27,7 @@ export function createDecisionForwarder(deps: { incidents: Incidents; agent: Age
     const incident = incidents.get(incidentId);
     const approval = incident?.approval;
     // Only the relay running the incident talks to its session (a takeover may happen between retries).
-    if (!incident || !approval || approval.forwarded_at || !incident.session_id || deps.owns?.(incidentId) === false) return;
+    if (!incident || !approval || approval.forwarded_at || !incident.session_id || !deps.owns(incidentId)) return;
     const text = humanOperatorResponse(incident, approval);
     // The run's agent, always: without one opencode answers with its default agent.
     agent

@@ -3,6 +3,7 @@ import type { ChangeStatus, DeviceTools } from './device-contract';
 import type { Clock } from '../clock';
 import { changeOutcomeText, endingOfReason, nextChangeState, type ChangeEnding, type ChangeEvent, type ChangeRecord } from '../incidents/change';
 import type { Incidents } from '../incidents/service';
+import type { Owns } from '../incidents/ownership';
 import { newestFirst } from '../incidents/store';
 import type { NoPostCheck, PostCheckPlan } from './post-check';
 import { entries } from '../events/timeline-entries';
@@ -16,7 +17,7 @@ export interface ConfirmedApplyDeps {
   clock: Clock;
   logger: Logger;
   /** A team relay acts only on its own incidents (src/core/incidents/ownership.ts). */
-  owns?(incidentId: string): boolean;
+  owns: Owns;
   /** Caps the RAW's waits and retry intervals, in seconds (a demo or a test need not wait 10 s). */
   maxPaceS?: number;
   /** A notice on every operator channel. */
@@ -215,8 +216,7 @@ function watches(ctx: ApplyContext, book: ChangeBook, decide: ReturnType<typeof 
  * it asks for the rollback when the post-check fails. The approval is spent either way.
  */
 export function createConfirmedApply(deps: ConfirmedApplyDeps) {
-  const { incidents, upstream, clock, logger } = deps;
-  const owns = deps.owns ?? (() => true);
+  const { incidents, upstream, clock, logger, owns } = deps;
   const chains = new Map<string, Promise<unknown>>();
   let stopped = false;
   const ctx: ApplyContext = {

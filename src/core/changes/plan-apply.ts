@@ -65,8 +65,7 @@ function applyFinished(ctx: PlanContext, id: string): boolean {
  * still pending is post-checked again.
  */
 function recoverPlans(ctx: PlanContext): void {
-  const { incidents } = ctx.deps;
-  const owns = ctx.deps.owns ?? (() => true);
+  const { incidents, owns } = ctx.deps;
   for (const incident of incidents.values()) {
     const changes = incident.plan_changes ?? [];
     const id = incident.incident_id;

@@ -3,6 +3,7 @@ import type { DeviceTools } from './device-contract';
 import type { Clock } from '../clock';
 import type { ChangeEnding, ChangeRecord } from '../incidents/change';
 import type { Incidents } from '../incidents/service';
+import type { Owns } from '../incidents/ownership';
 import { planResults, planResultText, recordOf, writePlanChanges } from './plan-settle';
 import { runPlanChecks, type PlanChecks } from './plan-post-check';
 import { entries } from '../events/timeline-entries';
@@ -15,7 +16,7 @@ export interface PlanApplyDeps {
   checks(incidentId: string): Promise<PlanChecks>;
   clock: Clock;
   logger: Logger;
-  owns?(incidentId: string): boolean;
+  owns: Owns;
   maxPaceS?: number;
   tell?(incidentId: string, markdown: string): void;
   ended?(incidentId: string, change: ChangeRecord): Promise<void>;
