@@ -11,7 +11,7 @@ import { labAddressBook, loadInventory } from '../../harness/ios-lab/inventory';
 import { startLab } from '../../harness/ios-lab/server';
 import { memoryQuarantine, type QuarantineBackend } from '../../src/core/quarantine/entry';
 import type { Clock } from '../../src/core/clock';
-import { policyPeopleEnv } from '../helpers/policy-people';
+import { people, policyPeopleEnv } from '../helpers/policy-people';
 import { manualClock } from '../unit/incidents/in-memory-incidents';
 import { untilIncident } from '../helpers/incident-waits';
 import { connectMcp } from '../helpers/mcp-client';
@@ -98,18 +98,31 @@ describe('a plan is refused before any card', () => {
     expect(t.relay.incidents.get(t.id)).toMatchObject({ state: 'running', approval_request: null });
     expect(types(t)).not.toContain('approval.requested');
   });
-
-  it('is escalated whole when one of its devices is quarantined, naming it', async () => {
-    const quarantine = memoryQuarantine();
-    await quarantine.add({ device: 'R2', reason: 'change chg-old of an earlier incident: ROLLBACK FAILED', since: new Date().toISOString(), incident_id: null, change_id: 'chg-old' });
-    const t = await start({ quarantine });
-    expect((await t.ask(PLAN)).json).toMatchObject({ status: 'escalated_quarantined', device: 'R2' });
-    expect(t.relay.incidents.get(t.id)).toMatchObject({ state: 'escalated', approval_request: null });
-    expect(t.relay.incidents.get(t.id)!.outcome?.summary).toMatch(/the plan's device R2: R2 is quarantined/);
-  });
 });
 
 describe('a plan waits for every one of its devices', () => {
+  it('is held whole while one of its devices is quarantined, shown as waiting for it, and asked once a person clears it', async () => {
+    const quarantine = memoryQuarantine();
+    const since = new Date().toISOString();
+    const reason = 'change chg-old of an earlier incident: ROLLBACK FAILED';
+    await quarantine.add({ device: 'R2', reason, since, incident_id: null, change_id: 'chg-old' });
+    const t = await start({ quarantine, env: policyPeopleEnv(1) });
+    const asked = await t.ask(PLAN);
+    expect(asked.json).toMatchObject({ status: 'held', device: 'R2', waiting_for: { quarantined: 'R2', since, reason } });
+    expect(entry(t, 'approval.held')).toMatchObject({ device: 'R2', quarantined_since: since, quarantine_reason: reason, message: expect.stringMatching(/the plan's device R2 is quarantined since .*until a person clears R2/) });
+    expect(t.relay.approvals.heldFor(t.id)).toEqual({ device: 'R2', since, reason });
+    // No card, and the run is not over: it waits.
+    expect(t.relay.incidents.get(t.id)).toMatchObject({ state: 'running', approval_request: null });
+    expect(types(t)).not.toContain('approval.requested');
+
+    const cleared = await t.relay.app.inject({ method: 'POST', url: '/devices/R2/clear', headers: { authorization: `Bearer ${people.ana.token}` } });
+    expect(cleared.statusCode, cleared.body).toBe(200);
+    const now = await untilIncident(t.relay, t.id, (i) => i.state === 'awaiting_approval');
+    expect(now.approval_request).toMatchObject({ status: 'pending', plan: [expect.objectContaining({ device: 'R1' }), expect.objectContaining({ device: 'R2' })] });
+    expect(entry(t, 'approval.unheld')).toMatchObject({ quarantined_since: since, message: 'R2 was cleared: the plan held for it is asked now' });
+    expect(types(t).filter((x) => x.startsWith('approval.'))).toEqual(['approval.held', 'approval.unheld', 'approval.requested']);
+  });
+
   it('is held, not asked, while another incident has a change provisional on R2, and asked once that change is confirmed', async () => {
     // The other incident's post-check reads on R2 wait, so its change stays provisional until a person decides.
     let release!: () => void;
