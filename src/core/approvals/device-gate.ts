@@ -35,6 +35,22 @@ interface Held {
   waitingFor: HeldWait;
 }
 
+/** Another incident's change (alone or in a plan) still provisional on `device`, if any. */
+function pendingOn(incidents: Incidents, incident: Incident, device: string) {
+  for (const other of incidents.list()) {
+    if (other.incident_id === incident.incident_id) continue;
+    const change = [other.change, ...(other.plan_changes ?? [])].find((c) => c?.state === 'pending' && sameDevice(c.device, device));
+    if (change) return { incident_id: other.incident_id, change };
+  }
+  return undefined;
+}
+
+/** The change a hold waits for, as its incident has it now. */
+function changeOf(incidents: Incidents, incidentId: string, changeId: string) {
+  const other = incidents.get(incidentId);
+  return [other?.change, ...(other?.plan_changes ?? [])].find((c) => c?.change_id === changeId) ?? undefined;
+}
+
 const NOTE = (what: string) => `The relay asks the operators itself once ${what} (no need to call request_approval again): stop and wait for the HUMAN OPERATOR RESPONSE.`;
 
 /**
@@ -56,21 +72,6 @@ export function createDeviceGate(deps: DeviceGateDeps) {
     unstore(incidentId);
   };
 
-  /** Another incident's change (alone or in a plan) still provisional on `device`, if any. */
-  const pendingOn = (incident: Incident, device: string) => {
-    for (const other of incidents.list()) {
-      if (other.incident_id === incident.incident_id) continue;
-      const change = [other.change, ...(other.plan_changes ?? [])].find((c) => c?.state === 'pending' && sameDevice(c.device, device));
-      if (change) return { incident_id: other.incident_id, change };
-    }
-    return undefined;
-  };
-  /** The change a hold waits for, as its incident has it now. */
-  const changeOf = (incidentId: string, changeId: string) => {
-    const other = incidents.get(incidentId);
-    return [other?.change, ...(other?.plan_changes ?? [])].find((c) => c?.change_id === changeId) ?? undefined;
-  };
-
   /** Kept durably before the tool answers (a restart after "held" must still ask it), then recorded on the timeline. */
   async function hold(incident: Incident, input: ApprovalRequestInput, waitingFor: HeldWait, device: string, message: string): Promise<void> {
     await store.put(heldRecord(incident.incident_id, input, waitingFor, clock.now().toISOString()));
@@ -90,7 +91,7 @@ export function createDeviceGate(deps: DeviceGateDeps) {
 
   /** Whether what a hold waits for is over: the change no longer provisional, the device no longer quarantined. */
   async function over(w: HeldWait): Promise<boolean> {
-    if (!isQuarantineWait(w)) return changeOf(w.incident_id, w.change_id)?.state !== 'pending';
+    if (!isQuarantineWait(w)) return changeOf(incidents, w.incident_id, w.change_id)?.state !== 'pending';
     return !(await deps.quarantined?.(w.device));
   }
 
@@ -115,7 +116,7 @@ export function createDeviceGate(deps: DeviceGateDeps) {
     const incident = incidents.get(incidentId);
     if (!incident || isTerminal(incident.state) || incident.state !== 'running') return;
     const w = h.waitingFor;
-    const first = isQuarantineWait(w) ? undefined : changeOf(w.incident_id, w.change_id);
+    const first = isQuarantineWait(w) ? undefined : changeOf(incidents, w.incident_id, w.change_id);
     // Whatever the quarantine store has caught up with: the change's own end says so.
     const reason = first && !isQuarantineWait(w) ? quarantineReason(w.incident_id, first) : undefined;
     if (first && reason) {
@@ -149,7 +150,7 @@ export function createDeviceGate(deps: DeviceGateDeps) {
         if (input.plan) return holdOnQuarantine(incident, input, { device: q.device, since: q.since, reason: q.reason }, true);
         return escalateQuarantined(deps, incident, quarantineLine(q), device);
       }
-      const found = devices.map((d) => ({ device: d, busy: pendingOn(incident, d) })).find((x) => x.busy);
+      const found = devices.map((d) => ({ device: d, busy: pendingOn(incidents, incident, d) })).find((x) => x.busy);
       if (!found?.busy) return undefined;
       const { device, busy } = found;
       const waitingFor = { incident_id: busy.incident_id, change_id: busy.change.change_id };
