@@ -44,6 +44,7 @@ export async function relayGate(f: RelayFoundation, deps: RelayDeps, planDevices
   const approvals = createApprovals({
     ...(policy ? { policy } : {}),
     quarantined: quarantine.check,
+    onCleared: quarantine.onCleared,
     held: cluster.held,
     incidents,
     agent,
