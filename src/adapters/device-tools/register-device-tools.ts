@@ -2,6 +2,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { DeviceToolError, type ChangeStatus, type DeviceToolName, type DeviceTools } from '../../core/changes/device-contract';
 import { deviceFailure } from '../../core/changes/device-failure';
+import { previewWithoutSecrets } from '../../core/changes/preview-secrets';
 import { DEVICE_TOOL_INPUTS, type DeviceToolFailure } from '../../core/changes/device-tool-schemas';
 import { previewLines } from '../../runbooks/config-preview';
 import { errorText } from '../../core/error-body';
@@ -82,7 +83,7 @@ export function registerDeviceTools(server: McpServer, tools: DeviceTools, about
     tool('preview_config', 'Preview configuration lines (dry run)', 'What the lines would change on the live device, without changing it: whether the device (or its grammar) accepts them, and the running-configuration lines added and removed.', hints(true, true, false)),
     ({ device, commands }) =>
       answer(async () => {
-        const p = await tools.previewConfig(device, commands);
+        const p = previewWithoutSecrets(await tools.previewConfig(device, commands));
         return { content: [{ type: 'text', text: previewLines(p).join('\n') }], structuredContent: p };
       }),
   );
