@@ -1,5 +1,5 @@
 import { failedRecord, intentRecord, pendingRecord, planResults, planResultText } from './plan-settle';
-import { armDeadline, atDeadline, confirmAll, planContext, postCheck, putBack, retryPutBack, rollbackAll, TRIES, type PlanApplyDeps, type PlanContext } from './plan-together';
+import { armDeadline, atDeadline, confirmAll, planContext, postCheck, putBack, recordRolledBack, retryPutBack, rollbackAll, TRIES, type PlanApplyDeps, type PlanContext } from './plan-together';
 import { entries, isEntry } from '../events/timeline-entries';
 import type { ApplyExpect } from './device-contract';
 import type { ChangeRecord } from '../incidents/change';
@@ -59,15 +59,21 @@ async function failedOn(ctx: PlanContext, id: string, steps: readonly PlanStep[]
     if (told) return;
     told = true;
     const request_id = ctx.requestOf(id);
-    const text = all.length ? planResultText(all) : 'no device had been changed';
+    const waiting = all.filter((c) => c.state === 'pending').map((c) => c.device);
+    const text = all.length === 0 ? 'no device had been changed' : waiting.length === 0 ? planResultText(all) : `${planResultText(all.filter((c) => c.state !== 'pending')) || 'none yet'}; still to put back (asked again until the device tool server answers): ${waiting.join(', ')}`;
     const failing = all.find((c) => c.change_id === intent.change_id);
     const put = all.filter((c) => c !== failing);
     ctx.deps.incidents.record(id, entries.planFailed, `Plan ${request_id} failed on ${device}: ${reason}. Put back: ${text}`.slice(0, 2000), { request_id, devices: steps.map((s) => s.device), failed_device: device, reason, put_back: planResults(put), ...(failing ? { failed_device_result: planResults([failing])[0] } : {}) });
     ctx.deps.tell?.(id, `**${id}**: plan ${request_id} failed on ${device} (${reason.slice(0, 200)}); ${text}.`);
   };
-  if (!ctx.current(id).some((c) => c.state === 'pending')) tell(ctx.current(id));
   const why = `the plan failed on ${device}`;
-  const all = await putBack(ctx, id, 'requested', why, tell);
+  // The plan's end, once its last device has: the failure, then (when any device took lines) the plan-wide rolled-back line.
+  const ended = (all: ChangeRecord[]) => {
+    tell(all);
+    if (all.some((c) => c.state !== 'not_applied')) recordRolledBack(ctx, id, all, 'requested', why);
+  };
+  if (!ctx.current(id).some((c) => c.state === 'pending')) ended(ctx.current(id));
+  const all = await putBack(ctx, id, 'requested', why, ended);
   tell(all);
   if (all.some((c) => c.state === 'pending')) retryPutBack(ctx, id, 'requested', why);
   return { ok: false, error, changedBefore: applied.length, failed_device: device, reason, put_back: all.filter((c) => c.change_id !== intent.change_id) };

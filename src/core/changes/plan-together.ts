@@ -155,7 +155,7 @@ export function retryPutBack(ctx: PlanContext, id: string, ending: ChangeEnding,
 }
 
 /** The plan-wide line, once every device of the plan has ended: rolled back, why, and how each device ended. */
-function recordRolledBack(ctx: PlanContext, id: string, after: readonly ChangeRecord[], ending: ChangeEnding, why: string): void {
+export function recordRolledBack(ctx: PlanContext, id: string, after: readonly ChangeRecord[], ending: ChangeEnding, why: string): void {
   const request_id = ctx.requestOf(id);
   if (after.some((c) => c.state === 'pending')) return;
   if (ctx.deps.incidents.timeline(id).some((e) => isEntry(e, entries.planRolledBack) && e.request_id === request_id)) return;
