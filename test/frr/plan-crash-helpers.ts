@@ -80,9 +80,9 @@ export function journaledFor(journal: string, device: string): { change_id: stri
 }
 
 /** Polls `read` until it gives a value; the test's timeout bounds it (nothing is pushed to a test). */
-export async function until<T>(read: () => T | undefined | false): Promise<T> {
+export async function until<T>(read: () => T | undefined | false | Promise<T | undefined | false>): Promise<T> {
   for (;;) {
-    const v = read();
+    const v = await read();
     if (v !== undefined && v !== false) return v;
     await new Promise((r) => setTimeout(r, 50));
   }
