@@ -6,6 +6,7 @@ import type { RelayEvents } from '../core/incidents/events';
 import { isTerminal, type Incident, type TimelineEntry } from '../core/incidents/model';
 import type { Incidents } from '../core/incidents/service';
 import { entries, isEntry } from '../core/events/timeline-entries';
+import { errorText } from '../core/error-body';
 
 /** The timeline line of a sender saying the fault cleared, and the lines about telling the run. */
 const { alertResolved: RESOLVED_AT_SOURCE, alertResolvedTold: RUN_TOLD, alertResolvedNotTold: RUN_NOT_TOLD } = entries;
@@ -80,7 +81,7 @@ export function startResolvedNotices(deps: {
       },
       (error: unknown) => {
         // Not retried: the run's own checks of the device find the fault gone as well.
-        incidents.record(id, RUN_NOT_TOLD, `Could not tell the run the fault cleared (${(error as Error).message})`, mark);
+        incidents.record(id, RUN_NOT_TOLD, `Could not tell the run the fault cleared (${errorText(error)})`, mark);
         logger.warn({ incident_id: id, err: error }, 'could not tell the run its fault cleared at the source');
       },
     );

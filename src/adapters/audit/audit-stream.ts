@@ -14,6 +14,7 @@ type AuditProgress = typeof entries.auditDelivered | typeof entries.auditFailed 
 import { auditEventOf } from './derive';
 import { auditEventSchema, type AuditEvent } from './schema';
 import type { AuditSender, BatchResult } from './sender';
+import { errorText } from '../../core/error-body';
 
 export interface AuditStreamDeps {
   senders: readonly AuditSender[];
@@ -62,7 +63,7 @@ export function createAuditStream(deps: AuditStreamDeps) {
       try {
         deps.incidents.record(id, def, message(ids.length), { sink, ids, ...data });
       } catch (error) {
-        logger.warn({ incident_id: id, err_message: (error as Error).message }, 'could not note audit delivery on the timeline');
+        logger.warn({ incident_id: id, err_message: errorText(error) }, 'could not note audit delivery on the timeline');
       }
     }
   };
@@ -120,7 +121,7 @@ export function createAuditStream(deps: AuditStreamDeps) {
         const batch = events.slice(i, i + sender.batchSize);
         const key = createHash('sha256').update(batch.map((e) => e.id).join(',')).digest('hex');
         outbox.enqueue({ key, kind: sender.sink, payload: { events: batch }, units: batch.length }).catch((error: unknown) => {
-          logger.error({ sink: sender.sink, err_message: (error as Error).message, events: batch.length }, 'audit events could not be stored for sending');
+          logger.error({ sink: sender.sink, err_message: errorText(error), events: batch.length }, 'audit events could not be stored for sending');
         });
       }
     }
@@ -142,7 +143,7 @@ export function createAuditStream(deps: AuditStreamDeps) {
       const event = auditEventOf({ incident, entry, timeline: upTo(deps.incidents.timeline(incident_id), entry), relay: deps.relay, ...(deps.scrub ? { scrub: deps.scrub } : {}) });
       if (event) emit(event);
     } catch (error) {
-      logger.error({ incident_id, entry_type: entry.type, err_message: (error as Error).message }, 'audit event could not be derived');
+      logger.error({ incident_id, entry_type: entry.type, err_message: errorText(error) }, 'audit event could not be derived');
     }
   });
 

@@ -4,6 +4,7 @@ import { ConfigPreview } from '../../runbooks/config-preview';
 import { ChangeStatus, DeviceToolError, type ApplyExpect, type DeviceToolName, type DeviceTools, type ProvisionalOpts } from '../../core/changes/device-contract';
 import { deviceFailure } from '../../core/changes/device-failure';
 import { DeviceToolFailure } from '../../core/changes/device-tool-schemas';
+import { errorText } from '../../core/error-body';
 
 export interface McpDeviceTools extends DeviceTools {
   close(): Promise<void>;
@@ -44,7 +45,7 @@ export function createMcpDeviceTools(
   const unreached = (error: unknown) =>
     (error as { code?: number }).code === 401
       ? 'the device tool server refused the relay\'s credential (DEVICE_MCP_TOKEN)'
-      : `device tool server unreachable: ${(error as Error).message}`;
+      : `device tool server unreachable: ${errorText(error)}`;
 
   const call = async (tool: DeviceToolName, args: Record<string, unknown>): Promise<{ text: string; structured: unknown }> => {
     let client: Client;

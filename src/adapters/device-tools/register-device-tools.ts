@@ -4,6 +4,7 @@ import { DeviceToolError, type ChangeStatus, type DeviceToolName, type DeviceToo
 import { deviceFailure } from '../../core/changes/device-failure';
 import { DEVICE_TOOL_INPUTS, type DeviceToolFailure } from '../../core/changes/device-tool-schemas';
 import { previewLines } from '../../runbooks/config-preview';
+import { errorText } from '../../core/error-body';
 
 export interface DeviceToolsAbout {
   /** The devices, as the descriptions name them (e.g. "R1 (frr), R2 (frr)"). */
@@ -20,7 +21,7 @@ export interface DeviceToolsAbout {
 export function failedCall(error: unknown): CallToolResult {
   const failure = error instanceof DeviceToolError ? error.failure : deviceFailure('internal', true);
   const structured: DeviceToolFailure = { error: failure };
-  return { isError: true, content: [{ type: 'text', text: `[${failure.kind}] ${(error as Error).message}` }], structuredContent: structured };
+  return { isError: true, content: [{ type: 'text', text: `[${failure.kind}] ${errorText(error)}` }], structuredContent: structured };
 }
 
 const text = (t: string): CallToolResult => ({ content: [{ type: 'text', text: t }] });

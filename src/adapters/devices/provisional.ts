@@ -5,6 +5,7 @@ import { DeviceError } from './errors';
 import { deviceKey } from './inventory';
 import type { DeviceDriver } from './driver';
 import type { ChangeJournal, ChangeOutcome } from './pending-changes';
+import { errorText } from '../../core/error-body';
 
 /** What the change book needs: each device's driver and queue (device-slots.ts), never the device service. */
 export interface ChangeHost {
@@ -107,7 +108,7 @@ export class ProvisionalChanges {
   /** A rollback nobody waits for (timer, dropped session): its outcome is recorded, a failure only logged. */
   private background(device: string, changeId: string, reason: string): void {
     void this.rollback(device, changeId, reason).catch((error: unknown) =>
-      this.logger?.debug({ device, change_id: changeId, reason, err: (error as Error).message }, 'no rollback needed'),
+      this.logger?.debug({ device, change_id: changeId, reason, err: errorText(error) }, 'no rollback needed'),
     );
   }
 
@@ -225,7 +226,7 @@ export class ProvisionalChanges {
       [state, detail] = [back.restored ? 'rolled_back' : 'rollback_failed', back.detail];
     } catch (error) {
       state = 'rollback_failed';
-      detail = `the rollback could not be completed: ${(error as Error).message}`;
+      detail = `the rollback could not be completed: ${errorText(error)}`;
       // The journal keeps it pending, so the next start tries again (a device that reverts by itself has no journal entry).
       done = live.driver.revertsItself;
     }
@@ -270,5 +271,5 @@ export class ProvisionalChanges {
 /** How an apply that failed after its journal entry ended: put back as before (read back), or not. */
 function failedApply(status: ChangeStatus, error: unknown): ChangeStatus {
   const restored = error instanceof DeviceError && (!error.reached || error.failure.restored === true);
-  return { ...status, state: restored ? 'rolled_back' : 'rollback_failed', reason: 'apply_failed', detail: `the apply failed: ${(error as Error).message}`.slice(0, 1000) };
+  return { ...status, state: restored ? 'rolled_back' : 'rollback_failed', reason: 'apply_failed', detail: `the apply failed: ${errorText(error)}`.slice(0, 1000) };
 }

@@ -7,6 +7,7 @@ import type { Incident } from '../incidents/model';
 import type { Owns } from '../incidents/ownership';
 import { humanOperatorResponse } from './human-response';
 import { entries } from '../events/timeline-entries';
+import { errorText } from '../error-body';
 
 /**
  * Tells an incident's agent session the operator's decision, retried with backoff until
@@ -51,7 +52,7 @@ export function createDecisionForwarder(deps: { incidents: Incidents; agent: Age
         attempts.set(incidentId, attempt);
         const wait = delay(attempt - 1);
         logger.warn({ incident_id: incidentId, err: error, retry_in_ms: wait }, 'could not forward the decision to the agent; retrying');
-        incidents.record(incidentId, entries.approvalForwardFailed, `Could not tell the agent yet (${(error as Error).message}); retrying`);
+        incidents.record(incidentId, entries.approvalForwardFailed, `Could not tell the agent yet (${errorText(error)}); retrying`);
         if (!stopped) timers.set(incidentId, clock.setTimeout(() => forward(incidentId), wait));
       });
   }

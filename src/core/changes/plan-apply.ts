@@ -3,6 +3,7 @@ import { armDeadline, atDeadline, confirmAll, planContext, postCheck, putBack, r
 import { entries, isEntry } from '../events/timeline-entries';
 import type { ApplyExpect } from './device-contract';
 import type { ChangeRecord } from '../incidents/change';
+import { errorText } from '../error-body';
 
 export type { PlanApplyDeps } from './plan-together';
 
@@ -48,7 +49,7 @@ async function applySteps(ctx: PlanContext, id: string, steps: readonly PlanStep
  * names the device and why.
  */
 async function failedOn(ctx: PlanContext, id: string, steps: readonly PlanStep[], device: string, error: unknown, applied: ChangeRecord[], intent: ChangeRecord): Promise<PlanApplied> {
-  const reason = (error as Error).message.slice(0, 500);
+  const reason = errorText(error).slice(0, 500);
   const before = ctx.current(id);
   const mine = before.find((c) => c.change_id === intent.change_id);
   const settled = mine ? failedRecord(mine, error, ctx.now()) : undefined;

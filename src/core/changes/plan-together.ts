@@ -6,6 +6,7 @@ import type { Incidents } from '../incidents/service';
 import { neverTaken, planResults, planResultText, recordOf, writePlanChanges } from './plan-settle';
 import { runPlanChecks, type PlanChecks } from './plan-post-check';
 import { entries, isEntry } from '../events/timeline-entries';
+import { errorText } from '../error-body';
 
 export interface PlanApplyDeps {
   incidents: Incidents;
@@ -166,7 +167,7 @@ export function recordRolledBack(ctx: PlanContext, id: string, after: readonly C
 /** The plan's post-checks, then confirmed on every device when all pass, rolled back on every device otherwise. */
 export async function postCheck(ctx: PlanContext, id: string): Promise<void> {
   const { incidents, upstream, clock } = ctx.deps;
-  const checks = await ctx.deps.checks(id).catch((error: unknown) => ({ reason: `the RAW could not be read (${(error as Error).message})` }));
+  const checks = await ctx.deps.checks(id).catch((error: unknown) => ({ reason: `the RAW could not be read (${errorText(error)})` }));
   const pending = () => ctx.current(id).some((c) => c.state === 'pending');
   if (!pending()) return;
   const verdict = await runPlanChecks({ incidents, upstream, clock, maxPaceS: ctx.deps.maxPaceS, stopped: () => ctx.stopped || !pending() }, id, checks);
