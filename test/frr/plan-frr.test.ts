@@ -24,12 +24,25 @@ import { NO_FRR } from './frr-available';
 let lab: FrrLab;
 let server: RunningDeviceServer;
 let project: string;
+/** Holds the device server just before it sends line `line` of a change to `device` (once). */
+let hold: { device: string; line: number; reached(): void; until: Promise<void> } | undefined;
 
 beforeAll(async () => {
   if (NO_FRR) return;
   const base = tempDir('fault-relay-frr-plan-');
   lab = await startFrrLab({ dir: join(base, 'lab'), routers: 2 });
-  server = await startDeviceServer({ inventoryPath: lab.inventoryPath, port: 0, stateDir: join(base, 'state') });
+  server = await startDeviceServer({
+    inventoryPath: lab.inventoryPath,
+    port: 0,
+    stateDir: join(base, 'state'),
+    beforeLine: async (device, line) => {
+      if (hold?.device !== device || hold.line !== line) return;
+      const h = hold;
+      hold = undefined;
+      h.reached();
+      await h.until;
+    },
+  });
   project = join(base, 'project');
   cpSync('intelligence-artifacts', join(project, 'intelligence-artifacts'), { recursive: true });
   const raw = join(project, 'intelligence-artifacts', 'AD000002', 'RAW.yaml');
@@ -118,6 +131,30 @@ describe.skipIf(NO_FRR)('a change plan on two real FRR routers', () => {
       expect({ R1: await config('R1'), R2: await config('R2') }).toEqual(before);
     } finally {
       await t.close();
+    }
+  });
+
+  it('the device server answers for a change by the id its caller gave it: pending while its lines are on their way, then how it ended though the apply failed; the id is never taken twice', { timeout: 120_000 }, async () => {
+    const tools = createMcpDeviceTools(server.mcpUrl, { token: server.token });
+    const id = 'chg-0a1b2c3d4e5f';
+    const before = await config('R2');
+    let release = () => undefined as void;
+    try {
+      const until = new Promise<void>((resolve) => (release = resolve));
+      const reached = new Promise<void>((resolve) => (hold = { device: 'R2', line: 1, reached: resolve, until }));
+      const applying = tools.configProvisional('R2', ['router bgp 65002', 'neighbor 10.0.0.1 no-such-keyword'], 60, { changeId: id });
+      applying.catch(() => undefined);
+      await reached;
+      // Journaled, its second line not yet sent: a caller whose answer never comes asks by its own id.
+      expect(await tools.changeStatus('R2', id)).toMatchObject({ change_id: id, device: 'R2', state: 'pending' });
+      release();
+      await expect(applying).rejects.toMatchObject({ failure: { kind: 'rejected', reached: true, restored: true } });
+      expect(await tools.changeStatus('R2', id)).toMatchObject({ state: 'rolled_back', reason: 'apply_failed', detail: expect.stringMatching(/read back and matches/) });
+      await expect(tools.configProvisional('R2', R2_DESC, 60, { changeId: id })).rejects.toMatchObject({ failure: { kind: 'not_in_grammar', reached: false } });
+      expect(await config('R2')).toBe(before);
+    } finally {
+      release();
+      await tools.close();
     }
   });
 });

@@ -229,7 +229,8 @@ describe('a plan on two routers', () => {
     expect(applied).toMatchObject({ isError: true, text: expect.stringMatching(/NOT applied: R2 refused or failed .*Put back and read back: R1 rolled back/) });
     expect(entry(t, 'plan.failed')).toMatchObject({ devices: ['R1', 'R2'], failed_device: 'R2', reason: expect.stringContaining('R2 refused the line'), put_back: [expect.objectContaining({ device: 'R1', state: 'rolled_back' })] });
     expect(runningOf('R1')).toBe(before);
-    expect(t.relay.incidents.get(t.id)!.plan_changes!.map((c) => c.state)).toEqual(['rolled_back']);
+    // R2 is on the incident too: its lines refused and undone by its server, as the refusal said.
+    expect(t.relay.incidents.get(t.id)!.plan_changes!.map((c) => [c.device, c.state, c.ended_by])).toEqual([['R1', 'rolled_back', 'requested'], ['R2', 'rolled_back', 'apply_failed']]);
   });
 
   it('is rolled back on both devices when the post-check fails', async () => {

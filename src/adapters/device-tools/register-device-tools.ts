@@ -55,11 +55,11 @@ export function registerDeviceTools(server: McpServer, tools: DeviceTools, about
   server.registerTool(
     'config_cli',
     tool('config_cli', 'Apply configuration lines', 'Applies configuration lines in configuration mode, all or nothing: if a line is refused the device is put back as it was and the error names the line. Needs an operator approval first.', hints(false, false, true)),
-    ({ device, commands, confirm_within_s, expect_config_sha256 }) =>
+    ({ device, commands, confirm_within_s, expect_config_sha256, change_id }) =>
       answer(async () => {
         const expect = expect_config_sha256 ? { expectConfigSha256: expect_config_sha256 } : {};
         if (confirm_within_s === undefined) return text(await tools.configCli(device, commands, expect));
-        const r = await tools.configProvisional(device, commands, confirm_within_s, expect);
+        const r = await tools.configProvisional(device, commands, confirm_within_s, { ...expect, ...(change_id ? { changeId: change_id } : {}) });
         return { content: [{ type: 'text', text: r.output }], structuredContent: r.change };
       }),
   );
