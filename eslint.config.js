@@ -61,6 +61,11 @@ export default tseslint.config(
     },
   },
   {
+    // A rejection's reason is whatever was thrown: read it with errorText() (src/core/error-body.ts), never as an Error.
+    files: ['{src,harness,scripts,electron,renderer}/**/*.{ts,tsx}'],
+    rules: { '@typescript-eslint/use-unknown-in-catch-callback-variable': 'error' },
+  },
+  {
     // Config files are the tools' own convention.
     files: ['*.config.ts', '*.config.js'],
     rules: { 'no-restricted-exports': 'off' },

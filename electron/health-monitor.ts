@@ -1,7 +1,8 @@
 import type { Clock } from '../src/core/clock';
 import type { DeepHealth } from '../src/relay/health-checks';
 import type { TrayHealth } from './tray-state';
-import { quarantineLine } from '../src/core/quarantine/entry';
+import { quarantineKey, quarantineLine, type QuarantineEntry } from '../src/core/quarantine/entry';
+import { errorText } from '../src/core/error-body';
 
 /** The first failing check, in words that say what to look at. */
 export function trayHealthOf(health: DeepHealth): TrayHealth {
@@ -40,14 +41,17 @@ function messagingProblem(messaging: DeepHealth['checks']['messaging']): string 
 export function createHealthMonitor(deps: { check(): Promise<DeepHealth>; clock: Clock; intervalMs: number; onHealth(health: TrayHealth): void }) {
   let timer: { cancel(): void } | undefined;
   let stopped = false;
+  let quarantined: QuarantineEntry[] = [];
 
   async function checkNow(): Promise<TrayHealth> {
     timer?.cancel();
     let health: TrayHealth;
     try {
-      health = trayHealthOf(await deps.check());
+      const deep = await deps.check();
+      quarantined = deep.checks.quarantine?.devices ?? [];
+      health = trayHealthOf(deep);
     } catch (error) {
-      health = { ok: false, problem: (error as Error).message };
+      health = { ok: false, problem: errorText(error) };
     }
     if (!stopped) {
       deps.onHealth(health);
@@ -58,6 +62,8 @@ export function createHealthMonitor(deps: { check(): Promise<DeepHealth>; clock:
 
   return {
     checkNow,
+    /** The device's quarantine as the last check named it (a team relay's notifications say so from this). */
+    quarantined: (device: string) => quarantined.find((q) => quarantineKey(q.device) === quarantineKey(device)),
     stop() {
       stopped = true;
       timer?.cancel();

@@ -39,6 +39,7 @@ import { followLaptopRelay, followTeamRelay, type Windows } from './tray-wiring'
 import { hideOnClose, lockDownNavigation, WINDOW_SIZE } from './windows';
 import { sendToRenderer, serveIpc } from './ipc/main-ipc';
 import { denyAllPermissions, setUpPlatform, startsHidden, trayIsVisible } from './desktop-platform';
+import { errorText } from '../src/core/error-body';
 
 if (isTrayDeviceServer(process.argv)) {
   // This executable started by the tray as its detached device server (it outlives the tray on purpose).
@@ -165,7 +166,7 @@ async function run() {
   }, tray);
 
   if (team) {
-    followTeamRelay(team, teamBus, api, { trayController, windows, user, logger });
+    followTeamRelay(team, teamBus, api, { trayController, windows, user, logger, quarantined: health.quarantined });
     void health.checkNow();
   } else await host.start();
   if (!startsHidden(process.argv, trayVisible)) showWindow();
@@ -227,7 +228,7 @@ function trayMenuActions(d: {
       void d
         .copyHeadedPrompt()
         .then((text) => clipboard.writeText(text))
-        .catch((error: Error) => dialog.showErrorBox('Headed mode', error.message)),
+        .catch((error: unknown) => dialog.showErrorBox('Headed mode', errorText(error))),
     openSessionLogs: () => {
       // The folder appears with the first finished run; open it (empty) before that too.
       const dir = join(d.logDir(), 'troubleshooting');

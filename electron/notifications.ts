@@ -13,6 +13,8 @@ import { isTerminal, type Decision } from '../src/core/incidents/model';
 import type { DecisionCommand } from '../src/core/approvals/decision-command';
 import { desktopDecision } from './desktop-decision';
 import type { ApprovalRequest, PublicIncident } from '../src/core/incidents/model';
+import { errorText } from '../src/core/error-body';
+import { quarantineLine, type QuarantineEntry } from '../src/core/quarantine/entry';
 
 /** The part of Electron's Notification this module uses; tests pass a fake class. */
 export interface NotificationLike {
@@ -39,6 +41,8 @@ export interface NotifierDeps {
   isSupported?: () => boolean;
   /** Said where the operator will look (the incident timeline) when an approval could not be notified. */
   onNotificationFailed?(incidentId: string, message: string): void;
+  /** The device's quarantine as the relay holds it now: every new notification about that device says so first. */
+  quarantined?(device: string): QuarantineEntry | undefined;
   logger: Logger;
 }
 
@@ -83,6 +87,11 @@ export function createNotifier(deps: NotifierDeps): { stop(): void } {
   // Held until decided: Electron drops the handlers of a notification that was garbage collected.
   const open = new Map<string, NotificationLike>();
 
+  /** The relay's ⛔ line first, in its own words, for a device no configuration may reach. */
+  const aboutDevice = (device: string, body: string) => {
+    const held = deps.quarantined?.(device);
+    return held ? `⛔ ${quarantineLine(held)}\n${body}` : body;
+  };
   const show = (options: NotificationConstructorOptions, incidentId: string) => {
     const n = new deps.Notification(options);
     n.on('click', () => deps.openIncident(incidentId));
@@ -123,7 +132,7 @@ export function createNotifier(deps: NotifierDeps): { stop(): void } {
       {
         title: `Approval needed: ${plan ? `plan over ${plan.devices.map((d) => d.device).join(', ')}` : request.device}`,
         subtitle: id,
-        body: plan ? planBody(request, plan) : approvalBody(request),
+        body: aboutDevice(request.device, plan ? planBody(request, plan) : approvalBody(request)),
         urgency: 'critical',
         timeoutType: 'never',
         ...(deps.supportsActions && fitsInNotification(request, plan) && visibleLines(request.commands).warning === null ? { actions: ACTIONS.map((d) => ({ type: 'button' as const, text: d === 'APPROVED' ? 'Approve' : 'Deny' })), closeButtonText: 'Later' } : {}),
@@ -136,7 +145,7 @@ export function createNotifier(deps: NotifierDeps): { stop(): void } {
       logger.info({ incident_id: id, decision, by: deps.user }, 'decision from a desktop notification');
       // The request this notification showed, never whatever is pending by the time of the click.
       const outcome = deps.decide(desktopDecision(deps.user, id, request.request_id, decision));
-      if (outcome instanceof Promise) void outcome.then((o) => answer(incident, o), (error: Error) => answer(incident, { status: 'refused', message: error.message }));
+      if (outcome instanceof Promise) void outcome.then((o) => answer(incident, o), (error: unknown) => answer(incident, { status: 'refused', message: errorText(error) }));
       else answer(incident, outcome);
     });
     n.on('failed', (_event, error) => fallBackToWindow(id, error || 'the system refused it'));
@@ -149,7 +158,7 @@ export function createNotifier(deps: NotifierDeps): { stop(): void } {
     open.delete(id);
     // An expiry ends the incident: its outcome notification says it once.
     if (approval.decision !== 'APPROVED' && approval.decision !== 'DENIED') return;
-    show({ title: `${approval.decision === 'APPROVED' ? 'Approved' : 'Denied'}: ${incident.device_hostname}`, subtitle: id, body: `by ${approval.by} via ${approval.channel}` }, id);
+    show({ title: `${approval.decision === 'APPROVED' ? 'Approved' : 'Denied'}: ${incident.device_hostname}`, subtitle: id, body: aboutDevice(incident.device_hostname, `by ${approval.by} via ${approval.channel}`) }, id);
   }
 
   function updated({ incident, previous_state }: RelayEvents['incident.updated']) {
@@ -157,7 +166,7 @@ export function createNotifier(deps: NotifierDeps): { stop(): void } {
     open.get(incident.incident_id)?.close();
     open.delete(incident.incident_id);
     const kind = incident.state as keyof typeof OUTCOME_TITLE;
-    show({ title: `${OUTCOME_TITLE[kind]}: ${incident.device_hostname}`, subtitle: incident.incident_id, body: incident.outcome ? quotedPlain(incident.outcome.summary) : incident.state }, incident.incident_id);
+    show({ title: `${OUTCOME_TITLE[kind]}: ${incident.device_hostname}`, subtitle: incident.incident_id, body: aboutDevice(incident.device_hostname, incident.outcome ? quotedPlain(incident.outcome.summary) : incident.state) }, incident.incident_id);
   }
 
   const offs = [bus.subscribe('approval.requested', requested), bus.subscribe('approval.decided', decided), bus.subscribe('incident.updated', updated)];

@@ -1,12 +1,13 @@
 import type { Logger } from 'pino';
 import { ConfigError } from '../src/config/load';
 import type { RunningRelay } from '../src/relay/start-headless';
+import { errorText } from '../src/core/error-body';
 
 /** One line the user can act on, for the tray's status and the renderer's errors. */
 export function startFailure(error: unknown): string {
   if (error instanceof ConfigError) return `invalid configuration: ${error.problems.join('; ')} (fix it in Settings)`;
   if ((error as { code?: string }).code === 'EADDRINUSE') return 'the port is already in use: set INGEST_PORT to a free port in Settings';
-  return (error as Error)?.message ?? String(error);
+  return errorText(error);
 }
 
 /**

@@ -6,7 +6,7 @@ import type { IncidentSummary, UiEvent } from '../renderer/bridge/contract';
 import { jitteredBackoff, wait } from '../src/core/backoff';
 import { systemClock } from '../src/core/clock';
 import { createSseParser } from '../src/adapters/net/sse';
-import { errorOf, errorOfText } from '../src/core/error-body';
+import { errorOf, errorOfText, errorText } from '../src/core/error-body';
 import type { DecisionCommand } from '../src/core/approvals/decision-command';
 
 /** What the team relay answered to a decision, in words for the engineer. */
@@ -88,7 +88,8 @@ export function createTeamClient(opts: { url: string; token: string; logger?: Lo
         if (!controller.signal.aborted) setStatus({ connected: false, problem: 'the team relay closed the stream; reconnecting' });
       } catch (error) {
         if (controller.signal.aborted) break;
-        setStatus({ connected: false, problem: (error as Error).message.startsWith('the team relay') ? (error as Error).message : `team relay not reachable at ${base}: ${(error as Error).message}` });
+        const why = errorText(error);
+        setStatus({ connected: false, problem: why.startsWith('the team relay') ? why : `team relay not reachable at ${base}: ${why}` });
       }
       await wait(backoff(attempt), systemClock, controller.signal);
     }

@@ -6,6 +6,7 @@ import { renderEvidenceMarkdown } from '../src/core/incidents/evidence-markdown'
 import type { RequestChannels } from './ipc/contract';
 import type { Settings } from './settings';
 import type { TeamClient, TeamDecision } from './team-client';
+import { errorText } from '../src/core/error-body';
 
 /** A team relay's answer to a decision, as the window and the notifications show it. */
 export function teamOutcome(d: TeamDecision): DecideOutcome {
@@ -32,7 +33,7 @@ export function createTeamDesktopApi(deps: { team: TeamClient; settings: Setting
       try {
         return await team.get<DeepHealth>('/health/deep');
       } catch (error) {
-        const problem = team.status().problem ?? (error as Error).message;
+        const problem = team.status().problem ?? errorText(error);
         return {
           status: 'degraded',
           checks: { agent_runtime: { ok: false, url: deps.teamUrl, latency_ms: 0, error: `team relay: ${problem}` }, device_mcp: { skipped: true }, messaging: { configured: false, connected: false } },

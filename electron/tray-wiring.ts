@@ -10,6 +10,7 @@ import { createNotifier } from './notifications';
 import type { createRelayHost } from './relay-host';
 import { forwardRelayEvents } from './renderer-events';
 import type { TeamClient } from './team-client';
+import type { QuarantineEntry } from '../src/core/quarantine/entry';
 import type { createTrayController } from './tray';
 
 /** What the main process wires the tray's two modes with. */
@@ -24,6 +25,8 @@ export interface Followers {
   windows: Windows;
   user: string;
   logger: pino.Logger;
+  /** A team relay's quarantines as this app last read them (a laptop relay's are asked directly). */
+  quarantined?: (device: string) => QuarantineEntry | undefined;
 }
 
 /** "This laptop": the relay's approvals as desktop notifications decided through its one `decide`, its events to the tray and the window. */
@@ -37,6 +40,7 @@ export function followLaptopRelay(running: NonNullable<ReturnType<ReturnType<typ
     openIncident: (id) => f.windows.show(id),
     isSupported: () => Notification.isSupported(),
     onNotificationFailed: (id, message) => running.relay.incidents.record(id, entries.desktopNotificationFailed, message),
+    quarantined: (device) => running.relay.quarantine.cached(device),
     logger: f.logger,
   });
   const offs = [
@@ -60,6 +64,7 @@ export function followTeamRelay(team: TeamClient, teamBus: Bus<RelayEvents>, api
     openIncident: (id) => f.windows.show(id),
     isSupported: () => Notification.isSupported(),
     onNotificationFailed: (id, message) => f.logger.warn({ incident_id: id }, message),
+    ...(f.quarantined ? { quarantined: f.quarantined } : {}),
     logger: f.logger,
   });
   f.trayController.watch(teamBus);

@@ -34,6 +34,7 @@ import { createStubRuntime } from '../test/helpers/stub-runtime';
 import { decisionLatency } from './bench/team-decision';
 import { intakeThroughput } from './bench/team-throughput';
 import { teamCluster } from '../src/adapters/team/team-cluster';
+import { errorText } from '../src/core/error-body';
 
 const { values } = parseArgs({ options: { decisions: { type: 'string' }, rounds: { type: 'string' }, faults: { type: 'string' }, repeats: { type: 'string' }, 'in-flight': { type: 'string' }, 'relay-cpus': { type: 'string' } } });
 const arg = (name: keyof typeof values, fallback: number) => Math.max(1, Math.floor(Number(values[name] ?? fallback)) || fallback);
@@ -181,7 +182,7 @@ try {
   const intake = { rounds: arg('rounds', 5), faults: arg('faults', 100), repeats: arg('repeats', 2000), inFlight: arg('in-flight', 16) };
   await intakeThroughput(server, intake);
   const relayCpus = Number(values['relay-cpus'] ?? 0.3);
-  if (relayCpus > 0) await intakeThroughput(server, { ...intake, relayCpus }).catch((error: unknown) => console.log(`\nintake throughput with each relay held to ${relayCpus} CPU: not measured (${(error as Error).message})`));
+  if (relayCpus > 0) await intakeThroughput(server, { ...intake, relayCpus }).catch((error: unknown) => console.log(`\nintake throughput with each relay held to ${relayCpus} CPU: not measured (${errorText(error)})`));
 } finally {
   await server.destroy();
 }

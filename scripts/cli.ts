@@ -1,3 +1,4 @@
+import { errorText } from '../src/core/error-body';
 /** Declare the tool's `fail` with this type: TypeScript narrows on `never` only through annotated names. */
 export type Fail = (message: string, code?: number) => never;
 
@@ -16,7 +17,7 @@ export function cli(name: string, help: string) {
     try {
       values = run();
     } catch (error) {
-      return fail(`${(error as Error).message}\n${help}`);
+      return fail(`${errorText(error)}\n${help}`);
     }
     if (values.help) {
       process.stdout.write(`${help}\n`);

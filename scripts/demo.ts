@@ -24,6 +24,7 @@ import { cli, type Fail } from './cli';
 import { startFrrDemo, type FrrDemo } from './demo-frr';
 import { entries, isEntry } from '../src/core/events/timeline-entries';
 import { demoCase, postCaseAlert } from './demo-case';
+import { errorText } from '../src/core/error-body';
 
 const HELP = `Usage: npm run demo -- [options]
   --alert ID         another alert definition's scenario: its first approved, resolved test case (default AD000002)
@@ -68,7 +69,7 @@ const variant = (args.variant ?? 'faithful') as RemediationVariant;
 if (args.alert !== undefined && !/^AD\d{6}$/i.test(args.alert)) fail('--alert must be an alert definition id like AD000004');
 const alertDefId = (args.alert ?? 'AD000002').toUpperCase();
 // AD000002 keeps its own scenario (and the routers' own word on the session at the end); any other runs its test case.
-const showcase = alertDefId === 'AD000002' ? undefined : await demoCase(projectDir, alertDefId, Boolean(args.frr)).catch((error: unknown) => fail((error as Error).message));
+const showcase = alertDefId === 'AD000002' ? undefined : await demoCase(projectDir, alertDefId, Boolean(args.frr)).catch((error: unknown) => fail(errorText(error)));
 const convergeMs = Number(args['converge-ms'] ?? '3000');
 if (!Number.isInteger(convergeMs) || convergeMs < 0 || convergeMs > 120_000) fail('--converge-ms must be a whole number from 0 to 120000');
 const timeoutS = Number(args['timeout-s'] ?? '300');
@@ -129,7 +130,7 @@ try {
     ...(args.model ? { realModel: args.model } : {}),
   });
 } catch (error) {
-  process.stderr.write(`demo: could not start: ${(error as Error).message}\n`);
+  process.stderr.write(`demo: could not start: ${errorText(error)}\n`);
   await shutdown(1, true);
 }
 const { relay, lab } = stack!;
@@ -152,7 +153,7 @@ out();
 try {
   await stack!.toolsConnected();
 } catch (error) {
-  process.stderr.write(`demo: ${(error as Error).message}\n`);
+  process.stderr.write(`demo: ${errorText(error)}\n`);
   await shutdown(1, true);
 }
 
@@ -185,7 +186,7 @@ relay.relay.bus.subscribe('approval.requested', ({ incident, request }) => {
     // Through the relay's one decide, as the policy's approver: the policy counts who decided.
     void relay.relay.decide({ incident_id: incident.incident_id, decision, who: { id: DEMO_OPERATOR.email, authenticated_by: 'relay' }, channel }).then((result) => {
       if (result.status !== 'accepted') out(`  ! the relay did not take the decision: ${result.status}`);
-    }, (error: Error) => out(`  ! the relay refused the decision: ${error.message}`));
+    }, (error: unknown) => out(`  ! the relay refused the decision: ${errorText(error)}`));
   };
   if (decisionWanted) return decide(decisionWanted, 'command line');
   held = [];
@@ -222,7 +223,7 @@ const simulated = await (fired ?? (frr ? frr.fireFault(relay.url, DEVICE, NEIGHB
   child.on('error', reject);
   child.on('exit', (code) => (code === 0 ? resolve(stdout.trim()) : reject(new Error(`simulator exited ${code}: ${stderr.trim()}`))));
 }))).catch(async (error: unknown) => {
-  process.stderr.write(`demo: ${(error as Error).message}\n`);
+  process.stderr.write(`demo: ${errorText(error)}\n`);
   return shutdown(1, true).then(() => '');
 });
 out(`  ${frr ? 'alert' : 'simulator'}: ${simulated}`);

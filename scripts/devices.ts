@@ -19,6 +19,7 @@ import { DEFAULT_DEVICE_SERVER_PORT, generateDeviceServerToken, MIN_DEVICE_SERVE
 import { supervisedMain } from '../src/adapters/devices/supervised';
 import { relayEnvLines, writeTokenFile } from '../src/adapters/devices/token-file';
 import { cli } from './cli';
+import { errorText } from '../src/core/error-body';
 
 const HELP = `usage:
   npm run devices -- --inventory devices.yaml [--port ${DEFAULT_DEVICE_SERVER_PORT}] [--host 127.0.0.1] [--token-file FILE] [--state-dir DIR]
@@ -114,5 +115,5 @@ async function main(): Promise<void> {
 
 main().catch((error: unknown) => {
   if (error instanceof InventoryError || error instanceof DeviceError) fail(error.message, 1);
-  fail(String((error as Error).stack ?? error), 1);
+  fail(error instanceof Error ? (error.stack ?? error.message) : errorText(error), 1);
 });

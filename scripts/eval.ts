@@ -14,6 +14,7 @@ import { REMEDIATION_VARIANTS } from '../harness/demo/brain';
 import { caseLine, parseModelSpec, startEval, totalsText, writeEvalFiles, type EvalSession } from '../harness/eval';
 import { createLogger } from '../src/adapters/log/logger';
 import { cli, type Fail } from './cli';
+import { errorText } from '../src/core/error-body';
 
 const HELP = `Usage: npm run eval -- --model <provider/model> [options]
   --model M        scripted (the scripted agent), scripted/<variant>, or provider/model as opencode's configured provider names it
@@ -47,7 +48,7 @@ let model;
 try {
   model = parseModelSpec(args.model, args.variant);
 } catch (error) {
-  fail((error as Error).message);
+  fail(errorText(error));
 }
 
 const projectDir = path.resolve(import.meta.dirname, '..');
@@ -68,11 +69,11 @@ out(`Scoring ${model.kind === 'scripted' ? `the SCRIPTED agent (${model.variant}
 try {
   session = await startEval({ projectDir, dataDir, logger, model, frr: args.frr ?? false, caseTimeoutMs: caseTimeoutS * 1000 });
 } catch (error) {
-  process.stderr.write(`eval: could not start: ${(error as Error).message}\n`);
+  process.stderr.write(`eval: could not start: ${errorText(error)}\n`);
   await stop(1);
 }
 const report = await session!.run({ ...(args.alert ? { alert: args.alert } : {}), onCase: (c) => out(caseLine(c)) }).catch(async (error: unknown) => {
-  process.stderr.write(`eval: ${(error as Error).message}\n`);
+  process.stderr.write(`eval: ${errorText(error)}\n`);
   return stop(1);
 });
 const files = await writeEvalFiles(path.resolve(args.out), report);

@@ -168,7 +168,7 @@ async function endRun(): Promise<void> {
   const auth = `Basic ${Buffer.from(`${info.username}:${info.password}`).toString('base64')}`;
   await request(`${info.agent_url}/session/${encodeURIComponent(sessionId)}/abort`, { method: 'POST', headers: { authorization: auth } })
     .then((res) => res.body.dump())
-    .catch((error: unknown) => process.stderr.write(`headed: could not stop the run: ${(error as Error).message}\n`));
+    .catch((error: unknown) => process.stderr.write(`headed: could not stop the run: ${errorText(error)}\n`));
 }
 tui.on('exit', (code, signal) => void Promise.allSettled([endRun(), proxy.stop()]).finally(() => process.exit(signal ? 130 : (code ?? 0))));
 // A closed terminal, Ctrl-C reaching this process or a kill ends the UI first, then this process through its exit (and the folder with it).

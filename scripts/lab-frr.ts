@@ -14,6 +14,7 @@ import { parseFaultSpec } from '../src/runbooks/fault-spec';
 import { sweepAllLabs, teardownLab } from '../harness/frr-lab/teardown';
 import { startWatcher } from '../harness/frr-lab/watcher';
 import type { Fail } from './cli';
+import { errorText } from '../src/core/error-body';
 
 export interface FrrLabArgs {
   routers?: string;
@@ -64,13 +65,13 @@ export async function frrLabCli(args: FrrLabArgs, fail: Fail): Promise<void> {
     writeTokenFile(tokenFile, token);
   } catch (error) {
     await lab.stop();
-    fail(`cannot write the device server's token to ${tokenFile}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, 1);
+    fail(`cannot write the device server's token to ${tokenFile}: ${(error as NodeJS.ErrnoException).code ?? errorText(error)}`, 1);
   }
   try {
     devices = await startDeviceServer({ inventoryPath: lab.inventoryPath, port, token, logger: pino({ level: process.env.LOG_LEVEL ?? 'warn' }) });
   } catch (error) {
     await lab.stop();
-    fail(`device tool server could not listen on 127.0.0.1:${port} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); pass --port`, 1);
+    fail(`device tool server could not listen on 127.0.0.1:${port} (${(error as NodeJS.ErrnoException).code ?? errorText(error)}); pass --port`, 1);
   }
   const summary = {
     device_mcp_url: devices.mcpUrl,
@@ -145,7 +146,7 @@ async function faultCli(args: FrrLabArgs, out: string, fail: Fail): Promise<void
   try {
     spec = parseFaultSpec({ fault: args.fault ?? 'AD000002', device: args.device, ...(args.neighbor ? { neighbor: args.neighbor } : {}), ...(args.interface ? { interface: args.interface } : {}) });
   } catch (error) {
-    return fail(`inject needs a fault the lab knows and its fields, e.g. inject AD000005 --device R1 --interface eth-R2: ${(error as Error).message.split('\n')[0]}`);
+    return fail(`inject needs a fault the lab knows and its fields, e.g. inject AD000005 --device R1 --interface eth-R2: ${errorText(error).split('\n')[0]}`);
   }
   const cannot = await applyFrrFault(lab, spec);
   if (cannot) fail(cannot, 1);

@@ -9,6 +9,7 @@ import { startNetconfLab, netconfStateFileIn } from '../harness/netconf-lab/lab'
 import { netconfLabUnavailable } from '../harness/netconf-lab/plan';
 import { teardownNetconfLab } from '../harness/netconf-lab/teardown';
 import type { Fail } from './cli';
+import { errorText } from '../src/core/error-body';
 
 export interface NetconfLabArgs {
   out?: string;
@@ -48,7 +49,7 @@ export async function netconfLabCli(args: NetconfLabArgs, fail: Fail): Promise<v
       .then(
         () => process.exit(0),
         (error: unknown) => {
-          console.error(`NETCONF lab: teardown failed (${(error as Error).message}); run npm run lab -- --netconf --down`);
+          console.error(`NETCONF lab: teardown failed (${errorText(error)}); run npm run lab -- --netconf --down`);
           process.exit(1);
         },
       );

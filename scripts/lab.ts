@@ -22,6 +22,7 @@ import { DEFAULT_LAB_PORT, startLab } from '../harness/ios-lab/server';
 import { cli } from './cli';
 import { frrLabCli } from './lab-frr';
 import { netconfLabCli } from './lab-netconf';
+import { errorText } from '../src/core/error-body';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -146,6 +147,6 @@ async function main(): Promise<void> {
 
 main().catch((e: unknown) => {
   const known = e instanceof LabAdminError || e instanceof DeviceToolError || e instanceof InventoryError;
-  console.error(known ? (e as Error).message : e);
+  console.error(known ? errorText(e) : e);
   process.exitCode = 1;
 });

@@ -6,6 +6,7 @@ import { describeProblem, loadPolicy } from '../src/core/policy/load';
 import { staffingWarnings } from '../src/core/policy/staffing';
 import { loadOperators, OperatorsError } from '../src/core/operators/operators';
 import { instantOf } from '../src/core/policy/zoned-time';
+import { errorText } from '../src/core/error-body';
 
 /**
  * `npm run policy -- check [file] [--operators operators.yaml]`: validates a policy as the relay would load it;
@@ -27,7 +28,7 @@ let parsedArgs: ReturnType<typeof parseArgs<{ args: string[]; allowPositionals: 
 try {
   parsedArgs = parseArgs({ args: rest, allowPositionals: true, options });
 } catch (error) {
-  fail(`${(error as Error).message.split('.')[0]}.\n${USAGE}`);
+  fail(`${errorText(error).split('.')[0]}.\n${USAGE}`);
 }
 const { values, positionals } = parsedArgs!;
 const file = values.file ?? positionals[0] ?? process.env.POLICY_FILE ?? 'policy.yaml';
@@ -63,7 +64,7 @@ function alertFields(spec: string): Record<string, string> {
   try {
     raw = JSON.parse(readFileSync(spec, 'utf8'));
   } catch (error) {
-    return fail(`--alert: cannot read ${spec} as JSON (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    return fail(`--alert: cannot read ${spec} as JSON (${(error as NodeJS.ErrnoException).code ?? errorText(error)})`);
   }
   const { alert_vars: nested, ...top } = (raw ?? {}) as Record<string, unknown>;
   const flat = { ...top, ...(nested && typeof nested === 'object' ? nested : {}) };

@@ -1,5 +1,6 @@
 import { request } from 'undici';
 import type { Fail } from './cli';
+import { errorOf, errorText } from '../src/core/error-body';
 
 /**
  * A command-line tool's POST to the relay: JSON in, JSON out, and one clear line (then exit) for
@@ -18,7 +19,7 @@ export function relayPoster(opts: { api: string; secret?: string; fail: Fail }) 
       });
     } catch (error) {
       const code = (error as { code?: string }).code;
-      return fail(`relay not reachable at ${api} (${code ?? (error as Error).message}); start it with npm run relay or the tray app`);
+      return fail(`relay not reachable at ${api} (${code ?? errorText(error)}); start it with npm run relay or the tray app`);
     }
     const text = await res.body.text();
     let json: Record<string, unknown> = {};
@@ -29,8 +30,8 @@ export function relayPoster(opts: { api: string; secret?: string; fail: Fail }) 
     }
     if (res.statusCode === 401) fail(`relay at ${api} answered 401 unauthorized: pass --secret or set WEBHOOK_SECRET`);
     if (!(typeof expected === 'number' ? [expected] : expected).includes(res.statusCode)) {
-      const err = (json.error ?? {}) as { code?: string; message?: string };
-      fail(`relay answered ${res.statusCode} ${err.code ?? ''}: ${err.message ?? text.slice(0, 200)}`);
+      const err = errorOf(json);
+      fail(`relay answered ${res.statusCode} ${err?.code ?? ''}: ${err?.message ?? text.slice(0, 200)}`);
     }
     return json;
   };

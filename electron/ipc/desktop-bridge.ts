@@ -13,7 +13,8 @@ export function createDesktopBridge(transport: RendererTransport): Bridge {
     try {
       return await transport.invoke(channel, ...args);
     } catch (error) {
-      throw new Error(String((error as Error)?.message ?? error).replace(ELECTRON_PREFIX, ''));
+      // Not errorText(): it would bundle zod into the sandboxed preload; an invoke rejects with an Error.
+      throw new Error((error instanceof Error ? error.message : String(error)).replace(ELECTRON_PREFIX, ''));
     }
   };
 

@@ -12,6 +12,7 @@ import { startHeadlessRelay, type RunningRelay } from '../../src/relay/start-hea
 import { createDemoBrain, type RemediationTask, type RemediationVariant } from './brain';
 import { demoRuntimeHome } from '../../src/adapters/agent/runtime-home';
 import { scriptedProviderConfig, startScriptedModel, type Script, type ScriptedModel } from './scripted-model';
+import { errorText } from '../../src/core/error-body';
 
 export interface DemoStackOptions {
   /** The project opencode runs in: `.opencode/agent/*.md`, `opencode.json`, `intelligence-artifacts/`, `kb/`. */
@@ -158,7 +159,7 @@ async function toolsConnected(relay: RunningRelay, timeoutMs: number): Promise<v
         if (missing.some((name) => status.data[name]?.status === 'failed')) break;
       }
     } catch (error) {
-      last = (error as Error).message;
+      last = errorText(error);
     }
     if (Date.now() > deadline) break;
     await new Promise((resolve) => setTimeout(resolve, 200));

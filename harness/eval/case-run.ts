@@ -11,7 +11,7 @@ import { judge, type EvalCase } from './scorecard';
 import { configClaims } from '../../src/core/incidents/outcome-words';
 import { runTokens } from './tokens';
 import { entries, isEntry, type EntryDefinition } from '../../src/core/events/timeline-entries';
-import { errorOf } from '../../src/core/error-body';
+import { errorOf, errorText } from '../../src/core/error-body';
 
 export interface CaseRunInput {
   relay: RunningRelay;
@@ -85,7 +85,7 @@ export async function runCase(input: CaseRunInput): Promise<EvalCase> {
     // Through the relay's one decide, as the policy's approver: the policy counts who decided.
     const who = { id: DEMO_OPERATOR.email, display: 'scripted human (npm run eval)', authenticated_by: 'relay' as const };
     relay.relay.decide({ incident_id: id, ...(request.request_id ? { request_id: request.request_id } : {}), decision, who, channel: input.channel, reason: `test case: ${tc.approval}` }).catch((error: unknown) =>
-      relay.relay.incidents.record(id, entries.evalDecisionRefused, `The scripted human's decision was refused: ${(error as Error).message}`),
+      relay.relay.incidents.record(id, entries.evalDecisionRefused, `The scripted human's decision was refused: ${errorText(error)}`),
     );
   });
   const timeline = relay.relay.incidents.timeline(id);

@@ -12,6 +12,7 @@ import { inventoryAddressBook } from '../../src/adapters/devices/inventory-looku
 import { startEvalFrr, type EvalFrr } from './frr';
 import { modelLabel, type ModelSpec } from './model-spec';
 import { totalsOf, type EvalCase, type EvalReport } from './scorecard';
+import { errorText } from '../../src/core/error-body';
 
 export interface EvalOptions {
   projectDir: string;
@@ -122,7 +123,7 @@ export async function startEval(opts: EvalOptions): Promise<EvalSession> {
       try {
         for (const fault of tc.lab.faults) lab.inject(fault);
       } catch (error) {
-        return skip(`the lab cannot build this scenario: ${(error as Error).message}`);
+        return skip(`the lab cannot build this scenario: ${errorText(error)}`);
       }
     }
     return runCase({

@@ -3,6 +3,7 @@ import type { FaultSpec } from '../../src/runbooks/fault-spec';
 import { sessionState, waitForSession } from './bgp-state';
 import { ipCommand, run } from './host';
 import type { FrrLabRouter, FrrLabRouters } from './lab';
+import { errorText } from '../../src/core/error-body';
 
 /**
  * The two faults whose repair needs both ends of a link or session, on the FRR lab (faults.ts dispatches
@@ -54,7 +55,7 @@ export async function applyMtuMismatch(lab: FrrLabRouters, router: FrrLabRouter,
   try {
     await waitFor(`${router.name} ${link.ifname} adjacency in ExStart`, async () => (await ospfNeighborState(lab, router.name, link.ifname)) === 'ExStart');
   } catch (error) {
-    return `${router.name} ${link.ifname} MTU lowered, but the fault did not settle: ${(error as Error).message}`;
+    return `${router.name} ${link.ifname} MTU lowered, but the fault did not settle: ${errorText(error)}`;
   }
   return undefined;
 }

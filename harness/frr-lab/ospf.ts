@@ -1,6 +1,7 @@
 import type { FaultSpec } from '../../src/runbooks/fault-spec';
 import type { FrrLabRouter, FrrLabRouters } from './lab';
 import { logFileOf, type LabRouter } from './topology';
+import { errorText } from '../../src/core/error-body';
 
 /**
  * OSPF on the FRR lab's links, for the OSPF alert definitions (AD000005). It sits beside eBGP without
@@ -91,7 +92,7 @@ export async function applyOspfFault(lab: FrrLabRouters, router: FrrLabRouter, f
   try {
     await waitForOspf(lab.vtysh, ends, (c) => c.neighbors === 0, 'without a neighbor');
   } catch (error) {
-    return `${router.name} ${link.ifname} made passive, but the fault did not settle: ${(error as Error).message}`;
+    return `${router.name} ${link.ifname} made passive, but the fault did not settle: ${errorText(error)}`;
   }
   return undefined;
 }

@@ -5,6 +5,7 @@ import { silentResetSearch } from './detectors-mismatch';
 import { followLines } from './log-follower';
 import { OSPF_AREA } from './ospf';
 import type { FrrLabRouter } from './lab';
+import { errorText } from '../../src/core/error-body';
 
 export interface WatchEvent {
   router: string;
@@ -56,7 +57,7 @@ export function startWatcher(opts: WatcherOptions): { close(): void } {
       handle(byLog.get(file)!, line);
     } catch (error) {
       // One bad line must not stop the watcher (it would miss every fault after it): say so and go on.
-      opts.onEvent?.({ router: byLog.get(file)!.name, change: { time: Date.now() / 1000, neighbor: '', peerHost: '', vrf: '', state: 'Down', reason: '', raw: line }, error: `could not turn the line into an alert: ${(error as Error).message}` });
+      opts.onEvent?.({ router: byLog.get(file)!.name, change: { time: Date.now() / 1000, neighbor: '', peerHost: '', vrf: '', state: 'Down', reason: '', raw: line }, error: `could not turn the line into an alert: ${errorText(error)}` });
     }
   });
   return {
@@ -93,6 +94,6 @@ export function startWatcher(opts: WatcherOptions): { close(): void } {
       body: JSON.stringify(splunkAlertForDetection(router.name, detection)),
     })
       .then(async (res) => report({ posted: { status: res.statusCode, body: await res.body.json().catch(() => null) } }))
-      .catch((error: Error) => report({ error: `relay not reachable at ${opts.relayUrl}: ${error.message}` }));
+      .catch((error: unknown) => report({ error: `relay not reachable at ${opts.relayUrl}: ${errorText(error)}` }));
   }
 }

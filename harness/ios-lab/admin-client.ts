@@ -1,4 +1,5 @@
 import type { FaultSpec } from '../../src/runbooks/fault-spec';
+import { errorOf, errorText } from '../../src/core/error-body';
 
 /** Talks to a running lab's `/admin/*` endpoints (the `npm run lab -- inject …` side). */
 export interface LabAdminClient {
@@ -21,12 +22,11 @@ export function createLabAdminClient(baseUrl: string, fetchImpl: typeof fetch = 
         ...(body !== undefined ? { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } } : {}),
       });
     } catch (e) {
-      throw new LabAdminError(`cannot reach the lab at ${baseUrl} (${(e as Error).message}); start it with "npm run lab" or pass --url`);
+      throw new LabAdminError(`cannot reach the lab at ${baseUrl} (${errorText(e)}); start it with "npm run lab" or pass --url`);
     }
     const json = (await res.json().catch(() => ({}))) as Record<string, unknown>;
     if (!res.ok) {
-      const err = json.error as { message?: string } | undefined;
-      throw new LabAdminError(err?.message ?? `lab answered ${res.status}`);
+      throw new LabAdminError(errorOf(json)?.message ?? `lab answered ${res.status}`);
     }
     return json;
   };

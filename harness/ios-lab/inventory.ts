@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { z } from 'zod';
+import { errorText } from '../../src/core/error-body';
 
 const ipv4 = z.string().regex(/^(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)$/, 'must be an IPv4 address');
 const prefix = z.string().regex(/^(?:\d{1,3}\.){3}\d{1,3}\/(?:[0-9]|[12]\d|3[0-2])$/, 'must be address/length, e.g. 10.0.0.1/30');
@@ -87,7 +88,7 @@ export async function loadInventory(path = DEFAULT_INVENTORY_PATH): Promise<Inve
   try {
     text = await readFile(path, 'utf8');
   } catch (e) {
-    throw new InventoryError(`cannot read inventory ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    throw new InventoryError(`cannot read inventory ${path}: ${(e as NodeJS.ErrnoException).code ?? errorText(e)}`);
   }
   return parseInventory(text, path);
 }

@@ -8,6 +8,7 @@ import { parseFaultSpec } from '../../src/runbooks/fault-spec';
 import { DEFAULT_INVENTORY_PATH, loadInventory, type Inventory } from './inventory';
 import { createLab, LabError, type Lab } from './lab';
 import { createLabMcpServer } from './mcp-tools';
+import { errorBody, errorText } from '../../src/core/error-body';
 
 export interface StartLabOptions {
   inventoryPath?: string;
@@ -82,7 +83,7 @@ export async function startLab(opts: StartLabOptions = {}): Promise<RunningLab> 
 
   const handleAdmin = async (req: IncomingMessage, res: ServerResponse, path: string) => {
     if (req.method === 'GET' && path === '/admin/devices') return sendJson(res, 200, { devices: lab.devices() });
-    if (req.method !== 'POST') return sendJson(res, 405, { error: { code: 'method_not_allowed', message: `${req.method} ${path}` } });
+    if (req.method !== 'POST') return sendJson(res, 405, errorBody('method_not_allowed', `${req.method} ${path}`));
     const body = await readJson(req);
     if (path === '/admin/inject') return sendJson(res, 200, { ok: true, message: lab.inject(parseFaultSpec(body)) });
     if (path === '/admin/clear') {
@@ -93,7 +94,7 @@ export async function startLab(opts: StartLabOptions = {}): Promise<RunningLab> 
       lab.reset();
       return sendJson(res, 200, { ok: true, message: 'lab reset to inventory' });
     }
-    return sendJson(res, 404, { error: { code: 'not_found', message: path } });
+    return sendJson(res, 404, errorBody('not_found', path));
   };
 
   const server = createServer((req, res) => {
@@ -104,14 +105,14 @@ export async function startLab(opts: StartLabOptions = {}): Promise<RunningLab> 
       }
       if (path === '/mcp') return handleMcp(req, res);
       if (path.startsWith('/admin/')) return handleAdmin(req, res, path);
-      return sendJson(res, 404, { error: { code: 'not_found', message: path } });
+      return sendJson(res, 404, errorBody('not_found', path));
     };
     work().catch((error: unknown) => {
       const bad = error instanceof LabError || error instanceof ZodError || error instanceof SyntaxError;
       const message =
-        error instanceof ZodError ? error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ') : (error as Error).message;
+        error instanceof ZodError ? error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ') : errorText(error);
       if (!bad) log?.error({ err: error, path }, 'lab request failed');
-      if (!res.headersSent) sendJson(res, bad ? 400 : 500, { error: { code: bad ? 'bad_request' : 'internal', message: bad ? message : 'internal error' } });
+      if (!res.headersSent) sendJson(res, bad ? 400 : 500, bad ? errorBody('bad_request', message) : errorBody('internal', 'internal error'));
     });
   });
   server.requestTimeout = 30_000;

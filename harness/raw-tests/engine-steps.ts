@@ -5,6 +5,7 @@ import type { CheckStep, RepairActionWorkflow, RepairStep } from '../../src/runb
 import { renderTemplate } from '../../src/runbooks/template';
 import { renderCommand } from '../../src/runbooks/render-command';
 import { platformOf } from '../../src/runbooks/variants';
+import { errorText } from '../../src/core/error-body';
 import type { RunRawOptions, StepRecord } from './engine';
 
 /** What a step adds to the common fields of its record. */
@@ -35,7 +36,8 @@ function withTimeout<T>(clock: SleepingClock, ms: number, work: Promise<T>, what
   return Promise.race([work, timeout]).finally(() => cancel());
 }
 
-const errorText = (e: unknown) => (e instanceof DeviceToolError || e instanceof ToolTimeout ? e.message : `tool call failed: ${(e as Error).message}`);
+/** A step's tool error as the run records it: a known tool refusal or timeout as it is, anything else named as a failed call. */
+const stepError = (e: unknown) => (e instanceof DeviceToolError || e instanceof ToolTimeout ? e.message : `tool call failed: ${errorText(e)}`);
 
 /** A validate, collect or revalidate step on `target`: its command, retried as it says, and its expectations. */
 export async function runCheck(ctx: StepContext, step: CheckStep, target: string): Promise<{ next: string; record: StepDetail }> {
@@ -50,7 +52,7 @@ export async function runCheck(ctx: StepContext, step: CheckStep, target: string
     try {
       output = await withTimeout(clock, step.timeout_s * 1000, tools.execCli(target, command), `exec_cli "${command}"`);
     } catch (e) {
-      return { next: step.on_error, record: { device: target, command, attempts: attempt, result: 'error', error: errorText(e) } };
+      return { next: step.on_error, record: { device: target, command, attempts: attempt, result: 'error', error: stepError(e) } };
     }
     Object.assign(captured, runCaptures(step.capture, output, vars));
     Object.assign(vars, captured);
@@ -87,7 +89,7 @@ export async function runRepair(ctx: StepContext, step: RepairStep, target: stri
     try {
       outputs.push(await withTimeout(clock, step.timeout_s * 1000, tools.configCli(entry.device, entry.commands), 'config_cli'));
     } catch (e) {
-      return { next: step.on_error, record: { device: entry.device, commands: entry.commands, approval: 'APPROVED', result: 'error', error: errorText(e) } };
+      return { next: step.on_error, record: { device: entry.device, commands: entry.commands, approval: 'APPROVED', result: 'error', error: stepError(e) } };
     }
     ctx.changed();
   }

@@ -11,6 +11,7 @@ import { renderCommand } from '../../src/runbooks/render-command';
 import { platformOf, stepForPlatform } from '../../src/runbooks/variants';
 import { findPlanDevices, type AddressBook } from '../../src/runbooks/plan-devices';
 import { runCheck, runRepair, type StepContext } from './engine-steps';
+import { errorText } from '../../src/core/error-body';
 
 export type Decision = 'APPROVED' | 'DENIED';
 export type RunOutcome = 'resolved' | 'escalated' | 'failed';
@@ -135,7 +136,7 @@ export async function runRaw(opts: RunRawOptions): Promise<RunRawResult> {
     device = renderCommand(raw, raw.device, vars);
   } catch (e) {
     if (e instanceof FormatError) return stop('escalated', `Runtime context is not usable: ${e.message}; nothing was run`);
-    return stop('failed', `Artifact error: device template: ${(e as Error).message}`);
+    return stop('failed', `Artifact error: device template: ${errorText(e)}`);
   }
   // The plan's other devices, found from the alert's values and the inventory, never named by anyone.
   const roles: Record<string, string> = {};

@@ -7,6 +7,7 @@ import { createLabDeviceTools } from '../ios-lab/lab-device-tools';
 import { runRaw, type ApprovalRequest, type RunRawResult } from './engine';
 import type { RawTestCase } from '../../src/runbooks/schema-test-case';
 import type { ArtifactGroup } from '../../src/runbooks/validate';
+import { errorText } from '../../src/core/error-body';
 
 export interface CaseResult {
   group: string;
@@ -47,7 +48,7 @@ export async function runTestCase(
       for (const fault of tc.lab.faults) lab.inject(fault);
     } catch (e) {
       // A scenario the lab cannot build is a broken test case, reported like any failure.
-      const message = `lab scenario cannot be set up: ${(e as Error).message}`;
+      const message = `lab scenario cannot be set up: ${errorText(e)}`;
       const result: RunRawResult = { outcome: 'failed', summary: message, path: [], vars: {}, config_changes: 0 };
       return { ...base, passed: false, failures: [message], result, wallMs: performance.now() - started };
     }

@@ -2,6 +2,7 @@ import { useCallback, useEffect, useMemo, useReducer } from 'react';
 import type { Bridge } from '../bridge/contract';
 import { emptyIncidents, incidentsReducer, sortIncidents } from '../state/incidents-state';
 import type { LiveFeed } from '../state/live-feed';
+import { errorText } from '../../src/core/error-body';
 
 /** All incidents, kept current by the live feed; the first list covers a bridge without a snapshot. */
 export function useIncidents(bridge: Bridge, feed: LiveFeed) {
@@ -11,7 +12,7 @@ export function useIncidents(bridge: Bridge, feed: LiveFeed) {
     const off = feed.listen(dispatch);
     bridge.listIncidents().then(
       (incidents) => current && dispatch({ type: 'listed', incidents }),
-      (error: Error) => console.warn(`could not list incidents: ${error.message}`),
+      (error: unknown) => console.warn(`could not list incidents: ${errorText(error)}`),
     );
     return () => {
       current = false;
@@ -25,7 +26,7 @@ export function useIncidents(bridge: Bridge, feed: LiveFeed) {
     if (!cursor || !bridge.listOlder) return;
     bridge.listOlder(cursor).then(
       (page) => dispatch({ type: 'older', ...page }),
-      (error: Error) => console.warn(`could not load older incidents: ${error.message}`),
+      (error: unknown) => console.warn(`could not load older incidents: ${errorText(error)}`),
     );
   }, [bridge, cursor]);
   return { incidents: sorted, byId: state.byId, loaded: state.loaded, loadOlder: cursor && bridge.listOlder ? loadOlder : undefined };

@@ -12,7 +12,7 @@ import {
 import type { ArtifactGroupView, Bridge, DecideOutcome, DirectPromptInput, SettingField, UiEvent } from './contract';
 import { actionDoneWords } from '../../src/core/incidents/incident-handling';
 import { incidentDetailSchema, incidentSummarySchema, parseUiEvent, UI_EVENT_NAMES } from './ui-event-schema';
-import { errorOf } from '../../src/core/error-body';
+import { errorOf, errorText } from '../../src/core/error-body';
 
 // The relay's schemas and the Bridge contract must describe the same shapes.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
@@ -134,7 +134,7 @@ function eventStream(deps: HttpBridgeDeps, client: HttpClient): Bridge['subscrib
         try {
           onEvent(parseUiEvent(name, (event as MessageEvent<string>).data));
         } catch (error) {
-          problem(`ignored a ${name} event that did not fit: ${(error as Error).message}`);
+          problem(`ignored a ${name} event that did not fit: ${errorText(error)}`);
         }
       });
     }

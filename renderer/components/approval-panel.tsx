@@ -10,6 +10,7 @@ import { rollbackLines } from '../../src/runbooks/rollback-text';
 import { Commands, Preview, Rollback } from './change-lines';
 import { PlanGroups } from './plan-groups';
 import { entries, isEntry } from '../../src/core/events/timeline-entries';
+import { errorText } from '../../src/core/error-body';
 
 function outcomeText(o: DecideOutcome): string {
   switch (o.status) {
@@ -136,7 +137,7 @@ export function ApprovalPanel({ incident, bridge, timeline = [] }: { incident: I
     try {
       setResult(outcomeText(await bridge.decide(incident.incident_id, request?.request_id ?? '', decision, reason.trim() || undefined)));
     } catch (error) {
-      setResult((error as Error).message);
+      setResult(errorText(error));
     } finally {
       setBusy(false);
     }

@@ -4,6 +4,7 @@ import { changeOutcomeText } from '../../src/core/incidents/change';
 import type { Bridge, IncidentSummary } from '../bridge/contract';
 import { utcStamp } from '../lib/format';
 import { useNow } from '../lib/use-now';
+import { errorText } from '../../src/core/error-body';
 
 /**
  * The applied change while it is provisional, and how it ended: "confirmed by post-check",
@@ -24,7 +25,7 @@ export function ChangePanel({ incident, bridge }: { incident: IncidentSummary; b
       .confirmChange(incident.incident_id, change.change_id)
       .then(
         (r) => setAnswer(r.status === 'confirmed' ? { ok: true, text: r.outcome } : { ok: false, text: r.message }),
-        (e: Error) => setAnswer({ ok: false, text: e.message }),
+        (e: unknown) => setAnswer({ ok: false, text: errorText(e) }),
       )
       .finally(() => setBusy(false));
   };

@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import type { Bridge, EvidenceFile, EvidenceFormat } from '../bridge/contract';
+import { errorText } from '../../src/core/error-body';
 
 /** Saves a file the page holds: the browser's download, the tray window's save dialog. */
 function saveFile(file: EvidenceFile): void {
@@ -28,7 +29,7 @@ export function ExportEvidence({ bridge, incidentId }: { bridge: Bridge; inciden
     setError(undefined);
     bridge
       .exportEvidence(incidentId, format)
-      .then(saveFile, (e: Error) => setError(`Could not export the evidence: ${e.message}`))
+      .then(saveFile, (e: unknown) => setError(`Could not export the evidence: ${errorText(e)}`))
       .finally(() => setBusy(undefined));
   };
   return (

@@ -4,6 +4,7 @@ import type { ChannelHealthReport, DeepHealth } from '../../src/relay/health-che
 import { clockTime } from '../lib/format';
 import { DIAGNOSTICS, FIX_FOR, type Diagnosis } from './health-fixes';
 import { QuarantinePanel } from './quarantine-panel';
+import { errorText } from '../../src/core/error-body';
 
 type Status = 'ok' | 'failed' | 'skipped' | 'off';
 interface Row {
@@ -126,7 +127,7 @@ export function HealthPanel({ bridge }: { bridge: Bridge }) {
     try {
       setHealth({ data: await bridge.health(), at: new Date().toISOString() });
     } catch (error) {
-      setHealth({ error: (error as Error).message, at: new Date().toISOString() });
+      setHealth({ error: errorText(error), at: new Date().toISOString() });
     } finally {
       setBusy(false);
     }

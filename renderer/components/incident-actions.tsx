@@ -4,6 +4,7 @@ import { handlingOf, type IncidentAction } from '../../src/core/incidents/incide
 import { isTerminal, type TimelineEntry } from '../../src/core/incidents/model';
 import type { Bridge, IncidentSummary } from '../bridge/contract';
 import { utcStamp } from '../lib/format';
+import { errorText } from '../../src/core/error-body';
 
 /**
  * What a person does with an incident besides its approval: take it on (pages stop), hand it to
@@ -24,7 +25,7 @@ export function IncidentActions({ bridge, incident, timeline }: { bridge: Bridge
       .incidentAction(incident.incident_id, action)
       .then(
         (r) => setAnswer({ ok: r.status === 'done', text: r.message }),
-        (e: Error) => setAnswer({ ok: false, text: e.message }),
+        (e: unknown) => setAnswer({ ok: false, text: errorText(e) }),
       )
       .finally(() => setBusy(false));
   };

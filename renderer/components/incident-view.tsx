@@ -19,6 +19,7 @@ import { SessionLog } from './session-log';
 import { StateBadge } from './state-badge';
 import { Timeline } from './timeline';
 import { auditLine, auditViewOf } from '../../src/adapters/audit/audited-entries';
+import { errorText } from '../../src/core/error-body';
 
 type Tab = 'timeline' | 'log' | 'alert';
 
@@ -107,7 +108,7 @@ export function IncidentView(props: { bridge: Bridge; feed: LiveFeed; incidentId
     });
     bridge.getIncident(incidentId).then(
       (d) => current && setDetail(d),
-      (e: Error) => current && setError(e.message),
+      (e: unknown) => current && setError(errorText(e)),
     );
     return () => {
       current = false;

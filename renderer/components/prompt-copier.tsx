@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useMemo, useState, type FormEvent } from 'react';
 import type { ArtifactGroupView, Bridge, DirectPromptInput } from '../bridge/contract';
+import { errorText } from '../../src/core/error-body';
 
 type KbMode = NonNullable<DirectPromptInput['kb_query_mode']>;
 
@@ -14,7 +15,7 @@ function useArtifactGroups(bridge: Bridge, choose: (alertDefId: string) => void)
         const first = g.find((x) => x.valid);
         if (first) choose(first.alert_def_id);
       },
-      (e: Error) => setLoadError(e.message),
+      (e: unknown) => setLoadError(errorText(e)),
     );
   }, [bridge, choose]);
   return { groups, loadError };
@@ -116,7 +117,7 @@ export function PromptCopier({ bridge }: { bridge: Bridge }) {
       setPrompt(await bridge.directPrompt(input));
     } catch (error) {
       setPrompt(undefined);
-      setStatus({ kind: 'error', text: (error as Error).message });
+      setStatus({ kind: 'error', text: errorText(error) });
     }
   };
 
@@ -126,7 +127,7 @@ export function PromptCopier({ bridge }: { bridge: Bridge }) {
       await bridge.copyText(prompt);
       setStatus({ kind: 'ok', text: 'Copied. Paste it into the agent\'s terminal UI (agent network-troubleshooter).' });
     } catch (error) {
-      setStatus({ kind: 'error', text: (error as Error).message });
+      setStatus({ kind: 'error', text: errorText(error) });
     }
   };
 

@@ -3,6 +3,7 @@ import { RelayAnswer } from './relay-answer';
 import type { QuarantineEntry } from '../../src/core/quarantine/entry';
 import type { Bridge } from '../bridge/contract';
 import { utcStamp } from '../lib/format';
+import { errorText } from '../../src/core/error-body';
 
 /**
  * Quarantined devices (a change on them could not be put back): no configuration reaches them until
@@ -22,7 +23,7 @@ export function QuarantinePanel({ bridge, devices, onCleared }: { bridge: Bridge
           setAnswer(r.status === 'cleared' ? { ok: true, text: `${r.device} cleared: changes may reach it again` } : { ok: false, text: r.message });
           if (r.status === 'cleared') onCleared();
         },
-        (e: Error) => setAnswer({ ok: false, text: e.message }),
+        (e: unknown) => setAnswer({ ok: false, text: errorText(e) }),
       )
       .finally(() => setBusy(undefined));
   };

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
 import type { Bridge } from '../bridge/contract';
+import { errorText } from '../../src/core/error-body';
 
 /** The Markdown session log, as written to logs/troubleshooting/ when the run ends. */
 export function SessionLog({ bridge, incidentId, version }: { bridge: Bridge; incidentId: string; version: string }) {
@@ -8,7 +9,7 @@ export function SessionLog({ bridge, incidentId, version }: { bridge: Bridge; in
     let live = true;
     bridge.sessionLog(incidentId).then(
       (text) => live && setLog({ text }),
-      (error: Error) => live && setLog({ text: null, error: error.message }),
+      (error: unknown) => live && setLog({ text: null, error: errorText(error) }),
     );
     return () => {
       live = false;

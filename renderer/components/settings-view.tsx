@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import type { Bridge, SettingField } from '../bridge/contract';
+import { errorText } from '../../src/core/error-body';
 
 type SetEdits = (update: (cur: Record<string, string>) => Record<string, string>) => void;
 
@@ -98,7 +99,7 @@ export function SettingsView({ bridge }: { bridge: Bridge }) {
           setFields(f);
           setEdits({});
         },
-        (e: Error) => setError(e.message),
+        (e: unknown) => setError(errorText(e)),
       ),
     [bridge],
   );
@@ -120,7 +121,7 @@ export function SettingsView({ bridge }: { bridge: Bridge }) {
         await load();
       } else setResult({ ok: false, lines: r.problems });
     } catch (e) {
-      setResult({ ok: false, lines: [(e as Error).message] });
+      setResult({ ok: false, lines: [errorText(e)] });
     }
   };
 

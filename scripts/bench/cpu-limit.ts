@@ -7,6 +7,7 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { errorText } from '../../src/core/error-body';
 
 const PERIOD_US = 100_000;
 
@@ -41,7 +42,7 @@ export function limitCpu(pid: number, cpus: number, name: string): CpuLimit | st
     writeFileSync(join(dir, 'cgroup.procs'), String(pid));
   } catch (error) {
     removeGroup(dir, root.dir);
-    return `cannot make a cgroup (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}; root is needed)`;
+    return `cannot make a cgroup (${(error as NodeJS.ErrnoException).code ?? errorText(error)}; root is needed)`;
   }
   return { remove: () => removeGroup(dir, root.dir) };
 }

@@ -6,7 +6,7 @@ export interface Clock {
 
 /**
  * A clock whose waits are its own: the RAW engine and the device lab sleep on it, so a virtual one
- * (src/artifacts/clock.ts) moves itself forward and a 10 s wait costs nothing in tests and `raw:test`.
+ * (harness/raw-tests/clock.ts) moves itself forward and a 10 s wait costs nothing in tests and `raw:test`.
  */
 export interface SleepingClock extends Clock {
   /** Resolves after `ms` of this clock's time. */

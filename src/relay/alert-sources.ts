@@ -8,6 +8,7 @@ import type { RelayConfig } from '../config/schema';
 import type { Bus } from '../core/events/bus';
 import type { RelayEvents } from '../core/incidents/events';
 import type { Incidents } from '../core/incidents/service';
+import type { Owns } from '../core/incidents/ownership';
 import type { Intake } from './intake';
 import { recordResolvedAtSource, startResolvedNotices } from './resolved-at-source';
 
@@ -46,11 +47,11 @@ export function createAlertSources(deps: {
   agent: AgentRuntime;
   logger: Logger;
   durable?: () => Promise<void>;
-  owns?: (incidentId: string) => boolean;
+  owns: Owns;
 }) {
   const artifactsDir = join(resolve(deps.config.RELAY_PROJECT_DIR), 'intelligence-artifacts');
   const sources: AlertSource[] = [createAlertmanagerSource({ definitions: createAlertmanagerDefinitions(artifactsDir, deps.logger) })];
-  const stop = startResolvedNotices({ bus: deps.bus, incidents: deps.incidents, agent: deps.agent, agentName: deps.config.AGENT_NAME, logger: deps.logger, ...(deps.owns ? { owns: deps.owns } : {}) });
+  const stop = startResolvedNotices({ bus: deps.bus, incidents: deps.incidents, agent: deps.agent, agentName: deps.config.AGENT_NAME, logger: deps.logger, owns: deps.owns });
   const accept = createBatchIntake({ intake: deps.intake, incidents: deps.incidents, logger: deps.logger, ...(deps.durable ? { durable: deps.durable } : {}) });
   return { sources, accept, stop };
 }

@@ -18,6 +18,8 @@ import type { RelayMetrics } from './metrics';
 import { createAuthAttempts, installAuthAttempts } from './auth-attempts';
 import { answerExpectations, clientErrorHandler, frameworkErrors, installClosingAnswer, installErrorHandler, installJsonParser } from './errors';
 import { requestGuard } from './request-guards';
+import { recordRoutes } from './route-errors';
+import { answersAndErrors } from '../core/error-body';
 import type { ProxySettings } from '../adapters/net/proxy';
 import { httpDeviceProbe, type DeviceProbe, type EventStreamHealth, type MessagingHealth } from './health-checks';
 import type { Intake } from './intake';
@@ -133,6 +135,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandler(app, deps.scrub);
+  recordRoutes(app);
   installJsonParser(app);
   installClosingAnswer(app);
   // Before routing, for every route: the wrong Host name, then another origin's writes and proxying.
@@ -239,6 +242,6 @@ async function installMetrics(app: FastifyInstance, metrics: RelayMetrics, guard
   });
   await app.register(async (scope) => {
     scope.addHook('onRequest', guard);
-    scope.get('/metrics', async (_request, reply) => reply.header('content-type', metrics.contentType).send(await metrics.render()));
+    scope.get('/metrics', { schema: { response: answersAndErrors } }, async (_request, reply) => reply.header('content-type', metrics.contentType).send(await metrics.render()));
   });
 }

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { AttachedDeviceServer } from '../adapters/devices/detached-server';
+import { errorText } from '../core/error-body';
 
 /**
  * Waits between starts of a device server that went away: the first at once (a pending change's
@@ -87,7 +88,7 @@ export function keepDeviceServer(deps: { first: AttachedDeviceServer; open: () =
     try {
       next = await deps.open();
     } catch (error) {
-      d.lastError = (error as Error).message;
+      d.lastError = errorText(error);
       failures += 1;
       deps.logger.error({ attempt: d.attempts, err: d.lastError }, 'the device tool server could not be started again');
       if (!stopped) schedule();

@@ -5,6 +5,7 @@ import type { InboundAlert } from '../adapters/alert-sources/schema';
 import type { NormalizedAlert } from '../core/incidents/normalized-alert';
 import type { FoundDevice } from '../runbooks/plan-devices';
 import type { Incident } from '../core/incidents/model';
+import { handedOverPlan, type HandedOverPlan } from '../core/incidents/plan-handover';
 import { newIncidentFrom, type Incidents } from '../core/incidents/service';
 import { isTerminal } from '../core/incidents/model';
 import { HttpError } from './errors';
@@ -43,10 +44,12 @@ export interface HeadedIntakeDeps {
 
 export function createHeadedIntake(deps: HeadedIntakeDeps) {
   /** The fault already has a run and a gate: the headed run joins it, so one change is asked for once. */
-  function join(open: Incident): HeadedStart {
+  /** `plan`: taken over by hand, the open incident's plan as the relay recorded it, added to its prompt. */
+  function join(open: Incident, plan?: HandedOverPlan): HeadedStart {
     deps.incidents.record(open.incident_id, entries.headedJoined, 'A headed run was asked for this fault: it joins this open incident (one run, one approval)');
     deps.logger.info({ incident_id: open.incident_id }, 'headed run joined the open incident of its fault');
-    return { incident: open, prompt: open.prompt_text ?? '', joined: true };
+    const prompt = plan && open.prompt_text ? renderPromptText({ ...parsePromptText(open.prompt_text), handed_over_plan: plan }) : (open.prompt_text ?? '');
+    return { incident: open, prompt, joined: true };
   }
 
   async function startHeaded(alert: InboundAlert, mode = deps.mode): Promise<HeadedStart> {
@@ -64,15 +67,23 @@ export function createHeadedIntake(deps: HeadedIntakeDeps) {
   /**
    * Takes over an incident by hand: a headed incident for the same fault, with the same alert
    * data (the stored prompt when there is one), once the relay's run has ended; while it is open,
-   * the headed run joins it instead of asking for the same change a second time.
+   * the headed run joins it instead of asking for the same change a second time. When its change is
+   * a plan, the prompt names every device of it with its lines and state, as the relay recorded them.
    */
   function startHeadedFrom(incidentId: string, mode?: 'strict' | 'hybrid'): HeadedStart | undefined {
     const source = deps.incidents.get(incidentId);
     if (!source) return undefined;
-    if (source.kind === 'relay' && !isTerminal(source.state)) return join(source);
+    const plan = handedOverPlan(source);
+    if (source.kind === 'relay' && !isTerminal(source.state)) return join(source, plan);
     const stored = deps.incidents.promptText(incidentId);
-    const raw = stored ? parsePromptText(stored).raw_message : null;
-    const base = { alert_def_id: source.alert_def_id, device_hostname: source.device_hostname, alert_vars: source.alert_vars, raw_message: raw };
+    const parsed = stored ? parsePromptText(stored) : undefined;
+    const base = {
+      alert_def_id: source.alert_def_id,
+      device_hostname: source.device_hostname,
+      alert_vars: source.alert_vars,
+      raw_message: parsed?.raw_message ?? null,
+      ...(plan ? { handed_over_plan: plan } : {}),
+    };
     const chosen = mode ?? source.mode;
     const incident = deps.incidents.create({
       kind: 'headed',
@@ -83,7 +94,7 @@ export function createHeadedIntake(deps: HeadedIntakeDeps) {
       alert_vars: source.alert_vars,
       dedup_key: source.dedup_key,
       promptTextFor: (id) =>
-        renderPromptText({ ...base, incident_id: id, mode: chosen, kb_query_mode: stored ? parsePromptText(stored).kb_query_mode : 'standard' }),
+        renderPromptText({ ...base, incident_id: id, mode: chosen, kb_query_mode: parsed?.kb_query_mode ?? 'standard' }),
     });
     deps.incidents.record(incident.incident_id, entries.headedFrom, `Taken over by hand from ${incidentId}`, { from: incidentId });
     return { incident, prompt: incident.prompt_text ?? '' };

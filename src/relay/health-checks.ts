@@ -4,6 +4,7 @@ import { AgentRuntimeError, type AgentRuntime } from '../core/agent-runtime';
 import type { ModelStatus } from '../core/delivery/model-check';
 import type { StoreCheck } from '../core/incidents/store';
 import type { ChannelHealth, OperatorChannel } from '../core/approvals/operator-channel';
+import { errorText } from '../core/error-body';
 
 /**
  * One operator channel on /health/deep, from its own status through the port. `standby`: a team
@@ -158,7 +159,7 @@ async function checkModel(ask: () => Promise<ModelStatus>): Promise<NonNullable<
     if (status.state === 'missing') return { ok: false, error: status.message };
     return { ok: false, error: status.error ?? 'the runtime did not say which model it uses' };
   } catch (error) {
-    return { ok: false, error: `could not ask the runtime for its model: ${(error as Error).message}` };
+    return { ok: false, error: `could not ask the runtime for its model: ${errorText(error)}` };
   }
 }
 

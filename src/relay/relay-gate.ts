@@ -32,13 +32,19 @@ export async function relayGate(f: RelayFoundation, deps: RelayDeps, planDevices
   const channels = deps.channels ?? [];
   // Each channel with a socket says how it stands, through the port; a team follower stands by.
   const messaging = deps.messaging ?? (() => messagingHealth(channels, deps.standby?.() ?? false));
-  const policy = openConfiguredPolicy(config, logger, (c) => f.late.audit?.configChanged('policy', c));
-  if (policy) f.laterWarnings.add(() => policy.warnings());
+  const configured = openConfiguredPolicy(config, logger, (c) => f.late.audit?.configChanged('policy', c));
+  const policy = configured?.policy;
+  if (configured) {
+    // A policy file inside the project is shipped like the agent files: runs are held while it differs.
+    f.runGate.hold(configured.heldBecause);
+    f.laterWarnings.add(configured.warnings);
+  }
   // Devices whose change could not be put back: no card and no configuration until a person clears them.
   const quarantine = await openQuarantine({ incidents, clock, logger, tell: (id, md) => approvals.tellRoom(id, md), cluster });
   const approvals = createApprovals({
     ...(policy ? { policy } : {}),
     quarantined: quarantine.check,
+    onCleared: quarantine.onCleared,
     held: cluster.held,
     incidents,
     agent,

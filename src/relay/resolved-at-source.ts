@@ -5,7 +5,9 @@ import type { Bus } from '../core/events/bus';
 import type { RelayEvents } from '../core/incidents/events';
 import { isTerminal, type Incident, type TimelineEntry } from '../core/incidents/model';
 import type { Incidents } from '../core/incidents/service';
+import type { Owns } from '../core/incidents/ownership';
 import { entries, isEntry } from '../core/events/timeline-entries';
+import { errorText } from '../core/error-body';
 
 /** The timeline line of a sender saying the fault cleared, and the lines about telling the run. */
 const { alertResolved: RESOLVED_AT_SOURCE, alertResolvedTold: RUN_TOLD, alertResolvedNotTold: RUN_NOT_TOLD } = entries;
@@ -52,14 +54,14 @@ export function startResolvedNotices(deps: {
   agent: AgentRuntime;
   agentName: string;
   logger: Logger;
-  /** Team relays: whether this relay owns the incident (only the owner talks to its run). */
-  owns?: (incidentId: string) => boolean;
+  /** Whether this relay owns the incident (only the owner talks to its run). */
+  owns: Owns;
 }): () => void {
   const { incidents, logger } = deps;
   return deps.bus.subscribe('incident.timeline', ({ incident_id: id, entry }) => {
     if (!isEntry(entry, RESOLVED_AT_SOURCE)) return;
     const incident = incidents.get(id);
-    if (!incident || isTerminal(incident.state) || incident.kind !== 'relay' || deps.owns?.(id) === false) return;
+    if (!incident || isTerminal(incident.state) || incident.kind !== 'relay' || !deps.owns(id)) return;
     const source = String(entry.source ?? 'the alert source');
     const resolvedAt = typeof entry.resolved_at === 'string' ? entry.resolved_at : null;
     // A timeline replayed (a restart, another relay's changes) must not tell the run twice.
@@ -80,7 +82,7 @@ export function startResolvedNotices(deps: {
       },
       (error: unknown) => {
         // Not retried: the run's own checks of the device find the fault gone as well.
-        incidents.record(id, RUN_NOT_TOLD, `Could not tell the run the fault cleared (${(error as Error).message})`, mark);
+        incidents.record(id, RUN_NOT_TOLD, `Could not tell the run the fault cleared (${errorText(error)})`, mark);
         logger.warn({ incident_id: id, err: error }, 'could not tell the run its fault cleared at the source');
       },
     );

@@ -1,4 +1,5 @@
 import type { ModelCheck } from '../core/delivery/model-check';
+import { errorText } from '../core/error-body';
 
 /**
  * Whether a run may start now, for every path that starts one: the dispatcher's deliveries and a
@@ -26,7 +27,7 @@ export function createRunGate(deps: { modelCheck: ModelCheck }) {
     async mayStart(): Promise<string | null> {
       const held = heldBecause();
       if (held) return held;
-      const model = await deps.modelCheck.refresh().catch((error: unknown) => ({ state: 'unknown' as const, error: (error as Error).message }));
+      const model = await deps.modelCheck.refresh().catch((error: unknown) => ({ state: 'unknown' as const, error: errorText(error) }));
       if (model.state === 'missing') return model.message;
       if (model.state === 'unknown') return `the agent runtime did not say which model it uses${model.error ? ` (${model.error})` : ''}`;
       return null;

@@ -38,7 +38,7 @@ export function faultKeyProblems(fs: FaultSignature): { path: (string | number)[
       new RegExp(p.regex, REGEX_FLAGS);
       namedGroups(p.regex).forEach((g) => extracted.add(g));
     } catch (e) {
-      if (fs.extract) problems.push({ path: ['extract', i, 'regex'], message: `regex does not compile: ${(e as Error).message}`, hint: 'fix the JavaScript regular expression' });
+      if (fs.extract) problems.push({ path: ['extract', i, 'regex'], message: `regex does not compile: ${(e instanceof Error ? e.message : String(e))}`, hint: 'fix the JavaScript regular expression' });
     }
   });
   if (!fs.key_fields.includes('device_hostname')) {

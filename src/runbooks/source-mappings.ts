@@ -70,7 +70,7 @@ export function alertmanagerMappingProblems(fs: FaultSignature): MappingProblem[
       new RegExp(regex);
       if (!namedGroups(regex).includes('value')) problems.push({ path: [...base, 'fields', name, 'regex'], message: 'the regex needs a (?<value>…) group: the part of the label that is the value', hint: "wrap the value part in (?<value>…), e.g. '^(?<value>[^:]+)'" });
     } catch (e) {
-      problems.push({ path: [...base, 'fields', name, 'regex'], message: `regex does not compile: ${(e as Error).message}`, hint: 'fix the JavaScript regular expression' });
+      problems.push({ path: [...base, 'fields', name, 'regex'], message: `regex does not compile: ${(e instanceof Error ? e.message : String(e))}`, hint: 'fix the JavaScript regular expression' });
     }
   }
   if (!('device_hostname' in mapping.fields)) problems.push({ path: [...base, 'fields'], message: 'map device_hostname to the label that names the device', hint: "add device_hostname: <label> under fields, e.g. device_hostname: { label: instance, regex: '^(?<value>[^:]+)' }" });

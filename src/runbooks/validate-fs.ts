@@ -20,7 +20,7 @@ export function checkFs(fs: FaultSignature, src: YamlSource, id: string, sink: I
     try {
       re = new RegExp(p.regex, REGEX_FLAGS);
     } catch (e) {
-      sink.at(src, ['detection', 'patterns', i, 'regex'], `regex does not compile: ${(e as Error).message}`, 'fix the JavaScript regular expression (in single quotes YAML needs no extra escaping of backslashes)');
+      sink.at(src, ['detection', 'patterns', i, 'regex'], `regex does not compile: ${(e instanceof Error ? e.message : String(e))}`, 'fix the JavaScript regular expression (in single quotes YAML needs no extra escaping of backslashes)');
       return;
     }
     compiled.push(re);

@@ -38,7 +38,7 @@ export function checkPlanDevices(raw: RepairActionWorkflow, src: YamlSource, kno
         try {
           names = templateVariables(line);
         } catch (e) {
-          sink.at(src, ['steps', i, 'plan', j, 'commands'], `template: ${(e as Error).message}`, 'close every {{#name}}/{{^name}} with {{/name}} and write variables as {{name}}');
+          sink.at(src, ['steps', i, 'plan', j, 'commands'], `template: ${(e instanceof Error ? e.message : String(e))}`, 'close every {{#name}}/{{^name}} with {{/name}} and write variables as {{name}}');
           continue;
         }
         for (const n of names) if (!known.has(n)) sink.at(src, ['steps', i, 'plan', j, 'commands'], `{{${n}}} is neither a RAW input nor captured by any step`, `declare ${n} under inputs:, or capture it in an earlier step`);

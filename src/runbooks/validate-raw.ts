@@ -85,7 +85,7 @@ export function checkRaw(raw: RepairActionWorkflow, src: YamlSource, fs: FaultSi
           try {
             new RegExp(rendered, REGEX_FLAGS);
           } catch (e) {
-            sink.at(src, str.path, `regex does not compile: ${(e as Error).message}`, 'fix the JavaScript regular expression (with its templates rendered)');
+            sink.at(src, str.path, `regex does not compile: ${(e instanceof Error ? e.message : String(e))}`, 'fix the JavaScript regular expression (with its templates rendered)');
             break;
           }
         }

@@ -11,6 +11,11 @@ import { repoRoot } from '../helpers/opencode';
 import { CHROMIUM, NO_CHROMIUM_REASON, openBrowser, type TestBrowser } from './helpers/browser';
 import { buildRendererForTest } from './helpers/build-renderer';
 import { startUiRelay, type UiRelay } from './helpers/ui-relay';
+import { createLab, type Lab } from '../../harness/ios-lab/lab';
+import { createLabDeviceTools } from '../../harness/ios-lab/lab-device-tools';
+import { labAddressBook, loadInventory } from '../../harness/ios-lab/inventory';
+import { planViewOf } from '../../src/core/approvals/plan-view';
+import { untilIncident } from '../helpers/incident-waits';
 
 /** How long a page may take to show something on a loaded machine: a hang guard, not a speed bar. */
 const GUARD_MS = 60_000;
@@ -24,10 +29,15 @@ let env: UiRelay;
 let browser: TestBrowser;
 let mcp: Awaited<ReturnType<typeof connectMcp>>;
 let incidentId: string;
+let lab: Lab;
 
 beforeAll(async () => {
   if (!CHROMIUM) return;
-  [distDir, env] = await Promise.all([buildRendererForTest(), Promise.resolve()]).then(async ([dir]) => [dir, await startUiRelay({ distDir: dir, logger, env: { APPROVAL_WHEN_UNATTENDED: 'approve' } })]);
+  // The simulated lab in process: the relay dry-runs each device of a plan on it, as on real routers.
+  const inventory = await loadInventory();
+  lab = createLab({ inventory, convergeDelayMs: 0 });
+  const devices = { tools: createLabDeviceTools(lab), addressBook: labAddressBook(inventory) };
+  [distDir, env] = await Promise.all([buildRendererForTest(), Promise.resolve()]).then(async ([dir]) => [dir, await startUiRelay({ distDir: dir, logger, env: { APPROVAL_WHEN_UNATTENDED: 'approve' }, devices })]);
   browser = await openBrowser(env.url);
   mcp = await connectMcp(`${env.url}/mcp`, env.toolsToken);
 });
@@ -123,6 +133,38 @@ describe.skipIf(!CHROMIUM)('the read-only dashboard in Chromium, against the rea
     expect(bundle.change.result).toBe('not_applied');
   });
 
+  it('shows a plan grouped by device: each device\'s lines, the relay\'s preview on it and its rollback, as the relay computed them', async () => {
+    const { page } = browser;
+    lab.inject({ fault: 'bgp_password_mismatch', device: 'R1', neighbor: '10.0.0.2' });
+    const res = await request(`${env.url}/fault-alert`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(buildSplunkAlert({ alertDefId: 'AD000009', device: 'R1', neighbor: '10.0.0.2' })) });
+    const id = ((await res.body.json()) as { incident_id: string }).incident_id;
+    await untilIncident(env.relay, id, (i) => i.state === 'running');
+    const plan = [
+      { device: 'R1', commands: ['router bgp 65001', 'no neighbor 10.0.0.2 password'] },
+      { device: 'R2', commands: ['router bgp 65002', 'neighbor 10.0.0.1 description R1 password removed'] },
+    ];
+    const asked = await mcp.call('request_approval', { incident_id: id, summary: 'Take the password off both ends', plan });
+    expect(asked.json?.status, asked.text).toBe('pending');
+    const view = planViewOf(env.relay.incidents.get(id)!.approval_request)!;
+    // The relay's dry run on each device changes something there (R1 loses its password line, R2's description is replaced); each rollback undoes it.
+    expect(view.devices.map((d) => [d.preview?.accepted, d.preview!.added.length + d.preview!.removed.length > 0])).toEqual([[true, true], [true, true]]);
+
+    await page.getByRole('link', { name: 'Incidents' }).click();
+    await page.locator(`[data-incident-id="${id}"]`).click();
+    const groups = page.getByRole('region', { name: 'Approval' }).getByLabel('Plan', { exact: true });
+    await groups.getByText(`One plan over R1, R2`).waitFor({ timeout: GUARD_MS });
+    for (const [i, d] of view.devices.entries()) {
+      const section = groups.getByRole('region', { name: `Plan device ${d.device}` });
+      expect(await section.getByRole('heading').textContent()).toBe(`${i + 1}/2 ${d.device}`);
+      expect(await section.getByLabel(`Lines for ${d.device}`).textContent()).toBe(d.lines.join('\n'));
+      expect(await section.getByLabel('Would change').textContent()).toBe([...d.preview!.added.map((l) => `+ ${l}`), ...d.preview!.removed.map((l) => `- ${l}`)].join('\n'));
+      const rollback = section.getByLabel(`Rollback of ${d.device} (computed by the relay from the configuration before)`);
+      await rollback.getByText(d.rollback[0]!).waitFor({ timeout: GUARD_MS });
+      expect(await rollback.getByLabel('Rollback', { exact: true }).textContent()).toBe(d.rollback.slice(1).join('\n'));
+    }
+    await browser.screenshot('02b-plan-by-device');
+  });
+
   it('creates a headed incident whose prompt is the one npm run simulate -- --direct prints for the same inputs, and copies it', async () => {
     const { page } = browser;
     await page.getByRole('link', { name: 'Headed prompt' }).click();
@@ -189,10 +231,10 @@ describe.skipIf(!CHROMIUM)('the read-only dashboard in Chromium, against the rea
     const { page } = browser;
     await page.getByRole('link', { name: 'Incidents' }).click();
     const fields = { alert_def_id: 'AD000002', mode: 'strict' as const, warnings: [], alert_vars: {}, promptTextFor: () => 'p' };
-    // A thousand through the relay's own store and stream, beside the alert and the two headed incidents of the tests above (its disk index makes many more slow to create).
+    // A thousand through the relay's own store and stream, beside the two alerts and the two headed incidents of the tests above (its disk index makes many more slow to create).
     for (let i = 0; i < 1000; i++) env.relay.incidents.create({ ...fields, device_hostname: `BULK-${i}`, dedup_key: `bulk-${i}` });
     await page.getByRole('link', { name: /BULK-999\s*,\s*INC-\S+ · AD000002/ }).waitFor({ timeout: GUARD_MS });
-    await page.getByText('1003 open · 1003 total').waitFor({ timeout: GUARD_MS });
+    await page.getByText('1004 open · 1004 total').waitFor({ timeout: GUARD_MS });
     const rows = await page.locator('.incident-row').count();
     expect(rows).toBeGreaterThan(5);
     expect(rows).toBeLessThan(100);

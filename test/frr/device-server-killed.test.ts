@@ -9,6 +9,7 @@ import type { FrrLab } from '../../harness/frr-lab/lab';
 import { frrLabForFile } from './lab-for-test';
 import type { RelayProcess } from '../helpers/relay-process';
 import { SupervisedServerInfo, supervisedFiles } from '../../src/adapters/devices/supervised';
+import { journaledFor, until, vtyshWaitsOn } from './plan-crash-helpers';
 
 /**
  * The detached device server killed -9 while a relay is attached and a provisional change on real FRR
@@ -184,7 +185,8 @@ describe.skipIf(NO_FRR)('the detached device server killed -9 while a relay is a
     let answer: Awaited<ReturnType<typeof k.apply>>;
     try {
       const applying = k.apply();
-      await untilIncident(k.first, k.id, (i) => (i.plan_changes ?? []).length === 1, 'changed on R1 only');
+      // R1 took its lines (its record is the server's answer) and R2 is named, its lines on their way.
+      await untilIncident(k.first, k.id, (i) => (i.plan_changes ?? []).length === 2 && !i.plan_changes![0]!.unanswered, 'changed on R1, R2 under way');
       process.kill(killed.pid, 'SIGKILL');
       answer = await applying;
     } finally {
@@ -195,9 +197,11 @@ describe.skipIf(NO_FRR)('the detached device server killed -9 while a relay is a
     const replacement = supervisedServer(k.journal);
 
     const settled = await untilIncident(k.first, k.id, (i) => (i.plan_changes ?? []).every((c) => c.state !== 'pending'), 'settled', 150_000);
-    expect(settled.plan_changes!.map((c) => [c.device, c.state])).toEqual([['R1', 'rolled_back']]);
+    // R2 was named before its lines left; the new server, on the same journal, has no record of it: not changed.
+    expect(settled.plan_changes!.map((c) => [c.device, c.state])).toEqual([['R1', 'rolled_back'], ['R2', 'not_applied']]);
     expect(settled.timeline.filter((e) => e.type === 'plan.failed').map((e) => e.message)).toEqual([expect.stringMatching(/failed on R2/)]);
-    expect(settled.timeline.filter((e) => e.type === 'plan.rolled_back').map((e) => e.message)).toEqual([expect.stringMatching(/\(the plan failed on R2\): R1 rolled back/)]);
+    expect(settled.timeline.filter((e) => e.type === 'device.change_not_applied').map((e) => e.message)).toEqual([expect.stringMatching(/^R2 not changed \(the device tool server has no record of change chg-\w+: none of its lines was sent\)$/)]);
+    expect(settled.timeline.filter((e) => e.type === 'plan.rolled_back').map((e) => e.message)).toEqual([expect.stringMatching(/\(the plan failed on R2\): R1 rolled back: requested; R2 not changed/)]);
     expect(settled.timeline.map((e) => e.type)).not.toContain('device.quarantined');
     const outcome = JSON.parse(readFileSync(join(k.journal, `outcome-${settled.plan_changes![0]!.change_id}.json`), 'utf8')) as { status: Record<string, string> };
     expect(outcome.status).toMatchObject({ device: 'R1', state: 'rolled_back', detail: expect.stringContaining('matches the one before') });
@@ -208,5 +212,52 @@ describe.skipIf(NO_FRR)('the detached device server killed -9 while a relay is a
     await k.first.stop('SIGTERM');
     await untilGone(replacement.pid);
     expect(serverFilesLeft(k.journal)).toEqual([]);
+  });
+
+  it('killed after R2\'s change was journaled, its first line waiting on R2: the relay knows R2 by the id it gave it, has the new server put back R1 and then R2, read back, and writes the plan rolled back once both have ended', { timeout: 240_000 }, async () => {
+    const k = await planApproved({ confirmWithinS: 3600, mode: 'detached', lab });
+    const killed = k.deviceServer!;
+    const stopped = new Set<string>();
+    const stop = (d: string, how: 'SIGSTOP' | 'SIGCONT') => (signalDaemon(lab, 'R2', d, how), how === 'SIGSTOP' ? stopped.add(d) : stopped.delete(d));
+    let applying: ReturnType<typeof k.apply> | undefined;
+    try {
+      // R2's read of its configuration waits on staticd, the last daemon vtysh asks: bgpd has answered it. With bgpd
+      // stopped and staticd let go, the read ends, R2's change is journaled, and its first line waits on bgpd.
+      stop('staticd', 'SIGSTOP');
+      applying = k.apply();
+      await until(() => vtyshWaitsOn(lab, 'R2', 'staticd'));
+      stop('bgpd', 'SIGSTOP');
+      stop('staticd', 'SIGCONT');
+      const r2 = await until(() => journaledFor(k.journal, 'R2'));
+      process.kill(killed.pid, 'SIGKILL');
+      // The id the server journaled is the one the relay recorded before sending R2's lines.
+      const named = await untilIncident(k.first, k.id, (i) => (i.plan_changes ?? []).length === 2, 'naming R2');
+      expect(named.plan_changes![1]).toMatchObject({ device: 'R2', change_id: r2.change_id });
+      await untilReplaced(k.journal, killed.pid);
+      supervisedServer(k.journal);
+      // R1 is put back through the new server; R2's put-back waits on its bgpd: no plan-wide line yet.
+      const half = await untilIncident(k.first, k.id, (i) => i.timeline.some((e) => e.type === 'device.change_rolled_back'), 'R1 put back', 150_000);
+      expect(half.plan_changes!.map((c) => [c.device, c.state])).toEqual([['R1', 'rolled_back'], ['R2', 'pending']]);
+      expect(half.timeline.map((e) => e.type)).not.toContain('plan.rolled_back');
+      expect(await lab.vtysh('R1', 'show running-config')).toBe(k.before.R1);
+    } finally {
+      for (const d of stopped) signalDaemon(lab, 'R2', d, 'SIGCONT');
+    }
+    expect(await applying).toMatchObject({ isError: true, text: expect.stringMatching(/The plan was NOT applied: R2 refused or failed/) });
+
+    const settled = await untilIncident(k.first, k.id, (i) => i.timeline.some((e) => e.type === 'plan.rolled_back'), 'rolled back', 150_000);
+    expect(settled.plan_changes!.map((c) => [c.device, c.state, c.ended_by])).toEqual([['R1', 'rolled_back', 'requested'], ['R2', 'rolled_back', 'requested']]);
+    for (const c of settled.plan_changes!) expect(c.detail).toContain('matches the one before');
+    // As a person reads it: R2's end after R1's, and one plan-wide line after both, naming both.
+    const lines = settled.timeline.filter((e) => ['device.change_rolled_back', 'plan.rolled_back'].includes(e.type)).map((e) => e.message);
+    expect(lines).toEqual([expect.stringMatching(/^Change on R1 rolled back/), expect.stringMatching(/^Change on R2 rolled back/), expect.stringMatching(/^Plan \S+ rolled back \(the plan failed on R2\): R1 rolled back: requested; R2 rolled back: requested$/)]);
+    expect(settled.timeline.filter((e) => e.type === 'plan.failed')).toHaveLength(1);
+    const evidence = await api<{ change: { result: string; summary: string } }>(`${k.first.url}/incidents/${k.id}/evidence?format=json`, { token: k.ana.token });
+    expect(evidence.json.change).toMatchObject({ result: 'rolled_back', summary: expect.stringMatching(/R1 rolled back: requested; R2 rolled back: requested/) });
+    expect(await runningBoth(lab)).toEqual(k.before);
+    await waitForSession(lab.vtysh, 'R1', '10.0.0.2', 'Established');
+
+    await k.close();
+    await k.first.stop('SIGTERM');
   });
 });

@@ -24,8 +24,18 @@ import { frrLabForFile } from './lab-for-test';
 let lab: FrrLab;
 let server: RunningDeviceServer;
 let project: string;
+/** Holds the device server just before it sends line `line` of a change to `device` (once). */
+let hold: { device: string; line: number; reached(): void; until: Promise<void> } | undefined;
 
-frrLabForFile({ name: 'frr-plan', deviceServer: { journal: true } }, (shared) => {
+/** Holds the server at the line `hold` names, once, until the case lets it go. */
+const beforeLine = async (device: string, line: number) => {
+  if (hold?.device !== device || hold.line !== line) return;
+  const h = hold;
+  hold = undefined;
+  h.reached();
+  await h.until;
+};
+frrLabForFile({ name: 'frr-plan', deviceServer: { journal: true, beforeLine } }, (shared) => {
   lab = shared.lab;
   server = shared.server!;
   project = join(shared.base, 'project');
@@ -111,6 +121,30 @@ describe.skipIf(NO_FRR)('a change plan on two real FRR routers', () => {
       expect({ R1: await config('R1'), R2: await config('R2') }).toEqual(before);
     } finally {
       await t.close();
+    }
+  });
+
+  it('the device server answers for a change by the id its caller gave it: pending while its lines are on their way, then how it ended though the apply failed; the id is never taken twice', { timeout: 120_000 }, async () => {
+    const tools = createMcpDeviceTools(server.mcpUrl, { token: server.token });
+    const id = 'chg-0a1b2c3d4e5f';
+    const before = await config('R2');
+    let release = () => undefined as void;
+    try {
+      const until = new Promise<void>((resolve) => (release = resolve));
+      const reached = new Promise<void>((resolve) => (hold = { device: 'R2', line: 1, reached: resolve, until }));
+      const applying = tools.configProvisional('R2', ['router bgp 65002', 'neighbor 10.0.0.1 no-such-keyword'], 60, { changeId: id });
+      applying.catch(() => undefined);
+      await reached;
+      // Journaled, its second line not yet sent: a caller whose answer never comes asks by its own id.
+      expect(await tools.changeStatus('R2', id)).toMatchObject({ change_id: id, device: 'R2', state: 'pending' });
+      release();
+      await expect(applying).rejects.toMatchObject({ failure: { kind: 'rejected', reached: true, restored: true } });
+      expect(await tools.changeStatus('R2', id)).toMatchObject({ state: 'rolled_back', reason: 'apply_failed', detail: expect.stringMatching(/read back and matches/) });
+      await expect(tools.configProvisional('R2', R2_DESC, 60, { changeId: id })).rejects.toMatchObject({ failure: { kind: 'not_in_grammar', reached: false } });
+      expect(await config('R2')).toBe(before);
+    } finally {
+      release();
+      await tools.close();
     }
   });
 });

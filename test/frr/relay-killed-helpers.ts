@@ -23,7 +23,7 @@ import type { FrrLab } from '../../harness/frr-lab/lab';
 const TOOLS_TOKEN = 'relay-killed-tools-token';
 const auth = { authorization: 'Bearer splunk-secret' };
 
-type Change = { change_id: string; device: string; state: string; ended_by: string | null; deadline: string; detail: string | null };
+type Change = { change_id: string; device: string; state: string; ended_by: string | null; deadline: string; detail: string | null; unanswered?: true };
 export type Incident = { state: string; change: Change | null; plan_changes?: Change[]; timeline: { at: string; type: string; message: string }[] };
 
 /**

@@ -6,6 +6,7 @@ import { waitForSession } from '../../harness/frr-lab/bgp-state';
 import { NO_FRR } from './frr-available';
 import type { FrrLab } from '../../harness/frr-lab/lab';
 import { frrLabForFile } from './lab-for-test';
+import { journaledFor, until, vtyshWaitsOn } from './plan-crash-helpers';
 import { alive, api, appliedThenKilled, planApproved, runningBoth, serverFilesLeft, signalDaemon, untilGone, untilIncident, type Incident, type Killed } from './relay-killed-helpers';
 
 /**
@@ -107,8 +108,9 @@ describe.skipIf(NO_FRR)('the relay killed -9 with a provisional change pending (
     let r1 = '';
     try {
       void k.apply().catch(() => undefined);
-      const between = await untilIncident(k.first, k.id, (i) => (i.plan_changes ?? []).length === 1, 'changed on R1 only');
-      expect(between.plan_changes!.map((c) => [c.device, c.state])).toEqual([['R1', 'pending']]);
+      // R1 took its lines; R2 is named under the relay's own change id before its lines left.
+      const between = await untilIncident(k.first, k.id, (i) => (i.plan_changes ?? []).length === 2 && !i.plan_changes![0]!.unanswered, 'changed on R1, R2 under way');
+      expect(between.plan_changes!.map((c) => [c.device, c.state, c.unanswered ?? false])).toEqual([['R1', 'pending', false], ['R2', 'pending', true]]);
       r1 = between.plan_changes![0]!.change_id;
       expect(await lab.vtysh('R1', 'show running-config')).toContain('neighbor 10.0.0.2 shutdown');
       await k.first.killGroup();
@@ -117,15 +119,51 @@ describe.skipIf(NO_FRR)('the relay killed -9 with a provisional change pending (
     }
     const second = await k.relay();
     const settled = await untilIncident(second, k.id, (i) => (i.plan_changes ?? []).every((c) => c.state !== 'pending'), 'settled');
-    expect(settled.plan_changes!.map((c) => [c.device, c.state, c.ended_by])).toEqual([['R1', 'rolled_back', 'server_restart']]);
+    // R2's read never ended, so its server never journaled it: the new one has no record of it, and R2 is not changed.
+    expect(settled.plan_changes!.map((c) => [c.device, c.state, c.ended_by])).toEqual([['R1', 'rolled_back', 'server_restart'], ['R2', 'not_applied', null]]);
     expect(settled.plan_changes![0]!.detail).toContain('matches the one before');
     expect(settled.timeline.filter((e) => e.type === 'plan.rolled_back').map((e) => e.message)).toEqual([
-      expect.stringMatching(/rolled back \(the relay stopped before the plan was applied on every device \(1 of 2 changed\)\): R1 rolled back/),
+      expect.stringMatching(/rolled back \(the relay stopped before the plan was applied on every device \(1 of 2 changed\)\): R1 rolled back: the device tool server restarted .*; R2 not changed \(the device tool server has no record of change chg-\w+: none of its lines was sent\)$/),
     ]);
     expect(settled.timeline.map((e) => e.type)).not.toContain('plan.confirmed');
     // Read back from both routers: exactly as before the plan.
     expect(await runningBoth(lab)).toEqual(k.before);
     expect(JSON.parse(readFileSync(join(k.journal, `outcome-${r1}.json`), 'utf8'))).toMatchObject({ status: { device: 'R1', state: 'rolled_back', detail: expect.stringContaining('matches the one before') } });
+    await waitForSession(lab.vtysh, 'R1', '10.0.0.2', 'Established');
+    await second.stop('SIGTERM');
+  });
+
+  it('detached, killed while R2\'s journaled change waits on R2: the same device server finishes R2 with nobody to answer; restarted, the relay asks it about R2 by the id it gave it, puts back R1 and R2, each read back, and writes the plan rolled back once after both', { timeout: 240_000 }, async () => {
+    const k = await planApproved({ confirmWithinS: 3600, mode: 'detached', lab });
+    const stopped = new Set<string>();
+    const stop = (d: string, how: 'SIGSTOP' | 'SIGCONT') => (signalDaemon(lab, 'R2', d, how), how === 'SIGSTOP' ? stopped.add(d) : stopped.delete(d));
+    let r2 = { change_id: '' };
+    try {
+      // As in the device server's test: R2's read ends (staticd let go with bgpd stopped), its change is journaled, its first line waits on bgpd.
+      stop('staticd', 'SIGSTOP');
+      void k.apply().catch(() => undefined);
+      await until(() => vtyshWaitsOn(lab, 'R2', 'staticd'));
+      stop('bgpd', 'SIGSTOP');
+      stop('staticd', 'SIGCONT');
+      r2 = await until(() => journaledFor(k.journal, 'R2'));
+      await k.first.killGroup();
+    } finally {
+      for (const d of stopped) signalDaemon(lab, 'R2', d, 'SIGCONT');
+    }
+    // With no relay left to answer, the server sends R2's lines: they are on R2.
+    const description = 'neighbor 10.0.0.1 description plan-R1';
+    await until(async () => (await lab.vtysh('R2', 'show running-config')).includes(description));
+    const second = await k.relay();
+    const settled = await untilIncident(second, k.id, (i) => i.timeline.some((e) => e.type === 'plan.rolled_back'), 'rolled back');
+    expect(settled.plan_changes!.map((c) => [c.device, c.change_id === r2.change_id, c.state, c.ended_by])).toEqual([['R1', false, 'rolled_back', 'requested'], ['R2', true, 'rolled_back', 'requested']]);
+    for (const c of settled.plan_changes!) expect(c.detail).toContain('matches the one before');
+    expect(settled.timeline.filter((e) => ['device.change_rolled_back', 'plan.rolled_back'].includes(e.type)).map((e) => e.message)).toEqual([
+      expect.stringMatching(/^Change on R1 rolled back/),
+      expect.stringMatching(/^Change on R2 rolled back/),
+      expect.stringMatching(/^Plan \S+ rolled back \(the relay stopped before the plan was applied on every device \(1 of 2 changed\)\): R1 rolled back: requested; R2 rolled back: requested$/),
+    ]);
+    expect(JSON.parse(readFileSync(join(k.journal, `outcome-${r2.change_id}.json`), 'utf8'))).toMatchObject({ status: { device: 'R2', state: 'rolled_back', detail: expect.stringContaining('matches the one before') } });
+    expect(await runningBoth(lab)).toEqual(k.before);
     await waitForSession(lab.vtysh, 'R1', '10.0.0.2', 'Established');
     await second.stop('SIGTERM');
   });

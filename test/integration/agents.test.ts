@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -24,6 +24,9 @@ const LOG_DENIED = `logs/troubleshooting/19700101T000000Z-AD000002-AGENTTEST${pr
 const INCIDENT_AGENTS = ['network-troubleshooter', 'ia-reader', 'kb-reader', 'fault-remediation', 'msg-notify'] as const;
 const UTILITY_AGENTS = ['builder', 'ia-curator', 'kb-curator'] as const;
 const OURS = [...INCIDENT_AGENTS, ...UTILITY_AGENTS];
+/** The change policy the relay enforces and the records it names: no agent reads or writes them. */
+const POLICY_FILES = ['policy.yaml', 'change-records.yaml', 'maintenance-windows.ics'];
+const POLICY_TEXT = Object.fromEntries(POLICY_FILES.map((f) => [f, readFileSync(path.join(repoRoot, f), 'utf8')]));
 
 let lab: RunningLab;
 let relayStub: Awaited<ReturnType<typeof startRelayToolsStub>>;
@@ -66,6 +69,7 @@ function script(request: ChatRequest): Step {
           toolCalls: [
             { name: 'write', arguments: { filePath: path.join(repoRoot, LOG_ALLOWED), content: `# ${INCIDENT}\n` } },
             { name: 'write', arguments: { filePath: path.join(repoRoot, LOG_DENIED), content: `# ${INCIDENT}\n` } },
+            { name: 'write', arguments: { filePath: path.join(repoRoot, 'policy.yaml'), content: 'version: 1\ndefault: approve\n' } },
           ],
         };
       }
@@ -78,6 +82,8 @@ function script(request: ChatRequest): Step {
             toolCalls: [
               { name: 'read', arguments: { filePath: path.join(repoRoot, 'intelligence-artifacts/AD000002/FS.yaml') } },
               { name: 'read', arguments: { filePath: path.join(repoRoot, 'opencode.json') } },
+              { name: 'read', arguments: { filePath: path.join(repoRoot, 'policy.yaml') } },
+              { name: 'read', arguments: { filePath: path.join(repoRoot, 'change-records.yaml') } },
             ],
           };
     case 'kb-reader':
@@ -115,6 +121,8 @@ afterAll(async () => {
   await relayStub?.stop();
   await lab?.stop();
   for (const file of [LOG_ALLOWED, LOG_DENIED]) rmSync(path.join(repoRoot, file), { force: true });
+  // Put back whatever a failing run may have written over.
+  for (const file of POLICY_FILES) if (readFileSync(path.join(repoRoot, file), 'utf8') !== POLICY_TEXT[file]) writeFileSync(path.join(repoRoot, file), POLICY_TEXT[file]!);
 });
 
 const get = <T>(route: string) => getJson<T>(oc.endpoint, route);
@@ -177,6 +185,10 @@ describe('agent definitions on the real opencode server', () => {
     for (const command of ['sleep 10', 'ls', 'sleep 1 > .opencode/agent/x.md', 'declare -p', '*']) expect(allowedFor('bash', command), command).toEqual([]);
     for (const file of ['.opencode/agent/fault-remediation.md', '.opencode/plugins/x.js', 'opencode.json', 'opencode.jsonc']) expect(allowedFor('edit', file), file).toEqual([]);
     expect(allowedFor('external_directory', '/proc/self/environ')).toEqual([]);
+    // Nor read or write the change policy: the rules that decide who approves are not the model's to see or bend.
+    for (const file of POLICY_FILES) expect({ file, read: allowedFor('read', file), edit: allowedFor('edit', file) }).toEqual({ file, read: [], edit: [] });
+    // grep is checked against its regex, not the files it searches: an agent with it reads every file in the project.
+    expect(allowedFor('grep')).toEqual([]);
     // The utility agents are not reachable from an incident, and say so.
     for (const name of UTILITY_AGENTS) expect(agent(name).prompt, name).toMatch(/never reachable from one/);
   });
@@ -252,6 +264,15 @@ describe('a scripted incident turn through the agents', () => {
     expect(fs).toContain('kind: fault_signature');
     expect(config).not.toContain('"mcp"');
     expect(config).toMatch(/permission|denied|rule/i);
+  });
+
+  it('gives no agent the change policy: ia-reader is refused policy.yaml and its change records, the troubleshooter cannot write it', () => {
+    const [, , policy, records] = toolResults.get('ia-reader') ?? [];
+    for (const refused of [policy, records]) {
+      expect(refused).toMatch(/permission|denied|rule/i);
+      expect(refused).not.toMatch(/SC-BGP-01|freezes|CHG-/);
+    }
+    for (const file of POLICY_FILES) expect(readFileSync(path.join(repoRoot, file), 'utf8'), file).toBe(POLICY_TEXT[file]);
   });
 
   it('gives kb-reader the wiki answer for its depth through the kb server', () => {

@@ -12,6 +12,9 @@ import { isTerminal } from '../../src/core/incidents/model';
 import { silent } from '../helpers/relay';
 import { untilIncident } from '../helpers/incident-waits';
 import { repoRoot, waitUntil } from '../helpers/opencode';
+import { alertPayload } from '../../harness/eval/alert-payload';
+import { loadArtifactGroup } from '../../src/runbooks/load';
+import { fileQuarantine } from '../../src/core/quarantine/file-backend';
 
 /**
  * The whole seed flow on the real parts: opencode with the repository's agents, the relay with
@@ -52,11 +55,11 @@ afterAll(async () => {
 const relay = () => stack.relay.relay;
 const lab = () => stack.lab!.lab;
 
-async function fire(input: SampleAlertInput): Promise<string> {
+async function fire(input: SampleAlertInput, alert: object = buildSplunkAlert(input)): Promise<string> {
   const res = await request(`${stack.relay.url}/fault-alert`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(buildSplunkAlert(input)),
+    body: JSON.stringify(alert),
   });
   const body = (await res.body.json()) as { incident_id: string; status: string };
   expect(res.statusCode).toBe(202);
@@ -165,6 +168,41 @@ describe('end to end: alert → agents → approval → device, with the scripte
     expect(neighborState('10.0.0.6')).toBe('Idle');
     expect(neighborState('10.1.1.2', 'CUST-A')).toBe('Idle');
     expect([...of(early, 'device.config_applied'), ...of(extra, 'device.config_applied')]).toEqual([]);
+  }, 240_000);
+
+  it('a plan whose far end is quarantined waits with no card, is asked once a person clears it, and once approved goes on both routers', async () => {
+    lab().reset();
+    const group = await loadArtifactGroup(path.join(repoRoot, 'intelligence-artifacts'), 'AD000009');
+    const tc = group.tests.find((t) => t.file.endsWith('01-password-mismatch-approved-resolved.yaml'))!.testCase;
+    for (const fault of tc.lab.faults) lab().inject(fault);
+    const since = new Date().toISOString();
+    const reason = 'change chg-e2e of INC-EARLIER: ROLLBACK FAILED (post-check failed): check the device';
+    // The relay's own store in its data folder, as a quarantine decided earlier left it.
+    await fileQuarantine(path.join(dataDir, 'relay')).add({ device: 'R2', reason, since, incident_id: null, change_id: 'chg-e2e' });
+    const id = await fire({}, alertPayload('AD000009', group.fs.title, tc));
+
+    // The agents asked for the plan over R1 and R2, were told it is held, and finished their turn waiting.
+    const held = await until(id, (_i, t) => {
+      const at = t.findIndex((e) => e.type === 'approval.held');
+      return at >= 0 && t.slice(at).some((e) => e.type === 'session.idle' && !e.subagent);
+    });
+    expect(held).toMatchObject({ state: 'running', approval_request: null });
+    expect(of(id, 'approval.held')).toEqual([expect.objectContaining({ device: 'R2', quarantined_since: since, quarantine_reason: reason })]);
+    expect(of(id, 'approval.requested')).toEqual([]);
+    // Waiting on the relay is not stopping without an outcome.
+    expect(of(id, 'warning')).toEqual([]);
+    expect(lab().configChanges()).toBe(0);
+
+    await relay().quarantine.clear('R2', 'ana@example.net');
+    const asked = await awaitingApproval(id);
+    expect(asked.approval_request?.plan?.map((e) => e.device)).toEqual(['R1', 'R2']);
+    expect(of(id, 'approval.unheld')).toEqual([expect.objectContaining({ message: 'R2 was cleared: the plan held for it is asked now' })]);
+
+    expect(relay().approvals.decide(id, 'APPROVED', { id: 'alice' }, 'test').status).toBe('accepted');
+    const done = await runEnded(id);
+    expect(done.state).toBe('resolved');
+    expect(done.plan_changes?.map((c) => [c.device, c.state])).toEqual([['R1', 'confirmed'], ['R2', 'confirmed']]);
+    expect(lab().configChanges()).toBe(2);
   }, 240_000);
 
   it("an alert whose vrf_name carries another neighbor's command is refused at intake: the field is named, no run starts, the device is untouched", async () => {

@@ -10,6 +10,8 @@ import { scriptedProviderConfig, startScriptedModel, textOf, toolNames, type Scr
 import { repoRoot, startOpencode, type OpencodeHarness, observerClient } from '../helpers/opencode';
 import { silent } from '../helpers/relay';
 import { inMemoryIncidents } from '../unit/incidents/in-memory-incidents';
+import { laptopCluster } from '../../src/core/cluster/laptop';
+const { owns } = laptopCluster({ relayTag: 'test' });
 
 // ia-reader's own rules (appended after these test agents') allow reading artifacts only.
 const configFile = path.join(repoRoot, 'intelligence-artifacts/AD000002/FS.yaml');
@@ -61,8 +63,8 @@ describe('live progress on the real opencode server', () => {
     const relay = inMemoryIncidents(systemClock);
     const logDir = mkdtempSync(path.join(tmpdir(), 'relay-live-'));
     dirs.push(logDir);
-    const writer = createSessionLogWriter({ incidents: relay.incidents, bus: relay.bus, logDir, logger: silent });
-    const mapper = createRuntimeEventMapper({ incidents: relay.incidents, agent: client, logger: silent });
+    const writer = createSessionLogWriter({ incidents: relay.incidents, bus: relay.bus, logDir, logger: silent, owns });
+    const mapper = createRuntimeEventMapper({ incidents: relay.incidents, agent: client, logger: silent, owns });
     let onConnected!: () => void;
     const connected = new Promise<void>((resolve) => (onConnected = resolve));
     const follower = startRuntimeEventFollower({ agent: client, mapper, logger: silent, onStatus: (s) => s.connected && onConnected() });

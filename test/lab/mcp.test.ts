@@ -39,6 +39,14 @@ describe('the device lab over MCP (Streamable HTTP, loopback)', () => {
     expect(Object.keys(exec.inputSchema.properties ?? {}).sort()).toEqual(['command', 'device']);
   });
 
+  it("keeps a device's secret out of the dry run it answers: the key is shown as [redacted] to the agents and on every card", async () => {
+    const r = await client.callTool({ name: 'preview_config', arguments: { device: 'R1', commands: ['router bgp 65001', 'neighbor 10.0.0.2 password s3cret-Key-91'] } });
+    const preview = r.structuredContent as { accepted: boolean; added: string[] };
+    expect(preview.accepted).toBe(true);
+    expect(preview.added).toEqual(['router bgp 65001 > neighbor 10.0.0.2 password [redacted]']);
+    expect(JSON.stringify(r)).not.toContain('s3cret-Key-91');
+  });
+
   it('answers show commands and returns IOS errors as tool errors', async () => {
     const ok = await client.callTool({ name: 'exec_cli', arguments: { device: 'R1', command: 'show ip bgp summary' } });
     expect(ok.isError).toBeFalsy();

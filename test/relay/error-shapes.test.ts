@@ -3,6 +3,7 @@ import Fastify from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Relay } from '../../src/relay/create-relay';
 import { errorBodySchema, installClosingAnswer, installErrorHandler } from '../../src/relay/errors';
+import { routesOf } from '../../src/relay/route-errors';
 import { relayForTest } from '../helpers/relay';
 import { createStubRuntime } from '../helpers/stub-runtime';
 
@@ -53,6 +54,32 @@ describe('every error body is {"error": {code, message, details?}}', () => {
     });
     expect(init.statusCode).toBe(200);
     expect(init.json()).toMatchObject({ jsonrpc: '2.0', id: 1, result: { serverInfo: { name: 'fault-relay' } } });
+  });
+
+  it('is what every route declares for its 4xx and 5xx answers', async () => {
+    const relay = await start();
+    const routes = routesOf(relay.app);
+    // The routes that stream or speak another protocol are among them, not left out.
+    expect(routes.map((r) => r.url)).toEqual(expect.arrayContaining(['/events', '/mcp', '/device-mcp', '/metrics', '/search-platform', '/search-platform/*', '/health', '/ui/*']));
+    expect(routes.filter((r) => !r.declaresErrors).map((r) => `${r.method} ${r.url}`)).toEqual([]);
+  });
+
+  it('on the event stream, the metrics, the health checks and the search proxy: credentials, Host, a path it refuses, no upstream', async () => {
+    relay = await relayForTest({ agent: createStubRuntime(), env: { WEBHOOK_SECRET: SECRET, RELAY_TOOLS_TOKEN: TOOLS, SEARCH_UPSTREAM_URL: 'http://127.0.0.1:1' } });
+    const inject = relay.app.inject.bind(relay.app);
+    const secret = { authorization: `Bearer ${SECRET}` };
+    for (const url of ['/events', '/metrics', '/health/deep', '/search-platform/services/search/jobs']) {
+      expectShape(await inject({ url }), 401, 'unauthorized');
+      expectShape(await inject({ url, headers: { authorization: 'Bearer wrong' } }), 401, 'unauthorized');
+      expectShape(await inject({ url, headers: { ...secret, host: 'attacker.example' } }), 421, 'host_not_allowed');
+    }
+    expectShape(await inject({ url: '/search-platform/..%2fadmin', headers: secret }), 400, 'invalid_path');
+    expectShape(await inject({ url: '/search-platform/services', headers: secret }), 502, 'upstream_unreachable');
+    // The metrics themselves are Prometheus text, not an error body.
+    expect((await inject({ url: '/metrics', headers: secret })).statusCode).toBe(200);
+    await relay.close();
+    const unconfigured = await start();
+    expectShape(await unconfigured.app.inject({ url: '/search-platform/services', headers: secret }), 503, 'proxy_not_configured');
   });
 
   it('on unknown routes and malformed or escaping URLs', async () => {

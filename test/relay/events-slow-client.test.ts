@@ -1,5 +1,6 @@
 import { connect, type Socket } from 'node:net';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { serializerCompiler } from 'fastify-type-provider-zod';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Relay } from '../../src/relay/create-relay';
@@ -89,6 +90,7 @@ describe('event stream clients that do not read', () => {
     const t = inMemoryIncidents(clock);
     const logger = captureLogger();
     app = Fastify({ loggerInstance: fastifyLogger });
+    app.setSerializerCompiler(serializerCompiler);
     await app.register(eventsRoutes, { bus: t.bus, incidents: t.incidents, clock, maxBufferedBytes: 256 * 1024, logger: logger.logger });
     const url = await app.listen({ port: 0, host: '127.0.0.1' });
     const incident = t.running('ses_1');

@@ -1,4 +1,5 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { serializerCompiler } from 'fastify-type-provider-zod';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Bus } from '../../src/core/events/bus';
@@ -96,6 +97,8 @@ async function serve(opts: { secret?: string; maxBufferedBytes?: number } = {}) 
   const counting = countingBus(relay.bus);
   const server = Fastify({ loggerInstance: fastifyLogger });
   app = server;
+  // The relay's serializer: the route declares its refusals with the zod error body.
+  server.setSerializerCompiler(serializerCompiler);
   installErrorHandler(server);
   await server.register(async (scope) => {
     scope.addHook('onRequest', bearerGuard(opts.secret));

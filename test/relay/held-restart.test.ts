@@ -89,6 +89,18 @@ describe.each(places)('a held request across a relay restart (%s)', (_name, fres
     await waitUntil(async () => (await place.held.load()).length === 0, 'the asked request leaves the store');
   });
 
+  it.skipIf(Boolean(skip))('keeps a plan held for a quarantined device whole: every device\'s lines and what it waits for', async () => {
+    const { held } = await fresh();
+    const plan = [
+      { device: 'R1', commands: REPAIR, rollback: [], preview: null },
+      { device: 'R2', commands: ['router bgp 65002', 'no neighbor 10.0.0.1 shutdown'], rollback: [], preview: null },
+    ];
+    const waiting = { device: 'R2', since: '2026-11-28T09:00:00.000Z', reason: 'change chg-0 of INC-0: ROLLBACK FAILED' };
+    const kept = { incident_id: 'INC-P', input: { incident_id: 'INC-P', summary: 'both ends', device: 'R1', commands: ['! device R1', ...REPAIR], plan }, waiting_for: waiting, held_at: '2026-11-28T10:00:00.000Z' };
+    await held.put(kept);
+    expect(await held.load()).toEqual([kept]);
+  });
+
   it.skipIf(Boolean(skip))('is asked at start when the first change was rolled back while the relay was down', async () => {
     const device = unrollableDevice({ readsWaitFor: new Promise(() => undefined), rollbackWorks: () => true });
     const { place, second, change } = await heldThenRestarted(device);

@@ -100,8 +100,8 @@ it('a relay that died between the two devices\' applies: the next one puts the f
   a.relay.approvals.decide(id, 'APPROVED', { id: 'ana@example.net' }, 'desktop');
   void device.call('config_cli', { incident_id: id, plan }).catch(() => undefined);
   await atR2;
-  // What the store holds when the relay dies: R1's change, the only one made.
-  expect(a.relay.incidents.get(id)!.plan_changes!.map((c) => [c.device, c.state])).toEqual([['R1', 'pending']]);
+  // What the store holds when the relay dies: R1's change, and R2 named (under the relay's change id) before its lines left.
+  expect(a.relay.incidents.get(id)!.plan_changes!.map((c) => [c.device, c.state, c.unanswered ?? false])).toEqual([['R1', 'pending', false], ['R2', 'pending', true]]);
   expect(runningR1()).not.toEqual(before);
   for (const c of [device, tools]) await c.close().catch(() => undefined);
   await a.relay.close().catch(() => undefined);
@@ -109,8 +109,11 @@ it('a relay that died between the two devices\' applies: the next one puts the f
   const b = await start(real, 'store-between');
   try {
     const done = await untilIncident(b.relay, id, (i) => (i.plan_changes ?? []).every((c) => c.state !== 'pending'));
-    expect(done.plan_changes!.map((c) => [c.device, c.state])).toEqual([['R1', 'rolled_back']]);
-    expect(b.relay.incidents.timeline(id).find((e) => e.type === 'plan.rolled_back')).toMatchObject({ devices: ['R1'], message: expect.stringMatching(/rolled back \(the relay stopped before the plan was applied on every device \(1 of 2 changed\)\): R1 rolled back/) });
+    // R2's server never took its lines (the lab has no change under the relay's id): the incident says R2 was not changed.
+    expect(done.plan_changes!.map((c) => [c.device, c.state])).toEqual([['R1', 'rolled_back'], ['R2', 'not_applied']]);
+    expect(b.relay.incidents.timeline(id).filter((e) => e.type === 'plan.rolled_back')).toEqual([
+      expect.objectContaining({ devices: ['R1', 'R2'], message: expect.stringMatching(/rolled back \(the relay stopped before the plan was applied on every device \(1 of 2 changed\)\): R1 rolled back: requested; R2 not changed \(the device tool server has no record of change chg-\w+: none of its lines was sent\)/) }),
+    ]);
     expect(b.relay.incidents.timeline(id).map((e) => e.type)).not.toContain('plan.confirmed');
     expect(runningR1()).toEqual(before);
   } finally {

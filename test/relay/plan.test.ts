@@ -11,9 +11,10 @@ import { labAddressBook, loadInventory } from '../../harness/ios-lab/inventory';
 import { startLab } from '../../harness/ios-lab/server';
 import { memoryQuarantine, type QuarantineBackend } from '../../src/core/quarantine/entry';
 import type { Clock } from '../../src/core/clock';
-import { policyPeopleEnv } from '../helpers/policy-people';
+import { people, policyPeopleEnv } from '../helpers/policy-people';
 import { manualClock } from '../unit/incidents/in-memory-incidents';
 import { untilIncident } from '../helpers/incident-waits';
+import { waitUntil } from '../helpers/opencode';
 import { connectMcp } from '../helpers/mcp-client';
 import { relayForTest, silent } from '../helpers/relay';
 import { buildSplunkAlert } from '../../src/adapters/alert-sources/sample';
@@ -98,18 +99,31 @@ describe('a plan is refused before any card', () => {
     expect(t.relay.incidents.get(t.id)).toMatchObject({ state: 'running', approval_request: null });
     expect(types(t)).not.toContain('approval.requested');
   });
-
-  it('is escalated whole when one of its devices is quarantined, naming it', async () => {
-    const quarantine = memoryQuarantine();
-    await quarantine.add({ device: 'R2', reason: 'change chg-old of an earlier incident: ROLLBACK FAILED', since: new Date().toISOString(), incident_id: null, change_id: 'chg-old' });
-    const t = await start({ quarantine });
-    expect((await t.ask(PLAN)).json).toMatchObject({ status: 'escalated_quarantined', device: 'R2' });
-    expect(t.relay.incidents.get(t.id)).toMatchObject({ state: 'escalated', approval_request: null });
-    expect(t.relay.incidents.get(t.id)!.outcome?.summary).toMatch(/the plan's device R2: R2 is quarantined/);
-  });
 });
 
 describe('a plan waits for every one of its devices', () => {
+  it('is held whole while one of its devices is quarantined, shown as waiting for it, and asked once a person clears it', async () => {
+    const quarantine = memoryQuarantine();
+    const since = new Date().toISOString();
+    const reason = 'change chg-old of an earlier incident: ROLLBACK FAILED';
+    await quarantine.add({ device: 'R2', reason, since, incident_id: null, change_id: 'chg-old' });
+    const t = await start({ quarantine, env: policyPeopleEnv(1) });
+    const asked = await t.ask(PLAN);
+    expect(asked.json).toMatchObject({ status: 'held', device: 'R2', waiting_for: { quarantined: 'R2', since, reason } });
+    expect(entry(t, 'approval.held')).toMatchObject({ device: 'R2', quarantined_since: since, quarantine_reason: reason, message: expect.stringMatching(/the plan's device R2 is quarantined since .*until a person clears R2/) });
+    expect(t.relay.approvals.heldFor(t.id)).toEqual({ device: 'R2', since, reason });
+    // No card, and the run is not over: it waits.
+    expect(t.relay.incidents.get(t.id)).toMatchObject({ state: 'running', approval_request: null });
+    expect(types(t)).not.toContain('approval.requested');
+
+    const cleared = await t.relay.app.inject({ method: 'POST', url: '/devices/R2/clear', headers: { authorization: `Bearer ${people.ana.token}` } });
+    expect(cleared.statusCode, cleared.body).toBe(200);
+    const now = await untilIncident(t.relay, t.id, (i) => i.state === 'awaiting_approval');
+    expect(now.approval_request).toMatchObject({ status: 'pending', plan: [expect.objectContaining({ device: 'R1' }), expect.objectContaining({ device: 'R2' })] });
+    expect(entry(t, 'approval.unheld')).toMatchObject({ quarantined_since: since, message: 'R2 was cleared: the plan held for it is asked now' });
+    expect(types(t).filter((x) => x.startsWith('approval.'))).toEqual(['approval.held', 'approval.unheld', 'approval.requested']);
+  });
+
   it('is held, not asked, while another incident has a change provisional on R2, and asked once that change is confirmed', async () => {
     // The other incident's post-check reads on R2 wait, so its change stays provisional until a person decides.
     let release!: () => void;
@@ -136,6 +150,38 @@ describe('a plan waits for every one of its devices', () => {
     expect(now.approval_request).toMatchObject({ status: 'pending', plan: [expect.objectContaining({ device: 'R1' }), expect.objectContaining({ device: 'R2' })] });
     expect(types(t)).toEqual(expect.arrayContaining(['approval.held', 'approval.unheld', 'approval.requested']));
     release();
+  });
+
+  it('held behind a change on R2 that could not be rolled back, it goes on waiting for R2 to be cleared, then is asked', async () => {
+    let release!: () => void;
+    const reads = new Promise<void>((resolve) => (release = resolve));
+    const real = createLabDeviceTools(lab.lab);
+    // R2 keeps the other incident's lines whatever it is told: its rollback fails.
+    const stuckR2: DeviceTools = {
+      ...real,
+      execCli: async (d, c) => (d === 'R2' && (await reads), real.execCli(d, c)),
+      rollbackChange: async (d, id, why) => (d === 'R2' ? { ...(await real.changeStatus(d, id)), state: 'rollback_failed', reason: why, detail: 'R2 still has the description' } : real.rollbackChange(d, id, why)),
+    };
+    const t = await start({ deviceTools: stuckR2 });
+    const other = await t.fire('R2', '10.0.0.1');
+    const R2_ONLY = ['router bgp 65002', 'neighbor 10.0.0.1 description other-incident'];
+    expect((await t.tools.call('request_approval', { incident_id: other, summary: 'describe', device: 'R2', commands: R2_ONLY })).json).toMatchObject({ status: 'pending' });
+    t.relay.approvals.decide(other, 'APPROVED', { id: 'ana@example.net' }, 'desktop');
+    expect((await t.device.call('config_cli', { incident_id: other, device: 'R2', commands: R2_ONLY })).isError).toBe(false);
+    expect((await t.ask(PLAN)).json).toMatchObject({ status: 'held', device: 'R2', waiting_for: { incident_id: other } });
+
+    // The other change's post-check fails (R1 still shuts the session) and its rollback fails: R2 is quarantined.
+    release();
+    await untilIncident(t.relay, t.id, (_i, timeline) => timeline.filter((e) => e.type === 'approval.held').length === 2);
+    const held = t.relay.incidents.timeline(t.id).filter((e) => e.type === 'approval.held')[1];
+    expect(held).toMatchObject({ device: 'R2', quarantine_reason: expect.stringContaining(`of ${other}: ROLLBACK FAILED`) });
+    expect(t.relay.incidents.get(t.id)).toMatchObject({ state: 'running', approval_request: null });
+    expect(types(t)).not.toContain('approval.requested');
+
+    await waitUntil(() => t.relay.quarantine.cached('R2') !== undefined, 'R2 is quarantined');
+    await t.relay.quarantine.clear('R2', 'ana@example.net');
+    const asked = await untilIncident(t.relay, t.id, (i) => i.state === 'awaiting_approval');
+    expect(asked.approval_request?.plan?.map((e) => e.device)).toEqual(['R1', 'R2']);
   });
 
   it('approved, then a change record naming R2 opens before it is applied: nothing is sent to either router, the approval expires naming the record', async () => {
@@ -183,7 +229,8 @@ describe('a plan on two routers', () => {
     expect(applied).toMatchObject({ isError: true, text: expect.stringMatching(/NOT applied: R2 refused or failed .*Put back and read back: R1 rolled back/) });
     expect(entry(t, 'plan.failed')).toMatchObject({ devices: ['R1', 'R2'], failed_device: 'R2', reason: expect.stringContaining('R2 refused the line'), put_back: [expect.objectContaining({ device: 'R1', state: 'rolled_back' })] });
     expect(runningOf('R1')).toBe(before);
-    expect(t.relay.incidents.get(t.id)!.plan_changes!.map((c) => c.state)).toEqual(['rolled_back']);
+    // R2 is on the incident too: its lines refused and undone by its server, as the refusal said.
+    expect(t.relay.incidents.get(t.id)!.plan_changes!.map((c) => [c.device, c.state, c.ended_by])).toEqual([['R1', 'rolled_back', 'requested'], ['R2', 'rolled_back', 'apply_failed']]);
   });
 
   it('is rolled back on both devices when the post-check fails', async () => {

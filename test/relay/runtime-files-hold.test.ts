@@ -1,4 +1,4 @@
-import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRuntimeFilesCheck } from '../../src/adapters/agent/integrity';
@@ -10,8 +10,8 @@ import { untilIncident } from '../helpers/incident-waits';
 import { manualClock } from '../unit/incidents/in-memory-incidents';
 
 /**
- * The dispatcher's hold on runs while the runtime's agent files differ from what the relay ships,
- * wired as start-headless wires it, on a stub runtime and a clock the test moves. The same on the
+ * The dispatcher's hold on runs while the runtime's agent files (or a change policy file inside the
+ * project) differ from what the relay ships, wired as start-headless and the relay wire it, on a stub runtime and a clock the test moves. The same on the
  * real runtime: test/integration/runtime-files.test.ts.
  */
 const repoRoot = path.resolve(import.meta.dirname, '../..');
@@ -88,5 +88,58 @@ describe('runs held while the runtime files differ from what the relay ships', (
         expect.stringMatching(/^Not delivered: \.opencode\/plugins\/sneaky\.js is a runtime plugin, and the relay ships none/),
       ]);
     }
+  });
+});
+
+describe('runs held while a change policy file inside the project differs from what the relay ships', () => {
+  const POLICY_FILES = ['policy.yaml', 'change-records.yaml', 'maintenance-windows.ics'];
+  /** The shipped policy copied into a folder; the relay's project folder is `project`. */
+  async function policyRelay(project: string, policyDir: string) {
+    for (const f of POLICY_FILES) copyFileSync(path.join(repoRoot, f), path.join(policyDir, f));
+    const clock = manualClock();
+    const agent = createStubRuntime();
+    relay = await relayForTest({ agent, clock, env: { RELAY_PROJECT_DIR: project, POLICY_FILE: path.join(policyDir, 'policy.yaml') } });
+    let neighbor = 1;
+    const post = async () => (await relay!.app.inject({ method: 'POST', url: '/fault-alert', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(ad000002({ neighbor_ip: `10.0.1.${(neighbor += 1)}` })) })).json<{ status: string; incident_id: string }>();
+    return { clock, agent, post, file: path.join(policyDir, 'policy.yaml') };
+  }
+
+  it('POLICY_FILE in the project: an edited policy.yaml escalates a run\'s request and holds new runs, naming the file and the fix; a restore lets them go', async () => {
+    const project = tempDir('hold-policy-');
+    const { clock, agent, post, file } = await policyRelay(project, project);
+    const before = await post();
+    expect(before.status).toBe('accepted');
+    const original = readFileSync(file);
+    appendFileSync(file, '\n# tier1 may approve anything at night\n');
+
+    // A run already going gets no card under rules nobody shipped: escalated, naming the file.
+    const device = relay!.incidents.get(before.incident_id)!.device_hostname;
+    expect(await relay!.approvals.request({ incident_id: before.incident_id, summary: 'unshut the neighbor', device, commands: ['router bgp 65001', 'no neighbor 10.0.0.2 shutdown'] })).toMatchObject({
+      status: 'escalated_by_policy',
+      rule: 'POLICY_FILE as shipped',
+      reason: expect.stringMatching(/^the change policy file policy\.yaml is changed/),
+    });
+
+    const { status, incident_id: id } = await post();
+    expect(status).toBe('queued');
+    expect(agent.sessions).toHaveLength(1);
+    expect(relay!.incidents.timeline(id).filter((e) => e.type === 'delivery.held').map((e) => e.message)).toEqual([
+      expect.stringMatching(/^Not delivered: the change policy file policy\.yaml is changed .*run npm run runtime:manifest and restart the relay, or keep the team's policy outside the project folder \(POLICY_FILE\)/),
+    ]);
+    expect((await health()).warnings).toContainEqual(expect.stringMatching(/^Runs are held: the change policy file policy\.yaml is changed/));
+
+    writeFileSync(file, original);
+    const running = untilIncident(relay!, id, (i) => i.state === 'running');
+    clock.advance(2_000);
+    await running;
+    expect((await health()).warnings.filter((w) => w.startsWith('Runs are held'))).toEqual([]);
+  });
+
+  it('POLICY_FILE outside the project: the team edits it freely, and runs go on', async () => {
+    const { agent, post, file } = await policyRelay(tempDir('hold-policy-project-'), tempDir('hold-policy-team-'));
+    appendFileSync(file, '\n# our own rules\n');
+    expect((await post()).status).toBe('accepted');
+    expect(agent.sessions).toHaveLength(1);
+    expect((await health()).warnings.filter((w) => w.startsWith('Runs are held'))).toEqual([]);
   });
 });

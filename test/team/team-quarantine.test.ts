@@ -4,6 +4,7 @@ import type { Relay } from '../../src/relay/create-relay';
 import { connectMcp } from '../helpers/mcp-client';
 import { noPostgres, testConnection, untilDatabase, usePostgres } from '../helpers/postgres';
 import { unrollableDevice } from '../helpers/unrollable-device';
+import { pgQuarantine } from '../../src/adapters/store-pg/quarantine-repository';
 import { approver, operatorsEnv } from './operators-fixture';
 import { teamMember, until } from './team-relays';
 
@@ -58,6 +59,31 @@ describe.skipIf(Boolean(noPostgres))('team relay: quarantined devices', () => {
     const third = (await post(a.relay, '10.0.0.4')).json().incident_id as string;
     await until(a.relay, () => a.relay.incidents.get(third)?.state === 'running');
     expect(await a.relay.approvals.request({ incident_id: third, device: 'R1', summary: 'unshut the neighbor', commands: REPAIR })).toMatchObject({ status: 'pending' });
+  });
+
+  it('a plan held on relay A for its quarantined far end is asked by A once an approver clears the device on relay B', async () => {
+    const url = await pg.freshDatabase();
+    const env = { RELAY_TOOLS_TOKEN: 'tok', ...operatorsEnv() };
+    // A reads the quarantines again with each heartbeat: that is how it learns of B's clear.
+    const a = await teamMember(url, { env, heartbeatMs: 200, relay: { deviceTools: unrollableDevice(), postCheckPaceS: 0 } });
+    const b = await teamMember(url, { env, relay: { deviceTools: unrollableDevice(), postCheckPaceS: 0 } });
+    const db = await testConnection(url);
+    onTestFinished(() => db.end());
+    const reason = 'change chg-old of INC-OLD: ROLLBACK FAILED (post-check failed): check the device';
+    await pgQuarantine(db).add({ device: 'R2', reason, since: new Date().toISOString(), incident_id: null, change_id: 'chg-old' });
+
+    const id = (await post(a.relay, '10.0.0.2')).json().incident_id as string;
+    await until(a.relay, () => a.relay.incidents.get(id)?.state === 'running');
+    const plan = [{ device: 'R1', commands: REPAIR, rollback: [], preview: null }, { device: 'R2', commands: ['router bgp 65002', 'neighbor 10.0.0.1 description R1'], rollback: [], preview: null }];
+    const held = await a.relay.approvals.request({ incident_id: id, device: 'R1', summary: 'both ends', commands: ['! device R1', ...REPAIR], plan });
+    expect(held).toMatchObject({ status: 'held', device: 'R2', waiting_for: { quarantined: 'R2', reason } });
+    expect((await db.query('SELECT incident_id, waiting_for_incident, waiting_for_quarantine FROM held_requests')).rows).toEqual([{ incident_id: id, waiting_for_incident: null, waiting_for_quarantine: expect.objectContaining({ device: 'R2', reason }) }]);
+
+    const cleared = await b.relay.app.inject({ method: 'POST', url: '/devices/R2/clear', headers: { authorization: `Bearer ${approver.token}` } });
+    expect(cleared.statusCode, cleared.body).toBe(200);
+    await until(a.relay, () => a.relay.incidents.get(id)?.state === 'awaiting_approval');
+    expect(a.relay.incidents.get(id)!.approval_request?.plan?.map((e) => e.device)).toEqual(['R1', 'R2']);
+    await untilDatabase(db, 'SELECT count(*) = 0 AS ok FROM held_requests');
   });
 
   it("a request held behind another change on R1 is a row of held_requests until it is asked", async () => {

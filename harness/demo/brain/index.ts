@@ -7,6 +7,7 @@ import { planKbReader } from './kb-reader';
 import type { RemediationTask } from './messages';
 import { planMsgNotify } from './msg-notify';
 import { planTroubleshooter } from './troubleshooter';
+import { errorText } from '../../../src/core/error-body';
 
 export { REMEDIATION_VARIANTS, type RemediationVariant } from './fault-remediation';
 export { agentLogPath, TASKS } from './troubleshooter';
@@ -53,7 +54,7 @@ export function createDemoBrain(opts: DemoBrainOptions): Script {
           return { text: 'The scripted demo model only plays the incident agents (network-troubleshooter and its subagents).' };
       }
     } catch (error) {
-      return { text: `scripted model error: ${(error as Error).message}` };
+      return { text: `scripted model error: ${errorText(error)}` };
     }
   };
 }

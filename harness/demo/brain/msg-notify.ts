@@ -26,6 +26,9 @@ function summarize(tool: string, args: Record<string, unknown>, result: string):
   switch (json?.status) {
     case 'pending':
       return `relay_request_approval: pending (expires_at ${String(json.expires_at)})`;
+    // Held by the relay (the device busy or quarantined): it asks itself later, and the decision comes as a HUMAN OPERATOR RESPONSE.
+    case 'held':
+      return `relay_request_approval: held (${String(json.device)}: ${JSON.stringify(json.waiting_for)})`;
     case 'skipped_with_warning':
       return `relay_request_approval: skipped_with_warning decision=${String(json.decision)} (${String(json.warning)})`;
     default:

@@ -89,7 +89,7 @@ export function planTroubleshooter(conversation: Conversation, projectDir: strin
     if (!request) return notify(TASKS.approval, 'Post the steps so far, then request the approval; copy the commands exactly.', approvalActions(id, approval));
     const answer = request.result ?? '';
     const resume = (decisionText: string) => task('fault-remediation', TASKS.decision, decisionText, taskIdOf(execute.raw));
-    if (/relay_request_approval: pending/.test(answer)) {
+    if (/relay_request_approval: (?:pending|held)/.test(answer)) {
       const decision = conversation.users.find((u) => u.at > request.at && OPERATOR_RESPONSE.test(u.text));
       if (decision) return resume(decision.text);
       // A headed run: the operator's own typed answer in this terminal (the relay has recorded it).

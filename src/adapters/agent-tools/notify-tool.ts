@@ -6,6 +6,7 @@ import { entries } from '../../core/events/timeline-entries';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RelayToolsDeps } from './relay-tools';
 import { incidentId, refuse, text } from './tool-results';
+import { errorText } from '../../core/error-body';
 
 /** The timeline entry of each kind of message the agents post. */
 const NOTIFY = { 'fault-received': entries.notifyFaultReceived, 'step-progress': entries.notifyStepProgress, final: entries.notifyFinal } as const;
@@ -36,7 +37,7 @@ export function registerNotify(server: McpServer, deps: RelayToolsDeps): void {
       const held = deps.quarantined?.(incident.device_hostname);
       const header = `**${incident_id}** · ${kind}${held ? `\n\n⛔ ${quarantineLine(held)}` : ''}${record ? `\n\n${record}` : ''}`;
       const results = await Promise.allSettled(channels.map((c) => c.tell(header, { label: AGENT_MESSAGE_LABEL, text: said })));
-      const failed = results.flatMap((r, i) => (r.status === 'rejected' ? [`${channels[i]!.name}: ${(r.reason as Error).message}`] : []));
+      const failed = results.flatMap((r, i) => (r.status === 'rejected' ? [`${channels[i]!.name}: ${errorText(r.reason)}`] : []));
       if (failed.length === 0) return text({ posted: true, recorded: true });
       logger.error({ incident_id, failed }, 'notify could not post to the room');
       return refuse(`the room did not take the message (${channels.length > 1 ? failed.join('; ') : failed[0]!.replace(/^[^:]*: /, '')}); it is in the incident timeline`);

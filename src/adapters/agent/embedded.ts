@@ -10,6 +10,7 @@ import { embeddedStates } from './embedded-state';
 import { createRuntimeTmpdir } from './runtime-tmpdir';
 import { createRedactor } from './runtime-errors';
 import type { RuntimeEndpoint } from '../../core/agent-runtime';
+import { errorText } from '../../core/error-body';
 
 export type EmbeddedState = 'starting' | 'ready' | 'restarting' | 'stopped';
 
@@ -109,9 +110,9 @@ export async function startEmbeddedRuntime(opts: EmbeddedRuntimeOptions): Promis
           supervise(running);
           setState('ready');
         },
-        (err: Error) => {
+        (err: unknown) => {
           if (stopping) return;
-          log.warn({ err: err.message, attempt }, 'embedded agent runtime restart failed');
+          log.warn({ err: errorText(err), attempt }, 'embedded agent runtime restart failed');
           scheduleRestart();
         },
       );

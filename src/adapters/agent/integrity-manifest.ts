@@ -1,7 +1,7 @@
 /**
  * `npm run runtime:manifest`: writes `src/adapters/agent/runtime-manifest.json` from the project's agent
- * files and `opencode.json` as they are now, and what a runtime started on exactly those files
- * reports (its agents' permissions, plugins, instructions, MCP servers). Run it after an intended
+ * files, `opencode.json` and the shipped change policy (`policy.yaml` and its records files) as they
+ * are now, and what a runtime started on exactly those files reports (its agents' permissions, plugins, instructions, MCP servers). Run it after an intended
  * change to one of them; the relay refuses runs while they differ from the committed manifest, and
  * a unit test fails.
  */
@@ -13,10 +13,12 @@ import { demoRuntimeHome } from './runtime-home';
 import { createAgentClient } from './client';
 import { startEmbeddedRuntime } from './embedded';
 import { buildManifest } from './integrity';
+import { policyManifest } from './policy-files';
 
 const projectDir = path.resolve(import.meta.dirname, '../../..');
 const target = path.join(import.meta.dirname, 'runtime-manifest.json');
 buildManifest(projectDir);
+policyManifest(projectDir);
 // A runtime of its own, away from the user's opencode folders and environment (as the relay starts it).
 const home = mkdtempSync(path.join(tmpdir(), 'runtime-manifest-'));
 const runtime = await startEmbeddedRuntime({
@@ -26,11 +28,12 @@ const runtime = await startEmbeddedRuntime({
 });
 const client = createAgentClient(runtime.endpoint);
 try {
-  const manifest = buildManifest(projectDir, await client.reportedConfig());
+  const { runtime: reported, ...files } = buildManifest(projectDir, await client.reportedConfig());
+  const manifest = { ...files, policy: policyManifest(projectDir), ...(reported ? { runtime: reported } : {}) };
   writeFileSync(target, `${JSON.stringify(manifest, null, 2)}\n`);
   const agents = Object.keys(manifest.runtime?.agents ?? {});
   process.stdout.write(
-    `${path.relative(projectDir, target)}: ${Object.keys(manifest.files).length} files, ${agents.length} agents as the runtime reports them\n` +
+    `${path.relative(projectDir, target)}: ${Object.keys(manifest.files).length} files, ${Object.keys(manifest.policy).length} policy files, ${agents.length} agents as the runtime reports them\n` +
       `${Object.keys(manifest.files).map((f) => `  ${f}`).join('\n')}\n`,
   );
 } finally {

@@ -5,6 +5,7 @@ import { ConfigError } from '../../config/load';
 import shipped from './runtime-manifest.json';
 import { z } from 'zod';
 import { runtimeConfigShapeSchema, type RuntimeConfigShape } from './runtime-config';
+import { errorText } from '../../core/error-body';
 
 /**
  * The runtime's own configuration (agent files, `opencode.json`, anything else opencode loads
@@ -36,6 +37,8 @@ export interface RuntimeManifest {
   about: string;
   /** Project-relative path (forward slashes) → sha256 of its content, line endings as LF. */
   files: Record<string, string>;
+  /** The change policy the project ships (policy.yaml and the records it names): path → sha256, as `files`. */
+  policy?: Record<string, string>;
   /** What a runtime on exactly these files reports (GET /agent, GET /config), for the configuration check. */
   runtime?: RuntimeConfigShape;
 }
@@ -45,7 +48,7 @@ export interface Difference {
   why: string;
 }
 
-const manifestSchema = z.object({ about: z.string(), files: z.record(z.string(), z.string()), runtime: runtimeConfigShapeSchema.optional() });
+const manifestSchema = z.object({ about: z.string(), files: z.record(z.string(), z.string()), policy: z.record(z.string(), z.string()).optional(), runtime: runtimeConfigShapeSchema.optional() });
 export const SHIPPED_MANIFEST: RuntimeManifest = manifestSchema.parse(shipped);
 export const MANIFEST_COMMAND = 'npm run runtime:manifest';
 
@@ -73,7 +76,7 @@ const RACY_MS = 2_000n;
  * hashed is hashed again next time ("racy git"): the kernel's timestamps tick coarsely, and a
  * second write of the same size in the same tick would leave all four as they were.
  */
-function hashOf(abs: string, st: BigIntStats, cache: HashCache | undefined): string {
+export function hashOf(abs: string, st: BigIntStats, cache: HashCache | undefined): string {
   const stamp = `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
   const kept = cache?.entries.get(abs);
   if (kept?.stamp === stamp) return kept.hash;
@@ -165,7 +168,7 @@ export function buildManifest(projectDir: string, runtime?: RuntimeConfigShape):
   const outside = Object.keys(files).filter((f) => f.startsWith('../'));
   if (outside.length) throw new Error(`the relay ships nothing above its folder, and opencode would load these: ${outside.join(', ')}`);
   return {
-    about: `What the relay ships to its agent runtime; regenerate with ${MANIFEST_COMMAND} after changing an agent file or opencode.json.`,
+    about: `What the relay ships to its agent runtime, and its change policy; regenerate with ${MANIFEST_COMMAND} after changing an agent file, opencode.json or the shipped policy.yaml.`,
     files,
     ...(runtime ? { runtime } : {}),
   };
@@ -233,7 +236,7 @@ export function createRuntimeFilesCheck(projectDir: string, manifest: RuntimeMan
       return found.length ? describeDifferences(found) : null;
     } catch (error) {
       // Unreadable is not "as shipped".
-      return `the runtime files could not be read (${(error as Error).message})`;
+      return `the runtime files could not be read (${errorText(error)})`;
     }
   };
   /** Set when the runtime (re)started while the files differed: it runs on what it loaded then. */

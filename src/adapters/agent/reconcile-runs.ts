@@ -17,7 +17,7 @@ const NO_RUN_AFTER_MS = 60_000;
  * `running` forever. After every (re)connect this asks the runtime how each open run
  * ended and replays that through the mapper, so the timeline and the state follow.
  */
-export function createRunReconciler(deps: { incidents: Incidents; agent: AgentRuntime; mapper: RuntimeEventMapper; clock: Clock; logger: Logger; owns?: Owns }) {
+export function createRunReconciler(deps: { incidents: Incidents; agent: AgentRuntime; mapper: RuntimeEventMapper; clock: Clock; logger: Logger; owns: Owns }) {
   const { incidents, agent, mapper, clock, logger } = deps;
 
   const endSeen = (incidentId: string) => {
@@ -32,7 +32,7 @@ export function createRunReconciler(deps: { incidents: Incidents; agent: AgentRu
 
   return async function reconcile(): Promise<void> {
     // Another relay's runs are on its runtime: it reconciles them.
-    const candidates = incidents.open().filter((i) => i.state === 'running' && i.session_id && deps.owns?.(i.incident_id) !== false);
+    const candidates = incidents.open().filter((i) => i.state === 'running' && i.session_id && deps.owns(i.incident_id));
     if (candidates.length === 0) return;
     const busy = await agent.sessionStatus();
     for (const incident of candidates) {

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { compareRuntimeConfig, describeConfigDifferences, type RuntimeConfigShape } from './runtime-config';
+import { errorText } from '../../core/error-body';
 
 /**
  * Asks the runtime what it runs with (`GET /agent`, `GET /config`) when it becomes ready and then
@@ -24,7 +25,7 @@ export function createRuntimeConfigCheck(deps: {
       if (!next && problem) deps.logger.info('the agent runtime runs the shipped configuration again');
       problem = next;
     } catch (error) {
-      deps.logger.debug({ err: (error as Error).message }, 'could not ask the agent runtime for its configuration');
+      deps.logger.debug({ err: errorText(error) }, 'could not ask the agent runtime for its configuration');
     }
   }
 

@@ -5,6 +5,7 @@ import type { Action, SessionMemory } from './runtime-event-sessions';
 import type { Incidents } from '../../core/incidents/service';
 import { entries, isEntry } from '../../core/events/timeline-entries';
 import { excerpt } from './event-excerpt';
+import { heldBehind } from '../../core/approvals/held-view';
 import { createPartActions, type SessionBase } from './runtime-part-actions';
 
 export { EXCERPT_CHARS, excerpt } from './event-excerpt';
@@ -75,7 +76,8 @@ export function createEventActions(deps: {
         const id = incident.incident_id;
         incidents.record(id, entries.sessionIdle, `${who(sessionID)} idle`, base(sessionID, true));
         const current = incidents.get(id);
-        if (current?.state === 'running' && !current.outcome) {
+        // A request the relay holds (the device busy or quarantined) is a run waiting for its answer, as one awaiting approval is.
+        if (current?.state === 'running' && !current.outcome && !heldBehind(incidents.timeline(id))) {
           logger.warn({ incident_id: id }, 'agent stopped without reporting an outcome');
           incidents.record(id, entries.warning, 'agent stopped without reporting an outcome', { session_id: sessionID });
         }

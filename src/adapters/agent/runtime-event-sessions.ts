@@ -79,7 +79,7 @@ export function createSessionRouter(deps: {
   incidents: Pick<Incidents, 'bySession'>;
   agent: Pick<AgentRuntime, 'getSession'>;
   logger: Logger;
-  owns?: Owns;
+  owns: Owns;
   memory: SessionMemory;
 }): SessionRouter {
   const { incidents, agent, logger } = deps;
@@ -92,7 +92,7 @@ export function createSessionRouter(deps: {
     for (let depth = 0; depth < 32; depth++) {
       const incident = incidents.bySession(s);
       // A run another relay took over is its now: this relay's late events about it write nothing.
-      if (incident) return deps.owns?.(incident.incident_id) === false ? { kind: 'foreign' } : { kind: 'ours', owner: { incident, rootSession: s } };
+      if (incident) return !deps.owns(incident.incident_id) ? { kind: 'foreign' } : { kind: 'ours', owner: { incident, rootSession: s } };
       if (!parentOf.has(s)) return { kind: 'unknown', lookup: s };
       const parent = parentOf.get(s);
       if (!parent) return { kind: 'foreign' };

@@ -27,8 +27,8 @@ export interface RuntimeEventMapperDeps {
   clock?: Clock;
   /** A root session failed and its incident is now `failed`: the caller tells the room. */
   onSessionFailed?: (incidentId: string, message: string) => void;
-  /** Team relays: events about an incident another relay owns write nothing here (src/core/incidents/ownership.ts). */
-  owns?: Owns;
+  /** Events about an incident this relay does not own write nothing here (src/core/incidents/ownership.ts). */
+  owns: Owns;
 }
 
 export interface RuntimeEventMapper {

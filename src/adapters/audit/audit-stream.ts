@@ -5,6 +5,7 @@ import type { Clock } from '../../core/clock';
 import type { Bus } from '../../core/events/bus';
 import type { RelayEvents } from '../../core/incidents/events';
 import type { Incident, TimelineEntry } from '../../core/incidents/model';
+import type { Owns } from '../../core/incidents/ownership';
 import { createOutbox, type Outbox, type OutboxStore, type SendResult, type StoredItem } from '../outbox/outbox';
 import { isAuditedEntry } from './audited-entries';
 import { entries } from '../../core/events/timeline-entries';
@@ -14,6 +15,7 @@ type AuditProgress = typeof entries.auditDelivered | typeof entries.auditFailed 
 import { auditEventOf } from './derive';
 import { auditEventSchema, type AuditEvent } from './schema';
 import type { AuditSender, BatchResult } from './sender';
+import { errorText } from '../../core/error-body';
 
 export interface AuditStreamDeps {
   senders: readonly AuditSender[];
@@ -21,8 +23,8 @@ export interface AuditStreamDeps {
   openStore: (name: string) => OutboxStore;
   incidents: { get(id: string): Incident | undefined; timeline(id: string): readonly TimelineEntry[]; record: Incidents['record'] };
   bus: Bus<RelayEvents>;
-  /** On a team only the incident's owner derives its events; default: every incident is this relay's. */
-  owns?: (incidentId: string) => boolean;
+  /** Only the incident's owner derives its events (a laptop owns every incident). */
+  owns: Owns;
   /** This relay's name in every event (RELAY_ID, else the host name). */
   relay: string;
   scrub?: (text: string) => string;
@@ -62,7 +64,7 @@ export function createAuditStream(deps: AuditStreamDeps) {
       try {
         deps.incidents.record(id, def, message(ids.length), { sink, ids, ...data });
       } catch (error) {
-        logger.warn({ incident_id: id, err_message: (error as Error).message }, 'could not note audit delivery on the timeline');
+        logger.warn({ incident_id: id, err_message: errorText(error) }, 'could not note audit delivery on the timeline');
       }
     }
   };
@@ -120,7 +122,7 @@ export function createAuditStream(deps: AuditStreamDeps) {
         const batch = events.slice(i, i + sender.batchSize);
         const key = createHash('sha256').update(batch.map((e) => e.id).join(',')).digest('hex');
         outbox.enqueue({ key, kind: sender.sink, payload: { events: batch }, units: batch.length }).catch((error: unknown) => {
-          logger.error({ sink: sender.sink, err_message: (error as Error).message, events: batch.length }, 'audit events could not be stored for sending');
+          logger.error({ sink: sender.sink, err_message: errorText(error), events: batch.length }, 'audit events could not be stored for sending');
         });
       }
     }
@@ -135,14 +137,14 @@ export function createAuditStream(deps: AuditStreamDeps) {
   }
 
   const off = deps.bus.subscribe('incident.timeline', ({ incident_id, entry }) => {
-    if (outboxes.length === 0 || !isAuditedEntry(entry) || (deps.owns && !deps.owns(incident_id))) return;
+    if (outboxes.length === 0 || !isAuditedEntry(entry) || !deps.owns(incident_id)) return;
     const incident = deps.incidents.get(incident_id);
     if (!incident) return;
     try {
       const event = auditEventOf({ incident, entry, timeline: upTo(deps.incidents.timeline(incident_id), entry), relay: deps.relay, ...(deps.scrub ? { scrub: deps.scrub } : {}) });
       if (event) emit(event);
     } catch (error) {
-      logger.error({ incident_id, entry_type: entry.type, err_message: (error as Error).message }, 'audit event could not be derived');
+      logger.error({ incident_id, entry_type: entry.type, err_message: errorText(error) }, 'audit event could not be derived');
     }
   });
 

@@ -7,6 +7,7 @@ import type { AuditSender } from './sender';
 import { createSplunkHecSender } from './splunk-hec';
 import { createRelpSender } from './relp';
 import { createSyslogSender, parseSyslogUrl } from './syslog';
+import { errorText } from '../../core/error-body';
 
 type AuditConfig = Pick<RelayConfig, 'SPLUNK_HEC_URL' | 'SPLUNK_HEC_TOKEN' | 'SPLUNK_HEC_ACK' | 'SPLUNK_HEC_INDEX' | 'SYSLOG_URL' | 'SYSLOG_CA_FILE'>;
 
@@ -42,7 +43,7 @@ export function auditSendersFrom(config: AuditConfig, opts: { clock: Clock; prox
       try {
         ca = readFileSync(config.SYSLOG_CA_FILE, 'utf8');
       } catch (error) {
-        throw new Error(`SYSLOG_CA_FILE cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+        throw new Error(`SYSLOG_CA_FILE cannot be read: ${(error as NodeJS.ErrnoException).code ?? errorText(error)}`);
       }
     }
     const options = { target, host, ...(ca ? { ca } : {}) };

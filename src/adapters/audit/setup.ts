@@ -6,6 +6,7 @@ import type { Clock } from '../../core/clock';
 import type { RelayConfig } from '../../config/schema';
 import type { Bus } from '../../core/events/bus';
 import type { RelayEvents } from '../../core/incidents/events';
+import type { Owns } from '../../core/incidents/ownership';
 import type { ProxySettings } from '../net/proxy';
 import { openFileOutboxStore } from '../outbox/file-store';
 import type { OutboxStore } from '../outbox/types';
@@ -24,8 +25,8 @@ export interface AuditSetupDeps {
   proxy?: ProxySettings;
   /** How the stream names this relay (a team relay's id); default the host's name. */
   host?: string;
-  /** Whether this relay owns the incident: on a team only the owner derives its events (one copy each). */
-  owns?: (incidentId: string) => boolean;
+  /** Whether this relay owns the incident: only the owner derives its events (one copy each). */
+  owns: Owns;
   /** `/metrics`: the backlog per sink is read from the outboxes at scrape time. */
   registry?: Registry;
   /** Where the relay's standing warnings are gathered for /health: the stream adds its own. */
@@ -53,7 +54,7 @@ export function setUpAudit(deps: AuditSetupDeps) {
   const stream = createAuditStream({
     senders,
     openStore: deps.openStore ?? ((name) => openFileOutboxStore(dataDir, name)),
-    ...(deps.owns ? { owns: deps.owns } : {}),
+    owns: deps.owns,
     incidents: deps.incidents,
     bus: deps.bus,
     relay,

@@ -4,6 +4,7 @@ import { wait } from '../../core/backoff';
 import type { Clock } from '../../core/clock';
 import type { AuditEvent } from './schema';
 import { retryAfterMs, type AuditSender, type BatchResult } from './sender';
+import { errorText } from '../../core/error-body';
 
 export interface SplunkHecOptions {
   /** SPLUNK_HEC_URL: the collector's base (`https://splunk:8088`) or its `/services/collector/event`. */
@@ -100,12 +101,12 @@ export function createSplunkHecSender(opts: SplunkHecOptions): AuditSender {
       try {
         res = await post('/services/collector/event', body);
       } catch (error) {
-        return { ok: false, permanent: false, reason: `cannot reach the collector: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` };
+        return { ok: false, permanent: false, reason: `cannot reach the collector: ${(error as NodeJS.ErrnoException).code ?? errorText(error)}` };
       }
       if (res.status === 200) {
         if (!opts.ack) return { ok: true };
         if (res.answer.ackId === undefined) return { ok: false, permanent: false, reason: 'acknowledgement is on but the collector gave no ackId (is it enabled on the token?)' };
-        return indexed(res.answer.ackId).catch((error: unknown) => ({ ok: false as const, permanent: false, reason: `acknowledgement query failed: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` }));
+        return indexed(res.answer.ackId).catch((error: unknown) => ({ ok: false as const, permanent: false, reason: `acknowledgement query failed: ${(error as NodeJS.ErrnoException).code ?? errorText(error)}` }));
       }
       const after = retryAfterMs(res.headers['retry-after'], opts.clock.now());
       return { ok: false, permanent: res.status === 400, reason: describe(res.status, res.answer), ...(after !== undefined ? { retryAfterMs: after } : {}) };

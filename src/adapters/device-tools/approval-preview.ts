@@ -3,6 +3,7 @@ import type { ConfigPreview } from '../../runbooks/config-preview';
 import { sameDevice } from '../../core/approvals/claim';
 import type { Incidents } from '../../core/incidents/service';
 import { entries } from '../../core/events/timeline-entries';
+import { errorText } from '../../core/error-body';
 
 /** The device tools' dry run, injected by the relay (src/relay/create-relay.ts): the domain imports no device server. */
 export type PreviewConfig = (device: string, commands: string[]) => Promise<ConfigPreview>;
@@ -28,7 +29,7 @@ export async function previewBeforeApproval(
   try {
     preview = await deps.preview(device, input.commands);
   } catch (error) {
-    const why = (error as Error).message.slice(0, 500);
+    const why = errorText(error).slice(0, 500);
     deps.logger.warn({ incident_id: incident.incident_id, err: why }, 'no preview of the change: the device tools could not dry-run it');
     deps.incidents.record(incident.incident_id, entries.approvalPreviewUnavailable, `No preview of the change on ${device}: ${why}`);
     return { ok: true, preview: null };

@@ -17,6 +17,7 @@ import type { PlanApply } from '../../core/changes/plan-apply';
 import { applyPlanCall } from './plan-guard';
 import type { FoundDevice } from '../../runbooks/plan-devices';
 import { entries } from '../../core/events/timeline-entries';
+import { errorText } from '../../core/error-body';
 
 export interface DeviceGuardDeps {
   incidents: Incidents;
@@ -88,7 +89,7 @@ function quarantineReader(deps: DeviceGuardDeps) {
       const q = await deps.quarantined?.(target);
       return q ? `${quarantineLine(q)}. Nothing was sent; an approver clears the device (POST /devices/${target}/clear, the tray or /ui) once it has been checked` : undefined;
     } catch (error) {
-      return `the quarantined devices could not be read (${(error as Error).message}): nothing was sent to ${target}; try again`;
+      return `the quarantined devices could not be read (${errorText(error)}): nothing was sent to ${target}; try again`;
     }
   };
 }
@@ -141,7 +142,7 @@ function registerGuardedExec(server: McpServer, { deps, refuse }: GuardContext):
         await deps.progress?.(incident_id, command).catch(() => undefined);
         return ok(output);
       } catch (error) {
-        const message = (error as Error).message;
+        const message = errorText(error);
         incidents.record(incident_id, entries.deviceError, `exec_cli failed: ${excerpt(message, 300)}`, { tool: 'exec_cli', device, command });
         return err(message);
       }
@@ -192,8 +193,8 @@ async function applyApproved({ deps, refuse, quarantineOf }: GuardContext, incid
     try {
       await deps.durable();
     } catch (error) {
-      claimed.claim.release((error as Error).message);
-      return refuse(incident_id, 'config_cli', `the claim on the approval could not be recorded (${(error as Error).message}): nothing was sent to ${device}; the approval still stands, try again`, { device, commands });
+      claimed.claim.release(errorText(error));
+      return refuse(incident_id, 'config_cli', `the claim on the approval could not be recorded (${errorText(error)}): nothing was sent to ${device}; the approval still stands, try again`, { device, commands });
     }
   }
   const sha = incidents.get(incident_id)?.approval_request?.lines_sha256 ?? '';
@@ -243,7 +244,7 @@ async function failedApply(
     logger.warn({ incident_id, device: target }, 'approved change not applied: the device changed since its preview');
     return err(recordMismatch(incidents, incident_id, mismatch));
   }
-  const message = (error as Error).message;
+  const message = errorText(error);
   const reached = !nothingWasSent(error);
   if (reached) claim.failed(message);
   else claim.release(message);

@@ -1,9 +1,10 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ConfigPreview } from '../../runbooks/config-preview';
-import { ChangeStatus, DeviceToolError, type ApplyExpect, type DeviceToolName, type DeviceTools } from '../../core/changes/device-contract';
+import { ChangeStatus, DeviceToolError, type ApplyExpect, type DeviceToolName, type DeviceTools, type ProvisionalOpts } from '../../core/changes/device-contract';
 import { deviceFailure } from '../../core/changes/device-failure';
 import { DeviceToolFailure } from '../../core/changes/device-tool-schemas';
+import { errorText } from '../../core/error-body';
 
 export interface McpDeviceTools extends DeviceTools {
   close(): Promise<void>;
@@ -44,7 +45,7 @@ export function createMcpDeviceTools(
   const unreached = (error: unknown) =>
     (error as { code?: number }).code === 401
       ? 'the device tool server refused the relay\'s credential (DEVICE_MCP_TOKEN)'
-      : `device tool server unreachable: ${(error as Error).message}`;
+      : `device tool server unreachable: ${errorText(error)}`;
 
   const call = async (tool: DeviceToolName, args: Record<string, unknown>): Promise<{ text: string; structured: unknown }> => {
     let client: Client;
@@ -73,7 +74,7 @@ export function createMcpDeviceTools(
     return { output: r.text, change: parsed.data };
   };
   const expect = (o?: ApplyExpect) => (o?.expectConfigSha256 ? { expect_config_sha256: o.expectConfigSha256 } : {});
-  const provisional = (device: string, commands: string[], s: number, o?: ApplyExpect) => status('config_cli', { device, commands, confirm_within_s: s, ...expect(o) });
+  const provisional = (device: string, commands: string[], s: number, o?: ProvisionalOpts) => status('config_cli', { device, commands, confirm_within_s: s, ...expect(o), ...(o?.changeId ? { change_id: o.changeId } : {}) });
 
   return {
     execCli: async (device, command) => (await call('exec_cli', { device, command })).text,

@@ -6,6 +6,7 @@ import type { DeviceTools } from '../../core/changes/device-contract';
 import type { Incidents } from '../../core/incidents/service';
 import type { PlanApply } from '../../core/changes/plan-apply';
 import { entries } from '../../core/events/timeline-entries';
+import { errorText } from '../../core/error-body';
 
 export interface PlanGuardDeps {
   incidents: Incidents;
@@ -46,8 +47,8 @@ export async function applyPlanCall(deps: PlanGuardDeps, incidentId: string, pla
     try {
       await deps.durable();
     } catch (error) {
-      claimed.claim.release((error as Error).message);
-      return deps.refuse(incidentId, 'config_cli', `the claim on the approval could not be recorded (${(error as Error).message}): nothing was sent; the approval still stands, try again`, detail);
+      claimed.claim.release(errorText(error));
+      return deps.refuse(incidentId, 'config_cli', `the claim on the approval could not be recorded (${errorText(error)}): nothing was sent; the approval still stands, try again`, detail);
     }
   }
   const request = incidents.get(incidentId)?.approval_request;
@@ -61,7 +62,7 @@ export async function applyPlanCall(deps: PlanGuardDeps, incidentId: string, pla
   try {
     applied = await deps.plans.apply(incidentId, steps, await deps.within(incidentId));
   } catch (error) {
-    claimed.claim.failed((error as Error).message);
+    claimed.claim.failed(errorText(error));
     throw error;
   }
   if (!applied.ok) {

@@ -9,6 +9,7 @@ import type { PlanEntryRecord } from '../../core/incidents/model';
 import type { Incidents } from '../../core/incidents/service';
 import type { PreviewConfig } from './approval-preview';
 import { entries as timeline } from '../../core/events/timeline-entries';
+import { errorText } from '../../core/error-body';
 
 export interface PlanRequestInput {
   incident_id: string;
@@ -67,7 +68,7 @@ export async function preparePlan(deps: { incidents: Incidents; logger: Logger; 
     try {
       entry.preview = await deps.preview(entry.device, entry.commands);
     } catch (error) {
-      incidents.record(incident.incident_id, timeline.approvalPreviewUnavailable, `No preview of the plan's change on ${entry.device}: ${(error as Error).message.slice(0, 500)}`);
+      incidents.record(incident.incident_id, timeline.approvalPreviewUnavailable, `No preview of the plan's change on ${entry.device}: ${errorText(error).slice(0, 500)}`);
       continue;
     }
     if (!entry.preview.accepted) {

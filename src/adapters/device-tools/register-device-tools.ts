@@ -2,8 +2,10 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { DeviceToolError, type ChangeStatus, type DeviceToolName, type DeviceTools } from '../../core/changes/device-contract';
 import { deviceFailure } from '../../core/changes/device-failure';
+import { previewWithoutSecrets } from '../../core/changes/preview-secrets';
 import { DEVICE_TOOL_INPUTS, type DeviceToolFailure } from '../../core/changes/device-tool-schemas';
 import { previewLines } from '../../runbooks/config-preview';
+import { errorText } from '../../core/error-body';
 
 export interface DeviceToolsAbout {
   /** The devices, as the descriptions name them (e.g. "R1 (frr), R2 (frr)"). */
@@ -20,7 +22,7 @@ export interface DeviceToolsAbout {
 export function failedCall(error: unknown): CallToolResult {
   const failure = error instanceof DeviceToolError ? error.failure : deviceFailure('internal', true);
   const structured: DeviceToolFailure = { error: failure };
-  return { isError: true, content: [{ type: 'text', text: `[${failure.kind}] ${(error as Error).message}` }], structuredContent: structured };
+  return { isError: true, content: [{ type: 'text', text: `[${failure.kind}] ${errorText(error)}` }], structuredContent: structured };
 }
 
 const text = (t: string): CallToolResult => ({ content: [{ type: 'text', text: t }] });
@@ -53,11 +55,11 @@ export function registerDeviceTools(server: McpServer, tools: DeviceTools, about
   server.registerTool(
     'config_cli',
     tool('config_cli', 'Apply configuration lines', 'Applies configuration lines in configuration mode, all or nothing: if a line is refused the device is put back as it was and the error names the line. Needs an operator approval first.', hints(false, false, true)),
-    ({ device, commands, confirm_within_s, expect_config_sha256 }) =>
+    ({ device, commands, confirm_within_s, expect_config_sha256, change_id }) =>
       answer(async () => {
         const expect = expect_config_sha256 ? { expectConfigSha256: expect_config_sha256 } : {};
         if (confirm_within_s === undefined) return text(await tools.configCli(device, commands, expect));
-        const r = await tools.configProvisional(device, commands, confirm_within_s, expect);
+        const r = await tools.configProvisional(device, commands, confirm_within_s, { ...expect, ...(change_id ? { changeId: change_id } : {}) });
         return { content: [{ type: 'text', text: r.output }], structuredContent: r.change };
       }),
   );
@@ -81,7 +83,7 @@ export function registerDeviceTools(server: McpServer, tools: DeviceTools, about
     tool('preview_config', 'Preview configuration lines (dry run)', 'What the lines would change on the live device, without changing it: whether the device (or its grammar) accepts them, and the running-configuration lines added and removed.', hints(true, true, false)),
     ({ device, commands }) =>
       answer(async () => {
-        const p = await tools.previewConfig(device, commands);
+        const p = previewWithoutSecrets(await tools.previewConfig(device, commands));
         return { content: [{ type: 'text', text: previewLines(p).join('\n') }], structuredContent: p };
       }),
   );

@@ -71,6 +71,7 @@ function describe(issues: z.core.$ZodIssue[]): string {
  */
 export { deviceKey } from '../../runbooks/device-name';
 import { deviceKey } from '../../runbooks/device-name';
+import { errorText } from '../../core/error-body';
 
 /** The inventory's entry for `name` (any case, surrounding space ignored), under its canonical name. */
 export function findDevice(inventory: Pick<Inventory, 'devices'>, name: string): DeviceEntry | undefined {
@@ -124,7 +125,7 @@ export async function loadInventory(path: string): Promise<Inventory> {
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    throw new InventoryError(`cannot read the device inventory ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new InventoryError(`cannot read the device inventory ${path}: ${(error as NodeJS.ErrnoException).code ?? errorText(error)}`);
   }
   return parseInventory(text, path);
 }

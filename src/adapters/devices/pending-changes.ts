@@ -2,6 +2,7 @@ import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, r
 import { join } from 'node:path';
 import { z } from 'zod';
 import { ChangeStatus } from '../../core/changes/device-contract';
+import { errorText } from '../../core/error-body';
 
 /** What the server must know to put a device back after a crash: written before the first line is sent. */
 export const JournalEntry = z.object({
@@ -81,7 +82,7 @@ export class ChangeJournal {
       try {
         entries.push(JournalEntry.parse(JSON.parse(readFileSync(file, 'utf8'))));
       } catch (error) {
-        const why = error instanceof z.ZodError ? error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ') : (error as Error).message;
+        const why = error instanceof z.ZodError ? error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ') : errorText(error);
         broken.push({ file, error: `journal entry ${file} cannot be read (${why}): the device it names must be checked by hand` });
       }
     }

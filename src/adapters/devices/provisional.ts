@@ -5,6 +5,7 @@ import { DeviceError } from './errors';
 import { deviceKey } from './inventory';
 import type { DeviceDriver } from './driver';
 import type { ChangeJournal, ChangeOutcome } from './pending-changes';
+import { errorText } from '../../core/error-body';
 
 /** What the change book needs: each device's driver and queue (device-slots.ts), never the device service. */
 export interface ChangeHost {
@@ -34,6 +35,8 @@ export class ProvisionalChanges {
   private readonly idle = new Set<() => void>();
   /** Applies under way: their lines may be on the device before their change is in `live`. */
   private applying = 0;
+  /** Each apply under way by its change id: its status answers `pending` until the apply ends. */
+  private readonly inflight = new Map<string, ChangeStatus>();
 
   constructor(
     private readonly host: ChangeHost,
@@ -41,41 +44,57 @@ export class ProvisionalChanges {
     private readonly logger?: Logger,
   ) {}
 
-  /** `expectSha256`: the configuration fingerprint the change was previewed on; nothing is sent when the device's differs. */
-  async apply(name: string, lines: string[], confirmWithinS: number, expectSha256?: string): Promise<{ output: string; change: ChangeStatus }> {
+  /**
+   * `expectSha256`: the configuration fingerprint the change was previewed on; nothing is sent when the
+   * device's differs. `changeId`: the id the caller chose, so it can ask about the change (status,
+   * rollback) even when this call's answer never reaches it; one this server already knows is refused.
+   */
+  async apply(name: string, lines: string[], confirmWithinS: number, expectSha256?: string, changeId?: string): Promise<{ output: string; change: ChangeStatus }> {
     if (!Number.isInteger(confirmWithinS) || confirmWithinS < CONFIRM_WITHIN_S.min || confirmWithinS > CONFIRM_WITHIN_S.max) {
       throw new DeviceError('not_in_grammar', `confirm_within_s must be a whole number of seconds from ${CONFIRM_WITHIN_S.min} to ${CONFIRM_WITHIN_S.max}`);
     }
     const { device, driver } = this.host.resolve(name);
+    const change_id = changeId ?? `chg-${randomBytes(6).toString('hex')}`;
+    if (this.known(change_id)) throw new DeviceError('not_in_grammar', `change id ${change_id} is already used on this server; nothing was sent`);
+    this.inflight.set(change_id, { change_id, device, state: 'pending', deadline: new Date(Date.now() + confirmWithinS * 1000).toISOString() });
     this.applying += 1;
-    return this.host.run(device, () => this.applyNow(device, driver, lines, confirmWithinS, expectSha256)).finally(() => {
+    return this.host.run(device, () => this.applyNow(device, driver, lines, confirmWithinS, change_id, expectSha256)).finally(() => {
+      this.inflight.delete(change_id);
       this.applying -= 1;
       this.checkIdle();
     });
   }
 
-  private async applyNow(device: string, driver: DeviceDriver, lines: string[], confirmWithinS: number, expectSha256?: string): Promise<{ output: string; change: ChangeStatus }> {
+  private known(changeId: string): boolean {
+    return this.inflight.has(changeId) || [...this.live.values()].some((l) => l.status.change_id === changeId) || this.decided.has(changeId) || this.journal?.outcome(changeId) !== undefined;
+  }
+
+  private async applyNow(device: string, driver: DeviceDriver, lines: string[], confirmWithinS: number, change_id: string, expectSha256?: string): Promise<{ output: string; change: ChangeStatus }> {
     const busy = this.live.get(device);
     if (busy) {
       throw new DeviceError('change_pending', `${device}: change ${busy.status.change_id} is pending until ${busy.status.deadline}; confirm or roll it back first (nothing was sent)`);
     }
-    const change_id = `chg-${randomBytes(6).toString('hex')}`;
     const deadline = new Date(Date.now() + confirmWithinS * 1000).toISOString();
     const status: ChangeStatus = { change_id, device, state: 'pending', deadline };
+    this.inflight.set(change_id, status);
     const live: Live = { status, before: '', driver };
     let output: string;
     if (driver.revertsItself) {
       output = await driver.applyProvisional(lines, { confirmWithinS, ...(expectSha256 ? { expectSha256 } : {}) });
     } else {
+      let journaled = false;
       try {
         const journal = (before: string) => {
           live.before = before;
           this.journal?.writePending({ change_id, device, before, lines, deadline });
+          journaled = true;
         };
         output = await driver.applyProvisional(lines, { journal, ...(expectSha256 ? { expectSha256 } : {}) });
       } catch (error) {
-        // The apply undid itself (or says why it could not): there is nothing left to confirm.
-        this.journal?.removePending(change_id);
+        // The apply undid itself (or says why it could not): there is nothing left to confirm. Once
+        // journaled, lines may have gone out: its outcome says how it ended, for a caller that never had the answer.
+        if (journaled) this.record(failedApply(status, error));
+        else this.journal?.removePending(change_id);
         throw error;
       }
       driver.onSessionLost(() => this.background(device, change_id, 'session_lost'));
@@ -89,7 +108,7 @@ export class ProvisionalChanges {
   /** A rollback nobody waits for (timer, dropped session): its outcome is recorded, a failure only logged. */
   private background(device: string, changeId: string, reason: string): void {
     void this.rollback(device, changeId, reason).catch((error: unknown) =>
-      this.logger?.debug({ device, change_id: changeId, reason, err: (error as Error).message }, 'no rollback needed'),
+      this.logger?.debug({ device, change_id: changeId, reason, err: errorText(error) }, 'no rollback needed'),
     );
   }
 
@@ -130,6 +149,8 @@ export class ProvisionalChanges {
     const { device } = this.host.resolve(name);
     const live = this.live.get(device);
     if (live?.status.change_id === changeId) return live.status;
+    const applying = this.inflight.get(changeId);
+    if (applying && deviceKey(applying.device) === deviceKey(device)) return applying;
     const known = this.outcome(device, changeId);
     if (!known) throw this.notPending(device, changeId);
     return known.status;
@@ -205,7 +226,7 @@ export class ProvisionalChanges {
       [state, detail] = [back.restored ? 'rolled_back' : 'rollback_failed', back.detail];
     } catch (error) {
       state = 'rollback_failed';
-      detail = `the rollback could not be completed: ${(error as Error).message}`;
+      detail = `the rollback could not be completed: ${errorText(error)}`;
       // The journal keeps it pending, so the next start tries again (a device that reverts by itself has no journal entry).
       done = live.driver.revertsItself;
     }
@@ -245,4 +266,10 @@ export class ProvisionalChanges {
     const what = s.state === 'rolled_back' ? 'was rolled back' : 'was rolled back but could not be verified (rollback_failed)';
     return new DeviceError('not_pending', `change ${changeId} ${what} (${s.reason}) at ${o.at}${s.detail ? `: ${s.detail}` : ''}`);
   }
+}
+
+/** How an apply that failed after its journal entry ended: put back as before (read back), or not. */
+function failedApply(status: ChangeStatus, error: unknown): ChangeStatus {
+  const restored = error instanceof DeviceError && (!error.reached || error.failure.restored === true);
+  return { ...status, state: restored ? 'rolled_back' : 'rollback_failed', reason: 'apply_failed', detail: `the apply failed: ${errorText(error)}`.slice(0, 1000) };
 }

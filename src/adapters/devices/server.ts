@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Logger } from 'pino';
+import { errorBody } from '../../core/error-body';
 import { DeviceService, type DeviceServiceOptions } from './device-service';
 import { loadInventory, type Inventory } from './inventory';
 import { createDeviceMcpServer } from './mcp-tools';
@@ -122,11 +123,11 @@ export async function startDeviceServer(opts: {
     if (refused) {
       // The caller's address only: the Host it sent may be an attacker's name, the header a near-miss token.
       opts.logger?.warn({ remote: req.socket.remoteAddress, path, status: refused.status }, 'device tool server refused a request');
-      return json(refused.status, { error: { code: refused.code, message: refused.message } }, refused.status === 401 ? { 'www-authenticate': 'Bearer' } : {});
+      return json(refused.status, errorBody(refused.code, refused.message), refused.status === 401 ? { 'www-authenticate': 'Bearer' } : {});
     }
     if (path === '/health' && req.method === 'GET') return json(200, { status: 'ok', service: 'ssh-devices', devices: service.devices().length });
     if (path === '/attach' && req.method === 'GET' && opts.attach) return opts.attach(req, res);
-    if (path !== '/mcp') return json(404, { error: { code: 'not_found', message: path } });
+    if (path !== '/mcp') return json(404, errorBody('not_found', path));
     const mcp = createDeviceMcpServer(service);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => {
@@ -138,7 +139,7 @@ export async function startDeviceServer(opts: {
       .then(() => transport.handleRequest(req, res))
       .catch((error: unknown) => {
         opts.logger?.error({ err: error }, 'device MCP request failed');
-        if (!res.headersSent) json(500, { error: { code: 'internal', message: 'internal error' } });
+        if (!res.headersSent) json(500, errorBody('internal', 'internal error'));
       });
   });
   server.requestTimeout = 15 * 60_000; // a change with a rollback on a slow device takes a while

@@ -19,7 +19,7 @@ export function serviceDeviceTools(service: DeviceService): DeviceTools {
       asTool('config_cli', async () =>
         o?.confirmWithinS === undefined ? service.config(device, commands, o?.expectConfigSha256) : (await service.changes.apply(device, commands, o.confirmWithinS, o.expectConfigSha256)).output,
       ),
-    configProvisional: (device, commands, s, o) => asTool('config_cli', () => service.changes.apply(device, commands, s, o?.expectConfigSha256)),
+    configProvisional: (device, commands, s, o) => asTool('config_cli', () => service.changes.apply(device, commands, s, o?.expectConfigSha256, o?.changeId)),
     confirmChange: (device, id) => asTool('confirm_change', () => service.changes.confirm(device, id)),
     rollbackChange: (device, id, reason) => asTool('rollback_change', () => service.changes.rollback(device, id, reason)),
     changeStatus: (device, id) => asTool('change_status', () => service.changes.status(device, id)),

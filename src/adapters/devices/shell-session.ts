@@ -4,6 +4,7 @@ import { DeviceError } from './errors';
 import type { DeviceEntry } from './inventory';
 import type { Platform } from './platforms';
 import { connectSsh } from './ssh-connect';
+import { errorText } from '../../core/error-body';
 
 /** ANSI escapes and carriage returns that a pty adds around output. */
 const NOISE = /\u001b\[[0-9;?]*[A-Za-z]|\r/g;
@@ -63,9 +64,9 @@ export class ShellSession {
 
     const channel = await new Promise<ClientChannel>((resolve, reject) =>
       client.shell({ term: 'vt100', cols: 511, rows: 200 }, (error, stream) => (error ? reject(error) : resolve(stream))),
-    ).catch((error: Error) => {
+    ).catch((error: unknown) => {
       client.end();
-      throw new DeviceError('session_lost', `${device.name}: no interactive shell: ${error.message}`);
+      throw new DeviceError('session_lost', `${device.name}: no interactive shell: ${errorText(error)}`);
     });
     const session = new ShellSession(client, channel, device, platform);
     try {

@@ -3,6 +3,7 @@ import { Client, type ConnectConfig } from 'ssh2';
 import { DeviceError } from './errors';
 import type { DeviceEntry } from './inventory';
 import { checkHostKey, fingerprint, keyType } from './known-hosts';
+import { errorText } from '../../core/error-body';
 
 /**
  * An authenticated SSH connection to a device, or a DeviceError saying why not (unreachable,
@@ -55,7 +56,7 @@ export async function connectSsh(device: DeviceEntry, knownHostsPath: string, co
     try {
       client.connect(config);
     } catch (error) {
-      reject(new DeviceError('auth_failed', `${device.name}: ${(error as Error).message}`));
+      reject(new DeviceError('auth_failed', `${device.name}: ${errorText(error)}`));
     }
   });
   return client;

@@ -4,6 +4,7 @@ import type { ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { z } from 'zod';
+import { errorBody } from '../../core/error-body';
 import { generateDeviceServerToken, startDeviceServer, type RunningDeviceServer } from './server';
 import { StateDirLockedError } from './state-lock';
 import { writeTokenFile } from './token-file';
@@ -68,7 +69,7 @@ export async function runSupervisedDeviceServer(opts: {
   };
 
   const attach = (_req: unknown, res: ServerResponse) => {
-    if (exiting) return res.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: 'stopping', message: 'this device server is stopping: start a new one' } }));
+    if (exiting) return res.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify(errorBody('stopping', 'this device server is stopping: start a new one')));
     res.writeHead(200, { 'content-type': 'application/x-ndjson', 'cache-control': 'no-store' });
     res.write(`${JSON.stringify({ pid: process.pid, pending: server.service.changes.pendingCount() })}\n`);
     attached.add(res);

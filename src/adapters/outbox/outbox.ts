@@ -34,6 +34,7 @@ import type { Logger } from 'pino';
 import { jitteredBackoff, wait, type BackoffPolicy } from '../../core/backoff';
 import { systemClock, type Clock } from '../../core/clock';
 import type { OutboxItem, OutboxStore, Outcome, SendResult, StoredItem } from './types';
+import { errorText } from '../../core/error-body';
 
 export type { OutboxItem, OutboxStore, SendResult, StoredItem } from './types';
 export { httpSendResult, networkSendResult, parseRetryAfter } from './http-result';
@@ -100,7 +101,7 @@ export function createOutbox(opts: OutboxOptions) {
           await deliver(item);
         }
       } catch (error) {
-        opts.logger.warn({ outbox: opts.name, err_message: (error as Error).message }, 'outbox store not available; trying again');
+        opts.logger.warn({ outbox: opts.name, err_message: errorText(error) }, 'outbox store not available; trying again');
       }
       await refreshBacklog();
       if (claimed.length > 0 || dirty) continue;
@@ -175,7 +176,7 @@ function createDelivery(opts: OutboxOptions, clock: Clock, counts: { sent: numbe
       try {
         result = await opts.send(item);
       } catch (error) {
-        result = { ok: false, permanent: false, reason: `sender error: ${(error as Error).message}` };
+        result = { ok: false, permanent: false, reason: `sender error: ${errorText(error)}` };
       }
       const now = clock.now();
       if (result.ok) {

@@ -10,6 +10,7 @@ import type { EscalationStep } from '../../core/policy/schema';
 import { createChainTimers } from './chain';
 import { PAGER_LABELS, pageFor, shownDevice, type Page, type PagerName, type PageStep } from './page';
 import { entries, isEntry } from '../../core/events/timeline-entries';
+import { errorText } from '../../core/error-body';
 
 export interface PagingDeps {
   incidents: Incidents;
@@ -167,7 +168,7 @@ function createPageQueue(deps: Pick<PagingDeps, 'incidents' | 'outbox' | 'logger
         .then(() => deps.outbox.enqueue({ key, kind: page.pager, payload: page }))
         .catch((error: unknown) => {
           enqueued.delete(key);
-          logger.error({ incident_id: page.incident_id, key, err_message: (error as Error).message }, 'could not queue a page');
+          logger.error({ incident_id: page.incident_id, key, err_message: errorText(error) }, 'could not queue a page');
         })
         .finally(() => inFlight.delete(queued));
       inFlight.add(queued);

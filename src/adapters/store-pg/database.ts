@@ -33,7 +33,7 @@ export function serverTimeouts(queryTimeoutMs: number) {
 }
 
 /** The driver gave up on a query (its `query_timeout`): the connection is busy with it still and must not be reused. */
-export const isDriverTimeout = (error: unknown) => (error as Error | undefined)?.message === 'Query read timeout';
+export const isDriverTimeout = (error: unknown) => error instanceof Error && error.message === 'Query read timeout';
 
 /** The database URL with its password replaced, for logs and /health/deep. */
 export function describeDatabaseUrl(url: string): string {

@@ -10,6 +10,7 @@ import { createCommitRetry, IncidentIdConflictError } from './commit-retry';
 import { isRefusedWrite, WriteRefusedError, type SetAside } from './isolate';
 import { createWriteQueue } from './write-queue';
 import type { Batch, Written } from './write-batch';
+import { errorText } from '../../core/error-body';
 
 export { IncidentIdConflictError } from './commit-retry';
 
@@ -156,7 +157,7 @@ export function createJournal(opts: JournalOptions) {
     lastError: () => health.lastError(),
     refused: () => ({ count: refusedWrites, last: lastRefused }),
     async close() {
-      await commit().catch((error: unknown) => logger.error({ err_message: (error as Error).message, pending_writes: pendingCount() }, 'writes not committed at close'));
+      await commit().catch((error: unknown) => logger.error({ err_message: errorText(error), pending_writes: pendingCount() }, 'writes not committed at close'));
       health.close();
       if (lazyTimer) clearTimeout(lazyTimer);
     },

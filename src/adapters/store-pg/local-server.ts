@@ -4,6 +4,7 @@ import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { findFreePort } from '../agent/free-port';
+import { errorText } from '../../core/error-body';
 
 const run = promisify(execFile);
 
@@ -58,7 +59,7 @@ export async function startLocalPostgres(opts: { prefix?: string } = {}): Promis
     await as('initdb', ['-D', dataDir, '-U', user, '-A', 'trust', '--no-sync', '-E', 'UTF8', '--locale', 'C']);
   } catch (error) {
     rmSync(dir, { recursive: true, force: true });
-    throw new Error(`initdb failed: ${(error as { stderr?: string }).stderr ?? (error as Error).message}`);
+    throw new Error(`initdb failed: ${(error as { stderr?: string }).stderr ?? errorText(error)}`);
   }
   // Loopback only, its socket in its own folder, no fsync (throwaway data), quick shutdowns.
   const options = `-p ${port} -c listen_addresses=127.0.0.1 -k ${dir} -c fsync=off -c synchronous_commit=off -c full_page_writes=off`;

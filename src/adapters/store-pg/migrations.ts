@@ -201,4 +201,15 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 13,
+    name: 'held requests: a plan held while one of its devices is quarantined, until a person clears it',
+    sql: `
+      -- A plan waits for a quarantined device's clear rather than for another incident's change: the
+      -- device, since when and why, as the relay said it; then the change columns are empty.
+      ALTER TABLE held_requests ALTER COLUMN waiting_for_incident DROP NOT NULL;
+      ALTER TABLE held_requests ALTER COLUMN waiting_for_change DROP NOT NULL;
+      ALTER TABLE held_requests ADD COLUMN waiting_for_quarantine jsonb;
+    `,
+  },
 ];

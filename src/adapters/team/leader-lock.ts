@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { Logger } from 'pino';
+import { errorText } from '../../core/error-body';
 
 export interface LeaderLock {
   role(): 'leader' | 'standby';
@@ -96,10 +97,10 @@ export function holdChannelSockets(opts: {
 }): { role(): 'leader' | 'standby'; first: Promise<void> } {
   const { sockets, logger } = opts;
   const connect = () => {
-    for (const s of sockets) s.connect().catch((error: unknown) => logger.error({ channel: s.name, err_message: (error as Error).message }, `${s.name} connection stopped`));
+    for (const s of sockets) s.connect().catch((error: unknown) => logger.error({ channel: s.name, err_message: errorText(error) }, `${s.name} connection stopped`));
   };
   const disconnect = () => {
-    for (const s of sockets) s.disconnect().catch((error: unknown) => logger.warn({ channel: s.name, err_message: (error as Error).message }, `${s.name} did not disconnect cleanly`));
+    for (const s of sockets) s.disconnect().catch((error: unknown) => logger.warn({ channel: s.name, err_message: errorText(error) }, `${s.name} did not disconnect cleanly`));
   };
   if (!opts.lead || sockets.length === 0) {
     connect();

@@ -44,7 +44,7 @@ export function createApprovals(opts: ApprovalsOptions) {
   const recheck = opts.policy ? createPolicyRecheck({ policy: opts.policy, incidents, move, clock, logger, tellRoom }) : undefined;
   const claim = createClaim({ incidents, move, timers, clock, logger, applyWindowMs, ...(recheck ? { recheck } : {}) });
   const policyGate = opts.policy ? createPolicyGate({ policy: opts.policy, incidents, clock, logger, tellRoom, approversIn: opts.approversIn ?? (() => 0) }) : undefined;
-  const deviceGate = createDeviceGate({ incidents, bus, clock, logger, tellRoom, owns, ...(opts.quarantined ? { quarantined: opts.quarantined } : {}), ...(opts.held ? { store: opts.held } : {}), ask: (input) => request(input) });
+  const deviceGate = createDeviceGate({ incidents, bus, clock, logger, tellRoom, owns, ...(opts.quarantined ? { quarantined: opts.quarantined } : {}), ...(opts.onCleared ? { onCleared: opts.onCleared } : {}), ...(opts.held ? { store: opts.held } : {}), ask: (input) => request(input) });
   const skipUnattended = createUnattended({ incidents, move, bus, clock, logger, whenUnattended: opts.whenUnattended, applyWindowMs });
 
   const request = createAsk({ incidents, move, timers, bus, clock, logger, channels, channelsFor, deviceGate, policyGate, skipUnattended, ttlMs: opts.ttlMs, approversOnline: opts.approversOnline, showInTerminal: opts.showInTerminal });
@@ -103,7 +103,7 @@ export function createApprovals(opts: ApprovalsOptions) {
     acknowledge,
     /** One person's approval counted toward the pending request's requirement (this relay writes the incident). */
     vote: createVoteRecorder({ incidents, tellRoom }),
-    /** The other incident's change a held request waits for, if it is held. */
+    /** What a held request waits for (another incident's change, or a quarantined device's clear), if it is held. */
     heldFor: deviceGate.heldFor,
     stop() {
       offEnded();

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock';
 import type { Bus } from '../events/bus';
+import { errorText } from '../error-body';
 import { entries } from '../events/timeline-entries';
 import type { RelayEvents } from '../incidents/events';
 import { NO_APPLICATION, publicIncident, type Incident } from '../incidents/model';
@@ -136,9 +137,8 @@ async function askEverywhere(deps: AskDeps, incident: Incident, ask: ApprovalAsk
       posted[channel.name] = r.value.message_id;
       return;
     }
-    const error = r.reason as Error;
-    logger.error({ incident_id: incident.incident_id, channel: channel.name, err: error }, 'approval card could not be posted');
-    incidents.record(incident.incident_id, entries.roomError, `Approval card could not be posted${channels.length > 1 ? ` on ${channel.name}` : ''}: ${error.message}`);
+    logger.error({ incident_id: incident.incident_id, channel: channel.name, err: r.reason }, 'approval card could not be posted');
+    incidents.record(incident.incident_id, entries.roomError, `Approval card could not be posted${channels.length > 1 ? ` on ${channel.name}` : ''}: ${errorText(r.reason)}`);
   });
   if (Object.keys(posted).length === 0) return incident;
   return incidents.update(incident.incident_id, (cur) => ({
@@ -168,6 +168,6 @@ async function showHeadedQuestion(deps: AskDeps, incident: Incident) {
     incidents.record(incident.incident_id, entries.approvalShown, `Request ${requestId} shown to the operator in the terminal UI`, { request_id: requestId });
   } catch (error) {
     logger.warn({ incident_id: incident.incident_id, err: error }, 'could not show the approval question in the terminal');
-    incidents.record(incident.incident_id, entries.approvalNotShown, `The question could not be shown in the terminal (${(error as Error).message}): decide in the tray, at /ui or over the API`);
+    incidents.record(incident.incident_id, entries.approvalNotShown, `The question could not be shown in the terminal (${errorText(error)}): decide in the tray, at /ui or over the API`);
   }
 }

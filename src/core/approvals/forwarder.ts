@@ -7,12 +7,13 @@ import type { Incident } from '../incidents/model';
 import type { Owns } from '../incidents/ownership';
 import { humanOperatorResponse } from './human-response';
 import { entries } from '../events/timeline-entries';
+import { errorText } from '../error-body';
 
 /**
  * Tells an incident's agent session the operator's decision, retried with backoff until
  * it lands. Idempotent: a decision already forwarded (forwarded_at set) is not re-sent.
  */
-export function createDecisionForwarder(deps: { incidents: Incidents; agent: AgentRuntime; agentName?: string; clock: Clock; logger: Logger; owns?: Owns }) {
+export function createDecisionForwarder(deps: { incidents: Incidents; agent: AgentRuntime; agentName?: string; clock: Clock; logger: Logger; owns: Owns }) {
   const { incidents, agent, clock, logger } = deps;
   const timers = new Map<string, { cancel(): void }>();
   const attempts = new Map<string, number>();
@@ -26,7 +27,7 @@ export function createDecisionForwarder(deps: { incidents: Incidents; agent: Age
     const incident = incidents.get(incidentId);
     const approval = incident?.approval;
     // Only the relay running the incident talks to its session (a takeover may happen between retries).
-    if (!incident || !approval || approval.forwarded_at || !incident.session_id || deps.owns?.(incidentId) === false) return;
+    if (!incident || !approval || approval.forwarded_at || !incident.session_id || !deps.owns(incidentId)) return;
     const text = humanOperatorResponse(incident, approval);
     // The run's agent, always: without one opencode answers with its default agent.
     agent
@@ -51,7 +52,7 @@ export function createDecisionForwarder(deps: { incidents: Incidents; agent: Age
         attempts.set(incidentId, attempt);
         const wait = delay(attempt - 1);
         logger.warn({ incident_id: incidentId, err: error, retry_in_ms: wait }, 'could not forward the decision to the agent; retrying');
-        incidents.record(incidentId, entries.approvalForwardFailed, `Could not tell the agent yet (${(error as Error).message}); retrying`);
+        incidents.record(incidentId, entries.approvalForwardFailed, `Could not tell the agent yet (${errorText(error)}); retrying`);
         if (!stopped) timers.set(incidentId, clock.setTimeout(() => forward(incidentId), wait));
       });
   }

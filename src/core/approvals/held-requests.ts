@@ -4,11 +4,23 @@ import { z } from 'zod';
 import { ConfigPreview } from '../../runbooks/config-preview';
 import { replaceFileDurably } from '../incidents/file-backend';
 import { readJsonFile } from '../json-file';
+import { planEntrySchema } from './plan-lines';
+
+/** Another incident's change still provisional on the device: asked once it is confirmed or rolled back. */
+export const ChangeWait = z.object({ incident_id: z.string().min(1), change_id: z.string().min(1) });
+export type ChangeWait = z.infer<typeof ChangeWait>;
+/** A plan's device quarantined (the relay's own line for it): asked once a person clears the device. */
+export const QuarantineWait = z.object({ device: z.string().min(1), since: z.string(), reason: z.string() });
+export type QuarantineWait = z.infer<typeof QuarantineWait>;
+export const HeldWait = z.union([ChangeWait, QuarantineWait]);
+export type HeldWait = z.infer<typeof HeldWait>;
+export const isQuarantineWait = (w: HeldWait): w is QuarantineWait => !('change_id' in w);
 
 /**
- * A request_approval held behind another incident's provisional change on the same device: kept
- * where the relay keeps what must outlive it, so a restarted relay still asks it when that change
- * is over and the run need not ask again.
+ * A request_approval held behind another incident's provisional change on the same device, or a
+ * plan held while one of its devices is quarantined: kept where the relay keeps what must outlive
+ * it, so a restarted relay still asks it when that change is over (or the device cleared) and the
+ * run need not ask again.
  */
 export const HeldRequest = z.object({
   incident_id: z.string().min(1),
@@ -20,8 +32,9 @@ export const HeldRequest = z.object({
     rollback: z.array(z.string()).optional(),
     artifact_ref: z.string().optional(),
     preview: ConfigPreview.nullable().optional(),
+    plan: z.array(planEntrySchema).optional(),
   }),
-  waiting_for: z.object({ incident_id: z.string().min(1), change_id: z.string().min(1) }),
+  waiting_for: HeldWait,
   held_at: z.string(),
 });
 export type HeldRequest = z.infer<typeof HeldRequest>;

@@ -3,6 +3,7 @@ import type { Clock } from '../clock';
 import type { Incidents } from '../incidents/service';
 import type { OperatorChannel } from './operator-channel';
 import { entries } from '../events/timeline-entries';
+import { errorText } from '../error-body';
 
 /**
  * What the relay says on every operator channel: notices, and a decision's outcome. A channel that
@@ -14,7 +15,7 @@ export function createRoom(deps: { channels: readonly OperatorChannel[]; inciden
     for (const channel of channels) {
       channel.tell(markdown).catch((error: unknown) => {
         logger.error({ incident_id: incidentId, channel: channel.name, err: error }, 'could not post to the operator channel');
-        incidents.record(incidentId, entries.roomError, `Could not post to the room${channels.length > 1 ? ` (${channel.name})` : ''}: ${(error as Error).message}`);
+        incidents.record(incidentId, entries.roomError, `Could not post to the room${channels.length > 1 ? ` (${channel.name})` : ''}: ${errorText(error)}`);
       });
     }
   };

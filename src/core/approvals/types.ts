@@ -40,7 +40,9 @@ export type RequestResult =
   /** The device is quarantined (a change on it could not be put back): no card was posted, and the run is escalated. */
   | { status: 'escalated_quarantined'; device: string; reason: string }
   /** Another incident's change is provisional on the device: the relay asks when it is confirmed or rolled back. */
-  | { status: 'held'; device: string; waiting_for: { incident_id: string; change_id: string; deadline: string }; note: string };
+  | { status: 'held'; device: string; waiting_for: { incident_id: string; change_id: string; deadline: string }; note: string }
+  /** A plan's device is quarantined: the relay asks once a person clears it (no card until then). */
+  | { status: 'held'; device: string; waiting_for: { quarantined: string; since: string; reason: string }; note: string };
 
 export type DecideResult =
   | { status: 'accepted'; incident: Incident; approval: Approval; standing?: Standing }
@@ -128,4 +130,6 @@ export interface ApprovalsOptions {
   held?: HeldRequests;
   /** The device's quarantine now (src/quarantine): a quarantined device gets no card. */
   quarantined?(device: string): Promise<QuarantineEntry | undefined>;
+  /** Told when a person clears a device: a plan held for it is asked then. */
+  onCleared?(fn: (entry: QuarantineEntry) => void): () => void;
 }

@@ -4,6 +4,7 @@ import { loadArtifactGroup } from '../../runbooks/load';
 import type { ArtifactGroup } from '../../runbooks/validate';
 import type { Clock } from '../clock';
 import type { Incidents } from '../incidents/service';
+import type { Owns } from '../incidents/ownership';
 import type { ChangeRecord } from '../incidents/change';
 import { createConfirmedApply } from './confirmed-apply';
 import { capturedOnDevice, planPostCheck, type NoPostCheck, type PostCheckPlan } from './post-check';
@@ -19,7 +20,8 @@ export interface ConfirmedApplySetup {
   defaultWithinS: number;
   clock: Clock;
   logger: Logger;
-  owns?(incidentId: string): boolean;
+  /** Whether this relay acts on an incident's change (the cluster's answer; src/core/incidents/ownership.ts). */
+  owns: Owns;
   tell?(incidentId: string, markdown: string): void;
   maxPaceS?: number;
   ended?(incidentId: string, change: ChangeRecord): Promise<void>;

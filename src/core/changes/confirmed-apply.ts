@@ -3,9 +3,11 @@ import type { ChangeStatus, DeviceTools } from './device-contract';
 import type { Clock } from '../clock';
 import { changeOutcomeText, endingOfReason, nextChangeState, type ChangeEnding, type ChangeEvent, type ChangeRecord } from '../incidents/change';
 import type { Incidents } from '../incidents/service';
+import type { Owns } from '../incidents/ownership';
 import { newestFirst } from '../incidents/store';
 import type { NoPostCheck, PostCheckPlan } from './post-check';
 import { entries } from '../events/timeline-entries';
+import { errorText } from '../error-body';
 
 export interface ConfirmedApplyDeps {
   incidents: Incidents;
@@ -15,7 +17,7 @@ export interface ConfirmedApplyDeps {
   clock: Clock;
   logger: Logger;
   /** A team relay acts only on its own incidents (src/core/incidents/ownership.ts). */
-  owns?(incidentId: string): boolean;
+  owns: Owns;
   /** Caps the RAW's waits and retry intervals, in seconds (a demo or a test need not wait 10 s). */
   maxPaceS?: number;
   /** A notice on every operator channel. */
@@ -106,7 +108,7 @@ function decisions(ctx: ApplyContext, book: ChangeBook) {
       // The server refused (rolled back meanwhile, a second confirm): its status says which.
       const status = await upstream.changeStatus(change.device, change.change_id).catch(() => undefined);
       const ended = status ? adopt(incidentId, status) : undefined;
-      return { ok: false, code: ended ? 'not_pending' : 'device_error', message: (error as Error).message, ...(ended ? { change: ended } : {}) };
+      return { ok: false, code: ended ? 'not_pending' : 'device_error', message: errorText(error), ...(ended ? { change: ended } : {}) };
     }
   }
 
@@ -124,7 +126,7 @@ function decisions(ctx: ApplyContext, book: ChangeBook) {
       const after = current(incidentId);
       if (after && after.ended_by === 'requested' && ending !== 'requested') incidents.update(incidentId, () => ({ change: { ...after, ended_by: ending } }));
     } catch (error) {
-      if (tries === 0) incidents.record(incidentId, entries.deviceChangeError, `Could not roll back the change on ${change.device} (${(error as Error).message}); asking again, and the device tool server rolls it back by itself at ${change.deadline}`);
+      if (tries === 0) incidents.record(incidentId, entries.deviceChangeError, `Could not roll back the change on ${change.device} (${errorText(error)}); asking again, and the device tool server rolls it back by itself at ${change.deadline}`);
       // A device tool server that went away is started again by the relay: the rollback is asked of it then.
       if (tries + 1 < STATUS_TRIES) clock.setTimeout(() => void serial(incidentId, () => rollback(incidentId, ending, why, tries + 1)), STATUS_RETRY_MS);
     }
@@ -148,7 +150,7 @@ function watches(ctx: ApplyContext, book: ChangeBook, decide: ReturnType<typeof 
   }
 
   async function postCheckNow(incidentId: string): Promise<void> {
-    const plan = await deps.plan(incidentId).catch((error: unknown) => ({ reason: `the RAW could not be read (${(error as Error).message})` }));
+    const plan = await deps.plan(incidentId).catch((error: unknown) => ({ reason: `the RAW could not be read (${errorText(error)})` }));
     const change = current(incidentId);
     if (!change || change.state !== 'pending') return;
     if ('reason' in plan) {
@@ -164,7 +166,7 @@ function watches(ctx: ApplyContext, book: ChangeBook, decide: ReturnType<typeof 
       try {
         output = await upstream.execCli(change.device, plan.command);
       } catch (error) {
-        failed = [`${plan.command} failed: ${(error as Error).message.slice(0, 200)}`];
+        failed = [`${plan.command} failed: ${errorText(error).slice(0, 200)}`];
         continue;
       }
       incidents.record(incidentId, entries.deviceExec, `${change.device}# ${plan.command} (post-check ${attempt}/${plan.attempts})`, { device: change.device, command: plan.command, output: output.slice(0, 20_000), by: 'post-check' });
@@ -190,7 +192,7 @@ function watches(ctx: ApplyContext, book: ChangeBook, decide: ReturnType<typeof 
         void serial(incidentId, async () => {
           let error = lastError;
           const status = await upstream.changeStatus(change.device, change.change_id).catch((e: unknown) => {
-            error = (e as Error).message.slice(0, 300);
+            error = errorText(e).slice(0, 300);
             if (tries === 0) incidents.record(incidentId, entries.deviceChangeError, `The confirm deadline passed and the device tool server did not answer (${error}); asking again`);
             return undefined;
           });
@@ -214,8 +216,7 @@ function watches(ctx: ApplyContext, book: ChangeBook, decide: ReturnType<typeof 
  * it asks for the rollback when the post-check fails. The approval is spent either way.
  */
 export function createConfirmedApply(deps: ConfirmedApplyDeps) {
-  const { incidents, upstream, clock, logger } = deps;
-  const owns = deps.owns ?? (() => true);
+  const { incidents, upstream, clock, logger, owns } = deps;
   const chains = new Map<string, Promise<unknown>>();
   let stopped = false;
   const ctx: ApplyContext = {

@@ -41,7 +41,7 @@ export interface DeviceTools {
   /** With `confirmWithinS` the change is provisional (see configProvisional); the result text is the same either way. */
   configCli(device: string, commands: string[], opts?: { confirmWithinS?: number } & ApplyExpect): Promise<string>;
   /** Like configCli but provisional: resolves with the output and the pending change. */
-  configProvisional(device: string, commands: string[], confirmWithinS: number, opts?: ApplyExpect): Promise<{ output: string; change: ChangeStatus }>;
+  configProvisional(device: string, commands: string[], confirmWithinS: number, opts?: ProvisionalOpts): Promise<{ output: string; change: ChangeStatus }>;
   confirmChange(device: string, changeId: string): Promise<ChangeStatus>;
   rollbackChange(device: string, changeId: string, reason: string): Promise<ChangeStatus>;
   changeStatus(device: string, changeId: string): Promise<ChangeStatus>;
@@ -56,6 +56,18 @@ export interface DeviceTools {
 export interface ApplyExpect {
   expectConfigSha256?: string;
 }
+
+/**
+ * `changeId`: the id the change is to carry, chosen by the caller and recorded before the lines are
+ * sent, so the caller can ask the server about the change (status, rollback) even when the answer to
+ * the apply never reaches it (the server died meanwhile). A server that never took it answers `not_pending`.
+ */
+export interface ProvisionalOpts extends ApplyExpect {
+  changeId?: string;
+}
+
+/** The form of a change id (the server's own, or one a caller chose). */
+export const CHANGE_ID = /^[\w-]{1,100}$/;
 
 export type DeviceToolName = 'exec_cli' | 'config_cli' | 'confirm_change' | 'rollback_change' | 'change_status' | 'preview_config';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ConfigPreview } from '../../runbooks/config-preview';
 import { SHA256_HEX } from '../../runbooks/config-fingerprint';
-import { CONFIRM_WITHIN_S, ChangeStatus, type DeviceToolName } from './device-contract';
+import { CHANGE_ID, CONFIRM_WITHIN_S, ChangeStatus, type DeviceToolName } from './device-contract';
 import { DeviceFailure } from './device-failure';
 
 /**
@@ -25,6 +25,8 @@ export const DEVICE_TOOL_INPUTS = {
       .describe('Makes the change provisional: rolled back (and verified) unless confirm_change is called within this many seconds'),
     expect_config_sha256: z.string().regex(SHA256_HEX).optional()
       .describe("The fingerprint of the configuration the change was previewed on (preview_config's): nothing is sent when the device's differs"),
+    change_id: z.string().regex(CHANGE_ID).optional()
+      .describe('With confirm_within_s: the id the change is to carry (else the server picks one), so it can be asked about even when this answer is lost'),
   },
   confirm_change: change,
   rollback_change: { ...change, reason: z.string().min(1).max(500).describe('Why, e.g. "post-check failed"') },

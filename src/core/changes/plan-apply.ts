@@ -1,8 +1,9 @@
-import { pendingRecord, planResults, planResultText } from './plan-settle';
-import { armDeadline, atDeadline, confirmAll, planContext, postCheck, putBack, retryPutBack, rollbackAll, TRIES, type PlanApplyDeps, type PlanContext } from './plan-together';
+import { failedRecord, intentRecord, pendingRecord, planResults, planResultText } from './plan-settle';
+import { armDeadline, atDeadline, confirmAll, planContext, postCheck, putBack, recordRolledBack, retryPutBack, rollbackAll, TRIES, type PlanApplyDeps, type PlanContext } from './plan-together';
 import { entries, isEntry } from '../events/timeline-entries';
 import type { ApplyExpect } from './device-contract';
 import type { ChangeRecord } from '../incidents/change';
+import { errorText } from '../error-body';
 
 export type { PlanApplyDeps } from './plan-together';
 
@@ -15,40 +16,68 @@ export interface PlanStep {
 export type PlanApplied = { ok: true; changes: ChangeRecord[]; output: string } | { ok: false; error: unknown; changedBefore: number; failed_device: string; reason: string; put_back: ChangeRecord[] };
 
 /**
- * Every device's change, in plan order. Each device's change is written on the incident as soon as
- * the device took it (and made durable before the next device is asked), so a relay that dies
- * between two devices finds at its next start which devices it had changed. A device that refuses or
- * fails puts back every one changed before it.
+ * Every device's change, in plan order. Each device is named on the incident, under the change id the
+ * relay gives it, and made durable before its first line is sent; its record is the server's once
+ * the device took it. So a relay or a device tool server that dies in between leaves a record of
+ * every device the plan's lines went to, and the server can be asked about each. A device that
+ * refuses or fails puts back every one changed before it.
  */
 async function applySteps(ctx: PlanContext, id: string, steps: readonly PlanStep[], withinS: number): Promise<PlanApplied> {
   const { incidents, upstream } = ctx.deps;
   const applied: ChangeRecord[] = [];
   const outputs: string[] = [];
   for (const step of steps) {
+    const intent = intentRecord(step.device, withinS, ctx.deps.clock.now());
     try {
-      const r = await upstream.configProvisional(step.device, step.commands, withinS, step.expect);
+      incidents.update(id, () => ({ plan_changes: [...applied, intent] }));
+      await ctx.deps.durable?.();
+      const r = await upstream.configProvisional(step.device, step.commands, withinS, { ...step.expect, changeId: intent.change_id });
       applied.push(pendingRecord(r.change, withinS, ctx.now()));
       outputs.push(`${step.device}:\n${r.output}`);
       incidents.update(id, () => ({ plan_changes: [...applied] }));
       await ctx.deps.durable?.();
     } catch (error) {
-      return failedOn(ctx, id, steps, step.device, error, applied);
+      return failedOn(ctx, id, steps, step.device, error, applied, intent);
     }
   }
   return { ok: true, changes: applied, output: outputs.join('\n\n') };
 }
 
-/** A device refused or failed: every device changed before it is put back and read back, and the incident names the device and why. */
-async function failedOn(ctx: PlanContext, id: string, steps: readonly PlanStep[], device: string, error: unknown, applied: ChangeRecord[]): Promise<PlanApplied> {
-  const reason = (error as Error).message.slice(0, 500);
-  const put = await putBack(ctx, applied, 'requested', `the plan failed on ${device}`);
-  ctx.write(id, applied, put);
-  if (put.some((c) => c.state === 'pending')) retryPutBack(ctx, id, 'requested', `the plan failed on ${device}`);
-  const request_id = ctx.requestOf(id);
-  const text = put.length ? planResultText(put) : 'no other device had been changed';
-  ctx.deps.incidents.record(id, entries.planFailed, `Plan ${request_id} failed on ${device}: ${reason}. Put back: ${text}`.slice(0, 2000), { request_id, devices: steps.map((s) => s.device), failed_device: device, reason, put_back: planResults(put) });
-  ctx.deps.tell?.(id, `**${id}**: plan ${request_id} failed on ${device} (${reason.slice(0, 200)}); ${text}.`);
-  return { ok: false, error, changedBefore: applied.length, failed_device: device, reason, put_back: put };
+/**
+ * A device refused or failed: what its server said of it is written (or, when its answer never came,
+ * the server is asked), every device changed before it is put back and read back, and the incident
+ * names the device and why.
+ */
+async function failedOn(ctx: PlanContext, id: string, steps: readonly PlanStep[], device: string, error: unknown, applied: ChangeRecord[], intent: ChangeRecord): Promise<PlanApplied> {
+  const reason = errorText(error).slice(0, 500);
+  const before = ctx.current(id);
+  const mine = before.find((c) => c.change_id === intent.change_id);
+  const settled = mine ? failedRecord(mine, error, ctx.now()) : undefined;
+  if (settled) ctx.write(id, before, before.map((c) => (c === mine ? settled : c)));
+  let told = false;
+  // Written with the last device's end when the put-back ends the plan, so nobody reads every device ended without it.
+  const tell = (all: readonly ChangeRecord[]) => {
+    if (told) return;
+    told = true;
+    const request_id = ctx.requestOf(id);
+    const waiting = all.filter((c) => c.state === 'pending').map((c) => c.device);
+    const text = all.length === 0 ? 'no device had been changed' : waiting.length === 0 ? planResultText(all) : `${planResultText(all.filter((c) => c.state !== 'pending')) || 'none yet'}; still to put back (asked again until the device tool server answers): ${waiting.join(', ')}`;
+    const failing = all.find((c) => c.change_id === intent.change_id);
+    const put = all.filter((c) => c !== failing);
+    ctx.deps.incidents.record(id, entries.planFailed, `Plan ${request_id} failed on ${device}: ${reason}. Put back: ${text}`.slice(0, 2000), { request_id, devices: steps.map((s) => s.device), failed_device: device, reason, put_back: planResults(put), ...(failing ? { failed_device_result: planResults([failing])[0] } : {}) });
+    ctx.deps.tell?.(id, `**${id}**: plan ${request_id} failed on ${device} (${reason.slice(0, 200)}); ${text}.`);
+  };
+  const why = `the plan failed on ${device}`;
+  // The plan's end, once its last device has: the failure, then (when any device took lines) the plan-wide rolled-back line.
+  const ended = (all: ChangeRecord[]) => {
+    tell(all);
+    if (all.some((c) => c.state !== 'not_applied')) recordRolledBack(ctx, id, all, 'requested', why);
+  };
+  if (!ctx.current(id).some((c) => c.state === 'pending')) ended(ctx.current(id));
+  const all = await putBack(ctx, id, 'requested', why, ended);
+  tell(all);
+  if (all.some((c) => c.state === 'pending')) retryPutBack(ctx, id, 'requested', why);
+  return { ok: false, error, changedBefore: applied.length, failed_device: device, reason, put_back: all.filter((c) => c.change_id !== intent.change_id) };
 }
 
 /** Whether the plan's apply finished (its `plan.applied` entry is on the timeline for the approved request). */
@@ -64,14 +93,14 @@ function applyFinished(ctx: PlanContext, id: string): boolean {
  * still pending is post-checked again.
  */
 function recoverPlans(ctx: PlanContext): void {
-  const { incidents } = ctx.deps;
-  const owns = ctx.deps.owns ?? (() => true);
+  const { incidents, owns } = ctx.deps;
   for (const incident of incidents.values()) {
     const changes = incident.plan_changes ?? [];
     const id = incident.incident_id;
     if (!owns(id) || !changes.some((c) => c.state === 'pending')) continue;
     if (!applyFinished(ctx, id)) {
-      void ctx.serial(id, () => rollbackAll(ctx, id, 'requested', `the relay stopped before the plan was applied on every device (${changes.length} of ${incident.approval_request?.plan?.length ?? changes.length} changed)`)).catch(() => undefined);
+      const taken = changes.filter((c) => !c.unanswered).length;
+      void ctx.serial(id, () => rollbackAll(ctx, id, 'requested', `the relay stopped before the plan was applied on every device (${taken} of ${incident.approval_request?.plan?.length ?? changes.length} changed)`)).catch(() => undefined);
       continue;
     }
     armDeadline(ctx, id);

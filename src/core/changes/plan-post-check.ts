@@ -5,6 +5,7 @@ import type { Clock } from '../clock';
 import type { Incidents } from '../incidents/service';
 import { checkOfStep, rawVariables, type NoPostCheck, type PostCheckPlan } from './post-check';
 import { entries } from '../events/timeline-entries';
+import { errorText } from '../error-body';
 
 /** One revalidate step of a plan's post-check, on the device its `device:` role names (else the incident's). */
 export type DeviceCheck = PostCheckPlan & { device: string };
@@ -64,7 +65,7 @@ export async function runPlanChecks(
       try {
         output = await deps.upstream.execCli(check.device, check.command);
       } catch (error) {
-        failed = [`${check.device}: ${check.command} failed: ${(error as Error).message.slice(0, 200)}`];
+        failed = [`${check.device}: ${check.command} failed: ${errorText(error).slice(0, 200)}`];
         continue;
       }
       deps.incidents.record(incidentId, entries.deviceExec, `${check.device}# ${check.command} (post-check ${attempt}/${check.attempts})`, { device: check.device, command: check.command, output: output.slice(0, 20_000), by: 'post-check' });

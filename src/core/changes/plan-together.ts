@@ -1,11 +1,13 @@
 import type { Logger } from 'pino';
-import type { DeviceTools } from './device-contract';
+import { DeviceToolError, type DeviceTools } from './device-contract';
 import type { Clock } from '../clock';
 import type { ChangeEnding, ChangeRecord } from '../incidents/change';
 import type { Incidents } from '../incidents/service';
-import { planResults, planResultText, recordOf, writePlanChanges } from './plan-settle';
+import type { Owns } from '../incidents/ownership';
+import { neverTaken, planResults, planResultText, recordOf, writePlanChanges } from './plan-settle';
 import { runPlanChecks, type PlanChecks } from './plan-post-check';
-import { entries } from '../events/timeline-entries';
+import { entries, isEntry } from '../events/timeline-entries';
+import { errorText } from '../error-body';
 
 export interface PlanApplyDeps {
   incidents: Incidents;
@@ -14,7 +16,7 @@ export interface PlanApplyDeps {
   checks(incidentId: string): Promise<PlanChecks>;
   clock: Clock;
   logger: Logger;
-  owns?(incidentId: string): boolean;
+  owns: Owns;
   maxPaceS?: number;
   tell?(incidentId: string, markdown: string): void;
   ended?(incidentId: string, change: ChangeRecord): Promise<void>;
@@ -70,26 +72,42 @@ export function planContext(deps: PlanApplyDeps): PlanContext {
 const devicesOf = (changes: readonly ChangeRecord[]) => changes.map((c) => c.device);
 
 /**
- * Asks each device's server to put its change back; the server reads it back and says rolled_back or
+ * Asks each device's server to put the plan's change back, one device after the other, and writes
+ * each device's end as soon as it is learned; the server reads it back and says rolled_back or
  * rollback_failed. A server that cannot be asked at all (killed, being started again) leaves the change
  * pending, to be asked again (its journal still holds it, and puts it back at the deadline regardless).
+ * `lastEnded` runs with the write that ends the plan's last device, so nobody reads every device ended without it.
  */
-export async function putBack(ctx: PlanContext, changes: ChangeRecord[], ending: ChangeEnding, why: string): Promise<ChangeRecord[]> {
-  const { upstream } = ctx.deps;
-  const after: ChangeRecord[] = [];
-  for (const change of changes) {
-    if (change.state !== 'pending') {
-      after.push(change);
-      continue;
-    }
-    const status = await upstream.rollbackChange(change.device, change.change_id, why).catch(async (error: unknown) => {
-      const known = await upstream.changeStatus(change.device, change.change_id).catch(() => undefined);
-      if (!known) ctx.deps.logger.warn({ device: change.device, change_id: change.change_id, err: error }, `the rollback could not be asked; the device tool server puts it back at ${change.deadline}`);
-      return known;
-    });
-    after.push(status ? recordOf(change, status, ending, ctx.now()) : change);
+export async function putBack(ctx: PlanContext, id: string, ending: ChangeEnding, why: string, lastEnded?: (after: ChangeRecord[]) => void): Promise<ChangeRecord[]> {
+  for (const change of ctx.current(id)) {
+    if (change.state !== 'pending') continue;
+    const ended = await askBack(ctx, change, ending, why);
+    if (ended === change) continue;
+    const before = ctx.current(id);
+    const after = ctx.write(id, before, before.map((c) => (c.change_id === change.change_id ? ended : c)));
+    if (!after.some((c) => c.state === 'pending')) lastEnded?.(after);
   }
-  return after;
+  return ctx.current(id);
+}
+
+/**
+ * One device's change put back by its server, or what the server says of it. A change the relay never
+ * had the apply's answer for, which the server answers it has no record of, was never taken: its
+ * journal records every change before its first line is sent.
+ */
+async function askBack(ctx: PlanContext, change: ChangeRecord, ending: ChangeEnding, why: string): Promise<ChangeRecord> {
+  const { upstream } = ctx.deps;
+  let unknown = false;
+  const status = await upstream.rollbackChange(change.device, change.change_id, why).catch(async (error: unknown) => {
+    const known = await upstream.changeStatus(change.device, change.change_id).catch((e: unknown) => {
+      unknown = e instanceof DeviceToolError && e.failure.kind === 'not_pending';
+      return undefined;
+    });
+    if (!known && !unknown) ctx.deps.logger.warn({ device: change.device, change_id: change.change_id, err: error }, `the rollback could not be asked; the device tool server puts it back at ${change.deadline}`);
+    return known;
+  });
+  if (status) return recordOf(change, status, ending, ctx.now());
+  return unknown && change.unanswered ? neverTaken(change, ctx.now()) : change;
 }
 
 /** Every pending change of the plan confirmed (by the post-checks or a person); what could not be is said. */
@@ -128,9 +146,8 @@ export async function confirmAll(ctx: PlanContext, id: string, ending: 'post_che
 export async function rollbackAll(ctx: PlanContext, id: string, ending: ChangeEnding, why: string): Promise<void> {
   const before = ctx.current(id);
   if (ctx.stopped || !before.some((c) => c.state === 'pending')) return;
-  const after = ctx.write(id, before, await putBack(ctx, before, ending, why));
+  const after = await putBack(ctx, id, ending, why, (ended) => recordRolledBack(ctx, id, ended, ending, why));
   if (after.some((c) => c.state === 'pending')) retryPutBack(ctx, id, ending, why);
-  else recordRolledBack(ctx, id, after, ending, why);
 }
 
 /** A device's server could not be asked (killed, being started again): asked again shortly, until every device is put back. */
@@ -139,9 +156,11 @@ export function retryPutBack(ctx: PlanContext, id: string, ending: ChangeEnding,
   ctx.timers.set(id, ctx.deps.clock.setTimeout(() => void ctx.serial(id, () => rollbackAll(ctx, id, ending, why)), RETRY_MS));
 }
 
-/** The plan-wide line: rolled back, why, and how each device ended. */
-function recordRolledBack(ctx: PlanContext, id: string, after: readonly ChangeRecord[], ending: ChangeEnding, why: string): void {
+/** The plan-wide line, once every device of the plan has ended: rolled back, why, and how each device ended. */
+export function recordRolledBack(ctx: PlanContext, id: string, after: readonly ChangeRecord[], ending: ChangeEnding, why: string): void {
   const request_id = ctx.requestOf(id);
+  if (after.some((c) => c.state === 'pending')) return;
+  if (ctx.deps.incidents.timeline(id).some((e) => isEntry(e, entries.planRolledBack) && e.request_id === request_id)) return;
   ctx.deps.incidents.record(id, entries.planRolledBack, `Plan ${request_id} rolled back (${why}): ${planResultText(after)}`.slice(0, 2000), { request_id, devices: devicesOf(after), reason: ending, results: planResults(after) });
   ctx.deps.tell?.(id, `**${id}**: plan ${request_id} rolled back on every device (${why}): ${planResultText(after)}.`);
 }
@@ -149,7 +168,7 @@ function recordRolledBack(ctx: PlanContext, id: string, after: readonly ChangeRe
 /** The plan's post-checks, then confirmed on every device when all pass, rolled back on every device otherwise. */
 export async function postCheck(ctx: PlanContext, id: string): Promise<void> {
   const { incidents, upstream, clock } = ctx.deps;
-  const checks = await ctx.deps.checks(id).catch((error: unknown) => ({ reason: `the RAW could not be read (${(error as Error).message})` }));
+  const checks = await ctx.deps.checks(id).catch((error: unknown) => ({ reason: `the RAW could not be read (${errorText(error)})` }));
   const pending = () => ctx.current(id).some((c) => c.state === 'pending');
   if (!pending()) return;
   const verdict = await runPlanChecks({ incidents, upstream, clock, maxPaceS: ctx.deps.maxPaceS, stopped: () => ctx.stopped || !pending() }, id, checks);

@@ -6,6 +6,7 @@ import type { TemplateVars } from '../../runbooks/template';
 import { platformOf, stepForPlatform } from '../../runbooks/variants';
 import type { TimelineEntry } from '../incidents/model';
 import { entries, isEntry } from '../events/timeline-entries';
+import { errorText } from '../error-body';
 
 /**
  * The RAW's own proof that a repair took: the `revalidate` step its repair step leads to (through
@@ -98,7 +99,7 @@ export function checkOfStep(raw: RepairActionWorkflow, repair: RepairStep, step:
     // A value that fails its format is never sent: a person confirms the change, or the deadline puts it back.
     if (error instanceof FormatError) return { reason: `the post-check command was not run: ${error.message}` };
     // A command that reads a value captured during the run: the relay does not have it.
-    return { reason: `the post-check command needs a value only the run has (${(error as Error).message})` };
+    return { reason: `the post-check command needs a value only the run has (${errorText(error)})` };
   }
   const expect: readonly Expectation[] = step.expect;
   if (expect.length === 0) return { reason: `the revalidate step ${step.id} has no expectations` };
@@ -106,7 +107,7 @@ export function checkOfStep(raw: RepairActionWorkflow, repair: RepairStep, step:
     for (const e of expect) describeExpectation(e, values);
   } catch (error) {
     // An expectation naming a value the run never captured on the device: it could only fail.
-    return { reason: `the post-check's expectations need a value the device has not shown (${(error as Error).message})` };
+    return { reason: `the post-check's expectations need a value the device has not shown (${errorText(error)})` };
   }
   const capture = step.capture ?? [];
   return {
@@ -122,7 +123,7 @@ export function checkOfStep(raw: RepairActionWorkflow, repair: RepairStep, step:
         const result = evaluateExpectations(expect, output, seen);
         return { ok: result.ok, failed: result.results.filter((r) => !r.ok).map((r) => r.check) };
       } catch (error) {
-        return { ok: false, failed: [`the check could not be evaluated: ${(error as Error).message}`] };
+        return { ok: false, failed: [`the check could not be evaluated: ${errorText(error)}`] };
       }
     },
   };

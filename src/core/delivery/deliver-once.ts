@@ -17,7 +17,7 @@ export interface DeliverOnceDeps {
   clock: Clock;
   logger: Logger;
   modelCheck: ModelCheck | undefined;
-  claim: ((incidentId: string) => Promise<boolean>) | undefined;
+  claim: (incidentId: string) => Promise<boolean>;
   spares: SpareSession | undefined;
   hold: DeliveryHold;
   sessions: DeliverySessions;
@@ -94,7 +94,7 @@ export function createDeliverOnce(deps: DeliverOnceDeps) {
     // Before the claim and the session: a held incident stays queued, untouched, and on this relay.
     if (deps.hold.holds(incidentId, log)) return false;
     try {
-      if (deps.claim && !(await deps.claim(incidentId))) {
+      if (!(await deps.claim(incidentId))) {
         log.debug('another relay delivers this incident');
         return true;
       }

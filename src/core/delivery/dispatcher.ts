@@ -24,10 +24,10 @@ export interface DispatcherOptions {
   random?: () => number;
   /** Refuses to start a run on a runtime without a configured model (never a hosted default). */
   modelCheck?: ModelCheck;
-  /** Team relays: only incidents this relay owns are its to deliver. */
-  mayDeliver?: (incidentId: string) => boolean;
-  /** Team relays: takes the incident for delivery in the database; false when another relay has it. */
-  claim?: (incidentId: string) => Promise<boolean>;
+  /** Whether a queued incident is this relay's to deliver (the cluster's answer: a laptop's all are). */
+  mayDeliver: (incidentId: string) => boolean;
+  /** Takes the incident for delivery (the cluster's: on a team, in the database); false when another relay has it. */
+  claim: (incidentId: string) => Promise<boolean>;
   /** A session made ready before the alert: its delivery is then the prompt alone. */
   spare?: SpareSession;
 }
@@ -46,7 +46,7 @@ export function createDispatcher(opts: DispatcherOptions) {
   const hold = createDeliveryHold({ incidents, clock, recheck: () => pump() });
   const sessions = createDeliverySessions({ incidents, agent, spares });
 
-  const { activeCount, queue, offWatch } = deliverableRuns(incidents, inFlight, (id) => opts.mayDeliver?.(id) ?? true);
+  const { activeCount, queue, offWatch } = deliverableRuns(incidents, inFlight, opts.mayDeliver);
   const sideCalls = createSideCalls(logger);
   const deliverOnce = createDeliverOnce({
     ...{ incidents, agent, agentName, clock, logger, modelCheck: opts.modelCheck, claim: opts.claim, spares, hold, sessions },

@@ -1,5 +1,6 @@
 import type { Clock } from '../clock';
 import type { AgentRuntime } from '../agent-runtime';
+import { errorText } from '../error-body';
 
 export const NO_MODEL_MESSAGE = 'no model configured: set `model` in opencode.json or OPENCODE_CONFIG_CONTENT';
 
@@ -33,7 +34,7 @@ export function createModelCheck(deps: { agent: AgentRuntime; agentName: string;
       status = model ? { state: 'configured', model } : { state: 'missing', message: NO_MODEL_MESSAGE };
     } catch (error) {
       // Unreachable is the runtime's problem, reported by its own check: keep the last answer.
-      if (status.state === 'unknown') status = { state: 'unknown', error: (error as Error).message };
+      if (status.state === 'unknown') status = { state: 'unknown', error: errorText(error) };
       throw error;
     } finally {
       checkedAt = deps.clock.now().getTime();

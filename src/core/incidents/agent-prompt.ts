@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { NormalizedAlert } from './normalized-alert';
 import { KB_QUERY_MODES } from './normalized-alert';
+import { handedOverPlanSchema } from './plan-handover';
 
 export const agentPromptSchema = z.object({
   incident_id: z.string(),
@@ -15,6 +16,8 @@ export const agentPromptSchema = z.object({
    * alert's declared inputs and its inventory (role → inventory name); absent when the RAW has none.
    */
   plan_devices: z.array(z.object({ role: z.string(), device: z.string() })).optional(),
+  /** Taken over by hand (`/headed/from/:id`) from an incident whose change is a plan: every device of it, as the relay recorded it. */
+  handed_over_plan: handedOverPlanSchema.optional(),
 });
 export type AgentPrompt = z.infer<typeof agentPromptSchema>;
 

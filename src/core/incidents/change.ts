@@ -6,12 +6,12 @@ import { z } from 'zod';
  * record, through the table below only, when the post-check or a person confirms, or when it learns
  * the change was rolled back.
  */
-export const CHANGE_STATES = ['pending', 'confirmed', 'rolled_back', 'rollback_failed'] as const;
+export const CHANGE_STATES = ['pending', 'confirmed', 'rolled_back', 'rollback_failed', 'not_applied'] as const;
 export const changeStateSchema = z.enum(CHANGE_STATES);
 export type ChangeRecordState = z.infer<typeof changeStateSchema>;
 
 /** How a change ended: each has one wording on every channel (changeOutcomeText). */
-export const CHANGE_ENDINGS = ['post_check', 'person', 'post_check_failed', 'deadline', 'requested', 'server_restart', 'server_stop', 'session_lost'] as const;
+export const CHANGE_ENDINGS = ['post_check', 'person', 'post_check_failed', 'deadline', 'requested', 'server_restart', 'server_stop', 'session_lost', 'apply_failed'] as const;
 export const changeEndingSchema = z.enum(CHANGE_ENDINGS);
 export type ChangeEnding = z.infer<typeof changeEndingSchema>;
 
@@ -29,6 +29,12 @@ export const changeRecordSchema = z.object({
   person: z.string().nullable().default(null),
   /** The read-back after a rollback, or the post-check's failing checks. */
   detail: z.string().nullable().default(null),
+  /**
+   * A plan's device whose lines the relay sent under this (its own) change id without having had the
+   * device tool server's answer: recorded before the first line left, so a relay or server that dies
+   * meanwhile still knows to ask the server about it. `not_applied` once the server says it never took it.
+   */
+  unanswered: z.literal(true).optional(),
 });
 export type ChangeRecord = z.infer<typeof changeRecordSchema>;
 
@@ -60,6 +66,8 @@ export function changeOutcomeText(change: Pick<ChangeRecord, 'state' | 'ended_by
       return `rolled back: ${ROLLBACK_WHY[change.ended_by ?? 'requested'](change.confirm_within_s)}`;
     case 'rollback_failed':
       return `ROLLBACK FAILED (${ROLLBACK_WHY[change.ended_by ?? 'requested'](change.confirm_within_s)}): check the device${change.detail ? `: ${change.detail}` : ''}`;
+    case 'not_applied':
+      return `not changed${change.detail ? ` (${change.detail})` : ''}`;
   }
 }
 
@@ -72,11 +80,12 @@ const ROLLBACK_WHY: Record<ChangeEnding, (s: number) => string> = {
   server_restart: () => 'the device tool server restarted with the change unconfirmed',
   server_stop: () => 'the device tool server stopped with the change unconfirmed',
   session_lost: () => 'the session to the device was lost',
+  apply_failed: () => 'its lines failed and were undone by the device tool server',
 };
 
 /** The device tool server's rollback reason, as the relay words it. */
 export function endingOfReason(reason: string | undefined): ChangeEnding {
-  if (reason === 'deadline' || reason === 'server_restart' || reason === 'server_stop' || reason === 'session_lost') return reason;
+  if (reason === 'deadline' || reason === 'server_restart' || reason === 'server_stop' || reason === 'session_lost' || reason === 'apply_failed') return reason;
   if (reason && /post-check/i.test(reason)) return 'post_check_failed';
   return 'requested';
 }

@@ -15,8 +15,8 @@ export interface SessionLogWriterDeps {
   /** `RELAY_LOG_DIR`; logs go to `<logDir>/troubleshooting/`. */
   logDir: string;
   logger: Logger;
-  /** Team relays: only the owner writes an incident's log (src/core/incidents/ownership.ts). */
-  owns?: Owns;
+  /** Only the relay that owns an incident writes its log (a laptop owns all; src/core/incidents/ownership.ts). */
+  owns: Owns;
 }
 
 export interface SessionLogWriter {
@@ -74,7 +74,7 @@ export function createSessionLogWriter(deps: SessionLogWriterDeps): SessionLogWr
 
   function schedule(incidentId: string) {
     // The relay that ran the incident writes its log; the others would write it a second time from hearsay.
-    if (deps.owns?.(incidentId) === false) return;
+    if (!deps.owns(incidentId)) return;
     const current = writing.get(incidentId);
     if (current) {
       current.again = true;
@@ -134,7 +134,7 @@ export function createSessionLogWriter(deps: SessionLogWriterDeps): SessionLogWr
         written = new Set();
       }
       for (const incident of list) {
-        if (isTerminal(incident.state) && deps.owns?.(incident.incident_id) !== false && !written.has(pathFor(incident))) missing.push(incident.incident_id);
+        if (isTerminal(incident.state) && deps.owns(incident.incident_id) && !written.has(pathFor(incident))) missing.push(incident.incident_id);
       }
       if (missing.length > 0) backfilling = drain();
     },

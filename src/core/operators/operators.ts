@@ -2,6 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { parse } from 'yaml';
 import { z } from 'zod';
+import { errorText } from '../error-body';
 
 /**
  * The on-call team: who may decide (approvers) and who may only watch (viewers), each with a personal
@@ -43,7 +44,7 @@ export function parseOperators(text: string, path: string): Operator[] {
   try {
     raw = parse(text);
   } catch (error) {
-    throw new OperatorsError(`${path}: not YAML: ${(error as Error).message.split('\n')[0]}`);
+    throw new OperatorsError(`${path}: not YAML: ${errorText(error).split('\n')[0]}`);
   }
   const parsed = fileSchema.safeParse(raw);
   if (!parsed.success) {
@@ -71,7 +72,7 @@ function readOperatorsText(path: string): string {
   try {
     return readFileSync(path, 'utf8');
   } catch (error) {
-    throw new OperatorsError(`cannot read OPERATORS_FILE ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new OperatorsError(`cannot read OPERATORS_FILE ${path}: ${(error as NodeJS.ErrnoException).code ?? errorText(error)}`);
   }
 }
 
@@ -147,7 +148,7 @@ export function openOperatorsFile(path: string, log?: OperatorsFileLog): Operato
       log?.info({ operators: current.size }, 'OPERATORS_FILE changed: read again');
     } catch (error) {
       current = createOperatorDirectory([]);
-      log?.error({ problem: (error as Error).message }, 'OPERATORS_FILE changed and is not valid: no personal token is accepted until it is fixed');
+      log?.error({ problem: errorText(error) }, 'OPERATORS_FILE changed and is not valid: no personal token is accepted until it is fixed');
     }
     return current;
   };

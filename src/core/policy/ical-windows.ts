@@ -1,6 +1,7 @@
 import ICAL from 'ical.js';
 import type { ChangeWindow } from './change-windows';
 import { instantOf } from './zoned-time';
+import { errorText } from '../error-body';
 
 /** What is wrong with one event of a calendar, at the line its VEVENT begins. */
 export interface CalendarProblem {
@@ -119,7 +120,7 @@ export function parseCalendar(text: string, policyZone: string): { windows: Chan
   try {
     root = new ICAL.Component(ICAL.parse(text));
   } catch (error) {
-    return { windows: [], problems: [{ line: 1, message: `not an iCalendar file: ${(error as Error).message}`, fix: 'export the calendar as .ics (BEGIN:VCALENDAR … END:VCALENDAR)' }] };
+    return { windows: [], problems: [{ line: 1, message: `not an iCalendar file: ${errorText(error)}`, fix: 'export the calendar as .ics (BEGIN:VCALENDAR … END:VCALENDAR)' }] };
   }
   const lines = eventLines(text);
   const windows: ChangeWindow[] = [];

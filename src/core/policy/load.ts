@@ -8,6 +8,7 @@ import { recordWindow, type ChangeWindow } from './change-windows';
 import { parseCalendar } from './ical-windows';
 import { changeRecordsSchema, policySchema, type Policy } from './schema';
 import { instantOf } from './zoned-time';
+import { errorText } from '../error-body';
 
 /** One thing wrong in a policy file, where it is, and what to do about it. */
 export interface PolicyProblem {
@@ -60,9 +61,9 @@ function compileWhen(source: YamlSource, index: number, text: string, problems: 
     return (bindings) => run(bindings as never);
   } catch (error) {
     const where = source.locate(['classes', index, 'when']);
-    const m = /<input>:(\d+):(\d+): (.*)/s.exec((error as Error).message);
+    const m = /<input>:(\d+):(\d+): (.*)/s.exec(errorText(error));
     const column = m && Number(m[1]) === 1 ? where.column + Number(m[2]) : where.column;
-    problems.push({ file: source.file, line: where.line, column, message: `classes.${index}.when: ${m?.[3]?.split('\n')[0] ?? (error as Error).message}`, fix: 'write a CEL expression over alert, device, lines and now, such as alert.alert_def_id == "AD000002"' });
+    problems.push({ file: source.file, line: where.line, column, message: `classes.${index}.when: ${m?.[3]?.split('\n')[0] ?? errorText(error)}`, fix: 'write a CEL expression over alert, device, lines and now, such as alert.alert_def_id == "AD000002"' });
     return undefined;
   }
 }

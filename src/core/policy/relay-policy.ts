@@ -13,6 +13,8 @@ export interface RelayPolicy {
   verdict(incident: Incident, lines: string[], at: Date): Verdict;
   /** Which policy is in force (its file and SHA-256), for the evidence and /health. */
   current(): { file: string; sha256: string };
+  /** The files of the policy in force: the policy file and every records file it names. */
+  sources(): readonly string[];
   /** The escalation chain in force (`escalation.steps`; empty when the file has none). */
   escalation(): readonly EscalationStep[];
   /** A change to the file that did not load: the last good policy stays, and this says why. */
@@ -66,6 +68,7 @@ export function openRelayPolicy(
         at,
       }),
     current: () => ({ file: loaded.file, sha256: loaded.sha256 }),
+    sources: () => loaded.sources,
     escalation: () => loaded.policy.escalation.steps,
     warnings: () => (problems.length ? [`The change policy was edited but does not load; the last good one (sha256 ${loaded.sha256.slice(0, 12)}) stays in force: ${problems.join('; ')}`] : []),
     stop: () => {

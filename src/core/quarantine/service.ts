@@ -43,9 +43,13 @@ export function createQuarantine(deps: QuarantineDeps) {
   const clearedHandlers = new Set<(entry: QuarantineEntry) => void>();
   const said = quarantineSayings(deps);
   const keep = (entries: QuarantineEntry[]) => {
+    const before = [...held.values()];
     held.clear();
     for (const e of entries) held.set(quarantineKey(e.device), e);
     for (const w of unwritten.entries()) if (!held.has(quarantineKey(w.entry.device))) held.set(quarantineKey(w.entry.device), w.entry);
+    // Gone from the store without a clear here: a person cleared it on another relay. Only the listeners
+    // hear it (what waits for the device); that relay said so on the incident and the channels.
+    for (const e of before) if (!held.has(quarantineKey(e.device))) for (const fn of clearedHandlers) fn(e);
   };
   /** The device is no longer quarantined here: said on its incident, on the channels and to the listeners. */
   const lifted = (entry: QuarantineEntry, by: string, note = '') => {

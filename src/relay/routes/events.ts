@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../../core/clock';
+import { answersAndErrors } from '../../core/error-body';
 import type { Bus } from '../../core/events/bus';
 import { STREAMED_EVENTS, type RelayEvents } from '../../core/events/relay-events';
 import { openAndRecent } from '../../core/incidents/incident-pages';
@@ -66,7 +67,8 @@ export const eventsRoutes: FastifyPluginAsync<EventsRoutesOptions> = async (app,
     done();
   });
 
-  app.get('/events', (request, reply) => {
+  // The stream itself is not JSON; a refusal before it starts (credentials, Host) is the error body.
+  app.get('/events', { schema: { response: answersAndErrors } }, (request, reply) => {
     reply.hijack();
     const res = reply.raw;
     res.writeHead(200, {

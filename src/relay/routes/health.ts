@@ -7,7 +7,7 @@ import type { UiSession } from '../ui-session';
 import type { ModelStatus } from '../../core/delivery/model-check';
 import type { StoreCheck } from '../../core/incidents/store';
 import type { QuarantineEntry } from '../../core/quarantine/entry';
-import { errorBodySchema } from '../../core/error-body';
+import { answersAndErrors, errorBodySchema } from '../../core/error-body';
 
 export interface HealthRouteOptions {
   agent: AgentRuntime;
@@ -41,7 +41,7 @@ const report = z.unknown();
 
 export const healthRoutes: FastifyPluginAsync<HealthRouteOptions> = async (app, opts) => {
   // Open on purpose: load balancers and the tray poll it. It carries no secret.
-  app.get('/health', async () => {
+  app.get('/health', { schema: { response: answersAndErrors } }, async () => {
     const blocked = [...((await opts.blockers?.()) ?? []), ...(opts.quarantine?.reasons() ?? [])];
     const quarantined = opts.quarantine?.list() ?? [];
     return {

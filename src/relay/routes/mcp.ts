@@ -2,6 +2,7 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { Readable } from 'node:stream';
+import { answersAndErrors } from '../../core/error-body';
 import { bearerGuard } from '../auth';
 import { HttpError } from '../errors';
 
@@ -48,7 +49,7 @@ async function refusal(response: Response): Promise<HttpError> {
  */
 export const mcpRoutes: FastifyPluginAsync<{ path: string; token: string; createServer: () => McpServer }> = async (app, opts) => {
   app.addHook('onRequest', bearerGuard(opts.token, 'RELAY_TOOLS_TOKEN'));
-  app.all(opts.path, async (request, reply) => {
+  app.all(opts.path, { schema: { response: answersAndErrors } }, async (request, reply) => {
     // Stateless: nothing is ever pushed, so no standing GET stream (the spec's 405). An open one
     // would also keep the relay from closing while its embedded runtime still holds it.
     if (request.method !== 'POST' && request.method !== 'DELETE') {

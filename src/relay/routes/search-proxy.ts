@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { Agent, request as undiciRequest } from 'undici';
 import { createProxyDispatchers, NO_PROXY_SETTINGS, type ProxySettings } from '../../adapters/net/proxy';
+import { answersAndErrors } from '../../core/error-body';
 import { bearerGuard } from '../auth';
 import { HttpError } from '../errors';
 import { checkedUpstreamPath } from './search-path';
@@ -84,6 +85,7 @@ export const searchProxyRoutes: FastifyPluginAsync<SearchProxyOptions> = async (
     return reply.send(upstream.body);
   };
 
-  app.all(PREFIX, handler);
-  app.all(`${PREFIX}/*`, handler);
+  // The relay's own refusals are the error body; the upstream's answers (any status) pass as a stream, unchanged.
+  app.all(PREFIX, { schema: { response: answersAndErrors } }, handler);
+  app.all(`${PREFIX}/*`, { schema: { response: answersAndErrors } }, handler);
 };

@@ -22,7 +22,7 @@ export function splitFrontMatter(source: string): { data: unknown; body: string;
   try {
     return { data: parseYaml(match[1]!), body: text.slice(match[0].length) };
   } catch (error) {
-    return { data: undefined, body: text.slice(match[0].length), error: (error as Error).message.split('\n')[0] };
+    return { data: undefined, body: text.slice(match[0].length), error: (error instanceof Error ? error.message : String(error)).split('\n')[0] };
   }
 }
 

@@ -37,7 +37,7 @@ export function createKbMcpServer(deps: { wiki: WikiQuery; logger: Logger }): Mc
       } catch (error) {
         if (error instanceof KbQueryError || error instanceof KbVaultError) return failure(error.message);
         logger.error({ err: error }, 'wiki_query failed');
-        return failure(`wiki_query failed: ${(error as Error).message}`);
+        return failure(`wiki_query failed: ${(error instanceof Error ? error.message : String(error))}`);
       }
     },
   );

@@ -64,7 +64,7 @@ export async function loadVault(dir: string): Promise<Vault> {
   try {
     files = (await markdownFiles(dir)).sort();
   } catch (error) {
-    throw new KbVaultError(`KB vault ${dir} cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, []);
+    throw new KbVaultError(`KB vault ${dir} cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error instanceof Error ? error.message : String(error))}`, []);
   }
   const problems: string[] = [];
   const parsed: (Omit<WikiPage, 'links'> & { rawLinks: string[] })[] = [];

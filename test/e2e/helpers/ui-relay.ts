@@ -11,6 +11,8 @@ import type { SignInLinks } from '../../../src/relay/sign-in';
 import { finishingScript, scriptedProviderConfig, startScriptedModel, type ScriptedModel } from '../../fakes/scripted-model';
 import { startOpencode, type OpencodeHarness } from '../../helpers/opencode';
 import { laptopRelayCluster } from '../../../src/relay/laptop-cluster';
+import type { DeviceTools } from '../../../src/core/changes/device-contract';
+import type { AddressBook } from '../../../src/runbooks/plan-devices';
 
 export interface UiRelay {
   relay: Relay;
@@ -26,7 +28,15 @@ export interface UiRelay {
  * scripted model), with the read-only UI mounted behind its bearer. The tray's desktop channel is
  * declared live so an approval stays pending for the view to show.
  */
-export async function startUiRelay(opts: { distDir: string; logger: Logger; env?: Record<string, string>; withoutModel?: boolean; signIn?: SignInLinks }): Promise<UiRelay> {
+export async function startUiRelay(opts: {
+  distDir: string;
+  logger: Logger;
+  env?: Record<string, string>;
+  withoutModel?: boolean;
+  signIn?: SignInLinks;
+  /** Device tools (the simulated lab in process) and where a plan's other devices are found: the relay's own previews of a plan. */
+  devices?: { tools: DeviceTools; addressBook: AddressBook };
+}): Promise<UiRelay> {
   const dataDir = mkdtempSync(join(tmpdir(), 'fault-relay-e2e-'));
   const model = await startScriptedModel(finishingScript);
   // withoutModel: the runtime as a newcomer has it before choosing one (the scripted model is started but never named).
@@ -56,6 +66,7 @@ export async function startUiRelay(opts: { distDir: string; logger: Logger; env?
     extraChannels: () => ['desktop'],
     uiDistDir: opts.distDir,
     ...(opts.signIn ? { signIn: opts.signIn } : {}),
+    ...(opts.devices ? { deviceTools: opts.devices.tools, addressBook: opts.devices.addressBook } : {}),
   });
   const url = await relay.listen({ port: 0, host: '127.0.0.1' });
   return {

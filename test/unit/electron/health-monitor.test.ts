@@ -63,6 +63,18 @@ describe('health for the tray', () => {
     monitor.stop();
     expect(live()).toHaveLength(0);
   });
+
+  it('keeps the quarantines the last check named, for the notifications of a team relay', async () => {
+    const entry = { device: 'R1', reason: 'change chg-1 of INC-1: ROLLBACK FAILED (post-check failed): check the device', since: '2026-11-28T10:00:00.000Z', incident_id: 'INC-1', change_id: 'chg-1' };
+    const answers: DeepHealth[] = [{ ...healthy, status: 'degraded', checks: { ...healthy.checks, quarantine: { ok: false, devices: [entry] } } }, healthy];
+    const monitor = createHealthMonitor({ check: async () => answers.shift()!, clock: manualClock().clock, intervalMs: 60_000, onHealth: () => {} });
+    expect(monitor.quarantined('R1')).toBeUndefined();
+    await monitor.checkNow();
+    expect([monitor.quarantined('r1'), monitor.quarantined('R2')]).toEqual([entry, undefined]);
+    await monitor.checkNow(); // cleared on the relay
+    expect(monitor.quarantined('R1')).toBeUndefined();
+    monitor.stop();
+  });
 });
 
 describe('relay host', () => {

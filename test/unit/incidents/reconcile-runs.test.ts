@@ -6,6 +6,8 @@ import { silent } from '../../helpers/relay';
 import { createStubRuntime } from '../../helpers/stub-runtime';
 import { inMemoryIncidents, manualClock } from './in-memory-incidents';
 import { entries } from '../../../src/core/events/timeline-entries';
+import { laptopCluster } from '../../../src/core/cluster/laptop';
+const { owns } = laptopCluster({ relayTag: 'test' });
 
 const assistant = (sessionID: string, error?: { name: string; data?: unknown }): SessionMessage => ({
   info: { id: 'msg_a', sessionID, role: 'assistant', time: { created: 1, completed: 2 }, ...(error ? { error } : {}) },
@@ -22,8 +24,8 @@ function setUp(sessions: Record<string, { busy?: boolean; messages: SessionMessa
     getSession: async (id) => ({ id }),
   };
   const failed: string[] = [];
-  const mapper = createRuntimeEventMapper({ incidents: t.incidents, agent, logger: silent, clock, onSessionFailed: (id) => failed.push(id) });
-  const reconcile = createRunReconciler({ incidents: t.incidents, agent, mapper, clock, logger: silent });
+  const mapper = createRuntimeEventMapper({ incidents: t.incidents, agent, logger: silent, clock, owns, onSessionFailed: (id) => failed.push(id) });
+  const reconcile = createRunReconciler({ incidents: t.incidents, agent, mapper, clock, logger: silent, owns });
   return { ...t, clock, reconcile, mapper, failed };
 }
 

@@ -5,6 +5,8 @@ import { AgentRuntimeError, runtimeEventSchema, type AgentRuntime, type RuntimeE
 import { createRuntimeEventMapper, startRuntimeEventFollower } from '../../../src/adapters/agent/runtime-events';
 import { silent } from '../../helpers/relay';
 import { inMemoryIncidents, manualClock } from './in-memory-incidents';
+import { laptopCluster } from '../../../src/core/cluster/laptop';
+const { owns } = laptopCluster({ relayTag: 'test' });
 
 const ROOT = 'ses_e023af776ffeFqr1ZTx98GQEDW';
 const CHILD = 'ses_e023aedf4ffehHjR82qvLpvXLn';
@@ -39,6 +41,7 @@ function setup(opts: { parents?: Record<string, string | undefined> } = {}) {
     agent,
     logger: silent,
     clock,
+    owns,
     onSessionFailed: (id, message) => failed.push([id, message]),
   });
   /** Timeline entries the mapper wrote (intake and state bookkeeping left out). */
@@ -139,7 +142,7 @@ describe('runtime event mapper', () => {
     const t = setup();
     const incident = t.running(ROOT);
     const firstAnswer = recorded.filter((e) => e.type === 'message.updated' && (e.properties.info as { role: string }).role === 'assistant')[0]!;
-    createRuntimeEventMapper({ incidents: t.incidents, agent: t.agent, logger: silent }).handle(firstAnswer);
+    createRuntimeEventMapper({ incidents: t.incidents, agent: t.agent, logger: silent, owns }).handle(firstAnswer);
     t.mapper.handle(firstAnswer);
     expect(t.progress(incident.incident_id)).toEqual([['agent.started', 'incident-runner started']]);
   });

@@ -7,6 +7,8 @@ import { createSessionLogWriter, type SessionLogWriter } from '../../../src/core
 import { silent } from '../../helpers/relay';
 import { inMemoryIncidents, manualClock } from './in-memory-incidents';
 import { entries } from '../../../src/core/events/timeline-entries';
+import { laptopCluster } from '../../../src/core/cluster/laptop';
+const { owns } = laptopCluster({ relayTag: 'test' });
 
 const dirs: string[] = [];
 const writers: SessionLogWriter[] = [];
@@ -20,7 +22,7 @@ function setup() {
   const relay = inMemoryIncidents(clock);
   const logDir = mkdtempSync(join(tmpdir(), 'relay-logs-'));
   dirs.push(logDir);
-  const writer = createSessionLogWriter({ incidents: relay.incidents, bus: relay.bus, logDir, logger: silent });
+  const writer = createSessionLogWriter({ incidents: relay.incidents, bus: relay.bus, logDir, logger: silent, owns });
   writers.push(writer);
   const files = () => (existsSync(join(logDir, 'troubleshooting')) ? readdirSync(join(logDir, 'troubleshooting')) : []);
   return { ...relay, clock, logDir, writer, files };
@@ -90,7 +92,7 @@ describe('session log', () => {
   it('exists when the agent failed: a session error ends the incident and the log says why', async () => {
     const t = setup();
     const incident = t.running('ses_root1');
-    const mapper = createRuntimeEventMapper({ incidents: t.incidents, agent: { getSession: async () => ({ id: 'x' }) }, logger: silent, clock: t.clock });
+    const mapper = createRuntimeEventMapper({ incidents: t.incidents, agent: { getSession: async () => ({ id: 'x' }) }, logger: silent, clock: t.clock, owns });
     mapper.handle({ type: 'session.error', properties: { sessionID: 'ses_root1', error: { name: 'APIError', data: { message: 'Cannot connect to API' } } } });
     await t.writer.flushed();
     const md = readFileSync(t.writer.pathFor(incident), 'utf8');
@@ -149,7 +151,7 @@ describe('session log', () => {
     await t.writer.stop(); // the crash: the incident ends with no writer listening
     t.incidents.transition(done.incident_id, 'resolve', () => ({ outcome: { kind: 'resolved', summary: 'ok', at: '2026-11-21T10:05:00.000Z' } }));
     expect(t.files()).toEqual([]);
-    const restarted = createSessionLogWriter({ incidents: t.incidents, bus: t.bus, logDir: t.logDir, logger: silent });
+    const restarted = createSessionLogWriter({ incidents: t.incidents, bus: t.bus, logDir: t.logDir, logger: silent, owns });
     writers.push(restarted);
     restarted.backfill(t.incidents.list());
     await restarted.flushed();

@@ -12,6 +12,8 @@ import { createIntake } from '../../../src/relay/intake';
 import type { AddressBook } from '../../../src/runbooks/plan-devices';
 import { silent } from '../../helpers/relay';
 import { inMemoryIncidents, manualClock } from '../incidents/in-memory-incidents';
+import { laptopCluster } from '../../../src/core/cluster/laptop';
+const { owns } = laptopCluster({ relayTag: 'test' });
 
 /** R1 and R2 share 10.0.0.0/30 on their GigabitEthernet1; R3 is elsewhere. */
 const book: AddressBook = {
@@ -39,6 +41,7 @@ function relayIntake() {
     defaultWithinS: 60,
     clock,
     logger: silent,
+    owns,
     addressBook: book,
   });
   const dispatcher = { submit: async () => {}, kick: () => {} } as unknown as Dispatcher;

@@ -31,8 +31,11 @@ describe('quarantine and held requests in the browser view', () => {
   });
 
   it('a held request shows what it waits for until it is asked', () => {
-    const held = { at: '2026-11-28T10:00:00.000Z', type: 'approval.held', message: 'Held: …', waiting_for_incident: 'INC-1', waiting_for_change: 'chg-1' };
-    expect(heldBehind([held])).toEqual({ incident: 'INC-1', change: 'chg-1', message: 'Held: …' });
+    const held = { at: '2026-11-28T10:00:00.000Z', type: 'approval.held', message: 'Held: …', device: 'R1', waiting_for_incident: 'INC-1', waiting_for_change: 'chg-1' };
+    expect(heldBehind([held])).toEqual({ kind: 'change', device: 'R1', incident: 'INC-1', change: 'chg-1', message: 'Held: …' });
+    // A plan held for a quarantined device: which device, since when and why, until a person clears it.
+    const plan = { at: held.at, type: 'approval.held', message: 'Held: the plan…', device: 'R2', quarantined_since: '2026-11-28T09:00:00.000Z', quarantine_reason: 'change chg-0 of INC-0: ROLLBACK FAILED' };
+    expect(heldBehind([plan])).toEqual({ kind: 'quarantine', device: 'R2', since: '2026-11-28T09:00:00.000Z', reason: 'change chg-0 of INC-0: ROLLBACK FAILED', message: 'Held: the plan…' });
     expect(heldBehind([held, { at: held.at, type: 'approval.unheld', message: 'asked now' }])).toBeUndefined();
     expect(heldBehind([{ at: held.at, type: 'approval.requested', message: 'asked' }])).toBeUndefined();
   });

@@ -3,6 +3,7 @@ import type { ChannelHost } from '../../../core/approvals/operator-channel';
 import { blockActionsSchema, buttonValueSchema, userInfoSchema, type Envelope } from './schemas';
 import { say } from './wording';
 import { escapeMrkdwn } from './blocks';
+import { errorText } from '../../../core/error-body';
 
 /** Slack markdown from the relay's: bold is one star there, and `<`/`&` are markup. */
 export const mrkdwn = (markdown: string) => escapeMrkdwn(markdown).replace(/\*\*/g, '*');
@@ -43,14 +44,14 @@ export interface SlackClickDeps {
 export function createSlackClicks(deps: SlackClickDeps): (envelope: Envelope) => Promise<void> {
   const { bot, channelId, logger } = deps;
   const whisper = (user: string, text: string) =>
-    bot('chat.postEphemeral', { channel: channelId, user, text: mrkdwn(text) }).catch((error: unknown) => logger.warn({ err: (error as Error).message }, 'slack reply not posted'));
+    bot('chat.postEphemeral', { channel: channelId, user, text: mrkdwn(text) }).catch((error: unknown) => logger.warn({ err: errorText(error) }, 'slack reply not posted'));
 
   async function emailOf(userId: string): Promise<string | undefined> {
     try {
       const info = userInfoSchema.parse(await bot('users.info', { user: userId }));
       return info.user.deleted ? undefined : info.user.profile?.email?.toLowerCase();
     } catch (error) {
-      logger.warn({ err: (error as Error).message }, 'slack users.info failed; the click is judged by member id only');
+      logger.warn({ err: errorText(error) }, 'slack users.info failed; the click is judged by member id only');
       return undefined;
     }
   }

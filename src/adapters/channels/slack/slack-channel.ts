@@ -7,6 +7,7 @@ import { createSlackClicks, identify, mrkdwn, type SlackIdentity } from './click
 import { connectionsOpenSchema, postedMessageSchema, type SlackStatus } from './schemas';
 import { createSocketMode } from './socket-mode';
 import { createSlackWebApi } from './web-api';
+import { errorText } from '../../../core/error-body';
 
 export const SLACK_CHANNEL = 'slack';
 
@@ -67,7 +68,7 @@ export function createSlackChannel(opts: SlackChannelOptions): SlackChannel {
     },
     // The envelope is acknowledged already; clicks are decided one at a time, in the order people made them.
     onEnvelope: (envelope) => {
-      queue = queue.then(() => onInteraction(envelope)).catch((error: unknown) => logger.error({ err: (error as Error).message }, 'slack interaction not handled'));
+      queue = queue.then(() => onInteraction(envelope)).catch((error: unknown) => logger.error({ err: errorText(error) }, 'slack interaction not handled'));
     },
   });
 

@@ -5,6 +5,7 @@ import type { Clock } from '../../../core/clock';
 import type { Envelope } from './schemas';
 import { createFrameHandler } from './socket-frames';
 import { SlackApiError } from './web-api';
+import { errorText } from '../../../core/error-body';
 
 export interface SocketModeOptions {
   /** `apps.connections.open`: a fresh, single-use URL for every (re)connect. */
@@ -108,8 +109,8 @@ export function createSocketMode(opts: SocketModeOptions) {
           degrade('token_refused', `Slack refused the app token (${error.code}): check SLACK_APP_TOKEN`);
           return reject(error);
         }
-        opts.onStatus({ error: (error as Error).message });
-        retryLater((error as Error).message);
+        opts.onStatus({ error: errorText(error) });
+        retryLater(errorText(error));
         reject(error);
       });
     });

@@ -10,6 +10,7 @@ import { configDifference, missingFrom, sameConfig } from './verify';
 import { pretty, type XmlElement } from '../../../runbooks/xml';
 import { checkFingerprint, type SeenConfigs } from '../config-fingerprint';
 import { leafLines } from './preview';
+import { errorText } from '../../../core/error-body';
 
 /** A confirmed commit the device holds until it is confirmed, cancelled, or its timer reverts it. */
 export interface PendingCommit {
@@ -126,8 +127,8 @@ export class NetconfDevice {
     const notes: string[] = [];
     if (!s.closed && at.committed) notes.push(await this.revertOn(s));
     if (!s.closed && at.locked) {
-      notes.push(await discardChanges(s).then(() => 'the candidate was discarded', (e: Error) => `discard-changes failed (${e.message})`));
-      notes.push(await unlock(s, 'candidate').then(() => 'the lock was released', (e: Error) => `unlock failed (${e.message})`));
+      notes.push(await discardChanges(s).then(() => 'the candidate was discarded', (e: unknown) => `discard-changes failed (${errorText(e)})`));
+      notes.push(await unlock(s, 'candidate').then(() => 'the lock was released', (e: unknown) => `unlock failed (${errorText(e)})`));
     } else if (at.locked) {
       notes.push('the session ended, so the device released the lock and reverted any unconfirmed commit');
     }
@@ -145,7 +146,7 @@ export class NetconfDevice {
   /** Cancels this session's confirmed commit: `<cancel-commit>` on base:1.1, else by ending the session (RFC 6241 §8.4.1). */
   private async revertOn(s: NetconfSession): Promise<string> {
     if (s.framing === '1.1' && s.has(CAP.confirmed11)) {
-      return cancelCommit(s, this.name).then(() => 'the confirmed commit was cancelled', (e: Error) => `cancel-commit failed (${e.message})`);
+      return cancelCommit(s, this.name).then(() => 'the confirmed commit was cancelled', (e: unknown) => `cancel-commit failed (${errorText(e)})`);
     }
     await s.close();
     return 'the session was closed (no <cancel-commit> on base:1.0), so the device reverted the confirmed commit';
@@ -158,7 +159,7 @@ export class NetconfDevice {
       if (sameConfig(before, now)) return { same: true, text: 'running was read back and matches the configuration before the change' };
       return { same: false, text: `RUNNING DIFFERS from before the change: ${configDifference(before, now).join('; ')}` };
     } catch (error) {
-      return { same: false, text: `running could not be read back (${(error as Error).message}): check the device` };
+      return { same: false, text: `running could not be read back (${errorText(error)}): check the device` };
     }
   }
 

@@ -6,6 +6,7 @@ import { connectSsh } from '../ssh-connect';
 import { Deframer, frame, FramingError } from './framing';
 import { failures, NETCONF_NS, NetconfRpcError, parseRpcErrors } from './rpc-error';
 import { attr, child, elements, escapeXml, parseXml, textOf, XmlError, type XmlElement } from '../../../runbooks/xml';
+import { errorText } from '../../../core/error-body';
 
 export const BASE_10 = 'urn:ietf:params:netconf:base:1.0';
 export const BASE_11 = 'urn:ietf:params:netconf:base:1.1';
@@ -70,9 +71,9 @@ export class NetconfSession {
     const client: Client = await connectSsh(device, knownHostsPath);
     // ssh2's `subsys` is the SSH "subsystem" channel request (RFC 4254 §6.5) for `netconf`.
     const channel = await new Promise<ClientChannel>((resolve, reject) => client.subsys('netconf', (error, stream) => (error ? reject(error) : resolve(stream)))).catch(
-      (error: Error) => {
+      (error: unknown) => {
         client.end();
-        throw new DeviceError('session_lost', `${device.name}: the device refused the NETCONF subsystem: ${error.message}`, true);
+        throw new DeviceError('session_lost', `${device.name}: the device refused the NETCONF subsystem: ${errorText(error)}`, true);
       },
     );
     client.on('close', () => channel.destroy());
@@ -192,7 +193,7 @@ export class NetconfSession {
     try {
       messages = this.deframer.push(chunk);
     } catch (error) {
-      this.protocolError(`broken framing: ${(error as Error).message}`);
+      this.protocolError(`broken framing: ${errorText(error)}`);
       return;
     }
     for (const text of messages) {

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { define } from '../define';
 
 const commands = z.array(z.string());
-const held = { waiting_for_incident: z.string(), waiting_for_change: z.string() };
+/** What a held request waits for: another incident's change, or (a plan) a quarantined device's clear. */
+const held = { waiting_for_incident: z.string().optional(), waiting_for_change: z.string().optional(), quarantined_since: z.string().optional(), quarantine_reason: z.string().optional() };
 const policy = { rule: z.string(), policy_sha256: z.string() };
 
 const forged = z.looseObject({ kind: z.enum(['decision', 'confirm']), key: z.string() });

@@ -18,6 +18,8 @@ export const deviceEntries = {
   deviceChangeConfirmed: define('device.change_confirmed', z.looseObject(ended), 'device'),
   deviceChangeRolledBack: define('device.change_rolled_back', z.looseObject(ended), 'device'),
   deviceChangeError: define('device.change_error', z.looseObject({}), 'device'),
+  /** A plan's device the relay sent lines to, on which none of them is (the server never took them, or nothing was sent). */
+  deviceChangeNotApplied: define('device.change_not_applied', z.looseObject({ ...change, reason: z.string() }), 'device'),
   devicePostCheck: define('device.post_check', z.looseObject({}), 'device'),
   deviceQuarantined: define('device.quarantined', z.looseObject({ device: z.string(), reason: z.string() }), 'device'),
   deviceCleared: define('device.cleared', z.looseObject({ device: z.string(), by: z.string() }), 'device'),
