@@ -1,14 +1,14 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { ChangeStatus } from '../../src/core/changes/device-contract';
 import { startDeviceServer, type RunningDeviceServer } from '../../src/adapters/devices/server';
 import { waitForSession } from '../../harness/frr-lab/bgp-state';
-import { startFrrLab, type FrrLab } from '../../harness/frr-lab/lab';
+import type { FrrLab } from '../../harness/frr-lab/lab';
 import { connectMcp } from '../helpers/mcp-client';
-import { tempDir } from '../helpers/temp-dir';
 import { NO_FRR } from './frr-available';
+import { frrLabForFile } from './lab-for-test';
 import { callTool, shutdownR2, untilSettled } from './confirmed-apply-helpers';
 
 let lab: FrrLab;
@@ -16,18 +16,13 @@ let server: RunningDeviceServer;
 let mcp: Awaited<ReturnType<typeof connectMcp>>;
 let base: string;
 
-beforeAll(async () => {
-  if (NO_FRR) return;
-  base = tempDir('fault-relay-frr-confirm-');
-  lab = await startFrrLab({ dir: join(base, 'lab'), routers: 2 });
-  server = await startDeviceServer({ inventoryPath: lab.inventoryPath, port: 0, stateDir: join(base, 'state') });
+frrLabForFile({ name: 'frr-confirm', deviceServer: { journal: true } }, async (shared) => {
+  ({ lab, base } = shared);
+  server = shared.server!;
   mcp = await connectMcp(server.mcpUrl, server.token);
 });
-
 afterAll(async () => {
   await mcp?.close();
-  await server?.stop();
-  await lab?.stop();
 });
 
 const runningConfig = () => lab.vtysh('R1', 'show running-config');

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { rmSync } from 'node:fs';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, it } from 'vitest';
 import { repoRoot } from '../helpers/opencode';
 import { NO_FRR } from './frr-available';
 
@@ -25,8 +25,10 @@ const demo = (flag: '--approve' | '--deny') =>
     });
   });
 
-describe.skipIf(NO_FRR)('npm run demo -- --frr: the whole flow on real routers', () => {
-  it('--approve: the real log line opens the incident, the change is applied over SSH, and the peer reports Established', async () => {
+// The two runs share nothing (each its own lab, runtime, relay and ports) and spend most of their time
+// waiting on the routers: side by side, not one after the other.
+describe.skipIf(NO_FRR).concurrent('npm run demo -- --frr: the whole flow on real routers', () => {
+  it('--approve: the real log line opens the incident, the change is applied over SSH, and the peer reports Established', async ({ expect }) => {
     const { code, out } = await demo('--approve');
     expect(out).toMatch(/\[R1 log\] .*%ADJCHANGE: neighbor 10\.0\.0\.2\(R2\) in vrf default Down Admin\. shutdown/);
     expect(out).toMatch(/R1# show running-config bgpd\n\s+Building configuration/);
@@ -38,7 +40,7 @@ describe.skipIf(NO_FRR)('npm run demo -- --frr: the whole flow on real routers',
     expect(code).toBe(0);
   }, DEMO_ON_FRR_TIMEOUT_MS);
 
-  it('--deny: escalated, and the session is still down on the router', async () => {
+  it('--deny: escalated, and the session is still down on the router', async ({ expect }) => {
     const { code, out } = await demo('--deny');
     expect(out).toMatch(/Outcome {3}escalated: The operator denied/);
     expect(out).not.toMatch(/Change {4}/);

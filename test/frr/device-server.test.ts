@@ -1,12 +1,12 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { DeviceService } from '../../src/adapters/devices/device-service';
 import { loadInventory } from '../../src/adapters/devices/inventory';
-import { startDeviceServer, type RunningDeviceServer } from '../../src/adapters/devices/server';
-import { startFrrLab, type FrrLab } from '../../harness/frr-lab/lab';
+import type { RunningDeviceServer } from '../../src/adapters/devices/server';
+import type { FrrLab } from '../../harness/frr-lab/lab';
 import { buildSplunkAlert } from '../../src/adapters/alert-sources/sample';
 import { connectMcp } from '../helpers/mcp-client';
 import { repoRoot } from '../helpers/opencode';
@@ -14,6 +14,7 @@ import { relayForTest } from '../helpers/relay';
 import { createStubRuntime } from '../helpers/stub-runtime';
 import { tempDir } from '../helpers/temp-dir';
 import { NO_FRR } from './frr-available';
+import { frrLabForFile } from './lab-for-test';
 import { failure } from '../helpers/device-failure';
 
 let lab: FrrLab;
@@ -21,18 +22,13 @@ let server: RunningDeviceServer;
 let mcp: Awaited<ReturnType<typeof connectMcp>>;
 let base: string;
 
-beforeAll(async () => {
-  if (NO_FRR) return;
-  base = tempDir('fault-relay-frr-');
-  lab = await startFrrLab({ dir: join(base, 'lab'), routers: 2 });
-  server = await startDeviceServer({ inventoryPath: lab.inventoryPath, port: 0 });
+frrLabForFile({ name: 'frr', deviceServer: {} }, async (shared) => {
+  ({ lab, base } = shared);
+  server = shared.server!;
   mcp = await connectMcp(server.mcpUrl, server.token);
 });
-
 afterAll(async () => {
   await mcp?.close();
-  await server?.stop();
-  await lab?.stop();
 });
 
 const runningBgp = () => lab.vtysh('R1', 'show running-config bgpd');

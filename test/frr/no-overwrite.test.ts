@@ -1,15 +1,14 @@
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { buildSplunkAlert } from '../../src/adapters/alert-sources/sample';
 import { createMcpDeviceTools, type McpDeviceTools } from '../../src/adapters/device-tools/mcp-device-tools';
-import { startDeviceServer, type RunningDeviceServer } from '../../src/adapters/devices/server';
-import { startFrrLab, type FrrLab } from '../../harness/frr-lab/lab';
+import type { RunningDeviceServer } from '../../src/adapters/devices/server';
+import type { FrrLab } from '../../harness/frr-lab/lab';
 import { buildEvidenceBundle } from '../../src/core/incidents/evidence-bundle';
 import { connectMcp } from '../helpers/mcp-client';
 import { relayForTest } from '../helpers/relay';
 import { createStubRuntime } from '../helpers/stub-runtime';
-import { tempDir } from '../helpers/temp-dir';
 import { NO_FRR } from './frr-available';
+import { frrLabForFile } from './lab-for-test';
 
 /**
  * NSO's no-overwrite on real FRR 8.4 routers, through the relay's guard and the SSH device tool
@@ -21,18 +20,13 @@ let lab: FrrLab;
 let server: RunningDeviceServer;
 let tools: McpDeviceTools;
 
-beforeAll(async () => {
-  if (NO_FRR) return;
-  const base = tempDir('fault-relay-frr-no-overwrite-');
-  lab = await startFrrLab({ dir: join(base, 'lab'), routers: 2 });
-  server = await startDeviceServer({ inventoryPath: lab.inventoryPath, port: 0, stateDir: join(base, 'state') });
+frrLabForFile({ name: 'frr-no-overwrite', deviceServer: { journal: true } }, (shared) => {
+  lab = shared.lab;
+  server = shared.server!;
   tools = createMcpDeviceTools(server.mcpUrl, { token: server.token });
 });
-
 afterAll(async () => {
   await tools?.close();
-  await server?.stop();
-  await lab?.stop();
 });
 
 const REPAIR = ['router bgp 65001', 'no neighbor 10.0.0.2 shutdown'];

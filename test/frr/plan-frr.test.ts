@@ -1,20 +1,20 @@
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { buildSplunkAlert } from '../../src/adapters/alert-sources/sample';
 import { DeviceToolError, type DeviceTools } from '../../src/core/changes/device-contract';
 import { deviceFailure } from '../../src/core/changes/device-failure';
 import { createMcpDeviceTools } from '../../src/adapters/device-tools/mcp-device-tools';
 import { inventoryAddressBook } from '../../src/adapters/devices/inventory-lookup';
-import { startDeviceServer, type RunningDeviceServer } from '../../src/adapters/devices/server';
+import type { RunningDeviceServer } from '../../src/adapters/devices/server';
 import { waitForSession } from '../../harness/frr-lab/bgp-state';
-import { startFrrLab, type FrrLab } from '../../harness/frr-lab/lab';
+import type { FrrLab } from '../../harness/frr-lab/lab';
 import { untilIncident } from '../helpers/incident-waits';
 import { connectMcp } from '../helpers/mcp-client';
 import { relayForTest } from '../helpers/relay';
 import { createStubRuntime } from '../helpers/stub-runtime';
-import { tempDir } from '../helpers/temp-dir';
 import { NO_FRR } from './frr-available';
+import { frrLabForFile } from './lab-for-test';
 
 /**
  * A plan on two real FRR routers behind the device tool server (each change in its journal): confirmed
@@ -27,31 +27,21 @@ let project: string;
 /** Holds the device server just before it sends line `line` of a change to `device` (once). */
 let hold: { device: string; line: number; reached(): void; until: Promise<void> } | undefined;
 
-beforeAll(async () => {
-  if (NO_FRR) return;
-  const base = tempDir('fault-relay-frr-plan-');
-  lab = await startFrrLab({ dir: join(base, 'lab'), routers: 2 });
-  server = await startDeviceServer({
-    inventoryPath: lab.inventoryPath,
-    port: 0,
-    stateDir: join(base, 'state'),
-    beforeLine: async (device, line) => {
-      if (hold?.device !== device || hold.line !== line) return;
-      const h = hold;
-      hold = undefined;
-      h.reached();
-      await h.until;
-    },
-  });
-  project = join(base, 'project');
+/** Holds the server at the line `hold` names, once, until the case lets it go. */
+const beforeLine = async (device: string, line: number) => {
+  if (hold?.device !== device || hold.line !== line) return;
+  const h = hold;
+  hold = undefined;
+  h.reached();
+  await h.until;
+};
+frrLabForFile({ name: 'frr-plan', deviceServer: { journal: true, beforeLine } }, (shared) => {
+  lab = shared.lab;
+  server = shared.server!;
+  project = join(shared.base, 'project');
   cpSync('intelligence-artifacts', join(project, 'intelligence-artifacts'), { recursive: true });
   const raw = join(project, 'intelligence-artifacts', 'AD000002', 'RAW.yaml');
   writeFileSync(raw, readFileSync(raw, 'utf8').replace('\nsteps:\n', '\nplan_devices:\n  - { role: peer, description: The BGP peer, find: address_owner, input: neighbor_ip }\nsteps:\n'));
-}, 180_000);
-
-afterAll(async () => {
-  await server?.stop();
-  await lab?.stop();
 });
 
 const R1_FIX = ['router bgp 65001', 'no neighbor 10.0.0.2 shutdown'];

@@ -1,16 +1,15 @@
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createMcpDeviceTools, type McpDeviceTools } from '../../src/adapters/device-tools/mcp-device-tools';
-import { startDeviceServer, type RunningDeviceServer } from '../../src/adapters/devices/server';
-import { startFrrLab, type FrrLab } from '../../harness/frr-lab/lab';
+import type { RunningDeviceServer } from '../../src/adapters/devices/server';
+import type { FrrLab } from '../../harness/frr-lab/lab';
 import { buildSplunkAlert } from '../../src/adapters/alert-sources/sample';
 import { terminalQuestion } from '../../src/core/approvals/terminal-question';
 import type { AdaptiveCard } from '../../src/adapters/channels/webex/schemas';
 import { connectMcp } from '../helpers/mcp-client';
 import { relayForTest } from '../helpers/relay';
 import { createStubRuntime } from '../helpers/stub-runtime';
-import { tempDir } from '../helpers/temp-dir';
 import { NO_FRR } from './frr-available';
+import { frrLabForFile } from './lab-for-test';
 import { deviceContractSuite } from '../helpers/device-contract-suite';
 import { parseRunningConfig } from '../../src/adapters/devices/config-diff';
 
@@ -24,17 +23,13 @@ let lab: FrrLab;
 let server: RunningDeviceServer;
 let tools: McpDeviceTools;
 
-beforeAll(async () => {
-  if (NO_FRR) return;
-  lab = await startFrrLab({ dir: join(tempDir('fault-relay-frr-preview-'), 'lab'), routers: 2 });
-  server = await startDeviceServer({ inventoryPath: lab.inventoryPath, port: 0 });
+frrLabForFile({ name: 'frr-preview', deviceServer: {} }, (shared) => {
+  lab = shared.lab;
+  server = shared.server!;
   tools = createMcpDeviceTools(server.mcpUrl, { token: server.token });
 });
-
 afterAll(async () => {
   await tools?.close();
-  await server?.stop();
-  await lab?.stop();
 });
 
 const runningBgp = () => lab.vtysh('R1', 'show running-config bgpd');

@@ -1,13 +1,12 @@
 import { execFileSync } from 'node:child_process';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDeviceServer, type RunningDeviceServer } from '../../src/adapters/devices/server';
-import { startFrrLab, type FrrLab } from '../../harness/frr-lab/lab';
+import { describe, expect, it } from 'vitest';
+import type { RunningDeviceServer } from '../../src/adapters/devices/server';
+import type { FrrLab } from '../../harness/frr-lab/lab';
 import { untilIncident } from '../helpers/incident-waits';
 import { ana, quarantineRelay } from '../helpers/quarantine-relay';
-import { tempDir } from '../helpers/temp-dir';
 import { shutdownR2 } from './confirmed-apply-helpers';
 import { NO_FRR } from './frr-available';
+import { frrLabForFile } from './lab-for-test';
 
 /**
  * On real FRR routers: R1's session dies part-way through a change, or while a change is provisional,
@@ -38,28 +37,17 @@ function r1Sshd(): { listener: number; sessions: number[] } {
   return { listener, sessions };
 }
 
-beforeAll(async () => {
-  if (NO_FRR) return;
-  const base = tempDir('fault-relay-frr-quarantine-');
-  lab = await startFrrLab({ dir: join(base, 'lab'), routers: 2 });
-  server = await startDeviceServer({
-    inventoryPath: lab.inventoryPath,
-    port: 0,
-    stateDir: join(base, 'state'),
-    beforeLine: (device, line) => {
-      if (device !== 'R1') return;
-      linesToR1 += 1;
-      if (breakAt?.line !== line) return;
-      const act = breakAt.act;
-      breakAt = undefined;
-      act();
-    },
-  });
-});
-
-afterAll(async () => {
-  await server?.stop();
-  await lab?.stop();
+const beforeLine = (device: string, line: number) => {
+  if (device !== 'R1') return;
+  linesToR1 += 1;
+  if (breakAt?.line !== line) return;
+  const act = breakAt.act;
+  breakAt = undefined;
+  act();
+};
+frrLabForFile({ name: 'frr-quarantine', deviceServer: { journal: true, beforeLine } }, (shared) => {
+  lab = shared.lab;
+  server = shared.server!;
 });
 
 describe.skipIf(NO_FRR)('a rollback that fails on a real router quarantines it', () => {

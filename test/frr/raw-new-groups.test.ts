@@ -4,34 +4,17 @@ import { loadArtifactGroup } from '../../src/runbooks/load';
 import { runGroupTestsOnFrr } from '../../harness/raw-tests/raw-test-frr';
 import { DeviceService } from '../../src/adapters/devices/device-service';
 import { loadInventory } from '../../src/adapters/devices/inventory';
-import { applyFrrFault, resetFrrLab } from '../../harness/frr-lab/faults';
 import type { FrrLab } from '../../harness/frr-lab/lab';
-import type { FaultSpec } from '../../src/runbooks/fault-spec';
-import { startWatcher, type AlertEvent } from '../../harness/frr-lab/watcher';
 import { repoRoot } from '../helpers/opencode';
 import { GROUP_ON_FRR_TIMEOUT_MS, NO_FRR } from './frr-available';
 import { frrLabForTest } from './lab-for-test';
+import { detectedAlert } from './detected-alert';
 
 /**
  * The alert definitions added after AD000002, on one real FRR lab for the whole file (starting a lab is
  * the expensive part): each fault is detected by the watcher from the router's own log line, and each
  * group's FRR test cases pass through the SSH device server (npm run raw:test -- AD000004 AD000007 --frr).
  */
-
-/** Builds the fault on the lab and resolves with the first alert the watcher posts of `alertDefId`. */
-async function detectedAlert(lab: FrrLab, fault: FaultSpec, alertDefId: string): Promise<{ alert: AlertEvent; all: AlertEvent[] }> {
-  const all: AlertEvent[] = [];
-  let seen = (_a: AlertEvent) => {};
-  const first = new Promise<AlertEvent>((resolve) => (seen = resolve));
-  const watcher = startWatcher({ routers: lab.routers, onAlert: (e) => (all.push(e), e.detection.alert_def_id === alertDefId && seen(e)) });
-  try {
-    expect(await applyFrrFault(lab, fault)).toBeUndefined();
-    return { alert: await first, all };
-  } finally {
-    watcher.close();
-    await resetFrrLab(lab);
-  }
-}
 
 async function groupOnFrr(lab: FrrLab, service: DeviceService, id: string) {
   const group = await loadArtifactGroup(join(repoRoot, 'intelligence-artifacts'), id);

@@ -4,13 +4,10 @@ import { loadArtifactGroup } from '../../src/runbooks/load';
 import { runGroupTestsOnFrr } from '../../harness/raw-tests/raw-test-frr';
 import { DeviceService } from '../../src/adapters/devices/device-service';
 import { loadInventory } from '../../src/adapters/devices/inventory';
-import type { FaultSpec } from '../../src/runbooks/fault-spec';
-import { applyFrrFault, resetFrrLab } from '../../harness/frr-lab/faults';
-import type { FrrLab } from '../../harness/frr-lab/lab';
-import { startWatcher, type AlertEvent } from '../../harness/frr-lab/watcher';
 import { repoRoot } from '../helpers/opencode';
 import { GROUP_ON_FRR_TIMEOUT_MS, NO_FRR } from './frr-available';
 import { frrLabForTest } from './lab-for-test';
+import { detectedAlert } from './detected-alert';
 
 /**
  * The two runbooks whose repair is one plan over both routers (AD000008 OSPF MTU mismatch, AD000009 MD5
@@ -18,20 +15,6 @@ import { frrLabForTest } from './lab-for-test';
  * alerts it from the router's own log, and every FRR case of each group passes through the SSH device
  * server with the plan's second router found from the lab's inventory addresses.
  */
-async function detectedAlert(lab: FrrLab, fault: FaultSpec, alertDefId: string): Promise<{ alert: AlertEvent; all: AlertEvent[] }> {
-  const all: AlertEvent[] = [];
-  let seen = (_a: AlertEvent) => {};
-  const first = new Promise<AlertEvent>((resolve) => (seen = resolve));
-  const watcher = startWatcher({ routers: lab.routers, onAlert: (e) => (all.push(e), e.detection.alert_def_id === alertDefId && seen(e)) });
-  try {
-    expect(await applyFrrFault(lab, fault)).toBeUndefined();
-    return { alert: await first, all };
-  } finally {
-    watcher.close();
-    await resetFrrLab(lab);
-  }
-}
-
 describe.skipIf(NO_FRR)('two-router runbooks on real FRR routers', () => {
   it('detects both faults from the routers\' own lines, then passes every FRR case with one plan over both routers', { timeout: GROUP_ON_FRR_TIMEOUT_MS }, async () => {
     const lab = await frrLabForTest();

@@ -1,12 +1,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ROLLBACK_GRACE_S } from '../../src/core/changes/device-contract';
 import { waitForSession } from '../../harness/frr-lab/bgp-state';
 import { NO_FRR } from './frr-available';
-import { resetFrrLab } from '../../harness/frr-lab/faults';
-import { startFrrLab, type FrrLab } from '../../harness/frr-lab/lab';
-import { tempDir } from '../helpers/temp-dir';
+import type { FrrLab } from '../../harness/frr-lab/lab';
+import { frrLabForFile } from './lab-for-test';
 import { journaledFor, until, vtyshWaitsOn } from './plan-crash-helpers';
 import { alive, api, appliedThenKilled, planApproved, runningBoth, serverFilesLeft, signalDaemon, untilGone, untilIncident, type Incident, type Killed } from './relay-killed-helpers';
 
@@ -47,21 +46,19 @@ async function restartedAndRolledBack(k: Killed) {
 }
 
 
+/**
+ * The confirm window of the case that waits for the deadline: the relay is killed and the change found
+ * still pending within seconds of the apply, and the case idles through the rest of it.
+ */
+const WINDOW_S = 20;
+
 /** One lab for every case, back to its clean state before each. */
 let lab: FrrLab;
-beforeAll(async () => {
-  if (!NO_FRR) lab = await startFrrLab({ dir: join(tempDir('fault-relay-killed-lab-'), 'lab'), routers: 2 });
-}, 180_000);
-afterAll(async () => {
-  await lab?.stop();
-});
-beforeEach(async () => {
-  if (lab) await resetFrrLab(lab);
-}, 120_000);
+frrLabForFile({ name: 'relay-killed', resetBeforeEach: true }, (shared) => void (lab = shared.lab));
 
 describe.skipIf(NO_FRR)('the relay killed -9 with a provisional change pending (real FRR, npm run relay)', () => {
   it('detached (the default), the relay\'s whole process group killed and nothing restarted: its device server puts R1 back at the deadline by itself, then exits', { timeout: 240_000 }, async () => {
-    const k = await appliedThenKilled({ confirmWithinS: 40, mode: 'detached', killGroup: true, lab });
+    const k = await appliedThenKilled({ confirmWithinS: WINDOW_S, mode: 'detached', killGroup: true, lab });
     const server = k.deviceServer!;
     // The kill of the relay's group did not reach it; its token is on no command line and in no log.
     expect(alive(server.pid)).toBe(true);
