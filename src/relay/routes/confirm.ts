@@ -6,7 +6,7 @@ import { changeOutcomeText } from '../../core/incidents/change';
 import { HttpError } from '../errors';
 import { approverOf } from './approver-token';
 import type { UiSession } from '../ui-session';
-import { answersAndErrors } from '../../core/error-body';
+import { answersAndErrors, errorBody } from '../../core/error-body';
 
 const bodySchema = z.strictObject({
   /** The change the person was shown (`change.change_id` on the incident): a confirm is for that change only. */
@@ -39,11 +39,11 @@ export const confirmRoutes: FastifyPluginAsyncZod<{ confirm?: ConfirmFn; operato
           // A team relay took it for the relay running the incident, which has not answered yet.
           return reply.code(202).send({ status: 'recorded', incident_id, change_id: request.body.change_id, by: operator.email, message: result.message });
         case 'device_error':
-          return reply.code(502).send({ error: { code: 'device_error', message: `The device tool server did not confirm the change: ${result.message}` } });
+          return reply.code(502).send(errorBody('device_error', `The device tool server did not confirm the change: ${result.message}`));
         case 'no_change':
         case 'not_pending':
         case 'stale_change':
-          return reply.code(409).send({ error: { code: result.code, message: result.message }, ...(change ? { change } : {}) });
+          return reply.code(409).send({ ...errorBody(result.code, result.message), ...(change ? { change } : {}) });
       }
     },
   );

@@ -7,7 +7,7 @@ import type { OperatorDirectory } from '../../core/operators/operators';
 import { HttpError } from '../errors';
 import { approverOf } from './approver-token';
 import type { UiSession } from '../ui-session';
-import { answersAndErrors } from '../../core/error-body';
+import { answersAndErrors, errorBody } from '../../core/error-body';
 
 const bodySchema = z.strictObject({
   /** The request the person was shown (`approval_request.request_id`): a decision is for that request only. */
@@ -46,12 +46,7 @@ export const decisionRoutes: FastifyPluginAsyncZod<{ decide: DecideFn; operators
         case 'unknown_incident':
           throw new HttpError(404, 'not_found', `No incident ${request.params.incident_id}`);
         case 'already_decided': {
-          const a = result.approval;
-          // The usual error body, and who decided in fields a client can show without parsing the sentence.
-          return reply.code(409).send({
-            error: { code: 'already_decided', message: `Already ${a.decision} by ${a.by} via ${a.channel} at ${a.at}.` },
-            decided: { decision: a.decision, by: a.by, channel: a.channel, at: a.at },
-          });
+          return reply.code(409).send(alreadyDecidedBody(result.approval));
         }
         case 'not_awaiting':
           throw new HttpError(409, 'not_awaiting', `Nothing to decide: ${request.params.incident_id} is ${result.incident.state}.`);
@@ -66,20 +61,25 @@ export const decisionRoutes: FastifyPluginAsyncZod<{ decide: DecideFn; operators
  */
 export function policyAnswer(result: Extract<DecideResult, { status: 'recorded' | 'already_approved_by_you' | 'not_allowed_by_policy' }>): { code: 202 | 403 | 409; body: object } {
   const message = policyNotice(result);
-  if (result.status === 'not_allowed_by_policy') return { code: 403, body: { error: { code: 'not_allowed_by_policy', message: `${message[0]!.toUpperCase()}${message.slice(1)}`, details: { rule: result.rule, groups: result.groups } } } };
+  if (result.status === 'not_allowed_by_policy') return { code: 403, body: errorBody('not_allowed_by_policy', `${message[0]!.toUpperCase()}${message.slice(1)}`, { rule: result.rule, groups: result.groups }) };
   const standing = { standing: standingWords(result.standing), given: result.standing.given, needed: result.standing.needed };
-  if (result.status === 'already_approved_by_you') return { code: 409, body: { error: { code: 'already_approved_by_you', message: `You approved this request already; it counts once: ${standing.standing}. Nothing changed.` }, ...standing } };
+  if (result.status === 'already_approved_by_you') return { code: 409, body: { ...errorBody('already_approved_by_you', `You approved this request already; it counts once: ${standing.standing}. Nothing changed.`), ...standing } };
   return { code: 202, body: { status: 'recorded', incident_id: result.incident.incident_id, request_id: result.incident.approval_request?.request_id, message: `Your approval ${message.replace(/^your approval /, '')}`, ...standing } };
 }
 
 /** 409 for a decision on a request that is not the pending one: names the request it was for, and the one pending. */
 export function staleRequestBody(requestId: string, pendingRequestId: string | null) {
   return {
-    error: {
-      code: 'stale_request',
-      message: `That decision was for request ${requestId}, which is no longer awaiting a decision${pendingRequestId ? `; request ${pendingRequestId} is pending now: look at it before you decide` : ''}. Nothing changed.`,
-    },
+    ...errorBody(
+      'stale_request',
+      `That decision was for request ${requestId}, which is no longer awaiting a decision${pendingRequestId ? `; request ${pendingRequestId} is pending now: look at it before you decide` : ''}. Nothing changed.`,
+    ),
     request_id: requestId,
     pending_request_id: pendingRequestId,
   };
+}
+
+/** 409 for a request decided already: the usual error body, and who decided in fields a client can show without parsing the sentence. */
+export function alreadyDecidedBody(a: { decision: string; by: string; channel: string; at: string }) {
+  return { ...errorBody('already_decided', `Already ${a.decision} by ${a.by} via ${a.channel} at ${a.at}.`), decided: { decision: a.decision, by: a.by, channel: a.channel, at: a.at } };
 }

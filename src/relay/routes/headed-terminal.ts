@@ -6,10 +6,10 @@ import { readTypedAnswer } from '../../core/approvals/typed-decision';
 import type { Incident } from '../../core/incidents/model';
 import type { Incidents } from '../../core/incidents/service';
 import { HttpError } from '../errors';
-import { policyAnswer, staleRequestBody } from './decision';
+import { alreadyDecidedBody, policyAnswer, staleRequestBody } from './decision';
 import { policyNotice, standingWords } from '../../core/approvals/standing';
 import { entries } from '../../core/events/timeline-entries';
-import { answersAndErrors } from '../../core/error-body';
+import { answersAndErrors, errorBody } from '../../core/error-body';
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
 const params = z.object({ incident_id: z.string().min(1).max(64) });
@@ -100,7 +100,7 @@ export const headedTerminalRoutes: FastifyPluginAsyncZod<HeadedTerminalDeps> = a
         opts.incidents.record(incident.incident_id, entries.operatorNotADecision, `Typed in the terminal, not a decision: ${why}`);
         await opts.tell(incident, `Fault Relay: nothing was decided. ${why}. Request ${pending.request_id} is still pending.`).catch(() => undefined);
       }
-      return reply.code(422).send({ error: { code: 'not_a_decision', message: why } });
+      return reply.code(422).send(errorBody('not_a_decision', why));
     }
     if (!pending || !pending.terminal_shown_at) {
       const why = pending ? `request ${pending.request_id} has not been shown in this terminal by the relay` : 'no approval request is pending';
@@ -126,7 +126,7 @@ export const headedTerminalRoutes: FastifyPluginAsyncZod<HeadedTerminalDeps> = a
       case 'already_decided': {
         const a = result.approval;
         await opts.tell(incident, `Fault Relay: your ${answer.decision} changed nothing: already ${a.decision} by ${a.by} via ${a.channel}.`).catch(() => undefined);
-        return reply.code(409).send({ error: { code: 'already_decided', message: `Already ${a.decision} by ${a.by} via ${a.channel} at ${a.at}.` }, decided: { decision: a.decision, by: a.by, channel: a.channel, at: a.at } });
+        return reply.code(409).send(alreadyDecidedBody(a));
       }
       case 'not_awaiting':
       case 'unknown_incident':
