@@ -11,6 +11,7 @@ import type { AddressBook } from '../../src/runbooks/plan-devices';
 import { startHeadlessRelay, type RunningRelay } from '../../src/relay/start-headless';
 import { createDemoBrain, type RemediationTask, type RemediationVariant } from './brain';
 import { demoRuntimeHome } from '../../src/adapters/agent/runtime-home';
+import { withoutSnapshots } from './no-snapshots';
 import { scriptedProviderConfig, startScriptedModel, type Script, type ScriptedModel } from './scripted-model';
 import { errorText } from '../../src/core/error-body';
 
@@ -85,7 +86,7 @@ export async function startDemoStack(opts: DemoStackOptions): Promise<DemoStack>
       model = await startScriptedModel(opts.script ?? createDemoBrain({ groups, projectDir, variantFor: opts.variantFor, maxSleepS: opts.maxSleepS }));
       stops.push(model.stop);
       runtimeEnv = {
-        ...demoRuntimeHome(path.join(opts.dataDir, 'runtime-home'), projectDir),
+        ...withoutSnapshots(demoRuntimeHome(path.join(opts.dataDir, 'runtime-home'), projectDir)),
         OPENCODE_CONFIG_CONTENT: JSON.stringify(scriptedProviderConfig(model.baseURL)),
       };
     }
