@@ -7,7 +7,8 @@ import path from 'node:path';
  * relay never undoes a step, and the scripted runs change no project file but the agent's log, so
  * the demo's and the tests' runtimes are told not to (`snapshot: false` in the runtime home's own
  * opencode config, which the relay's shipped-config check does not cover). A runtime the relay
- * starts for itself keeps opencode's default.
+ * starts for itself keeps opencode's default, and so must a test that stops a run mid-step
+ * (`startDemoStack({ snapshots: true })`): without snapshots opencode ends such a run differently.
  */
 export function withoutSnapshots(env: Record<string, string>): Record<string, string> {
   const home = env.XDG_CONFIG_HOME;
