@@ -11,6 +11,7 @@ import type { AddressBook } from '../../src/runbooks/plan-devices';
 import { startHeadlessRelay, type RunningRelay } from '../../src/relay/start-headless';
 import { createDemoBrain, type RemediationTask, type RemediationVariant } from './brain';
 import { demoRuntimeHome } from '../../src/adapters/agent/runtime-home';
+import { withoutSnapshots } from './no-snapshots';
 import { scriptedProviderConfig, startScriptedModel, type Script, type ScriptedModel } from './scripted-model';
 import { errorText } from '../../src/core/error-body';
 
@@ -41,6 +42,11 @@ export interface DemoStackOptions {
   relayEnv?: Record<string, string>;
   /** The relay's clock (the demo and the eval pin it, so the change policy's verdict does not depend on the day). */
   clock?: Clock;
+  /**
+   * The scripted runtime takes opencode's per-step git snapshots as a relay's own runtime does
+   * (default off: no-snapshots.ts). A run stopped mid-step ends differently without them.
+   */
+  snapshots?: boolean;
 }
 
 export interface DemoStack {
@@ -84,8 +90,9 @@ export async function startDemoStack(opts: DemoStackOptions): Promise<DemoStack>
     } else {
       model = await startScriptedModel(opts.script ?? createDemoBrain({ groups, projectDir, variantFor: opts.variantFor, maxSleepS: opts.maxSleepS }));
       stops.push(model.stop);
+      const home = demoRuntimeHome(path.join(opts.dataDir, 'runtime-home'), projectDir);
       runtimeEnv = {
-        ...demoRuntimeHome(path.join(opts.dataDir, 'runtime-home'), projectDir),
+        ...(opts.snapshots ? home : withoutSnapshots(home)),
         OPENCODE_CONFIG_CONTENT: JSON.stringify(scriptedProviderConfig(model.baseURL)),
       };
     }

@@ -5,6 +5,7 @@ import { pino, type Logger } from 'pino';
 import { atExit } from './at-exit';
 import { startEmbeddedRuntime, type EmbeddedRuntime } from '../../src/adapters/agent/embedded';
 import { demoRuntimeHome } from '../../src/adapters/agent/runtime-home';
+import { withoutSnapshots } from '../../harness/demo/no-snapshots';
 import type { RuntimeEndpoint } from '../../src/core/agent-runtime';
 import { createAgentClient, type AgentClientOptions } from '../../src/adapters/agent/client';
 
@@ -36,13 +37,13 @@ export interface OpencodeHarness {
 /**
  * Environment that keeps an opencode server away from the user's own opencode config, data and
  * Claude Code files, and from the npm registry (the demo's own isolation, in a temp folder that
- * is removed when the test process exits).
+ * is removed when the test process exits), without opencode's per-step git snapshots (no-snapshots.ts).
  */
 
 export function isolatedOpencodeEnv(cwd: string): Record<string, string> {
   const home = mkdtempSync(path.join(tmpdir(), 'opencode-home-'));
   atExit(() => rmSync(home, { recursive: true, force: true }));
-  return demoRuntimeHome(home, cwd);
+  return withoutSnapshots(demoRuntimeHome(home, cwd));
 }
 
 /**

@@ -24,7 +24,8 @@ describe.skipIf(!hasTmux)('npm run headed in a real terminal', () => {
   const screen = () => execFileSync('tmux', ['capture-pane', '-t', tmux, '-p', '-J', '-S', '-400'], { encoding: 'utf8' });
 
   beforeAll(async () => {
-    stack = await startDemoStack({ projectDir: repoRoot, dataDir, logDir: path.join(dataDir, 'logs'), logger: silent, convergeDelayMs: 0, maxSleepS: 0 });
+    // With the relay's own snapshot setting: Ctrl-C stops the run mid-step, and without snapshots opencode ends such a run differently.
+    stack = await startDemoStack({ projectDir: repoRoot, dataDir, logDir: path.join(dataDir, 'logs'), logger: silent, convergeDelayMs: 0, maxSleepS: 0, snapshots: true });
     await stack.toolsConnected();
   }, 240_000);
   afterAll(async () => {
