@@ -11,12 +11,24 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  */
 const LONG_FIRST = ['test/frr/', 'test/integration/', 'test/e2e/', 'test/netconf/', 'test/team/', 'test/store/'];
 
+/**
+ * Files that share one worker process (no per-file isolation): importing fastify, zod, pino, the
+ * MCP SDK etc. again for each of them cost more CPU than their tests. What such a file must not
+ * leak is in test/README.md.
+ */
+const SHARED = ['test/unit/**/*.test.ts', 'test/unit/**/*.test.tsx'];
+
 class LongFirstSequencer extends BaseSequencer {
+  /**
+   * The shared files come last and together: a worker is reused only while the next file in the
+   * queue is a shared one too, and small files are what evens out the two workers at the end.
+   */
   override sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const keyed = files.map((spec) => {
       const file = relative(process.cwd(), spec.moduleId).split('\\').join('/');
       const at = LONG_FIRST.findIndex((folder) => file.startsWith(folder));
-      return { spec, rank: at === -1 ? LONG_FIRST.length : at, size: statSync(spec.moduleId).size };
+      const rank = spec.project.config.isolate ? (at === -1 ? LONG_FIRST.length : at) : LONG_FIRST.length + 1;
+      return { spec, rank, size: statSync(spec.moduleId).size };
     });
     keyed.sort((a, b) => a.rank - b.rank || b.size - a.size);
     return Promise.resolve(keyed.map((k) => k.spec));
@@ -25,7 +37,6 @@ class LongFirstSequencer extends BaseSequencer {
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts', 'test/**/*.test.tsx'],
     // Integration tests start real processes (opencode, chromium); two cores here. These are hang
     // guards for a loaded machine (CI runs beside other work), never speed bars: no test waits on them.
     testTimeout: 180_000,
@@ -35,5 +46,12 @@ export default defineConfig({
     maxWorkers: 2,
     reporters: ['default'],
     sequence: { sequencer: LongFirstSequencer },
+    projects: [
+      {
+        extends: true,
+        test: { name: 'isolated', include: ['test/**/*.test.ts', 'test/**/*.test.tsx'], exclude: SHARED },
+      },
+      { extends: true, test: { name: 'shared', include: SHARED, isolate: false } },
+    ],
   },
 });
