@@ -1,4 +1,4 @@
-import { statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { relative } from 'node:path';
 import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
@@ -14,9 +14,22 @@ const LONG_FIRST = ['test/frr/', 'test/integration/', 'test/e2e/', 'test/netconf
 /**
  * Files that share one worker process (no per-file isolation): importing fastify, zod, pino, the
  * MCP SDK etc. again for each of them cost more CPU than their tests. What such a file must not
- * leak is in test/README.md.
+ * leak is in test/README.md. The exceptions start processes (PostgreSQL, opencode, the relay),
+ * start the global OpenTelemetry SDK, or replace a module with vi.mock: each keeps a fork of its own.
  */
-const SHARED = ['test/unit/**/*.test.ts', 'test/unit/**/*.test.tsx'];
+const OWN_PROCESS = [
+  'approval-restart-states', 'approval-restart', 'busy-device', 'channel-seam', 'device-guard', 'device-server-auth',
+  'device-server-settings', 'headed', 'held-restart', 'plan', 'proxies', 'quarantine', 'terminal-channel', 'ui-routes',
+  'unstorable-text',
+];
+const SHARED = [
+  'test/unit/**/*.test.{ts,tsx}',
+  'test/lab/*.test.ts',
+  'test/slack/*.test.ts',
+  ...readdirSync(new URL('test/relay', import.meta.url))
+    .filter((name) => name.endsWith('.test.ts') && !OWN_PROCESS.includes(name.slice(0, -'.test.ts'.length)))
+    .map((name) => `test/relay/${name}`),
+];
 
 class LongFirstSequencer extends BaseSequencer {
   /**
@@ -49,7 +62,7 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'isolated', include: ['test/**/*.test.ts', 'test/**/*.test.tsx'], exclude: SHARED },
+        test: { name: 'isolated', include: ['test/**/*.test.{ts,tsx}'], exclude: SHARED },
       },
       { extends: true, test: { name: 'shared', include: SHARED, isolate: false } },
     ],
