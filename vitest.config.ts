@@ -14,22 +14,20 @@ const LONG_FIRST = ['test/frr/', 'test/integration/', 'test/e2e/', 'test/netconf
 /**
  * Files that share one worker process (no per-file isolation): importing fastify, zod, pino, the
  * MCP SDK etc. again for each of them cost more CPU than their tests. What such a file must not
- * leak is in test/README.md. The exceptions start processes (PostgreSQL, opencode, the relay),
- * start the global OpenTelemetry SDK, or replace a module with vi.mock: each keeps a fork of its own.
+ * leak is in test/README.md. The exceptions start PostgreSQL, opencode or the relay (the bundled
+ * Electron main process is one), start the global OpenTelemetry SDK, or replace a module with vi.mock:
+ * each keeps a fork of its own.
  */
 const OWN_PROCESS = [
-  'approval-restart-states', 'approval-restart', 'busy-device', 'channel-seam', 'device-guard', 'device-server-auth',
-  'device-server-settings', 'headed', 'held-restart', 'plan', 'proxies', 'quarantine', 'terminal-channel', 'ui-routes',
-  'unstorable-text',
-];
-const SHARED = [
-  'test/unit/**/*.test.{ts,tsx}',
-  'test/lab/*.test.ts',
-  'test/slack/*.test.ts',
-  ...readdirSync(new URL('test/relay', import.meta.url))
-    .filter((name) => name.endsWith('.test.ts') && !OWN_PROCESS.includes(name.slice(0, -'.test.ts'.length)))
-    .map((name) => `test/relay/${name}`),
-];
+  'relay/approval-restart-states', 'relay/approval-restart', 'relay/busy-device', 'relay/channel-seam', 'relay/device-guard',
+  'relay/device-server-auth', 'relay/device-server-settings', 'relay/headed', 'relay/held-restart', 'relay/plan', 'relay/proxies',
+  'relay/quarantine', 'relay/terminal-channel', 'relay/ui-routes', 'relay/unstorable-text', 'unit/electron/bundle-smoke',
+].map((name) => `test/${name}.test.ts`);
+const SHARED = ['unit', 'lab', 'slack', 'relay'].flatMap((folder) =>
+  readdirSync(new URL(`test/${folder}`, import.meta.url), { recursive: true, encoding: 'utf8' })
+    .map((file) => `test/${folder}/${file.split('\\').join('/')}`)
+    .filter((file) => /\.test\.tsx?$/.test(file) && !OWN_PROCESS.includes(file)),
+);
 
 class LongFirstSequencer extends BaseSequencer {
   /**
