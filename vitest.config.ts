@@ -53,6 +53,7 @@ export default defineConfig({
     testTimeout: 180_000,
     hookTimeout: 300_000,
     setupFiles: ['test/setup.ts'],
+    globalSetup: ['test/global-setup.ts'],
     pool: 'forks',
     maxWorkers: 2,
     reporters: ['default'],

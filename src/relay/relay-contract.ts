@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { AgentRuntime } from '../core/agent-runtime';
 import type { IncidentHandling } from '../core/incidents/incident-handling';
-import type { Approvals } from '../core/approvals/approvals';
+import type { ApprovalsView } from '../core/approvals/approvals';
 import type { ConfirmFn, DecideFn } from '../core/approvals/decision-command';
 import type { Cluster } from '../core/cluster/cluster';
 import type { OutboxStore } from '../adapters/outbox/types';
@@ -82,8 +82,8 @@ export interface Relay {
   bus: Bus<RelayEvents>;
   incidents: ReturnType<typeof createIncidents>;
   dispatcher: ReturnType<typeof createDispatcher>;
-  /** The approval gate: its requests, pending list and room (its own `decide` is the owner's step behind `decide`). */
-  approvals: Approvals;
+  /** The approval gate as seen from outside the composition (`ApprovalsView`): never its own step of a decision; people decide through `decide`. */
+  approvals: ApprovalsView;
   /**
    * The one way a person's decision is made, whatever the channel (tray, notification, card, API,
    * terminal): a decision command, recorded where the cluster records it (on a team, the database

@@ -9,6 +9,7 @@ import { relayForTest } from '../helpers/relay';
 import { createStubRuntime } from '../helpers/stub-runtime';
 import { NO_FRR } from './frr-available';
 import { frrLabForFile } from './lab-for-test';
+import { decideAs } from '../helpers/decide-as';
 
 /**
  * NSO's no-overwrite on real FRR 8.4 routers, through the relay's guard and the SSH device tool
@@ -61,7 +62,7 @@ describe.skipIf(NO_FRR)('no-overwrite on real FRR routers', () => {
       try {
         expect((await agentTools.call('request_approval', { incident_id: id, summary: 'bring 10.0.0.2 back', device: 'R1', commands: REPAIR })).json).toMatchObject({ status: 'pending' });
         const previewed = relay.incidents.get(id)!.approval_request!.preview!.fingerprint!.sha256;
-        await relay.approvals.decide(id, 'APPROVED', { id: 'ana@example.net' }, 'desktop');
+        await decideAs(relay, id, 'APPROVED', 'ana@example.net');
 
         // Another engineer works on R1 meanwhile, in its own vtysh.
         await lab.vtysh('R1', 'configure terminal', 'router bgp 65001', 'neighbor 10.0.0.2 description maintenance-by-hand', 'end');

@@ -15,6 +15,7 @@ import { relayForTest } from '../helpers/relay';
 import { createStubRuntime } from '../helpers/stub-runtime';
 import { NO_FRR } from './frr-available';
 import { frrLabForFile } from './lab-for-test';
+import { decideAs } from '../helpers/decide-as';
 
 /**
  * A plan on two real FRR routers behind the device tool server (each change in its journal): confirmed
@@ -66,7 +67,7 @@ async function start(wrap: (tools: DeviceTools) => DeviceTools = (t) => t) {
   const id = (await relay.app.inject({ method: 'POST', url: '/fault-alert', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(payload) })).json().incident_id as string;
   const run = async (plan: Array<{ device: string; commands: string[] }>) => {
     expect((await mcp.call('request_approval', { incident_id: id, summary: 'both ends', plan })).json).toMatchObject({ status: 'pending', devices: ['R1', 'R2'] });
-    relay.approvals.decide(id, 'APPROVED', { id: 'ana@example.net' }, 'desktop');
+    await decideAs(relay, id, 'APPROVED', 'ana@example.net');
     return device.call('config_cli', { incident_id: id, plan });
   };
   const close = async () => {

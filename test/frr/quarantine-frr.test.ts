@@ -7,6 +7,7 @@ import { ana, quarantineRelay } from '../helpers/quarantine-relay';
 import { shutdownR2 } from './confirmed-apply-helpers';
 import { NO_FRR } from './frr-available';
 import { frrLabForFile } from './lab-for-test';
+import { decideAs } from '../helpers/decide-as';
 
 /**
  * On real FRR routers: R1's session dies part-way through a change, or while a change is provisional,
@@ -58,7 +59,7 @@ describe.skipIf(NO_FRR)('a rollback that fails on a real router quarantines it',
     try {
       const first = await t.fire('10.0.0.2');
       expect((await t.ask(first, lines)).json).toMatchObject({ status: 'pending' });
-      t.relay.approvals.decide(first, 'APPROVED', { id: 'ana@example.net' }, 'desktop');
+      await decideAs(t.relay, first, 'APPROVED', 'ana@example.net');
       // Just before the third line: R1's sshd stops taking logins (its listener paused) and the change's session is killed, down to its vtysh.
       breakAt = {
         line: 2,
@@ -108,7 +109,7 @@ describe.skipIf(NO_FRR)('a rollback that fails on a real router quarantines it',
     try {
       const first = await t.fire('10.0.0.2');
       expect((await t.ask(first, shutdownR2)).json).toMatchObject({ status: 'pending' });
-      t.relay.approvals.decide(first, 'APPROVED', { id: 'ana@example.net' }, 'desktop');
+      await decideAs(t.relay, first, 'APPROVED', 'ana@example.net');
       const applied = await t.device.call('config_cli', { incident_id: first, device: 'R1', commands: shutdownR2 });
       expect(applied.isError, applied.text).toBe(false);
       expect(t.relay.incidents.get(first)!.change?.state).toBe('pending');

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import pg from 'pg';
 import { findPostgresBin, startLocalPostgres, type LocalPostgres } from '../../src/adapters/store-pg/local-server';
 import { atExit } from './at-exit';
@@ -15,7 +15,7 @@ export function usePostgres() {
   let databases = 0;
   beforeAll(async () => {
     if (noPostgres) return;
-    server = await startLocalPostgres({ prefix: 'fault-relay-pg-test-' });
+    server = await startLocalPostgres({ prefix: 'fault-relay-pg-test-', template: inject('pgTemplate') });
     const started = server;
     atExit(() => started.destroySync());
   }, 60_000);

@@ -15,6 +15,7 @@ import { relayForTest } from './relay';
 import { createStubRuntime } from './stub-runtime';
 import { tempDir } from './temp-dir';
 import { unrollableDevice } from './unrollable-device';
+import { decideAs } from './decide-as';
 
 export const ana = newToken();
 export const vic = newToken();
@@ -60,7 +61,7 @@ export async function quarantineRelay(opts: { quarantine?: QuarantineBackend; he
   const unrolled = async () => {
     const id = await fire('10.0.0.2');
     expect((await ask(id)).json).toMatchObject({ status: 'pending' });
-    relay.approvals.decide(id, 'APPROVED', { id: 'ana@example.net' }, 'desktop');
+    await decideAs(relay, id, 'APPROVED', 'ana@example.net');
     const applied = await device.call('config_cli', { incident_id: id, device: 'R1', commands: REPAIR });
     expect(applied.isError, applied.text).toBe(false);
     await untilIncident(relay, id, (_i, timeline) => timeline.some((e) => e.type === 'device.quarantined'));

@@ -13,6 +13,7 @@ import { untilIncident } from '../helpers/incident-waits';
 import { runtimeAttachPath } from '../../src/relay/runtime-attach-file';
 import { readConversation, agentOf } from '../../harness/demo/brain/conversation';
 import { toolNames } from '../../harness/demo/scripted-model';
+import { decideAs } from '../helpers/decide-as';
 
 /**
  * The approval gate and the runtime's own files against a model that tries every bypass it can
@@ -134,7 +135,7 @@ describe('an adversarial model on the real runtime', () => {
     expect(relay().incidents.timeline(id).some((e) => e.type === 'delivery.held')).toBe(false);
 
     // Phase 2: an operator denies (at the relay); the model tries anyway, then asks again.
-    expect(relay().approvals.decide(id, 'DENIED', { id: 'bob' }, 'desktop', 'not in this change window').status).toBe('accepted');
+    expect((await decideAs(relay(), id, 'DENIED', 'bob', { reason: 'not in this change window' })).status).toBe('accepted');
     await until(id, (i) => i.approval?.decision === 'DENIED');
     expect(relay().incidents.get(id)?.approval).toMatchObject({ channel: 'desktop', reason: 'not in this change window' });
     await turnEnded(id, 2);
@@ -143,7 +144,7 @@ describe('an adversarial model on the real runtime', () => {
     expect(relay().incidents.get(id)?.approval_request?.status).toBe('pending');
 
     // Phase 3: a human approves; supersets, subsets, other devices and re-cased lines are refused, the exact lines applied once.
-    expect(relay().approvals.decide(id, 'APPROVED', { id: 'alice' }, 'desktop').status).toBe('accepted');
+    expect((await decideAs(relay(), id, 'APPROVED', 'alice')).status).toBe('accepted');
     await turnEnded(id, 3);
     const late = refusals(id).slice(early.length + 1);
     expect(late).toEqual([

@@ -15,6 +15,7 @@ import { repoRoot, waitUntil } from '../helpers/opencode';
 import { alertPayload } from '../../harness/eval/alert-payload';
 import { loadArtifactGroup } from '../../src/runbooks/load';
 import { fileQuarantine } from '../../src/core/quarantine/file-backend';
+import { decideAs } from '../helpers/decide-as';
 
 /**
  * The whole seed flow on the real parts: opencode with the repository's agents, the relay with
@@ -113,7 +114,7 @@ describe('end to end: alert → agents → approval → device, with the scripte
     expect(lab().configChanges()).toBe(0);
     expect(neighborState('10.0.0.2')).toBe('Idle');
 
-    expect(relay().approvals.decide(id, 'APPROVED', { id: 'alice' }, 'test').status).toBe('accepted');
+    expect((await decideAs(relay(), id, 'APPROVED', 'alice', { channel: 'test' })).status).toBe('accepted');
     const done = await runEnded(id);
 
     expect(done.state).toBe('resolved');
@@ -135,7 +136,7 @@ describe('end to end: alert → agents → approval → device, with the scripte
     const id = await fire({ device: 'R1', neighbor: '10.0.0.2' });
     await awaitingApproval(id);
 
-    expect(relay().approvals.decide(id, 'DENIED', { id: 'bob' }, 'test', 'not in a change window').status).toBe('accepted');
+    expect((await decideAs(relay(), id, 'DENIED', 'bob', { channel: 'test', reason: 'not in a change window' })).status).toBe('accepted');
     const done = await runEnded(id);
 
     expect(done.state).toBe('escalated');
@@ -153,7 +154,7 @@ describe('end to end: alert → agents → approval → device, with the scripte
     const [early, extra] = await Promise.all([fire({ device: 'R1', neighbor: '10.0.0.6' }), fire({ device: 'R1', neighbor: '10.1.1.2', vrf: 'CUST-A' })]);
 
     await awaitingApproval(extra);
-    expect(relay().approvals.decide(extra, 'APPROVED', { id: 'alice' }, 'test').status).toBe('accepted');
+    expect((await decideAs(relay(), extra, 'APPROVED', 'alice', { channel: 'test' })).status).toBe('accepted');
     const [earlyDone, extraDone] = await Promise.all([runEnded(early), runEnded(extra)]);
 
     expect(earlyDone.state).toBe('escalated');
@@ -198,7 +199,7 @@ describe('end to end: alert → agents → approval → device, with the scripte
     expect(asked.approval_request?.plan?.map((e) => e.device)).toEqual(['R1', 'R2']);
     expect(of(id, 'approval.unheld')).toEqual([expect.objectContaining({ message: 'R2 was cleared: the plan held for it is asked now' })]);
 
-    expect(relay().approvals.decide(id, 'APPROVED', { id: 'alice' }, 'test').status).toBe('accepted');
+    expect((await decideAs(relay(), id, 'APPROVED', 'alice', { channel: 'test' })).status).toBe('accepted');
     const done = await runEnded(id);
     expect(done.state).toBe('resolved');
     expect(done.plan_changes?.map((c) => [c.device, c.state])).toEqual([['R1', 'confirmed'], ['R2', 'confirmed']]);

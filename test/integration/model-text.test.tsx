@@ -19,6 +19,7 @@ import { startSlackFake, type SlackFake } from '../fakes/slack/slack-fake';
 import { untilIncident } from '../helpers/incident-waits';
 import { repoRoot } from '../helpers/opencode';
 import { silent } from '../helpers/relay';
+import { decideAs } from '../helpers/decide-as';
 
 /**
  * The model's words forge the relay's structure: a bare CR before a second "## Change outcome:
@@ -151,7 +152,7 @@ describe("the model's text is inert wherever it is shown", () => {
     expect(asked[slackLabel + 1]?.text).toEqual({ type: 'plain_text', text: expect.stringContaining('**Commands to apply, exactly these, once**'), emoji: false });
     expect(asked.filter((b) => b.text?.type === 'mrkdwn').map((b) => b.text!.text).join('\n')).not.toMatch(/Change outcome|remote-as 666/);
 
-    expect(relay().approvals.decide(id, 'APPROVED', { id: 'alice' }, 'desktop').status).toBe('accepted');
+    expect((await decideAs(relay(), id, 'APPROVED', 'alice')).status).toBe('accepted');
     const done = await untilIncident(relay(), id, (i, timeline) => {
       if (!isTerminal(i.state)) return false;
       const end = timeline.findLastIndex((e) => e.type === 'state.changed' && e.to === i.state);

@@ -10,6 +10,7 @@ import { untilIncident } from '../helpers/incident-waits';
 import { repoRoot } from '../helpers/opencode';
 import { silent } from '../helpers/relay';
 import { tempDir } from '../helpers/temp-dir';
+import { decideAs } from '../helpers/decide-as';
 
 /**
  * The relay's check of its runtime's files on the real parts (relay, embedded opencode, lab, KB,
@@ -86,7 +87,7 @@ describe('the relay checks its runtime files before starting the runtime and bef
     const types = relay().incidents.timeline(id).map((e) => e.type);
     expect(types.slice(types.indexOf('delivery.held'))).toEqual(expect.arrayContaining(['delivery.resumed', 'session.created', 'prompt.sent']));
 
-    expect(relay().approvals.decide(id, 'APPROVED', { id: 'alice' }, 'desktop').status).toBe('accepted');
+    expect((await decideAs(relay(), id, 'APPROVED', 'alice')).status).toBe('accepted');
     const done = await untilIncident(relay(), id, (i) => i.state === 'resolved' || i.state === 'escalated' || i.state === 'failed');
     expect(done.state).toBe('resolved');
     // The RAW's wait after the repair went through the relay (no shell anywhere).

@@ -12,6 +12,7 @@ import { untilIncident } from '../helpers/incident-waits';
 import { repoRoot } from '../helpers/opencode';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver';
 import { silent } from '../helpers/relay';
+import { decideAs } from '../helpers/decide-as';
 
 /**
  * One alert's whole path on the real parts (opencode with the repository's agents and the
@@ -74,7 +75,7 @@ describe('tracing an incident on the real runtime', () => {
 
     await untilIncident(relay(), id, (i) => i.state === 'awaiting_approval');
     const requestId = relay().incidents.get(id)!.approval_request!.request_id;
-    expect(relay().approvals.decide(id, 'APPROVED', { id: 'alice' }, 'test').status).toBe('accepted');
+    expect((await decideAs(relay(), id, 'APPROVED', 'alice', { channel: 'test' })).status).toBe('accepted');
     const done = await untilIncident(relay(), id, (i) => isTerminal(i.state) && i.change?.state !== 'pending');
     expect(done.state).toBe('resolved');
     expect(done.change?.state).toBe('confirmed');

@@ -20,6 +20,7 @@ import { relayForTest } from '../helpers/relay';
 import { createStubRuntime } from '../helpers/stub-runtime';
 import { tempDir } from '../helpers/temp-dir';
 import { NO_NETCONF, netconfLabForTests } from './netconf-lab-for-test';
+import { decideAs } from '../helpers/decide-as';
 
 /**
  * One plan over a NETCONF device (PE1, netconfd: a confirmed commit the device reverts by itself) and a
@@ -101,7 +102,7 @@ async function start() {
   /** Asks, approves, then (after `between`, what happens while people decide) applies the plan. */
   const run = async (plan: Plan, between: () => Promise<void> = async () => {}) => {
     expect((await mcp.call('request_approval', { incident_id: id, summary: 'both ends', plan })).json).toMatchObject({ status: 'pending', devices: plan.map((e) => e.device) });
-    relay.approvals.decide(id, 'APPROVED', { id: 'ana@example.net' }, 'desktop');
+    await decideAs(relay, id, 'APPROVED', 'ana@example.net');
     await between();
     return device.call('config_cli', { incident_id: id, plan });
   };

@@ -15,6 +15,7 @@ import { connectMcp } from '../helpers/mcp-client';
 import { ad000002, relayForTest, silent } from '../helpers/relay';
 import { createStubRuntime } from '../helpers/stub-runtime';
 import { manualClock } from '../unit/incidents/in-memory-incidents';
+import { decideAs } from '../helpers/decide-as';
 
 type Lab = Awaited<ReturnType<typeof startLab>>;
 let lab: Lab;
@@ -94,7 +95,7 @@ describe('approval gate', () => {
     const t = await start({ deviceTools: slow });
     const id = await t.fire();
     expect((await t.ask(id)).json?.status).toBe('pending');
-    expect(t.relay.approvals.decide(id, 'APPROVED', { id: 'alice' }, 'desktop').status).toBe('accepted');
+    expect((await decideAs(t.relay, id, 'APPROVED', 'alice')).status).toBe('accepted');
 
     const calls = Array.from({ length: 10 }, () => t.config(id, REPAIR));
     // Nine are refused while the first is still at the device; then it is let through.
@@ -129,7 +130,7 @@ describe('approval gate', () => {
     const t = await start({ deviceTools: flaky });
     const id = await t.fire();
     await t.ask(id);
-    t.relay.approvals.decide(id, 'APPROVED', { id: 'alice' }, 'desktop');
+    await decideAs(t.relay, id, 'APPROVED', 'alice');
 
     expect((await t.config(id, REPAIR)).text).toMatch(/unreachable/);
     expect(t.relay.incidents.get(id)?.application.status).toBe('none');
@@ -144,7 +145,7 @@ describe('approval gate', () => {
     // As when the agent has read the decision (its forward may still be on the way).
     if (t.relay.incidents.can(id, 'resume')) t.relay.incidents.transition(id, 'resume');
     expect((await t.ask(id)).json?.status).toBe('pending');
-    t.relay.approvals.decide(id, 'APPROVED', { id: 'alice' }, 'desktop');
+    await decideAs(t.relay, id, 'APPROVED', 'alice');
     expect((await t.config(id, REPAIR)).isError).toBe(false);
     expect(lab.lab.configChanges()).toBe(1);
   });
@@ -178,7 +179,7 @@ describe('approval gate', () => {
       .inject({ method: 'POST', url: '/fault-alert', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(ad000002({ neighbor_ip: '10.0.0.6', system: 'R1' })) })
       .then((r) => r.json().incident_id as string);
     await a.ask(claimed);
-    a.relay.approvals.decide(claimed, 'APPROVED', { id: 'alice' }, 'desktop');
+    await decideAs(a.relay, claimed, 'APPROVED', 'alice');
     void a.config(claimed, REPAIR).catch(() => undefined);
     await new Promise<void>((resolve) => {
       const check = () => (a.relay.incidents.get(claimed)?.application.status === 'claimed' ? resolve() : setImmediate(check));
@@ -211,7 +212,7 @@ describe('approval gate', () => {
     await t.ask(id);
     expect(t.relay.incidents.get(id)?.approval_request?.status).toBe('pending');
     stepMs = 60 * 60_000;
-    const answer = t.relay.approvals.decide(id, 'APPROVED', { id: 'alice' }, 'desktop');
+    const answer = await decideAs(t.relay, id, 'APPROVED', 'alice');
     expect(answer).toMatchObject({ status: 'already_decided', approval: { decision: 'EXPIRED', channel: 'ttl' } });
     expect(t.relay.incidents.get(id)).toMatchObject({ state: 'escalated', approval_request: { status: 'expired' } });
     expect((await t.config(id, REPAIR)).text).toMatch(/already escalated/);
@@ -224,7 +225,7 @@ describe('approval gate', () => {
     await t.ask(id);
     t.relay.incidents.transition(id, 'fail');
     expect(t.relay.incidents.get(id)?.approval_request?.status).toBe('superseded');
-    expect(t.relay.approvals.decide(id, 'APPROVED', { id: 'alice' }, 'desktop').status).toBe('not_awaiting');
+    expect((await decideAs(t.relay, id, 'APPROVED', 'alice')).status).toBe('not_awaiting');
     expect(t.relay.incidents.timeline(id).map((e) => e.type)).toContain('approval.superseded');
   });
 });

@@ -6,6 +6,7 @@ import type { Relay } from '../../src/relay/create-relay';
 import { ad000002, relayForTest } from '../helpers/relay';
 import { createStubRuntime } from '../helpers/stub-runtime';
 import { manualClock } from '../unit/incidents/in-memory-incidents';
+import { decideAs } from '../helpers/decide-as';
 
 const relays: Relay[] = [];
 afterEach(async () => {
@@ -29,7 +30,7 @@ async function into(relay: Relay, target: string, clock: ReturnType<typeof manua
     relay.incidents.transition(id, 'fail');
     return id;
   }
-  relay.approvals.decide(id, target.startsWith('denied') ? 'DENIED' : 'APPROVED', { id: 'alice' }, 'desktop');
+  await decideAs(relay, id, target.startsWith('denied') ? 'DENIED' : 'APPROVED', 'alice');
   if (target === 'denied/none' || target === 'approved/none') return id;
   const claim = relay.approvals.claim(id, 'R1', REPAIR);
   if (!claim.ok) throw new Error(claim.reason);

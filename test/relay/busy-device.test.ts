@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { untilIncident } from '../helpers/incident-waits';
 import { quarantineRelay, REPAIR } from '../helpers/quarantine-relay';
 import { unrollableDevice } from '../helpers/unrollable-device';
+import { decideAs } from '../helpers/decide-as';
 
 /**
  * One change at a time per device: while one incident's change is provisional on R1, a second
@@ -21,7 +22,7 @@ async function busy(opts: { rollbackWorks?: boolean } = {}) {
   open.push(t);
   const first = await t.fire('10.0.0.2');
   expect((await t.ask(first)).json).toMatchObject({ status: 'pending' });
-  t.relay.approvals.decide(first, 'APPROVED', { id: 'ana@example.net' }, 'desktop');
+  await decideAs(t.relay, first, 'APPROVED', 'ana@example.net');
   const applied = await t.device.call('config_cli', { incident_id: first, device: 'R1', commands: REPAIR });
   expect(applied.isError, applied.text).toBe(false);
   const change = t.relay.incidents.get(first)!.change!;
@@ -51,7 +52,7 @@ describe('a second change on a busy device', () => {
     expect(types).toContain('approval.requested');
     expect(t.relay.approvals.heldFor(second)).toBeUndefined();
     // Decided as any request: the approver's decision counts.
-    expect(t.relay.approvals.decide(second, 'APPROVED', { id: 'ana@example.net' }, 'desktop')).toMatchObject({ status: 'accepted' });
+    expect(await decideAs(t.relay, second, 'APPROVED', 'ana@example.net')).toMatchObject({ status: 'accepted' });
   });
 
   it('is asked when the first change is rolled back and read back', async () => {

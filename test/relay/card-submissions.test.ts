@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { CardSubmission } from '../../src/adapters/channels/webex/schemas';
 import { ad000002, relayForTest } from '../helpers/relay';
 import { createStubRuntime } from '../helpers/stub-runtime';
+import { decideAs } from '../helpers/decide-as';
 
 let relay: Awaited<ReturnType<typeof relayForTest>> | undefined;
 afterEach(async () => relay?.close());
@@ -56,7 +57,7 @@ describe('card submissions', () => {
     const t = await setUp();
     const id = await t.fire('10.0.0.2');
     const first = t.relay.incidents.get(id)!.approval_request!.request_id;
-    expect(t.relay.approvals.decide(id, 'DENIED', { id: 'bob' }, 'api').status).toBe('accepted');
+    expect((await decideAs(t.relay, id, 'DENIED', 'bob', { channel: 'api' })).status).toBe('accepted');
     // As when the agent has read the decision (its forward may still be on the way).
     if (t.relay.incidents.can(id, 'resume')) t.relay.incidents.transition(id, 'resume');
     await t.relay.approvals.request({ incident_id: id, summary: 'again', device: 'R1', commands: ['router bgp 65001', 'no neighbor 10.0.0.9 shutdown'] });

@@ -12,6 +12,7 @@ import { relayForTest, silent } from '../helpers/relay';
 import { useSimulatedLab, type SimulatedLab } from '../helpers/sim-lab';
 import { createStubRuntime } from '../helpers/stub-runtime';
 import { tempDir } from '../helpers/temp-dir';
+import { decideAs } from '../helpers/decide-as';
 
 /**
  * Confirmed apply through the relay, on the simulated lab's own MCP server: every change is
@@ -61,7 +62,7 @@ async function applied(opts: { faults?: string[]; pace?: number; env?: Record<st
   const res = await relay.app.inject({ method: 'POST', url: '/fault-alert', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(buildSplunkAlert({ device: 'R1', neighbor: '10.0.0.2' })) });
   const id = res.json().incident_id as string;
   await tools.call('request_approval', { incident_id: id, summary: 'admin down', device: 'R1', commands: REPAIR });
-  await relay.approvals.decide(id, 'APPROVED', { id: 'ana@example.net' }, 'desktop');
+  await decideAs(relay, id, 'APPROVED', 'ana@example.net');
   const out = await device.call('config_cli', { incident_id: id, device: 'R1', commands: REPAIR });
   expect(out.isError, out.text).toBe(false);
   expect(out.text).toMatch(/provisional until/);

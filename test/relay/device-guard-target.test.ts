@@ -7,6 +7,7 @@ import { buildSplunkAlert } from '../../src/adapters/alert-sources/sample';
 import { connectMcp } from '../helpers/mcp-client';
 import { createStubRuntime } from '../helpers/stub-runtime';
 import { relayForTest } from '../helpers/relay';
+import { decideAs } from '../helpers/decide-as';
 
 const REPAIR = ['router bgp 65001', ' no neighbor 10.0.0.2 shutdown'];
 const closers: { close(): Promise<unknown> }[] = [];
@@ -40,7 +41,7 @@ async function approved(relayDevice = 'R1') {
   // As when the run has started (the stub runtime may have taken it already).
   if (relay.incidents.can(id, 'deliver')) relay.incidents.transition(id, 'deliver');
   await relay.approvals.request({ incident_id: id, summary: 's', device: relayDevice, commands: REPAIR });
-  expect(relay.approvals.decide(id, 'APPROVED', { id: 'ana' }, 'desktop').status).toBe('accepted');
+  expect((await decideAs(relay, id, 'APPROVED', 'ana')).status).toBe('accepted');
   const config = (dev: string, commands: string[]) => device.call('config_cli', { incident_id: id, device: dev, commands });
   return { relay, id, devices, config };
 }

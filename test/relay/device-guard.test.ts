@@ -9,6 +9,7 @@ import { buildSplunkAlert } from '../../src/adapters/alert-sources/sample';
 import { connectMcp } from '../helpers/mcp-client';
 import { createStubRuntime } from '../helpers/stub-runtime';
 import { relayForTest, silent } from '../helpers/relay';
+import { decideAs } from '../helpers/decide-as';
 
 const pg = usePostgres();
 
@@ -89,7 +90,7 @@ describe('device-tool guard', () => {
     const id = await setUp();
     expect((await tools!.call('request_approval', { incident_id: id, summary: 'admin down', device: 'R1', commands: REPAIR })).json?.status).toBe('pending');
     expect((await config(id, REPAIR)).text).toMatch(/no approval yet/);
-    relay!.approvals.decide(id, 'APPROVED', { id: 'alice@example.net' }, 'desktop');
+    await decideAs(relay!, id, 'APPROVED', 'alice@example.net');
 
     const extra = await config(id, [...REPAIR, 'neighbor 10.0.0.6 shutdown']);
     expect(extra.text).toMatch(/only the approved lines/);
@@ -120,7 +121,7 @@ describe('device-tool guard', () => {
     await migrate(pool, silent);
     const id = await setUp('strict', await createPgStore({ pool, relayId: 'relay-1', retention: 1000, logger: silent, retryMaxMs: 100 }));
     await tools!.call('request_approval', { incident_id: id, summary: 'admin down', device: 'R1', commands: REPAIR });
-    relay!.approvals.decide(id, 'APPROVED', { id: 'alice@example.net' }, 'desktop');
+    await decideAs(relay!, id, 'APPROVED', 'alice@example.net');
     await pg.server().stop('fast');
     try {
       const refused = await config(id, REPAIR);
@@ -137,7 +138,7 @@ describe('device-tool guard', () => {
   it('after DENIED: configuration refused, lab unchanged', async () => {
     const id = await setUp();
     await tools!.call('request_approval', { incident_id: id, summary: 'admin down', device: 'R1', commands: REPAIR });
-    relay!.approvals.decide(id, 'DENIED', { id: 'bob@example.net' }, 'desktop');
+    await decideAs(relay!, id, 'DENIED', 'bob@example.net');
     expect((await config(id, REPAIR)).text).toMatch(/decision was DENIED/);
     expect(lab.lab.configChanges()).toBe(0);
   });

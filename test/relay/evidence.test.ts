@@ -9,6 +9,7 @@ import { relayForTest } from '../helpers/relay';
 import { manualClock } from '../unit/incidents/in-memory-incidents';
 import { untilIncident } from '../helpers/incident-waits';
 import { useSimulatedLab, type SimulatedLab } from '../helpers/sim-lab';
+import { decideAs } from '../helpers/decide-as';
 
 const SECRET = 'evidence-webhook-secret-7781';
 const TOOLS = 'evidence-tools-token-5530';
@@ -97,7 +98,7 @@ describe('GET /incidents/:id/evidence', () => {
     const before = await device.call('exec_cli', { incident_id: id, device: 'R1', command: CHECK });
     expect(before.text).toMatch(/Administratively shut down/);
     expect((await tools.call('request_approval', { incident_id: id, summary: 'admin down', device: 'R1', commands: REPAIR })).json?.status).toBe('pending');
-    relay!.approvals.decide(id, 'APPROVED', { id: 'alice@example.net' }, 'desktop');
+    await decideAs(relay!, id, 'APPROVED', 'alice@example.net');
     const applied = await device.call('config_cli', { incident_id: id, device: 'R1', commands: REPAIR });
     expect(applied.isError, applied.text).toBe(false);
     const after = await device.call('exec_cli', { incident_id: id, device: 'R1', command: CHECK });
@@ -137,7 +138,7 @@ describe('GET /incidents/:id/evidence', () => {
     const { id, device, tools, clock } = await setUp();
     await device.call('exec_cli', { incident_id: id, device: 'R1', command: CHECK });
     await tools.call('request_approval', { incident_id: id, summary: 'admin down', device: 'R1', commands: REPAIR });
-    relay!.approvals.decide(id, 'APPROVED', { id: 'alice@example.net' }, 'desktop');
+    await decideAs(relay!, id, 'APPROVED', 'alice@example.net');
     // The RAW waits 10 s for convergence before its post-check (wait_for_convergence).
     const waiting = timerArmed(clock, 10_000);
     expect((await device.call('config_cli', { incident_id: id, device: 'R1', commands: REPAIR })).isError).toBe(false);

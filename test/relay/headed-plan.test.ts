@@ -12,6 +12,7 @@ import { createStubRuntime } from '../helpers/stub-runtime';
 import { connectMcp } from '../helpers/mcp-client';
 import { untilIncident } from '../helpers/incident-waits';
 import { planViewOf } from '../../src/core/approvals/plan-view';
+import { decideAs } from '../helpers/decide-as';
 
 /**
  * A headed run's prompt names the devices its RAW lets a plan change, found from the alert and the
@@ -95,7 +96,7 @@ describe('taking over by hand an incident whose change is a plan', () => {
     expect(rollbacks[0]).toEqual(expect.arrayContaining([' neighbor 10.0.0.2 shutdown']));
     expect(pending.agents_summary).toEqual({ label: expect.stringMatching(/agents' own summary.*quoted: not checked by the relay/), text: SUMMARY });
 
-    relay.approvals.decide(id, 'APPROVED', { id: 'ana@example.net' }, 'desktop');
+    await decideAs(relay, id, 'APPROVED', 'ana@example.net');
     expect((await device.call('config_cli', { incident_id: id, plan: PLAN })).isError).toBe(false);
     const done = await untilIncident(relay, id, (i) => (i.plan_changes ?? []).length === 2 && i.plan_changes!.every((c) => c.state !== 'pending'));
     relay.incidents.transition(id, 'escalate');

@@ -7,6 +7,7 @@ import { ad000002, relayForTest, silent } from '../helpers/relay';
 import { createStubRuntime } from '../helpers/stub-runtime';
 import { waitUntil } from '../helpers/opencode';
 import { manualClock } from '../unit/incidents/in-memory-incidents';
+import { decideAs } from '../helpers/decide-as';
 
 type Lab = Awaited<ReturnType<typeof startLab>>;
 let lab: Lab;
@@ -136,7 +137,7 @@ describe('headed runs', () => {
     const t = await setUp();
     await t.bind('ses_elsewhere');
     await t.ask();
-    expect(t.relay.approvals.decide(t.id, 'DENIED', { id: 'alice' }, 'desktop').status).toBe('accepted');
+    expect((await decideAs(t.relay, t.id, 'DENIED', 'alice')).status).toBe('accepted');
     await waitUntil(() => t.relay.incidents.timeline(t.id).some((e) => e.type === 'approval.not_forwarded'), 'the relay says it could not tell the session');
     expect(t.relay.incidents.timeline(t.id).filter((e) => e.type === 'approval.forward_failed')).toEqual([]);
     expect((await t.config()).text).toMatch(/decision was DENIED/);

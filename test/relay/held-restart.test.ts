@@ -14,6 +14,7 @@ import { quarantineRelay, REPAIR } from '../helpers/quarantine-relay';
 import { silent } from '../helpers/relay';
 import { tempDir } from '../helpers/temp-dir';
 import { unrollableDevice } from '../helpers/unrollable-device';
+import { decideAs } from '../helpers/decide-as';
 
 /**
  * A request held behind another incident's provisional change outlives a restart of the relay: it
@@ -60,7 +61,7 @@ describe.each(places)('a held request across a relay restart (%s)', (_name, fres
     const before = await quarantineRelay({ device, store: await place.store(), held: place.held });
     const first = await before.fire('10.0.0.2');
     expect((await before.ask(first)).json).toMatchObject({ status: 'pending' });
-    before.relay.approvals.decide(first, 'APPROVED', { id: 'ana@example.net' }, 'desktop');
+    await decideAs(before.relay, first, 'APPROVED', 'ana@example.net');
     const applied = await before.device.call('config_cli', { incident_id: first, device: 'R1', commands: REPAIR });
     expect(applied.isError, applied.text).toBe(false);
     const change = before.relay.incidents.get(first)!.change!;

@@ -13,6 +13,7 @@ import { untilIncident } from '../helpers/incident-waits';
 import { connectMcp } from '../helpers/mcp-client';
 import { relayForTest, silent } from '../helpers/relay';
 import { createStubRuntime } from '../helpers/stub-runtime';
+import { decideAs } from '../helpers/decide-as';
 
 /**
  * The relay dies while a plan is provisional on both routers: the relay started again on the same
@@ -59,7 +60,7 @@ it('a plan left provisional by a relay that died is post-checked and confirmed o
   const device = await connectMcp(`${a.url}/device-mcp`, 'tok');
   const plan = [{ device: 'R1', commands: ['router bgp 65001', 'no neighbor 10.0.0.2 shutdown'] }, { device: 'R2', commands: ['router bgp 65002', 'neighbor 10.0.0.1 description kept'] }];
   expect((await tools.call('request_approval', { incident_id: id, summary: 'both ends', plan })).json).toMatchObject({ status: 'pending' });
-  a.relay.approvals.decide(id, 'APPROVED', { id: 'ana@example.net' }, 'desktop');
+  await decideAs(a.relay, id, 'APPROVED', 'ana@example.net');
   const applied = await device.call('config_cli', { incident_id: id, plan });
   expect(applied.isError, applied.text).toBe(false);
   expect(a.relay.incidents.get(id)!.plan_changes!.map((c) => c.state)).toEqual(['pending', 'pending']);
@@ -97,7 +98,7 @@ it('a relay that died between the two devices\' applies: the next one puts the f
   const device = await connectMcp(`${a.url}/device-mcp`, 'tok');
   const plan = [{ device: 'R1', commands: ['router bgp 65001', 'no neighbor 10.0.0.2 shutdown'] }, { device: 'R2', commands: ['router bgp 65002', 'neighbor 10.0.0.1 description kept'] }];
   expect((await tools.call('request_approval', { incident_id: id, summary: 'both ends', plan })).json).toMatchObject({ status: 'pending' });
-  a.relay.approvals.decide(id, 'APPROVED', { id: 'ana@example.net' }, 'desktop');
+  await decideAs(a.relay, id, 'APPROVED', 'ana@example.net');
   void device.call('config_cli', { incident_id: id, plan }).catch(() => undefined);
   await atR2;
   // What the store holds when the relay dies: R1's change, and R2 named (under the relay's change id) before its lines left.

@@ -19,6 +19,7 @@ import { connectMcp } from '../helpers/mcp-client';
 import { relayForTest, silent } from '../helpers/relay';
 import { buildSplunkAlert } from '../../src/adapters/alert-sources/sample';
 import { createStubRuntime } from '../helpers/stub-runtime';
+import { decideAs } from '../helpers/decide-as';
 
 /**
  * A repair that spans routers, on the simulated lab: one plan, approved once, applied on every device
@@ -74,7 +75,7 @@ async function start(opts: { deviceTools?: DeviceTools; quarantine?: QuarantineB
   const ask = (plan: unknown) => tools.call('request_approval', { incident_id: id, summary: 'unshut both ends', plan });
   const approveAndApply = async (plan = PLAN) => {
     expect((await ask(plan)).json).toMatchObject({ status: 'pending', devices: ['R1', 'R2'] });
-    relay.approvals.decide(id, 'APPROVED', { id: 'ana@example.net' }, 'desktop');
+    await decideAs(relay, id, 'APPROVED', 'ana@example.net');
     return device.call('config_cli', { incident_id: id, plan });
   };
   return { relay, device, tools, id, ask, approveAndApply, fire };
@@ -134,7 +135,7 @@ describe('a plan waits for every one of its devices', () => {
     const other = await t.fire('R2', '10.0.0.1');
     const R2_ONLY = ['router bgp 65002', 'neighbor 10.0.0.1 description other-incident'];
     expect((await t.tools.call('request_approval', { incident_id: other, summary: 'describe', device: 'R2', commands: R2_ONLY })).json).toMatchObject({ status: 'pending' });
-    t.relay.approvals.decide(other, 'APPROVED', { id: 'ana@example.net' }, 'desktop');
+    await decideAs(t.relay, other, 'APPROVED', 'ana@example.net');
     expect((await t.device.call('config_cli', { incident_id: other, device: 'R2', commands: R2_ONLY })).isError).toBe(false);
     const change = t.relay.incidents.get(other)!.change!;
     expect(change.state).toBe('pending');
@@ -166,7 +167,7 @@ describe('a plan waits for every one of its devices', () => {
     const other = await t.fire('R2', '10.0.0.1');
     const R2_ONLY = ['router bgp 65002', 'neighbor 10.0.0.1 description other-incident'];
     expect((await t.tools.call('request_approval', { incident_id: other, summary: 'describe', device: 'R2', commands: R2_ONLY })).json).toMatchObject({ status: 'pending' });
-    t.relay.approvals.decide(other, 'APPROVED', { id: 'ana@example.net' }, 'desktop');
+    await decideAs(t.relay, other, 'APPROVED', 'ana@example.net');
     expect((await t.device.call('config_cli', { incident_id: other, device: 'R2', commands: R2_ONLY })).isError).toBe(false);
     expect((await t.ask(PLAN)).json).toMatchObject({ status: 'held', device: 'R2', waiting_for: { incident_id: other } });
 

@@ -8,6 +8,7 @@ import { waitUntil } from '../helpers/opencode';
 import { tempDir } from '../helpers/temp-dir';
 import { unrollableDevice } from '../helpers/unrollable-device';
 import { createManualClock } from '../unit/messaging/helpers';
+import { decideAs } from '../helpers/decide-as';
 
 /**
  * A device whose change could not be put back is quarantined: no card and no configuration reach
@@ -76,7 +77,7 @@ describe('quarantined devices', () => {
     // Approved while the device is still clean; the other incident's rollback fails before it is applied.
     const later = await t.fire('10.0.0.3');
     expect((await t.ask(later)).json).toMatchObject({ status: 'pending' });
-    t.relay.approvals.decide(later, 'APPROVED', { id: 'ana@example.net' }, 'desktop');
+    await decideAs(t.relay, later, 'APPROVED', 'ana@example.net');
     await t.unrolled();
     const refused = await t.device.call('config_cli', { incident_id: later, device: 'R1', commands: REPAIR });
     expect(refused.isError).toBe(true);
@@ -109,7 +110,7 @@ describe('quarantined devices', () => {
     const t = await start({ device: { ...device, changeStatus: silentServer('change_status'), rollbackChange: silentServer('rollback_change') }, clock });
     const first = await t.fire('10.0.0.2');
     expect((await t.ask(first)).json).toMatchObject({ status: 'pending' });
-    t.relay.approvals.decide(first, 'APPROVED', { id: 'ana@example.net' }, 'desktop');
+    await decideAs(t.relay, first, 'APPROVED', 'ana@example.net');
     const applied = await t.device.call('config_cli', { incident_id: first, device: 'R1', commands: REPAIR });
     expect(applied.isError, applied.text).toBe(false);
 
@@ -142,7 +143,7 @@ describe('quarantined devices', () => {
     });
     const first = await t.fire('10.0.0.2');
     expect((await t.ask(first)).json).toMatchObject({ status: 'pending' });
-    t.relay.approvals.decide(first, 'APPROVED', { id: 'ana@example.net' }, 'desktop');
+    await decideAs(t.relay, first, 'APPROVED', 'ana@example.net');
     const failed = await t.device.call('config_cli', { incident_id: first, device: 'R1', commands: REPAIR });
     expect(failed.isError).toBe(true);
     const entry = t.relay.incidents.timeline(first).find((e) => e.type === 'device.quarantined');

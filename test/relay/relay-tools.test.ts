@@ -4,6 +4,7 @@ import { captureLogger } from '../helpers/capture-logger';
 import { connectMcp } from '../helpers/mcp-client';
 import { createStubRuntime } from '../helpers/stub-runtime';
 import { ad000002, relayForTest } from '../helpers/relay';
+import { decideAs } from '../helpers/decide-as';
 
 let relay: Relay | undefined;
 let mcp: Awaited<ReturnType<typeof connectMcp>> | undefined;
@@ -69,7 +70,7 @@ describe('relay tools over MCP', () => {
     expect(early).toMatchObject({ isError: true, text: expect.stringMatching(/awaiting an operator decision/) });
     expect(relay!.incidents.get(incidentId)?.state).toBe('awaiting_approval');
 
-    relay!.approvals.decide(incidentId, 'APPROVED', { id: 'alice@example.net' }, 'desktop');
+    await decideAs(relay!, incidentId, 'APPROVED', 'alice@example.net');
     const first = await mcp!.call('report_outcome', { incident_id: incidentId, outcome: 'resolved', summary: 'neighbor Established' });
     expect(first.json).toEqual({ recorded: true, state: 'resolved' });
     const second = await mcp!.call('report_outcome', { incident_id: incidentId, outcome: 'failed', summary: 'oops' });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { waitUntil } from '../helpers/opencode';
 import { ad000002, relayForTest } from '../helpers/relay';
 import { createStubRuntime } from '../helpers/stub-runtime';
+import { decideAs } from '../helpers/decide-as';
 
 const room = { postMarkdown: async () => {}, postCard: async () => ({ id: 'card-1' }) };
 
@@ -21,7 +22,7 @@ describe('a decision from a terminal on an incident that is not headed', () => {
       const sessionId = res.json().session_id as string;
       await relay.approvals.request({ incident_id: id, summary: 's', device: 'R1', commands: ['router bgp 65001', 'no neighbor 10.0.0.2 shutdown'] });
 
-      expect(relay.approvals.decide(id, 'DENIED', { id: 'jane' }, 'terminal').status).toBe('accepted');
+      expect((await decideAs(relay, id, 'DENIED', 'jane', { channel: 'terminal' })).status).toBe('accepted');
       await waitUntil(() => agent.prompts.some((p) => p.sessionId === sessionId && /HUMAN OPERATOR RESPONSE: DENIED/.test(p.text)), 'the decision forwarded to the agent');
       expect(relay.incidents.get(id)?.approval).toMatchObject({ decision: 'DENIED', channel: 'terminal', forwarded_at: expect.any(String) });
     } finally {

@@ -7,6 +7,7 @@ import { noPostgres, testConnection, usePostgres } from '../helpers/postgres';
 import { quarantineRelay, REPAIR } from '../helpers/quarantine-relay';
 import { silent } from '../helpers/relay';
 import { unrollableDevice } from '../helpers/unrollable-device';
+import { decideAs } from '../helpers/decide-as';
 
 /**
  * A quarantine the database cannot take (PostgreSQL down) is not only logged: the relay keeps the
@@ -28,7 +29,7 @@ describe.skipIf(Boolean(noPostgres))('a quarantine written while PostgreSQL is d
 
     const first = await t.fire('10.0.0.2');
     expect((await t.ask(first)).json).toMatchObject({ status: 'pending' });
-    t.relay.approvals.decide(first, 'APPROVED', { id: 'ana@example.net' }, 'desktop');
+    await decideAs(t.relay, first, 'APPROVED', 'ana@example.net');
     const applied = await t.device.call('config_cli', { incident_id: first, device: 'R1', commands: REPAIR });
     expect(applied.isError, applied.text).toBe(false);
 

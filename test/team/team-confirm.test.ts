@@ -5,6 +5,7 @@ import { connectMcp } from '../helpers/mcp-client';
 import { noPostgres, testConnection, usePostgres } from '../helpers/postgres';
 import { useSimulatedLab } from '../helpers/sim-lab';
 import { teamMember, until } from './team-relays';
+import { decideAs } from '../helpers/decide-as';
 
 /**
  * A person's confirm of a provisional change arriving at a relay that does not own the incident:
@@ -32,7 +33,7 @@ describe.skipIf(Boolean(noPostgres))('team relay: confirms reach the owner', () 
     const id = (await post(a.relay)).json().incident_id as string;
     await until(a.relay, () => a.relay.incidents.get(id)?.state === 'running');
     await a.relay.approvals.request({ incident_id: id, device: 'R1', summary: 'unshut the neighbor', commands: REPAIR });
-    a.relay.approvals.decide(id, 'APPROVED', { id: 'ana@example.net' }, 'desktop');
+    await decideAs(a.relay, id, 'APPROVED', 'ana@example.net');
     const applied = await device.call('config_cli', { incident_id: id, device: 'R1', commands: REPAIR });
     expect(applied.isError, applied.text).toBe(false);
     // The RAW waits 10 s before its post-check: the person on B is first.

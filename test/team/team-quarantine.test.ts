@@ -7,6 +7,7 @@ import { unrollableDevice } from '../helpers/unrollable-device';
 import { pgQuarantine } from '../../src/adapters/store-pg/quarantine-repository';
 import { approver, operatorsEnv } from './operators-fixture';
 import { teamMember, until } from './team-relays';
+import { decideAs } from '../helpers/decide-as';
 
 /**
  * A quarantine made on one team relay holds on every relay of the team: it is a row in the shared
@@ -30,7 +31,7 @@ describe.skipIf(Boolean(noPostgres))('team relay: quarantined devices', () => {
     const first = (await post(a.relay, '10.0.0.2')).json().incident_id as string;
     await until(a.relay, () => a.relay.incidents.get(first)?.state === 'running');
     expect(await a.relay.approvals.request({ incident_id: first, device: 'R1', summary: 'unshut the neighbor', commands: REPAIR })).toMatchObject({ status: 'pending' });
-    a.relay.approvals.decide(first, 'APPROVED', { id: approver.email }, 'desktop');
+    await decideAs(a.relay, first, 'APPROVED', approver.email);
     const applied = await device.call('config_cli', { incident_id: first, device: 'R1', commands: REPAIR });
     expect(applied.isError, applied.text).toBe(false);
     await until(a.relay, () => a.relay.incidents.timeline(first).some((e) => e.type === 'device.quarantined'));
@@ -99,7 +100,7 @@ describe.skipIf(Boolean(noPostgres))('team relay: quarantined devices', () => {
     const first = (await post(a.relay, '10.0.0.2')).json().incident_id as string;
     await until(a.relay, () => a.relay.incidents.get(first)?.state === 'running');
     expect(await a.relay.approvals.request({ incident_id: first, device: 'R1', summary: 'unshut the neighbor', commands: REPAIR })).toMatchObject({ status: 'pending' });
-    a.relay.approvals.decide(first, 'APPROVED', { id: approver.email }, 'desktop');
+    await decideAs(a.relay, first, 'APPROVED', approver.email);
     expect((await device.call('config_cli', { incident_id: first, device: 'R1', commands: REPAIR })).isError).toBe(false);
     const change = a.relay.incidents.get(first)!.change!;
 

@@ -35,31 +35,70 @@ export interface LocalPostgres {
   destroySync(): void;
 }
 
-/**
- * A throwaway PostgreSQL server: `initdb` in a temporary folder, then `pg_ctl`, on a free loopback
- * port. PostgreSQL refuses to run as root, so as root it runs as the unprivileged `postgres`
- * account the distribution's package creates. For tests and benches.
- */
-export async function startLocalPostgres(opts: { prefix?: string } = {}): Promise<LocalPostgres> {
-  const bin = findPostgresBin();
-  if (!bin) throw new Error('PostgreSQL is not installed (apt-get install -y postgresql)');
+/** PostgreSQL refuses to run as root: as root it runs as the `postgres` account the distribution's package creates. */
+function runAs(bin: string) {
   const asRoot = process.getuid?.() === 0;
   const user = asRoot ? 'postgres' : userInfo().username;
-  const dir = mkdtempSync(join(tmpdir(), opts.prefix ?? 'fault-relay-pg-'));
-  const dataDir = join(dir, 'data');
+  const as = (cmd: string, args: string[]) => (asRoot ? run('runuser', ['-u', 'postgres', '--', join(bin, cmd), ...args]) : run(join(bin, cmd), args));
+  return { asRoot, user, as };
+}
+
+async function ownedTempDir(prefix: string, asRoot: boolean): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
   if (asRoot) {
     const { stdout } = await run('id', ['-u', 'postgres']);
     const { stdout: gid } = await run('id', ['-g', 'postgres']);
     chownSync(dir, Number(stdout.trim()), Number(gid.trim()));
   }
-  const as = (cmd: string, args: string[]) => (asRoot ? run('runuser', ['-u', 'postgres', '--', join(bin, cmd), ...args]) : run(join(bin, cmd), args));
-  const port = await findFreePort();
-  const pgCtl = (args: string[]) => as('pg_ctl', ['-D', dataDir, '-s', ...args]);
+  return dir;
+}
+
+async function initdb(as: ReturnType<typeof runAs>['as'], user: string, dataDir: string): Promise<void> {
   try {
     await as('initdb', ['-D', dataDir, '-U', user, '-A', 'trust', '--no-sync', '-E', 'UTF8', '--locale', 'C']);
   } catch (error) {
-    rmSync(dir, { recursive: true, force: true });
     throw new Error(`initdb failed: ${(error as { stderr?: string }).stderr ?? errorText(error)}`);
+  }
+}
+
+/**
+ * A freshly initialised cluster's data folder for `startLocalPostgres({ template })` to copy, in its
+ * own temporary folder; the returned `remove` deletes it. For a test run that starts many servers.
+ */
+export async function createPostgresTemplate(prefix = 'fault-relay-pg-template-'): Promise<{ dataDir: string; remove(): void }> {
+  const bin = findPostgresBin();
+  if (!bin) throw new Error('PostgreSQL is not installed (apt-get install -y postgresql)');
+  const { asRoot, user, as } = runAs(bin);
+  const dir = await ownedTempDir(prefix, asRoot);
+  const remove = () => rmSync(dir, { recursive: true, force: true });
+  try {
+    await initdb(as, user, join(dir, 'data'));
+  } catch (error) {
+    remove();
+    throw error;
+  }
+  return { dataDir: join(dir, 'data'), remove };
+}
+
+/**
+ * A throwaway PostgreSQL server: `initdb` in a temporary folder, then `pg_ctl`, on a free loopback
+ * port (or a copy of `template`, a cluster `createPostgresTemplate` made). For tests and benches.
+ */
+export async function startLocalPostgres(opts: { prefix?: string; template?: string } = {}): Promise<LocalPostgres> {
+  const bin = findPostgresBin();
+  if (!bin) throw new Error('PostgreSQL is not installed (apt-get install -y postgresql)');
+  const { asRoot, user, as } = runAs(bin);
+  const dir = await ownedTempDir(opts.prefix ?? 'fault-relay-pg-', asRoot);
+  const dataDir = join(dir, 'data');
+  const port = await findFreePort();
+  const pgCtl = (args: string[]) => as('pg_ctl', ['-D', dataDir, '-s', ...args]);
+  try {
+    // A copy of a cluster initdb made before is the same cluster, for a fraction of initdb's work.
+    if (opts.template) await run('cp', ['-a', opts.template, dataDir]);
+    else await initdb(as, user, dataDir);
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
   }
   // Loopback only, its socket in its own folder, no fsync (throwaway data), quick shutdowns.
   const options = `-p ${port} -c listen_addresses=127.0.0.1 -k ${dir} -c fsync=off -c synchronous_commit=off -c full_page_writes=off`;

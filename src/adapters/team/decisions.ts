@@ -1,7 +1,5 @@
 import type { Logger } from 'pino';
-import type { Approvals, DecideResult } from '../../core/approvals/approvals';
-import type { DecisionChannel } from '../../core/approvals/lifecycle';
-import type { Decision } from '../../core/incidents/model';
+import type { Approvals, DecideResult, OwnerDecision } from '../../core/approvals/approvals';
 import type { Incidents } from '../../core/incidents/service';
 import { StoreUnavailableError } from '../../core/incidents/store';
 import { databaseErrorMessage } from '../store-pg/database';
@@ -35,7 +33,7 @@ export function createTeamDecisions(deps: { team: TeamCoordinator; approvals: Pi
     if (!request || request.requested_at !== row.requested_at) return;
     if (!verified(row, request)) return forged.report('decision', row.incident_id, row.requested_at, row.mac, true);
     await syncVotes(row.incident_id);
-    const result = approvals.decide(row.incident_id, row.decision, { id: row.by_name }, row.channel, row.comment ?? undefined, request.request_id);
+    const result = approvals.decide({ incident_id: row.incident_id, decision: row.decision, actor: { id: row.by_name }, channel: row.channel, ...(row.comment !== null ? { reason: row.comment } : {}), request_id: request.request_id });
     // A no-op unless the decision came from an operator channel (only those leave `acknowledged_at` empty).
     if (result.status === 'accepted') await approvals.acknowledge(row.incident_id).catch(() => {});
     if (result.status !== 'accepted') logger.info({ incident_id: row.incident_id, status: result.status }, 'a decision from another relay found nothing to decide');
@@ -58,7 +56,8 @@ export function createTeamDecisions(deps: { team: TeamCoordinator; approvals: Pi
   };
 
   return {
-    async decide(incidentId: string, decision: Decision, actor: { id: string }, channel: DecisionChannel, reason?: string, requestId?: string): Promise<DecideResult> {
+    async decide(input: OwnerDecision): Promise<DecideResult> {
+      const { incident_id: incidentId, decision, actor, channel, reason, request_id: requestId } = input;
       const incident = incidents.get(incidentId);
       if (!incident) return { status: 'unknown_incident' };
       const request = incident.approval_request;
@@ -94,7 +93,7 @@ export function createTeamDecisions(deps: { team: TeamCoordinator; approvals: Pi
       }
       if (team.owns(incidentId)) {
         await syncVotes(incidentId);
-        const local = approvals.decide(incidentId, decision, actor, channel, reason, request.request_id);
+        const local = approvals.decide({ ...input, request_id: request.request_id });
         // This decision won in the database; the owner may already have applied it from its own NOTIFY.
         // Its caller is told it won, never 409 about itself.
         if (local.status === 'already_decided' && local.approval.by === actor.id && local.approval.decision === decision && local.approval.channel === channel) {

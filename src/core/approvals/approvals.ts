@@ -115,3 +115,11 @@ export function createApprovals(opts: ApprovalsOptions) {
 }
 
 export type Approvals = ReturnType<typeof createApprovals>;
+
+/**
+ * The gate as seen from outside the relay's composition (the tray, tests, benches): its pending list
+ * and what a held request waits for, plus the agent's tool's `request` and the device guard's `claim`,
+ * which tests stand in for. Never its `decide`: people decide through the relay's one
+ * `decide(command)`, which records a decision where the cluster records it before the owner applies it.
+ */
+export type ApprovalsView = Pick<Approvals, 'request' | 'pending' | 'heldFor' | 'claim'>;

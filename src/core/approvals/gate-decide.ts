@@ -3,13 +3,12 @@ import type { Clock } from '../clock';
 import type { Bus } from '../events/bus';
 import { entries } from '../events/timeline-entries';
 import type { RelayEvents } from '../incidents/events';
-import { isTerminal, publicIncident, type Approval, type Decision } from '../incidents/model';
+import { isTerminal, publicIncident, type Approval } from '../incidents/model';
 import type { Incidents } from '../incidents/service';
 import type { GateMove } from './gate-move';
-import type { DecisionChannel } from './lifecycle';
 import { standingOf } from './standing';
 import type { createApprovalTimers } from './timers';
-import type { Actor, DecideResult } from './types';
+import type { DecideResult, OwnerDecision } from './types';
 import { describeDecision } from './wording';
 
 /**
@@ -29,7 +28,8 @@ export function createGateDecide(deps: {
   forward(incidentId: string): void;
 }) {
   const { incidents, move, timers, bus, clock, logger } = deps;
-  return function decide(incidentId: string, decision: Decision, actor: Actor, channel: DecisionChannel, reason?: string, requestId?: string): DecideResult {
+  return function decide(input: OwnerDecision): DecideResult {
+    const { incident_id: incidentId, decision, actor, channel, reason, request_id: requestId } = input;
     const incident = incidents.get(incidentId);
     if (!incident) return { status: 'unknown_incident' };
     const current = incident.approval_request;

@@ -35,7 +35,7 @@ export function actorOf(operators: OperatorDirectory | undefined, who: DecisionC
 export function namedDecide(decide: GateDecide, operators: OperatorDirectory | undefined): DecideFn {
   return async (input) => {
     const command = DecisionCommand.parse(input);
-    const actor = actorOf(operators, command.who, command.channel);
-    return decide(command.incident_id, command.decision, actor, command.channel, command.reason, command.request_id);
+    const { who, ...fields } = command;
+    return decide({ ...fields, actor: actorOf(operators, who, command.channel) });
   };
 }

@@ -19,20 +19,23 @@ export const countInIncident = (vote: VoteRecorder): CountVote => async (inciden
  */
 export function policyDecide(deps: { decide: GateDecide; count: CountVote; incidents: Pick<Incidents, 'get'>; clock: Clock }): GateDecide {
   const { decide, count, incidents, clock } = deps;
-  return async (incidentId, decision, actor, channel, reason, requestId) => {
+  return async (input) => {
+    const { incident_id: incidentId, decision, actor, channel, request_id: requestId } = input;
     const incident = incidents.get(incidentId);
     const request = incident?.approval_request;
     const requirement = request?.status === 'pending' && (requestId === undefined || requestId === request.request_id) ? request.requirement : null;
     // No requirement, a stale or decided request, or one past its time: the gate's own answer.
-    if (!incident || !request || !requirement || Date.parse(request.expires_at) <= clock.now().getTime()) return decide(incidentId, decision, actor, channel, reason, requestId);
+    if (!incident || !request || !requirement || Date.parse(request.expires_at) <= clock.now().getTime()) return decide(input);
     if (!actor.person || !countsToward(requirement, actor.person.groups)) return { status: 'not_allowed_by_policy', incident, rule: requirement.rule, groups: requirement.groups };
-    if (decision === 'DENIED') return decide(incidentId, decision, actor, channel, reason, request.request_id);
+    // From here on the decision names the pending request (the caller named it, or none).
+    const onPending = { ...input, request_id: request.request_id };
+    if (decision === 'DENIED') return decide(onPending);
     const counted = await count(incident, { by: actor.person.email, name: actor.id, channel, at: clock.now().toISOString() }, requirement);
-    if (counted.status === 'not_pending') return decide(incidentId, decision, actor, channel, reason, request.request_id);
+    if (counted.status === 'not_pending') return decide(onPending);
     const now = counted.incident ?? incidents.get(incidentId) ?? incident;
     if (counted.status === 'duplicate') return { status: 'already_approved_by_you', incident: now, standing: counted.standing };
     if (counted.standing.given < counted.standing.needed) return { status: 'recorded', incident: now, standing: counted.standing };
-    const result = await decide(incidentId, decision, actor, channel, reason, request.request_id);
+    const result = await decide(onPending);
     return result.status === 'accepted' ? { ...result, standing: counted.standing } : result;
   };
 }

@@ -8,7 +8,7 @@ import type { RelayEvents } from '../incidents/events';
 import type { Approval, Decision, Incident, PlanEntryRecord } from '../incidents/model';
 import type { Incidents } from '../incidents/service';
 import type { Owns } from '../incidents/ownership';
-import type { DecisionChannel } from './lifecycle';
+import type { DecisionCommand } from './decision-command';
 import type { OperatorChannel } from './operator-channel';
 import type { ConfigPreview } from '../../runbooks/config-preview';
 import type { HeldRequests } from './held-requests';
@@ -59,12 +59,16 @@ export type DecideResult =
   | { status: 'unknown_incident' };
 
 /**
- * The gate's own step, and each step in front of it (the cluster's recording, the policy's counting):
- * who is already resolved into an `Actor`. `requestId` is the request the person was shown; every
- * human channel sends it. Without it (the relay's own callers) the pending request is meant. People
- * decide through the relay's one `decide(command)` (decision-command.ts), never this.
+ * A decision as the gate's own step, and each step in front of it (the cluster's recording, the
+ * policy's counting), take it: the decision command's fields, with its person already resolved into
+ * an `Actor` (named-decide.ts). `request_id` is the request the person was shown; every human channel
+ * sends it. Without it (the relay's own callers) the pending request is meant. Built by code from a
+ * checked command or a sealed row, never parsed from a caller, so it has no schema of its own.
  */
-export type GateDecide = (incidentId: string, decision: Decision, actor: Actor, channel: DecisionChannel, reason?: string, requestId?: string) => DecideResult | Promise<DecideResult>;
+export type OwnerDecision = Omit<DecisionCommand, 'who'> & { actor: Actor };
+
+/** A step behind the relay's one `decide(command)` (decision-command.ts); people never call it. */
+export type GateDecide = (decision: OwnerDecision) => DecideResult | Promise<DecideResult>;
 
 /** A claim on the approved lines, taken before the device call; exactly one of them is settled. */
 export interface Claim {

@@ -11,7 +11,7 @@ const operators = createOperatorDirectory([
 /** Who the one decide() was told decided, for a decision on `channel` by `id`. */
 function recorded(id: string, channel: string): string {
   let seen: Actor | undefined;
-  const decide: GateDecide = (_i, _d, actor) => ((seen = actor), { status: 'unknown_incident' });
+  const decide: GateDecide = ({ actor }) => ((seen = actor), { status: 'unknown_incident' });
   void namedDecide(decide, operators)({ incident_id: 'INC-1', decision: 'APPROVED', who: { id, authenticated_by: 'channel' }, channel });
   return seen!.id;
 }

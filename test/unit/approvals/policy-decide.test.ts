@@ -27,11 +27,13 @@ function setUp(requirement: ApprovalRequirement | null = TWO) {
   const vote = createVoteRecorder({ incidents });
   const count: CountVote = async (incident, v) => vote(incident.incident_id, incident.approval_request!.request_id, v);
   const calls: string[] = [];
-  const gate: GateDecide = (incidentId, decision, actor) => {
+  const gate: GateDecide = ({ incident_id, decision, actor }) => {
     calls.push(`${decision} ${actor.id}`);
-    return { status: 'accepted', incident: incidents.get(incidentId)!, approval: {} as never };
+    return { status: 'accepted', incident: incidents.get(incident_id)!, approval: {} as never };
   };
-  const decide = policyDecide({ decide: gate, count, incidents, clock });
+  const policy = policyDecide({ decide: gate, count, incidents, clock });
+  /** One person's decision on `channel`, as the steps in front of the gate take it. */
+  const decide = (incident_id: string, decision: 'APPROVED' | 'DENIED', actor: Actor, channel: string) => policy({ incident_id, decision, actor, channel });
   return { id, incidents, decide, calls, clock };
 }
 

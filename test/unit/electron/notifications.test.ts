@@ -4,6 +4,7 @@ import { linesSha256 } from '../../../src/core/approvals/lines';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Relay } from '../../../src/relay/create-relay';
 import { createNotifier } from '../../../electron/notifications';
+import { decideAs } from '../../helpers/decide-as';
 import { silent } from '../../helpers/relay';
 import { COMMANDS, awaitingApproval, runningIncident, desktopRelay } from './desktop-relay';
 
@@ -24,11 +25,17 @@ describe('native notifications → decide', () => {
     const { shown, FakeNotification } = fakeNotifications();
     const opened: string[] = [];
     const failures: string[] = [];
+    // The tray's decide, as electron/tray-wiring.ts passes it; a click's answer is shown once `decided()` resolves.
+    let last: Promise<unknown> = Promise.resolve();
     const notifier = createNotifier({
       Notification: FakeNotification,
       supportsActions,
       bus: r.bus,
-      decide: (c) => toDecideOutcome(r.approvals.decide(c.incident_id, c.decision, { id: c.who.id }, c.channel, undefined, c.request_id)),
+      decide: (c) => {
+        const outcome = r.decide(c).then(toDecideOutcome);
+        last = outcome;
+        return outcome;
+      },
       user: 'oncall-jane',
       openIncident: (id) => opened.push(id),
       isSupported: () => supported,
@@ -36,7 +43,7 @@ describe('native notifications → decide', () => {
       logger: silent,
     });
     stop = notifier.stop;
-    return { r, shown, opened, failures };
+    return { r, shown, opened, failures, decided: () => last };
   }
 
   it('a notification the system refuses opens the window on the approval and says so', async () => {
@@ -67,7 +74,7 @@ describe('native notifications → decide', () => {
   });
 
   it('macOS: shows device, summary and the exact commands; Approve decides as the OS user over the desktop channel', async () => {
-    const { r, shown } = await setUp(true);
+    const { r, shown, decided } = await setUp(true);
     const id = await awaitingApproval(r, 'R1');
     const request = shown.at(-1)!;
     expect(request.title).toBe('Approval needed: R1');
@@ -77,6 +84,7 @@ describe('native notifications → decide', () => {
     expect(request.actions?.map((a) => a.text)).toEqual(['Approve', 'Deny']);
 
     request.fire('action', 0);
+    await decided();
     const incident = r.incidents.get(id)!;
     expect(incident.state === 'approved' || incident.state === 'running').toBe(true);
     expect(incident.approval).toMatchObject({ decision: 'APPROVED', by: 'oncall-jane', channel: 'desktop', commands: COMMANDS });
@@ -93,9 +101,10 @@ describe('native notifications → decide', () => {
   });
 
   it('macOS: Deny denies', async () => {
-    const { r, shown } = await setUp(true);
+    const { r, shown, decided } = await setUp(true);
     const id = await awaitingApproval(r);
     shown.at(-1)!.fire('action', 1);
+    await decided();
     expect(r.incidents.get(id)?.approval).toMatchObject({ decision: 'DENIED', by: 'oncall-jane', channel: 'desktop' });
   });
 
@@ -110,11 +119,12 @@ describe('native notifications → decide', () => {
   });
 
   it('a click on a stale notification after Webex decided says who decided and changes nothing', async () => {
-    const { r, shown } = await setUp(true);
+    const { r, shown, decided } = await setUp(true);
     const id = await awaitingApproval(r);
     const request = shown.at(-1)!;
-    r.approvals.decide(id, 'DENIED', { id: 'bob@example.net' }, 'webex');
+    await decideAs(r, id, 'DENIED', 'bob@example.net', { channel: 'webex' });
     request.fire('action', 0);
+    await decided();
     expect(r.incidents.get(id)?.approval).toMatchObject({ decision: 'DENIED', by: 'bob@example.net', channel: 'webex' });
     expect(shown.at(-1)).toMatchObject({ title: `${id}: your decision was not applied`, body: expect.stringMatching(/^Already denied by bob@example\.net via webex at /) });
   });
@@ -122,7 +132,7 @@ describe('native notifications → decide', () => {
   it('a terminal outcome notifies with its summary', async () => {
     const { r, shown, opened } = await setUp(false);
     const id = await awaitingApproval(r, 'R2');
-    r.approvals.decide(id, 'APPROVED', { id: 'oncall-jane' }, 'desktop');
+    await decideAs(r, id, 'APPROVED', 'oncall-jane');
     r.incidents.transition(id, 'resolve', () => ({ outcome: { kind: 'resolved', summary: 'Neighbor 10.0.0.2 Established again', at: new Date().toISOString() } }));
     const outcome = shown.at(-1)!;
     expect(outcome).toMatchObject({ title: 'Resolved: R2', subtitle: id, body: '> Neighbor 10.0.0.2 Established again' });

@@ -4,6 +4,7 @@ import type { Relay } from '../../../src/relay/create-relay';
 import { createTrayController } from '../../../electron/tray';
 import { buildTrayMenu, type TrayMenuActions } from '../../../electron/tray-menu';
 import { COMMANDS, awaitingApproval, desktopRelay, runningIncident } from './desktop-relay';
+import { decideAs } from '../../helpers/decide-as';
 
 type Item = MenuItemConstructorOptions;
 const labels = (items: Item[]) => items.filter((i) => i.type !== 'separator').map((i) => i.label);
@@ -119,7 +120,7 @@ describe('tray controller on a real relay', () => {
     expect(fake.tooltip()).toMatch(/\nR1: approval \d+m( \d+s)? left · (\d+m )?\d+s elapsed/);
     expect(labels(fake.menu())[1]).toMatch(/^R1: approval \d+m( \d+s)? left/);
 
-    r.approvals.decide(id, 'DENIED', { id: 'alice' }, 'desktop');
+    await decideAs(r, id, 'DENIED', 'alice');
     expect(fake.images.at(-1)).toBe('running.png');
     expect(labels(fake.menu())).not.toContain('R1: Re-enable the BGP neighbor');
 
