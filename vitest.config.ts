@@ -53,7 +53,6 @@ export default defineConfig({
     testTimeout: 180_000,
     hookTimeout: 300_000,
     setupFiles: ['test/setup.ts'],
-    globalSetup: ['test/global-setup.ts'],
     pool: 'forks',
     maxWorkers: 2,
     reporters: ['default'],
@@ -61,7 +60,9 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'isolated', include: ['test/**/*.test.{ts,tsx}'], exclude: SHARED },
+        // Set in this project only: a global setup runs once per project that has it, and the shared
+        // files start no PostgreSQL server.
+        test: { name: 'isolated', include: ['test/**/*.test.{ts,tsx}'], exclude: SHARED, globalSetup: ['test/global-setup.ts'] },
       },
       { extends: true, test: { name: 'shared', include: SHARED, isolate: false } },
     ],
