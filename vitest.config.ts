@@ -1,4 +1,4 @@
-import { statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { relative } from 'node:path';
 import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
@@ -11,12 +11,35 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  */
 const LONG_FIRST = ['test/frr/', 'test/integration/', 'test/e2e/', 'test/netconf/', 'test/team/', 'test/store/'];
 
+/**
+ * Files that share one worker process (no per-file isolation): importing fastify, zod, pino, the
+ * MCP SDK etc. again for each of them cost more CPU than their tests. What such a file must not
+ * leak is in test/README.md. The exceptions start PostgreSQL, opencode or the relay (the bundled
+ * Electron main process is one), start the global OpenTelemetry SDK, or replace a module with vi.mock:
+ * each keeps a fork of its own.
+ */
+const OWN_PROCESS = [
+  'relay/approval-restart-states', 'relay/approval-restart', 'relay/busy-device', 'relay/channel-seam', 'relay/device-guard',
+  'relay/device-server-auth', 'relay/device-server-settings', 'relay/headed', 'relay/held-restart', 'relay/plan', 'relay/proxies',
+  'relay/quarantine', 'relay/terminal-channel', 'relay/ui-routes', 'relay/unstorable-text', 'unit/electron/bundle-smoke',
+].map((name) => `test/${name}.test.ts`);
+const SHARED = ['unit', 'lab', 'slack', 'relay'].flatMap((folder) =>
+  readdirSync(new URL(`test/${folder}`, import.meta.url), { recursive: true, encoding: 'utf8' })
+    .map((file) => `test/${folder}/${file.split('\\').join('/')}`)
+    .filter((file) => /\.test\.tsx?$/.test(file) && !OWN_PROCESS.includes(file)),
+);
+
 class LongFirstSequencer extends BaseSequencer {
+  /**
+   * The shared files come last and together: a worker is reused only while the next file in the
+   * queue is a shared one too, and small files are what evens out the two workers at the end.
+   */
   override sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const keyed = files.map((spec) => {
       const file = relative(process.cwd(), spec.moduleId).split('\\').join('/');
       const at = LONG_FIRST.findIndex((folder) => file.startsWith(folder));
-      return { spec, rank: at === -1 ? LONG_FIRST.length : at, size: statSync(spec.moduleId).size };
+      const rank = spec.project.config.isolate ? (at === -1 ? LONG_FIRST.length : at) : LONG_FIRST.length + 1;
+      return { spec, rank, size: statSync(spec.moduleId).size };
     });
     keyed.sort((a, b) => a.rank - b.rank || b.size - a.size);
     return Promise.resolve(keyed.map((k) => k.spec));
@@ -25,16 +48,23 @@ class LongFirstSequencer extends BaseSequencer {
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts', 'test/**/*.test.tsx'],
     // Integration tests start real processes (opencode, chromium); two cores here. These are hang
     // guards for a loaded machine (CI runs beside other work), never speed bars: no test waits on them.
     testTimeout: 180_000,
     hookTimeout: 300_000,
     setupFiles: ['test/setup.ts'],
-    globalSetup: ['test/global-setup.ts'],
     pool: 'forks',
     maxWorkers: 2,
     reporters: ['default'],
     sequence: { sequencer: LongFirstSequencer },
+    projects: [
+      {
+        extends: true,
+        // Set in this project only: a global setup runs once per project that has it, and the shared
+        // files start no PostgreSQL server.
+        test: { name: 'isolated', include: ['test/**/*.test.{ts,tsx}'], exclude: SHARED, globalSetup: ['test/global-setup.ts'] },
+      },
+      { extends: true, test: { name: 'shared', include: SHARED, isolate: false } },
+    ],
   },
 });

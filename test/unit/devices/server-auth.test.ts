@@ -51,6 +51,7 @@ const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { prot
 
 describe('the device tool server takes calls only with its token and a loopback Host', () => {
   it('without the token: 401 in the relay\'s error shape, and no device was contacted', async () => {
+    const before = device.connections();
     for (const headers of [MCP, { ...MCP, authorization: 'Bearer wrong-token-wrong-token-00' }, { ...MCP, authorization: `Basic ${TOKEN}` }, { ...MCP, authorization: `Bearer ${TOKEN}x` }]) {
       const res = await send('/mcp', headers, shutdownCall);
       expect(res.status).toBe(401);
@@ -58,10 +59,11 @@ describe('the device tool server takes calls only with its token and a loopback 
       expect(res.headers['www-authenticate']).toBe('Bearer');
       expect(JSON.stringify(res.json)).not.toContain(TOKEN);
     }
-    expect(device.connections()).toBe(0);
+    expect(device.connections()).toBe(before);
   });
 
   it('a Host that is not loopback on this port is refused before the credential is even looked at, /health too', async () => {
+    const before = device.connections();
     for (const host of ['evil.example', `evil.example:${port}`, `127.0.0.1:${port + 1}`, `localhost.evil.example:${port}`, '127.0.0.1', `0.0.0.0:${port}`]) {
       const mcp = await send('/mcp', { ...MCP, authorization: `Bearer ${TOKEN}`, host }, shutdownCall);
       expect(mcp.status).toBe(421);
@@ -70,7 +72,7 @@ describe('the device tool server takes calls only with its token and a loopback 
     }
     // No Host at all: node's own HTTP/1.1 check answers 400 before ours runs.
     expect((await send('/mcp', { ...MCP, authorization: `Bearer ${TOKEN}`, host: '' }, shutdownCall)).status).toBe(400);
-    expect(device.connections()).toBe(0);
+    expect(device.connections()).toBe(before);
     for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `LOCALHOST:${port}`, `[::1]:${port}`]) {
       expect((await send('/health', { host })).status).toBe(200);
     }
@@ -83,18 +85,19 @@ describe('the device tool server takes calls only with its token and a loopback 
   });
 
   it('the relay\'s client with the token reaches the device; without it, it says which setting is wrong and nothing is sent', async () => {
+    const before = device.connections();
     const without = createMcpDeviceTools(server.mcpUrl);
     const error = await without.execCli('R1', 'show version').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(DeviceToolError);
     expect(error).toMatchObject({ reached: false, message: expect.stringContaining('DEVICE_MCP_TOKEN') });
     await without.close();
-    expect(device.connections()).toBe(0);
+    expect(device.connections()).toBe(before);
 
     const tools = createMcpDeviceTools(server.mcpUrl, { token: TOKEN });
     // The fake device hangs up, so the call fails; what matters is that it got there.
     await expect(tools.execCli('R1', 'show version')).rejects.toBeInstanceOf(DeviceToolError);
     await tools.close();
-    expect(device.connections()).toBeGreaterThan(0);
+    expect(device.connections()).toBeGreaterThan(before);
   });
 
   it('refuses to start with a short token', async () => {
