@@ -54,9 +54,20 @@ export function openRelayPolicy(
   };
   // The change records and calendars it names are part of the policy: an edit to any is picked up.
   const watched = new Set<string>();
+  const settling = new Set<NodeJS.Timeout>();
   const watch = (files: string[]) => {
-    for (const f of files) if (!watched.has(f)) watchFile(f, { interval: pollMs, persistent: false }, reload);
-    for (const f of files) watched.add(f);
+    const added = files.filter((f) => !watched.has(f));
+    for (const f of added) watchFile(f, { interval: pollMs, persistent: false }, reload);
+    for (const f of added) watched.add(f);
+    if (!added.length) return;
+    // A watcher takes its first look at a file a moment after it starts: an edit made before that look
+    // is its starting point, never a change. One reading once it has looked catches such an edit.
+    const once = setTimeout(() => {
+      settling.delete(once);
+      reload();
+    }, pollMs);
+    once.unref();
+    settling.add(once);
   };
   watch(loaded.sources);
   return {
@@ -73,6 +84,7 @@ export function openRelayPolicy(
     warnings: () => (problems.length ? [`The change policy was edited but does not load; the last good one (sha256 ${loaded.sha256.slice(0, 12)}) stays in force: ${problems.join('; ')}`] : []),
     stop: () => {
       for (const f of watched) unwatchFile(f, reload);
+      for (const t of settling) clearTimeout(t);
     },
   };
 }
