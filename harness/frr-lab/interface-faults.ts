@@ -1,6 +1,7 @@
 import type { FaultSpec } from '../../src/runbooks/fault-spec';
 import { ipCommand, run } from './host';
 import type { FrrLabRouter, FrrLabRouters } from './lab';
+import { settle } from './settle';
 
 /**
  * The interface faults of src/runbooks/fault-spec.ts on the FRR lab (faults.ts dispatches here), and their undoing
@@ -13,22 +14,23 @@ import type { FrrLabRouter, FrrLabRouters } from './lab';
  */
 export type InterfaceFault = Extract<FaultSpec, { fault: 'interface_admin_down' | 'interface_link_down' }>;
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 /** The interface's state line as the router itself reports it ("Interface eth-R2 is up, line protocol is down"). */
 async function interfaceState(lab: FrrLabRouters, router: string, ifname: string): Promise<string> {
   const out = await lab.vtysh(router, `show interface ${ifname}`);
   return /^Interface \S+ is .*$/m.exec(out)?.[0] ?? out.trim();
 }
 
-/** Polls the router until its report of the interface satisfies `ok`; there is no event to wait on from outside FRR. */
+/**
+ * Asks the router until its report of the interface satisfies `ok`; zebra logs the kernel's interface
+ * events (`debug zebra kernel`, topology.ts) to the router's log, which wakes the wait (settle.ts).
+ */
 async function waitForInterface(lab: FrrLabRouters, router: string, ifname: string, ok: (state: string) => boolean, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let state = '';
-  while (!ok((state = await interfaceState(lab, router, ifname)))) {
-    if (Date.now() > deadline) throw new Error(`${router} reports "${state}" for ${ifname} after ${timeoutMs / 1000} s`);
-    await sleep(100);
-  }
+  const log = lab.routers.find((r) => r.name === router)?.logFile;
+  const state = await settle(async () => {
+    const now = await interfaceState(lab, router, ifname);
+    return ok(now) ? undefined : now;
+  }, timeoutMs, log ? [log] : []);
+  if (state !== undefined) throw new Error(`${router} reports "${state}" for ${ifname} after ${timeoutMs / 1000} s`);
 }
 
 /** Whether the kernel has the link administratively up (IFF_UP), from `ip -o link show`. */

@@ -1,5 +1,7 @@
 import type { FaultSpec } from '../../src/runbooks/fault-spec';
 import type { FrrLabRouter, FrrLabRouters } from './lab';
+import { configBlock, type RouterView } from './router-view';
+import { settle } from './settle';
 
 /**
  * ospf_large_database on the FRR lab (faults.ts dispatches here): the router redistributes many static
@@ -22,18 +24,16 @@ async function externalCount(lab: FrrLabRouters, router: string): Promise<number
 /** Builds the fault; returns once the router's own database holds every external route. */
 export async function applyLargeDatabase(lab: FrrLabRouters, router: FrrLabRouter): Promise<string | undefined> {
   await lab.vtysh(router.name, 'configure terminal', ...prefixes().map((p) => `ip route ${p} Null0`), 'router ospf', 'redistribute static', 'end');
-  const deadline = Date.now() + 30_000;
-  while ((await externalCount(lab, router.name)) < EXTERNALS) {
-    if (Date.now() > deadline) return `${router.name} redistributes static routes, but its OSPF database did not grow to ${EXTERNALS} external routes within 30 s`;
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  const count = await settle(async () => {
+    const now = await externalCount(lab, router.name);
+    return now < EXTERNALS ? String(now) : undefined;
+  }, 30_000);
+  if (count !== undefined) return `${router.name} redistributes static routes, but its OSPF database did not grow to ${EXTERNALS} external routes within 30 s`;
   return undefined;
 }
 
-/** No router redistributes the fault's routes; only the routers that do are reconfigured. */
-export async function resetLargeDatabase(lab: FrrLabRouters): Promise<void> {
-  for (const r of lab.routers) {
-    if (!/^ redistribute static/m.test(await lab.vtysh(r.name, 'show running-config ospfd'))) continue;
-    await lab.vtysh(r.name, 'configure terminal', 'router ospf', 'no redistribute static', 'exit', ...prefixes().map((p) => `no ip route ${p} Null0`), 'end');
-  }
+/** No redistribution of the fault's routes (configuration lines for resetFrrLab); none when the router has none. */
+export function largeDatabaseUndo(view: RouterView): string[] {
+  if (!configBlock(view.config, 'router ospf').some((line) => line.trim() === 'redistribute static')) return [];
+  return ['router ospf', 'no redistribute static', 'exit', ...prefixes().map((p) => `no ip route ${p} Null0`)];
 }

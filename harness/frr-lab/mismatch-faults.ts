@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { FaultSpec } from '../../src/runbooks/fault-spec';
-import { sessionState, waitForSession } from './bgp-state';
+import { waitForSession } from './bgp-state';
 import { ipCommand, run } from './host';
 import type { FrrLabRouter, FrrLabRouters } from './lab';
-import { errorText } from '../../src/core/error-body';
+import { configBlock, type RouterView } from './router-view';
+import { settle } from './settle';
 
 /**
  * The two faults whose repair needs both ends of a link or session, on the FRR lab (faults.ts dispatches
@@ -24,8 +25,6 @@ export type PasswordFault = Extract<FaultSpec, { fault: 'bgp_password_mismatch' 
 export const LAB_MTU = 1500;
 export const FAULT_MTU = 1400;
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 async function kernelMtu(namespace: string, ifname: string): Promise<number> {
   const out = await run(ipCommand(), ['-n', namespace, '-o', 'link', 'show', 'dev', ifname]);
   return Number(/ mtu (\d+) /.exec(out)?.[1] ?? 0);
@@ -39,38 +38,34 @@ async function ospfNeighborState(lab: FrrLabRouters, router: string, ifname: str
   return undefined;
 }
 
-async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`${what} not so within ${timeoutMs / 1000} s`);
-    await sleep(200);
-  }
-}
-
 /** Builds the MTU mismatch; returns once ospfd reports the adjacency stuck in ExStart, as an alert would find it. */
 export async function applyMtuMismatch(lab: FrrLabRouters, router: FrrLabRouter, fault: MtuFault): Promise<string | undefined> {
   const link = router.links.find((l) => l.ifname === fault.interface);
   if (!link) return `${router.name} in the FRR lab has no interface ${fault.interface} (its links: ${router.links.map((l) => l.ifname).join(', ')})`;
   await run(ipCommand(), ['-n', router.namespace, 'link', 'set', link.ifname, 'mtu', String(FAULT_MTU)]);
-  try {
-    await waitFor(`${router.name} ${link.ifname} adjacency in ExStart`, async () => (await ospfNeighborState(lab, router.name, link.ifname)) === 'ExStart');
-  } catch (error) {
-    return `${router.name} ${link.ifname} MTU lowered, but the fault did not settle: ${errorText(error)}`;
-  }
+  // ospfd logs the interface reset (KillNbr) and then the DD packets it refuses, which wake the wait (settle.ts).
+  const state = await settle(async () => {
+    const now = await ospfNeighborState(lab, router.name, link.ifname);
+    return now === 'ExStart' ? undefined : now ?? 'no neighbor';
+  }, 30_000, [router.logFile]);
+  if (state !== undefined) return `${router.name} ${link.ifname} MTU lowered, but the fault did not settle: the adjacency is ${state}, not ExStart, after 30 s`;
   return undefined;
 }
 
-/** Every link back at the lab's MTU with the check on. */
-export async function resetMtuMismatch(lab: FrrLabRouters): Promise<void> {
+/** Every link back at the lab's MTU in the kernel; only the links that are not are touched. */
+export async function resetKernelMtu(lab: FrrLabRouters): Promise<void> {
   for (const r of lab.routers) {
-    const ignoring: string[] = [];
-    for (const l of r.links) {
-      if ((await kernelMtu(r.namespace, l.ifname)) !== LAB_MTU) await run(ipCommand(), ['-n', r.namespace, 'link', 'set', l.ifname, 'mtu', String(LAB_MTU)]);
-      if (/MTU mismatch detection: disabled/.test(await lab.vtysh(r.name, `show ip ospf interface ${l.ifname}`))) ignoring.push(l.ifname);
-    }
-    if (ignoring.length) await lab.vtysh(r.name, 'configure terminal', ...ignoring.flatMap((i) => [`interface ${i}`, 'no ip ospf mtu-ignore', 'exit']), 'end');
+    for (const l of r.links) if ((await kernelMtu(r.namespace, l.ifname)) !== LAB_MTU) await run(ipCommand(), ['-n', r.namespace, 'link', 'set', l.ifname, 'mtu', String(LAB_MTU)]);
   }
-  // A stuck adjacency resumes its exchange on the next retransmit; resetOspfFaults waits for every one Full.
+}
+
+/**
+ * The MTU check back on every link of a router (configuration lines for resetFrrLab); none when it is.
+ * A stuck adjacency resumes its exchange on the next retransmit; resetFrrLab waits for every one Full.
+ */
+export function mtuIgnoreUndo(r: FrrLabRouter, view: RouterView): string[] {
+  const ignoring = r.links.filter((l) => configBlock(view.config, `interface ${l.ifname}`).some((line) => line.trim() === 'ip ospf mtu-ignore'));
+  return ignoring.flatMap((l) => [`interface ${l.ifname}`, 'no ip ospf mtu-ignore', 'exit']);
 }
 
 /** Builds the one-sided password; returns once the session is down, as an alert would find it. */
@@ -79,18 +74,16 @@ export async function applyPasswordMismatch(lab: FrrLabRouters, router: FrrLabRo
   if (!router.links.some((l) => l.peerAddress === fault.neighbor)) return `${router.name} in the FRR lab has no neighbor ${fault.neighbor}`;
   // A fresh key each time: the value only has to differ from the peer's (none), and never appears anywhere else.
   await lab.vtysh(router.name, 'configure terminal', `router bgp ${router.as}`, `neighbor ${fault.neighbor} password lab-${randomBytes(6).toString('hex')}`, 'end');
-  await waitForSession(lab.vtysh, router.name, fault.neighbor, (state) => state !== 'Established');
+  await waitForSession(lab.vtysh, router, fault.neighbor, (state) => state !== 'Established');
   return undefined;
 }
 
-/** No neighbor with a password on any router; only the routers that have one are reconfigured. */
-export async function resetPasswords(lab: FrrLabRouters): Promise<void> {
-  for (const r of lab.routers) {
-    const config = await lab.vtysh(r.name, 'show running-config bgpd');
-    const signed = r.links.filter((l) => new RegExp(`^ neighbor ${l.peerAddress.replace(/\./g, '\\.')} password `, 'm').test(config));
-    if (signed.length === 0) continue;
-    await lab.vtysh(r.name, 'configure terminal', `router bgp ${r.as}`, ...signed.map((l) => `no neighbor ${l.peerAddress} password`), 'end');
-    // Without a key the connect retry (1 s) brings the session back; a clear makes sure it is not held in a long start timer.
-    for (const l of signed) if ((await sessionState(lab.vtysh, r.name, l.peerAddress)) !== 'Established') await lab.vtysh(r.name, `clear ip bgp ${l.peerAddress}`);
-  }
+/**
+ * No neighbor with a password (configuration lines for resetFrrLab); none when no neighbor has one.
+ * Without a key the connect retry (1 s) brings the session back; resetFrrLab clears every session not
+ * up, so none is held in a long start timer.
+ */
+export function passwordUndo(r: FrrLabRouter, view: RouterView): string[] {
+  const signed = r.links.filter((l) => new RegExp(`^ neighbor ${l.peerAddress.replace(/\./g, '\\.')} password `, 'm').test(view.config));
+  return signed.length ? [`router bgp ${r.as}`, ...signed.map((l) => `no neighbor ${l.peerAddress} password`), 'exit'] : [];
 }

@@ -2,6 +2,8 @@ import type { FaultSpec } from '../../src/runbooks/fault-spec';
 import type { FrrLabRouter, FrrLabRouters } from './lab';
 import { logFileOf, type LabRouter } from './topology';
 import { errorText } from '../../src/core/error-body';
+import type { OspfInterfaceJson, RouterView } from './router-view';
+import { settle } from './settle';
 
 /**
  * OSPF on the FRR lab's links, for the OSPF alert definitions (AD000005). It sits beside eBGP without
@@ -38,40 +40,51 @@ interface OspfIfState {
   passive: boolean;
 }
 
+const ifState = (i: OspfInterfaceJson | undefined): OspfIfState => ({ neighbors: i?.nbrCount ?? 0, adjacent: i?.nbrAdjacentCount ?? 0, passive: i?.timerPassiveIface === true });
+
 /** One interface as its router reports it (`show ip ospf interface IF json`). */
 export async function ospfInterfaceState(vtysh: Vtysh, router: string, ifname: string): Promise<OspfIfState> {
   const out = await vtysh(router, `show ip ospf interface ${ifname} json`);
-  const i = (JSON.parse(out) as { interfaces?: Record<string, { nbrCount?: number; nbrAdjacentCount?: number; timerPassiveIface?: boolean }> }).interfaces?.[ifname];
-  return { neighbors: i?.nbrCount ?? 0, adjacent: i?.nbrAdjacentCount ?? 0, passive: i?.timerPassiveIface === true };
+  return ifState((JSON.parse(out) as { interfaces?: Record<string, OspfInterfaceJson> }).interfaces?.[ifname]);
 }
 
 /**
- * Polls the routers until `done` holds for every (router, interface) given. No event reaches the host
- * from ospfd, so this asks the routers, as an engineer would; the error names what is still not so.
+ * Waits until `done` holds for every (router, interface) given, asking each router once per look for all
+ * its interfaces. ospfd logs each adjacency change (AdjChg), which wakes the wait (settle.ts); the error
+ * names what is still not so.
  */
-async function waitForOspf(vtysh: Vtysh, links: Array<[router: string, ifname: string]>, done: (c: OspfIfState) => boolean, what: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const pending: string[] = [];
-    for (const [router, ifname] of links) if (!done(await ospfInterfaceState(vtysh, router, ifname))) pending.push(`${router} ${ifname}`);
-    if (pending.length === 0) return;
-    if (Date.now() > deadline) throw new Error(`OSPF: ${pending.join(', ')} not ${what} within ${timeoutMs / 1000} s`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+async function waitForOspf(lab: FrrLabRouters, links: Array<[router: string, ifname: string]>, done: (c: OspfIfState) => boolean, what: string, timeoutMs = 30_000): Promise<void> {
+  const routers = [...new Set(links.map(([router]) => router))];
+  const pending = await settle(
+    async () => {
+      const left: string[] = [];
+      for (const router of routers) {
+        const out = await lab.vtysh(router, 'show ip ospf interface json');
+        const ifs = (JSON.parse(out) as { interfaces?: Record<string, OspfInterfaceJson> }).interfaces ?? {};
+        for (const [r, ifname] of links) if (r === router && !done(ifState(ifs[ifname]))) left.push(`${router} ${ifname}`);
+      }
+      return left.length > 0 ? left.join(', ') : undefined;
+    },
+    timeoutMs,
+    lab.routers.filter((r) => routers.includes(r.name)).map((r) => r.logFile),
+  );
+  if (pending !== undefined) throw new Error(`OSPF: ${pending} not ${what} within ${timeoutMs / 1000} s`);
 }
 
 const allLinks = (lab: FrrLabRouters) => lab.routers.flatMap((r) => r.links.map((l) => [r.name, l.ifname] as [string, string]));
 
-/** No interface passive and every adjacency Full again: what each test case starts from (faults.ts's resetFrrLab). */
-export async function resetOspfFaults(lab: FrrLabRouters): Promise<void> {
-  // Only where passive: FRR 8.4 accepts `no ip ospf passive` on an active interface, but then silently
-  // ignores the next `ip ospf passive` there (verified in the lab), which would spoil the next fault.
-  for (const r of lab.routers) {
-    for (const l of r.links) {
-      if ((await ospfInterfaceState(lab.vtysh, r.name, l.ifname)).passive) await lab.vtysh(r.name, 'configure terminal', `interface ${l.ifname}`, 'no ip ospf passive', 'end');
-    }
-  }
-  await waitForOspf(lab.vtysh, allLinks(lab), (c) => c.adjacent > 0, 'Full');
+/**
+ * No interface passive (configuration lines for resetFrrLab); none when none is. Only where passive:
+ * FRR 8.4 accepts `no ip ospf passive` on an active interface, but then silently ignores the next
+ * `ip ospf passive` there (verified in the lab), which would spoil the next fault.
+ */
+export function passiveUndo(r: FrrLabRouter, view: RouterView): string[] {
+  return r.links.filter((l) => ifState(view.ospf[l.ifname]).passive).flatMap((l) => [`interface ${l.ifname}`, 'no ip ospf passive', 'exit']);
+}
+
+/** Every adjacency Full: what each test case starts from (faults.ts's resetFrrLab). */
+export async function waitForOspfFull(lab: FrrLabRouters): Promise<void> {
+  await waitForOspf(lab, allLinks(lab), (c) => c.adjacent > 0, 'Full');
 }
 
 /**
@@ -83,14 +96,14 @@ export async function applyOspfFault(lab: FrrLabRouters, router: FrrLabRouter, f
   const link = router.links.find((l) => l.ifname === fault.interface);
   if (!link) return `the FRR lab has no OSPF interface ${fault.interface} on ${router.name} (its links: ${router.links.map((l) => l.ifname).join(', ')})`;
   const peerIf = lab.routers.find((r) => r.name === link.peer)?.links.find((l) => l.peer === router.name)?.ifname;
-  // Checked, and given once more if it did not take: the FRR 8.4 quirk of resetOspfFaults's comment, when
+  // Checked, and given once more if it did not take: the FRR 8.4 quirk of passiveUndo's comment, when
   // an operator (or a repair) has run `no ip ospf passive` on an active interface before.
   for (let attempt = 0; attempt < 2 && !(await ospfInterfaceState(lab.vtysh, router.name, link.ifname)).passive; attempt++) {
     await lab.vtysh(router.name, 'configure terminal', `interface ${link.ifname}`, 'ip ospf passive', 'end');
   }
   const ends: Array<[string, string]> = [[router.name, link.ifname], ...(peerIf ? [[link.peer, peerIf] as [string, string]] : [])];
   try {
-    await waitForOspf(lab.vtysh, ends, (c) => c.neighbors === 0, 'without a neighbor');
+    await waitForOspf(lab, ends, (c) => c.neighbors === 0, 'without a neighbor');
   } catch (error) {
     return `${router.name} ${link.ifname} made passive, but the fault did not settle: ${errorText(error)}`;
   }

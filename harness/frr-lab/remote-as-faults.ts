@@ -1,6 +1,8 @@
 import type { FaultSpec } from '../../src/runbooks/fault-spec';
 import { mistypedAs } from '../ios-lab/remote-as-fault';
 import type { FrrLabRouter, FrrLabRouters } from './lab';
+import type { RouterView } from './router-view';
+import { settle } from './settle';
 
 /**
  * AD000006 on the FRR lab (faults.ts dispatches here): a neighbor's remote-as mistyped, so the router
@@ -34,20 +36,21 @@ export async function applyRemoteAsMismatch(lab: FrrLabRouters, router: FrrLabRo
   // The peer's next OPEN (connect retry 1 s) is the one rejected; poll the router, bounded. An Established
   // session first ends with a Cease (configuration change), which is a sent notification of another reason.
   const rejected = (n: NeighborJson) => (n.messageStats?.notificationsSent ?? 0) > sentBefore && n.lastNotificationReason === BAD_PEER_AS;
-  const deadline = Date.now() + 30_000;
-  let seen: NeighborJson = {};
-  while (!rejected((seen = await neighborJson(lab, router.name, fault.neighbor)))) {
-    if (Date.now() > deadline) throw new Error(`${router.name} did not reject ${fault.neighbor}'s OPEN within 30 s (last notification: ${seen.lastNotificationReason ?? 'none'})`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  // Each rejection is a NOTIFICATION line in the router's log, which wakes the wait (settle.ts).
+  const last = await settle(
+    async () => {
+      const seen = await neighborJson(lab, router.name, fault.neighbor);
+      return rejected(seen) ? undefined : seen.lastNotificationReason ?? 'none';
+    },
+    30_000,
+    [router.logFile],
+  );
+  if (last !== undefined) throw new Error(`${router.name} did not reject ${fault.neighbor}'s OPEN within 30 s (last notification: ${last})`);
   return undefined;
 }
 
-/** Every neighbor's remote-as back to its peer's real AS; only routers with one wrong are reconfigured. */
-export async function resetRemoteAs(lab: FrrLabRouters): Promise<void> {
-  for (const r of lab.routers) {
-    const peers = (JSON.parse(await lab.vtysh(r.name, 'show bgp summary json')) as { ipv4Unicast?: { peers?: Record<string, { remoteAs?: number }> } }).ipv4Unicast?.peers ?? {};
-    const wrong = r.links.filter((l) => peers[l.peerAddress]?.remoteAs !== undefined && peers[l.peerAddress]!.remoteAs !== l.peerAs);
-    if (wrong.length) await lab.vtysh(r.name, 'configure terminal', `router bgp ${r.as}`, ...wrong.map((l) => `neighbor ${l.peerAddress} remote-as ${l.peerAs}`), 'end');
-  }
+/** Every neighbor's remote-as back to its peer's real AS (configuration lines for resetFrrLab); none when all are right. */
+export function remoteAsUndo(r: FrrLabRouter, view: RouterView): string[] {
+  const wrong = r.links.filter((l) => view.sessions.get(l.peerAddress)?.remoteAs !== undefined && view.sessions.get(l.peerAddress)!.remoteAs !== l.peerAs);
+  return wrong.length ? [`router bgp ${r.as}`, ...wrong.map((l) => `neighbor ${l.peerAddress} remote-as ${l.peerAs}`), 'exit'] : [];
 }

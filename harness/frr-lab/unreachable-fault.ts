@@ -20,7 +20,7 @@ export async function applyPeerUnreachable(lab: FrrLabRouters, router: FrrLabRou
   if (!link) return `${router.name} in the FRR lab has no neighbor ${fault.neighbor}`;
   const peer = lab.routers.find((p) => p.name === link.peer)!;
   await run(ipCommand(), ['-n', peer.namespace, 'route', 'replace', 'blackhole', `${link.address}/32`]);
-  await waitForSession(lab.vtysh, router.name, fault.neighbor, (state) => state !== 'Established');
+  await waitForSession(lab.vtysh, router, fault.neighbor, (state) => state !== 'Established');
   return undefined;
 }
 
