@@ -1,7 +1,8 @@
-import { readdirSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { relative } from 'node:path';
 import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
+import { SHARED } from './test/projects';
 
 /**
  * The suite's wall time is set by its few long files (real routers, the agent runtime, browsers), not
@@ -10,24 +11,6 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * them runs alone after everything else has finished.
  */
 const LONG_FIRST = ['test/frr/', 'test/integration/', 'test/e2e/', 'test/netconf/', 'test/team/', 'test/store/'];
-
-/**
- * Files that share one worker process (no per-file isolation): importing fastify, zod, pino, the
- * MCP SDK etc. again for each of them cost more CPU than their tests. What such a file must not
- * leak is in test/README.md. The exceptions start PostgreSQL, opencode or the relay (the bundled
- * Electron main process is one), start the global OpenTelemetry SDK, or replace a module with vi.mock:
- * each keeps a fork of its own.
- */
-const OWN_PROCESS = [
-  'relay/approval-restart-states', 'relay/approval-restart', 'relay/busy-device', 'relay/channel-seam', 'relay/device-guard',
-  'relay/device-server-auth', 'relay/device-server-settings', 'relay/headed', 'relay/held-restart', 'relay/plan', 'relay/proxies',
-  'relay/quarantine', 'relay/terminal-channel', 'relay/ui-routes', 'relay/unstorable-text', 'unit/electron/bundle-smoke',
-].map((name) => `test/${name}.test.ts`);
-const SHARED = ['unit', 'lab', 'slack', 'relay'].flatMap((folder) =>
-  readdirSync(new URL(`test/${folder}`, import.meta.url), { recursive: true, encoding: 'utf8' })
-    .map((file) => `test/${folder}/${file.split('\\').join('/')}`)
-    .filter((file) => /\.test\.tsx?$/.test(file) && !OWN_PROCESS.includes(file)),
-);
 
 class LongFirstSequencer extends BaseSequencer {
   /**
